@@ -1,0 +1,67 @@
+// Builds the two bundles: the extension host (Node, CommonJS, `vscode` external) and the
+// chat webview (browser, IIFE). Types are checked by `tsc --noEmit` (esbuild strips them).
+import * as esbuild from 'esbuild';
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Prints build problems in the format of the `$esbuild-watch` problem matcher. */
+const problemMatcherPlugin = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => console.log('[watch] build started'));
+    build.onEnd((result) => {
+      for (const { text, location } of [...result.errors, ...result.warnings]) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      console.log('[watch] build finished');
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+  legalComments: production ? 'none' : 'inline',
+  plugins: watch ? [problemMatcherPlugin] : [],
+};
+
+const targets = [
+  {
+    ...common,
+    entryPoints: { extension: 'src/extension.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: { 'webview/chat': 'src/webview/main.ts', 'webview/chat-style': 'src/webview/chat.css' },
+    outdir: 'dist',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+    tsconfig: 'src/webview/tsconfig.json',
+  },
+];
+
+// A production build starts clean so no stale source map or old chunk reaches the VSIX.
+if (production) rmSync('dist', { recursive: true, force: true });
+
+if (watch) {
+  const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  // Type errors come from tsc in parallel, matched by `$tsc-watch`.
+  spawn('npx', ['tsc', '-p', '.', '--noEmit', '--watch', '--preserveWatchOutput'], { stdio: 'inherit' });
+  spawn('npx', ['tsc', '-p', 'src/webview', '--noEmit', '--watch', '--preserveWatchOutput'], { stdio: 'inherit' });
+} else {
+  await Promise.all(targets.map((t) => esbuild.build(t)));
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `npm test`: every suite, in the order that fails fastest. Each stage must run tests;
+# a stage that finds none fails (a test that did not run never counts as passed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p test-results
+started=$(date +%s)
+
+stage() { echo; echo "=== $1 ==="; }
+
+stage "type check"
+npm run --silent typecheck
+
+stage "build"
+node esbuild.mjs
+
+stage "unit, emulator contract and client tests (mocha, real HTTP on loopback)"
+npx mocha 2>&1 | tee test-results/mocha.log
+
+if [ -f test/webview/.mocharc.json ]; then
+  stage "webview tests (headless Chromium)"
+  npx mocha --config test/webview/.mocharc.json 2>&1 | tee test-results/webview.log
+fi
+
+if [ -f scripts/e2e.sh ]; then
+  stage "end-to-end tests (real VS Code: code-server in Chromium)"
+  bash scripts/e2e.sh 2>&1 | tee test-results/e2e.log
+fi
+
+node scripts/summarize-tests.mjs test-results/*.log
+echo "total time: $(( $(date +%s) - started ))s"

@@ -1,0 +1,139 @@
+// The small set of error classes the UI acts on. Every message says what happened and
+// what to do, and never contains the API key (see `redactSecrets`).
+
+export type KsmErrorKind =
+  | 'auth'
+  | 'permission'
+  | 'not-found'
+  | 'invalid-request'
+  | 'rate-limited'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'cancelled'
+  | 'bad-response'
+  | 'stream-error'
+  | 'cut-off'
+  | 'config';
+
+export abstract class KsmError extends Error {
+  abstract readonly kind: KsmErrorKind;
+  /** HTTP status, when an answer arrived. */
+  readonly status?: number;
+  /** The field the server blamed (D2 `error.param`), when it said. */
+  readonly param?: string;
+
+  constructor(message: string, options?: { status?: number; param?: string; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = options?.status;
+    this.param = options?.param;
+  }
+}
+
+/** 401: the key is missing or wrong. The fix is to set the API key. */
+export class AuthenticationError extends KsmError {
+  readonly kind = 'auth' as const;
+}
+
+/** 403: the key works but may not touch this resource. */
+export class PermissionError extends KsmError {
+  readonly kind = 'permission' as const;
+}
+
+export class NotFoundError extends KsmError {
+  readonly kind = 'not-found' as const;
+}
+
+/** A 400 from the server, or a value the client refused to send (`status` undefined). */
+export class InvalidRequestError extends KsmError {
+  readonly kind = 'invalid-request' as const;
+}
+
+export class RateLimitedError extends KsmError {
+  readonly kind = 'rate-limited' as const;
+  /** Milliseconds the server asked us to wait, when it said. */
+  readonly retryAfterMs?: number;
+  constructor(message: string, options?: { status?: number; retryAfterMs?: number; cause?: unknown }) {
+    super(message, options);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/** 5xx. */
+export class ServerError extends KsmError {
+  readonly kind = 'server' as const;
+}
+
+/** The connection failed or broke (DNS, refused, reset, TLS, proxy). */
+export class NetworkError extends KsmError {
+  readonly kind = 'network' as const;
+}
+
+export class TimeoutError extends KsmError {
+  readonly kind = 'timeout' as const;
+}
+
+/** The caller aborted. UIs stay silent on this one. */
+export class CancelledError extends KsmError {
+  readonly kind = 'cancelled' as const;
+}
+
+/** The answer was not what the contract says; `excerpt` is a short, redacted sample of it. */
+export class BadResponseError extends KsmError {
+  readonly kind = 'bad-response' as const;
+  readonly excerpt?: string;
+  constructor(message: string, options?: { status?: number; excerpt?: string; cause?: unknown }) {
+    super(message, options);
+    this.excerpt = options?.excerpt;
+  }
+}
+
+/** The server reported an error inside a stream (`finish_reason: "error"`, or an agent `error` event). */
+export class StreamError extends KsmError {
+  readonly kind = 'stream-error' as const;
+  /** The service's own error code from the stream. */
+  readonly code?: number;
+  constructor(message: string, options?: { code?: number; cause?: unknown }) {
+    super(message, options);
+    this.code = options?.code;
+  }
+}
+
+/**
+ * The stream ended before its terminator (`[DONE]` / `done`). Whatever arrived before was
+ * already yielded; `receivedAny` tells "no data at all" from "cut off mid-answer".
+ */
+export class StreamCutOffError extends KsmError {
+  readonly kind = 'cut-off' as const;
+  readonly receivedAny: boolean;
+  constructor(message: string, options: { receivedAny: boolean; cause?: unknown }) {
+    super(message, options);
+    this.receivedAny = options.receivedAny;
+  }
+}
+
+/** The extension is not set up to make the call (no base URL, no key, bad CA file). */
+export class ConfigurationError extends KsmError {
+  readonly kind = 'config' as const;
+}
+
+export function isKsmError(error: unknown): error is KsmError {
+  return error instanceof KsmError;
+}
+
+export function isCancellation(error: unknown): boolean {
+  return error instanceof CancelledError || (error instanceof Error && error.name === 'AbortError');
+}
+
+/**
+ * Removes secrets from text before it is logged or shown: bearer tokens, and any literal
+ * secret passed in (the current API key). Used by every logger and error excerpt.
+ */
+export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+  let out = text.replace(/(Bearer\s+)[^\s"',]+/gi, '$1***');
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('***');
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+import * as vscode from 'vscode';
+
+const SECRET_KEY = 'ksm.apiKey';
+
+/**
+ * The API key lives in SecretStorage only. It is read on demand (never cached across
+ * calls, so a key set in another window is used at once) and never written to settings,
+ * state, logs or the webview.
+ */
+export class ApiKeyStore implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when the key is set or cleared, in this window or another one. */
+  readonly onDidChange = this.changed.event;
+  private readonly subscription: vscode.Disposable;
+  /** Last value read, kept only so the log can redact it literally. */
+  private lastKnown: string | undefined;
+
+  constructor(private readonly secrets: vscode.SecretStorage) {
+    this.subscription = secrets.onDidChange((e) => {
+      if (e.key === SECRET_KEY) this.changed.fire();
+    });
+  }
+
+  async get(): Promise<string | undefined> {
+    const key = (await this.secrets.get(SECRET_KEY))?.trim();
+    this.lastKnown = key || undefined;
+    return this.lastKnown;
+  }
+
+  async set(key: string): Promise<void> {
+    const trimmed = key.trim();
+    if (!trimmed) throw new Error('The API key is empty.');
+    await this.secrets.store(SECRET_KEY, trimmed);
+    this.lastKnown = trimmed;
+  }
+
+  async clear(): Promise<void> {
+    await this.secrets.delete(SECRET_KEY);
+    this.lastKnown = undefined;
+  }
+
+  /** For redaction only. */
+  knownSecrets(): ReadonlyArray<string | undefined> {
+    return [this.lastKnown];
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** Asks for the key in a password box; returns undefined when the user cancels. */
+export async function promptForApiKey(): Promise<string | undefined> {
+  const value = await vscode.window.showInputBox({
+    title: 'KSM Assistant: Set API Key',
+    prompt: 'Paste your KSM API key. It is stored in VS Code secret storage, not in settings.',
+    password: true,
+    ignoreFocusOut: true,
+    placeHolder: 'API key',
+    validateInput: (text) => (text.trim() ? undefined : 'The API key cannot be empty.'),
+  });
+  return value?.trim() || undefined;
+}

@@ -1,0 +1,50 @@
+// Entry point: construct, register, return. No network and no heavy work happens here;
+// every feature builds what it needs on first use, and every registration is disposed.
+import * as vscode from 'vscode';
+import { ApiKeyStore } from './common/apiKey';
+import { registerAccountCommands } from './common/accountCommands';
+import { createClientFromSettings } from './common/client';
+import { registerCommand } from './common/commands';
+import { Log } from './common/log';
+import type { ExtensionServices } from './common/services';
+import { registerChatFeature } from './chat/chatFeature';
+import { registerUploadFeature } from './upload/uploadFeature';
+import { registerVolumesFeature } from './volumes/volumesFeature';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const log = new Log();
+  const apiKey = new ApiKeyStore(context.secrets);
+  log.setSecretSource(() => apiKey.knownSecrets());
+  context.subscriptions.push(log, apiKey);
+
+  const services: ExtensionServices = {
+    context,
+    log,
+    apiKey,
+    getClient: () => createClientFromSettings(apiKey, log),
+    registerCommand: (id, handler) => context.subscriptions.push(registerCommand(log, id, handler)),
+  };
+
+  try {
+    registerAccountCommands(services);
+    // Features reach each other through these late-bound closures, so the order of
+    // registration does not matter and no feature imports another's internals.
+    const chat = registerChatFeature(services, {
+      revealFile: (volume, fileId) => volumes.revealFile(volume, fileId),
+    });
+    const volumes = registerVolumesFeature(services, {
+      askAgentAbout: (files) => chat.askAgentAbout(files),
+    });
+    registerUploadFeature(services, { volumes });
+  } catch (error) {
+    // VS Code shows nothing when activation throws; say it ourselves.
+    log.error(error instanceof Error ? error : String(error));
+    void vscode.window.showErrorMessage('KSM Assistant failed to start. See the log for details.', 'Show Log').then((c) => {
+      if (c) log.show();
+    });
+  }
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}
