@@ -1,3 +1,120 @@
-// PLACEHOLDER: the typed host <-> webview messages (issue 6) go here.
-export type HostToWebview = { type: 'init' };
-export type WebviewToHost = { type: 'ready' };
+// The one file of typed messages between the chat host and its webview. Both sides import
+// it; it imports nothing, so it compiles under the webview's `lib: dom` config and the
+// host's Node config alike. The host treats everything arriving from the webview as
+// untrusted: `parseWebviewMessage` validates shape and sizes before any handler runs.
+
+export type ChatMode = 'chat' | 'agent';
+
+export type AnswerState = 'streaming' | 'done' | 'stopped' | 'error' | 'cut-off' | 'length';
+
+export interface UsageView {
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens?: number | null;
+  totalTokens: number;
+}
+
+export interface CitationView {
+  fileId: string;
+  filename: string;
+  volume?: string;
+  snippet?: string;
+  score?: number;
+}
+
+export interface AttachmentView {
+  fileId: string;
+  filename: string;
+  size: number;
+  volume: string;
+}
+
+export interface ChatParameters {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  systemPrompt?: string;
+  responseFormat?: 'text' | 'json_object';
+  reasoningEffort?: 'low' | 'medium' | 'high';
+  reasoningBudget?: number;
+}
+
+export interface TurnView {
+  id: string;
+  role: 'user' | 'assistant';
+  /** Markdown source. The webview renders it sanitized; it is never trusted as HTML. */
+  content: string;
+  reasoning?: string;
+  state?: AnswerState;
+  /** Short, user-facing error text when state is 'error' or 'cut-off'. */
+  error?: string;
+  finishReason?: string;
+  usage?: UsageView;
+  citations?: CitationView[];
+  attachments?: AttachmentView[];
+  createdAt: number;
+}
+
+export interface ConversationView {
+  id: string;
+  title: string;
+  mode: ChatMode;
+  model: string;
+  agentId?: string;
+  threadId?: string | null;
+  enableThinking?: boolean;
+  parameters: ChatParameters;
+  turns: TurnView[];
+  pendingAttachments: AttachmentView[];
+  updatedAt: number;
+}
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  mode: ChatMode;
+  updatedAt: number;
+}
+
+export interface ModelOptions {
+  models: string[];
+  reasoningModels: string[];
+  defaultModel: string;
+  agentId: string;
+  agentModel: string;
+}
+
+/** Host → webview. */
+export type HostToWebview =
+  | { type: 'init'; conversation: ConversationView; conversations: ConversationSummary[]; options: ModelOptions }
+  | { type: 'conversation'; conversation: ConversationView; conversations: ConversationSummary[] }
+  | { type: 'options'; options: ModelOptions }
+  /** Appends streamed text to the open answer; the host batches deltas before posting. */
+  | { type: 'delta'; turnId: string; content?: string; reasoning?: string }
+  | { type: 'answerUpdate'; turnId: string; patch: Partial<Omit<TurnView, 'id' | 'role' | 'content'>> }
+  | { type: 'busy'; busy: boolean }
+  /** Pre-fills the composer (Ask About Selection). */
+  | { type: 'prefill'; text: string; attachments?: AttachmentView[] }
+  | { type: 'focusComposer' };
+
+/** Webview → host. Every field is validated by the host before use. */
+export type WebviewToHost =
+  | { type: 'ready' }
+  | { type: 'send'; text: string }
+  | { type: 'stop' }
+  | { type: 'retry'; turnId: string }
+  | { type: 'continue'; turnId: string }
+  | { type: 'setMode'; mode: ChatMode }
+  | { type: 'setModel'; model: string }
+  | { type: 'setThinking'; enabled: boolean }
+  | { type: 'setParameters'; parameters: ChatParameters }
+  | { type: 'removeAttachment'; fileId: string }
+  | { type: 'newConversation' }
+  | { type: 'openConversation'; id: string }
+  | { type: 'copyCode'; code: string }
+  | { type: 'insertCode'; code: string }
+  | { type: 'newFileWithCode'; code: string; language?: string }
+  | { type: 'openLink'; href: string }
+  | { type: 'revealCitation'; volume: string; fileId: string };
+
+export type WebviewMessageType = WebviewToHost['type'];
