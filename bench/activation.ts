@@ -1,0 +1,124 @@
+// Activation cost and package size (issue 2 targets: activate() < 20 ms median, VSIX < 1 MB).
+//
+// Builds the production extension bundle into a temp folder (never touching dist/, which
+// other tools may be using), then in fresh Node processes measures `require(bundle)` +
+// `activate(context)` against a stub `vscode` module. The baseline, measured in the same
+// run and the same way, is an empty bundle: the ratio shows what our code adds on top of
+// process and module-loader noise on a shared machine.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+const root = resolve(__dirname, '..');
+const work = mkdtempSync(join(tmpdir(), 'ksm-bench-activation-'));
+
+// A deep no-op stand-in for the `vscode` API: any property is a callable that returns
+// another stand-in, so activate() runs its real code paths without an editor.
+const STUB = `
+const handler = {
+  get(target, prop) {
+    if (prop === 'then') return undefined;
+    if (prop === Symbol.toPrimitive) return () => '';
+    if (!(prop in target)) target[prop] = makeStub();
+    return target[prop];
+  },
+  apply() { return makeStub(); },
+  construct() { return makeStub(); },
+};
+function makeStub() { return new Proxy(function () {}, handler); }
+// esbuild's ESM interop copies own keys, so list the API's top-level names explicitly.
+module.exports = Object.fromEntries(NAMES.map((name) => [name, makeStub()]));
+`;
+
+/** Top-level names of the `vscode` module (namespaces, classes, enums), read from its types. */
+function vscodeApiNames(): string[] {
+  const dts = readFileSync(join(root, 'node_modules/@types/vscode/index.d.ts'), 'utf8');
+  const names = [...dts.matchAll(/^\t{1}export (?:namespace|class|enum|const|function|let) ([A-Za-z_]\w*)/gm)].map((m) => m[1]);
+  return [...new Set(names)];
+}
+
+const MEASURE = `
+const Module = require('module');
+const stubPath = process.argv[2];
+const bundle = process.argv[3];
+const origResolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  return request === 'vscode' ? stubPath : origResolve.call(this, request, ...rest);
+};
+const vscode = require(stubPath);
+const any = vscode.window; // every property of a stub is another stub
+const context = { subscriptions: [], secrets: any.secrets, extensionUri: any.uri, globalState: any.globalState,
+  workspaceState: any.workspaceState, storageUri: any.storageUri, globalStorageUri: any.globalStorageUri,
+  extensionPath: '/', asAbsolutePath: (p) => p, extension: any.extension };
+const t0 = process.hrtime.bigint();
+const ext = require(bundle);
+ext.activate(context);
+const t1 = process.hrtime.bigint();
+process.stdout.write(String(Number(t1 - t0) / 1e6));
+`;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function main(): Promise<void> {
+  const stubPath = join(work, 'vscode-stub.js');
+  const measurePath = join(work, 'measure.js');
+  writeFileSync(stubPath, `const NAMES = ${JSON.stringify(vscodeApiNames())};\n${STUB}`);
+  writeFileSync(measurePath, MEASURE);
+  const emptyBundle = join(work, 'empty.js');
+  writeFileSync(emptyBundle, 'exports.activate = function () {};');
+
+  const bundle = join(work, 'dist', 'extension.js');
+  await esbuild.build({
+    entryPoints: [join(root, 'src/extension.ts')], bundle: true, minify: true, platform: 'node',
+    format: 'cjs', target: 'node20', external: ['vscode'], outfile: bundle, logLevel: 'error',
+  });
+  await esbuild.build({
+    entryPoints: { 'webview/chat': join(root, 'src/webview/main.ts'), 'webview/chat-style': join(root, 'src/webview/chat.css') },
+    bundle: true, minify: true, platform: 'browser', format: 'iife', target: 'chrome120',
+    outdir: join(work, 'dist'), tsconfig: join(root, 'src/webview/tsconfig.json'), logLevel: 'error',
+  });
+
+  const run = (file: string) => Number(execFileSync(process.execPath, [measurePath, stubPath, file], { encoding: 'utf8' }));
+  const ours: number[] = [];
+  const baseline: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    // Interleaved so both series see the same machine load.
+    baseline.push(run(emptyBundle));
+    ours.push(run(bundle));
+  }
+  const oursMs = median(ours);
+  const baseMs = median(baseline);
+
+  // Package a VSIX from the temp build, with the repo's manifest and .vscodeignore.
+  const pkgDir = join(work, 'pkg');
+  mkdirSync(pkgDir);
+  for (const item of ['package.json', 'README.md', 'LICENSE', '.vscodeignore', 'media', 'docs']) {
+    cpSync(join(root, item), join(pkgDir, item), { recursive: true });
+  }
+  cpSync(join(work, 'dist'), join(pkgDir, 'dist'), { recursive: true });
+  const vsix = join(work, 'bench.vsix');
+  execFileSync(join(root, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', vsix], { cwd: pkgDir, stdio: 'ignore' });
+  const vsixBytes = statSync(vsix).size;
+  const bundleBytes = statSync(bundle).size;
+  const webviewBytes = readdirSync(join(work, 'dist', 'webview')).reduce((n, f) => n + statSync(join(work, 'dist', 'webview', f)).size, 0);
+
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+  console.log(`activation: require+activate median ${oursMs.toFixed(2)} ms over ${RUNS} fresh processes`);
+  console.log(`  baseline (empty bundle, same harness): ${baseMs.toFixed(2)} ms; ratio ${(oursMs / Math.max(baseMs, 0.01)).toFixed(1)}x; added by our code ${(oursMs - baseMs).toFixed(2)} ms`);
+  console.log(`  target < 20 ms median: ${verdict(oursMs < 20)}`);
+  console.log(`vsix: ${(vsixBytes / 1024).toFixed(1)} KiB (extension bundle ${(bundleBytes / 1024).toFixed(1)} KiB, webview ${(webviewBytes / 1024).toFixed(1)} KiB); ${(vsixBytes / (1024 * 1024)).toFixed(3)}x of the 1 MiB budget: ${verdict(vsixBytes < 1024 * 1024)}`);
+}
+
+main()
+  .catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(work, { recursive: true, force: true }));
