@@ -1,4 +1,77 @@
-// PLACEHOLDER: the chat webview app (issue 6).
-import type { WebviewToHost } from '../chat/protocol';
-declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
-acquireVsCodeApi().postMessage({ type: 'ready' });
+// Entry point of the chat webview: builds the panel, restores the draft and scroll
+// position kept across the view being hidden, and routes host messages.
+import type { HostToWebview } from '../chat/protocol';
+import { Composer } from './composer';
+import { Header } from './header';
+import { Transcript } from './transcript';
+import { HostBridge, type PersistedState } from './vscodeApi';
+
+const host = new HostBridge();
+const post = host.post.bind(host);
+const state: PersistedState = host.loadState();
+let saveTimer: number | undefined;
+
+function persistSoon(): void {
+  // Scroll events fire per frame; one write per 200 ms is plenty.
+  window.clearTimeout(saveTimer);
+  saveTimer = window.setTimeout(() => host.saveState(state), 200);
+}
+
+const header = new Header(post);
+const transcript = new Transcript(post, (scrollTop) => {
+  state.scrollTop = scrollTop;
+  persistSoon();
+});
+const composer = new Composer(post, (draft) => {
+  state.draft = draft;
+  host.saveState(state);
+});
+
+const app = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
+app.classList.add('chat-app');
+app.replaceChildren(header.element, transcript.element, composer.element);
+composer.setDraft(state.draft);
+
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && !header.parameters.isOpen) composer.requestStop();
+});
+
+host.onMessage((message: HostToWebview) => {
+  switch (message.type) {
+    case 'init':
+    case 'conversation': {
+      if (message.type === 'init') header.setOptions(message.options);
+      const sameConversation = state.conversationId === message.conversation.id;
+      header.show(message.conversation, message.conversations);
+      transcript.show(message.conversation);
+      composer.setAttachments(message.conversation.pendingAttachments);
+      // After a reload of the same conversation, put the reader back where they were.
+      if (message.type === 'init' && sameConversation && state.scrollTop) transcript.restoreScroll(state.scrollTop);
+      state.conversationId = message.conversation.id;
+      host.saveState(state);
+      break;
+    }
+    case 'options':
+      header.setOptions(message.options);
+      break;
+    case 'delta':
+      transcript.appendDelta(message.turnId, message.content, message.reasoning);
+      break;
+    case 'answerUpdate':
+      transcript.patch(message.turnId, message.patch);
+      break;
+    case 'busy':
+      composer.setBusy(message.busy);
+      break;
+    case 'prefill':
+      composer.setDraft(message.text);
+      if (message.attachments) composer.setAttachments(message.attachments);
+      composer.focus();
+      break;
+    case 'focusComposer':
+      composer.focus();
+      break;
+  }
+});
+
+post({ type: 'ready' });

@@ -1,0 +1,71 @@
+import type { AttachmentView, WebviewToHost } from '../chat/protocol';
+import { button, el } from './dom';
+import { attachmentChips } from './turnView';
+
+type Post = (message: WebviewToHost) => void;
+
+/** Message box with Send/Stop and the attachments waiting to be sent. */
+export class Composer {
+  readonly element: HTMLElement;
+  private readonly input = el('textarea', { class: 'message-input', 'aria-label': 'Message', rows: 3, placeholder: 'Ask… (Enter to send, Shift+Enter for a new line)' });
+  private readonly send = button('Send', 'Send ➤', 'primary-button');
+  private readonly stop = button('Stop', '■ Stop', 'secondary-button', { hidden: true });
+  private readonly attachments = el('div', { class: 'pending-attachments' });
+  private busy = false;
+
+  constructor(private readonly post: Post, private readonly onDraftChange: (draft: string) => void) {
+    this.element = el(
+      'footer',
+      { class: 'composer' },
+      this.attachments,
+      this.input,
+      el('div', { class: 'composer-actions' }, this.stop, this.send),
+    );
+    this.send.addEventListener('click', () => this.submit());
+    this.stop.addEventListener('click', () => this.requestStop());
+    this.input.addEventListener('input', () => this.onDraftChange(this.input.value));
+    this.input.addEventListener('keydown', (event) => {
+      // isComposing: Enter that confirms an IME candidate must not send.
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        this.submit();
+      }
+    });
+  }
+
+  get draft(): string {
+    return this.input.value;
+  }
+
+  setDraft(text: string): void {
+    this.input.value = text;
+    this.onDraftChange(text);
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.stop.hidden = !busy;
+    this.send.disabled = busy;
+    this.element.classList.toggle('busy', busy);
+  }
+
+  requestStop(): void {
+    if (this.busy) this.post({ type: 'stop' });
+  }
+
+  setAttachments(pending: AttachmentView[]): void {
+    this.attachments.replaceChildren();
+    if (pending.length) this.attachments.append(attachmentChips(pending, (fileId) => this.post({ type: 'removeAttachment', fileId })));
+  }
+
+  private submit(): void {
+    const text = this.input.value;
+    if (this.busy || !text.trim()) return;
+    this.post({ type: 'send', text });
+    this.setDraft('');
+  }
+}

@@ -1,0 +1,100 @@
+// Markdown → sanitized DOM. Three layers, each enough on its own for its part:
+// markdown-it never passes raw HTML through (`html: false`) and rejects script-like URLs;
+// DOMPurify keeps only an allow-list of tags and attributes; `decorate` then turns links
+// into host messages and code blocks into blocks with action buttons. The webview CSP is
+// a fourth layer, not a reason to relax the other three.
+import DOMPurify from 'dompurify';
+import MarkdownIt from 'markdown-it';
+import { el } from './dom';
+import { highlightCode } from './highlight';
+
+const markdown = new MarkdownIt({
+  html: false,
+  linkify: true,
+  typographer: false,
+  highlight: (code, language) => (highlighting ? highlightCode(code, language.toLowerCase()) : ''),
+});
+/** Off while a code fence is still streaming: re-highlighting it every frame would make its cost quadratic. */
+let highlighting = true;
+
+// Images are never loaded (the CSP would block remote ones anyway, and tracking pixels are
+// how an answer could leak a conversation): an image becomes a link-looking placeholder
+// whose click goes through the same host-validated `openLink` path as any link.
+markdown.renderer.rules.image = (tokens, index, options, env, self) => {
+  const token = tokens[index];
+  const alt = self.renderInlineAsText(token.children ?? [], options, env);
+  const src = String(token.attrGet('src') ?? '');
+  const label = markdown.utils.escapeHtml(`[image${alt ? `: ${alt}` : ''}]`);
+  return `<a href="${markdown.utils.escapeHtml(src)}" class="image-placeholder">${label}</a>`;
+};
+
+const ALLOWED_TAGS = [
+  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 's', 'del', 'code', 'pre',
+  'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
+];
+const SAFE_CLASS = /^(?:hljs(?:-[\w-]+)?|language-[\w+#.-]{1,40}|image-placeholder)$/;
+const OPENABLE_LINK = /^(?:https?:|mailto:)/i;
+
+DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
+  if (data.attrName === 'class') {
+    data.attrValue = data.attrValue.split(/\s+/).filter((name) => SAFE_CLASS.test(name)).join(' ');
+  }
+});
+
+export function renderMarkdown(source: string, options: { highlight?: boolean } = {}): DocumentFragment {
+  highlighting = options.highlight ?? true;
+  const html = markdown.render(source);
+  highlighting = true;
+  const fragment = DOMPurify.sanitize(html, {
+    ALLOWED_TAGS,
+    ALLOWED_ATTR: ['href', 'class', 'start'],
+    ALLOWED_URI_REGEXP: OPENABLE_LINK,
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
+    RETURN_DOM_FRAGMENT: true,
+  });
+  decorate(fragment);
+  return fragment;
+}
+
+function decorate(fragment: DocumentFragment): void {
+  for (const anchor of Array.from(fragment.querySelectorAll('a'))) {
+    const href = anchor.getAttribute('href') ?? '';
+    if (!OPENABLE_LINK.test(href)) {
+      anchor.replaceWith(el('span', { class: 'inert-link' }, anchor.textContent ?? ''));
+      continue;
+    }
+    // No href at all: the webview has nothing to navigate to, the host decides.
+    anchor.removeAttribute('href');
+    anchor.dataset.href = href;
+    anchor.setAttribute('role', 'link');
+    anchor.tabIndex = 0;
+    anchor.title = href;
+  }
+  for (const pre of Array.from(fragment.querySelectorAll('pre'))) {
+    const code = pre.querySelector('code');
+    const language = /(?:^|\s)language-([\w+#.-]+)/.exec(code?.className ?? '')?.[1] ?? '';
+    const toolbar = el(
+      'div',
+      { class: 'code-toolbar' },
+      el('span', { class: 'code-language' }, language),
+      codeButton('copy-code', 'Copy code', '⧉ Copy'),
+      codeButton('insert-code', 'Insert at cursor', '↳ Insert'),
+      codeButton('new-file-with-code', 'New file with code', '＋ New file'),
+    );
+    const block = el('div', { class: 'code-block' });
+    if (language) block.dataset.language = language;
+    pre.replaceWith(block);
+    block.append(toolbar, pre);
+  }
+}
+
+function codeButton(action: string, label: string, text: string): HTMLButtonElement {
+  return el('button', { type: 'button', class: 'code-action', 'data-action': action, 'aria-label': label, title: label }, text);
+}
+
+/** The code exactly as written between the fences (markdown-it adds one trailing newline). */
+export function codeOfBlock(block: Element): string {
+  const text = block.querySelector('pre code')?.textContent ?? block.querySelector('pre')?.textContent ?? '';
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
+}

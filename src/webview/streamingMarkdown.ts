@@ -1,0 +1,59 @@
+import { BlockSplitter } from './blockSplitter';
+import { el } from './dom';
+import { renderMarkdown } from './markdown';
+
+/**
+ * The body of one answer. Text arrives in pieces; `render` (called at most once per
+ * animation frame) renders each newly finished block once and keeps it as DOM, and
+ * re-parses only the open last block, so an answer's cost grows linearly with its length.
+ */
+export class StreamingMarkdown {
+  readonly element = el('div', { class: 'answer-body' });
+  private readonly finishedBlocks = el('div', { class: 'finished-blocks' });
+  private readonly openBlock = el('div', { class: 'md-block md-open' });
+  private readonly splitter = new BlockSplitter();
+  private pending = '';
+  private finished = false;
+  private openRendered = '';
+
+  constructor() {
+    this.element.append(this.finishedBlocks, this.openBlock);
+  }
+
+  append(text: string): void {
+    if (this.finished) return;
+    this.pending += text;
+  }
+
+  get hasPendingWork(): boolean {
+    return this.pending.length > 0;
+  }
+
+  /** Applies pending text to the DOM. */
+  render(): void {
+    if (this.finished) return;
+    const text = this.pending;
+    this.pending = '';
+    for (const block of this.splitter.append(text)) this.appendFinished(block);
+    const open = this.splitter.openBlock();
+    if (open === this.openRendered) return;
+    this.openRendered = open;
+    this.openBlock.replaceChildren(renderMarkdown(open, { highlight: !this.splitter.isInsideFence() }));
+  }
+
+  /** The stream ended: the open block becomes a finished one. */
+  finish(): void {
+    if (this.finished) return;
+    this.render();
+    for (const block of this.splitter.finish()) this.appendFinished(block);
+    this.openBlock.replaceChildren();
+    this.openBlock.remove();
+    this.finished = true;
+  }
+
+  private appendFinished(block: string): void {
+    const wrapper = el('div', { class: 'md-block' });
+    wrapper.append(renderMarkdown(block));
+    this.finishedBlocks.append(wrapper);
+  }
+}

@@ -1,0 +1,114 @@
+import type { ConversationView, TurnView, WebviewToHost } from '../chat/protocol';
+import { el } from './dom';
+import { codeOfBlock } from './markdown';
+import { AssistantTurnElement, userTurnElement } from './turnView';
+
+type Post = (message: WebviewToHost) => void;
+
+/** Distance from the bottom (px) within which the user still counts as "following". */
+const FOLLOW_SLACK = 32;
+
+/** The scrolling list of turns. Streamed text is applied at most once per animation frame. */
+export class Transcript {
+  readonly element = el('main', { class: 'transcript', 'aria-label': 'Conversation', tabindex: 0 });
+  private readonly answers = new Map<string, AssistantTurnElement>();
+  private readonly dirty = new Set<AssistantTurnElement>();
+  private frameRequested = false;
+  private readonly emptyNote = el('p', { class: 'empty-note' }, 'Ask a question to start.');
+
+  constructor(private readonly post: Post, onScroll: (scrollTop: number) => void) {
+    this.element.append(this.emptyNote);
+    this.element.addEventListener('click', (event) => this.onClick(event));
+    this.element.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && event.target instanceof HTMLElement && event.target.dataset.href) {
+        event.preventDefault();
+        this.post({ type: 'openLink', href: event.target.dataset.href });
+      }
+    });
+    this.element.addEventListener('scroll', () => onScroll(this.element.scrollTop), { passive: true });
+  }
+
+  show(conversation: ConversationView): void {
+    this.answers.clear();
+    this.dirty.clear();
+    this.element.replaceChildren();
+    for (const turn of conversation.turns) this.element.append(this.createTurn(turn));
+    this.emptyNote.hidden = conversation.turns.length > 0;
+    this.element.append(this.emptyNote);
+    for (const answer of this.answers.values()) answer.render();
+    this.scrollToBottom();
+  }
+
+  appendDelta(turnId: string, content?: string, reasoning?: string): void {
+    let answer = this.answers.get(turnId);
+    if (!answer) {
+      // The host normally sends the new turn in a `conversation` message first; a delta for
+      // an unknown turn still gets a place rather than being dropped.
+      this.element.insertBefore(this.createTurn({ id: turnId, role: 'assistant', content: '', state: 'streaming', createdAt: Date.now() }), this.emptyNote);
+      this.emptyNote.hidden = true;
+      answer = this.answers.get(turnId)!;
+    }
+    answer.appendDelta(content, reasoning);
+    this.markDirty(answer);
+  }
+
+  patch(turnId: string, patch: Partial<Omit<TurnView, 'id' | 'role' | 'content'>>): void {
+    const answer = this.answers.get(turnId);
+    if (!answer) return;
+    answer.applyPatch(patch);
+    this.markDirty(answer);
+  }
+
+  restoreScroll(scrollTop: number): void {
+    this.element.scrollTop = scrollTop;
+  }
+
+  private createTurn(turn: TurnView): HTMLElement {
+    if (turn.role === 'user') return userTurnElement(turn);
+    const answer = new AssistantTurnElement(turn, this.post);
+    this.answers.set(turn.id, answer);
+    return answer.element;
+  }
+
+  private markDirty(answer: AssistantTurnElement): void {
+    this.dirty.add(answer);
+    if (this.frameRequested) return;
+    this.frameRequested = true;
+    requestAnimationFrame(() => this.renderFrame());
+  }
+
+  private renderFrame(): void {
+    this.frameRequested = false;
+    const following = this.isAtBottom();
+    for (const answer of this.dirty) answer.render();
+    this.dirty.clear();
+    if (following) this.scrollToBottom();
+  }
+
+  private isAtBottom(): boolean {
+    const { scrollHeight, scrollTop, clientHeight } = this.element;
+    return scrollHeight - scrollTop - clientHeight <= FOLLOW_SLACK;
+  }
+
+  private scrollToBottom(): void {
+    this.element.scrollTop = this.element.scrollHeight;
+  }
+
+  private onClick(event: MouseEvent): void {
+    const target = event.target instanceof Element ? event.target : null;
+    const link = target?.closest<HTMLElement>('[data-href]');
+    if (link) {
+      event.preventDefault();
+      this.post({ type: 'openLink', href: link.dataset.href ?? '' });
+      return;
+    }
+    const action = target?.closest<HTMLElement>('button[data-action]');
+    const block = action?.closest('.code-block');
+    if (!action || !block) return;
+    const code = codeOfBlock(block);
+    const language = (block as HTMLElement).dataset.language;
+    if (action.dataset.action === 'copy-code') this.post({ type: 'copyCode', code });
+    else if (action.dataset.action === 'insert-code') this.post({ type: 'insertCode', code });
+    else if (action.dataset.action === 'new-file-with-code') this.post({ type: 'newFileWithCode', code, ...(language ? { language } : {}) });
+  }
+}

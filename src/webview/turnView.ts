@@ -1,0 +1,148 @@
+import type { AnswerState, AttachmentView, CitationView, TurnView, UsageView, WebviewToHost } from '../chat/protocol';
+import { button, el, formatTokens } from './dom';
+import { StreamingMarkdown } from './streamingMarkdown';
+
+type Post = (message: WebviewToHost) => void;
+type TurnPatch = Partial<Omit<TurnView, 'id' | 'role' | 'content'>>;
+
+export function userTurnElement(turn: TurnView): HTMLElement {
+  return el(
+    'article',
+    { class: 'turn user-turn', 'data-role': 'user', 'data-turn-id': turn.id, 'aria-label': 'You' },
+    el('div', { class: 'turn-author' }, 'You'),
+    // The user's own words are shown as typed: plain text, never markup.
+    el('div', { class: 'user-text' }, turn.content),
+    turn.attachments?.length ? attachmentChips(turn.attachments) : null,
+  );
+}
+
+export function attachmentChips(attachments: AttachmentView[], onRemove?: (fileId: string) => void): HTMLElement {
+  const list = el('ul', { class: 'chips', 'aria-label': 'Attachments' });
+  for (const attachment of attachments) {
+    const chip = el('li', { class: 'chip', title: `${attachment.filename} (${attachment.volume})` }, `📎 ${attachment.filename}`);
+    if (onRemove) {
+      const remove = button(`Remove attachment ${attachment.filename}`, '×', 'chip-remove');
+      remove.addEventListener('click', () => onRemove(attachment.fileId));
+      chip.append(remove);
+    }
+    list.append(chip);
+  }
+  return list;
+}
+
+/** One assistant answer: reasoning, streamed body, status, citations and usage footer. */
+export class AssistantTurnElement {
+  readonly element: HTMLElement;
+  private readonly body = new StreamingMarkdown();
+  private readonly reasoning = el('details', { class: 'reasoning', hidden: true });
+  private readonly reasoningSummary = el('summary', {}, 'Reasoning');
+  private readonly reasoningText = el('div', { class: 'reasoning-text' });
+  private readonly status = el('div', { class: 'turn-status' });
+  private readonly citations = el('div', { class: 'citations', 'data-testid': 'citations', hidden: true });
+  private readonly footer = el('div', { class: 'turn-footer' });
+  private pendingReasoning = '';
+  private turn: TurnView;
+
+  constructor(turn: TurnView, private readonly post: Post) {
+    this.turn = { ...turn, content: '' };
+    this.reasoning.append(this.reasoningSummary, this.reasoningText);
+    this.element = el(
+      'article',
+      { class: 'turn assistant-turn', 'data-role': 'assistant', 'data-turn-id': turn.id, 'aria-label': 'Assistant' },
+      el('div', { class: 'turn-author' }, 'Assistant'),
+      this.reasoning,
+      this.body.element,
+      this.status,
+      this.citations,
+      this.footer,
+    );
+    this.appendDelta(turn.content, turn.reasoning);
+    this.applyPatch(turn);
+  }
+
+  get id(): string {
+    return this.turn.id;
+  }
+
+  get hasPendingWork(): boolean {
+    return this.body.hasPendingWork || this.pendingReasoning.length > 0;
+  }
+
+  appendDelta(content?: string, reasoning?: string): void {
+    if (content) this.body.append(content);
+    if (reasoning) this.pendingReasoning += reasoning;
+  }
+
+  /** Applies queued text; the transcript calls this at most once per animation frame. */
+  render(): void {
+    if (this.pendingReasoning) {
+      this.reasoning.hidden = false;
+      // A new Text node per frame: appending to one growing node would copy it each time.
+      this.reasoningText.append(document.createTextNode(this.pendingReasoning));
+      this.pendingReasoning = '';
+    }
+    this.body.render();
+    if (this.turn.state && this.turn.state !== 'streaming') this.body.finish();
+  }
+
+  applyPatch(patch: TurnPatch): void {
+    this.turn = { ...this.turn, ...patch };
+    const state: AnswerState = this.turn.state ?? 'done';
+    this.element.dataset.state = state;
+    this.element.setAttribute('aria-busy', String(state === 'streaming'));
+    this.renderReasoningSummary();
+    this.renderStatus(state);
+    if ('citations' in patch) this.renderCitations(this.turn.citations ?? []);
+    this.renderFooter(this.turn.usage, this.turn.finishReason);
+  }
+
+  private renderReasoningSummary(): void {
+    const tokens = this.turn.usage?.reasoningTokens;
+    this.reasoningSummary.textContent = tokens ? `Reasoning · ${formatTokens(tokens)} tokens` : 'Reasoning';
+  }
+
+  private renderStatus(state: AnswerState): void {
+    this.status.replaceChildren();
+    if (state === 'streaming') {
+      this.status.append(el('span', { class: 'typing', 'aria-label': 'Answering' }, '●●●'));
+    } else if (state === 'length') {
+      const resume = button('Continue', 'Continue', 'secondary-button');
+      resume.addEventListener('click', () => this.post({ type: 'continue', turnId: this.turn.id }));
+      this.status.append(el('span', { class: 'status-note' }, 'Cut by the token limit'), resume);
+    } else if (state === 'error' || state === 'cut-off') {
+      const retry = button('Retry', 'Retry', 'secondary-button');
+      retry.addEventListener('click', () => this.post({ type: 'retry', turnId: this.turn.id }));
+      const fallback = state === 'cut-off' ? 'The answer was cut off.' : 'The answer failed.';
+      this.status.append(el('div', { class: 'turn-error', role: 'alert' }, `⚠ ${this.turn.error || fallback}`), retry);
+    } else if (state === 'stopped') {
+      this.status.append(el('span', { class: 'status-note stopped-note' }, '■ Stopped'));
+    }
+  }
+
+  private renderCitations(citations: CitationView[]): void {
+    this.citations.replaceChildren();
+    this.citations.hidden = citations.length === 0;
+    if (citations.length === 0) return;
+    this.citations.append(el('span', { class: 'citations-label' }, 'Sources'));
+    for (const citation of citations) {
+      const label = citation.volume ? `${citation.filename} — ${citation.volume}` : citation.filename;
+      const source = button(`Open source ${label}`, `📄 ${citation.filename}`, 'citation', { title: citation.snippet ?? label });
+      source.addEventListener('click', () =>
+        this.post({ type: 'revealCitation', volume: citation.volume ?? '', fileId: citation.fileId }),
+      );
+      this.citations.append(source);
+    }
+  }
+
+  private renderFooter(usage: UsageView | undefined, finishReason: string | undefined): void {
+    const parts: string[] = [];
+    if (usage) {
+      parts.push(`prompt ${formatTokens(usage.promptTokens)}`, `completion ${formatTokens(usage.completionTokens)}`);
+      if (usage.reasoningTokens) parts.push(`reasoning ${formatTokens(usage.reasoningTokens)}`);
+      parts.push(`total ${formatTokens(usage.totalTokens)} tokens`);
+    }
+    if (finishReason) parts.push(`finish: ${finishReason}`);
+    this.footer.textContent = parts.join(' · ');
+    this.footer.hidden = parts.length === 0;
+  }
+}
