@@ -1,10 +1,84 @@
-// PLACEHOLDER until src/api/client.ts lands (issue 4): replaced by the real factory that
-// builds a KsmClient from settings, SecretStorage and VS Code's proxy settings.
+// Builds a KsmClient from the current settings, the secret API key and VS Code's proxy
+// settings. Called per use, so edited settings apply at once; the network dispatcher is
+// kept while its settings stay the same, so connections are reused between calls.
+import * as vscode from 'vscode';
+import type { Dispatcher } from 'undici';
+import { KsmClient } from '../api/client';
 import { ConfigurationError } from '../api/errors';
+import { createDispatcher, type NetworkSettings } from '../api/network';
 import type { KsmService } from '../api/service';
+import { NO_API_KEY_MESSAGE } from '../api/transport';
 import type { ApiKeyStore } from './apiKey';
 import type { Log } from './log';
+import { settings } from './settings';
 
-export function createClientFromSettings(_apiKey: ApiKeyStore, _log: Log): KsmService {
-  throw new ConfigurationError('The service client is not available yet in this build.');
+let cachedDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
+const warnedInsecureUrls = new Set<string>();
+
+export function createClientFromSettings(apiKey: ApiKeyStore, log: Log): KsmService {
+  const baseUrl = checkedBaseUrl(settings.baseUrl(), log);
+  const http = vscode.workspace.getConfiguration('http');
+  const network: NetworkSettings = {
+    proxyUrl: http.get<string>('proxy', '').trim() || undefined,
+    strictSSL: http.get<boolean>('proxyStrictSSL', true),
+    caBundlePath: settings.caBundle() || undefined,
+    env: process.env,
+  };
+  return new KsmClient({
+    baseUrl,
+    apiKey: async () => {
+      const key = await apiKey.get();
+      if (!key) throw new ConfigurationError(NO_API_KEY_MESSAGE);
+      return key;
+    },
+    timeoutMs: settings.timeoutMs(),
+    userAgent: `ksm-assistant/${vscode.extensions.getExtension('ksm.ksm-assistant')?.packageJSON?.version ?? 'dev'} vscode/${vscode.version}`,
+    dispatcher: dispatcherFor(network),
+    logger: log.scoped('api'),
+    logRequests: settings.logRequests(),
+  });
+}
+
+function checkedBaseUrl(baseUrl: string, log: Log): string {
+  if (!baseUrl) {
+    throw new ConfigurationError("No service address is set. Set 'ksm.baseUrl' in Settings, or run 'KSM: Use Local Emulator'.");
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigurationError(`'ksm.baseUrl' is not a valid URL: '${baseUrl}'. Use for example https://ksm.example.com.`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigurationError(`'ksm.baseUrl' must start with https:// (or http:// for a local emulator), not '${url.protocol}'.`);
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !warnedInsecureUrls.has(baseUrl)) {
+    warnedInsecureUrls.add(baseUrl);
+    log.warn(`[api] 'ksm.baseUrl' ${baseUrl} uses plain http: the API key and your data travel unencrypted. Use https:// unless this is a trusted local network.`);
+  }
+  return baseUrl;
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** One dispatcher per distinct network setup; the previous one is closed when settings change. */
+function dispatcherFor(network: NetworkSettings): Dispatcher {
+  const env = network.env ?? {};
+  const key = JSON.stringify([
+    network.proxyUrl,
+    network.strictSSL,
+    network.caBundlePath,
+    env.HTTPS_PROXY ?? env.https_proxy,
+    env.HTTP_PROXY ?? env.http_proxy,
+    env.NO_PROXY ?? env.no_proxy,
+  ]);
+  if (cachedDispatcher?.key === key) return cachedDispatcher.dispatcher;
+  const dispatcher = createDispatcher(network);
+  const previous = cachedDispatcher?.dispatcher;
+  cachedDispatcher = { key, dispatcher };
+  void previous?.close().catch(() => undefined);
+  return dispatcher;
 }

@@ -1,0 +1,197 @@
+// KsmClient: the service over HTTP. Every parameter is validated before sending; every
+// answer is decoded tolerantly; every failure becomes one of the classes in errors.ts.
+import type { Dispatcher } from 'undici';
+import { CancelledError, KsmError, StreamCutOffError, redactSecrets } from './errors';
+import { decodeAgentMessage, decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject } from './decode';
+import { codeOf, errorFromResponse } from './httpErrors';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry';
+import type { KsmService, UploadOptions } from './service';
+import { readServerSentEvents, type ServerSentEvent } from './sse';
+import { agentEvents, chatChunks, type StreamState } from './streams';
+import { Transport, type HttpCall } from './transport';
+import { uploadInBatches } from './upload';
+import { validateAgentRequest, validateChatRequest, validateDeleteRequest, validateListRequest, validateUploadRequest } from './validate';
+import type {
+  AgentEvent,
+  AgentMessage,
+  AgentRequest,
+  CallOptions,
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  ClientLogger,
+  DeleteResult,
+  FileInfo,
+  FileListPage,
+  UploadFileResult,
+  UploadRequest,
+} from './types';
+
+export interface KsmClientOptions {
+  /** Service root, for example `https://ksm.example.com` (a trailing slash is ignored). */
+  baseUrl: string;
+  /** Read at every call, so a key set meanwhile is used at once. */
+  apiKey: () => Promise<string | undefined>;
+  /** Time to wait for an answer's headers; a stream may then run longer. Default 60 s. */
+  timeoutMs?: number;
+  userAgent?: string;
+  dispatcher?: Dispatcher;
+  logger?: ClientLogger;
+  /** Log each request as an equivalent curl command (key shown as ***). */
+  logRequests?: boolean;
+  retry?: Partial<RetryPolicy>;
+}
+
+const FILES_PATH = '/ksm/rag/v5/files';
+const DEFAULT_PAGE_SIZE = 100;
+
+type StreamTransform<T> = (events: AsyncIterable<ServerSentEvent>, state: StreamState, secrets: ReadonlyArray<string | undefined>) => AsyncGenerator<T, void, undefined>;
+
+export class KsmClient implements KsmService {
+  private readonly transport: Transport;
+  private readonly logger?: ClientLogger;
+
+  constructor(options: KsmClientOptions) {
+    this.logger = options.logger;
+    this.transport = new Transport({
+      baseUrl: options.baseUrl.trim().replace(/\/+$/, ''),
+      apiKey: options.apiKey,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      userAgent: options.userAgent ?? 'ksm-assistant',
+      dispatcher: options.dispatcher,
+      logger: options.logger,
+      logRequests: options.logRequests ?? false,
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+    });
+  }
+
+  async uploadFiles(request: UploadRequest, options?: UploadOptions): Promise<UploadFileResult[]> {
+    validateUploadRequest(request);
+    return uploadInBatches(this.transport, request, options);
+  }
+
+  async listFiles(request: { volume: string; offset?: number; limit?: number }, options?: CallOptions): Promise<FileListPage> {
+    validateListRequest(request);
+    const offset = request.offset ?? 0;
+    const { body } = await this.transport.json({
+      method: 'GET',
+      path: FILES_PATH,
+      what: `Listing files of volume '${request.volume}'`,
+      json: { volume: request.volume, offset, limit: request.limit ?? 20 },
+      accept: 'application/json',
+      signal: options?.signal,
+      retry: true,
+    });
+    return decodeListPage(body, offset);
+  }
+
+  async *listAllFiles(volume: string, options?: CallOptions & { pageSize?: number }): AsyncGenerator<FileInfo, void, undefined> {
+    const limit = options?.pageSize ?? DEFAULT_PAGE_SIZE;
+    let offset = 0;
+    for (;;) {
+      const page = await this.listFiles({ volume, offset, limit }, options);
+      yield* page.files;
+      offset += page.files.length;
+      if (page.files.length === 0 || offset >= page.total) return;
+    }
+  }
+
+  async deleteFiles(request: { volume: string; uuids: string[] }, options?: CallOptions): Promise<DeleteResult> {
+    validateDeleteRequest(request);
+    const call: HttpCall = {
+      method: 'DELETE',
+      path: FILES_PATH,
+      what: `Deleting ${request.uuids.length} file(s) from volume '${request.volume}'`,
+      json: { volume: request.volume, uuidz: request.uuids },
+      accept: 'application/json',
+      signal: options?.signal,
+      passStatus: 404,
+    };
+    const { status, body, text } = await this.transport.json(call);
+    if (status === 404) {
+      // D11: "none of these exist" is a result (already gone), not a failure; any other 404
+      // (a wrong base URL, an unknown volume) stays an error.
+      if (isObject(body) && Array.isArray(body.not_found)) return decodeDeleteResult({ deleted: [], not_found: body.not_found }, request.uuids);
+      throw errorFromResponse({ status, headers: {}, bodyText: text, what: call.what, secrets: [] });
+    }
+    return decodeDeleteResult(body, request.uuids);
+  }
+
+  async createChatCompletion(request: ChatCompletionRequest, options?: CallOptions): Promise<ChatCompletion> {
+    validateChatRequest(request);
+    const { body } = await this.transport.json({
+      method: 'POST',
+      path: '/v3/chat/completions',
+      what: `Chat completion with model '${request.model}'`,
+      json: { ...request, stream: false },
+      accept: 'application/json',
+      signal: options?.signal,
+    });
+    return decodeChatCompletion(body);
+  }
+
+  streamChatCompletion(request: ChatCompletionRequest, options?: CallOptions): AsyncIterable<ChatCompletionChunk> {
+    validateChatRequest(request);
+    const call: HttpCall = {
+      method: 'POST',
+      path: '/v3/chat/completions',
+      what: `Chat stream with model '${request.model}'`,
+      json: { ...request, stream: true },
+      accept: 'text/event-stream',
+      signal: options?.signal,
+    };
+    return this.streamEvents(call, chatChunks, '[DONE]');
+  }
+
+  async sendAgentMessage(request: AgentRequest, options?: CallOptions): Promise<AgentMessage> {
+    validateAgentRequest(request);
+    const { body } = await this.transport.json({
+      method: 'POST',
+      path: '/v1/apps/chat-messages',
+      what: `Message to agent '${request.agent_id}'`,
+      json: { ...request, stream: false },
+      accept: 'application/json',
+      signal: options?.signal,
+    });
+    return decodeAgentMessage(body);
+  }
+
+  streamAgentMessage(request: AgentRequest, options?: CallOptions): AsyncIterable<AgentEvent> {
+    validateAgentRequest(request);
+    const call: HttpCall = {
+      method: 'POST',
+      path: '/v1/apps/chat-messages',
+      what: `Agent stream from '${request.agent_id}'`,
+      json: { ...request, stream: true },
+      accept: 'text/event-stream',
+      signal: options?.signal,
+    };
+    return this.streamEvents(call, (events, state, secrets) => agentEvents(events, state, secrets, this.logger), "the 'done' event");
+  }
+
+  /**
+   * Opens a stream and runs it through `transform`, turning a broken connection into
+   * StreamCutOffError (after everything that arrived was yielded) and an abort into
+   * CancelledError. Leaving early (break, error) destroys the body, so the server sees
+   * the connection close.
+   */
+  private async *streamEvents<T>(call: HttpCall, transform: StreamTransform<T>, terminator: string): AsyncGenerator<T, void, undefined> {
+    const response = await this.transport.stream(call);
+    const state: StreamState = { finished: false, receivedAny: false };
+    try {
+      yield* transform(readServerSentEvents(response.body), state, response.secrets);
+      if (!state.finished) {
+        throw new StreamCutOffError(`${call.what} ended before ${terminator}: the answer may be incomplete. Try again.`, { receivedAny: state.receivedAny });
+      }
+    } catch (error) {
+      if (call.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError(`${call.what} was cancelled.`, { cause: error });
+      if (error instanceof KsmError) throw error;
+      const code = codeOf(error);
+      const detail = redactSecrets(error instanceof Error ? error.message : String(error), response.secrets);
+      const why = code === 'UND_ERR_BODY_TIMEOUT' ? 'the service sent nothing for too long' : `the connection broke (${code ? `${code}: ` : ''}${detail})`;
+      throw new StreamCutOffError(`${call.what} was cut off: ${why}. The answer may be incomplete. Try again.`, { receivedAny: state.receivedAny, cause: error });
+    } finally {
+      if (!response.body.destroyed) response.body.destroy();
+    }
+  }
+}

@@ -1,0 +1,168 @@
+// Tolerant decoding of answers (D8): accept `name` for `filename`, numbers sent as strings,
+// ignore unknown fields, map snake_case to the client's names. A shape we cannot use at
+// all is a BadResponseError with a short excerpt.
+import { BadResponseError } from './errors';
+import { excerptOf } from './httpErrors';
+import type { AgentMessage, ChatCompletion, Citation, DeleteResult, FileInfo, FileListPage, Usage } from './types';
+
+type Json = Record<string, unknown>;
+
+export function badShape(what: string, body: unknown, secrets: ReadonlyArray<string | undefined> = []): BadResponseError {
+  const text = typeof body === 'string' ? body : safeStringify(body);
+  return new BadResponseError(`${what}: the service's answer did not have the expected shape.`, { excerpt: excerptOf(text, secrets) });
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function toNumber(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return undefined;
+}
+
+function toStringValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+export function decodeFileInfo(value: unknown): FileInfo | undefined {
+  if (!isObject(value)) return undefined;
+  const uuid = toStringValue(value.uuid ?? value.id ?? value.file_id);
+  const filename = toStringValue(value.filename ?? value.name);
+  if (uuid === undefined || filename === undefined) return undefined;
+  const info: FileInfo = {
+    uuid,
+    filename,
+    status: toStringValue(value.status) ?? 'uploaded',
+    filesize: toNumber(value.filesize ?? value.size) ?? 0,
+    date: toStringValue(value.date) ?? '',
+    isdir: toNumber(value.isdir) === 1 || value.isdir === true ? 1 : 0,
+  };
+  const detail = toStringValue(value.status_detail ?? value.statusDetail);
+  if (detail) info.statusDetail = detail;
+  return info;
+}
+
+function decodeFileInfos(value: unknown, what: string): FileInfo[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw badShape(what, value);
+  return value.map((entry) => decodeFileInfo(entry) ?? throwBad(what, entry));
+}
+
+function throwBad(what: string, value: unknown): never {
+  throw badShape(what, value);
+}
+
+export function decodeListPage(body: unknown, offset: number): FileListPage {
+  const what = 'Listing files';
+  if (!isObject(body)) throw badShape(what, body);
+  const files = decodeFileInfos(body.infoz ?? body.files, what);
+  return { total: toNumber(body.total) ?? offset + files.length, offset: toNumber(body.offset) ?? offset, files };
+}
+
+export function decodeUploadInfos(body: unknown): FileInfo[] {
+  if (!isObject(body)) throw badShape('Uploading files', body);
+  return decodeFileInfos(body.infoz ?? body.files, 'Uploading files');
+}
+
+export function decodeDeleteResult(body: unknown, requested: string[]): DeleteResult {
+  if (!isObject(body)) return { deleted: [...requested], notFound: [] };
+  const notFound = stringArray(body.not_found ?? body.notFound);
+  const deletedField = body.deleted;
+  // An answer without `deleted` (the reference's bare {code, message}) means every
+  // requested id not listed as missing was deleted.
+  const deleted = Array.isArray(deletedField) ? stringArray(deletedField) : requested.filter((id) => !notFound.includes(id));
+  return { deleted, notFound };
+}
+
+function stringArray(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(toStringValue).filter((v): v is string => v !== undefined) : [];
+}
+
+export function decodeUsage(value: unknown): Usage | undefined {
+  if (!isObject(value)) return undefined;
+  const prompt = toNumber(value.prompt_tokens) ?? 0;
+  const completion = toNumber(value.completion_tokens) ?? 0;
+  const reasoning = toNumber(value.reasoning_tokens);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    reasoning_tokens: reasoning ?? null,
+    total_tokens: toNumber(value.total_tokens) ?? prompt + completion,
+  };
+}
+
+export function decodeChatCompletion(body: unknown): ChatCompletion {
+  const what = 'Chat completion';
+  if (!isObject(body) || !Array.isArray(body.choices)) throw badShape(what, body);
+  const choices = body.choices.map((choice, i) => {
+    if (!isObject(choice) || !isObject(choice.message)) throw badShape(what, choice);
+    const message = choice.message;
+    return {
+      index: toNumber(choice.index) ?? i,
+      finish_reason: toStringValue(choice.finish_reason) ?? 'stop',
+      message: {
+        role: (toStringValue(message.role) ?? 'assistant') as ChatCompletion['choices'][number]['message']['role'],
+        content: toStringValue(message.content) ?? '',
+        reasoning_content: toStringValue(message.reasoning_content) ?? null,
+        ...(Array.isArray(message.tool_calls) ? { tool_calls: message.tool_calls as never } : {}),
+      },
+    };
+  });
+  return {
+    id: toStringValue(body.id) ?? '',
+    object: 'chat.completion',
+    created: toNumber(body.created) ?? 0,
+    model: toStringValue(body.model) ?? '',
+    choices,
+    usage: decodeUsage(body.usage) ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  };
+}
+
+export function decodeCitations(value: unknown): Citation[] {
+  if (!Array.isArray(value)) return [];
+  const out: Citation[] = [];
+  for (const entry of value) {
+    if (!isObject(entry)) continue;
+    const fileId = toStringValue(entry.file_id ?? entry.uuid);
+    if (fileId === undefined) continue;
+    const citation: Citation = { file_id: fileId, filename: toStringValue(entry.filename ?? entry.name) ?? '' };
+    const volume = toStringValue(entry.volume);
+    if (volume !== undefined) citation.volume = volume;
+    const chunk = toNumber(entry.chunk_index);
+    if (chunk !== undefined) citation.chunk_index = chunk;
+    const score = toNumber(entry.score);
+    if (score !== undefined) citation.score = score;
+    const snippet = toStringValue(entry.snippet);
+    if (snippet !== undefined) citation.snippet = snippet;
+    out.push(citation);
+  }
+  return out;
+}
+
+export function decodeAgentMessage(body: unknown): AgentMessage {
+  if (!isObject(body)) throw badShape('Agent message', body);
+  const threadId = toStringValue(body.thread_id);
+  if (threadId === undefined) throw badShape('Agent message (no thread_id)', body);
+  return {
+    id: toStringValue(body.id ?? body.message_id) ?? '',
+    threadId,
+    agentId: toStringValue(body.agent_id) ?? '',
+    content: toStringValue(body.content) ?? '',
+    reasoningContent: toStringValue(body.reasoning_content) ?? null,
+    citations: decodeCitations(body.citations),
+    status: toStringValue(body.status) ?? 'stop',
+    usage: decodeUsage(body.usage),
+  };
+}

@@ -1,0 +1,44 @@
+// Backoff for the calls D3 allows to retry (listing only): exponential with full jitter,
+// honouring Retry-After, at most `retries` extra attempts.
+import { CancelledError, KsmError, NetworkError, RateLimitedError, ServerError } from './errors';
+
+export interface RetryPolicy {
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 500, maxDelayMs: 8000 };
+
+/** A Retry-After longer than this is not waited for silently: the error goes to the user. */
+const LONGEST_HONOURED_RETRY_AFTER_MS = 30_000;
+
+/**
+ * The delay before retry number `attempt` (0-based), or undefined when `error` must not be
+ * retried. Only failures before any answer (network) and 429/503 qualify.
+ */
+export function retryDelay(error: unknown, attempt: number, policy: RetryPolicy, random: () => number = Math.random): number | undefined {
+  if (attempt >= policy.retries || !(error instanceof KsmError)) return undefined;
+  const retryable = error instanceof NetworkError || error instanceof RateLimitedError || (error instanceof ServerError && error.status === 503);
+  if (!retryable) return undefined;
+  const retryAfter = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
+  if (retryAfter !== undefined) return retryAfter <= LONGEST_HONOURED_RETRY_AFTER_MS ? retryAfter : undefined;
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return Math.floor(random() * ceiling);
+}
+
+/** Waits `ms`, or rejects with CancelledError as soon as `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new CancelledError('Cancelled while waiting to retry.'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new CancelledError('Cancelled while waiting to retry.'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,182 @@
+// The one HTTP path of the client: auth header, timeouts, cancellation, retries (D3),
+// error mapping (D2) and the debug curl log. Built on undici's `request`, because the file
+// list is a GET with a JSON body, which `fetch` refuses to send.
+import type { Readable } from 'node:stream';
+import { request as undiciRequest, type Dispatcher } from 'undici';
+import { BadResponseError, ConfigurationError, KsmError } from './errors';
+import { toCurl, type CurlRequest } from './curl';
+import { isObject, toNumber } from './decode';
+import { errorFromFailure, errorFromResponse, excerptOf } from './httpErrors';
+import { retryDelay, sleep, type RetryPolicy } from './retry';
+import type { ClientLogger } from './types';
+
+export const NO_API_KEY_MESSAGE = "No API key is set. Set your API key with 'KSM: Set API Key'.";
+
+/** Error bodies are read up to this size: enough for any message, bounded for a hostile one. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** A stream may be quiet for this long (a model thinking) before it counts as stalled. */
+const MIN_STREAM_IDLE_MS = 5 * 60_000;
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: () => Promise<string | undefined>;
+  timeoutMs: number;
+  userAgent: string;
+  dispatcher?: Dispatcher;
+  logger?: ClientLogger;
+  logRequests: boolean;
+  retry: RetryPolicy;
+}
+
+export interface MultipartBody {
+  contentType: string;
+  length: number;
+  /** Creates the body afresh (a body is consumed once). */
+  open: () => AsyncIterable<Uint8Array>;
+  curlForm: NonNullable<CurlRequest['form']>;
+}
+
+export interface HttpCall {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  /** For messages: "Listing files of volume 'docs'". */
+  what: string;
+  json?: unknown;
+  multipart?: MultipartBody;
+  accept: 'application/json' | 'text/event-stream';
+  signal?: AbortSignal;
+  /** D3: only idempotent listing is retried. */
+  retry?: boolean;
+  /** 404 bodies the caller reads itself (D11 delete) instead of an error. */
+  passStatus?: number;
+}
+
+export interface OpenResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+  secrets: string[];
+}
+
+export class Transport {
+  constructor(private readonly options: TransportOptions) {}
+
+  get logger(): ClientLogger | undefined {
+    return this.options.logger;
+  }
+
+  /** Sends the call and resolves once headers of a success answer arrived. */
+  async open(call: HttpCall): Promise<OpenResponse> {
+    const key = await this.options.apiKey();
+    if (!key) throw new ConfigurationError(NO_API_KEY_MESSAGE);
+    const secrets = [key];
+    const url = `${this.options.baseUrl}${call.path}`;
+    const jsonText = call.json === undefined ? undefined : JSON.stringify(call.json);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${key}`,
+      accept: call.accept,
+      'user-agent': this.options.userAgent,
+    };
+    if (jsonText !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+    if (call.multipart) {
+      headers['content-type'] = call.multipart.contentType;
+      headers['content-length'] = String(call.multipart.length);
+    }
+    if (this.options.logRequests) {
+      this.options.logger?.info(toCurl({ method: call.method, url, headers, json: jsonText, form: call.multipart?.curlForm }, secrets));
+    }
+    const stream = call.accept === 'text/event-stream';
+    for (let attempt = 0; ; attempt++) {
+      let failure: KsmError;
+      try {
+        const response = await undiciRequest(url, {
+          method: call.method,
+          headers,
+          // undici writes async iterables with backpressure (its typings omit them).
+          body: (jsonText ?? call.multipart?.open()) as string | Readable | undefined,
+          dispatcher: this.options.dispatcher,
+          signal: call.signal,
+          headersTimeout: this.options.timeoutMs,
+          bodyTimeout: stream ? Math.max(MIN_STREAM_IDLE_MS, this.options.timeoutMs * 2) : this.options.timeoutMs,
+        });
+        const ok = response.statusCode < 400 || response.statusCode === call.passStatus;
+        if (ok) return { status: response.statusCode, headers: response.headers, body: response.body, secrets };
+        const bodyText = await readLimited(response.body, ERROR_BODY_LIMIT);
+        failure = errorFromResponse({ status: response.statusCode, headers: response.headers, bodyText, what: call.what, secrets });
+      } catch (error) {
+        failure = errorFromFailure(error, call.what, call.signal, secrets);
+      }
+      const delay = call.retry ? retryDelay(failure, attempt, this.options.retry) : undefined;
+      if (delay === undefined) throw failure;
+      this.options.logger?.debug(`${call.what}: ${failure.message} Retrying in ${delay} ms (attempt ${attempt + 2}).`);
+      await sleep(delay, call.signal);
+    }
+  }
+
+  /** Sends the call and decodes a JSON answer; a `code` other than 200 in the body is an error (D2). */
+  async json(call: HttpCall): Promise<{ status: number; body: unknown; text: string }> {
+    const response = await this.open(call);
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw errorFromFailure(error, call.what, call.signal, response.secrets);
+    }
+    if (response.status === call.passStatus) return { status: response.status, body: tryParse(text), text };
+    const body = parseJsonBody(text, call.what, response.status, response.secrets);
+    checkBodyCode(body, text, response, call.what);
+    return { status: response.status, body, text };
+  }
+
+  /** Sends the call and checks that a stream (not a JSON error under 200) came back. */
+  async stream(call: HttpCall): Promise<OpenResponse> {
+    const response = await this.open(call);
+    const type = String(response.headers['content-type'] ?? '');
+    if (type.includes('text/event-stream')) return response;
+    const text = await readLimited(response.body, ERROR_BODY_LIMIT).catch(() => '');
+    const body = parseJsonBody(text, call.what, response.status, response.secrets);
+    checkBodyCode(body, text, response, call.what);
+    throw new BadResponseError(`${call.what}: expected a stream but the service answered '${type || 'no content type'}'.`, {
+      status: response.status,
+      excerpt: excerptOf(text, response.secrets),
+    });
+  }
+}
+
+function parseJsonBody(text: string, what: string, status: number, secrets: string[]): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new BadResponseError(`${what}: the service's answer was not valid JSON (HTTP ${status}).`, { status, excerpt: excerptOf(text, secrets), cause: error });
+  }
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function checkBodyCode(body: unknown, text: string, response: OpenResponse, what: string): void {
+  if (!isObject(body) || body.code === undefined) return;
+  const code = toNumber(body.code);
+  if (code === 200 || code === 0) return;
+  throw errorFromResponse({ status: response.status, headers: response.headers, bodyText: text, what, secrets: response.secrets }, code ?? 500);
+}
+
+/** Reads at most `limit` bytes as text, then drops the rest of the body. */
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
+  const pieces: Buffer[] = [];
+  let size = 0;
+  for await (const piece of body) {
+    pieces.push(piece);
+    size += piece.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(pieces).subarray(0, limit).toString('utf8');
+}

@@ -1,0 +1,156 @@
+// Uploads in batches (by file count and by bytes) with one result per file: each file ends
+// uploaded (with its FileInfo) or failed (with the reason); none is silently dropped.
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { BadResponseError, CancelledError, KsmError } from './errors';
+import { decodeUploadInfos } from './decode';
+import { errorFromFailure } from './httpErrors';
+import { planMultipart, type MultipartFile } from './multipart';
+import type { UploadOptions } from './service';
+import type { Transport } from './transport';
+import type { UploadBatchLimits, UploadFileResult, UploadRequest, UploadSource } from './types';
+
+export const DEFAULT_BATCH_LIMITS: UploadBatchLimits = { maxFiles: 20, maxBytes: 32 * 1024 * 1024 };
+
+/** Errors that would fail every later batch the same way: stop sending, fail the rest with it. */
+const FATAL_KINDS = new Set(['auth', 'permission', 'config', 'rate-limited']);
+
+interface Sized {
+  source: UploadSource;
+  filename: string;
+  size: number;
+}
+
+/** Groups files in order; a file larger than `maxBytes` goes alone. */
+export function planBatches<T extends { size: number }>(files: T[], limits: UploadBatchLimits): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const file of files) {
+    if (current.length > 0 && (current.length >= limits.maxFiles || bytes + file.size > limits.maxBytes)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(file);
+    bytes += file.size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+function unreadable(source: UploadSource, error: unknown): Error {
+  const code = (error as { code?: string })?.code;
+  const why = code === 'ENOENT' ? 'it no longer exists' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (error as Error)?.message ?? String(error);
+  return new Error(`Could not read ${source.path}: ${why}.`, { cause: error });
+}
+
+export async function uploadInBatches(transport: Transport, request: UploadRequest, options: UploadOptions = {}): Promise<UploadFileResult[]> {
+  const limits: UploadBatchLimits = { ...DEFAULT_BATCH_LIMITS, ...options.batch };
+  const results: UploadFileResult[] = [];
+  const progress = { bytesSent: 0, bytesTotal: 0, filesDone: 0, filesTotal: request.files.length };
+  const report = (result: UploadFileResult) => {
+    results.push(result);
+    progress.filesDone++;
+    options.onFileResult?.(result);
+  };
+  const fail = (source: UploadSource, error: Error) => report({ source, ok: false, error });
+  const checkCancelled = () => {
+    if (options.signal?.aborted) throw new CancelledError('The upload was cancelled.');
+  };
+
+  const sized: Sized[] = [];
+  for (const source of request.files) {
+    try {
+      const info = await stat(source.path);
+      if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
+      sized.push({ source, filename: source.filename ?? basename(source.path), size: info.size });
+      progress.bytesTotal += info.size;
+    } catch (error) {
+      fail(source, unreadable(source, error));
+    }
+  }
+  options.onProgress?.({ ...progress });
+
+  const fields: Array<[string, string]> = [['volume', request.volume], ['embedding', request.embedding]];
+  if (request.doChunking !== undefined) fields.push(['do_chunking', String(request.doChunking)]);
+  const batches = planBatches(sized, limits);
+  for (let b = 0; b < batches.length; b++) {
+    checkCancelled();
+    const error = await sendBatch(transport, request.volume, fields, batches[b], progress, options, report);
+    if (error && FATAL_KINDS.has(error.kind)) {
+      for (const later of batches.slice(b + 1)) for (const file of later) fail(file.source, error);
+      break;
+    }
+  }
+  options.onProgress?.({ ...progress });
+  return results;
+}
+
+/** Sends one batch and reports its files; returns the batch's error, if any. Throws only on cancel. */
+async function sendBatch(
+  transport: Transport,
+  volume: string,
+  fields: Array<[string, string]>,
+  batch: Sized[],
+  progress: { bytesSent: number; bytesTotal: number; filesDone: number; filesTotal: number },
+  options: UploadOptions,
+  report: (result: UploadFileResult) => void,
+): Promise<KsmError | undefined> {
+  // Open every file before the request starts, so one that vanished since it was chosen
+  // fails alone instead of breaking the request for its batch mates.
+  const handles: FileHandle[] = [];
+  const ready: Array<Sized & { file: MultipartFile }> = [];
+  try {
+    for (const entry of batch) {
+      try {
+        const handle = await open(entry.source.path, 'r');
+        handles.push(handle);
+        const size = (await handle.stat()).size;
+        progress.bytesTotal += size - entry.size;
+        ready.push({ ...entry, size, file: { handle, size, filename: entry.filename } });
+      } catch (error) {
+        report({ source: entry.source, ok: false, error: unreadable(entry.source, error) });
+      }
+    }
+    if (ready.length === 0) return undefined;
+    const plan = planMultipart(fields, ready.map((r) => r.file));
+    const onFileBytes = (bytes: number) => {
+      progress.bytesSent += bytes;
+      options.onProgress?.({ ...progress });
+    };
+    const what = `Uploading ${ready.length === 1 ? `'${ready[0].filename}'` : `${ready.length} files`} to volume '${volume}'`;
+    try {
+      const { body } = await transport.json({
+        method: 'POST',
+        path: '/ksm/rag/v5/files',
+        what,
+        accept: 'application/json',
+        signal: options.signal,
+        multipart: {
+          contentType: plan.contentType,
+          length: plan.length,
+          open: () => plan.open(onFileBytes),
+          curlForm: [...fields.map(([name, value]) => ({ name, value })), ...ready.map((r) => ({ name: 'file', path: r.source.path, filename: r.filename }))],
+        },
+      });
+      const infos = decodeUploadInfos(body);
+      ready.forEach((entry, i) => {
+        const info = infos[i];
+        if (info) report({ source: entry.source, ok: true, info });
+        else report({ source: entry.source, ok: false, error: new BadResponseError(`${what}: the service did not return an entry for '${entry.filename}'.`) });
+      });
+      return undefined;
+    } catch (caught) {
+      const error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, []);
+      if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError('The upload was cancelled.', { cause: error });
+      for (const entry of ready) report({ source: entry.source, ok: false, error });
+      transport.logger?.warn(error.message);
+      return error;
+    } finally {
+      options.onProgress?.({ ...progress });
+    }
+  } finally {
+    await Promise.all(handles.map((h) => h.close().catch(() => undefined)));
+  }
+}
