@@ -1,10 +1,157 @@
-// PLACEHOLDER until issue 5 lands.
+// Upload commands: from the Explorer (multi-select, folders), an editor tab, the palette
+// (file picker), a volume's inline button and drag and drop (via `ksm.upload.toVolume`).
+// Both commands return the UploadSummary, so scripts and tests can drive them with
+// `UploadChoices` instead of answering the pickers.
 import * as vscode from 'vscode';
+import { NotFoundError } from '../api/errors';
+import type { DoChunking, FileInfo } from '../api/types';
 import type { ExtensionServices } from '../common/services';
+import { settings } from '../common/settings';
 import type { VolumesFeature } from '../volumes/volumesFeature';
+import { planUploads, type DuplicateChoice, type DuplicateDecider } from './duplicatePlanning';
+import { expandSelection } from './folderExpansion';
+import { askAboutDuplicate, embeddingModel, pickChunking, pickVolume, rememberVolume } from './uploadPrompts';
+import { runUpload, type UploadSummary } from './uploadRun';
+import { showSummary } from './uploadSummary';
 
-export function registerUploadFeature(services: ExtensionServices, _deps: { volumes: VolumesFeature }): void {
-  const notYet = () => vscode.window.showInformationMessage('Upload is not yet available in this build.');
-  services.registerCommand('ksm.upload', notYet);
-  services.registerCommand('ksm.upload.toVolume', notYet);
+/** Answers given up front instead of asking (each one left out is asked as usual). */
+export interface UploadChoices {
+  volume?: string;
+  doChunking?: DoChunking;
+  embedding?: string;
+  onDuplicate?: DuplicateChoice;
+  /** No summary notification (the caller reads the returned summary). */
+  quiet?: boolean;
+}
+
+export function registerUploadFeature(services: ExtensionServices, deps: { volumes: VolumesFeature }): void {
+  const upload = (uris: vscode.Uri[] | undefined, choices: UploadChoices = {}) => uploadUris(services, deps.volumes, uris, choices);
+
+  services.registerCommand('ksm.upload', (uri?: vscode.Uri, uris?: vscode.Uri[], choices?: UploadChoices) =>
+    upload(selectedUris(uri, uris), choices),
+  );
+  services.registerCommand('ksm.upload.toVolume', (node?: { volume?: string }, uris?: vscode.Uri[], choices?: UploadChoices) =>
+    upload(uris?.length ? uris : undefined, { ...choices, volume: node?.volume ?? choices?.volume }),
+  );
+}
+
+function selectedUris(uri: unknown, uris: unknown): vscode.Uri[] | undefined {
+  if (Array.isArray(uris) && uris.length && uris.every((u) => u instanceof vscode.Uri)) return uris;
+  return uri instanceof vscode.Uri ? [uri] : undefined;
+}
+
+async function uploadUris(services: ExtensionServices, volumes: VolumesFeature, given: vscode.Uri[] | undefined, choices: UploadChoices): Promise<UploadSummary | undefined> {
+  const uris = given ?? (await pickFiles());
+  if (!uris?.length) return undefined;
+  const local = uris.filter((u) => u.scheme === 'file');
+  if (local.length < uris.length) void vscode.window.showWarningMessage('Only files on this machine can be uploaded; the others were left out.');
+  if (local.length === 0) return undefined;
+
+  const volume = choices.volume ?? (await pickVolume(services));
+  if (!volume) return undefined;
+  const doChunking = choices.doChunking ?? (await pickChunking(services, volume));
+  if (doChunking === undefined) return undefined;
+  const embedding = choices.embedding ?? (await embeddingModel());
+  if (!embedding) return undefined;
+  await rememberVolume(services, volume);
+
+  const client = services.getClient();
+  const decide: DuplicateDecider = choices.onDuplicate
+    ? async () => ({ choice: choices.onDuplicate!, applyToAll: true })
+    : askAboutDuplicate;
+
+  const prepared = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Preparing upload to ${volume}…`, cancellable: true },
+    async (_progress, token) => {
+      const controller = abortOn(token);
+      const expansion = await expandSelection(
+        local.map((u) => u.fsPath),
+        {
+          excludeGlobs: [...filesExcludeGlobs(), ...settings.uploadExclude()],
+          maxFileSizeBytes: settings.maxFileSizeBytes(),
+          workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+          signal: controller.signal,
+        },
+      );
+      const existing: FileInfo[] = [];
+      if (expansion.files.length) {
+        try {
+          for await (const file of client.listAllFiles(volume, { signal: controller.signal, pageSize: 1000 })) existing.push(file);
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error; // D6: a new volume has no names yet
+        }
+      }
+      return { expansion, existing };
+    },
+  );
+  const plan = await planUploads(prepared.expansion.files, prepared.existing, decide);
+  plan.skipped.unshift(...prepared.expansion.skipped);
+  for (const skip of plan.skipped) services.log.info(`[upload] skipped ${skip.path}: ${skip.reason}`);
+
+  const totalBytes = plan.uploads.reduce((sum, u) => sum + u.size, 0);
+  const summary = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Uploading to ${volume}`, cancellable: true },
+    async (progress, token) => {
+      const controller = abortOn(token);
+      let reportedFraction = 0;
+      return runUpload({
+        service: client,
+        volume,
+        embedding,
+        doChunking,
+        plan,
+        signal: controller.signal,
+        onProgress: (p) => {
+          const fraction = totalBytes > 0 ? p.bytesSent / totalBytes : p.filesDone / Math.max(1, p.filesTotal);
+          progress.report({
+            message: `${p.filesDone} / ${p.filesTotal} files · ${formatMb(p.bytesSent)} of ${formatMb(totalBytes)}`,
+            increment: Math.max(0, (fraction - reportedFraction) * 100),
+          });
+          reportedFraction = Math.max(reportedFraction, fraction);
+        },
+      });
+    },
+  );
+
+  const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));
+  if (summary.wasCancelled) volumes.refreshVolume(volume); // a batch in flight may have been stored
+  volumes.watchUploaded(volume, uploaded);
+  for (const r of summary.results) {
+    services.log.info(`[upload] ${volume}: ${r.filename} ${r.outcome}${'reason' in r ? ` — ${r.reason}` : ''}${r.outcome === 'uploaded' && r.replaceError ? ` (${r.replaceError})` : ''}`);
+  }
+  if (!choices.quiet) {
+    void showSummary(services, summary, (failedPaths) =>
+      uploadUris(services, volumes, failedPaths.map((p) => vscode.Uri.file(p)), { volume, doChunking, embedding, onDuplicate: choices.onDuplicate }),
+    );
+  }
+  return summary;
+}
+
+async function pickFiles(): Promise<vscode.Uri[] | undefined> {
+  const active = vscode.window.activeTextEditor?.document.uri;
+  return vscode.window.showOpenDialog({
+    title: 'Upload to a KSM Volume',
+    openLabel: 'Upload',
+    canSelectFiles: true,
+    canSelectFolders: true,
+    canSelectMany: true,
+    defaultUri: active?.scheme === 'file' ? active : vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+}
+
+/** `files.exclude` entries switched on (`true`); conditional `{when}` entries are not applied. */
+function filesExcludeGlobs(): string[] {
+  const excludes = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
+  return Object.entries(excludes).filter(([, on]) => on === true).map(([glob]) => glob);
+}
+
+function abortOn(token: vscode.CancellationToken): AbortController {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  token.onCancellationRequested(() => controller.abort());
+  return controller;
+}
+
+function formatMb(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -1,7 +1,12 @@
-// PLACEHOLDER until issue 5 lands: the commands exist and say so, they never fake a result.
+// The Volumes view: tree, drag and drop, commands, and the API other features use
+// (chat citations reveal files; uploads refresh a volume and watch new files settle).
 import * as vscode from 'vscode';
-import type { AgentFileRef } from '../api/types';
+import type { AgentFileRef, FileInfo } from '../api/types';
 import type { ExtensionServices } from '../common/services';
+import { personalVolume, settings } from '../common/settings';
+import { registerVolumeCommands } from './volumeCommands';
+import type { VolumeNode, VolumesNode } from './volumeNodes';
+import { VolumesTreeProvider } from './volumesTree';
 
 export interface VolumesFeatureDeps {
   askAgentAbout(files: Array<AgentFileRef & { volume: string }>): Promise<void>;
@@ -12,15 +17,97 @@ export interface VolumesFeature {
   revealFile(volume: string, fileId: string): Promise<void>;
   /** Re-lists a volume and starts live status polling for files not yet final. */
   refreshVolume(volume: string): void;
-  /** Files currently known for a volume (for duplicate-name checks); undefined when not loaded. */
-  watchUploaded(volume: string, uuids: string[]): void;
+  /** Shows files just uploaded (even beyond the loaded pages) and polls them until final. */
+  watchUploaded(volume: string, files: FileInfo[]): void;
+  /** The tree's data, for tests and the upload target picker. */
+  readonly tree: VolumesTreeProvider;
 }
 
-export function registerVolumesFeature(services: ExtensionServices, _deps: VolumesFeatureDeps): VolumesFeature {
-  const notYet = () => vscode.window.showInformationMessage('Volumes are not yet available in this build.');
-  for (const id of ['ksm.volumes.add', 'ksm.volumes.remove', 'ksm.volumes.refresh', 'ksm.volumes.refreshVolume', 'ksm.volumes.loadMore',
-    'ksm.volumes.filter', 'ksm.volumes.clearFilter', 'ksm.volumes.sort', 'ksm.volumes.openSettings', 'ksm.files.delete', 'ksm.files.copyId', 'ksm.files.askAgent']) {
-    services.registerCommand(id, notYet);
+/** How far `revealFile` pages through a volume looking for a file. */
+const REVEAL_MAX_PAGES = 40;
+
+export function registerVolumesFeature(services: ExtensionServices, deps: VolumesFeatureDeps): VolumesFeature {
+  const { context, log } = services;
+  const tree = new VolumesTreeProvider(
+    {
+      roots: async () => {
+        if (!settings.baseUrl() || !(await services.apiKey.get())) return undefined;
+        return { personal: personalVolume(), named: settings.volumes() };
+      },
+      client: () => services.getClient(),
+      pageSize: () => settings.pageSize(),
+    },
+    (volume, error) => log.warn(`[volumes] status poll of ${volume} failed: ${(error as Error).message}`),
+  );
+  const view = vscode.window.createTreeView<VolumesNode>('ksm.volumes', {
+    treeDataProvider: tree,
+    canSelectMany: true,
+    showCollapseAll: true,
+    dragAndDropController: new VolumeDropController(),
+  });
+  tree.poller.setVisible(view.visible);
+  context.subscriptions.push(
+    tree,
+    view,
+    view.onDidChangeVisibility((e) => tree.poller.setVisible(e.visible)),
+    services.apiKey.onDidChange(() => tree.resetAll()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('ksm.baseUrl') || e.affectsConfiguration('ksm.userId') || e.affectsConfiguration('ksm.volumes.pageSize') || e.affectsConfiguration('ksm.network') || e.affectsConfiguration('ksm.request')) {
+        tree.resetAll();
+        tree.poller.setVisible(view.visible);
+      } else if (e.affectsConfiguration('ksm.volumes.list')) {
+        tree.refreshRoots();
+      }
+    }),
+  );
+
+  registerVolumeCommands(services, tree, (files) => deps.askAgentAbout(files));
+
+  return {
+    tree,
+    refreshVolume: (volume) => void tree.listing(volume).reload(),
+    watchUploaded: (volume, files) => {
+      const listing = tree.listing(volume);
+      if (listing.state.kind === 'loaded') listing.addUploaded(files);
+      else void listing.reload();
+      if (files.length) tree.poller.watch(volume);
+    },
+    revealFile: async (volume, fileId) => {
+      const volumes = await tree.currentVolumes();
+      if (!volumes.includes(volume)) {
+        void vscode.window.showInformationMessage(`Volume "${volume}" is not in the Volumes view. Add it with "Add Volume…" to browse it.`);
+        return;
+      }
+      const listing = tree.listing(volume);
+      await listing.ensureLoaded();
+      for (let page = 0; !listing.find(fileId) && listing.hasMore && page < REVEAL_MAX_PAGES; page++) await listing.loadMore();
+      const file = listing.find(fileId);
+      if (!file) {
+        void vscode.window.showInformationMessage(`File ${fileId} was not found in "${volume}" (it may have been deleted).`);
+        return;
+      }
+      await view.reveal(tree.fileNode(volume, file), { select: true, focus: true, expand: true });
+    },
+  };
+}
+
+/** Files dragged from the Explorer onto a volume are uploaded there (through `ksm.upload.toVolume`). */
+class VolumeDropController implements vscode.TreeDragAndDropController<VolumesNode> {
+  readonly dropMimeTypes = ['text/uri-list'];
+  readonly dragMimeTypes: string[] = [];
+
+  async handleDrop(target: VolumesNode | undefined, data: vscode.DataTransfer): Promise<void> {
+    if (!target) return;
+    const text = await data.get('text/uri-list')?.asString();
+    if (!text) return;
+    const uris = text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => vscode.Uri.parse(line))
+      .filter((uri) => uri.scheme === 'file');
+    if (uris.length === 0) return;
+    const volumeNode: VolumeNode = { kind: 'volume', volume: target.volume, personal: false };
+    await vscode.commands.executeCommand('ksm.upload.toVolume', volumeNode, uris);
   }
-  return { revealFile: async () => undefined, refreshVolume: () => undefined, watchUploaded: () => undefined };
 }

@@ -1,0 +1,133 @@
+// Turns what the user selected (files and folders) into the list of files to upload, each
+// with a reason when skipped: `.gitignore` (the `ignore` library, nested files honoured),
+// exclude globs (`files.exclude` + `ksm.upload.exclude`, via picomatch), the size limit,
+// and files no filter can read. A file reached twice (selected and inside a selected
+// folder) is listed once. No `vscode` import.
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
+import { unreadableReason } from './readableFiles';
+
+export interface ExpansionOptions {
+  /** Globs relative to the workspace folder (or to the selected folder's parent outside one). */
+  excludeGlobs: string[];
+  /** 0 = no limit. */
+  maxFileSizeBytes: number;
+  /** Workspace folders: `.gitignore` files from a folder down to the selection apply, as in git. */
+  workspaceRoots: string[];
+  /** Honour `.gitignore` files (default true). */
+  useGitignore?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface SelectedFile {
+  path: string;
+  size: number;
+  /** Path shown to people: relative to the workspace folder or the selection. */
+  displayPath: string;
+}
+
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+export interface Expansion {
+  files: SelectedFile[];
+  skipped: SkippedFile[];
+}
+
+interface IgnoreScope {
+  base: string;
+  rules: Ignore;
+}
+
+export async function expandSelection(paths: string[], options: ExpansionOptions): Promise<Expansion> {
+  const files: SelectedFile[] = [];
+  const skipped: SkippedFile[] = [];
+  const seen = new Set<string>();
+  const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
+
+  const consider = async (path: string, size: number, anchor: string, explicit: boolean) => {
+    const real = await realpath(path).catch(() => resolve(path));
+    if (seen.has(real)) return;
+    seen.add(real);
+    const displayPath = toPosix(relative(anchor, path)) || basename(path);
+    if (!explicit && isExcluded(displayPath)) return skipped.push({ path, reason: 'matches an exclude pattern' });
+    if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
+      return skipped.push({ path, reason: `larger than the ${formatMb(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)` });
+    }
+    const unreadable = await unreadableReason(path);
+    if (unreadable) return skipped.push({ path, reason: unreadable });
+    files.push({ path, size, displayPath });
+  };
+
+  const walk = async (dir: string, anchor: string, scopes: IgnoreScope[]): Promise<void> => {
+    options.signal?.throwIfAborted();
+    const here = options.useGitignore === false ? scopes : [...scopes, ...(await gitignoreAt(dir))];
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      const isDir = entry.isDirectory();
+      if (!isDir && !entry.isFile()) continue; // sockets, fifos, broken links
+      const rel = toPosix(relative(anchor, path));
+      if (isDir && isExcluded(rel)) {
+        skipped.push({ path, reason: 'folder matches an exclude pattern' });
+        continue;
+      }
+      if (here.some((scope) => scope.rules.ignores(toPosix(relative(scope.base, path)) + (isDir ? '/' : '')))) {
+        skipped.push({ path, reason: isDir ? 'folder ignored by .gitignore' : 'ignored by .gitignore' });
+        continue;
+      }
+      if (isDir) await walk(path, anchor, here);
+      else await consider(path, (await stat(path)).size, anchor, false);
+    }
+  };
+
+  for (const selected of paths) {
+    options.signal?.throwIfAborted();
+    const path = resolve(selected);
+    const info = await stat(path).catch(() => undefined);
+    if (!info) {
+      skipped.push({ path, reason: 'not found' });
+      continue;
+    }
+    const root = options.workspaceRoots.map((r) => resolve(r)).find((r) => path === r || path.startsWith(r + sep));
+    const anchor = root ?? dirname(path);
+    if (info.isDirectory()) {
+      const inherited = root && options.useGitignore !== false ? await ancestorGitignores(root, path) : [];
+      await walk(path, anchor, inherited);
+    } else if (info.isFile()) {
+      // A file the user picked by name is uploaded even if a glob would exclude it.
+      await consider(path, info.size, anchor, true);
+    } else {
+      skipped.push({ path, reason: 'not a regular file' });
+    }
+  }
+  return { files, skipped };
+}
+
+async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {
+  const text = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => undefined);
+  return text === undefined ? [] : [{ base: dir, rules: ignore().add(text) }];
+}
+
+/** `.gitignore` files from the workspace folder down to (excluding) the selected folder. */
+async function ancestorGitignores(root: string, folder: string): Promise<IgnoreScope[]> {
+  const chain: string[] = [];
+  for (let dir = dirname(folder); dir.length >= root.length && (dir === root || dir.startsWith(root + sep)); dir = dirname(dir)) {
+    chain.unshift(dir);
+    if (dir === root) break;
+  }
+  return (await Promise.all(chain.map(gitignoreAt))).flat();
+}
+
+function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
+}
+
+function formatMb(bytes: number): string {
+  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+}
