@@ -1,0 +1,78 @@
+// Validation of /v1/apps/chat-messages requests (D17, D18).
+import { HttpError, badRequest } from './http-errors';
+import { CHAT_MODELS, type ChatModel } from './models';
+import { assertMayAccess, parseVolume, volumeName } from './volumes';
+
+export const AGENTS: ReadonlySet<string> = new Set(['rag-agent']);
+
+export interface ValidAgentRequest {
+  agentId: string;
+  threadId?: string;
+  query: string;
+  fileIds: string[];
+  model: ChatModel;
+  enableThinking: boolean;
+  volumes: string[];
+  stream: boolean;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function validateFiles(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw badRequest('files must be an array of {file_id, filename, size}', 'files');
+  return value.map((entry, i) => {
+    const at = `files[${i}]`;
+    if (!isObject(entry)) throw badRequest(`${at} must be an object`, at);
+    if (typeof entry.file_id !== 'string' || !entry.file_id) throw badRequest(`${at}.file_id must be a non-empty string`, `${at}.file_id`);
+    if (typeof entry.filename !== 'string') throw badRequest(`${at}.filename must be a string`, `${at}.filename`);
+    if (typeof entry.size !== 'number' || !Number.isInteger(entry.size) || entry.size < 0) {
+      throw badRequest(`${at}.size must be a non-negative integer`, `${at}.size`);
+    }
+    return entry.file_id;
+  });
+}
+
+export function validateAgentRequest(body: Record<string, unknown>, userId: string): ValidAgentRequest {
+  if (typeof body.agent_id !== 'string' || !body.agent_id) throw badRequest('agent_id is required', 'agent_id');
+  if (!AGENTS.has(body.agent_id)) throw new HttpError(404, `unknown agent "${body.agent_id.slice(0, 100)}" (known: ${[...AGENTS].join(', ')})`, 'agent_id');
+  const threadId = body.thread_id;
+  if (threadId !== undefined && threadId !== null && (typeof threadId !== 'string' || !threadId)) {
+    throw badRequest('thread_id must be a string, or null to start a new thread', 'thread_id');
+  }
+  if (typeof body.query !== 'string' || !body.query.trim()) throw badRequest('query must be a non-empty string', 'query');
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw badRequest('stream must be a boolean', 'stream');
+  if (body.user !== undefined && typeof body.user !== 'string') throw badRequest('user must be a string', 'user');
+  const fileIds = validateFiles(body.files);
+  const context = body.context;
+  if (!isObject(context)) throw badRequest('context.model is required (context must be an object)', 'context.model');
+  if (typeof context.model !== 'string' || !context.model) throw badRequest('context.model is required', 'context.model');
+  const model = CHAT_MODELS.get(context.model);
+  if (!model) throw new HttpError(404, `unknown model "${context.model.slice(0, 100)}"`, 'context.model');
+  if (context.enable_thinking !== undefined && context.enable_thinking !== null && typeof context.enable_thinking !== 'boolean') {
+    throw badRequest('context.enable_thinking must be a boolean', 'context.enable_thinking');
+  }
+  if (context.tools !== undefined && (!Array.isArray(context.tools) || !context.tools.every(isObject))) {
+    throw badRequest('context.tools must be an array of objects', 'context.tools');
+  }
+  let volumes: string[] = [];
+  if (context.volumes !== undefined && context.volumes !== null) {
+    if (!Array.isArray(context.volumes)) throw badRequest('context.volumes must be an array of volume names', 'context.volumes');
+    volumes = context.volumes.map((value, i) => {
+      const ref = parseVolume(value, `context.volumes[${i}]`);
+      assertMayAccess(ref, userId, `context.volumes[${i}]`);
+      return volumeName(ref);
+    });
+  }
+  return {
+    agentId: body.agent_id,
+    threadId: (threadId ?? undefined) as string | undefined,
+    query: body.query,
+    fileIds,
+    model,
+    enableThinking: context.enable_thinking === true,
+    volumes,
+    stream: body.stream !== false,
+  };
+}

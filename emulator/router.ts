@@ -1,0 +1,69 @@
+// Request dispatch: test controls, faults that act on arrival, authentication (D1), routes.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { handleAgentMessage } from './agent-route';
+import { handleCompletion } from './completions-route';
+import type { RequestContext } from './context';
+import { parseFaultRule } from './faults';
+import { handleDelete, handleList, handleUpload } from './files-routes';
+import { HttpError, errorBody, readJsonBody, sendHtmlError, sendJson } from './http-errors';
+
+type Handler = (ctx: RequestContext) => Promise<void>;
+
+const ROUTES: Record<string, Record<string, Handler>> = {
+  '/ksm/rag/v5/files': { POST: handleUpload, GET: handleList, DELETE: handleDelete },
+  '/v3/chat/completions': { POST: handleCompletion },
+  '/v1/apps/chat-messages': { POST: handleAgentMessage },
+};
+
+export async function routeRequest(ctx: RequestContext, config: { apiKeys: Record<string, string>; testControls: boolean }): Promise<void> {
+  const { path, method, shared } = ctx;
+  if (path.startsWith('/_emulator/')) {
+    if (!config.testControls) throw new HttpError(404, `no endpoint ${method} ${path} (test controls are off)`);
+    return handleTestControl(ctx);
+  }
+  shared.stats.requests += 1;
+
+  const latency = shared.faults.take(path, method, ['latency']);
+  if (latency) await sleep(latency.ms);
+  const status = shared.faults.take(path, method, ['status']);
+  if (status) {
+    const headers: Record<string, string> = status.retryAfter !== undefined ? { 'Retry-After': String(status.retryAfter) } : {};
+    if (!ctx.req.complete) {
+      headers.Connection = 'close';
+      ctx.req.resume();
+    }
+    if (status.body === 'html') return sendHtmlError(ctx.res, status.status, headers);
+    return sendJson(ctx.res, status.status, errorBody(status.status, `injected fault: HTTP ${status.status}`, null), headers);
+  }
+
+  const userId = authenticate(ctx.req.headers.authorization, config.apiKeys);
+  const handler = ROUTES[path]?.[method];
+  if (!handler) throw new HttpError(404, `no endpoint ${method} ${path}`);
+  ctx.userId = userId;
+  await handler(ctx);
+}
+
+function authenticate(header: string | undefined, apiKeys: Record<string, string>): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) throw new HttpError(401, 'missing API key: send Authorization: Bearer <key>');
+  const userId = Object.hasOwn(apiKeys, match[1]) ? apiKeys[match[1]] : undefined;
+  if (!userId) throw new HttpError(401, 'the API key is not valid');
+  return userId;
+}
+
+async function handleTestControl(ctx: RequestContext): Promise<void> {
+  const { path, method, shared, res } = ctx;
+  if (path === '/_emulator/faults' && method === 'POST') {
+    const rule = parseFaultRule(await readJsonBody(ctx.req));
+    shared.faults.add(rule);
+    return sendJson(res, 200, { code: 200, message: 'OK', rule: { ...rule, times: rule.times === Infinity ? 'always' : (rule.times ?? 1) } });
+  }
+  if (path === '/_emulator/faults' && method === 'DELETE') {
+    shared.faults.clear();
+    return sendJson(res, 200, { code: 200, message: 'OK' });
+  }
+  if (path === '/_emulator/stats' && method === 'GET') {
+    return sendJson(res, 200, { code: 200, message: 'OK', ...shared.stats, processing: shared.processor.busy });
+  }
+  throw new HttpError(404, `no test control ${method} ${path}`);
+}

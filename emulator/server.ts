@@ -1,0 +1,132 @@
+// The emulator's importable entry point: startEmulator() gives each test suite (and the
+// CLI) an isolated server on loopback with its own data folder.
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { ThreadStore } from './agent-threads';
+import type { EmulatorStats, RequestContext, Shared, UpstreamConfig } from './context';
+import { FaultBook, type FaultRule } from './faults';
+import { HttpError, sendError } from './http-errors';
+import { Processor } from './pipeline';
+import { routeRequest } from './router';
+import { Store } from './store';
+
+export type { FaultRule } from './faults';
+
+export interface EmulatorOptions {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  apiKeys?: Record<string, string>;
+  stepMs?: number;
+  tokenDelayMs?: number;
+  responseWords?: number;
+  maxUploadBytes?: number;
+  testControls?: boolean;
+  upstream?: UpstreamConfig;
+  log?: (line: string) => void;
+}
+
+export interface RunningEmulator {
+  readonly url: string;
+  readonly apiKey: string;
+  readonly userId: string;
+  readonly dataDir: string;
+  readonly faults: { add(rule: FaultRule): void; clear(): void };
+  readonly stats: EmulatorStats;
+  readonly events: EventEmitter;
+  waitForIdle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_API_KEY = 'ksm-emulator-key';
+export const DEFAULT_USER_ID = 'dev';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export function defaultDataDir(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ksm-emulator');
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  if (!LOOPBACK_HOSTS.has(host)) throw new Error(`the emulator only listens on loopback (127.0.0.1, ::1, localhost), not ${host}`);
+  const apiKeys = options.apiKeys ?? { [DEFAULT_API_KEY]: DEFAULT_USER_ID };
+  const [firstKey, firstUser] = Object.entries(apiKeys)[0] ?? [];
+  if (!firstKey) throw new Error('apiKeys must hold at least one key');
+  const dataDir = options.dataDir ?? defaultDataDir();
+  const log = options.log ?? (() => undefined);
+  const store = await Store.open(dataDir);
+  const processor = new Processor(store, options.stepMs ?? 200, log);
+  const shared: Shared = {
+    store,
+    threads: new ThreadStore(store.threadsDir),
+    processor,
+    faults: new FaultBook(),
+    stats: { requests: 0, abortedStreams: 0, abortedUploads: 0 },
+    events: new EventEmitter(),
+    tokenDelayMs: options.tokenDelayMs ?? 15,
+    responseWords: options.responseWords ?? 60,
+    maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3,
+    upstream: options.upstream,
+    log,
+  };
+  for (const record of store.allRecords()) processor.enqueue(record); // resume after a restart
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://emulator').pathname;
+    const method = (req.method ?? 'GET').toUpperCase();
+    const started = Date.now();
+    res.on('finish', () => log(`${method} ${path} ${res.statusCode} ${Date.now() - started}ms`));
+    const ctx: RequestContext = { req, res, path, method, userId: '', shared };
+    try {
+      await routeRequest(ctx, { apiKeys, testControls: options.testControls === true });
+    } catch (error) {
+      answerError(ctx, error);
+    }
+  };
+  const server = createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8787, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    apiKey: firstKey,
+    userId: firstUser!,
+    dataDir,
+    faults: shared.faults,
+    stats: shared.stats,
+    events: shared.events,
+    waitForIdle: () => processor.waitForIdle(),
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await processor.stop();
+    },
+  };
+}
+
+function answerError(ctx: RequestContext, error: unknown): void {
+  const { req, res } = ctx;
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const httpError =
+    error instanceof HttpError ? error : new HttpError(500, `internal emulator error: ${(error as Error)?.message ?? String(error)}`);
+  if (!(error instanceof HttpError)) ctx.shared.log(`internal error on ${ctx.method} ${ctx.path}: ${(error as Error)?.stack ?? error}`);
+  if (!req.complete) {
+    // The body was not read (early refusal): drain it so the client gets to read this answer.
+    res.setHeader('Connection', 'close');
+    req.resume();
+  }
+  sendError(res, httpError);
+}

@@ -1,0 +1,122 @@
+// Writes server-sent events with backpressure, notices a client that goes away (so the
+// generator stops: "Stop" must stop the server too), and plays stream faults (D22).
+import { once } from 'node:events';
+import type { RequestContext } from './context';
+import type { FaultRule } from './faults';
+
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+type StreamFault = Extract<FaultRule, { kind: 'reset' | 'malformed-sse' | 'no-terminator' | 'stream-error' }>;
+
+export interface SseOptions {
+  /** What ends a healthy stream: `data: [DONE]`, or the agent's `done` event. */
+  terminator: () => SseEvent[];
+  /** What the stream sends for an error after it started (D14, D19), terminator included. */
+  errorEvents: (code: number, message: string) => SseEvent[];
+}
+
+export class SseWriter {
+  private sent = 0;
+  private ended = false;
+  private fault: StreamFault | undefined;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly options: SseOptions,
+  ) {
+    this.fault = ctx.shared.faults.take(ctx.path, ctx.method, ['reset', 'malformed-sse', 'no-terminator', 'stream-error']);
+    const { res } = ctx;
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+    });
+    res.flushHeaders();
+    res.on('close', () => {
+      if (!this.ended) {
+        this.ended = true;
+        ctx.shared.stats.abortedStreams += 1;
+        ctx.shared.events.emit('stream-aborted', { path: ctx.path });
+      }
+    });
+  }
+
+  /** False once the stream is over (client gone, or a fault ended it): stop generating. */
+  get open(): boolean {
+    return !this.ended;
+  }
+
+  async send(event: SseEvent): Promise<boolean> {
+    if (this.ended) return false;
+    const fault = this.fault;
+    if (fault && fault.kind !== 'no-terminator' && this.sent >= (fault.afterEvents ?? 1)) {
+      this.fault = undefined;
+      if (!(await this.playFault(fault))) return false;
+    }
+    if (fault?.kind === 'no-terminator' && fault.afterEvents !== undefined && this.sent >= fault.afterEvents) {
+      this.endQuietly();
+      return false;
+    }
+    await this.write(event);
+    this.sent += 1;
+    return !this.ended;
+  }
+
+  /** Ends a healthy stream; a fault not yet played (its afterEvents beyond the length) plays now. */
+  async finish(): Promise<void> {
+    if (this.ended) return;
+    const fault = this.fault;
+    this.fault = undefined;
+    if (fault?.kind === 'no-terminator') return this.endQuietly();
+    if (fault && !(await this.playFault(fault))) return;
+    for (const event of this.options.terminator()) await this.write(event);
+    this.endQuietly();
+  }
+
+  /** Ends the stream with an error (D14/D19), for example when the upstream fails. */
+  async fail(code: number, message: string): Promise<void> {
+    if (this.ended) return;
+    for (const event of this.options.errorEvents(code, message)) await this.write(event);
+    this.endQuietly();
+  }
+
+  /** Returns whether the stream goes on after the fault. */
+  private async playFault(fault: StreamFault): Promise<boolean> {
+    switch (fault.kind) {
+      case 'reset':
+        this.ended = true;
+        this.ctx.res.socket?.destroy();
+        return false;
+      case 'malformed-sse':
+        await this.writeRaw('data: {"broken\n\n');
+        return true;
+      case 'stream-error':
+        await this.fail(fault.code ?? 500, fault.message ?? 'injected stream error');
+        return false;
+      default:
+        return true;
+    }
+  }
+
+  private endQuietly(): void {
+    this.ended = true;
+    this.ctx.res.end();
+  }
+
+  private async write(event: SseEvent): Promise<void> {
+    const head = event.event ? `event: ${event.event}\n` : '';
+    const data = event.data.split('\n').map((line) => `data: ${line}\n`).join('');
+    await this.writeRaw(`${head}${data}\n`);
+  }
+
+  private async writeRaw(text: string): Promise<void> {
+    const { res } = this.ctx;
+    if (res.destroyed) return;
+    if (!res.write(text)) {
+      await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+// Receives a multipart upload as a stream (busboy): every file part goes straight to a temp
+// file under the data folder, never whole into memory. Fields may arrive after the files,
+// so nothing is decided until the whole body is in; on any failure every temp is removed.
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import { fsyncFile } from './atomic-fs';
+import type { RequestContext } from './context';
+import { HttpError, badRequest } from './http-errors';
+import type { StagedFile } from './store';
+
+export interface ReceivedUpload {
+  fields: Map<string, string>;
+  files: StagedFile[];
+}
+
+/** Removes the directory part a browser or tool may have left in a part's filename (D7). */
+function baseName(filename: string): string {
+  return filename.split(/[\\/]/).pop() ?? '';
+}
+
+export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload> {
+  const { req, shared } = ctx;
+  const contentType = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\b/i.test(contentType)) {
+    throw new HttpError(415, `upload must be multipart/form-data, got ${contentType || 'no content type'}`);
+  }
+  const limit = shared.maxUploadBytes;
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    throw new HttpError(413, `upload of ${declared} bytes is over the limit of ${limit} bytes`);
+  }
+  const resetFault = shared.faults.take(ctx.path, ctx.method, ['reset']);
+
+  const fields = new Map<string, string>();
+  const files: StagedFile[] = [];
+  const writes: Promise<void>[] = [];
+  let received = 0;
+  let settled = false;
+  let failure: Error | undefined;
+  let parser: busboy.Busboy;
+
+  const cleanup = () => Promise.all(files.map((file) => rm(file.tempPath, { force: true })));
+
+  return new Promise<ReceivedUpload>((resolve, reject) => {
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      failure = error;
+      req.unpipe(parser);
+      void Promise.allSettled(writes).then(cleanup).finally(() => reject(error));
+    };
+
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (resetFault && received >= (resetFault.afterBytes ?? 0)) {
+        req.socket.destroy();
+        fail(new HttpError(500, 'connection reset by fault injection'));
+      } else if (received > limit) {
+        fail(new HttpError(413, `upload is over the limit of ${limit} bytes`));
+      }
+    });
+    req.on('close', () => {
+      if (!req.complete && !settled) {
+        shared.stats.abortedUploads += 1;
+        shared.events.emit('upload-aborted', { path: ctx.path });
+        fail(new Error('client closed the connection during the upload'));
+      }
+    });
+
+    try {
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fieldSize: 1024 * 1024, fields: 100 } });
+    } catch (error) {
+      reject(badRequest(`malformed multipart body: ${(error as Error).message}`));
+      return;
+    }
+    parser.on('field', (name, value) => {
+      if (!fields.has(name)) fields.set(name, value);
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || failure) {
+        stream.resume();
+        return;
+      }
+      const staged: StagedFile = { tempPath: shared.store.newTempPath(), filename: baseName(info.filename ?? ''), size: 0 };
+      files.push(staged);
+      stream.on('data', (chunk: Buffer) => (staged.size += chunk.length));
+      writes.push(pipeline(stream, createWriteStream(staged.tempPath)).then(() => fsyncFile(staged.tempPath)));
+    });
+    parser.on('error', (error: Error) => fail(badRequest(`malformed multipart body: ${error.message}`)));
+    parser.on('close', () => {
+      Promise.all(writes).then(
+        () => {
+          if (settled) return;
+          settled = true;
+          resolve({ fields, files });
+        },
+        (error: Error) => fail(error),
+      );
+    });
+    req.pipe(parser);
+  });
+}
+
+export async function discardStaged(files: StagedFile[]): Promise<void> {
+  await Promise.all(files.map((file) => rm(file.tempPath, { force: true })));
+}
