@@ -1,0 +1,40 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { CHROMIUM_PATH } from './paths';
+
+/**
+ * Flags measured in docs/notes (real-vscode-offline.md): without the background-networking
+ * ones Chromium floods the closed network with refused connections.
+ */
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+/**
+ * A Chromium with a fresh profile. Each browser context has its own storage, and
+ * code-server keeps SecretStorage in the browser: a new context starts without an API key,
+ * and a `page.reload()` in the same context keeps it.
+ */
+export async function launchBrowserContext(origin: string): Promise<BrowserContext> {
+  const profile = mkdtempSync(join(tmpdir(), 'ksm-e2e-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1440, height: 900 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+    // The clipboard permissions only apply to the origin they are granted for.
+    baseURL: origin,
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  return context;
+}

@@ -1,0 +1,117 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, startProcess, waitForHttp, type ManagedProcess } from './processes';
+import { REPO_ROOT } from './paths';
+
+const run = promisify(execFile);
+
+/**
+ * Runs scripts/setup-code-server.sh (cached after the first run) and returns the
+ * code-server launcher. A missing prerequisite fails the run with the script's message.
+ */
+export async function ensureCodeServer(): Promise<string> {
+  try {
+    const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts', 'setup-code-server.sh')], { cwd: REPO_ROOT, maxBuffer: 10_000_000, timeout: 30 * 60_000 });
+    const launcher = stdout.trim().split('\n').pop();
+    if (!launcher) throw new Error('setup-code-server.sh printed no code-server path');
+    return launcher;
+  } catch (error) {
+    const detail = (error as { stderr?: string }).stderr || (error as Error).message;
+    throw new Error(`The real VS Code (code-server) for the e2e suite is not available:\n${detail}`);
+  }
+}
+
+/** Builds the production VSIX exactly as a release does (`npm run package`). */
+export async function packageExtension(): Promise<string> {
+  const version = (JSON.parse((await import('node:fs')).readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  try {
+    await run('npm', ['run', '--silent', 'package'], { cwd: REPO_ROOT, maxBuffer: 10_000_000, timeout: 5 * 60_000 });
+  } catch (error) {
+    throw new Error(`npm run package failed:\n${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
+  }
+  return join(REPO_ROOT, `ksm-assistant-${version}.vsix`);
+}
+
+/** User settings for the run: the extension points at the emulator; nothing distracts the UI. */
+export function writeUserSettings(userDataDir: string, settings: Record<string, unknown>): void {
+  const userDir = join(userDataDir, 'User');
+  mkdirSync(userDir, { recursive: true });
+  writeFileSync(
+    join(userDir, 'settings.json'),
+    JSON.stringify(
+      {
+        'workbench.startupEditor': 'none',
+        'workbench.welcomePage.walkthroughs.openOnInstall': false,
+        'workbench.tips.enabled': false,
+        'security.workspace.trust.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'extensions.ignoreRecommendations': true,
+        'git.enabled': false,
+        'git.openRepositoryInParentFolders': 'never',
+        'workbench.enableExperiments': false,
+        'window.commandCenter': false,
+        'chat.commandCenter.enabled': false,
+        'files.simpleDialog.enable': true,
+        ...settings,
+      },
+      null,
+      2,
+    ),
+  );
+}
+
+export class CodeServer {
+  private constructor(
+    readonly url: string,
+    readonly userDataDir: string,
+    readonly extensionsDir: string,
+    private readonly process_: ManagedProcess,
+  ) {}
+
+  static async installExtension(launcher: string, extensionsDir: string, vsix: string): Promise<void> {
+    mkdirSync(extensionsDir, { recursive: true });
+    try {
+      await run(launcher, ['--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], { timeout: 120_000 });
+    } catch (error) {
+      throw new Error(`code-server could not install ${vsix}:\n${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
+    }
+  }
+
+  static async start(launcher: string, options: { userDataDir: string; extensionsDir: string; workspace: string; logFile: string; env?: NodeJS.ProcessEnv }): Promise<CodeServer> {
+    const port = await freePort();
+    const args = [
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--user-data-dir', options.userDataDir,
+      '--extensions-dir', options.extensionsDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+      '-e', options.workspace,
+    ];
+    const child = startProcess('code-server', launcher, args, { cwd: options.workspace, logFile: options.logFile, env: { ...process.env, ...options.env } });
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${url}/healthz`, child, 60_000);
+    return new CodeServer(url, options.userDataDir, options.extensionsDir, child);
+  }
+
+  /** The workbench URL with `folder` open. */
+  workbenchUrl(folder: string): string {
+    return `${this.url}/?folder=${encodeURIComponent(folder)}`;
+  }
+
+  output(): string {
+    return this.process_.output();
+  }
+
+  async stop(): Promise<void> {
+    await this.process_.stop();
+  }
+}

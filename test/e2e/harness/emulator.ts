@@ -1,0 +1,91 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { freePort, startProcess, waitForHttp, type ManagedProcess } from './processes';
+import { REPO_ROOT } from './paths';
+
+/** A fault rule of the emulator's test controls (emulator/README.md, D22). */
+export type FaultRule = Record<string, unknown> & { kind: string };
+
+/**
+ * A fresh emulator for one e2e run: its own port and data folder, test controls on, and a
+ * short processing step so uploads reach `done` in a few seconds. Started through the
+ * same CLI a user runs (`npm run emulator`), in its own process group.
+ */
+export class EmulatorProcess {
+  private constructor(
+    readonly url: string,
+    readonly apiKey: string,
+    readonly userId: string,
+    readonly dataDir: string,
+    private readonly process_: ManagedProcess,
+  ) {}
+
+  static async start(logFile: string): Promise<EmulatorProcess> {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'ksm-e2e-emulator-'));
+    // Deliberately not the emulator's default key, so a test can only pass if the key the
+    // user typed is the one the extension sends.
+    const apiKey = `e2e-key-${Math.random().toString(36).slice(2, 12)}`;
+    // Not the emulator's default user either: "My files" must come from the ksm.userId setting.
+    const userId = 'e2e-user';
+    const args = ['emulator/cli.ts', '--port', String(port), '--data-dir', dataDir, '--api-key', apiKey, '--user-id', userId, '--test-controls', '--step-ms', '150'];
+    const child = startProcess('emulator', join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), args, { cwd: REPO_ROOT, logFile });
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${url}/_emulator/stats`, child, 30_000);
+    return new EmulatorProcess(url, apiKey, userId, dataDir, child);
+  }
+
+  async addFault(rule: FaultRule): Promise<void> {
+    await this.control('POST', '/_emulator/faults', rule);
+  }
+
+  async clearFaults(): Promise<void> {
+    await this.control('DELETE', '/_emulator/faults');
+  }
+
+  async stats(): Promise<Record<string, unknown>> {
+    return (await this.control('GET', '/_emulator/stats')) as Record<string, unknown>;
+  }
+
+  /**
+   * Calls the real service API as a user would (for seeding and checking state). undici,
+   * not fetch: the listing is a GET with a JSON body, which fetch refuses to send.
+   */
+  async api(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
+    const response = await request(this.url + path, {
+      method,
+      headers: { authorization: `Bearer ${this.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.body.text();
+    if (response.statusCode >= 300) throw new Error(`emulator ${method} ${path} answered ${response.statusCode}: ${text.slice(0, 300)}`);
+    return text ? JSON.parse(text) : undefined;
+  }
+
+  /** Lists a volume through the service API (FileInfo per D8). */
+  async listFiles(volume: string): Promise<Array<{ uuid: string; filename: string; status: string }>> {
+    const answer = (await this.api('GET', '/ksm/rag/v5/files', { volume, offset: 0, limit: 1000 })) as { infoz?: Array<{ uuid: string; filename: string; status: string }> };
+    return answer.infoz ?? [];
+  }
+
+  output(): string {
+    return this.process_.output();
+  }
+
+  async stop(): Promise<void> {
+    await this.process_.stop();
+  }
+
+  private async control(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await fetch(this.url + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`emulator test control ${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    return text ? JSON.parse(text) : undefined;
+  }
+}

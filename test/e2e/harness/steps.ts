@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import type { Workbench } from './workbench';
+
+/** "KSM: Set API Key" through the palette, typing the key into the password box. */
+export async function setApiKeyThroughPalette(workbench: Workbench, key: string): Promise<void> {
+  await workbench.runCommand('KSM: Set API Key');
+  const box = workbench.quickInput().locator('input[type="password"]');
+  await box.waitFor();
+  await box.fill(key);
+  await box.press('Enter');
+  await workbench.quickInput().waitFor({ state: 'hidden' });
+}
+
+/** Text of every visible Volumes row ("label description"), for assertion messages. */
+export async function volumesRowTexts(workbench: Workbench): Promise<string[]> {
+  return workbench.volumesRows().evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()));
+}
+
+/** Expands a collapsed tree row (a no-op when it is already expanded). */
+export async function expandRow(workbench: Workbench, label: string): Promise<void> {
+  const row = workbench.volumesRow(label);
+  await row.waitFor();
+  const expanded = await row.getAttribute('aria-expanded');
+  assert.notEqual(expanded, null, `tree row "${label}" is not expandable`);
+  if (expanded === 'false') await row.locator('.monaco-tl-twistie').click();
+  await workbench.page.waitForFunction((el) => el?.getAttribute('aria-expanded') === 'true', await row.elementHandle(), { timeout: 10_000 });
+}

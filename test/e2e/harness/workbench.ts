@@ -1,0 +1,144 @@
+import { join } from 'node:path';
+import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
+
+/**
+ * The code-server workbench as a user sees it. Selectors are VS Code's own DOM (1.100):
+ * tree rows are `.monaco-list-row`, notifications `.notification-list-item-message`, the
+ * command palette and pickers `.quick-input-widget`.
+ */
+export class Workbench {
+  constructor(
+    readonly context: BrowserContext,
+    readonly page: Page,
+    private readonly resultsDir: string,
+  ) {}
+
+  static async open(context: BrowserContext, url: string, resultsDir: string): Promise<Workbench> {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const workbench = new Workbench(context, page, resultsDir);
+    await page.goto(url);
+    await workbench.waitUntilReady();
+    return workbench;
+  }
+
+  /** The workbench is up and the extension's activity-bar entry is contributed. */
+  async waitUntilReady(): Promise<void> {
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await this.activityBarEntry().waitFor({ timeout: 60_000 });
+  }
+
+  activityBarEntry(): Locator {
+    return this.page.locator('.activitybar .action-item [aria-label^="KSM Assistant"]').first();
+  }
+
+  /** Opens the KSM Assistant side bar (clicking an active entry would close it). */
+  async openKsmSideBar(): Promise<void> {
+    if (await this.paneHeader('Volumes').isVisible()) return;
+    await this.activityBarEntry().click();
+    await this.paneHeader('Volumes').waitFor();
+  }
+
+  async openExplorer(): Promise<void> {
+    if (await this.page.locator('.explorer-folders-view').isVisible()) return;
+    await this.page.keyboard.press('Control+Shift+E');
+    await this.page.locator('.explorer-folders-view').waitFor();
+  }
+
+  paneHeader(view: string): Locator {
+    return this.page.locator(`.pane-header[aria-label="${view} Section"]`);
+  }
+
+  pane(view: string): Locator {
+    return this.page.locator('.pane').filter({ has: this.paneHeader(view) });
+  }
+
+  volumesWelcome(): Locator {
+    return this.pane('Volumes').locator('.welcome-view-content');
+  }
+
+  volumesTree(): Locator {
+    return this.page.locator('[role="tree"][aria-label="Volumes"]');
+  }
+
+  volumesRows(): Locator {
+    return this.volumesTree().locator('.monaco-list-row');
+  }
+
+  /** The tree row whose label is exactly `label` (description and status excluded). */
+  volumesRow(label: string): Locator {
+    return this.volumesRows().filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^\\s*${escapeRegExp(label)}\\s*$`) }) });
+  }
+
+  explorerRow(name: string): Locator {
+    return this.page.locator('.explorer-folders-view .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(name)}$`) }) });
+  }
+
+  quickInput(): Locator {
+    return this.page.locator('.quick-input-widget');
+  }
+
+  quickInputBox(): Locator {
+    return this.quickInput().locator('.quick-input-box input');
+  }
+
+  quickInputRows(): Locator {
+    return this.quickInput().locator('.quick-input-list .monaco-list-row');
+  }
+
+  /** Runs a command through the palette (Ctrl+Shift+P), by its title as a user types it. */
+  async runCommand(title: string): Promise<void> {
+    await this.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+    await this.page.keyboard.press('Control+Shift+P');
+    await this.quickInputBox().waitFor();
+    await this.quickInputBox().fill(`>${title}`);
+    const row = this.quickInputRows().filter({ hasText: title }).first();
+    await row.waitFor();
+    await row.click();
+  }
+
+  /** Picks the quick-pick entry whose text matches. */
+  async pick(text: string | RegExp): Promise<void> {
+    const row = this.quickInputRows().filter({ hasText: text }).first();
+    await row.waitFor();
+    await row.click();
+  }
+
+  async typeInQuickInput(text: string): Promise<void> {
+    await this.quickInputBox().waitFor();
+    await this.quickInputBox().fill(text);
+    await this.quickInputBox().press('Enter');
+  }
+
+  /** Right-clicks `target` and chooses a context-menu entry by its label. */
+  async contextMenu(target: Locator, entry: string): Promise<void> {
+    await target.click({ button: 'right' });
+    const item = this.page.locator('.monaco-menu .action-item').filter({ has: this.page.locator('.action-label', { hasText: new RegExp(`^${escapeRegExp(entry)}$`) }) });
+    await item.first().waitFor();
+    await item.first().click();
+  }
+
+  notifications(): Locator {
+    return this.page.locator('.notification-list-item-message');
+  }
+
+  /** The button of a modal dialog (`showWarningMessage(…, { modal: true })`). */
+  dialogButton(label: string): Locator {
+    return this.page.locator('.monaco-dialog-box .dialog-buttons a.monaco-button, .monaco-dialog-box .dialog-buttons .monaco-button').filter({ hasText: new RegExp(`^${escapeRegExp(label)}$`) });
+  }
+
+  /**
+   * The chat webview's own page. A webview is two iframes deep in VS Code; the Chat view
+   * is the extension's only webview.
+   */
+  chatFrame(): FrameLocator {
+    return this.page.frameLocator('iframe.webview').first().frameLocator('#active-frame');
+  }
+
+  async screenshot(name: string): Promise<void> {
+    await this.page.screenshot({ path: join(this.resultsDir, `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`) }).catch(() => undefined);
+  }
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
