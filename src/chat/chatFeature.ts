@@ -1,7 +1,16 @@
-// PLACEHOLDER until issue 6 lands.
+// Wires the chat: the store (per workspace), the session, the view and the commands. Nothing
+// here touches the disk or the network at activation; the session loads on first use.
+import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { isKsmError } from '../api/errors';
 import type { AgentFileRef } from '../api/types';
 import type { ExtensionServices } from '../common/services';
+import { settings } from '../common/settings';
+import { registerChatCommands } from './chatCommands';
+import { ChatSession } from './chatSession';
+import { CHAT_VIEW_ID, ChatViewProvider } from './chatViewProvider';
+import { ConversationStore, type StoreProblem } from './conversationStore';
+import type { HostToWebview, ModelOptions } from './protocol';
 
 export interface ChatFeatureDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
@@ -12,10 +21,72 @@ export interface ChatFeature {
   askAgentAbout(files: Array<AgentFileRef & { volume: string }>): Promise<void>;
 }
 
-export function registerChatFeature(services: ExtensionServices, _deps: ChatFeatureDeps): ChatFeature {
-  const notYet = () => vscode.window.showInformationMessage('Chat is not yet available in this build.');
-  for (const id of ['ksm.chat.new', 'ksm.chat.askAboutSelection', 'ksm.chat.askAboutFile', 'ksm.chat.conversations', 'ksm.chat.export']) {
-    services.registerCommand(id, notYet);
-  }
-  return { askAgentAbout: async () => void notYet() };
+export function registerChatFeature(services: ExtensionServices, deps: ChatFeatureDeps): ChatFeature {
+  const { context, log } = services;
+  let session: ChatSession | undefined;
+  const getSession = (): ChatSession => (session ??= createSession(services, (m) => view.post(m)));
+  const view = new ChatViewProvider(context.extensionUri, getSession, log, deps.revealFile);
+
+  context.subscriptions.push(
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('ksm') && session) session.optionsChanged();
+    }),
+    // Keeps a streaming answer's text when the window closes or the extension is disabled.
+    { dispose: () => void session?.dispose() },
+  );
+  registerChatCommands(services, getSession, view);
+
+  return {
+    askAgentAbout: async (files) => {
+      await getSession().attachForAgent(files.map((f) => ({ fileId: f.file_id, filename: f.filename, size: f.size, volume: f.volume })));
+      await view.reveal();
+    },
+  };
+}
+
+export function currentModelOptions(): ModelOptions {
+  return {
+    models: settings.models(),
+    reasoningModels: settings.reasoningModels(),
+    defaultModel: settings.defaultModel(),
+    agentId: settings.agentId(),
+    agentModel: settings.agentModel(),
+  };
+}
+
+function createSession(services: ExtensionServices, post: (message: HostToWebview) => void): ChatSession {
+  const { context, log } = services;
+  // Per workspace, so one project's chats never show up in another's; a window without a
+  // folder keeps its chats in global storage.
+  const root = join((context.storageUri ?? context.globalStorageUri).fsPath, 'chat');
+  const store = new ConversationStore(root, (problem) => reportStoreProblem(services, problem));
+  return new ChatSession(store, {
+    getService: () => services.getClient(),
+    getOptions: currentModelOptions,
+    getVolumes: () => settings.volumes(),
+    post,
+    log: log.scoped('chat'),
+    onAnswerFailed: (error) => offerFix(error),
+  });
+}
+
+function reportStoreProblem(services: ExtensionServices, problem: StoreProblem): void {
+  services.log.warn(`[chat] could not read ${problem.file}: ${problem.reason}${problem.keptAt ? `; kept at ${problem.keptAt}` : ''}`);
+  const where = problem.keptAt ? ` It was kept at ${problem.keptAt}.` : '';
+  void vscode.window.showWarningMessage(`A saved conversation could not be read and is not listed.${where}`, 'Show Log').then((choice) => {
+    if (choice) services.log.show();
+  });
+}
+
+/** The inline error already says what happened; for a missing key or URL also offer the fix in one click. */
+function offerFix(error: unknown): void {
+  if (!isKsmError(error) || (error.kind !== 'auth' && error.kind !== 'config')) return;
+  const [text, action, command, args] =
+    error.kind === 'auth'
+      ? ['The KSM service rejected the API key.', 'Set API Key', 'ksm.setApiKey', []]
+      : ['The KSM service is not configured.', 'Open Settings', 'workbench.action.openSettings', ['ksm.']];
+  void vscode.window.showErrorMessage(text, action).then((choice) => {
+    if (choice) void vscode.commands.executeCommand(command, ...args);
+  });
 }

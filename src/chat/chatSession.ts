@@ -7,7 +7,7 @@ import type { AnswerOutcome } from './answerRun';
 import { createConversation, lastTurn, newTurnId, summarize, titleFromQuestion, type StoredConversation } from './conversationModel';
 import type { ConversationStore } from './conversationStore';
 import type { ChatSessionHost, ChatSessionTuning } from './answerLauncher';
-import type { AttachmentView, ChatMode, HostToWebview, TurnView, WebviewToHost } from './protocol';
+import type { AttachmentView, ChatMode, ConversationView, HostToWebview, TurnView, WebviewToHost } from './protocol';
 
 export type { ChatSessionHost, ChatSessionTuning } from './answerLauncher';
 
@@ -125,6 +125,14 @@ export class ChatSession {
     this.conversation = conversation;
     await this.postConversation();
     return true;
+  }
+
+  /** Every saved conversation in full (the open one as it is now), newest first. */
+  async conversationsForSearch(): Promise<ConversationView[]> {
+    const saved = await this.store.loadAll();
+    const open = this.conversation;
+    if (!open || open.turns.length === 0) return saved;
+    return [open, ...saved.filter((c) => c.id !== open.id)];
   }
 
   async rename(id: string, title: string): Promise<void> {

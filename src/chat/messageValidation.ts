@@ -130,3 +130,19 @@ function isNumberIn(value: unknown, min: number, max: number): value is number {
 function isPositiveInt(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_TOKENS_LIMIT;
 }
+
+/**
+ * The URL to hand to the system browser, or undefined. Only absolute http(s) URLs leave
+ * the webview: `command:`, `file:`, `vscode:` and the like would run or open things.
+ */
+export function safeExternalUrl(href: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(href.trim());
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.username || url.password) return undefined;
+  return url.toString();
+}
