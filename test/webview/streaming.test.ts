@@ -1,0 +1,153 @@
+// Streaming render in headless Chromium: many small deltas must give the same answer as
+// the whole text at once, finished blocks must be rendered once and kept, and the view
+// follows the stream only while the reader is at the bottom.
+import { strict as assert } from 'node:assert';
+import { HeadlessChromium, WebviewPage } from './support/chromium';
+import { assistantTurn, chunk, conversation, init, userTurn } from './support/conversations';
+import { buildWebviewBundle, WebviewServer } from './support/webviewServer';
+
+const CODE = 'function add(a: number, b: number) {\n  return a + b;\n\n  // a blank line inside the fence\n}';
+const ANSWER = [
+  '## Plan',
+  '',
+  'First paragraph with **bold**, `inline code` and a link to https://example.com/docs.',
+  '',
+  '1. one',
+  '2. two',
+  '',
+  '3. three after a blank line',
+  '',
+  '```ts',
+  CODE,
+  '```',
+  '',
+  '| name | value |',
+  '| --- | --- |',
+  '| alpha | 1 |',
+  '| beta | 2 |',
+  '',
+  '> quoted',
+  '',
+  'Last paragraph.',
+].join('\n');
+
+describe('webview streaming render', function () {
+  let browser: HeadlessChromium;
+  let server: WebviewServer;
+  let webview: WebviewPage;
+
+  before(async () => {
+    server = new WebviewServer(await buildWebviewBundle());
+    await server.start();
+    browser = await HeadlessChromium.launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  beforeEach(async () => {
+    webview = await WebviewPage.open(browser, server);
+  });
+  afterEach(async () => {
+    assert.deepEqual(webview.pageErrors, []);
+    await webview.close();
+  });
+
+  async function streamInto(turnId: string, pieces: string[], perMessage = 1): Promise<void> {
+    for (let index = 0; index < pieces.length; index += 25 * perMessage) {
+      const batch = [];
+      for (let offset = index; offset < Math.min(pieces.length, index + 25 * perMessage); offset += perMessage) {
+        batch.push({ type: 'delta' as const, turnId, content: pieces.slice(offset, offset + perMessage).join('') });
+      }
+      await webview.hostPost(...batch);
+      if ((index / 25) % 3 === 0) await webview.settle();
+    }
+  }
+
+  it('renders many deltas to the same answer as the whole text, keeping finished blocks', async () => {
+    await webview.hostPost(
+      init(conversation([userTurn('u1', 'explain'), assistantTurn('a1', '', { state: 'streaming' }), ])),
+    );
+    const pieces = chunk(ANSWER);
+    assert.ok(pieces.length > 30, 'the answer arrives in many deltas');
+    const half = Math.floor(pieces.length / 2);
+    await streamInto('a1', pieces.slice(0, half));
+    await webview.settle();
+
+    const answer = webview.page.locator('[data-role="assistant"][data-turn-id="a1"]');
+    assert.equal(await answer.getAttribute('data-state'), 'streaming');
+    const finishedMidway = answer.locator('.finished-blocks > .md-block');
+    const finishedCount = await finishedMidway.count();
+    assert.ok(finishedCount >= 2, `blocks are finished while streaming (got ${finishedCount})`);
+    // Tag the finished nodes: if a later frame re-rendered them, the tags would be gone.
+    await finishedMidway.evaluateAll((nodes) => nodes.forEach((node) => node.setAttribute('data-test-mark', 'kept')));
+
+    await streamInto('a1', pieces.slice(half));
+    await webview.hostPost({
+      type: 'answerUpdate',
+      turnId: 'a1',
+      patch: { state: 'done', finishReason: 'stop', usage: { promptTokens: 12, completionTokens: 80, totalTokens: 92 } },
+    });
+    await webview.settle();
+
+    assert.equal(await answer.getAttribute('data-state'), 'done');
+    assert.equal(await answer.locator('[data-test-mark="kept"]').count(), finishedCount, 'finished blocks stay the same DOM nodes');
+    assert.equal(await answer.locator('.md-open').count(), 0, 'no open block after the stream ends');
+    assert.equal(await answer.locator('h2').textContent(), 'Plan');
+    assert.deepEqual(await answer.locator('ol li').allTextContents(), ['one', 'two', 'three after a blank line']);
+    assert.equal(await answer.locator('pre code').textContent(), `${CODE}\n`);
+    assert.deepEqual(await answer.locator('tbody td').allTextContents(), ['alpha', '1', 'beta', '2']);
+    assert.equal(await answer.locator('blockquote').textContent(), '\nquoted\n');
+    assert.match(await answer.locator('.turn-footer').textContent() ?? '', /prompt 12 · completion 80 · total 92 tokens · finish: stop/);
+
+    // The same text delivered whole renders identically.
+    await webview.hostPost(init(conversation([assistantTurn('whole', ANSWER)])));
+    await webview.settle();
+    const whole = await webview.page.locator('[data-turn-id="whole"] .answer-body').innerHTML();
+    await webview.hostPost(init(conversation([assistantTurn('streamed', '', { state: 'streaming' })])));
+    await streamInto('streamed', pieces);
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'streamed', patch: { state: 'done' } });
+    await webview.settle();
+    assert.equal(await webview.page.locator('[data-turn-id="streamed"] .answer-body').innerHTML(), whole);
+  });
+
+  it('streams reasoning as text above the answer with its token count', async () => {
+    await webview.hostPost(init(conversation([assistantTurn('a1', '', { state: 'streaming' })])));
+    const reasoning = 'Think about <b>tags</b> & **stars**\nsecond line';
+    for (const piece of chunk(reasoning)) await webview.hostPost({ type: 'delta', turnId: 'a1', reasoning: piece });
+    await webview.hostPost({ type: 'delta', turnId: 'a1', content: 'Answer.' });
+    await webview.hostPost({
+      type: 'answerUpdate',
+      turnId: 'a1',
+      patch: { state: 'done', usage: { promptTokens: 1, completionTokens: 2, reasoningTokens: 1234, totalTokens: 3 } },
+    });
+    await webview.settle();
+    const details = webview.page.locator('[data-turn-id="a1"] details.reasoning');
+    assert.equal(await details.locator('.reasoning-text').textContent(), reasoning);
+    assert.equal(await details.locator('.reasoning-text *').count(), 0, 'reasoning is text, never markup');
+    assert.equal(await details.locator('summary').textContent(), 'Reasoning · 1,234 tokens');
+    const order = await webview.page
+      .locator('[data-turn-id="a1"] > *')
+      .evaluateAll((nodes) => nodes.map((node) => node.className));
+    assert.ok(order.indexOf('reasoning') < order.indexOf('answer-body'), 'reasoning sits above the answer');
+  });
+
+  it('follows the stream at the bottom and leaves a reader who scrolled up alone', async () => {
+    const history = Array.from({ length: 30 }, (_, index) => assistantTurn(`old${index}`, `Earlier answer ${index}.\n\n${'text '.repeat(40)}`));
+    await webview.hostPost(init(conversation([...history, assistantTurn('live', '', { state: 'streaming' })])));
+    await webview.settle();
+    const transcript = webview.page.locator('.transcript');
+    const distanceFromBottom = () =>
+      transcript.evaluate((node) => node.scrollHeight - node.scrollTop - node.clientHeight);
+
+    await streamInto('live', chunk('Streaming line.\n\n'.repeat(40)));
+    await webview.settle();
+    assert.ok((await distanceFromBottom()) <= 32, 'at the bottom, the view follows new text');
+
+    await transcript.evaluate((node) => node.scrollTo({ top: 100 }));
+    await webview.settle();
+    await streamInto('live', chunk('More text.\n\n'.repeat(40)));
+    await webview.settle();
+    assert.equal(await transcript.evaluate((node) => node.scrollTop), 100, 'scrolled up, the view stays put');
+  });
+});
