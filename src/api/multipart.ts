@@ -7,6 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 
 /** Large reads keep progress callbacks and syscalls few (about 1000 per GiB). */
 const READ_SIZE = 1024 * 1024;
+const COALESCE_BYTES = 256 * 1024;
 
 export interface MultipartFile {
   handle: FileHandle;
@@ -48,7 +49,7 @@ export function planMultipart(fields: Array<[string, string]>, files: MultipartF
     fileHeaders.reduce((sum, header, i) => sum + header.length + files[i].size + crlf.length, 0) +
     closing.length;
 
-  async function* body(onFileBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {
+  async function* pieces(onFileBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {
     for (const part of fieldParts) yield part;
     for (let i = 0; i < files.length; i++) {
       yield fileHeaders[i];
@@ -58,7 +59,34 @@ export function planMultipart(fields: Array<[string, string]>, files: MultipartF
     yield closing;
   }
 
-  return { boundary, contentType: `multipart/form-data; boundary=${boundary}`, length, open: body };
+  return { boundary, contentType: `multipart/form-data; boundary=${boundary}`, length, open: (onFileBytes) => coalesce(pieces(onFileBytes)) };
+}
+
+/**
+ * Joins small pieces (part headers, small files) into writes of up to COALESCE_BYTES. Each
+ * yielded piece becomes one socket write; a server that refuses early (413) closes the
+ * connection after answering, and a body trickling out in many tiny writes would then
+ * hit EPIPE before the client could read that answer.
+ */
+async function* coalesce(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  for await (const piece of source) {
+    if (pendingBytes + piece.length <= COALESCE_BYTES) {
+      pending.push(piece);
+      pendingBytes += piece.length;
+      continue;
+    }
+    if (pending.length > 0) yield pending.length === 1 ? pending[0] : Buffer.concat(pending);
+    pending = [piece];
+    pendingBytes = piece.length;
+    if (pendingBytes > COALESCE_BYTES) {
+      yield piece;
+      pending = [];
+      pendingBytes = 0;
+    }
+  }
+  if (pending.length > 0) yield pending.length === 1 ? pending[0] : Buffer.concat(pending);
 }
 
 async function* fileContent(file: MultipartFile, onFileBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {

@@ -2,9 +2,9 @@
 // uploaded (with its FileInfo) or failed (with the reason); none is silently dropped.
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { BadResponseError, CancelledError, KsmError } from './errors';
+import { BadResponseError, CancelledError, KsmError, NetworkError } from './errors';
 import { decodeUploadInfos } from './decode';
-import { errorFromFailure } from './httpErrors';
+import { codeOf, errorFromFailure } from './httpErrors';
 import { planMultipart, type MultipartFile } from './multipart';
 import type { UploadOptions } from './service';
 import type { Transport } from './transport';
@@ -13,6 +13,8 @@ import type { UploadBatchLimits, UploadFileResult, UploadRequest, UploadSource }
 export const DEFAULT_BATCH_LIMITS: UploadBatchLimits = { maxFiles: 20, maxBytes: 32 * 1024 * 1024 };
 
 /** Errors that would fail every later batch the same way: stop sending, fail the rest with it. */
+const CLOSED_MID_BODY = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET']);
+
 const FATAL_KINDS = new Set(['auth', 'permission', 'config', 'rate-limited']);
 
 interface Sized {
@@ -84,7 +86,9 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
     }
   }
   options.onProgress?.({ ...progress });
-  return results;
+  // Callers get results in the order they asked (onFileResult already told the answer order).
+  const order = new Map(request.files.map((source, i) => [source, i]));
+  return results.sort((a, b) => order.get(a.source)! - order.get(b.source)!);
 }
 
 /** Sends one batch and reports its files; returns the batch's error, if any. Throws only on cancel. */
@@ -142,8 +146,13 @@ async function sendBatch(
       });
       return undefined;
     } catch (caught) {
-      const error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, []);
+      let error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, []);
       if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError('The upload was cancelled.', { cause: error });
+      if (error instanceof NetworkError && CLOSED_MID_BODY.has(codeOf(error) ?? '')) {
+        // A server that refuses a body (too large, not allowed) may answer and hang up
+        // before reading it all; the client then only sees the broken pipe.
+        error = new NetworkError(`${what} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.`, { cause: error });
+      }
       for (const entry of ready) report({ source: entry.source, ok: false, error });
       transport.logger?.warn(error.message);
       return error;
