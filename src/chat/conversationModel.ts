@@ -33,7 +33,7 @@ export function createConversation(mode: ChatMode, options: ModelOptions, now = 
     title: DEFAULT_TITLE,
     mode,
     model: mode === 'agent' ? options.agentModel : options.defaultModel,
-    agentId: mode === 'agent' ? options.agentId : undefined,
+    ...(mode === 'agent' ? { agentId: options.agentId } : {}),
     threadId: null,
     enableThinking: false,
     parameters: {},
@@ -48,8 +48,9 @@ export function createConversation(mode: ChatMode, options: ModelOptions, now = 
 export function titleFromQuestion(question: string): string {
   const firstLine = question
     .split('\n')
-    .map((line) => line.replace(/^[#>*\-\s`]+/, '').trim())
-    .find((line) => line.length > 0 && !line.startsWith('```'));
+    .filter((line) => !line.trimStart().startsWith('```'))
+    .map((line) => line.replace(/`/g, '').replace(/^[#>*\-\s]+/, '').trim())
+    .find((line) => line.length > 0);
   if (!firstLine) return DEFAULT_TITLE;
   return firstLine.length > TITLE_LENGTH ? `${firstLine.slice(0, TITLE_LENGTH - 1).trimEnd()}…` : firstLine;
 }
