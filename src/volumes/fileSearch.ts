@@ -9,12 +9,12 @@ export interface SearchProgress {
   matches: number;
 }
 
-/** Case-insensitive substring match on the file name; `*` and `?` act as wildcards. */
+/** Case-insensitive substring match on the file name; with `*` or `?` the pattern must match the whole name. */
 export function nameMatcher(query: string): (filename: string) => boolean {
   const trimmed = query.trim().toLowerCase();
   if (!/[*?]/.test(trimmed)) return (name) => name.toLowerCase().includes(trimmed);
   const pattern = trimmed.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  const regex = new RegExp(pattern);
+  const regex = new RegExp(`^${pattern}$`);
   return (name) => regex.test(name.toLowerCase());
 }
 
