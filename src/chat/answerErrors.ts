@@ -21,7 +21,7 @@ export function describeAnswerFailure(error: unknown): AnswerFailure {
           : 'No answer arrived: the connection closed before the service sent anything. Retry to ask again.',
       };
     case 'stream-error':
-      return { state: 'error', message: `The service stopped with an error: ${detail}` };
+      return { state: 'error', message: detail };
     case 'auth':
       return { state: 'error', message: 'The service rejected the API key. Set your API key (KSM: Set API Key), then retry.' };
     case 'config':
