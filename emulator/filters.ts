@@ -5,6 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { convert as htmlToText } from 'html-to-text';
 import mammoth from 'mammoth';
+import MarkdownIt from 'markdown-it';
 import { extractText, getDocumentProxy } from 'unpdf';
 
 export type FilterResult = { ok: true; text: string; filter: string } | { ok: false; reason: string };
@@ -12,6 +13,8 @@ export type FilterResult = { ok: true; text: string; filter: string } | { ok: fa
 /** Larger files are kept but not indexed: the emulator holds a file's text in memory. */
 export const MAX_INDEXED_BYTES = 64 * 1024 * 1024;
 
+// Markdown is rendered, then read as HTML, so emphasis marks and link syntax do not reach the chunks.
+const markdown = new MarkdownIt({ html: false });
 const HTML_EXTENSIONS = new Set(['.html', '.htm', '.xhtml']);
 
 export async function extractFileText(path: string, filename: string): Promise<FilterResult> {
@@ -31,7 +34,9 @@ export async function extractFileText(path: string, filename: string): Promise<F
     if (HTML_EXTENSIONS.has(extension) || /^\s*<(!doctype html|html)\b/i.test(text)) {
       return { ok: true, text: htmlToText(text, { wordwrap: false }), filter: 'html' };
     }
-    return { ok: true, text, filter: textFilterName(extension) };
+    const filter = textFilterName(extension);
+    if (filter === 'markdown') return { ok: true, text: htmlToText(markdown.render(text), { wordwrap: false }), filter };
+    return { ok: true, text, filter };
   } catch (error) {
     return { ok: false, reason: `the ${extension || 'file'} filter failed: ${(error as Error).message}` };
   }

@@ -36,6 +36,7 @@ export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload
   const fields = new Map<string, string>();
   const files: StagedFile[] = [];
   const writes: Promise<void>[] = [];
+  const partStreams: NodeJS.ReadableStream[] = [];
   let received = 0;
   let settled = false;
   let failure: Error | undefined;
@@ -49,6 +50,8 @@ export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload
       settled = true;
       failure = error;
       req.unpipe(parser);
+      // Ends the temp-file writes at once; they would otherwise wait for bytes that never come.
+      for (const stream of partStreams) (stream as unknown as { destroy(error?: Error): void }).destroy(error);
       void Promise.allSettled(writes).then(cleanup).finally(() => reject(error));
     };
 
@@ -85,6 +88,7 @@ export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload
       }
       const staged: StagedFile = { tempPath: shared.store.newTempPath(), filename: baseName(info.filename ?? ''), size: 0 };
       files.push(staged);
+      partStreams.push(stream);
       stream.on('data', (chunk: Buffer) => (staged.size += chunk.length));
       writes.push(pipeline(stream, createWriteStream(staged.tempPath)).then(() => fsyncFile(staged.tempPath)));
     });
