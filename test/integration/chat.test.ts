@@ -1,0 +1,102 @@
+// The chat's VS Code side in a real extension host: its commands exist, the selection
+// prefill reads the real editor, export opens a Markdown editor with a conversation the
+// emulator answered, and the webview's editor/browser requests do only what they name.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { KsmClient } from '../../src/api/client';
+import { openMarkdownExport, selectionPrefill } from '../../src/chat/chatCommands';
+import { ChatSession } from '../../src/chat/chatSession';
+import { ConversationStore } from '../../src/chat/conversationStore';
+import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from '../../src/chat/webviewActions';
+import { Log } from '../../src/common/log';
+import { requiredEnv, runnerContext } from './host';
+
+const CHAT_COMMANDS = ['ksm.chat.new', 'ksm.chat.askAboutSelection', 'ksm.chat.askAboutFile', 'ksm.chat.conversations', 'ksm.chat.export'];
+
+async function openUntitled(content: string, language: string): Promise<vscode.TextEditor> {
+  const document = await vscode.workspace.openTextDocument({ content, language });
+  return vscode.window.showTextDocument(document);
+}
+
+describe('chat: VS Code integration', () => {
+  let log: Log;
+  before(async () => {
+    await vscode.extensions.getExtension('ksm.ksm-assistant')?.activate();
+    log = new Log(vscode.window.createOutputChannel('KSM chat integration test', { log: true }));
+  });
+  after(async () => {
+    log.dispose();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('registers every chat command and the chat view', async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    assert.deepEqual(CHAT_COMMANDS.filter((id) => !registered.has(id)), []);
+    assert.ok(registered.has('ksm.chat.focus'), 'the Chat webview view is contributed and focusable');
+    await vscode.commands.executeCommand('ksm.chat.focus');
+  });
+
+  it('prefills the selection as a fenced, language-tagged block with the file name and lines', async () => {
+    const editor = await openUntitled('const a = 1;\nconst b = 2;\nconst c = 3;\n', 'typescript');
+    editor.selection = new vscode.Selection(1, 0, 2, 12);
+    const text = selectionPrefill(editor);
+    assert.ok(text, 'a selection gives a prefill');
+    assert.match(text, /^`Untitled-\d+` \(lines 2-3\):\n\n```typescript\nconst b = 2;\nconst c = 3;\n```\n/);
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    assert.equal(selectionPrefill(editor), undefined, 'an empty selection gives nothing');
+    editor.selection = new vscode.Selection(0, 0, 0, 12);
+    // Runs the real command on the real editor; it must finish without an error notification.
+    await vscode.commands.executeCommand('ksm.chat.askAboutSelection');
+  });
+
+  it('exports a conversation the emulator answered as Markdown in a new editor', async () => {
+    const root = join(runnerContext().globalStorageUri.fsPath, `chat-${randomBytes(4).toString('hex')}`);
+    const apiKey = requiredEnv('KSM_TEST_API_KEY');
+    const session = new ChatSession(new ConversationStore(root), {
+      getService: () => new KsmClient({ baseUrl: requiredEnv('KSM_TEST_BASE_URL'), apiKey: async () => apiKey }),
+      getOptions: () => ({ models: ['emu-chat'], reasoningModels: [], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat' }),
+      getVolumes: () => [],
+      post: () => undefined,
+      log,
+    });
+    const outcome = await session.send('Summarize volumes for the export test');
+    assert.equal(outcome?.state, 'done');
+    const conversation = await session.current();
+    const editor = await openMarkdownExport(conversation);
+    assert.equal(editor.document.languageId, 'markdown');
+    assert.equal(editor.document.isUntitled, true);
+    const text = editor.document.getText();
+    assert.ok(text.startsWith('# Summarize volumes for the export test\n'), text.slice(0, 200));
+    assert.ok(text.includes('## You\n\nSummarize volumes for the export test'));
+    assert.ok(text.includes(conversation.turns[1].content.slice(0, 40)), 'the answer text is exported');
+    await session.dispose();
+  });
+
+  it('refuses to open command:, file: and other non-web links, and runs nothing', async () => {
+    const documentsBefore = vscode.workspace.textDocuments.length;
+    for (const href of ['command:workbench.action.files.newUntitledFile', 'command:ksm.clearApiKey', 'file:///etc/passwd', 'vscode://ksm.ksm-assistant/x', 'javascript:alert(1)']) {
+      assert.equal(await openExternalLink(href, log), false, href);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(vscode.workspace.textDocuments.length, documentsBefore, 'no command ran and no file opened');
+  });
+
+  it('inserts code at the selection of the active editor only', async () => {
+    const editor = await openUntitled('hello world', 'plaintext');
+    editor.selection = new vscode.Selection(0, 6, 0, 11);
+    assert.equal(await insertCodeAtSelection('there'), true);
+    assert.equal(editor.document.getText(), 'hello there');
+  });
+
+  it('opens code in a new file with a known language, plain text otherwise, and copies code', async () => {
+    const python = await openCodeInNewFile('print(1)\n', 'python');
+    assert.equal(python.document.languageId, 'python');
+    assert.equal(python.document.getText(), 'print(1)\n');
+    const unknown = await openCodeInNewFile('x', 'not-a-language');
+    assert.equal(unknown.document.languageId, 'plaintext');
+    await copyToClipboard('copied code');
+    assert.equal(await vscode.env.clipboard.readText(), 'copied code');
+  });
+});
