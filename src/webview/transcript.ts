@@ -10,7 +10,7 @@ const FOLLOW_SLACK = 32;
 
 /** The scrolling list of turns. Streamed text is applied at most once per animation frame. */
 export class Transcript {
-  readonly element = el('main', { class: 'transcript', 'aria-label': 'Conversation', tabindex: 0 });
+  readonly element = el('main', { class: 'transcript', 'aria-label': 'Transcript', tabindex: 0 });
   private readonly answers = new Map<string, AssistantTurnElement>();
   private readonly dirty = new Set<AssistantTurnElement>();
   private frameRequested = false;

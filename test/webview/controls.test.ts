@@ -1,0 +1,261 @@
+// Every control of the panel posts exactly the message the host expects.
+import { strict as assert } from 'node:assert';
+import { HeadlessChromium, WebviewPage } from './support/chromium';
+import { assistantTurn, conversation, init, modelOptions, userTurn } from './support/conversations';
+import { buildWebviewBundle, WebviewServer } from './support/webviewServer';
+
+describe('webview controls', function () {
+  let browser: HeadlessChromium;
+  let server: WebviewServer;
+  let webview: WebviewPage;
+
+  before(async () => {
+    server = new WebviewServer(await buildWebviewBundle());
+    await server.start();
+    browser = await HeadlessChromium.launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  beforeEach(async () => {
+    webview = await WebviewPage.open(browser, server);
+    await webview.clearPosted();
+  });
+  afterEach(async () => {
+    assert.deepEqual(webview.pageErrors, []);
+    await webview.close();
+  });
+
+  describe('composer', () => {
+    it('sends on Enter, adds a newline on Shift+Enter, and ignores an empty message', async () => {
+      await webview.hostPost(init(conversation([])));
+      const message = webview.page.getByLabel('Message', { exact: true });
+      await message.click();
+      await message.press('Enter');
+      await message.pressSequentially('first line');
+      await message.press('Shift+Enter');
+      await message.pressSequentially('second <line> & "quotes"');
+      assert.equal(await message.inputValue(), 'first line\nsecond <line> & "quotes"');
+      assert.deepEqual(await webview.posted(), []);
+      await message.press('Enter');
+      assert.deepEqual(await webview.posted(), [{ type: 'send', text: 'first line\nsecond <line> & "quotes"' }]);
+      assert.equal(await message.inputValue(), '');
+    });
+
+    it('sends with the Send button and not while busy', async () => {
+      await webview.hostPost(init(conversation([])));
+      await webview.page.getByLabel('Message', { exact: true }).fill('hello');
+      await webview.hostPost({ type: 'busy', busy: true });
+      await webview.settle();
+      assert.equal(await webview.page.getByLabel('Send', { exact: true }).isDisabled(), true);
+      await webview.page.getByLabel('Message', { exact: true }).press('Enter');
+      assert.deepEqual(await webview.posted(), []);
+      await webview.hostPost({ type: 'busy', busy: false });
+      await webview.page.getByLabel('Send', { exact: true }).click();
+      assert.deepEqual(await webview.posted(), [{ type: 'send', text: 'hello' }]);
+    });
+
+    it('stops with Escape or the Stop button only while busy', async () => {
+      await webview.hostPost(init(conversation([])));
+      const stop = webview.page.getByLabel('Stop', { exact: true });
+      assert.equal(await stop.isVisible(), false);
+      await webview.page.getByLabel('Message', { exact: true }).press('Escape');
+      assert.deepEqual(await webview.posted(), [], 'nothing to stop when idle');
+
+      await webview.hostPost({ type: 'busy', busy: true });
+      await webview.settle();
+      assert.equal(await stop.isVisible(), true);
+      await webview.page.getByLabel('Message', { exact: true }).press('Escape');
+      await stop.click();
+      assert.deepEqual(await webview.posted(), [{ type: 'stop' }, { type: 'stop' }]);
+      await webview.hostPost({ type: 'busy', busy: false });
+      await webview.settle();
+      assert.equal(await stop.isVisible(), false);
+    });
+
+    it('keeps the draft across the view being hidden and restores it', async () => {
+      await webview.hostPost(init(conversation([])));
+      await webview.page.getByLabel('Message', { exact: true }).fill('half-written question');
+      const saved = (await webview.state()) as { draft: string };
+      assert.equal(saved.draft, 'half-written question');
+      await webview.close();
+      webview = await WebviewPage.open(browser, server, { state: saved });
+      assert.equal(await webview.page.getByLabel('Message', { exact: true }).inputValue(), 'half-written question');
+    });
+
+    it('shows pending attachments as chips that can be removed, and prefill fills the composer', async () => {
+      const attachment = { fileId: 'file-9', filename: 'notes.md', size: 10, volume: 'vol-a' };
+      await webview.hostPost(init(conversation([], { mode: 'agent', pendingAttachments: [attachment] })));
+      await webview.page.getByLabel('Remove attachment notes.md').click();
+      assert.deepEqual(await webview.posted(), [{ type: 'removeAttachment', fileId: 'file-9' }]);
+      await webview.hostPost({ type: 'prefill', text: 'Explain this:\n```\nx = 1\n```' });
+      await webview.settle();
+      assert.equal(await webview.page.getByLabel('Message', { exact: true }).inputValue(), 'Explain this:\n```\nx = 1\n```');
+    });
+  });
+
+  describe('answers', () => {
+    const code = 'const html = "<div class=\\"x\\">" + a && b;   \n\tindented();\n\n// end';
+
+    it('posts code block actions with the exact code and language', async () => {
+      const content = `Try this:\n\n\`\`\`typescript\n${code}\n\`\`\`\n\nOr plain:\n\n\`\`\`\nplain text\n\`\`\``;
+      await webview.hostPost(init(conversation([assistantTurn('a1', content)])));
+      await webview.settle();
+      const blocks = webview.page.locator('.code-block');
+      assert.equal(await blocks.count(), 2);
+      await blocks.nth(0).getByLabel('Copy code').click();
+      await blocks.nth(0).getByLabel('Insert at cursor').click();
+      await blocks.nth(0).getByLabel('New file with code').click();
+      await blocks.nth(1).getByLabel('New file with code').click();
+      assert.deepEqual(await webview.posted(), [
+        { type: 'copyCode', code },
+        { type: 'insertCode', code },
+        { type: 'newFileWithCode', code, language: 'typescript' },
+        { type: 'newFileWithCode', code: 'plain text' },
+      ]);
+      assert.ok((await blocks.nth(0).locator('.hljs-keyword').count()) > 0, 'code is highlighted');
+    });
+
+    it('offers Continue for an answer cut by the token limit', async () => {
+      await webview.hostPost(init(conversation([userTurn('u1', 'q'), assistantTurn('a1', 'Partial answer', { state: 'length', finishReason: 'length' })])));
+      await webview.settle();
+      const turn = webview.page.locator('[data-role="assistant"]');
+      assert.equal(await turn.getAttribute('data-state'), 'length');
+      assert.match(await turn.textContent() ?? '', /Cut by the token limit/);
+      await turn.getByRole('button', { name: 'Continue' }).click();
+      assert.deepEqual(await webview.posted(), [{ type: 'continue', turnId: 'a1' }]);
+    });
+
+    for (const state of ['error', 'cut-off'] as const) {
+      it(`shows a ${state} inline with Retry and keeps the partial answer`, async () => {
+        await webview.hostPost(init(conversation([assistantTurn('a1', '', { state: 'streaming' })])));
+        await webview.hostPost({ type: 'delta', turnId: 'a1', content: 'Half of the ans' });
+        await webview.hostPost({ type: 'answerUpdate', turnId: 'a1', patch: { state, error: 'The service closed the stream.' } });
+        await webview.settle();
+        const turn = webview.page.locator('[data-role="assistant"]');
+        assert.equal(await turn.getAttribute('data-state'), state);
+        assert.equal((await turn.locator('.answer-body').textContent())?.trim(), 'Half of the ans');
+        assert.equal(await turn.getByRole('alert').textContent(), '⚠ The service closed the stream.');
+        await turn.getByRole('button', { name: 'Retry' }).click();
+        assert.deepEqual(await webview.posted(), [{ type: 'retry', turnId: 'a1' }]);
+      });
+    }
+
+    it('marks a stopped answer and keeps its text', async () => {
+      await webview.hostPost(init(conversation([assistantTurn('a1', '', { state: 'streaming' })])));
+      await webview.hostPost({ type: 'delta', turnId: 'a1', content: 'Stopped half' }, { type: 'answerUpdate', turnId: 'a1', patch: { state: 'stopped' } });
+      await webview.settle();
+      const turn = webview.page.locator('[data-role="assistant"]');
+      assert.equal(await turn.getAttribute('data-state'), 'stopped');
+      assert.equal((await turn.locator('.answer-body').textContent())?.trim(), 'Stopped half');
+      assert.match(await turn.locator('.turn-status').textContent() ?? '', /Stopped/);
+    });
+
+    it('lists citations whose buttons reveal the source', async () => {
+      const citations = [
+        { fileId: 'f1', filename: 'design.md', volume: 'vol-a', snippet: 'the design' },
+        { fileId: 'f2', filename: 'api.ts', volume: 'vol-b' },
+      ];
+      await webview.hostPost(init(conversation([assistantTurn('a1', 'See sources.', { citations })], { mode: 'agent' })));
+      await webview.settle();
+      const list = webview.page.getByTestId('citations');
+      assert.equal(await list.getByRole('button').count(), 2);
+      await list.getByRole('button').nth(1).click();
+      await list.getByRole('button').nth(0).click();
+      assert.deepEqual(await webview.posted(), [
+        { type: 'revealCitation', volume: 'vol-b', fileId: 'f2' },
+        { type: 'revealCitation', volume: 'vol-a', fileId: 'f1' },
+      ]);
+    });
+
+    it('turns a link click into openLink without navigating', async () => {
+      await webview.hostPost(init(conversation([assistantTurn('a1', 'Read [the docs](https://example.com/a?b=1) or https://www.example.org.\n\n![chart](https://example.com/chart.png)')])));
+      await webview.settle();
+      const url = webview.page.url();
+      await webview.page.getByRole('link', { name: 'the docs' }).click();
+      await webview.page.getByRole('link', { name: 'https://www.example.org' }).press('Enter');
+      await webview.page.getByRole('link', { name: '[image: chart]' }).click();
+      assert.deepEqual(await webview.posted(), [
+        { type: 'openLink', href: 'https://example.com/a?b=1' },
+        { type: 'openLink', href: 'https://www.example.org' },
+        { type: 'openLink', href: 'https://example.com/chart.png' },
+      ]);
+      assert.equal(await webview.page.locator('img').count(), 0, 'images are never created');
+      assert.equal(webview.page.url(), url);
+      assert.deepEqual(webview.requests.filter((request) => request.startsWith('https:')), []);
+    });
+  });
+
+  describe('header', () => {
+    it('switches mode, model, thinking and conversations', async () => {
+      const summaries = [
+        { id: 'conv-1', title: 'First conversation', mode: 'chat' as const, updatedAt: 1 },
+        { id: 'conv-2', title: 'Agent thread', mode: 'agent' as const, updatedAt: 2 },
+      ];
+      await webview.hostPost({ type: 'init', conversation: conversation([]), conversations: summaries, options: modelOptions });
+      await webview.settle();
+      assert.equal(await webview.page.getByLabel('Enable thinking').isVisible(), false, 'thinking is an agent setting');
+      await webview.page.getByLabel('Model', { exact: true }).fill('my-custom-model');
+      await webview.page.getByLabel('Model', { exact: true }).press('Enter');
+      await webview.page.getByLabel('Mode', { exact: true }).selectOption('agent');
+      await webview.page.getByLabel('Conversation').selectOption('conv-2');
+      await webview.page.getByLabel('New chat').click();
+      await webview.hostPost({ type: 'conversation', conversation: conversation([], { id: 'conv-2', mode: 'agent', agentId: 'agent-42' }), conversations: summaries });
+      await webview.settle();
+      assert.match(await webview.page.locator('.agent-id').textContent() ?? '', /agent-42/);
+      await webview.page.getByLabel('Enable thinking').check();
+      assert.deepEqual(await webview.posted(), [
+        { type: 'setModel', model: 'my-custom-model' },
+        { type: 'setMode', mode: 'agent' },
+        { type: 'openConversation', id: 'conv-2' },
+        { type: 'newConversation' },
+        { type: 'setThinking', enabled: true },
+      ]);
+      const known = await webview.page.locator('datalist#known-models option').evaluateAll((options) => options.map((option) => option.getAttribute('value')));
+      assert.deepEqual(known, modelOptions.models);
+    });
+
+    it('validates parameters against the reference ranges before posting them', async () => {
+      await webview.hostPost(init(conversation([])));
+      await webview.settle();
+      await webview.page.getByRole('button', { name: 'Parameters' }).click();
+      const dialog = webview.page.getByRole('dialog', { name: 'Chat parameters' });
+      assert.equal(await dialog.getByLabel('Reasoning effort').isVisible(), false, 'no reasoning fields for a non-reasoning model');
+      await dialog.getByLabel('Temperature (0–2)').fill('2.5');
+      await dialog.getByLabel('Top P (0–1)').fill('0');
+      await dialog.getByLabel('Max tokens').fill('1.5');
+      await dialog.getByRole('button', { name: 'Apply' }).click();
+      assert.deepEqual(await webview.posted(), []);
+      assert.deepEqual(await dialog.getByRole('alert').allTextContents().then((texts) => texts.filter(Boolean)), [
+        'Temperature must be from 0 to 2.',
+        'Top P must be above 0 and at most 1.',
+        'Max tokens must be a whole number of at least 1.',
+      ]);
+      await dialog.getByLabel('Temperature (0–2)').fill('0.7');
+      await dialog.getByLabel('Top P (0–1)').fill('1');
+      await dialog.getByLabel('Max tokens').fill('512');
+      await dialog.getByLabel('System prompt').fill('Be brief.');
+      await dialog.getByLabel('Response format').selectOption('json_object');
+      await dialog.getByRole('button', { name: 'Apply' }).click();
+      assert.deepEqual(await webview.posted(), [
+        { type: 'setParameters', parameters: { temperature: 0.7, topP: 1, maxTokens: 512, systemPrompt: 'Be brief.', responseFormat: 'json_object' } },
+      ]);
+      assert.equal(await dialog.isVisible(), false);
+    });
+
+    it('shows reasoning effort and budget for reasoning models and refuses both at once', async () => {
+      await webview.hostPost(init(conversation([], { model: 'ksm-reasoner' })));
+      await webview.settle();
+      await webview.page.getByRole('button', { name: 'Parameters' }).click();
+      const dialog = webview.page.getByRole('dialog', { name: 'Chat parameters' });
+      await dialog.getByLabel('Reasoning effort').selectOption('high');
+      await dialog.getByLabel('Reasoning budget (tokens)').fill('2000');
+      await dialog.getByRole('button', { name: 'Apply' }).click();
+      assert.deepEqual(await webview.posted(), []);
+      await dialog.getByLabel('Reasoning budget (tokens)').fill('');
+      await dialog.getByRole('button', { name: 'Apply' }).click();
+      assert.deepEqual(await webview.posted(), [{ type: 'setParameters', parameters: { responseFormat: 'text', reasoningEffort: 'high' } }]);
+    });
+  });
+});
