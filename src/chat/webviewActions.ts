@@ -16,9 +16,16 @@ export async function insertCodeAtSelection(code: string): Promise<boolean> {
   });
 }
 
+/** Fence tags models commonly write that are not VS Code language ids. */
+const FENCE_ALIASES: Record<string, string> = {
+  ts: 'typescript', js: 'javascript', py: 'python', sh: 'shellscript', bash: 'shellscript', zsh: 'shellscript',
+  shell: 'shellscript', yml: 'yaml', md: 'markdown', rb: 'ruby', rs: 'rust', 'c++': 'cpp', cs: 'csharp', kt: 'kotlin',
+};
+
 export async function openCodeInNewFile(code: string, language: string | undefined): Promise<vscode.TextEditor> {
-  const known = language ? (await vscode.languages.getLanguages()).includes(language) : false;
-  const document = await vscode.workspace.openTextDocument({ content: code, language: known ? language : 'plaintext' });
+  const wanted = language ? (FENCE_ALIASES[language.toLowerCase()] ?? language) : undefined;
+  const known = wanted ? (await vscode.languages.getLanguages()).includes(wanted) : false;
+  const document = await vscode.workspace.openTextDocument({ content: code, language: known ? wanted : 'plaintext' });
   return vscode.window.showTextDocument(document, { preview: false });
 }
 

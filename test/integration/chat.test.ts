@@ -91,7 +91,7 @@ describe('chat: VS Code integration', () => {
   });
 
   it('opens code in a new file with a known language, plain text otherwise, and copies code', async () => {
-    const python = await openCodeInNewFile('print(1)\n', 'python');
+    const python = await openCodeInNewFile('print(1)\n', 'py');
     assert.equal(python.document.languageId, 'python');
     assert.equal(python.document.getText(), 'print(1)\n');
     const unknown = await openCodeInNewFile('x', 'not-a-language');
