@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, startProcess, waitForHttp, type ManagedProcess } from './processes';
@@ -25,44 +25,13 @@ export async function ensureCodeServer(): Promise<string> {
 
 /** Builds the production VSIX exactly as a release does (`npm run package`). */
 export async function packageExtension(): Promise<string> {
-  const version = (JSON.parse((await import('node:fs')).readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   try {
     await run('npm', ['run', '--silent', 'package'], { cwd: REPO_ROOT, maxBuffer: 10_000_000, timeout: 5 * 60_000 });
   } catch (error) {
     throw new Error(`npm run package failed:\n${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
   }
   return join(REPO_ROOT, `ksm-assistant-${version}.vsix`);
-}
-
-/** User settings for the run: the extension points at the emulator; nothing distracts the UI. */
-export function writeUserSettings(userDataDir: string, settings: Record<string, unknown>): void {
-  const userDir = join(userDataDir, 'User');
-  mkdirSync(userDir, { recursive: true });
-  writeFileSync(
-    join(userDir, 'settings.json'),
-    JSON.stringify(
-      {
-        'workbench.startupEditor': 'none',
-        'workbench.welcomePage.walkthroughs.openOnInstall': false,
-        'workbench.tips.enabled': false,
-        'security.workspace.trust.enabled': false,
-        'telemetry.telemetryLevel': 'off',
-        'update.mode': 'none',
-        'extensions.autoCheckUpdates': false,
-        'extensions.autoUpdate': false,
-        'extensions.ignoreRecommendations': true,
-        'git.enabled': false,
-        'git.openRepositoryInParentFolders': 'never',
-        'workbench.enableExperiments': false,
-        'window.commandCenter': false,
-        'chat.commandCenter.enabled': false,
-        'files.simpleDialog.enable': true,
-        ...settings,
-      },
-      null,
-      2,
-    ),
-  );
 }
 
 export class CodeServer {

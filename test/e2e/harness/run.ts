@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CodeServer, ensureCodeServer, packageExtension, writeUserSettings } from './codeServer';
+import { CodeServer, ensureCodeServer, packageExtension } from './codeServer';
+import { writeUserSettings } from './settings';
 import { EmulatorProcess } from './emulator';
 import { RESULTS_ROOT } from './paths';
 import { prepareWorkspace } from './workspace';
