@@ -8,7 +8,7 @@ import { DEFAULT_RETRY, type RetryPolicy } from './retry';
 import type { KsmService, UploadOptions } from './service';
 import { readServerSentEvents, type ServerSentEvent } from './sse';
 import { agentEvents, chatChunks, type StreamState } from './streams';
-import { Transport, type HttpCall } from './transport';
+import { MIN_STREAM_IDLE_MS, Transport, type HttpCall } from './transport';
 import { uploadInBatches } from './upload';
 import { validateAgentRequest, validateChatRequest, validateDeleteRequest, validateListRequest, validateUploadRequest } from './validate';
 import type {
@@ -34,6 +34,8 @@ export interface KsmClientOptions {
   apiKey: () => Promise<string | undefined>;
   /** Time to wait for an answer's headers; a stream may then run longer. Default 60 s. */
   timeoutMs?: number;
+  /** How long a started stream may stay silent before it counts as cut off. Default: the larger of 5 min and 2 × timeoutMs. */
+  streamIdleTimeoutMs?: number;
   userAgent?: string;
   dispatcher?: Dispatcher;
   logger?: ClientLogger;
@@ -53,10 +55,12 @@ export class KsmClient implements KsmService {
 
   constructor(options: KsmClientOptions) {
     this.logger = options.logger;
+    const timeoutMs = options.timeoutMs ?? 60_000;
     this.transport = new Transport({
       baseUrl: options.baseUrl.trim().replace(/\/+$/, ''),
       apiKey: options.apiKey,
-      timeoutMs: options.timeoutMs ?? 60_000,
+      timeoutMs,
+      streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? Math.max(MIN_STREAM_IDLE_MS, timeoutMs * 2),
       userAgent: options.userAgent ?? 'ksm-assistant',
       dispatcher: options.dispatcher,
       logger: options.logger,

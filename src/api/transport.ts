@@ -15,12 +15,14 @@ export const NO_API_KEY_MESSAGE = "No API key is set. Set your API key with 'KSM
 /** Error bodies are read up to this size: enough for any message, bounded for a hostile one. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** A stream may be quiet for this long (a model thinking) before it counts as stalled. */
-const MIN_STREAM_IDLE_MS = 5 * 60_000;
+export const MIN_STREAM_IDLE_MS = 5 * 60_000;
 
 export interface TransportOptions {
   baseUrl: string;
   apiKey: () => Promise<string | undefined>;
   timeoutMs: number;
+  /** How long a stream may stay silent once it started. */
+  streamIdleTimeoutMs: number;
   userAgent: string;
   dispatcher?: Dispatcher;
   logger?: ClientLogger;
@@ -97,7 +99,7 @@ export class Transport {
           dispatcher: this.options.dispatcher,
           signal: call.signal,
           headersTimeout: this.options.timeoutMs,
-          bodyTimeout: stream ? Math.max(MIN_STREAM_IDLE_MS, this.options.timeoutMs * 2) : this.options.timeoutMs,
+          bodyTimeout: stream ? this.options.streamIdleTimeoutMs : this.options.timeoutMs,
         });
         const ok = response.statusCode < 400 || response.statusCode === call.passStatus;
         if (ok) return { status: response.statusCode, headers: response.headers, body: response.body, secrets };

@@ -1,0 +1,81 @@
+// The SSE decoding the client relies on, against the EventSource parsing cases browsers
+// must pass: line endings, comments, multi-line data, a BOM, and events split across reads
+// at every byte boundary (including inside a UTF-8 sequence and between CR and LF).
+import { strict as assert } from 'node:assert';
+import { readServerSentEvents, type ServerSentEvent } from '../../src/api/sse';
+
+async function* pieces(bytes: Buffer, cuts: number[]): AsyncGenerator<Uint8Array> {
+  let start = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    yield bytes.subarray(start, cut);
+    start = cut;
+  }
+}
+
+async function decode(bytes: Buffer, cuts: number[] = []): Promise<Array<Pick<ServerSentEvent, 'event' | 'data' | 'id'>>> {
+  const events = [];
+  for await (const e of readServerSentEvents(pieces(bytes, cuts))) events.push({ event: e.event, data: e.data, id: e.id });
+  return events;
+}
+
+const STREAM = Buffer.from(
+  '\uFEFF: a comment line\r\n' +
+    'event: message\r\n' +
+    'id: 7\r\n' +
+    'data: {"text":"héllo 😀"}\r\n' +
+    '\r\n' +
+    'data: line one\r' +
+    'data: line two\r' +
+    '\r' +
+    ':keepalive\n' +
+    'event: done\n' +
+    'data:no-space\n' +
+    '\n',
+  'utf8',
+);
+const EXPECTED = [
+  { event: 'message', data: '{"text":"héllo 😀"}', id: '7' },
+  // eventsource-parser reports the id of each event (no carried-over lastEventId); the
+  // client does not use ids, as nothing here reconnects.
+  { event: undefined, data: 'line one\nline two', id: undefined },
+  { event: 'done', data: 'no-space', id: undefined },
+];
+
+describe('SSE decoding', () => {
+  it('handles a BOM, comments, CRLF, CR and LF line ends, multi-line data and ids in one read', async () => {
+    assert.deepEqual(await decode(STREAM), EXPECTED);
+  });
+
+  it('gives the same events when the bytes are split at every single boundary', async () => {
+    for (let cut = 1; cut < STREAM.length; cut++) {
+      assert.deepEqual(await decode(STREAM, [cut]), EXPECTED, `split at byte ${cut}`);
+    }
+  });
+
+  it('gives the same events when every byte arrives in its own read', async () => {
+    assert.deepEqual(await decode(STREAM, Array.from({ length: STREAM.length - 1 }, (_, i) => i + 1)), EXPECTED);
+  });
+
+  it('drops an event left incomplete when the bytes end (no blank line)', async () => {
+    assert.deepEqual(await decode(Buffer.from('data: whole\n\ndata: partial\n')), [{ event: undefined, data: 'whole', id: undefined }]);
+  });
+
+  it('strips only one leading space of a value and keeps an empty data line', async () => {
+    assert.deepEqual(await decode(Buffer.from('data:  two spaces\ndata:\n\n')), [{ event: undefined, data: ' two spaces\n', id: undefined }]);
+  });
+
+  it('propagates a broken byte stream to the caller', async () => {
+    async function* broken(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('data: one\n\n');
+      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    }
+    const seen: string[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const e of readServerSentEvents(broken())) seen.push(e.data);
+      })(),
+      /socket hang up/,
+    );
+    assert.deepEqual(seen, ['one']);
+  });
+});
