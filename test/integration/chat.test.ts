@@ -28,7 +28,11 @@ describe('chat: VS Code integration', () => {
   });
   after(async () => {
     log.dispose();
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Untitled editors with text would ask "Save?" on a plain close and block the suite.
+    for (const document of vscode.workspace.textDocuments.filter((d) => d.isUntitled)) {
+      await vscode.window.showTextDocument(document);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
   });
 
   it('registers every chat command and the chat view', async () => {
