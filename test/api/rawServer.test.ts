@@ -109,7 +109,9 @@ describe('api: client against a raw server', () => {
   });
 
   it('retries a listing when the connection drops before any answer, but never a completion', async () => {
-    server = await startRawServer((req) => req.socket.destroy());
+    server = await startRawServer((req) => {
+      req.socket.destroy();
+    });
     await assert.rejects(client().listFiles({ volume: 'docs' }), NetworkError);
     assert.equal(server.requests.length, 4, 'first try and 3 retries');
     server.requests.length = 0;
