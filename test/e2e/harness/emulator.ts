@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -30,7 +30,9 @@ export class EmulatorProcess {
     const apiKey = `e2e-key-${Math.random().toString(36).slice(2, 12)}`;
     // Not the emulator's default user either: "My files" must come from the ksm.userId setting.
     const userId = 'e2e-user';
-    const args = ['emulator/cli.ts', '--port', String(port), '--data-dir', dataDir, '--api-key', apiKey, '--user-id', userId, '--test-controls', '--step-ms', '150'];
+    const args = ['emulator/cli.ts', '--port', String(port), '--data-dir', dataDir, '--api-key', apiKey, '--user-id', userId, '--test-controls', '--step-ms', '150',
+      // Answers long and slow enough (about 5 s) that a test can watch one grow and stop it.
+      '--response-words', '160', '--token-delay-ms', '25'];
     const child = startProcess('emulator', join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), args, { cwd: REPO_ROOT, logFile });
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/_emulator/stats`, child, 30_000);
@@ -68,6 +70,29 @@ export class EmulatorProcess {
   async listFiles(volume: string): Promise<Array<{ uuid: string; filename: string; status: string }>> {
     const answer = (await this.api('GET', '/ksm/rag/v5/files', { volume, offset: 0, limit: 1000 })) as { infoz?: Array<{ uuid: string; filename: string; status: string }> };
     return answer.infoz ?? [];
+  }
+
+  /** Uploads one file through the service API (seeding for scenarios that are not about upload). */
+  async uploadFile(volume: string, filename: string, content: string, doChunking: 0 | 1 | 2 = 1): Promise<{ uuid: string; filename: string }> {
+    const form = new FormData();
+    form.append('volume', volume);
+    form.append('embedding', 'emu-embed');
+    form.append('do_chunking', String(doChunking));
+    form.append('file', new Blob([content], { type: 'text/plain' }), filename);
+    const response = await fetch(`${this.url}/ksm/rag/v5/files`, { method: 'POST', headers: { authorization: `Bearer ${this.apiKey}` }, body: form });
+    const answer = (await response.json()) as { infoz?: Array<{ uuid: string; filename: string }> };
+    const info = answer.infoz?.[0];
+    if (!response.ok || !info) throw new Error(`seeding upload of ${filename} answered ${response.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+    return info;
+  }
+
+  /** Agent threads as the emulator stored them (one JSON file per thread, D17). */
+  agentThreads(): Array<{ id: string; turns: Array<{ query: string }> }> {
+    const dir = join(this.dataDir, 'threads');
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((name) => /^thr_.*\.json$/.test(name))
+      .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as { id: string; turns: Array<{ query: string }> });
   }
 
   output(): string {

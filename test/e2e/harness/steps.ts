@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { eventually } from './eventually';
 import type { Workbench } from './workbench';
 
 /** "KSM: Set API Key" through the palette, typing the key into the password box. */
@@ -24,4 +25,14 @@ export async function expandRow(workbench: Workbench, label: string): Promise<vo
   assert.notEqual(expanded, null, `tree row "${label}" is not expandable`);
   if (expanded === 'false') await row.locator('.monaco-tl-twistie').click();
   await workbench.page.waitForFunction((el) => el?.getAttribute('aria-expanded') === 'true', await row.elementHandle(), { timeout: 10_000 });
+}
+
+/** Waits until a Volumes row labelled `label` shows `text` in its description. */
+export async function waitForRowDescription(workbench: Workbench, label: string, text: RegExp, timeoutMs = 30_000): Promise<void> {
+  const row = workbench.volumesRow(label);
+  await eventually(
+    async () => text.test((await row.locator('.label-description').first().textContent({ timeout: 1000 })) ?? ''),
+    async () => `row "${label}" never showed ${text}; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`,
+    timeoutMs,
+  );
 }

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { eventually } from '../harness/eventually';
+import { TEAM_VOLUME } from '../harness/run';
+import { useScenario } from '../harness/scenario';
+import { expandRow, setApiKeyThroughPalette, volumesRowTexts, waitForRowDescription } from '../harness/steps';
+
+/** What uploading the fixture's docs/ folder must store: its files, nested ones flattened (D7), the .gitignore'd draft left out. */
+const UPLOADED = ['architecture-overview.md', 'onboarding.txt', 'release-process.md'];
+const IGNORED = 'meeting.draft.md';
+
+describe('Scenario 2: upload a folder from the Explorer, watch it process, delete two files', function () {
+  this.timeout(180_000);
+  const scenario = useScenario('2-upload-delete');
+
+  before(async function () {
+    await setApiKeyThroughPalette(scenario.workbench, scenario.run.emulator.apiKey);
+  });
+
+  it('uploads the folder picked in the Explorer context menu to the volume chosen in the quick pick', async () => {
+    const { workbench } = scenario;
+    await workbench.openExplorer();
+    const docs = workbench.explorerRow('docs');
+    await docs.waitFor();
+    await workbench.contextMenu(docs, 'Upload Files to Volume…');
+    await workbench.pick(new RegExp(`^\\s*${TEAM_VOLUME}`));
+    await workbench.pick(/Chunk and embed/);
+    await workbench.quickInput().waitFor({ state: 'hidden' });
+    await workbench.openKsmSideBar();
+    await expandRow(workbench, TEAM_VOLUME);
+    for (const name of UPLOADED) {
+      await eventually(
+        async () => (await workbench.volumesRow(name).count()) > 0,
+        async () => `"${name}" never appeared under ${TEAM_VOLUME}; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`,
+        60_000,
+      );
+    }
+    assert.equal(await workbench.volumesRow(IGNORED).count(), 0, 'the .gitignore\'d file is not uploaded');
+  });
+
+  it('shows every uploaded file reaching "done" without a manual refresh', async () => {
+    const { workbench, run } = scenario;
+    for (const name of UPLOADED) await waitForRowDescription(workbench, name, /\bdone\b/, 60_000);
+    const stored = (await run.emulator.listFiles(TEAM_VOLUME)).map((f) => f.filename).sort();
+    assert.deepEqual(stored, [...UPLOADED].sort(), 'the emulator holds exactly the uploaded files');
+  });
+
+  it('deletes two selected files after the confirmation and removes them from the tree', async () => {
+    const { workbench, run } = scenario;
+    const [first, second, kept] = UPLOADED;
+    await workbench.volumesRow(first!).click();
+    await workbench.volumesRow(second!).click({ modifiers: ['Control'] });
+    await workbench.contextMenu(workbench.volumesRow(second!), 'Delete');
+    const confirm = workbench.dialogButton('Delete');
+    await confirm.waitFor();
+    assert.match(await workbench.page.locator('.monaco-dialog-box').innerText(), /Delete 2 files/);
+    await confirm.click();
+    for (const name of [first!, second!]) {
+      await eventually(
+        async () => (await workbench.volumesRow(name).count()) === 0,
+        async () => `"${name}" is still in the tree after Delete; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`,
+        30_000,
+      );
+    }
+    assert.equal(await workbench.volumesRow(kept!).count(), 1, 'the file not selected stays');
+    assert.deepEqual((await run.emulator.listFiles(TEAM_VOLUME)).map((f) => f.filename), [kept]);
+  });
+});
