@@ -1,0 +1,158 @@
+// The dispatcher for real networks, tested for real on loopback: an HTTP CONNECT proxy that
+// counts its tunnels (explicit proxy and HTTPS_PROXY/HTTP_PROXY with NO_PROXY), a
+// self-signed HTTPS server (CA bundle, strictSSL), and bad CA files.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import type { Dispatcher } from 'undici';
+import { KsmClient } from '../../src/api/client';
+import { ConfigurationError, NetworkError } from '../../src/api/errors';
+import { createDispatcher } from '../../src/api/network';
+import { useEmulator } from './harness';
+
+interface CountingProxy {
+  url: string;
+  tunnels: string[];
+  close(): Promise<void>;
+}
+
+/** A minimal HTTP CONNECT proxy: opens a TCP tunnel per CONNECT and records its target. */
+async function startConnectProxy(): Promise<CountingProxy> {
+  const sockets = new Set<Socket>();
+  const tunnels: string[] = [];
+  const server: Server = createHttpServer((_req, res) => {
+    res.writeHead(405).end('this proxy only tunnels');
+  });
+  server.on('connect', (req, client: Socket, head: Buffer) => {
+    tunnels.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    tunnels,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('api: network dispatcher (proxies and certificates)', () => {
+  const h = useEmulator();
+  let proxy: CountingProxy;
+  const dispatchers: Dispatcher[] = [];
+  const clientWith = (dispatcher: Dispatcher, baseUrl = h.emulator.url) => {
+    dispatchers.push(dispatcher);
+    return new KsmClient({ baseUrl, apiKey: async () => h.emulator.apiKey, dispatcher, retry: { retries: 0 } });
+  };
+  const personal = () => `{${h.emulator.userId}}`;
+
+  beforeEach(async () => {
+    proxy = await startConnectProxy();
+  });
+  afterEach(async () => {
+    await Promise.all(dispatchers.splice(0).map((d) => d.destroy()));
+    await proxy.close();
+  });
+
+  it('tunnels through an explicit proxy (VS Code http.proxy)', async () => {
+    const page = await clientWith(createDispatcher({ proxyUrl: proxy.url, env: {} })).listFiles({ volume: personal() });
+    assert.equal(page.total, 0);
+    assert.deepEqual(proxy.tunnels, [new URL(h.emulator.url).host]);
+  });
+
+  it('tunnels through HTTP_PROXY from the environment', async () => {
+    await clientWith(createDispatcher({ env: { HTTP_PROXY: proxy.url } })).listFiles({ volume: personal() });
+    assert.equal(proxy.tunnels.length, 1);
+  });
+
+  it('goes direct for a host in NO_PROXY', async () => {
+    await clientWith(createDispatcher({ env: { HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' } })).listFiles({ volume: personal() });
+    assert.equal(proxy.tunnels.length, 0);
+  });
+
+  it('goes direct when neither the setting nor the given environment names a proxy', async () => {
+    await clientWith(createDispatcher({ env: {} })).listFiles({ volume: personal() });
+    assert.equal(proxy.tunnels.length, 0);
+  });
+
+  it('reports an unreachable proxy as NetworkError', async () => {
+    const deadProxy = 'http://127.0.0.1:9';
+    await assert.rejects(clientWith(createDispatcher({ proxyUrl: deadProxy, env: {} })).listFiles({ volume: personal() }), NetworkError);
+  });
+
+  it('refuses a malformed proxy URL with ConfigurationError', () => {
+    assert.throws(() => createDispatcher({ proxyUrl: 'not a url', env: {} }), (e: unknown) => e instanceof ConfigurationError && /http\.proxy/.test(e.message));
+  });
+
+  it('names an unreadable CA bundle file, and one without certificates', () => {
+    const missing = join(h.dir, 'missing.pem');
+    assert.throws(() => createDispatcher({ caBundlePath: missing, env: {} }), (e: unknown) => e instanceof ConfigurationError && e.message.includes(missing) && /ENOENT/.test(e.message));
+    const notPem = h.file('not.pem', 'hello');
+    assert.throws(() => createDispatcher({ caBundlePath: notPem, env: {} }), (e: unknown) => e instanceof ConfigurationError && e.message.includes(notPem));
+  });
+
+  describe('TLS with a self-signed certificate', () => {
+    let httpsUrl: string;
+    let caPath: string;
+    let closeHttps: () => Promise<void>;
+
+    before(async function () {
+      const key = join(h.dir, 'tls-key.pem');
+      caPath = join(h.dir, 'tls-cert.pem');
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', caPath, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+      const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(caPath) }, (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ code: 200, message: 'OK', total: 0, infoz: [] }));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      httpsUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      closeHttps = () => new Promise((resolve) => server.close(() => resolve()).closeAllConnections());
+    });
+    after(() => closeHttps());
+
+    it('refuses an unknown certificate by default', async () => {
+      const error = await clientWith(createDispatcher({ env: {} }), httpsUrl).listFiles({ volume: 'docs' }).catch((e) => e);
+      assert.ok(error instanceof NetworkError, String(error));
+      assert.match(error.message, /SELF_SIGNED|self[- ]signed/i);
+    });
+
+    it('trusts it when its CA is in ksm.network.caBundle (Node defaults kept)', async () => {
+      const page = await clientWith(createDispatcher({ caBundlePath: caPath, env: {} }), httpsUrl).listFiles({ volume: 'docs' });
+      assert.equal(page.total, 0);
+    });
+
+    it('trusts it through a proxy tunnel too', async () => {
+      await clientWith(createDispatcher({ caBundlePath: caPath, proxyUrl: proxy.url, env: {} }), httpsUrl).listFiles({ volume: 'docs' });
+      assert.equal(proxy.tunnels.length, 1);
+    });
+
+    it('accepts it with http.proxyStrictSSL off', async () => {
+      const page = await clientWith(createDispatcher({ strictSSL: false, env: {} }), httpsUrl).listFiles({ volume: 'docs' });
+      assert.equal(page.total, 0);
+    });
+
+    it('uses HTTPS_PROXY for an https base URL', async () => {
+      await clientWith(createDispatcher({ caBundlePath: caPath, env: { HTTPS_PROXY: proxy.url } }), httpsUrl).listFiles({ volume: 'docs' });
+      assert.equal(proxy.tunnels.length, 1);
+    });
+  });
+});
+
