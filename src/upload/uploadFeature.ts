@@ -25,7 +25,7 @@ export interface UploadChoices {
 }
 
 export function registerUploadFeature(services: ExtensionServices, deps: { volumes: VolumesFeature }): void {
-  const upload = (uris: vscode.Uri[] | undefined, choices: UploadChoices = {}) => uploadUris(services, deps.volumes, uris, choices);
+  const upload = (uris: vscode.Uri[] | undefined, choices: UploadChoices = {}) => uploadToVolume(services, deps.volumes, uris, choices);
 
   services.registerCommand('ksm.upload', (uri?: vscode.Uri, uris?: vscode.Uri[], choices?: UploadChoices) =>
     upload(selectedUris(uri, uris), choices),
@@ -40,7 +40,8 @@ function selectedUris(uri: unknown, uris: unknown): vscode.Uri[] | undefined {
   return uri instanceof vscode.Uri ? [uri] : undefined;
 }
 
-async function uploadUris(services: ExtensionServices, volumes: VolumesFeature, given: vscode.Uri[] | undefined, choices: UploadChoices): Promise<UploadSummary | undefined> {
+/** The whole upload flow; every choice not given in `choices` is asked. */
+export async function uploadToVolume(services: ExtensionServices, volumes: VolumesFeature, given: vscode.Uri[] | undefined, choices: UploadChoices): Promise<UploadSummary | undefined> {
   const uris = given ?? (await pickFiles());
   if (!uris?.length) return undefined;
   const local = uris.filter((u) => u.scheme === 'file');
@@ -121,7 +122,7 @@ async function uploadUris(services: ExtensionServices, volumes: VolumesFeature, 
   }
   if (!choices.quiet) {
     void showSummary(services, summary, (failedPaths) =>
-      uploadUris(services, volumes, failedPaths.map((p) => vscode.Uri.file(p)), { volume, doChunking, embedding, onDuplicate: choices.onDuplicate }),
+      uploadToVolume(services, volumes, failedPaths.map((p) => vscode.Uri.file(p)), { volume, doChunking, embedding, onDuplicate: choices.onDuplicate }),
     );
   }
   return summary;

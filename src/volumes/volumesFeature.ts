@@ -27,18 +27,8 @@ export interface VolumesFeature {
 const REVEAL_MAX_PAGES = 40;
 
 export function registerVolumesFeature(services: ExtensionServices, deps: VolumesFeatureDeps): VolumesFeature {
-  const { context, log } = services;
-  const tree = new VolumesTreeProvider(
-    {
-      roots: async () => {
-        if (!settings.baseUrl() || !(await services.apiKey.get())) return undefined;
-        return { personal: personalVolume(), named: settings.volumes() };
-      },
-      client: () => services.getClient(),
-      pageSize: () => settings.pageSize(),
-    },
-    (volume, error) => log.warn(`[volumes] status poll of ${volume} failed: ${(error as Error).message}`),
-  );
+  const { context } = services;
+  const tree = createVolumesTree(services);
   const view = vscode.window.createTreeView<VolumesNode>('ksm.volumes', {
     treeDataProvider: tree,
     canSelectMany: true,
@@ -50,9 +40,12 @@ export function registerVolumesFeature(services: ExtensionServices, deps: Volume
     tree,
     view,
     view.onDidChangeVisibility((e) => tree.poller.setVisible(e.visible)),
-    services.apiKey.onDidChange(() => tree.resetAll()),
+    services.apiKey.onDidChange(() => {
+      tree.resetAll();
+      tree.poller.setVisible(view.visible);
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ksm.baseUrl') || e.affectsConfiguration('ksm.userId') || e.affectsConfiguration('ksm.volumes.pageSize') || e.affectsConfiguration('ksm.network') || e.affectsConfiguration('ksm.request')) {
+      if (['ksm.baseUrl', 'ksm.userId', 'ksm.volumes.pageSize', 'ksm.network', 'ksm.request'].some((key) => e.affectsConfiguration(key))) {
         tree.resetAll();
         tree.poller.setVisible(view.visible);
       } else if (e.affectsConfiguration('ksm.volumes.list')) {
@@ -62,10 +55,31 @@ export function registerVolumesFeature(services: ExtensionServices, deps: Volume
   );
 
   registerVolumeCommands(services, tree, (files) => deps.askAgentAbout(files));
+  return createVolumesApi(tree, view);
+}
 
+/** The tree over the current settings and key: roots only when a base URL and a key exist. */
+export function createVolumesTree(services: ExtensionServices): VolumesTreeProvider {
+  return new VolumesTreeProvider(
+    {
+      roots: async () => {
+        if (!settings.baseUrl() || !(await services.apiKey.get())) return undefined;
+        return { personal: personalVolume(), named: settings.volumes() };
+      },
+      client: () => services.getClient(),
+      pageSize: () => settings.pageSize(),
+    },
+    (volume, error) => services.log.warn(`[volumes] status poll of ${volume} failed: ${(error as Error).message}`),
+  );
+}
+
+/** What other features call; `view` is needed only to reveal files. */
+export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeView<VolumesNode>): VolumesFeature {
   return {
     tree,
-    refreshVolume: (volume) => void tree.listing(volume).reload(),
+    refreshVolume: (volume) => {
+      void tree.listing(volume).reload();
+    },
     watchUploaded: (volume, files) => {
       const listing = tree.listing(volume);
       if (listing.state.kind === 'loaded') listing.addUploaded(files);
@@ -86,7 +100,7 @@ export function registerVolumesFeature(services: ExtensionServices, deps: Volume
         void vscode.window.showInformationMessage(`File ${fileId} was not found in "${volume}" (it may have been deleted).`);
         return;
       }
-      await view.reveal(tree.fileNode(volume, file), { select: true, focus: true, expand: true });
+      await view?.reveal(tree.fileNode(volume, file), { select: true, focus: true, expand: true });
     },
   };
 }
