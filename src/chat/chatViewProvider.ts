@@ -29,7 +29,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     this.ready = false;
     const webviewRoot = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
     view.webview.options = { enableScripts: true, localResourceRoots: [webviewRoot] };
-    view.webview.html = this.html(view.webview, webviewRoot);
+    view.webview.html = renderChatHtml(view.webview, webviewRoot);
     const subscriptions = [
       view.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)),
       // A hidden view's page is destroyed; it announces itself with `ready` when rebuilt.
@@ -110,20 +110,32 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
         return this.session().handle(message);
     }
   }
+}
 
-  private html(webview: vscode.Webview, root: vscode.Uri): string {
-    const nonce = randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat-style.css'));
-    const csp = [
-      "default-src 'none'",
-      `script-src 'nonce-${nonce}'`,
-      `style-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource} data:`,
-      `font-src ${webview.cspSource}`,
-      "connect-src 'none'",
-    ].join('; ');
-    return `<!DOCTYPE html>
+/** A short, type-only description of a rejected message: its content may be huge or hostile. */
+function describeRaw(raw: unknown): string {
+  if (typeof raw !== 'object' || raw === null) return typeof raw;
+  const type = (raw as { type?: unknown }).type;
+  return `type=${typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : typeof type}, keys=${Object.keys(raw).slice(0, 10).join(',')}`;
+}
+
+/**
+ * The page: one nonce'd script and one stylesheet from dist/webview, nothing inline, and a
+ * CSP that forbids everything else (no network: the webview never talks to the service).
+ */
+export function renderChatHtml(webview: vscode.Webview, root: vscode.Uri): string {
+  const nonce = randomBytes(16).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat.js'));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat-style.css'));
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+    `font-src ${webview.cspSource}`,
+    "connect-src 'none'",
+  ].join('; ');
+  return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
@@ -137,12 +149,4 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
 <script nonce="${nonce}" src="${script.toString()}"></script>
 </body>
 </html>`;
-  }
-}
-
-/** A short, type-only description of a rejected message: its content may be huge or hostile. */
-function describeRaw(raw: unknown): string {
-  if (typeof raw !== 'object' || raw === null) return typeof raw;
-  const type = (raw as { type?: unknown }).type;
-  return `type=${typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : typeof type}, keys=${Object.keys(raw).slice(0, 10).join(',')}`;
 }

@@ -209,4 +209,23 @@ describe('chat session against the emulator', () => {
     assert.equal(session.hasCitation('notes', uploaded.info.uuid), true);
     assert.equal(session.hasCitation('notes', 'some-other-file'), false);
   });
+
+  it('keeps a streaming answer as stopped when the view is disposed mid-answer', async () => {
+    const session = newSession();
+    const firstDelta = new Promise<void>((resolve) => {
+      const original = posted.push.bind(posted);
+      posted.push = (...items: HostToWebview[]) => {
+        if (items.some((m) => m.type === 'delta')) resolve();
+        return original(...items);
+      };
+    });
+    const running = session.send('Write a very long essay about closing windows');
+    await firstDelta;
+    await session.dispose();
+    assert.equal((await running)?.state, 'stopped');
+    const id = (await session.current()).id;
+    const stored = await new ConversationStore(storeDir).load(id);
+    assert.equal(stored?.turns[1].state, 'stopped');
+    assert.ok((stored?.turns[1].content.length ?? 0) > 0, 'the partial text reached the disk');
+  });
 });

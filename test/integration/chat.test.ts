@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { KsmClient } from '../../src/api/client';
 import { openMarkdownExport, selectionPrefill } from '../../src/chat/chatCommands';
 import { ChatSession } from '../../src/chat/chatSession';
+import { renderChatHtml } from '../../src/chat/chatViewProvider';
 import { ConversationStore } from '../../src/chat/conversationStore';
 import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from '../../src/chat/webviewActions';
 import { Log } from '../../src/common/log';
@@ -102,5 +103,26 @@ describe('chat: VS Code integration', () => {
     assert.equal(unknown.document.languageId, 'plaintext');
     await copyToClipboard('copied code');
     assert.equal(await vscode.env.clipboard.readText(), 'copied code');
+  });
+
+  it('serves the page under a nonce CSP with only dist/webview resources and no inline script', () => {
+    const panel = vscode.window.createWebviewPanel('ksm.chatHtmlTest', 'CSP test', vscode.ViewColumn.Active, { enableScripts: true });
+    try {
+      const root = vscode.Uri.joinPath(vscode.extensions.getExtension('ksm.ksm-assistant')!.extensionUri, 'dist', 'webview');
+      const html = renderChatHtml(panel.webview, root);
+      const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
+      const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+      assert.ok(nonce && nonce.length >= 22, csp);
+      assert.ok(csp.startsWith("default-src 'none'"));
+      assert.ok(csp.includes("connect-src 'none'"));
+      assert.ok(csp.includes(`style-src ${panel.webview.cspSource}`));
+      const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
+      assert.equal(scripts.length, 1);
+      assert.ok(scripts[0].includes(`nonce="${nonce}"`) && scripts[0].includes('chat.js'), scripts[0]);
+      assert.ok(html.includes('<div id="app"></div>'));
+      assert.notEqual(/nonce-([^']+)/.exec(renderChatHtml(panel.webview, root))?.[1], nonce, 'a fresh nonce per page');
+    } finally {
+      panel.dispose();
+    }
   });
 });
