@@ -1,0 +1,84 @@
+// Pure pieces of the client: tolerant decoding (D8), stream error parsing (D14),
+// Retry-After, excerpts, backoff (D3), batching and multipart escaping (D7).
+import { strict as assert } from 'node:assert';
+import { decodeAgentMessage, decodeDeleteResult, decodeFileInfo } from '../../src/api/decode';
+import { BadResponseError, NetworkError, RateLimitedError, ServerError, InvalidRequestError } from '../../src/api/errors';
+import { excerptOf, parseRetryAfter } from '../../src/api/httpErrors';
+import { escapeDispositionValue } from '../../src/api/multipart';
+import { retryDelay } from '../../src/api/retry';
+import { parseStreamError } from '../../src/api/streams';
+import { planBatches } from '../../src/api/upload';
+
+describe('api decoding and helpers', () => {
+  it('decodes a FileInfo tolerantly and refuses one without id or name', () => {
+    assert.deepEqual(decodeFileInfo({ uuid: 7, name: 'a.txt', filesize: '10', isdir: '1', status: 'chunking', date: 20261122010203 }), {
+      uuid: '7', filename: 'a.txt', status: 'chunking', filesize: 10, date: '20261122010203', isdir: 1,
+    });
+    assert.equal(decodeFileInfo({ filename: 'no id' }), undefined);
+    assert.equal(decodeFileInfo('text'), undefined);
+  });
+
+  it('reads delete answers with or without the deleted list', () => {
+    assert.deepEqual(decodeDeleteResult({ code: 200, message: 'OK' }, ['a', 'b']), { deleted: ['a', 'b'], notFound: [] });
+    assert.deepEqual(decodeDeleteResult({ code: 200, not_found: ['b'] }, ['a', 'b']), { deleted: ['a'], notFound: ['b'] });
+  });
+
+  it('decodes an agent answer (D20) and refuses one without thread_id', () => {
+    const message = decodeAgentMessage({ id: 'msg_1', thread_id: 't', agent_id: 'a', content: 'hi', citations: [{ file_id: 'f', filename: 'x', score: '0.5', chunk_index: 2 }, 'junk'], status: 'stop' });
+    assert.deepEqual(message.citations, [{ file_id: 'f', filename: 'x', score: 0.5, chunk_index: 2 }]);
+    assert.equal(message.reasoningContent, null);
+    assert.throws(() => decodeAgentMessage({ content: 'hi' }), BadResponseError);
+  });
+
+  it('parses stream errors as JSON, as "code: message", or as a bare message (D14)', () => {
+    assert.deepEqual(parseStreamError('{"code":503,"message":"upstream unavailable"}'), { code: 503, message: 'upstream unavailable' });
+    assert.deepEqual(parseStreamError('503: upstream unavailable'), { code: 503, message: 'upstream unavailable' });
+    assert.deepEqual(parseStreamError('model overloaded'), { message: 'model overloaded' });
+    assert.deepEqual(parseStreamError('{not json'), { message: '{not json' });
+    assert.match(parseStreamError(null).message, /without details/);
+  });
+
+  it('parses Retry-After in seconds and as an HTTP date', () => {
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    assert.equal(parseRetryAfter('3', now), 3000);
+    assert.equal(parseRetryAfter('Sun, 22 Nov 2026 10:00:05 GMT', now), 5000);
+    assert.equal(parseRetryAfter('Sun, 22 Nov 2026 09:00:00 GMT', now), 0);
+    assert.equal(parseRetryAfter('soon', now), undefined);
+    assert.equal(parseRetryAfter(undefined, now), undefined);
+  });
+
+  it('makes short readable excerpts of HTML and redacts secrets in them', () => {
+    const html = `<html><head><title>Oops</title><script>var k=1</script></head><body><p>Bearer abc.def failed &amp; ${'x'.repeat(500)}</p></body></html>`;
+    const excerpt = excerptOf(html, ['x'.repeat(10)]);
+    assert.ok(excerpt.startsWith('Oops Bearer *** failed & '));
+    assert.ok(excerpt.length <= 201);
+    assert.ok(!excerpt.includes('<') && !excerpt.includes('var k'));
+  });
+
+  it('retries only what D3 allows, with full jitter under an exponential ceiling', () => {
+    const policy = { retries: 3, baseDelayMs: 100, maxDelayMs: 1000 };
+    assert.equal(retryDelay(new NetworkError('x'), 0, policy, () => 0.999), 99);
+    assert.equal(retryDelay(new NetworkError('x'), 2, policy, () => 0.999), 399);
+    assert.equal(retryDelay(new NetworkError('x'), 2, { ...policy, maxDelayMs: 150 }, () => 0.999), 149);
+    assert.equal(retryDelay(new NetworkError('x'), 1, policy, () => 0), 0);
+    assert.equal(retryDelay(new NetworkError('x'), 3, policy), undefined, 'at most 3 retries');
+    assert.equal(retryDelay(new RateLimitedError('x', { status: 429, retryAfterMs: 2500 }), 0, policy), 2500, 'Retry-After wins');
+    assert.equal(retryDelay(new RateLimitedError('x', { status: 429, retryAfterMs: 120_000 }), 0, policy), undefined, 'too long a wait goes to the user');
+    assert.notEqual(retryDelay(new ServerError('x', { status: 503 }), 0, policy), undefined);
+    assert.equal(retryDelay(new ServerError('x', { status: 500 }), 0, policy), undefined);
+    assert.equal(retryDelay(new InvalidRequestError('x', { status: 400 }), 0, policy), undefined);
+  });
+
+  it('plans upload batches by count and bytes, a big file alone, order kept', () => {
+    const sizes = (batches: Array<Array<{ size: number }>>) => batches.map((b) => b.map((f) => f.size));
+    const files = [5, 5, 50, 5, 5, 5].map((size) => ({ size }));
+    assert.deepEqual(sizes(planBatches(files, { maxFiles: 2, maxBytes: 20 })), [[5, 5], [50], [5, 5], [5]]);
+    assert.deepEqual(sizes(planBatches(files, { maxFiles: 10, maxBytes: 1000 })), [[5, 5, 50, 5, 5, 5]]);
+    assert.deepEqual(planBatches([], { maxFiles: 2, maxBytes: 20 }), []);
+  });
+
+  it('escapes multipart names as RFC 7578 / WHATWG do, keeping UTF-8', () => {
+    assert.equal(escapeDispositionValue('a "b"\r\nc ü 名.txt'), 'a %22b%22%0D%0Ac ü 名.txt');
+    assert.equal(escapeDispositionValue('plain.txt'), 'plain.txt');
+  });
+});
