@@ -6,8 +6,8 @@ import { decodeAgentMessage, decodeChatCompletion, decodeDeleteResult, decodeLis
 import { codeOf, errorFromResponse } from './httpErrors';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry';
 import type { KsmService, UploadOptions } from './service';
-import { readServerSentEvents, type ServerSentEvent } from './sse';
-import { agentEvents, chatChunks, type StreamState } from './streams';
+import { readServerSentEventBatches } from './sse';
+import { agentEventDecoder, chatChunkDecoder, type EventDecoder, type StreamState } from './streams';
 import { MIN_STREAM_IDLE_MS, Transport, type HttpCall } from './transport';
 import { uploadInBatches } from './upload';
 import { validateAgentRequest, validateChatRequest, validateDeleteRequest, validateListRequest, validateUploadRequest } from './validate';
@@ -47,7 +47,7 @@ export interface KsmClientOptions {
 const FILES_PATH = '/ksm/rag/v5/files';
 const DEFAULT_PAGE_SIZE = 100;
 
-type StreamTransform<T> = (events: AsyncIterable<ServerSentEvent>, state: StreamState, secrets: ReadonlyArray<string | undefined>) => AsyncGenerator<T, void, undefined>;
+type DecoderFactory<T> = (state: StreamState, secrets: ReadonlyArray<string | undefined>) => EventDecoder<T>;
 
 export class KsmClient implements KsmService {
   private readonly transport: Transport;
@@ -144,7 +144,7 @@ export class KsmClient implements KsmService {
       accept: 'text/event-stream',
       signal: options?.signal,
     };
-    return this.streamEvents(call, chatChunks, '[DONE]');
+    return this.streamEvents(call, chatChunkDecoder, '[DONE]');
   }
 
   async sendAgentMessage(request: AgentRequest, options?: CallOptions): Promise<AgentMessage> {
@@ -170,20 +170,28 @@ export class KsmClient implements KsmService {
       accept: 'text/event-stream',
       signal: options?.signal,
     };
-    return this.streamEvents(call, (events, state, secrets) => agentEvents(events, state, secrets, this.logger), "the 'done' event");
+    return this.streamEvents(call, (state, secrets) => agentEventDecoder(state, secrets, this.logger), "the 'done' event");
   }
 
   /**
-   * Opens a stream and runs it through `transform`, turning a broken connection into
+   * Opens a stream and decodes its events, turning a broken connection into
    * StreamCutOffError (after everything that arrived was yielded) and an abort into
    * CancelledError. Leaving early (break, error) destroys the body, so the server sees
    * the connection close.
    */
-  private async *streamEvents<T>(call: HttpCall, transform: StreamTransform<T>, terminator: string): AsyncGenerator<T, void, undefined> {
+  private async *streamEvents<T>(call: HttpCall, decoderFor: DecoderFactory<T>, terminator: string): AsyncGenerator<T, void, undefined> {
     const response = await this.transport.stream(call);
     const state: StreamState = { finished: false, receivedAny: false };
+    const decode = decoderFor(state, response.secrets);
     try {
-      yield* transform(readServerSentEvents(response.body), state, response.secrets);
+      // The one async step per item is this generator's own yield (see readServerSentEventBatches).
+      batches: for await (const batch of readServerSentEventBatches(response.body)) {
+        for (let i = 0; i < batch.length; i++) {
+          const item = decode(batch[i]);
+          if (item !== undefined) yield item;
+          if (state.finished) break batches;
+        }
+      }
       if (!state.finished) {
         throw new StreamCutOffError(`${call.what} ended before ${terminator}: the answer may be incomplete. Try again.`, { receivedAny: state.receivedAny });
       }

@@ -1,28 +1,35 @@
 // Server-sent events from a byte stream. Parsing is eventsource-parser's (it follows the
 // WHATWG EventSource rules: CR, LF and CRLF line ends, comments, multi-line `data:`); this
 // file only decodes bytes (TextDecoder in streaming mode keeps UTF-8 sequences split across
-// reads intact and drops a leading BOM) and turns the parser's callbacks into an iterator.
+// reads intact and drops a leading BOM) and hands the parser's events on.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 export type ServerSentEvent = EventSourceMessage;
 
 /**
- * Yields each complete event in order. An event still incomplete when the bytes end is
- * dropped, as the EventSource rules say; errors of the byte stream (a reset) propagate.
+ * Yields, per network read, the events it completed (often many). Batches keep the
+ * per-event path synchronous: a stream of 100,000 small chunks then pays one promise
+ * round trip per read, not one per event per layer. An event still incomplete when the
+ * bytes end is dropped, as the EventSource rules say; errors of the byte stream (a reset)
+ * propagate after the events before them were yielded.
  */
-export async function* readServerSentEvents(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<ServerSentEvent, void, undefined> {
+export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<ServerSentEvent[], void, undefined> {
   const decoder = new TextDecoder('utf-8');
   let pending: ServerSentEvent[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event) });
   for await (const piece of body) {
     parser.feed(typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true }));
     if (pending.length === 0) continue;
-    // Swap rather than copy: the per-read path allocates nothing beyond the parser's events.
     const ready = pending;
     pending = [];
-    for (let i = 0; i < ready.length; i++) yield ready[i];
+    yield ready;
   }
   const rest = decoder.decode();
   if (rest) parser.feed(rest);
-  for (const event of pending) yield event;
+  if (pending.length > 0) yield pending;
+}
+
+/** The same events one at a time, for callers that do not care about batches. */
+export async function* readServerSentEvents(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<ServerSentEvent, void, undefined> {
+  for await (const batch of readServerSentEventBatches(body)) yield* batch;
 }

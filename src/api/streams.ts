@@ -39,13 +39,16 @@ export function parseStreamError(content: unknown): { code?: number; message: st
   return { message: text || 'the service reported an error without details' };
 }
 
-export async function* chatChunks(events: AsyncIterable<ServerSentEvent>, state: StreamState, secrets: ReadonlyArray<string | undefined>): AsyncGenerator<ChatCompletionChunk, void, undefined> {
+/** Decodes one event; returns undefined for events that yield nothing (the terminator). */
+export type EventDecoder<T> = (event: ServerSentEvent) => T | undefined;
+
+export function chatChunkDecoder(state: StreamState, secrets: ReadonlyArray<string | undefined>): EventDecoder<ChatCompletionChunk> {
   const what = 'Chat stream';
-  for await (const event of events) {
+  return (event) => {
     const data = event.data;
     if (data === '[DONE]') {
       state.finished = true;
-      return;
+      return undefined;
     }
     const chunk = parseJson(data, what, secrets) as ChatCompletionChunk;
     const choices = (chunk as { choices?: unknown })?.choices;
@@ -58,29 +61,25 @@ export async function* chatChunks(events: AsyncIterable<ServerSentEvent>, state:
       }
     }
     state.receivedAny = true;
-    yield chunk;
-  }
+    return chunk;
+  };
 }
 
-export async function* agentEvents(events: AsyncIterable<ServerSentEvent>, state: StreamState, secrets: ReadonlyArray<string | undefined>, logger?: ClientLogger): AsyncGenerator<AgentEvent, void, undefined> {
+export function agentEventDecoder(state: StreamState, secrets: ReadonlyArray<string | undefined>, logger?: ClientLogger): EventDecoder<AgentEvent> {
   const what = 'Agent stream';
-  for await (const event of events) {
+  return (event) => {
     const name = event.event ?? 'message';
-    const known = KNOWN_AGENT_EVENTS.has(name);
-    if (!known) {
-      logger?.debug(`agent stream: ignoring unknown event '${excerptOf(name, secrets)}'`);
-      state.receivedAny = true;
-      yield { kind: 'unknown', event: name, data: event.data };
-      continue;
+    state.receivedAny = true;
+    if (!KNOWN_AGENT_EVENTS.has(name)) {
+      logger?.debug(`agent stream: passing on unknown event '${excerptOf(name, secrets)}'`);
+      return { kind: 'unknown', event: name, data: event.data };
     }
     const data = parseJson(event.data, what, secrets);
     if (!isObject(data)) throw new BadResponseError(`${what}: event '${name}' did not carry a JSON object.`, { excerpt: excerptOf(event.data, secrets) });
     const typed = toAgentEvent(name, data);
-    state.receivedAny = true;
     if (typed.kind === 'done') state.finished = true;
-    yield typed;
-    if (typed.kind === 'done') return;
-  }
+    return typed;
+  };
 }
 
 const KNOWN_AGENT_EVENTS = new Set(['thread', 'retrieval', 'reasoning', 'message', 'error', 'done']);
