@@ -7,7 +7,11 @@ import type { ChatSession } from './chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
 import { searchableText } from './conversationModel';
 import { codePrefill, conversationToMarkdown, LARGE_FILE_CHARS } from './markdownExport';
+import { MAX_TEXT_CHARS } from './messageValidation';
 import type { ConversationView } from './protocol';
+
+/** Room left under the message limit for the question the user types after the pasted code. */
+const PREFILL_HEADROOM_CHARS = 2_000;
 
 export function registerChatCommands(services: ExtensionServices, session: () => ChatSession, view: ChatViewProvider): void {
   services.registerCommand('ksm.chat.new', async () => {
@@ -21,6 +25,10 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
       void vscode.window.showInformationMessage('Select some code in an editor first.');
       return;
     }
+    if (text.length > MAX_TEXT_CHARS - PREFILL_HEADROOM_CHARS) {
+      void vscode.window.showWarningMessage(`The selection is too large to send (the limit is ${MAX_TEXT_CHARS.toLocaleString()} characters). Select less.`);
+      return;
+    }
     await view.prefill(text);
   });
   services.registerCommand('ksm.chat.askAboutFile', async () => {
@@ -30,6 +38,13 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
       return;
     }
     const content = editor.document.getText();
+    if (content.length > MAX_TEXT_CHARS - PREFILL_HEADROOM_CHARS) {
+      void vscode.window.showWarningMessage(
+        `${fileNameOf(editor.document)} is too large to paste into the chat (over ${MAX_TEXT_CHARS.toLocaleString()} characters). ` +
+          'Select the part you want and use Ask About Selection, or upload the file to a volume and ask the agent about it.',
+      );
+      return;
+    }
     if (content.length > LARGE_FILE_CHARS) {
       const size = `${Math.round(content.length / 1024)} KB`;
       const choice = await vscode.window.showWarningMessage(

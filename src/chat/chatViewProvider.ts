@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Log } from '../common/log';
 import type { ChatSession } from './chatSession';
-import { parseWebviewMessage } from './messageValidation';
+import { MAX_TEXT_CHARS, parseWebviewMessage } from './messageValidation';
 import type { AttachmentView, HostToWebview, WebviewToHost } from './protocol';
 import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from './webviewActions';
 
@@ -68,6 +68,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     const message = parseWebviewMessage(raw);
     if (!message) {
       this.log.warn(`[chat] dropped an invalid message from the webview: ${describeRaw(raw)}`);
+      this.explainTooLong(raw);
       return;
     }
     try {
@@ -76,6 +77,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       this.log.error(`[chat] handling "${message.type}" failed`);
       if (error instanceof Error) this.log.error(error);
     }
+  }
+
+  /** A question over the size limit is the one rejection a user can cause: say so, and give the text back. */
+  private explainTooLong(raw: unknown): void {
+    const { type, text } = (typeof raw === 'object' && raw !== null ? raw : {}) as { type?: unknown; text?: unknown };
+    if (type !== 'send' || typeof text !== 'string' || text.length <= MAX_TEXT_CHARS) return;
+    void vscode.window.showWarningMessage(
+      `The message is too long to send (${text.length.toLocaleString()} characters; the limit is ${MAX_TEXT_CHARS.toLocaleString()}). ` +
+        'Shorten it, or upload the file to a volume and ask the agent about it.',
+    );
+    this.post({ type: 'prefill', text });
   }
 
   private async dispatch(message: WebviewToHost): Promise<void> {

@@ -47,8 +47,11 @@ function quote(text: string): string {
   return text.split('\n').map((l) => `> ${l}`).join('\n');
 }
 
-/** Above this, "Ask About File" warns before pasting the whole file into the composer. */
-export const LARGE_FILE_CHARS = 100 * 1024;
+/**
+ * Above this, "Ask About File" asks before pasting the whole file (many tokens). Files too
+ * big for one message (MAX_TEXT_CHARS) are refused with a pointer to upload + agent instead.
+ */
+export const LARGE_FILE_CHARS = 50 * 1024;
 
 /**
  * The composer text for a piece of code: the file name, then a fenced block tagged with the
