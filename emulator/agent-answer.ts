@@ -31,7 +31,7 @@ export function candidateFiles(store: Store, request: ValidAgentRequest, userId:
 /** The sentences of a chunk that share the most words with the query, up to ~50 words. */
 export function bestSnippet(chunk: string, query: string): string {
   const queryWords = new Set(words(query));
-  const sentences = chunk.split(/(?<=[.!?])\s+/).filter(Boolean);
+  const sentences = chunk.replace(/\s+/g, ' ').split(/(?<=[.!?])\s+/).filter(Boolean);
   const scored = sentences.map((sentence, index) => ({ sentence, index, score: words(sentence).filter((w) => queryWords.has(w)).length }));
   const best = [...scored].sort((a, b) => b.score - a.score || a.index - b.index);
   const chosen: typeof scored = [];

@@ -1,6 +1,5 @@
 // Writes server-sent events with backpressure, notices a client that goes away (so the
 // generator stops: "Stop" must stop the server too), and plays stream faults (D22).
-import { once } from 'node:events';
 import type { RequestContext } from './context';
 import type { FaultRule } from './faults';
 
@@ -22,6 +21,7 @@ export class SseWriter {
   private sent = 0;
   private ended = false;
   private fault: StreamFault | undefined;
+  private corked = false;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -115,8 +115,29 @@ export class SseWriter {
   private async writeRaw(text: string): Promise<void> {
     const { res } = this.ctx;
     if (res.destroyed) return;
-    if (!res.write(text)) {
-      await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    // Writes made in the same turn of the event loop go out as one packet; a paced stream
+    // (tokenDelayMs > 0) still sends each event at once.
+    if (!this.corked) {
+      this.corked = true;
+      res.cork();
+      setImmediate(() => {
+        this.corked = false;
+        res.uncork();
+      });
     }
+    if (!res.write(text)) await drainOrClose(res);
   }
+}
+
+/** Waits for 'drain' or 'close', whichever first, and removes both listeners. */
+function drainOrClose(res: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -2,7 +2,7 @@
 //
 // Layout (see README): volumes/<dir>/volume.json, records/<uuid>.json (one JSON per file,
 // the only thing listing reads), content/<uuid> (the uploaded bytes), chunks/<uuid>.json
-// (chunk texts and vectors). Content is written and fsynced before its record, and a
+// (chunk texts) and chunks/<uuid>.vec (vectors). Content is written and fsynced before its record, and a
 // record is deleted before its content, so a crash never leaves a listed file without its
 // bytes; orphans (content or chunks without a record) are swept on start.
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { moveIntoPlace, writeFileAtomic } from './atomic-fs';
+import { EMBEDDING_DIMENSIONS } from './embedder';
 import type { FileRecord } from './records';
 import { volumeDirName } from './volumes';
 
@@ -21,7 +22,8 @@ export interface ChunkSet {
 
 interface StoredChunks {
   texts: string[];
-  vectors: string[] | null;
+  /** Whether chunks/<uuid>.vec holds one Float32 vector per text, back to back. */
+  vectors: boolean;
 }
 
 export interface StagedFile {
@@ -128,12 +130,16 @@ export class Store {
     await writeFileAtomic(join(this.volumeDir(record.volume), 'records', `${record.uuid}.json`), JSON.stringify(record));
   }
 
+  /** Vectors (raw Float32, compact and fast) first, then the texts JSON that marks the set complete. */
   async saveChunks(record: FileRecord, chunks: ChunkSet): Promise<void> {
-    const stored: StoredChunks = {
-      texts: chunks.texts,
-      vectors: chunks.vectors?.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')) ?? null,
-    };
-    await writeFileAtomic(join(this.volumeDir(record.volume), 'chunks', `${record.uuid}.json`), JSON.stringify(stored));
+    const dir = join(this.volumeDir(record.volume), 'chunks');
+    if (chunks.vectors) {
+      const packed = new Float32Array(chunks.vectors.length * EMBEDDING_DIMENSIONS);
+      chunks.vectors.forEach((vector, i) => packed.set(vector, i * EMBEDDING_DIMENSIONS));
+      await writeFileAtomic(join(dir, `${record.uuid}.vec`), new Uint8Array(packed.buffer));
+    }
+    const stored: StoredChunks = { texts: chunks.texts, vectors: chunks.vectors !== null };
+    await writeFileAtomic(join(dir, `${record.uuid}.json`), JSON.stringify(stored));
     this.chunkSets.set(record.uuid, chunks);
   }
 
@@ -154,6 +160,7 @@ export class Store {
       await rm(join(dir, 'records', `${uuid}.json`), { force: true });
       await rm(this.contentPath(record), { force: true });
       await rm(join(dir, 'chunks', `${uuid}.json`), { force: true });
+      await rm(join(dir, 'chunks', `${uuid}.vec`), { force: true });
       deleted.push(uuid);
     }
     return { deleted, notFound };
@@ -191,20 +198,17 @@ export class Store {
       if (!files.has(entry)) await rm(join(dir, 'content', entry), { force: true });
     }
     for (const entry of await readdir(join(dir, 'chunks')).catch(() => [] as string[])) {
-      const uuid = entry.replace(/\.json$/, '');
-      const record = files.get(uuid);
-      if (!record || !entry.endsWith('.json')) {
-        await rm(join(dir, 'chunks', entry), { force: true });
-        continue;
-      }
+      const uuid = entry.replace(/\.(json|vec)$/, '');
+      if (!files.has(uuid) || !/\.(json|vec)$/.test(entry)) await rm(join(dir, 'chunks', entry), { force: true });
+      if (!files.has(uuid) || !entry.endsWith('.json')) continue;
       const stored = JSON.parse(await readFile(join(dir, 'chunks', entry), 'utf8')) as StoredChunks;
-      this.chunkSets.set(uuid, {
-        texts: stored.texts,
-        vectors: stored.vectors?.map((b64) => {
-          const bytes = Buffer.from(b64, 'base64');
-          return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-        }) ?? null,
-      });
+      let vectors: Float32Array[] | null = null;
+      if (stored.vectors) {
+        const bytes = await readFile(join(dir, 'chunks', `${uuid}.vec`));
+        const packed = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+        vectors = stored.texts.map((_, i) => packed.subarray(i * EMBEDDING_DIMENSIONS, (i + 1) * EMBEDDING_DIMENSIONS));
+      }
+      this.chunkSets.set(uuid, { texts: stored.texts, vectors });
     }
   }
 }
