@@ -18,7 +18,8 @@ async function observeStates(emu: Parameters<typeof list>[0], volume: string, uu
 }
 
 describe('emulator: processing states (slow pace, every state observable)', () => {
-  const s = useFreshEmulator({ stepMs: 120 });
+  // A pace far above one listing round trip, so every state is seen even on a busy machine.
+  const s = useFreshEmulator({ stepMs: 300 });
   const text = 'Penguins live in the southern hemisphere. Emperor penguins breed in winter.';
 
   it('do_chunking=1: uploaded → waiting → chunking → embedding → indexing → done', async () => {
