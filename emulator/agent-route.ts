@@ -10,6 +10,7 @@ import { notFound, readJsonBody } from './http-errors';
 import { countTokens } from './responder';
 import { respondJson } from './respond';
 import { SseWriter } from './sse';
+import { upstreamAnswer } from './upstream';
 
 export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
   const request = validateAgentRequest(await readJsonBody(ctx.req), ctx.userId);
@@ -23,7 +24,16 @@ export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
   } else {
     thread = threads.create(request.agentId, ctx.userId);
   }
-  const { citations, reasoning, answer } = composeAnswer(store, request, thread, ctx.userId);
+  const composed = composeAnswer(store, request, thread, ctx.userId);
+  const { citations, reasoning } = composed;
+  // With an upstream model the answer is written by it, from the same retrieved snippets.
+  const answer = ctx.shared.upstream
+    ? await upstreamAnswer(ctx, request.model.id, [
+        { role: 'system', content: `Answer from these excerpts of the user's files and cite them as [n]:\n${citations.map((c, i) => `[${i + 1}] ${c.filename}: ${c.snippet}`).join('\n') || '(no excerpt matched)'}` },
+        ...thread.turns.flatMap((turn) => [{ role: 'user', content: turn.query }, { role: 'assistant', content: turn.answer }]),
+        { role: 'user', content: request.query },
+      ])
+    : composed.answer;
   const messageId = `msg_${randomBytes(12).toString('hex')}`;
   const created = Math.floor(Date.now() / 1000);
   const history = thread.turns.map((turn) => `${turn.query}\n${turn.answer}`).join('\n');

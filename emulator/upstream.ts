@@ -69,3 +69,13 @@ export async function* sseDataLines(answer: Response): AsyncGenerator<string> {
   const events = answer.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
   for await (const event of events as unknown as AsyncIterable<EventSourceMessage>) yield event.data;
 }
+
+/** One non-streamed answer from the upstream, for the rag-agent. */
+export async function upstreamAnswer(ctx: RequestContext, model: string, messages: Array<{ role: string; content: string }>): Promise<string> {
+  const answer = await callUpstream(ctx, { model, messages, stream: false }, AbortSignal.timeout(120_000));
+  const json = (await answer.json()) as { choices?: Array<{ message?: { content?: string } }> };
+  const content = json.choices?.[0]?.message?.content;
+  if (typeof content !== 'string') throw new HttpError(502, 'upstream answered without choices[0].message.content');
+  return content;
+}
+
