@@ -115,7 +115,9 @@ export async function uploadToVolume(services: ExtensionServices, volumes: Volum
   );
 
   const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));
-  if (summary.wasCancelled) volumes.refreshVolume(volume); // a batch in flight may have been stored
+  const replacedAny = summary.results.some((r) => r.outcome === 'uploaded' && r.replaced > 0);
+  // After a cancel a batch in flight may have been stored; after "replace" older copies are gone.
+  if (summary.wasCancelled || replacedAny) volumes.refreshVolume(volume);
   volumes.watchUploaded(volume, uploaded);
   for (const r of summary.results) {
     services.log.info(`[upload] ${volume}: ${r.filename} ${r.outcome}${'reason' in r ? ` — ${r.reason}` : ''}${r.outcome === 'uploaded' && r.replaceError ? ` (${r.replaceError})` : ''}`);

@@ -76,7 +76,8 @@ export class VolumeListing {
   async reload(signal?: AbortSignal): Promise<void> {
     const wanted = Math.max(this.pageSize(), this.files.length);
     const generation = ++this.generation;
-    this.setState({ kind: 'loading' });
+    // A loaded list stays on screen while it is re-listed; only a first load shows "Loading…".
+    if (this.state.kind !== 'loaded') this.setState({ kind: 'loading' });
     try {
       const files: FileInfo[] = [];
       let total = 0;

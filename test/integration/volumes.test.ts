@@ -39,6 +39,8 @@ describe('volumes: VS Code integration', function () {
   let work: string;
   let previousList: string[] | undefined;
   let previousPageSize: number | undefined;
+  let previousBaseUrl: string | undefined;
+  let previousUserId: string | undefined;
 
   before(async () => {
     await vscode.extensions.getExtension('ksm.ksm-assistant')?.activate();
@@ -50,6 +52,11 @@ describe('volumes: VS Code integration', function () {
     const config = vscode.workspace.getConfiguration('ksm');
     previousList = config.inspect<string[]>('volumes.list')?.globalValue;
     previousPageSize = config.inspect<number>('volumes.pageSize')?.globalValue;
+    previousBaseUrl = config.inspect<string>('baseUrl')?.globalValue;
+    previousUserId = config.inspect<string>('userId')?.globalValue;
+    // The launcher may or may not have written user settings; the env vars are the truth.
+    await updateSetting('baseUrl', requiredEnv('KSM_TEST_BASE_URL'));
+    await updateSetting('userId', requiredEnv('KSM_TEST_USER_ID'));
     await updateSetting('volumes.list', [volume, `${volume}-never-written`]);
     await updateSetting('volumes.pageSize', 3);
     work = await mkdtemp(join(tmpdir(), 'ksm-volumes-itest-'));
@@ -57,6 +64,8 @@ describe('volumes: VS Code integration', function () {
 
   after(async () => {
     await updateSetting('volumes.list', previousList);
+    await updateSetting('baseUrl', previousBaseUrl);
+    await updateSetting('userId', previousUserId);
     await updateSetting('volumes.pageSize', previousPageSize);
     await keys.clear();
     log.dispose();
