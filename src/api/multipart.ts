@@ -89,14 +89,26 @@ async function* coalesce(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint
   if (pending.length > 0) yield pending.length === 1 ? pending[0] : Buffer.concat(pending);
 }
 
+/**
+ * Reads a file in READ_SIZE pieces with one read always in flight, so the disk read of the
+ * next piece overlaps the socket write of this one (without it, upload speed is the sum
+ * of both, not the slower of them). At most two pieces are held at a time.
+ */
 async function* fileContent(file: MultipartFile, onFileBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {
-  let position = 0;
-  while (position < file.size) {
+  const readAt = (position: number) => {
     // A fresh buffer per read: undici may still hold the previous one in its write queue.
     const buffer = Buffer.allocUnsafe(Math.min(READ_SIZE, file.size - position));
-    const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, position);
+    const read = file.handle.read(buffer, 0, buffer.length, position).then(({ bytesRead }) => ({ buffer, bytesRead }));
+    read.catch(() => undefined); // an abandoned read (cancelled upload, closed handle) must not go unhandled
+    return read;
+  };
+  let position = 0;
+  let next = file.size > 0 ? readAt(0) : undefined;
+  while (next) {
+    const { buffer, bytesRead } = await next;
     if (bytesRead === 0) throw new Error(`${file.filename} became shorter while it was being uploaded.`);
     position += bytesRead;
+    next = position < file.size ? readAt(position) : undefined;
     onFileBytes(bytesRead);
     yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
   }
