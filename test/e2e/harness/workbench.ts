@@ -109,12 +109,25 @@ export class Workbench {
     await this.quickInputBox().press('Enter');
   }
 
-  /** Right-clicks `target` and chooses a context-menu entry by its label. */
+  /**
+   * Right-clicks `target` and chooses a context-menu entry by its label. The menu can
+   * swallow a click that lands while it is still laying out (a tree refresh underneath
+   * re-renders it), so a click that leaves the menu open is followed by Enter on the
+   * focused entry; the menu closing is the proof the entry ran.
+   */
   async contextMenu(target: Locator, entry: string): Promise<void> {
     await target.click({ button: 'right' });
-    const item = this.page.locator('.monaco-menu .action-item').filter({ has: this.page.locator('.action-label', { hasText: new RegExp(`^${escapeRegExp(entry)}$`) }) });
-    await item.first().waitFor();
-    await item.first().click();
+    const menu = this.page.locator('.monaco-menu');
+    const item = menu.locator('.action-item').filter({ has: this.page.locator('.action-label', { hasText: new RegExp(`^${escapeRegExp(entry)}$`) }) }).first();
+    await item.waitFor();
+    await item.hover();
+    await item.click();
+    const closed = await menu.first().waitFor({ state: 'hidden', timeout: 2000 }).then(() => true, () => false);
+    if (!closed) {
+      await item.hover();
+      await this.page.keyboard.press('Enter');
+      await menu.first().waitFor({ state: 'hidden', timeout: 5000 });
+    }
   }
 
   notifications(): Locator {

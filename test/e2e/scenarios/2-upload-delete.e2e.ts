@@ -40,6 +40,11 @@ describe('Scenario 2: upload a folder from the Explorer, watch it process, delet
   it('shows every uploaded file reaching "done" without a manual refresh', async () => {
     const { workbench, run } = scenario;
     for (const name of UPLOADED) await waitForRowDescription(workbench, name, /\bdone\b/, 60_000);
+    await eventually(
+      async () => !/processing/.test((await workbench.volumesRow(TEAM_VOLUME).locator('.label-description').textContent()) ?? ''),
+      async () => `every file is done but the volume row still says "${await workbench.volumesRow(TEAM_VOLUME).locator('.label-description').textContent()}"`,
+      10_000,
+    );
     const stored = (await run.emulator.listFiles(TEAM_VOLUME)).map((f) => f.filename).sort();
     assert.deepEqual(stored, [...UPLOADED].sort(), 'the emulator holds exactly the uploaded files');
   });
