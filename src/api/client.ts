@@ -111,12 +111,12 @@ export class KsmClient implements KsmService {
       signal: options?.signal,
       passStatus: 404,
     };
-    const { status, body, text } = await this.transport.json(call);
+    const { status, body, text, secrets } = await this.transport.json(call);
     if (status === 404) {
       // D11: "none of these exist" is a result (already gone), not a failure; any other 404
       // (a wrong base URL, an unknown volume) stays an error.
       if (isObject(body) && Array.isArray(body.not_found)) return decodeDeleteResult({ deleted: [], not_found: body.not_found }, request.uuids);
-      throw errorFromResponse({ status, headers: {}, bodyText: text, what: call.what, secrets: [] });
+      throw errorFromResponse({ status, headers: {}, bodyText: text, what: call.what, secrets });
     }
     return decodeDeleteResult(body, request.uuids);
   }

@@ -116,7 +116,7 @@ export class Transport {
   }
 
   /** Sends the call and decodes a JSON answer; a `code` other than 200 in the body is an error (D2). */
-  async json(call: HttpCall): Promise<{ status: number; body: unknown; text: string }> {
+  async json(call: HttpCall): Promise<{ status: number; body: unknown; text: string; secrets: string[] }> {
     const response = await this.open(call);
     let text: string;
     try {
@@ -124,10 +124,10 @@ export class Transport {
     } catch (error) {
       throw errorFromFailure(error, call.what, call.signal, response.secrets);
     }
-    if (response.status === call.passStatus) return { status: response.status, body: tryParse(text), text };
+    if (response.status === call.passStatus) return { status: response.status, body: tryParse(text), text, secrets: response.secrets };
     const body = parseJsonBody(text, call.what, response.status, response.secrets);
     checkBodyCode(body, text, response, call.what);
-    return { status: response.status, body, text };
+    return { status: response.status, body, text, secrets: response.secrets };
   }
 
   /** Sends the call and checks that a stream (not a JSON error under 200) came back. */

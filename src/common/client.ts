@@ -3,6 +3,7 @@
 // kept while its settings stay the same, so connections are reused between calls.
 import * as vscode from 'vscode';
 import type { Dispatcher } from 'undici';
+import { checkBaseUrl } from '../api/baseUrl';
 import { KsmClient } from '../api/client';
 import { ConfigurationError } from '../api/errors';
 import { createDispatcher, type NetworkSettings } from '../api/network';
@@ -39,29 +40,13 @@ export function createClientFromSettings(apiKey: ApiKeyStore, log: Log): KsmServ
   });
 }
 
-function checkedBaseUrl(baseUrl: string, log: Log): string {
-  if (!baseUrl) {
-    throw new ConfigurationError("No service address is set. Set 'ksm.baseUrl' in Settings, or run 'KSM: Use Local Emulator'.");
+function checkedBaseUrl(raw: string, log: Log): string {
+  const { url, insecure } = checkBaseUrl(raw);
+  if (insecure && !warnedInsecureUrls.has(url)) {
+    warnedInsecureUrls.add(url);
+    log.warn(`[api] 'ksm.baseUrl' ${url} uses plain http: the API key and your data travel unencrypted. Use https:// unless this is a trusted local network.`);
   }
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigurationError(`'ksm.baseUrl' is not a valid URL: '${baseUrl}'. Use for example https://ksm.example.com.`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigurationError(`'ksm.baseUrl' must start with https:// (or http:// for a local emulator), not '${url.protocol}'.`);
-  }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !warnedInsecureUrls.has(baseUrl)) {
-    warnedInsecureUrls.add(baseUrl);
-    log.warn(`[api] 'ksm.baseUrl' ${baseUrl} uses plain http: the API key and your data travel unencrypted. Use https:// unless this is a trusted local network.`);
-  }
-  return baseUrl;
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return url;
 }
 
 /** One dispatcher per distinct network setup; the previous one is closed when settings change. */

@@ -1,0 +1,34 @@
+// Checks the service address before any call: a clear ConfigurationError for a missing or
+// malformed one, and a flag for plain http off this machine (the key would travel in clear).
+import { ConfigurationError } from './errors';
+
+export interface CheckedBaseUrl {
+  url: string;
+  /** Plain http to a host that is not loopback. */
+  insecure: boolean;
+}
+
+export function checkBaseUrl(raw: string): CheckedBaseUrl {
+  const trimmed = raw.trim().replace(/\/+$/, '');
+  if (!trimmed) {
+    throw new ConfigurationError("No service address is set. Set 'ksm.baseUrl' in Settings, or run 'KSM: Use Local Emulator'.");
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(trimmed);
+  } catch {
+    throw new ConfigurationError(`'ksm.baseUrl' is not a valid URL: '${trimmed}'. Use for example https://ksm.example.com.`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new ConfigurationError(`'ksm.baseUrl' must start with https:// (or http:// for a local emulator), not '${parsed.protocol}'.`);
+  }
+  if (parsed.username || parsed.password) {
+    throw new ConfigurationError("'ksm.baseUrl' must not contain a user name or password; the API key is set with 'KSM: Set API Key'.");
+  }
+  return { url: trimmed, insecure: parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname) };
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
