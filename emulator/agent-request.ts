@@ -13,6 +13,8 @@ export interface ValidAgentRequest {
   model: ChatModel;
   enableThinking: boolean;
   volumes: string[];
+  /** Accepted and recorded with the turn (D18); the local agent has no tools to run. */
+  tools: Record<string, unknown>[];
   stream: boolean;
 }
 
@@ -73,6 +75,7 @@ export function validateAgentRequest(body: Record<string, unknown>, userId: stri
     model,
     enableThinking: context.enable_thinking === true,
     volumes,
+    tools: (context.tools ?? []) as Record<string, unknown>[],
     stream: body.stream !== false,
   };
 }

@@ -41,7 +41,7 @@ export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
   const reasoningTokens = reasoning === null ? null : countTokens(reasoning);
   const completionTokens = countTokens(answer) + (reasoningTokens ?? 0);
   const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, reasoning_tokens: reasoningTokens, total_tokens: promptTokens + completionTokens };
-  thread.turns.push({ messageId, query: request.query, answer, reasoning, citations, created });
+  thread.turns.push({ messageId, query: request.query, answer, reasoning, citations, tools: request.tools, created });
   await threads.save(thread);
 
   if (!request.stream) {

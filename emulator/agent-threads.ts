@@ -19,6 +19,8 @@ export interface Turn {
   answer: string;
   reasoning: string | null;
   citations: Citation[];
+  /** context.tools as sent (D18). */
+  tools: Record<string, unknown>[];
   created: number;
 }
 

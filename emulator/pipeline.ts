@@ -16,6 +16,28 @@ interface Job {
   unreadable?: string;
 }
 
+/**
+ * At most this many files are read and parsed at once, so a thousand-file upload does not
+ * hold a thousand texts in memory. (A counter and a queue: p-limit is only a transitive
+ * dependency here, not worth a direct one for ten lines.)
+ */
+const PARALLEL_EXTRACTIONS = 2;
+let extracting = 0;
+const extractionQueue: Array<() => void> = [];
+
+async function withExtractionSlot<T>(work: () => Promise<T>): Promise<T> {
+  // A freed slot is handed straight to the next waiter, so the count never overshoots.
+  if (extracting >= PARALLEL_EXTRACTIONS) await new Promise<void>((resolve) => extractionQueue.push(resolve));
+  else extracting += 1;
+  try {
+    return await work();
+  } finally {
+    const next = extractionQueue.shift();
+    if (next) next();
+    else extracting -= 1;
+  }
+}
+
 /** Filter + chunk + embed in one call; also what the ingest benchmark measures. */
 export async function extractAndChunk(path: string, filename: string): Promise<{ chunks: string[] } | { unreadable: string }> {
   const extracted = await extractFileText(path, filename);
@@ -117,7 +139,7 @@ export class Processor {
 
   private async ensureChunks(job: Job): Promise<void> {
     if (job.chunks || job.unreadable) return;
-    const result = await extractAndChunk(this.store.contentPath(job.record), job.record.filename);
+    const result = await withExtractionSlot(() => extractAndChunk(this.store.contentPath(job.record), job.record.filename));
     if ('unreadable' in result) job.unreadable = result.unreadable;
     else job.chunks = result.chunks;
   }

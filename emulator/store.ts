@@ -132,6 +132,7 @@ export class Store {
 
   /** Vectors (raw Float32, compact and fast) first, then the texts JSON that marks the set complete. */
   async saveChunks(record: FileRecord, chunks: ChunkSet): Promise<void> {
+    if (!this.volumes.get(record.volume)?.has(record.uuid)) return; // deleted meanwhile
     const dir = join(this.volumeDir(record.volume), 'chunks');
     if (chunks.vectors) {
       const packed = new Float32Array(chunks.vectors.length * EMBEDDING_DIMENSIONS);
