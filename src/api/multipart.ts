@@ -8,6 +8,8 @@ import type { FileHandle } from 'node:fs/promises';
 /** Large reads keep progress callbacks and syscalls few (about 1000 per GiB). */
 const READ_SIZE = 1024 * 1024;
 const COALESCE_BYTES = 256 * 1024;
+/** Error code of a file that shrank while its bytes were being sent. */
+export const FILE_CHANGED = 'KSM_FILE_CHANGED';
 
 export interface MultipartFile {
   handle: FileHandle;
@@ -106,7 +108,7 @@ async function* fileContent(file: MultipartFile, onFileBytes: (bytes: number) =>
   let next = file.size > 0 ? readAt(0) : undefined;
   while (next) {
     const { buffer, bytesRead } = await next;
-    if (bytesRead === 0) throw new Error(`${file.filename} became shorter while it was being uploaded.`);
+    if (bytesRead === 0) throw Object.assign(new Error(`'${file.filename}' became shorter while it was being uploaded.`), { code: FILE_CHANGED });
     position += bytesRead;
     next = position < file.size ? readAt(position) : undefined;
     onFileBytes(bytesRead);

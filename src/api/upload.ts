@@ -2,10 +2,10 @@
 // uploaded (with its FileInfo) or failed (with the reason); none is silently dropped.
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { BadResponseError, CancelledError, KsmError, NetworkError } from './errors';
+import { BadResponseError, CancelledError, InvalidRequestError, KsmError, NetworkError } from './errors';
 import { decodeUploadInfos } from './decode';
 import { codeOf, errorFromFailure } from './httpErrors';
-import { planMultipart, type MultipartFile } from './multipart';
+import { FILE_CHANGED, planMultipart, type MultipartFile } from './multipart';
 import type { UploadOptions } from './service';
 import type { Transport } from './transport';
 import type { UploadBatchLimits, UploadFileResult, UploadRequest, UploadSource } from './types';
@@ -61,6 +61,7 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
     if (options.signal?.aborted) throw new CancelledError('The upload was cancelled.');
   };
 
+  checkCancelled();
   const sized: Sized[] = [];
   for (const source of request.files) {
     try {
@@ -148,7 +149,9 @@ async function sendBatch(
     } catch (caught) {
       let error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, []);
       if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError('The upload was cancelled.', { cause: error });
-      if (error instanceof NetworkError && CLOSED_MID_BODY.has(codeOf(error) ?? '')) {
+      if (codeOf(error) === FILE_CHANGED) {
+        error = new InvalidRequestError(`${what} failed: a file changed on disk while it was being sent (${(error.cause as Error)?.message ?? 'size changed'}). Upload it again once it is saved.`, { cause: error });
+      } else if (error instanceof NetworkError && CLOSED_MID_BODY.has(codeOf(error) ?? '')) {
         // A server that refuses a body (too large, not allowed) may answer and hang up
         // before reading it all; the client then only sees the broken pipe.
         error = new NetworkError(`${what} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.`, { cause: error });

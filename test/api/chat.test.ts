@@ -45,6 +45,11 @@ describe('api: chat completions', () => {
     assert.equal(h.emulator.stats.requests, before);
   });
 
+  it('maps a server 400 to InvalidRequestError with status and the field it blamed', async () => {
+    // Valid locally; only the server knows emu-chat has no reasoning mode (D12).
+    await assert.rejects(h.client().createChatCompletion({ ...ask(), reasoning: { effort: 'high' } }), (e: unknown) => e instanceof InvalidRequestError && e.status === 400 && e.param === 'reasoning');
+  });
+
   it('maps an unknown model to NotFoundError naming the field', async () => {
     await assert.rejects(h.client().createChatCompletion({ ...ask(), model: 'no-such-model' }), (e: unknown) => e instanceof NotFoundError && e.status === 404 && e.param === 'model');
   });

@@ -1,7 +1,7 @@
 // File operations against the emulator: batched uploads with per-file results, listing
 // with paging and retries (D3, D10), deletes (D11), and the error classes of each.
 import { strict as assert } from 'node:assert';
-import { rmSync } from 'node:fs';
+import { rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { BadResponseError, CancelledError, InvalidRequestError, NotFoundError, PermissionError, RateLimitedError, ServerError } from '../../src/api/errors';
 import type { FileInfo, UploadFileResult, UploadProgress } from '../../src/api/types';
@@ -156,6 +156,42 @@ describe('api: files', () => {
     const left = await h.client().listFiles({ volume: 'del' });
     assert.deepEqual(left.files.map((f) => f.uuid), [b]);
     await assert.rejects(h.client().deleteFiles({ volume: 'del', uuids: [] }), (e: unknown) => e instanceof InvalidRequestError && e.param === 'uuidz');
+  });
+});
+
+describe('api: upload of files that change or a cancelled start', () => {
+  const h = useEmulator();
+
+  it('fails the batch with a clear message when a file shrinks while it is sent, and the next batch still goes', async () => {
+    const shrinking = h.file('shrinking.bin', Buffer.alloc(16 * 1024 * 1024, 1));
+    const later = h.file('later.txt', 'later');
+    let truncated = false;
+    const results = await h.client().uploadFiles(
+      { volume: 'changing', embedding: 'emu-embed', doChunking: 0, files: [{ path: shrinking }, { path: later }] },
+      {
+        batch: { maxFiles: 1 },
+        onProgress: (p) => {
+          if (!truncated && p.bytesSent > 0) {
+            truncated = true;
+            truncateSync(shrinking, 10);
+          }
+        },
+      },
+    );
+    assert.ok(!results[0].ok && results[0].error instanceof InvalidRequestError && /changed on disk/.test(results[0].error.message), String(!results[0].ok && results[0].error));
+    assert.ok(results[1].ok);
+    const listed = await h.client().listFiles({ volume: 'changing' });
+    assert.deepEqual(listed.files.map((f) => f.filename), ['later.txt']);
+  });
+
+  it('rejects with CancelledError before touching anything when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const answered: UploadFileResult[] = [];
+    const before = h.emulator.stats.requests;
+    await assert.rejects(h.client().uploadFiles({ volume: 'never', embedding: 'emu-embed', files: [{ path: h.file('n.txt', 'n') }] }, { signal: controller.signal, onFileResult: (r) => answered.push(r) }), CancelledError);
+    assert.equal(answered.length, 0);
+    assert.equal(h.emulator.stats.requests, before);
   });
 });
 
