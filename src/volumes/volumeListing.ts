@@ -34,6 +34,7 @@ export class VolumeListing {
   total = 0;
   private readonly listeners = new Set<(change: ListingChange) => void>();
   private generation = 0;
+  private inflight?: Promise<void>;
 
   constructor(
     private readonly service: () => KsmService,
@@ -67,13 +68,23 @@ export class VolumeListing {
     return this.visibleFiles.find((f) => f.uuid === uuid);
   }
 
-  /** First page, once; later calls reuse what is loaded. */
+  /** First page, once; later calls reuse what is loaded, or wait for the load under way. */
   async ensureLoaded(signal?: AbortSignal): Promise<void> {
     if (this.state.kind === 'unloaded') await this.reload(signal);
+    else if (this.inflight) await this.inflight;
   }
 
   /** Re-lists everything loaded so far (at least one page), keeping the user's place. */
-  async reload(signal?: AbortSignal): Promise<void> {
+  reload(signal?: AbortSignal): Promise<void> {
+    const run = this.relist(signal);
+    this.inflight = run;
+    void run.finally(() => {
+      if (this.inflight === run) this.inflight = undefined;
+    });
+    return run;
+  }
+
+  private async relist(signal?: AbortSignal): Promise<void> {
     const wanted = Math.max(this.pageSize(), this.files.length);
     const generation = ++this.generation;
     // A loaded list stays on screen while it is re-listed; only a first load shows "Loading…".

@@ -55,6 +55,17 @@ describe('volumes: listing model against the emulator', function () {
     assert.ok(listing.hasMore);
   });
 
+  it('ensureLoaded waits for a load already under way instead of showing an empty list', async () => {
+    const volume = freshVolume();
+    await seedVolume(fx, volume, 4);
+    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    const started = listing.reload();
+    await listing.ensureLoaded();
+    assert.equal(listing.state.kind, 'loaded');
+    assert.equal(listing.visibleFiles.length, 4);
+    await started;
+  });
+
   it('a named volume never written shows as missing (D6), an empty personal volume as empty', async () => {
     const missing = new VolumeListing(() => fx.client, freshVolume('never'), () => 10);
     await missing.ensureLoaded();
