@@ -185,7 +185,12 @@ export class Store {
           await rm(join(dir, 'records', entry), { force: true }); // a temp left by a crash
           continue;
         }
-        const record = JSON.parse(await readFile(join(dir, 'records', entry), 'utf8')) as FileRecord;
+        let record: FileRecord;
+        try {
+          record = JSON.parse(await readFile(join(dir, 'records', entry), 'utf8')) as FileRecord;
+        } catch {
+          continue; // hand-edited or damaged: the file is not listed; its content is swept below
+        }
         if (!existsSync(this.contentPath(record))) continue;
         files.set(record.uuid, record);
         this.sequence = Math.max(this.sequence, record.seq);
@@ -202,14 +207,18 @@ export class Store {
       const uuid = entry.replace(/\.(json|vec)$/, '');
       if (!files.has(uuid) || !/\.(json|vec)$/.test(entry)) await rm(join(dir, 'chunks', entry), { force: true });
       if (!files.has(uuid) || !entry.endsWith('.json')) continue;
-      const stored = JSON.parse(await readFile(join(dir, 'chunks', entry), 'utf8')) as StoredChunks;
-      let vectors: Float32Array[] | null = null;
-      if (stored.vectors) {
-        const bytes = await readFile(join(dir, 'chunks', `${uuid}.vec`));
-        const packed = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-        vectors = stored.texts.map((_, i) => packed.subarray(i * EMBEDDING_DIMENSIONS, (i + 1) * EMBEDDING_DIMENSIONS));
+      try {
+        const stored = JSON.parse(await readFile(join(dir, 'chunks', entry), 'utf8')) as StoredChunks;
+        let vectors: Float32Array[] | null = null;
+        if (stored.vectors) {
+          const bytes = await readFile(join(dir, 'chunks', `${uuid}.vec`));
+          const packed = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+          vectors = stored.texts.map((_, i) => packed.subarray(i * EMBEDDING_DIMENSIONS, (i + 1) * EMBEDDING_DIMENSIONS));
+        }
+        this.chunkSets.set(uuid, { texts: stored.texts, vectors });
+      } catch {
+        // Damaged by hand: the file stays listed but is not found by retrieval until re-uploaded.
       }
-      this.chunkSets.set(uuid, { texts: stored.texts, vectors });
     }
   }
 }
