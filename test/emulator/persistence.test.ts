@@ -83,6 +83,20 @@ describe('emulator: persistence', () => {
     assert.equal(again.json.citations[0].file_id, infos[0].uuid, 'vectors were reloaded');
   });
 
+  it('delete removes a file\'s record, bytes, chunks and vectors, and retrieval stops finding it (D11)', async () => {
+    const emu = await start();
+    const [info] = await upload(emu, 'gone', [{ name: 'comet.txt', content: 'Halley comet returns every seventy six years.' }], 1);
+    await emu.waitForIdle();
+    const volumeDir = join(dataDir, 'volumes', 'named_gone');
+    const onDisk = () => ['records', 'content', 'chunks'].flatMap((sub) => readdirSync(join(volumeDir, sub)));
+    assert.deepEqual(onDisk().sort(), [info.uuid, `${info.uuid}.json`, `${info.uuid}.json`, `${info.uuid}.vec`].sort());
+    const ask = () => call(emu, 'POST', '/v1/apps/chat-messages', { agent_id: 'rag-agent', query: 'Halley comet', stream: false, context: { model: 'emu-chat', volumes: ['gone'] } });
+    assert.equal((await ask()).json.citations[0].file_id, info.uuid);
+    assert.equal((await call(emu, 'DELETE', '/ksm/rag/v5/files', { volume: 'gone', uuidz: [info.uuid] })).status, 200);
+    assert.deepEqual(onDisk(), []);
+    assert.deepEqual((await ask()).json.citations, []);
+  });
+
   it('a file still processing at shutdown resumes after the restart and ends done', async () => {
     const slow = await start(60_000);
     const [info] = await upload(slow, 'resume', [{ name: 'r.txt', content: 'resumable words' }], 1);
