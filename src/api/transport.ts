@@ -101,8 +101,9 @@ export class Transport {
           headersTimeout: this.options.timeoutMs,
           bodyTimeout: stream ? this.options.streamIdleTimeoutMs : this.options.timeoutMs,
         });
-        const ok = response.statusCode < 400 || response.statusCode === call.passStatus;
+        const ok = response.statusCode < 300 || response.statusCode === call.passStatus;
         if (ok) return { status: response.statusCode, headers: response.headers, body: response.body, secrets };
+        if (response.statusCode < 400) throw redirected(call.what, response.statusCode, response.headers.location, response.body, secrets);
         const bodyText = await readLimited(response.body, ERROR_BODY_LIMIT);
         failure = errorFromResponse({ status: response.statusCode, headers: response.headers, bodyText, what: call.what, secrets });
       } catch (error) {
@@ -143,6 +144,16 @@ export class Transport {
       excerpt: excerptOf(text, response.secrets),
     });
   }
+}
+
+/** Redirects are not followed: the key must not be sent on to another address unasked. */
+function redirected(what: string, status: number, location: string | string[] | undefined, body: { dump(): Promise<void> }, secrets: string[]): BadResponseError {
+  void body.dump().catch(() => undefined);
+  const target = Array.isArray(location) ? location[0] : location;
+  return new BadResponseError(
+    `${what}: the service redirected (HTTP ${status})${target ? ` to '${excerptOf(target, secrets)}'` : ''}. Set 'ksm.baseUrl' to the final address (for example https:// instead of http://).`,
+    { status },
+  );
 }
 
 function parseJsonBody(text: string, what: string, status: number, secrets: string[]): unknown {

@@ -133,6 +133,15 @@ describe('api: client against a raw server', () => {
     assert.ok(error && (error as Error).name === 'StreamCutOffError', String(error));
   });
 
+  it('does not follow a redirect (the key stays with the configured address) and says what to fix', async () => {
+    server = await startRawServer((_req, res) => {
+      res.writeHead(301, { location: 'https://elsewhere.example.com/ksm/rag/v5/files' });
+      res.end();
+    });
+    await assert.rejects(client().listFiles({ volume: 'docs' }), (e: unknown) => e instanceof BadResponseError && e.status === 301 && /elsewhere\.example\.com/.test(e.message) && /ksm\.baseUrl/.test(e.message));
+    assert.equal(server.requests.length, 1);
+  });
+
   it('refuses a completion answer without choices as a bad response', async () => {
     server = await startRawServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
