@@ -8,6 +8,8 @@ import { ConfigurationError } from './errors';
 export interface NetworkSettings {
   /** VS Code's `http.proxy`; wins over the environment. */
   proxyUrl?: string;
+  /** VS Code's `http.noProxy`: hosts reached directly, added to NO_PROXY. */
+  noProxy?: string[];
   /** VS Code's `http.proxyStrictSSL`; false accepts any certificate. */
   strictSSL?: boolean;
   /** `ksm.network.caBundle`: a PEM file appended to Node's default CAs. */
@@ -52,8 +54,9 @@ function checkProxyUrl(url: string, source: string): string {
 
 /**
  * Builds the dispatcher every request of a client goes through. An explicit proxy becomes
- * a ProxyAgent; otherwise HTTPS_PROXY/HTTP_PROXY/NO_PROXY from the environment are
- * honoured through EnvHttpProxyAgent; with neither, a plain Agent.
+ * a ProxyAgent (honouring the bypass list when there is one); otherwise
+ * HTTPS_PROXY/HTTP_PROXY/NO_PROXY from the environment are honoured through
+ * EnvHttpProxyAgent; with neither, a plain Agent.
  */
 export function createDispatcher(settings: NetworkSettings = {}): Dispatcher {
   const env = settings.env ?? process.env;
@@ -62,8 +65,14 @@ export function createDispatcher(settings: NetworkSettings = {}): Dispatcher {
   // The same TLS options apply to the origin (through a tunnel) and to an https proxy.
   const tlsEverywhere = { connect: tls, requestTls: tls, proxyTls: tls };
 
+  const noProxy = [envValue(env, 'no_proxy'), ...(settings.noProxy ?? [])].map((entry) => entry?.trim()).filter(Boolean).join(',');
   const explicit = settings.proxyUrl?.trim();
-  if (explicit) return new ProxyAgent({ uri: checkProxyUrl(explicit, 'setting http.proxy'), ...tlsEverywhere });
+  if (explicit) {
+    const uri = checkProxyUrl(explicit, 'setting http.proxy');
+    if (!noProxy) return new ProxyAgent({ uri, ...tlsEverywhere });
+    // Same proxy, but hosts on the bypass list (say, a local emulator) are reached directly.
+    return new EnvHttpProxyAgent({ httpProxy: uri, httpsProxy: uri, noProxy, ...tlsEverywhere });
+  }
 
   const httpProxy = envValue(env, 'http_proxy');
   const httpsProxy = envValue(env, 'https_proxy');
@@ -71,7 +80,7 @@ export function createDispatcher(settings: NetworkSettings = {}): Dispatcher {
     if (httpProxy) checkProxyUrl(httpProxy, 'HTTP_PROXY');
     if (httpsProxy) checkProxyUrl(httpsProxy, 'HTTPS_PROXY');
     // Passed explicitly (not read by undici from process.env) so the caller's env wins.
-    return new EnvHttpProxyAgent({ httpProxy: httpProxy ?? '', httpsProxy: httpsProxy ?? '', noProxy: envValue(env, 'no_proxy') ?? '', ...tlsEverywhere });
+    return new EnvHttpProxyAgent({ httpProxy: httpProxy ?? '', httpsProxy: httpsProxy ?? '', noProxy, ...tlsEverywhere });
   }
   return new Agent({ connect: tls });
 }

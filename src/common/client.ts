@@ -19,11 +19,14 @@ const warnedInsecureUrls = new Set<string>();
 export function createClientFromSettings(apiKey: ApiKeyStore, log: Log): KsmService {
   const baseUrl = checkedBaseUrl(settings.baseUrl(), log);
   const http = vscode.workspace.getConfiguration('http');
+  // `http.proxySupport: off` means no proxy at all, from settings or the environment.
+  const proxiesOff = http.get<string>('proxySupport', 'override') === 'off';
   const network: NetworkSettings = {
-    proxyUrl: http.get<string>('proxy', '').trim() || undefined,
+    proxyUrl: proxiesOff ? undefined : http.get<string>('proxy', '').trim() || undefined,
+    noProxy: http.get<string[]>('noProxy', []),
     strictSSL: http.get<boolean>('proxyStrictSSL', true),
     caBundlePath: settings.caBundle() || undefined,
-    env: process.env,
+    env: proxiesOff ? {} : process.env,
   };
   return new KsmClient({
     baseUrl,
@@ -54,6 +57,7 @@ function dispatcherFor(network: NetworkSettings): Dispatcher {
   const env = network.env ?? {};
   const key = JSON.stringify([
     network.proxyUrl,
+    network.noProxy,
     network.strictSSL,
     network.caBundlePath,
     env.HTTPS_PROXY ?? env.https_proxy,

@@ -78,6 +78,13 @@ describe('api: network dispatcher (proxies and certificates)', () => {
     assert.deepEqual(proxy.tunnels, [new URL(h.emulator.url).host]);
   });
 
+  it('goes direct for a host on VS Code\'s http.noProxy list even with an explicit proxy', async () => {
+    await clientWith(createDispatcher({ proxyUrl: proxy.url, noProxy: ['127.0.0.1'], env: {} })).listFiles({ volume: personal() });
+    assert.equal(proxy.tunnels.length, 0);
+    await clientWith(createDispatcher({ proxyUrl: proxy.url, noProxy: ['other.example.com'], env: {} })).listFiles({ volume: personal() });
+    assert.equal(proxy.tunnels.length, 1, 'hosts not on the list still go through the proxy');
+  });
+
   it('tunnels through HTTP_PROXY from the environment', async () => {
     await clientWith(createDispatcher({ env: { HTTP_PROXY: proxy.url } })).listFiles({ volume: personal() });
     assert.equal(proxy.tunnels.length, 1);
