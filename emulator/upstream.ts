@@ -70,12 +70,20 @@ export async function* sseDataLines(answer: Response): AsyncGenerator<string> {
   for await (const event of events as unknown as AsyncIterable<EventSourceMessage>) yield event.data;
 }
 
-/** One non-streamed answer from the upstream, for the rag-agent. */
-export async function upstreamAnswer(ctx: RequestContext, model: string, messages: Array<{ role: string; content: string }>): Promise<string> {
-  const answer = await callUpstream(ctx, { model, messages, stream: false }, AbortSignal.timeout(120_000));
-  const json = (await answer.json()) as { choices?: Array<{ message?: { content?: string } }> };
-  const content = json.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw new HttpError(502, 'upstream answered without choices[0].message.content');
-  return content;
+/** The content deltas of a streamed upstream answer, for the rag-agent. */
+export async function* upstreamDeltas(
+  ctx: RequestContext,
+  model: string,
+  messages: Array<{ role: string; content: string }>,
+  signal: AbortSignal,
+): AsyncGenerator<string> {
+  const answer = await callUpstream(ctx, { model, messages, stream: true }, signal);
+  for await (const data of sseDataLines(answer)) {
+    if (data === '[DONE]') return;
+    const chunk = JSON.parse(data) as { choices?: Array<{ delta?: { content?: string | null }; finish_reason?: string | null }> };
+    const choice = chunk.choices?.[0];
+    if (choice?.finish_reason === 'error') throw new HttpError(502, `upstream stream error: ${choice.delta?.content ?? ''}`);
+    if (choice?.delta?.content) yield choice.delta.content;
+  }
+  throw new HttpError(502, 'upstream stream ended without [DONE]');
 }
-

@@ -62,4 +62,21 @@ describe('emulator: forwarding to an upstream model', () => {
     assert.equal(json.citations[0].filename, 'owls.txt');
     assert.match(json.content, /^You asked: "How do barn owls hunt\?"/, 'the upstream responder restated the question');
   });
+
+  it('streams the upstream answer as message events; an upstream failure mid-answer is an error event then done status error', async () => {
+    const body = { agent_id: 'rag-agent', query: 'barn owls hearing', context: { model: 'emu-chat' } };
+    const ok = await readSse(front, '/v1/apps/chat-messages', body);
+    const text = ok.messages.filter((m) => m.event === 'message').map((m) => JSON.parse(m.data).delta).join('');
+    assert.match(text, /^You asked: "barn owls hearing"/);
+    assert.ok(ok.messages.filter((m) => m.event === 'message').length > 3, 'arrives in pieces');
+    assert.equal(ok.messages[ok.messages.length - 1].event, 'done');
+    upstream.faults.add({ kind: 'stream-error', afterEvents: 3, code: 503, message: 'model overloaded' });
+    const failed = await readSse(front, '/v1/apps/chat-messages', body);
+    const names = failed.messages.map((m) => m.event);
+    assert.deepEqual(names.slice(-2), ['error', 'done']);
+    const error = JSON.parse(failed.messages[failed.messages.length - 2].data);
+    assert.equal(error.code, 502);
+    assert.match(error.message, /model overloaded/);
+    assert.equal(JSON.parse(failed.messages[failed.messages.length - 1].data).status, 'error');
+  });
 });
