@@ -56,8 +56,15 @@ export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
     const completionTokens = countTokens(answer) + (reasoningTokens ?? 0);
     return { prompt_tokens: promptTokens, completion_tokens: completionTokens, reasoning_tokens: reasoningTokens, total_tokens: promptTokens + completionTokens };
   };
-  const saveTurn = async () => {
+  let recorded = false;
+  // In memory before `done` goes out, so a client's next turn (sent right after) sees it.
+  const recordTurn = () => {
+    if (recorded) return;
+    recorded = true;
     thread.turns.push({ messageId, query: request.query, answer, reasoning, citations, tools: request.tools, created });
+  };
+  const saveTurn = async () => {
+    recordTurn();
     await ctx.shared.threads.save(thread);
   };
   const abort = new AbortController();
@@ -98,6 +105,7 @@ export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
       const status = error instanceof HttpError ? error.status : 502;
       return await writer.fail(status, (error as Error).message);
     }
+    recordTurn();
     await writer.finish();
   } finally {
     await saveTurn();
