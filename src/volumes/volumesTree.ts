@@ -25,6 +25,8 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   private readonly volumeNodes = new Map<string, VolumeNode>();
   private readonly fileNodes = new Map<string, FileNode>();
   private searches = new Map<string, VolumeSearch>();
+  /** Last description drawn on each volume row, to redraw the row only when it changes. */
+  private readonly shownSummaries = new Map<string, string | undefined>();
   sortOrder: FileSortOrder = 'upload';
   poller: StatusPoller;
 
@@ -37,8 +39,16 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     if (!entry) {
       const listing = new VolumeListing(() => this.source.client(), volume, () => this.source.pageSize());
       const unsubscribe = listing.onDidChange((change) => {
-        if (change.structure) this.changed.fire(this.volumeNodes.get(volume));
-        else if (change.updated.length) this.changed.fire(change.updated.map((f) => this.fileNode(volume, f)));
+        const volumeNode = this.volumeNodes.get(volume);
+        const summary = this.volumeSummary(volume);
+        const summaryChanged = summary !== this.shownSummaries.get(volume);
+        this.shownSummaries.set(volume, summary);
+        if (change.structure) this.changed.fire(volumeNode);
+        else if (change.updated.length) {
+          // The volume row's "N processing" changes with its files; its children are redrawn from memory.
+          const nodes: VolumesNode[] = change.updated.map((f) => this.fileNode(volume, f));
+          this.changed.fire(summaryChanged && volumeNode ? [volumeNode, ...nodes] : nodes);
+        }
         if (listing.pendingFiles.length > 0 && !this.poller.isWatching(volume)) this.poller.watch(volume);
       });
       entry = { listing, unsubscribe };
@@ -103,8 +113,11 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
 
   getTreeItem(node: VolumesNode): vscode.TreeItem {
     switch (node.kind) {
-      case 'volume':
-        return volumeItem(node, this.volumeSummary(node.volume));
+      case 'volume': {
+        const summary = this.volumeSummary(node.volume);
+        this.shownSummaries.set(node.volume, summary);
+        return volumeItem(node, summary);
+      }
       case 'file':
         return fileItem(node);
       case 'loadMore': {

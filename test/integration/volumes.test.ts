@@ -104,7 +104,8 @@ describe('volumes: VS Code integration', function () {
       assert.equal(tree.getTreeItem(roots[1]!).contextValue, 'ksm.volume.named');
 
       const children = await tree.getChildren(roots[1]);
-      assert.equal(children.length, 4, 'a page of 3 and "Load more…"');
+      const shown = children.map((n) => `${tree.getTreeItem(n).label} ${tree.getTreeItem(n).description ?? ''}`);
+      assert.equal(children.length, 4, `a page of 3 and "Load more…", not ${JSON.stringify(shown)}`);
       const more = tree.getTreeItem(children[3]!);
       assert.equal(more.label, 'Load more…');
       assert.equal(more.command?.command, 'ksm.volumes.loadMore');
