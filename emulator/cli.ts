@@ -26,6 +26,13 @@ function numberFlag(value: string | undefined, name: string): number | undefined
   return parsed;
 }
 
+function portFlag(value: string | undefined): number {
+  if (value === undefined) return 8787;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got "${value}"`);
+  return port;
+}
+
 function parseOptions(argv: string[]): EmulatorOptions | undefined {
   const { values } = parseArgs({
     args: argv,
@@ -54,7 +61,7 @@ function parseOptions(argv: string[]): EmulatorOptions | undefined {
   const maxUploadMb = numberFlag(values['max-upload-mb'], 'max-upload-mb');
   return {
     host: values.host,
-    port: numberFlag(values.port, 'port') ?? 8787,
+    port: portFlag(values.port),
     dataDir: values['data-dir'],
     apiKeys: { [values['api-key'] ?? DEFAULT_API_KEY]: userId },
     stepMs: numberFlag(values['step-ms'], 'step-ms'),

@@ -64,6 +64,7 @@ export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload
         fail(new HttpError(413, `upload is over the limit of ${limit} bytes`));
       }
     });
+    req.on('error', () => undefined); // a dropped connection is handled by 'close' below
     req.on('close', () => {
       if (!req.complete && !settled) {
         shared.stats.abortedUploads += 1;
