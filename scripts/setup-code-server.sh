@@ -19,7 +19,8 @@ fail() { echo "setup-code-server: FAILED: $*" >&2; exit 1; }
 step() { echo "setup-code-server: $*" >&2; }
 
 missing=()
-[ -x /usr/bin/chromium ] || missing+=("chromium (/usr/bin/chromium)")
+CHROMIUM="${KSM_E2E_CHROMIUM:-/usr/bin/chromium}"
+[ -x "$CHROMIUM" ] || missing+=("chromium ($CHROMIUM)")
 command -v rg >/dev/null 2>&1 || missing+=("ripgrep (rg)")
 command -v pkg-config >/dev/null 2>&1 || missing+=("pkg-config")
 for header in /usr/include/krb5.h /usr/include/X11/Xlib.h /usr/include/X11/extensions/XKBfile.h; do
