@@ -11,7 +11,7 @@ export interface WebviewBundle {
   style: string;
 }
 
-/** Builds the webview with the browser settings of esbuild.mjs (unminified unless asked). */
+/** Builds the webview with the browser settings of esbuild.mjs (`minify` = its --production). */
 export async function buildWebviewBundle(minify = false): Promise<WebviewBundle> {
   const result = await esbuild.build({
     entryPoints: { chat: 'src/webview/main.ts', 'chat-style': 'src/webview/chat.css' },
@@ -23,6 +23,7 @@ export async function buildWebviewBundle(minify = false): Promise<WebviewBundle>
     format: 'iife',
     target: 'chrome120',
     tsconfig: 'src/webview/tsconfig.json',
+    legalComments: minify ? 'none' : 'inline',
     logLevel: 'silent',
   });
   const byName = (suffix: string) => result.outputFiles.find((file) => file.path.endsWith(suffix))!.text;
