@@ -35,19 +35,15 @@ export function registerVolumesFeature(services: ExtensionServices, deps: Volume
     showCollapseAll: true,
     dragAndDropController: new VolumeDropController(),
   });
-  tree.poller.setVisible(view.visible);
+  tree.setViewVisible(view.visible);
   context.subscriptions.push(
     tree,
     view,
-    view.onDidChangeVisibility((e) => tree.poller.setVisible(e.visible)),
-    services.apiKey.onDidChange(() => {
-      tree.resetAll();
-      tree.poller.setVisible(view.visible);
-    }),
+    view.onDidChangeVisibility((e) => tree.setViewVisible(e.visible)),
+    services.apiKey.onDidChange(() => tree.resetAll()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (['ksm.baseUrl', 'ksm.userId', 'ksm.volumes.pageSize', 'ksm.network', 'ksm.request'].some((key) => e.affectsConfiguration(key))) {
         tree.resetAll();
-        tree.poller.setVisible(view.visible);
       } else if (e.affectsConfiguration('ksm.volumes.list')) {
         tree.refreshRoots();
       }

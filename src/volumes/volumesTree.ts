@@ -28,6 +28,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   /** Last description drawn on each volume row, to redraw the row only when it changes. */
   private readonly shownSummaries = new Map<string, string | undefined>();
   sortOrder: FileSortOrder = 'upload';
+  private viewVisible = true;
   poller: StatusPoller;
 
   constructor(private readonly source: VolumesTreeSource, private readonly onPollError: (volume: string, error: unknown) => void) {
@@ -65,7 +66,14 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     this.fileNodes.clear();
     this.searches.clear();
     this.poller = new StatusPoller((volume, signal) => this.listing(volume).pollPending(signal), undefined, this.onPollError);
+    this.poller.setVisible(this.viewVisible);
     this.changed.fire();
+  }
+
+  /** Polling runs only while the view is visible (`TreeView.visible`). */
+  setViewVisible(visible: boolean): void {
+    this.viewVisible = visible;
+    this.poller.setVisible(visible);
   }
 
   refreshRoots(): void {
