@@ -61,7 +61,6 @@ export function fileItem(node: FileNode): vscode.TreeItem {
   } else {
     item.iconPath = new vscode.ThemeIcon(statusIconId(file.status));
     item.contextValue = `ksm.file.${file.status}`;
-    item.resourceUri = vscode.Uri.from({ scheme: 'ksm-file', path: `/${file.filename}` });
   }
   return item;
 }
