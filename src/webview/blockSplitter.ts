@@ -4,15 +4,16 @@
 // conservative: a block ends at a blank line (outside a fenced code block) that is
 // followed by a line starting in column 0. Indented lines after a blank line may belong
 // to a list item or indented code, so they stay in the open block. Cost: each character
-// is scanned once.
+// is scanned once, and finished text is dropped.
 
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
 export class BlockSplitter {
+  /** The open block plus any unscanned text; finished blocks are dropped from it. */
   private source = '';
   /** Start of the first line not yet scanned (always at a line start). */
   private scanned = 0;
-  /** Start of the open block. */
+  /** Start of the open block within `source`, until the next trim. */
   private openStart = 0;
   private fence: { char: string; length: number } | null = null;
   private sawBlankLine = false;
@@ -27,6 +28,20 @@ export class BlockSplitter {
       this.scanLine(this.source.slice(lineStart, lineEnd), lineStart, finished);
       this.scanned = lineEnd + 1;
     }
+    // The first character of a line after a blank line is enough to know a block ended;
+    // waiting for the line's end would hold a finished block back for a whole line.
+    const next = this.source[this.scanned];
+    if (this.sawBlankLine && !this.fence && next !== undefined && !/\s/.test(next)) {
+      this.cut(this.scanned, finished);
+      this.sawBlankLine = false;
+    }
+    if (this.openStart > 0) {
+      // Keeping only the open block keeps every later scan and slice proportional to it,
+      // not to the whole answer.
+      this.source = this.source.slice(this.openStart);
+      this.scanned -= this.openStart;
+      this.openStart = 0;
+    }
     return finished;
   }
 
@@ -38,13 +53,20 @@ export class BlockSplitter {
   /** Ends the stream: the open block, if any, is finished too. */
   finish(): string[] {
     const rest = this.source.slice(this.openStart);
-    this.openStart = this.source.length;
-    this.scanned = this.source.length;
+    this.source = '';
+    this.openStart = 0;
+    this.scanned = 0;
     return rest.trim() ? [rest] : [];
   }
 
   isInsideFence(): boolean {
     return this.fence !== null;
+  }
+
+  private cut(at: number, finished: string[]): void {
+    const block = this.source.slice(this.openStart, at);
+    if (block.trim()) finished.push(block);
+    this.openStart = at;
   }
 
   private scanLine(line: string, lineStart: number, finished: string[]): void {
@@ -57,11 +79,7 @@ export class BlockSplitter {
       this.sawBlankLine = true;
       return;
     }
-    if (this.sawBlankLine && !/^[ \t]/.test(line)) {
-      const block = this.source.slice(this.openStart, lineStart);
-      if (block.trim()) finished.push(block);
-      this.openStart = lineStart;
-    }
+    if (this.sawBlankLine && !/^[ \t]/.test(line)) this.cut(lineStart, finished);
     this.sawBlankLine = false;
     const open = FENCE_OPEN.exec(line);
     // A backtick fence's info string may not contain backticks (CommonMark 4.5).

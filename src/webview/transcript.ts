@@ -107,8 +107,18 @@ export class Transcript {
     if (!action || !block) return;
     const code = codeOfBlock(block);
     const language = (block as HTMLElement).dataset.language;
-    if (action.dataset.action === 'copy-code') this.post({ type: 'copyCode', code });
+    if (action.dataset.action === 'copy-code') {
+      this.post({ type: 'copyCode', code });
+      showCopied(action);
+    }
     else if (action.dataset.action === 'insert-code') this.post({ type: 'insertCode', code });
     else if (action.dataset.action === 'new-file-with-code') this.post({ type: 'newFileWithCode', code, ...(language ? { language } : {}) });
   }
+}
+
+/** Brief confirmation on the button itself; the host does the actual clipboard write. */
+function showCopied(copyButton: HTMLElement): void {
+  const label = copyButton.textContent;
+  copyButton.textContent = '✓ Copied';
+  window.setTimeout(() => (copyButton.textContent = label), 1500);
 }

@@ -1,0 +1,65 @@
+// The splitter decides which parts of a streaming answer are final; a wrong cut would
+// render a fence or a list item differently from the whole answer.
+import { strict as assert } from 'node:assert';
+import { BlockSplitter } from '../../src/webview/blockSplitter';
+import { chunk } from './support/conversations';
+
+function split(pieces: string[]): string[] {
+  const splitter = new BlockSplitter();
+  const blocks = pieces.flatMap((piece) => splitter.append(piece));
+  return [...blocks, ...splitter.finish()];
+}
+
+describe('BlockSplitter', () => {
+  const source = [
+    'Intro paragraph',
+    'continues here.',
+    '',
+    '```py',
+    'def f():',
+    '',
+    '    return 1',
+    '```',
+    '',
+    '- item',
+    '',
+    '  still the item',
+    '',
+    '~~~~',
+    '```',
+    '',
+    'not a close',
+    '~~~~',
+    '',
+    'End.',
+  ].join('\n');
+
+  it('cuts at blank lines outside fences, before unindented lines only', () => {
+    assert.deepEqual(split([source]), [
+      'Intro paragraph\ncontinues here.\n\n',
+      '```py\ndef f():\n\n    return 1\n```\n\n',
+      '- item\n\n  still the item\n\n',
+      '~~~~\n```\n\nnot a close\n~~~~\n\n',
+      'End.',
+    ]);
+  });
+
+  it('gives the same blocks however the text is chunked', () => {
+    const whole = split([source]);
+    for (const seed of [1, 2, 3, 99]) assert.deepEqual(split(chunk(source, seed)), whole, `seed ${seed}`);
+    assert.deepEqual(split([...source]), whole, 'one character at a time');
+  });
+
+  it('keeps the open block until the stream ends and loses no text', () => {
+    const splitter = new BlockSplitter();
+    assert.deepEqual(splitter.append('First.\n\nSecond, still'), ['First.\n\n']);
+    assert.equal(splitter.openBlock(), 'Second, still');
+    assert.deepEqual(splitter.append(' open\n'), []);
+    assert.deepEqual(splitter.finish(), ['Second, still open\n']);
+    assert.equal(splitter.openBlock(), '');
+  });
+
+  it('treats a backtick line with backticks in its info string as text, not a fence', () => {
+    assert.deepEqual(split(['``` a`b\n\nnext']), ['``` a`b\n\n', 'next']);
+  });
+});
