@@ -3,8 +3,8 @@
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './common/apiKey';
 import { registerAccountCommands } from './common/accountCommands';
-import { createClientFromSettings } from './common/client';
 import { registerCommand } from './common/commands';
+import { LazyClient } from './common/lazyClient';
 import { Log } from './common/log';
 import type { ExtensionServices } from './common/services';
 import { registerChatFeature } from './chat/chatFeature';
@@ -21,7 +21,8 @@ export function activate(context: vscode.ExtensionContext): void {
     context,
     log,
     apiKey,
-    getClient: () => createClientFromSettings(apiKey, log),
+    // Built per use from the current settings; the HTTP stack loads on the first call.
+    getClient: () => new LazyClient(async () => (await import('./common/client')).createClientFromSettings(apiKey, log)),
     registerCommand: (id, handler) => context.subscriptions.push(registerCommand(log, id, handler)),
   };
 
