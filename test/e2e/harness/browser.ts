@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
@@ -36,5 +36,12 @@ export async function launchBrowserContext(origin: string): Promise<BrowserConte
     baseURL: origin,
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  context.once('close', () => {
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch {
+      // Chromium may still be flushing its profile; a leftover temp folder harms no test.
+    }
+  });
   return context;
 }

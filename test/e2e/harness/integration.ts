@@ -10,14 +10,14 @@ import { CodeServer } from './codeServer';
 import { EmulatorProcess } from './emulator';
 import { eventually } from './eventually';
 import { REPO_ROOT } from './paths';
-import { preparedTools } from './run';
+import { preparedTools, removeDir } from './run';
 import { writeUserSettings } from './settings';
 import { findFiles } from './scenario';
 import { Workbench } from './workbench';
 import { prepareWorkspace } from './workspace';
 
 const run = promisify(execFile);
-const RESULTS_TIMEOUT_MS = 10 * 60_000;
+const RESULTS_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * Runs test/integration/**\/*.test.ts inside code-server's extension host: a separate
@@ -29,8 +29,12 @@ export async function runIntegrationSuites(resultsDir: string): Promise<RunnerRe
   const root = mkdtempSync(join(tmpdir(), 'ksm-e2e-integration-'));
   const stops: Array<() => Promise<void>> = [];
   try {
+    stops.push(async () => removeDir(root));
     const emulator = await EmulatorProcess.start(join(resultsDir, 'emulator.log'));
-    stops.push(() => emulator.stop());
+    stops.push(async () => {
+      await emulator.stop();
+      removeDir(emulator.dataDir);
+    });
     const extensionsDir = join(root, 'extensions');
     const userDataDir = join(root, 'user-data');
     await CodeServer.installExtension(launcher, extensionsDir, vsix);
@@ -38,6 +42,7 @@ export async function runIntegrationSuites(resultsDir: string): Promise<RunnerRe
     const runnerDir = installedRunnerDir(extensionsDir);
     const suites = await buildSuites(runnerDir);
     const workspace = prepareWorkspace();
+    stops.push(async () => removeDir(workspace));
     const resultsFile = join(resultsDir, 'results.json');
     const config: RunnerConfig = {
       mochaPath: join(REPO_ROOT, 'node_modules', 'mocha'),

@@ -15,6 +15,12 @@ export interface ManagedProcess {
  * Starts a command in its own process group so teardown can kill everything it started,
  * and tees its output to `logFile`.
  */
+/** Process groups still running; killed synchronously if mocha exits without teardown. */
+const liveGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
+});
+
 export function startProcess(name: string, command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; logFile: string }): ManagedProcess {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const log = createWriteStream(options.logFile);
@@ -25,7 +31,13 @@ export function startProcess(name: string, command: string, args: string[], opti
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  if (child.pid) liveGroups.add(child.pid);
+  const exited = new Promise<void>((resolveExit) =>
+    child.once('exit', () => {
+      if (child.pid) liveGroups.delete(child.pid);
+      resolveExit();
+    }),
+  );
   return {
     name,
     child,

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CodeServer, ensureCodeServer, packageExtension } from './codeServer';
@@ -48,8 +48,13 @@ async function startRun(): Promise<E2ERun> {
   mkdirSync(RESULTS_ROOT, { recursive: true });
   const { launcher, vsix } = await preparedTools();
   const emulator = await timed('emulator start', EmulatorProcess.start(join(RESULTS_ROOT, 'emulator.log')));
-  cleanups.push(() => emulator.stop());
+  cleanups.push(async () => {
+    await emulator.stop();
+    removeDir(emulator.dataDir);
+  });
   const root = mkdtempSync(join(tmpdir(), 'ksm-e2e-vscode-'));
+  // Evidence (screenshots, logs) is copied to test-results/; the scratch folders go.
+  cleanups.push(async () => removeDir(root));
   const userDataDir = join(root, 'user-data');
   const extensionsDir = join(root, 'extensions');
   await timed('install VSIX', CodeServer.installExtension(launcher, extensionsDir, vsix));
@@ -64,6 +69,7 @@ async function startRun(): Promise<E2ERun> {
     'ksm.debug.logRequests': true,
   });
   const workspace = prepareWorkspace();
+  cleanups.push(async () => removeDir(workspace));
   const codeServer = await timed(
     'code-server start',
     CodeServer.start(launcher, { userDataDir, extensionsDir, workspace, logFile: join(RESULTS_ROOT, 'code-server.log') }),
@@ -88,6 +94,10 @@ export async function stopSharedRun(): Promise<void> {
     }
   }
   shared = undefined;
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
 async function timed<T>(label: string, work: Promise<T>): Promise<T> {

@@ -62,14 +62,19 @@ export function useScenario(name: string): ScenarioHandle {
   };
 }
 
-/** Copies every "KSM Assistant.log" written since `since` (one per extension host session). */
+/**
+ * Copies the extension's log and the extension host's own log (tree view and activation
+ * errors land there) written since `since`; one of each per extension host session.
+ */
 function copyExtensionLogs(userDataDir: string, since: number, target: string): void {
   const logsRoot = join(userDataDir, 'logs');
-  let index = 0;
-  for (const file of findFiles(logsRoot, 'KSM Assistant.log')) {
-    if (statSync(file).mtimeMs < since) continue;
-    index += 1;
-    copyFileSync(file, join(target, index === 1 ? 'extension.log' : `extension-${index}.log`));
+  for (const [name, copyName] of [['KSM Assistant.log', 'extension'], ['remoteexthost.log', 'exthost']] as const) {
+    let index = 0;
+    for (const file of findFiles(logsRoot, name)) {
+      if (statSync(file).mtimeMs < since) continue;
+      index += 1;
+      copyFileSync(file, join(target, index === 1 ? `${copyName}.log` : `${copyName}-${index}.log`));
+    }
   }
 }
 
