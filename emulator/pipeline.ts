@@ -1,7 +1,6 @@
 // Background processing of uploaded files through the D9 states, one state per `stepMs`.
 // The work of a state (extract+chunk, embed, store chunks) is done when the file enters it,
 // and each new status is persisted, so a restart resumes where the file was.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { chunkText } from './chunker';
 import { embed } from './embedder';
 import { extractFileText } from './filters';
@@ -48,7 +47,13 @@ export async function extractAndChunk(path: string, filename: string): Promise<{
 export class Processor {
   private readonly jobs = new Map<string, Job>();
   private readonly idleWaiters: Array<() => void> = [];
-  private readonly stopping = new AbortController();
+  /**
+   * Wakers of the jobs waiting out a step; stop() ends every wait at once. (Not one shared
+   * AbortSignal: each waiting job would add an abort listener to it, so a many-file upload
+   * tripped MaxListenersExceededWarning.)
+   */
+  private readonly stepWaits = new Set<(proceed: boolean) => void>();
+  private stopped = false;
 
   constructor(
     private readonly store: Store,
@@ -78,22 +83,33 @@ export class Processor {
 
   /** Stops after the step in progress; the persisted status lets the next start resume. */
   stop(): Promise<void> {
-    this.stopping.abort();
+    this.stopped = true;
+    for (const wake of [...this.stepWaits]) wake(false);
     return this.waitForIdle();
+  }
+
+  /** Resolves true after one step, or false as soon as the processor stops. */
+  private waitOneStep(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const wake = (proceed: boolean) => {
+        clearTimeout(timer);
+        this.stepWaits.delete(wake);
+        resolve(proceed);
+      };
+      const timer = setTimeout(() => wake(true), this.stepMs);
+      this.stepWaits.add(wake);
+    });
   }
 
   private async run(job: Job): Promise<void> {
     const record = job.record;
     while (!isFinal(record.status)) {
-      try {
-        await sleep(this.stepMs, undefined, { signal: this.stopping.signal });
-      } catch {
-        return; // shutting down; the persisted status lets the next start resume
-      }
+      if (!(await this.waitOneStep())) return; // shutting down; the persisted status lets the next start resume
       if (this.store.findRecord(record.uuid) !== record) return; // deleted meanwhile
       try {
         const { status, detail } = await this.advance(job);
-        if (this.stopping.signal.aborted) return;
+        if (this.stopped) return;
         record.status = status;
         if (detail) record.statusDetail = detail;
         await this.store.updateRecord(record);
