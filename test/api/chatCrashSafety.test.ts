@@ -45,11 +45,14 @@ describe('chat: crash safety of a streaming answer', () => {
     const file = join(storeDir, 'conversations', `${id}.json`);
 
     // Wait until a checkpoint with streamed text is on disk, while the answer still streams.
+    // send() writes the question before it asks, but asynchronously: until that first write
+    // lands (slow fsync on a busy machine) there is no file yet. The wait is bounded by the
+    // answer itself: once it ends, no checkpoint can come.
     let snapshot: StoredConversation | undefined;
     while (!finished && !snapshot) {
       await sleep(10);
-      const onDisk = JSON.parse(readFileSync(file, 'utf8')) as StoredConversation;
-      if (onDisk.turns[1]?.state === 'streaming' && onDisk.turns[1].content.length > 0) snapshot = onDisk;
+      const onDisk = readIfWritten(file);
+      if (onDisk?.turns[1]?.state === 'streaming' && onDisk.turns[1].content.length > 0) snapshot = onDisk;
     }
     assert.ok(snapshot, 'a checkpoint with partial text reached the disk before the answer ended');
     // "Crash": keep the file exactly as it was on disk at that moment.
@@ -67,3 +70,13 @@ describe('chat: crash safety of a streaming answer', () => {
     assert.deepEqual((await new ConversationStore(crashDir).list()).map((s) => s.id), [id], 'the recovered conversation is listed');
   });
 });
+
+/** The conversation file as it is now, or undefined before its first (atomic) write. */
+function readIfWritten(file: string): StoredConversation | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as StoredConversation;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
