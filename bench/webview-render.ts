@@ -4,7 +4,8 @@
 //  2. Smoothness: a 20,000-token answer arriving at 500 chunks per second must keep the
 //     95th-percentile frame interval (a requestAnimationFrame timer) under 50 ms. The idle
 //     frame interval, measured in the same page first, is printed as the baseline.
-// Run: npx tsx bench/webview-render.ts   (BENCH_SHORT_TOKENS, BENCH_LONG_TOKENS to vary)
+// Run: npx tsx bench/webview-render.ts   (BENCH_SHORT_TOKENS, BENCH_LONG_TOKENS, BENCH_REPEATS to vary)
+import { cpus, loadavg } from 'node:os';
 import { HeadlessChromium, WebviewPage } from '../test/webview/support/chromium';
 import { assistantTurn, conversation, init } from '../test/webview/support/conversations';
 import { buildWebviewBundle, WebviewServer } from '../test/webview/support/webviewServer';
@@ -12,6 +13,7 @@ import { buildWebviewBundle, WebviewServer } from '../test/webview/support/webvi
 const SHORT_TOKENS = Number(process.env.BENCH_SHORT_TOKENS ?? 2_500);
 const LONG_TOKENS = Number(process.env.BENCH_LONG_TOKENS ?? 20_000);
 const CHUNKS_PER_SECOND = 500;
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 2);
 
 /** A realistic answer: headings, paragraphs, lists and code, cut into ~1-token chunks. */
 function answerChunks(tokens: number): string[] {
@@ -110,14 +112,27 @@ async function main(): Promise<void> {
   const browser = await HeadlessChromium.launch();
   let failed = false;
   try {
-    const short = await measure(browser, server, SHORT_TOKENS);
-    const long = await measure(browser, server, SHORT_TOKENS * 4);
+    // Interleaved repeats, keeping each length's least main-thread time: other processes on
+    // a shared machine only ever add time, so the minimum is the least disturbed figure.
+    const runs: { short: number[]; long: number[] } = { short: [], long: [] };
+    let short = await measure(browser, server, SHORT_TOKENS);
+    let long = await measure(browser, server, SHORT_TOKENS * 4);
+    runs.short.push(short.mainThreadMs);
+    runs.long.push(long.mainThreadMs);
+    for (let repeat = 1; repeat < REPEATS; repeat++) {
+      short = await measure(browser, server, SHORT_TOKENS);
+      long = await measure(browser, server, SHORT_TOKENS * 4);
+      runs.short.push(short.mainThreadMs);
+      runs.long.push(long.mainThreadMs);
+    }
+    short = { ...short, mainThreadMs: Math.min(...runs.short) };
+    long = { ...long, mainThreadMs: Math.min(...runs.long) };
     const ratio = long.mainThreadMs / short.mainThreadMs;
     const linear = ratio <= 5;
     failed ||= !linear;
     console.log(
       `linearity: ${short.tokens} tokens ${short.mainThreadMs.toFixed(0)} ms main thread, ` +
-        `${long.tokens} tokens ${long.mainThreadMs.toFixed(0)} ms → ratio ${ratio.toFixed(2)} for 4× the text (limit 5) ${linear ? 'PASS' : 'FAIL'}`,
+        `${long.tokens} tokens ${long.mainThreadMs.toFixed(0)} ms (least of ${REPEATS}) → ratio ${ratio.toFixed(2)} for 4× the text (limit 5) ${linear ? 'PASS' : 'FAIL'}`,
     );
 
     const big = await measure(browser, server, LONG_TOKENS);
@@ -131,6 +146,7 @@ async function main(): Promise<void> {
         `ratio ${(p95 / idleP95).toFixed(2)}), max ${Math.max(...big.streamed.frameIntervals).toFixed(1)} ms, ` +
         `main thread ${big.mainThreadMs.toFixed(0)} ms (limit p95 < 50 ms) ${smooth ? 'PASS' : 'FAIL'}`,
     );
+    console.log(`machine load average while measuring: ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`);
   } finally {
     await browser.close();
     await server.stop();

@@ -14,10 +14,21 @@ export class Transcript {
   private readonly answers = new Map<string, AssistantTurnElement>();
   private readonly dirty = new Set<AssistantTurnElement>();
   private frameRequested = false;
+  private following = true;
+  private programmaticScrollTop = -1;
   private readonly emptyNote = el('p', { class: 'empty-note' }, 'Ask a question to start.');
+  private readonly turns = el('div', { class: 'turns' });
 
   constructor(private readonly post: Post, onScroll: (scrollTop: number) => void) {
-    this.element.append(this.emptyNote);
+    this.element.append(this.turns, this.emptyNote);
+    // Following is applied after layout, whenever the turns or the viewport change size: no
+    // forced layout in the render frame, and blocks that take their real size late (see
+    // content-visibility in chat.css) or a resized panel still end at the bottom.
+    const follow = new ResizeObserver(() => {
+      if (this.following) this.scrollToBottom();
+    });
+    follow.observe(this.turns);
+    follow.observe(this.element);
     this.element.addEventListener('click', (event) => this.onClick(event));
     this.element.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && event.target instanceof HTMLElement && event.target.dataset.href) {
@@ -25,17 +36,26 @@ export class Transcript {
         this.post({ type: 'openLink', href: event.target.dataset.href });
       }
     });
-    this.element.addEventListener('scroll', () => onScroll(this.element.scrollTop), { passive: true });
+    this.element.addEventListener(
+      'scroll',
+      () => {
+        const top = this.element.scrollTop;
+        // Only the reader's own scrolling changes whether we follow; our scrolls, and blocks
+        // above the view taking their real size, do not.
+        if (Math.abs(top - this.programmaticScrollTop) > 1) this.following = this.isAtBottom();
+        onScroll(top);
+      },
+      { passive: true },
+    );
   }
 
   show(conversation: ConversationView): void {
     this.answers.clear();
     this.dirty.clear();
-    this.element.replaceChildren();
-    for (const turn of conversation.turns) this.element.append(this.createTurn(turn));
+    this.turns.replaceChildren(...conversation.turns.map((turn) => this.createTurn(turn)));
     this.emptyNote.hidden = conversation.turns.length > 0;
-    this.element.append(this.emptyNote);
     for (const answer of this.answers.values()) answer.render();
+    this.following = true;
     this.scrollToBottom();
   }
 
@@ -44,7 +64,7 @@ export class Transcript {
     if (!answer) {
       // The host normally sends the new turn in a `conversation` message first; a delta for
       // an unknown turn still gets a place rather than being dropped.
-      this.element.insertBefore(this.createTurn({ id: turnId, role: 'assistant', content: '', state: 'streaming', createdAt: Date.now() }), this.emptyNote);
+      this.turns.append(this.createTurn({ id: turnId, role: 'assistant', content: '', state: 'streaming', createdAt: Date.now() }));
       this.emptyNote.hidden = true;
       answer = this.answers.get(turnId)!;
     }
@@ -61,6 +81,7 @@ export class Transcript {
 
   restoreScroll(scrollTop: number): void {
     this.element.scrollTop = scrollTop;
+    this.following = this.isAtBottom();
   }
 
   private createTurn(turn: TurnView): HTMLElement {
@@ -79,10 +100,8 @@ export class Transcript {
 
   private renderFrame(): void {
     this.frameRequested = false;
-    const following = this.isAtBottom();
     for (const answer of this.dirty) answer.render();
     this.dirty.clear();
-    if (following) this.scrollToBottom();
   }
 
   private isAtBottom(): boolean {
@@ -92,6 +111,7 @@ export class Transcript {
 
   private scrollToBottom(): void {
     this.element.scrollTop = this.element.scrollHeight;
+    this.programmaticScrollTop = this.element.scrollTop;
   }
 
   private onClick(event: MouseEvent): void {
