@@ -44,6 +44,18 @@ export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload
 
   const cleanup = () => Promise.all(files.map((file) => rm(file.tempPath, { force: true })));
 
+  const clientGone = () => {
+    shared.stats.abortedUploads += 1;
+    shared.events.emit('upload-aborted', { path: ctx.path });
+  };
+  if (req.destroyed) {
+    // Closed before we got here (during a latency fault): its 'close' event has passed and a
+    // destroyed stream gives no more data, even a body that had fully arrived, so waiting for
+    // it would hang this handler forever. Nobody waits for the answer: store nothing.
+    clientGone();
+    throw new Error('client closed the connection before the upload was read');
+  }
+
   return new Promise<ReceivedUpload>((resolve, reject) => {
     const fail = (error: Error) => {
       if (settled) return;
@@ -67,8 +79,7 @@ export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload
     req.on('error', () => undefined); // a dropped connection is handled by 'close' below
     req.on('close', () => {
       if (!req.complete && !settled) {
-        shared.stats.abortedUploads += 1;
-        shared.events.emit('upload-aborted', { path: ctx.path });
+        clientGone();
         fail(new Error('client closed the connection during the upload'));
       }
     });
