@@ -24,7 +24,7 @@ export async function routeRequest(ctx: RequestContext, config: { apiKeys: Recor
   shared.stats.requests += 1;
 
   const latency = shared.faults.take(path, method, ['latency']);
-  if (latency) await sleep(latency.ms);
+  if (latency) await delayUnlessClosed(ctx, latency.ms);
   const status = shared.faults.take(path, method, ['status']);
   if (status) {
     const headers: Record<string, string> = status.retryAfter !== undefined ? { 'Retry-After': String(status.retryAfter) } : {};
@@ -66,4 +66,22 @@ async function handleTestControl(ctx: RequestContext): Promise<void> {
     return sendJson(res, 200, { code: 200, message: 'OK', ...shared.stats, processing: shared.processor.busy });
   }
   throw new HttpError(404, `no test control ${method} ${path}`);
+}
+
+/**
+ * The latency fault's wait, cut short when the connection closes (the client gave up, or the
+ * emulator is closing), so close() never waits out a long injected delay. The request still
+ * goes on to its handler, which meets a closed connection like a real server would.
+ */
+async function delayUnlessClosed(ctx: RequestContext, ms: number): Promise<void> {
+  const closed = new AbortController();
+  const onClose = () => closed.abort();
+  ctx.res.once('close', onClose);
+  try {
+    await sleep(ms, undefined, { signal: closed.signal });
+  } catch {
+    // closed: nothing to wait for
+  } finally {
+    ctx.res.off('close', onClose);
+  }
 }

@@ -86,7 +86,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       answerError(ctx, error);
     }
   };
-  const server = createServer((req, res) => void handle(req, res));
+  // close() waits for these: a handler may still be writing (an agent turn is saved after
+  // `done` goes out), and a caller that deletes the data folder after close() must not race it.
+  const inFlight = new Set<Promise<void>>();
+  const server = createServer((req, res) => {
+    const handling = handle(req, res).finally(() => inFlight.delete(handling));
+    inFlight.add(handling);
+  });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -109,6 +115,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await Promise.all(inFlight);
       await processor.stop();
     },
   };
