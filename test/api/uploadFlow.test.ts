@@ -1,6 +1,7 @@
 // Upload of folders, duplicate names and cancellation against a real emulator over HTTP:
 // folder expansion → duplicate planning → upload run → what the volume then lists.
 import { strict as assert } from 'node:assert';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import type { FileInfo } from '../../src/api/types';
 import { planUploads, type DuplicateDecider, type DuplicateQuestion } from '../../src/upload/duplicatePlanning';
@@ -104,6 +105,7 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     const plan = await planUploads(paths.map((path) => ({ path, size: 9, displayPath: path })), [], never);
     const controller = new AbortController();
     let slowed = false;
+    let hungUploadDropped: Promise<unknown> | undefined;
     const summary = await runUpload({
       service: fx.client,
       volume,
@@ -117,6 +119,7 @@ describe('upload: folders, duplicates and cancel against the emulator', function
         if (p.filesDone === 3 && !slowed) {
           // The second batch now hangs in the emulator; the user cancels while it does.
           slowed = true;
+          hungUploadDropped = once(fx.emulator.events, 'upload-aborted');
           fx.emulator.faults.add({ kind: 'latency', ms: 800, method: 'POST', path: '/ksm/rag/v5/files' });
           setTimeout(() => controller.abort(), 100);
         }
@@ -127,7 +130,7 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     assert.equal(summary.uploaded, 3);
     assert.equal(summary.cancelled, 6);
     assert.equal(summary.results.length, 9);
-    await new Promise((r) => setTimeout(r, 900)); // the hung request reaches the handler, whose client is gone
+    await hungUploadDropped; // the hung request reached the handler, whose client is gone, and was dropped
     const listed = await listAll(fx, volume);
     const uploadedIds = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info.uuid] : []));
     assert.deepEqual(listed.map((f) => f.uuid).sort(), uploadedIds.sort(), 'exactly the answered batch is listed');
