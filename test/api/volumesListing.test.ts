@@ -86,6 +86,18 @@ describe('volumes: listing model against the emulator', function () {
   });
 
   it('polling updates files in place until all are final, then stops', async () => {
+    // Its own emulator at a pace far above one request's round trip: at the suite's 5 ms a
+    // file could be final before the first listing on a busy machine, and then neither
+    // "not final yet" nor "intermediate states were seen" could hold.
+    const fx = await startFixture(100);
+    try {
+      await pollUntilFinal(fx);
+    } finally {
+      await fx.close();
+    }
+  });
+
+  async function pollUntilFinal(fx: EmulatorFixture): Promise<void> {
     const volume = freshVolume();
     const [path] = await writeTree(fx.workDir, { [`${volume}/a.md`]: '# A\n\nsome text to chunk and embed', [`${volume}/b.bin`]: Buffer.from([0, 1, 2, 255]) });
     const uploaded = await fx.client.uploadFiles({
@@ -128,7 +140,7 @@ describe('volumes: listing model against the emulator', function () {
     assert.ok(updates.some((u) => !u.structure && u.updated.length > 0), 'status changes are reported per file, not as a full redraw');
     assert.equal(uploaded.length, 2);
     poller.dispose();
-  });
+  }
 
   it('a poller stops after its cap even when files never settle, and a hidden view does not poll', async () => {
     let polls = 0;
