@@ -55,12 +55,13 @@ describe('emulator: CLI', () => {
   });
 
   it('refuses a non-loopback host and unknown flags with a clear message', async () => {
+    // 'close', not 'exit': a child's output may still be arriving when 'exit' fires.
     const remote = runCli(['--port', '0', '--host', '0.0.0.0', '--data-dir', join(dir, 'data')]);
-    const [remoteCode] = await once(remote.child, 'exit');
+    const [remoteCode] = await once(remote.child, 'close');
     assert.equal(remoteCode, 1);
     assert.match(remote.output(), /only listens on loopback/);
     const unknown = runCli(['--bogus']);
-    const [unknownCode] = await once(unknown.child, 'exit');
+    const [unknownCode] = await once(unknown.child, 'close');
     assert.equal(unknownCode, 2);
     assert.match(unknown.output(), /Usage: npm run emulator/);
   });
