@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
@@ -37,6 +37,16 @@ function stallingUpload(url: string, key: string): { response: Promise<Response>
   } as RequestInit);
   response.catch(() => undefined);
   return { response, abort, sentSecondPart };
+}
+
+/**
+ * Resolves once the emulator is staging the stalled upload's two files on disk, so a cut that
+ * follows really lands mid-upload (a fixed sleep could end before the server got there, and
+ * the test would then prove nothing). Polls the folder because the emulator may be another process.
+ */
+async function untilBothPartsStaged(dataDir: string): Promise<void> {
+  const tmp = join(dataDir, 'tmp');
+  while (!existsSync(tmp) || readdirSync(tmp).length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 function contentFiles(dataDir: string, volumeDir: string): string[] {
@@ -126,7 +136,7 @@ describe('emulator: persistence', () => {
     const announced = once(emu.events, 'upload-aborted');
     const { abort, sentSecondPart } = stallingUpload(emu.url, emu.apiKey);
     await sentSecondPart;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await untilBothPartsStaged(dataDir);
     abort.abort();
     const [event] = await announced;
     assert.equal(event.path, '/ksm/rag/v5/files');
@@ -155,7 +165,7 @@ describe('emulator: persistence', () => {
     assert.equal(first.status, 200);
     const { sentSecondPart } = stallingUpload(url, key);
     await sentSecondPart;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await untilBothPartsStaged(dataDir);
     child.kill('SIGKILL');
     await once(child, 'exit');
 
