@@ -22,8 +22,8 @@ export class Transcript {
   constructor(private readonly post: Post, onScroll: (scrollTop: number) => void) {
     this.element.append(this.turns, this.emptyNote);
     // Following is applied after layout, whenever the turns or the viewport change size: no
-    // forced layout in the render frame, and blocks that take their real size late (see
-    // content-visibility in chat.css) or a resized panel still end at the bottom.
+    // forced layout in the render frame, and an expanded block or a resized panel still
+    // ends at the bottom.
     const follow = new ResizeObserver(() => {
       if (this.following) this.scrollToBottom();
     });
@@ -40,8 +40,7 @@ export class Transcript {
       'scroll',
       () => {
         const top = this.element.scrollTop;
-        // Only the reader's own scrolling changes whether we follow; our scrolls, and blocks
-        // above the view taking their real size, do not.
+        // Only the reader's own scrolling changes whether we follow; our own scrolls do not.
         if (Math.abs(top - this.programmaticScrollTop) > 1) this.following = this.isAtBottom();
         onScroll(top);
       },
