@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
-import { assertErrorBody, call, list, upload, waitForStatus } from './support';
+import { assertErrorBody, call, list, readSse, upload, waitForStatus } from './support';
 
 const agentAsk = (emu: RunningEmulator, query: string, threadId?: string) =>
   call(emu, 'POST', '/v1/apps/chat-messages', { agent_id: 'rag-agent', query, thread_id: threadId ?? null, stream: false, context: { model: 'emu-chat' } });
@@ -91,6 +91,20 @@ describe('emulator: persistence', () => {
     assert.match(again.json.content, /Turn 2/);
     assert.match(again.json.content, /when do spring tides happen/);
     assert.equal(again.json.citations[0].file_id, infos[0].uuid, 'vectors were reloaded');
+  });
+
+  it('close() waits for a streamed agent turn, which is saved after done goes out, to reach the disk', async () => {
+    const first = await start();
+    const { messages } = await readSse(first, '/v1/apps/chat-messages', { agent_id: 'rag-agent', query: 'remember the blue kite', context: { model: 'emu-chat' } });
+    assert.equal(messages[messages.length - 1].event, 'done');
+    const threadId = JSON.parse(messages[0].data).thread_id;
+    await first.close();
+
+    const second = await start();
+    const again = await agentAsk(second, 'what did I mention?', threadId);
+    assert.equal(again.status, 200, again.text);
+    assert.match(again.json.content, /Turn 2/);
+    assert.match(again.json.content, /remember the blue kite/);
   });
 
   it('delete removes a file\'s record, bytes, chunks and vectors, and retrieval stops finding it (D11)', async () => {
