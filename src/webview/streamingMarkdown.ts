@@ -3,6 +3,12 @@ import { el } from './dom';
 import { renderMarkdown } from './markdown';
 
 /**
+ * Finished blocks are grouped so that layout and paint, which visit an element's children
+ * each frame, see a few groups plus one open group instead of every block of a long answer.
+ */
+const BLOCKS_PER_GROUP = 24;
+
+/**
  * The body of one answer. Text arrives in pieces; `render` (called at most once per
  * animation frame) renders each newly finished block once and keeps it as DOM, and
  * re-parses only the open last block, so an answer's cost grows linearly with its length.
@@ -15,6 +21,7 @@ export class StreamingMarkdown {
   private pending = '';
   private finished = false;
   private openRendered = '';
+  private group: HTMLElement | undefined;
 
   constructor() {
     this.element.append(this.finishedBlocks, this.openBlock);
@@ -54,6 +61,10 @@ export class StreamingMarkdown {
   private appendFinished(block: string): void {
     const wrapper = el('div', { class: 'md-block' });
     wrapper.append(renderMarkdown(block));
-    this.finishedBlocks.append(wrapper);
+    if (!this.group || this.group.childElementCount >= BLOCKS_PER_GROUP) {
+      this.group = el('div', { class: 'md-group' });
+      this.finishedBlocks.append(this.group);
+    }
+    this.group.append(wrapper);
   }
 }

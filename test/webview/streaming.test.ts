@@ -76,7 +76,7 @@ describe('webview streaming render', function () {
 
     const answer = webview.page.locator('[data-role="assistant"][data-turn-id="a1"]');
     assert.equal(await answer.getAttribute('data-state'), 'streaming');
-    const finishedMidway = answer.locator('.finished-blocks > .md-block');
+    const finishedMidway = answer.locator('.finished-blocks .md-block');
     const finishedCount = await finishedMidway.count();
     assert.ok(finishedCount >= 2, `blocks are finished while streaming (got ${finishedCount})`);
     // Tag the finished nodes: if a later frame re-rendered them, the tags would be gone.
