@@ -27,6 +27,15 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   private searches = new Map<string, VolumeSearch>();
   /** Last description drawn on each volume row, to redraw the row only when it changes. */
   private readonly shownSummaries = new Map<string, string | undefined>();
+  /**
+   * Volumes whose children VS Code is waiting for (getChildren pending), with how many
+   * calls. A change event for such a volume must not be fired: the workbench receives it
+   * before the pending answer, starts a second fetch, and in code-server 1.100 the two
+   * answers race so the expanded volume can end up with no rows at all (seen after a
+   * window reload and after a 401). Changes are folded into the pending answer instead,
+   * plus one refresh after it when the volume row's own description changed.
+   */
+  private readonly resolving = new Map<string, number>();
   sortOrder: FileSortOrder = 'upload';
   private viewVisible = true;
   poller: StatusPoller;
@@ -40,6 +49,9 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     if (!entry) {
       const listing = new VolumeListing(() => this.source.client(), volume, () => this.source.pageSize());
       const unsubscribe = listing.onDidChange((change) => {
+        if (listing.pendingFiles.length > 0 && !this.poller.isWatching(volume)) this.poller.watch(volume);
+        // The children VS Code is waiting for will reflect this change; see getChildren.
+        if (this.resolving.has(volume)) return;
         const volumeNode = this.volumeNodes.get(volume);
         const summary = this.volumeSummary(volume);
         const summaryChanged = summary !== this.shownSummaries.get(volume);
@@ -50,7 +62,6 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
           const nodes: VolumesNode[] = change.updated.map((f) => this.fileNode(volume, f));
           this.changed.fire(summaryChanged && volumeNode ? [volumeNode, ...nodes] : nodes);
         }
-        if (listing.pendingFiles.length > 0 && !this.poller.isWatching(volume)) this.poller.watch(volume);
       });
       entry = { listing, unsubscribe };
       this.listings.set(volume, entry);
@@ -81,6 +92,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   }
 
   redrawVolume(volume: string): void {
+    if (this.resolving.has(volume)) return; // the pending getChildren answers with the current state
     const node = this.volumeNodes.get(volume);
     if (node) this.changed.fire(node);
   }
@@ -147,8 +159,22 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     if (node.kind !== 'volume') return [];
     const search = this.searches.get(node.volume);
     if (search) return this.searchChildren(search);
-    const listing = this.listing(node.volume);
-    await listing.ensureLoaded();
+    const volume = node.volume;
+    const listing = this.listing(volume);
+    this.resolving.set(volume, (this.resolving.get(volume) ?? 0) + 1);
+    try {
+      await listing.ensureLoaded();
+    } finally {
+      const left = (this.resolving.get(volume) ?? 1) - 1;
+      if (left > 0) this.resolving.set(volume, left);
+      else this.resolving.delete(volume);
+    }
+    if (!this.resolving.has(volume) && this.volumeSummary(volume) !== this.shownSummaries.get(volume)) {
+      // The row's own description (file count, size, processing) changed while VS Code
+      // waited: redraw it once, after this answer has been sent (same ordered channel).
+      // Only then: a needless redraw re-creates the rows under the user's pointer.
+      setTimeout(() => this.redrawVolume(volume), 0);
+    }
     return this.listingChildren(listing);
   }
 
