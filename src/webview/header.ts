@@ -20,7 +20,7 @@ export class Header {
   private conversation: ConversationView | undefined;
 
   constructor(private readonly post: Post) {
-    const newChat = button('New chat', '＋', 'icon-button');
+    const newChat = button('New chat', '+', 'icon-button');
     newChat.addEventListener('click', () => this.post({ type: 'newConversation' }));
     this.parameters = new ParametersPopover(post);
     this.chatControls = el('div', { class: 'header-group' }, this.model, this.knownModels, this.parameters.toggle);

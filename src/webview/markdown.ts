@@ -78,9 +78,9 @@ function decorate(fragment: DocumentFragment): void {
       'div',
       { class: 'code-toolbar' },
       el('span', { class: 'code-language' }, language),
-      codeButton('copy-code', 'Copy code', '⧉ Copy'),
+      codeButton('copy-code', 'Copy code', 'Copy'),
       codeButton('insert-code', 'Insert at cursor', '↳ Insert'),
-      codeButton('new-file-with-code', 'New file with code', '＋ New file'),
+      codeButton('new-file-with-code', 'New file with code', '+ New file'),
     );
     const block = el('div', { class: 'code-block' });
     if (language) block.dataset.language = language;

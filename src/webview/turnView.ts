@@ -19,7 +19,7 @@ export function userTurnElement(turn: TurnView): HTMLElement {
 export function attachmentChips(attachments: AttachmentView[], onRemove?: (fileId: string) => void): HTMLElement {
   const list = el('ul', { class: 'chips', 'aria-label': 'Attachments' });
   for (const attachment of attachments) {
-    const chip = el('li', { class: 'chip', title: `${attachment.filename} (${attachment.volume})` }, `📎 ${attachment.filename}`);
+    const chip = el('li', { class: 'chip', title: `${attachment.filename} (${attachment.volume})` }, attachment.filename);
     if (onRemove) {
       const remove = button(`Remove attachment ${attachment.filename}`, '×', 'chip-remove');
       remove.addEventListener('click', () => onRemove(attachment.fileId));
@@ -126,7 +126,7 @@ export class AssistantTurnElement {
     this.citations.append(el('span', { class: 'citations-label' }, 'Sources'));
     for (const citation of citations) {
       const label = citation.volume ? `${citation.filename} — ${citation.volume}` : citation.filename;
-      const source = button(`Open source ${label}`, `📄 ${citation.filename}`, 'citation', { title: citation.snippet ?? label });
+      const source = button(`Open source ${label}`, citation.filename, 'citation', { title: citation.snippet ?? label });
       source.addEventListener('click', () =>
         this.post({ type: 'revealCitation', volume: citation.volume ?? '', fileId: citation.fileId }),
       );
