@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -44,6 +44,9 @@ export async function runIntegrationSuites(resultsDir: string): Promise<RunnerRe
     const workspace = prepareWorkspace();
     stops.push(async () => removeDir(workspace));
     const resultsFile = join(resultsDir, 'results.json');
+    // A previous run's results must never be read as this run's (the runner also skips
+    // when the file exists, so a stale one would make every suite "pass" unrun).
+    rmSync(resultsFile, { force: true });
     const config: RunnerConfig = {
       mochaPath: join(REPO_ROOT, 'node_modules', 'mocha'),
       suites,
