@@ -11,6 +11,12 @@ import type { AttachmentView, ChatMode, ConversationView, HostToWebview, TurnVie
 
 export type { ChatSessionHost, ChatSessionTuning } from './answerLauncher';
 
+export interface CitedFile {
+  fileId: string;
+  filename: string;
+  volume?: string;
+}
+
 export const CONTINUE_PROMPT = 'Please continue exactly where your previous answer stopped.';
 
 export class ChatSession {
@@ -166,7 +172,23 @@ export class ChatSession {
 
   /** True only for a citation that an answer of the open conversation actually showed. */
   hasCitation(volume: string, fileId: string): boolean {
-    return (this.conversation?.turns ?? []).some((t) => t.citations?.some((c) => c.fileId === fileId && c.volume === volume));
+    return this.citedFile(volume, fileId) !== undefined;
+  }
+
+  /**
+   * The file behind a citation an answer of the open conversation showed (`volume` '' for
+   * one the service gave without a volume), or undefined when no answer cited it. A citation
+   * without a volume takes the volume of the same file attached to the conversation, if any;
+   * else `volume` stays undefined and the caller must say it cannot be located.
+   */
+  citedFile(volume: string, fileId: string): CitedFile | undefined {
+    const turns = this.conversation?.turns ?? [];
+    const citation = turns.flatMap((t) => t.citations ?? []).find((c) => c.fileId === fileId && (c.volume ?? '') === volume);
+    if (!citation) return undefined;
+    if (citation.volume) return { fileId, filename: citation.filename, volume: citation.volume };
+    const attachments = [...turns.flatMap((t) => t.attachments ?? []), ...(this.conversation?.pendingAttachments ?? [])];
+    const attached = attachments.find((a) => a.fileId === fileId && a.volume);
+    return { fileId, filename: citation.filename, ...(attached ? { volume: attached.volume } : {}) };
   }
 
   optionsChanged(): void {

@@ -112,16 +112,27 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       case 'openLink':
         await openExternalLink(message.href, this.log);
         return;
-      case 'revealCitation':
-        if (!this.session().hasCitation(message.volume, message.fileId)) {
+      case 'revealCitation': {
+        const cited = this.session().citedFile(message.volume, message.fileId);
+        if (!cited) {
           this.log.warn(`[chat] refused to reveal ${message.volume}/${message.fileId}: no answer cited it`);
           return;
         }
-        return this.revealFile(message.volume, message.fileId);
+        if (!cited.volume) {
+          void vscode.window.showInformationMessage(unlocatedCitationMessage(cited.filename));
+          return;
+        }
+        return this.revealFile(cited.volume, cited.fileId);
+      }
       default:
         return this.session().handle(message);
     }
   }
+}
+
+/** Said when a source has no volume: the Volumes view can only show a file inside a volume. */
+export function unlocatedCitationMessage(filename: string): string {
+  return `The service did not say which volume "${filename}" is in, so it cannot be shown in the Volumes view.`;
 }
 
 /** A short, type-only description of a rejected message: its content may be huge or hostile. */

@@ -56,7 +56,8 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
     case 'openLink':
       return onlyKeys(m, ['href']) && isText(m.href, MAX_LINK_CHARS) ? { type: 'openLink', href: m.href } : undefined;
     case 'revealCitation':
-      return onlyKeys(m, ['volume', 'fileId']) && isId(m.volume) && isId(m.fileId)
+      // '' is what the webview sends for a citation the service gave without a volume.
+      return onlyKeys(m, ['volume', 'fileId']) && (m.volume === '' || isId(m.volume)) && isId(m.fileId)
         ? { type: 'revealCitation', volume: m.volume, fileId: m.fileId }
         : undefined;
     default:

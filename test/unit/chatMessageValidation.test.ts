@@ -28,6 +28,8 @@ describe('chat: webview message validation', () => {
       { type: 'newFileWithCode', code: 'print(1)' },
       { type: 'openLink', href: 'https://example.com/a?b=c' },
       { type: 'revealCitation', volume: 'docs', fileId: 'b7c1-uuid' },
+      // A citation the service gave without a volume: the host decides what to do with it.
+      { type: 'revealCitation', volume: '', fileId: 'b7c1-uuid' },
     ];
     for (const message of valid) assert.deepEqual(parseWebviewMessage(message), message, JSON.stringify(message));
   });
@@ -57,6 +59,8 @@ describe('chat: webview message validation', () => {
       { type: 'openLink', href: 'h'.repeat(9000) },
       { type: 'revealCitation', volume: 'docs', fileId: '' },
       { type: 'revealCitation', volume: 'docs\u0000', fileId: 'x' },
+      { type: 'revealCitation', volume: 7, fileId: 'x' },
+      { type: 'revealCitation', fileId: 'x' },
       { type: 'removeAttachment', fileId: 7 },
     ];
     for (const message of invalid) assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message).slice(0, 120));
