@@ -5,13 +5,11 @@ import * as vscode from 'vscode';
 import type { ExtensionServices } from '../common/services';
 import type { ChatSession } from './chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
-import { searchableText } from './conversationModel';
-import { codePrefill, conversationToMarkdown, LARGE_FILE_CHARS } from './markdownExport';
+import { conversationPickEntry } from './conversationPicker';
+import { MAX_PREFILL_CHARS, planAskAboutFile, type AskAboutFilePlan } from './askAboutFile';
+import { codePrefill, conversationToMarkdown } from './markdownExport';
 import { MAX_TEXT_CHARS } from './messageValidation';
 import type { ConversationView } from './protocol';
-
-/** Room left under the message limit for the question the user types after the pasted code. */
-const PREFILL_HEADROOM_CHARS = 2_000;
 
 export function registerChatCommands(services: ExtensionServices, session: () => ChatSession, view: ChatViewProvider): void {
   services.registerCommand('ksm.chat.new', async () => {
@@ -25,7 +23,7 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
       void vscode.window.showInformationMessage('Select some code in an editor first.');
       return;
     }
-    if (text.length > MAX_TEXT_CHARS - PREFILL_HEADROOM_CHARS) {
+    if (text.length > MAX_PREFILL_CHARS) {
       void vscode.window.showWarningMessage(`The selection is too large to send (the limit is ${MAX_TEXT_CHARS.toLocaleString()} characters). Select less.`);
       return;
     }
@@ -37,24 +35,13 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
       void vscode.window.showInformationMessage('Open a file in an editor first.');
       return;
     }
-    const content = editor.document.getText();
-    if (content.length > MAX_TEXT_CHARS - PREFILL_HEADROOM_CHARS) {
-      void vscode.window.showWarningMessage(
-        `${fileNameOf(editor.document)} is too large to paste into the chat (over ${MAX_TEXT_CHARS.toLocaleString()} characters). ` +
-          'Select the part you want and use Ask About Selection, or upload the file to a volume and ask the agent about it.',
-      );
+    const plan = askAboutFilePlan(editor.document);
+    if (plan.kind === 'refuse') {
+      void vscode.window.showWarningMessage(plan.message);
       return;
     }
-    if (content.length > LARGE_FILE_CHARS) {
-      const size = `${Math.round(content.length / 1024)} KB`;
-      const choice = await vscode.window.showWarningMessage(
-        `${fileNameOf(editor.document)} is ${size}. Large files may exceed the model's context and cost many tokens.`,
-        { modal: true },
-        'Ask Anyway',
-      );
-      if (choice !== 'Ask Anyway') return;
-    }
-    await view.prefill(codePrefill(fileNameOf(editor.document), editor.document.languageId, content));
+    if (plan.kind === 'confirm' && (await vscode.window.showWarningMessage(plan.message, { modal: true }, plan.confirmLabel)) !== plan.confirmLabel) return;
+    await view.prefill(plan.prefill);
   });
   services.registerCommand('ksm.chat.conversations', () => pickConversation(session()).then((picked) => (picked ? view.reveal() : undefined)));
   services.registerCommand('ksm.chat.export', async () => {
@@ -65,6 +52,11 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
     }
     await openMarkdownExport(conversation);
   });
+}
+
+/** What Ask About File does with this document: paste it, ask first, or refuse. */
+export function askAboutFilePlan(document: vscode.TextDocument): AskAboutFilePlan {
+  return planAskAboutFile(fileNameOf(document), document.languageId, document.getText());
 }
 
 /** The composer text for the editor's selection, or undefined when nothing is selected. */
@@ -99,13 +91,7 @@ async function pickConversation(session: ChatSession): Promise<boolean> {
   const refresh = async () => {
     pick.busy = true;
     const all = await session.conversationsForSearch();
-    pick.items = all.map((c) => ({
-      id: c.id,
-      label: c.title,
-      description: `${c.mode === 'agent' ? 'Agent' : 'Chat'} · ${new Date(c.updatedAt).toLocaleString()}`,
-      detail: searchableText(c),
-      buttons: [renameButton, deleteButton],
-    }));
+    pick.items = all.map((c) => ({ ...conversationPickEntry(c), buttons: [renameButton, deleteButton] }));
     pick.busy = false;
   };
   return new Promise<boolean>((resolve) => {

@@ -1,0 +1,36 @@
+// What "Ask About File" does with a file of a given size, without `vscode`: paste it into
+// the composer, ask first (a large file costs many tokens), or refuse (it cannot fit in one
+// message) with a pointer to the agent, which reads uploaded files itself.
+import { codePrefill, LARGE_FILE_CHARS } from './markdownExport';
+import { MAX_TEXT_CHARS } from './messageValidation';
+
+/** Room left under the message limit for the question the user types after the pasted code. */
+export const PREFILL_HEADROOM_CHARS = 2_000;
+
+/** The largest prefill the composer is given: the rest of the message limit is left for the question. */
+export const MAX_PREFILL_CHARS = MAX_TEXT_CHARS - PREFILL_HEADROOM_CHARS;
+
+export const ASK_ANYWAY = 'Ask Anyway';
+
+export type AskAboutFilePlan =
+  | { kind: 'prefill'; prefill: string }
+  | { kind: 'confirm'; prefill: string; message: string; confirmLabel: typeof ASK_ANYWAY }
+  | { kind: 'refuse'; message: string };
+
+export function planAskAboutFile(fileName: string, languageId: string, content: string): AskAboutFilePlan {
+  const prefill = codePrefill(fileName, languageId, content);
+  if (prefill.length > MAX_PREFILL_CHARS) {
+    return {
+      kind: 'refuse',
+      message:
+        `${fileName} is too large to paste into the chat (over ${MAX_TEXT_CHARS.toLocaleString('en-US')} characters). ` +
+        'Select the part you want and use Ask About Selection, or upload the file to a volume and ask the agent about it.',
+    };
+  }
+  if (content.length > LARGE_FILE_CHARS) {
+    const size = `${Math.round(content.length / 1024)} KB`;
+    const message = `${fileName} is ${size}. Large files may exceed the model's context and cost many tokens.`;
+    return { kind: 'confirm', prefill, message, confirmLabel: ASK_ANYWAY };
+  }
+  return { kind: 'prefill', prefill };
+}
