@@ -1,8 +1,8 @@
-// The conversation list as KSM: Conversations shows it, and what its Rename and Delete
-// buttons and the citation links do, on a real store on disk with answers the emulator
-// gave over real HTTP.
+// The conversation list as KSM: Conversations shows it, what its Rename and Delete buttons
+// and the citation links do, and the Markdown export of an agent answer, on a real store on
+// disk with answers the emulator gave over real HTTP.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
@@ -11,6 +11,7 @@ import { ChatSession } from '../../src/chat/chatSession';
 import { createConversation, newTurnId } from '../../src/chat/conversationModel';
 import { conversationPickEntry } from '../../src/chat/conversationPicker';
 import { ConversationStore } from '../../src/chat/conversationStore';
+import { conversationToMarkdown } from '../../src/chat/markdownExport';
 import type { HostToWebview, ModelOptions } from '../../src/chat/protocol';
 
 const options: ModelOptions = { models: ['emu-chat'], reasoningModels: [], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat' };
@@ -132,5 +133,32 @@ describe('chat: conversation list, rename, delete and citation links', () => {
     assert.equal(session.citedFile('', 'f-docs'), undefined);
     assert.equal(session.citedFile('team', 'f-nowhere'), undefined);
     assert.equal(session.citedFile('', 'f-unknown'), undefined);
+  });
+
+  it('exports an agent answer with its question, reasoning, answer text and sources (KSM: Export Conversation as Markdown)', async () => {
+    const path = join(dir, 'runbook.md');
+    writeFileSync(path, 'The kestrel runbook says: restart the indexer before the nightly backup. Kestrel backups run at two.\n');
+    const client = new KsmClient({ baseUrl: emulator.url, apiKey: async () => emulator.apiKey });
+    const [uploaded] = await client.uploadFiles({ volume: 'ops', embedding: 'emu-embed', doChunking: 1, files: [{ path }] });
+    assert.ok(uploaded.ok);
+    await emulator.waitForIdle();
+    const session = newSession();
+    await session.attachForAgent([{ fileId: uploaded.info.uuid, filename: 'runbook.md', size: uploaded.info.filesize, volume: 'ops' }]);
+    await session.handle({ type: 'setThinking', enabled: true });
+    assert.equal((await session.send('What does the kestrel runbook say about backups?'))?.state, 'done');
+    const conversation = await session.current();
+    const answer = conversation.turns[1];
+    assert.ok(answer.reasoning && answer.citations?.length, `the emulator gave reasoning and sources: ${JSON.stringify(answer)}`);
+    const md = conversationToMarkdown(conversation);
+    assert.ok(md.startsWith('# What does the kestrel runbook say about backups?\n'), md.slice(0, 200));
+    const parts = [
+      '## You\n\n_Files: `runbook.md`_\n\nWhat does the kestrel runbook say about backups?',
+      `<details><summary>Reasoning</summary>\n\n${answer.reasoning.trim()}\n\n</details>`,
+      answer.content,
+      '**Sources:**\n\n- `runbook.md` (ops)',
+      'Agent `rag-agent` with model `emu-chat`',
+    ];
+    for (const part of parts) assert.ok(md.includes(part), `missing ${JSON.stringify(part.slice(0, 80))} in\n${md}`);
+    assert.ok(md.indexOf('## You') < md.indexOf('<summary>Reasoning') && md.indexOf('<summary>Reasoning') < md.indexOf(answer.content), 'question, reasoning, answer in order');
   });
 });
