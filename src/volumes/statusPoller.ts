@@ -22,10 +22,21 @@ export interface PollOutcome {
   changed: number;
 }
 
+/** How the poller waits; tests pass a virtual clock's timers to step through the schedule. */
+export interface PollTimers {
+  set(callback: () => void, delayMs: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const REAL_TIMERS: PollTimers = {
+  set: (callback, delayMs) => setTimeout(callback, delayMs),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout> | undefined),
+};
+
 interface VolumeTimer {
   interval: number;
   lastChangeAt: number;
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: unknown;
   running?: AbortController;
 }
 
@@ -39,6 +50,7 @@ export class StatusPoller {
     private readonly schedule: PollSchedule = DEFAULT_POLL_SCHEDULE,
     private readonly onError: (volume: string, error: unknown) => void = () => undefined,
     private readonly now: () => number = Date.now,
+    private readonly timers: PollTimers = REAL_TIMERS,
   ) {}
 
   /** Starts (or restarts at the fast interval) polling a volume. */
@@ -56,7 +68,7 @@ export class StatusPoller {
   unwatch(volume: string): void {
     const entry = this.volumes.get(volume);
     if (!entry) return;
-    clearTimeout(entry.timer);
+    this.clearTimer(entry);
     entry.running?.abort();
     this.volumes.delete(volume);
   }
@@ -74,8 +86,7 @@ export class StatusPoller {
     if (visible === this.visible) return;
     this.visible = visible;
     for (const [volume, entry] of this.volumes) {
-      clearTimeout(entry.timer);
-      entry.timer = undefined;
+      this.clearTimer(entry);
       if (visible && !entry.running) {
         entry.interval = this.schedule.initialMs;
         this.arm(volume, entry, 0);
@@ -89,10 +100,14 @@ export class StatusPoller {
   }
 
   private arm(volume: string, entry: VolumeTimer, delay = entry.interval): void {
-    clearTimeout(entry.timer);
-    entry.timer = undefined;
+    this.clearTimer(entry);
     if (!this.visible || this.disposed) return;
-    entry.timer = setTimeout(() => void this.tick(volume, entry), delay);
+    entry.timer = this.timers.set(() => void this.tick(volume, entry), delay);
+  }
+
+  private clearTimer(entry: VolumeTimer): void {
+    if (entry.timer !== undefined) this.timers.clear(entry.timer);
+    entry.timer = undefined;
   }
 
   private async tick(volume: string, entry: VolumeTimer): Promise<void> {
