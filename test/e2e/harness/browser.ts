@@ -2,22 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { CHROMIUM_PATH } from './paths';
-
-/**
- * Flags measured in docs/notes (real-vscode-offline.md): without the background-networking
- * ones Chromium floods the closed network with refused connections.
- */
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../../support/chromium';
 
 /**
  * A Chromium with a fresh profile. Each browser context has its own storage, and
@@ -29,7 +14,7 @@ export async function launchBrowserContext(origin: string): Promise<BrowserConte
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: CHROMIUM_FLAGS,
+    args: [...CHROMIUM_FLAGS],
     viewport: { width: 1440, height: 900 },
     permissions: ['clipboard-read', 'clipboard-write'],
     // The clipboard permissions only apply to the origin they are granted for.

@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 export const RESULTS_ROOT = join(REPO_ROOT, 'test-results', 'e2e');
 export const CACHE_ROOT = process.env.KSM_E2E_CACHE ?? join(homedir(), '.cache', 'ksm-assistant-e2e');
-export const CHROMIUM_PATH = process.env.KSM_E2E_CHROMIUM ?? '/usr/bin/chromium';
 
 /** test-results/e2e/<scenario>/, created on demand; screenshots and logs of one scenario. */
 export function scenarioResultsDir(scenario: string): string {

@@ -5,16 +5,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { HostToWebview, WebviewToHost } from '../../../src/chat/protocol';
 import type { PageOptions, WebviewServer } from './webviewServer';
-
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../../support/chromium';
 
 export class HeadlessChromium {
   private constructor(readonly context: BrowserContext, private readonly profile: string) {}
@@ -22,9 +13,9 @@ export class HeadlessChromium {
   static async launch(): Promise<HeadlessChromium> {
     const profile = mkdtempSync(join(tmpdir(), 'ksm-webview-profile-'));
     const context = await chromium.launchPersistentContext(profile, {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      executablePath: CHROMIUM_PATH,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_FLAGS],
       viewport: { width: 420, height: 700 },
     });
     return new HeadlessChromium(context, profile);
