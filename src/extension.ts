@@ -31,7 +31,9 @@ export function activate(context: vscode.ExtensionContext): void {
     // Features reach each other through these late-bound closures, so the order of
     // registration does not matter and no feature imports another's internals.
     const chat = registerChatFeature(services, {
-      revealFile: (volume, fileId) => volumes.revealFile(volume, fileId),
+      revealFile: async (volume, fileId) => {
+        await volumes.revealFile(volume, fileId);
+      },
     });
     const volumes = registerVolumesFeature(services, {
       askAgentAbout: (files) => chat.askAgentAbout(files),

@@ -5,16 +5,20 @@ import type { AgentFileRef, FileInfo } from '../api/types';
 import type { ExtensionServices } from '../common/services';
 import { personalVolume, settings } from '../common/settings';
 import { registerVolumeCommands } from './volumeCommands';
-import type { VolumeNode, VolumesNode } from './volumeNodes';
+import { VolumeDropController } from './volumeDrop';
+import type { VolumesNode } from './volumeNodes';
 import { VolumesTreeProvider } from './volumesTree';
 
 export interface VolumesFeatureDeps {
   askAgentAbout(files: Array<AgentFileRef & { volume: string }>): Promise<void>;
 }
 
+/** How `revealFile` ended; the two misses were also told to the user. */
+export type RevealOutcome = 'revealed' | 'volumeNotShown' | 'fileNotFound';
+
 export interface VolumesFeature {
-  /** Reveals and selects a file in the Volumes tree (used by chat citations). */
-  revealFile(volume: string, fileId: string): Promise<void>;
+  /** Reveals and selects a file in the Volumes tree, loading pages as needed (used by chat citations). */
+  revealFile(volume: string, fileId: string): Promise<RevealOutcome>;
   /** Re-lists a volume and starts live status polling for files not yet final. */
   refreshVolume(volume: string): void;
   /** Shows files just uploaded (even beyond the loaded pages) and polls them until final. */
@@ -86,7 +90,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeVi
       const volumes = await tree.currentVolumes();
       if (!volumes.includes(volume)) {
         void vscode.window.showInformationMessage(`Volume "${volume}" is not in the Volumes view. Add it with "Add Volume…" to browse it.`);
-        return;
+        return 'volumeNotShown';
       }
       const listing = tree.listing(volume);
       await listing.ensureLoaded();
@@ -94,30 +98,10 @@ export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeVi
       const file = listing.find(fileId);
       if (!file) {
         void vscode.window.showInformationMessage(`File ${fileId} was not found in "${volume}" (it may have been deleted).`);
-        return;
+        return 'fileNotFound';
       }
       await view?.reveal(tree.fileNode(volume, file), { select: true, focus: true, expand: true });
+      return 'revealed';
     },
   };
-}
-
-/** Files dragged from the Explorer onto a volume are uploaded there (through `ksm.upload.toVolume`). */
-class VolumeDropController implements vscode.TreeDragAndDropController<VolumesNode> {
-  readonly dropMimeTypes = ['text/uri-list'];
-  readonly dragMimeTypes: string[] = [];
-
-  async handleDrop(target: VolumesNode | undefined, data: vscode.DataTransfer): Promise<void> {
-    if (!target) return;
-    const text = await data.get('text/uri-list')?.asString();
-    if (!text) return;
-    const uris = text
-      .split(/\r?\n/)
-      .map((line) => line.trim())
-      .filter((line) => line && !line.startsWith('#'))
-      .map((line) => vscode.Uri.parse(line))
-      .filter((uri) => uri.scheme === 'file');
-    if (uris.length === 0) return;
-    const volumeNode: VolumeNode = { kind: 'volume', volume: target.volume, personal: false };
-    await vscode.commands.executeCommand('ksm.upload.toVolume', volumeNode, uris);
-  }
 }
