@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { KsmClient } from '../../src/api/client';
-import { openMarkdownExport, selectionPrefill } from '../../src/chat/chatCommands';
+import { askAboutFilePlan, openMarkdownExport, selectionPrefill } from '../../src/chat/chatCommands';
 import { ChatSession } from '../../src/chat/chatSession';
 import { renderChatHtml } from '../../src/chat/chatViewProvider';
 import { ConversationStore } from '../../src/chat/conversationStore';
@@ -54,6 +54,18 @@ describe('chat: VS Code integration', () => {
     editor.selection = new vscode.Selection(0, 0, 0, 12);
     // Runs the real command on the real editor; it must finish without an error notification.
     await vscode.commands.executeCommand('ksm.chat.askAboutSelection');
+  });
+
+  it('asks about a small real file: its name and a markdown-tagged fence of the whole file, pasted without asking', async () => {
+    const path = join(requiredEnv('KSM_TEST_WORKSPACE'), 'docs', 'guides', 'release-process.md');
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(path)));
+    const content = editor.document.getText();
+    assert.ok(content.length > 0 && !content.includes('```'), 'the fixture is a small markdown file without fences');
+    const body = content.endsWith('\n') ? content : `${content}\n`;
+    assert.deepEqual(askAboutFilePlan(editor.document), { kind: 'prefill', prefill: `\`release-process.md\`:\n\n\`\`\`markdown\n${body}\`\`\`\n\n` });
+    // The real command on the real editor: a small file must not raise the size question
+    // (a modal would keep this promise from settling and time the test out).
+    await vscode.commands.executeCommand('ksm.chat.askAboutFile');
   });
 
   it('exports a conversation the emulator answered as Markdown in a new editor', async () => {
