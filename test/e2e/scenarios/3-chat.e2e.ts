@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
 import { delay } from '../harness/processes';
 import { useScenario } from '../harness/scenario';
 import { setApiKeyThroughPalette } from '../harness/steps';
 
-describe('Scenario 3: chat — streamed answer, Stop, copy a code block', function () {
+const FIRST_QUESTION = 'How does the release process work?';
+const SECOND_QUESTION = 'Tell me about the onboarding checklist in detail';
+
+describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask About Selection, the conversations list', function () {
   this.timeout(180_000);
   const scenario = useScenario('3-chat');
   let chat: ChatView;
@@ -17,7 +22,7 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block', functi
   });
 
   it('shows the answer growing on screen while it streams, then done', async () => {
-    await chat.send('How does the release process work?');
+    await chat.send(FIRST_QUESTION);
     const answer = chat.lastAnswer();
     const lengths: number[] = [];
     while ((await answer.getAttribute('data-state')) === 'streaming') {
@@ -34,7 +39,7 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block', functi
 
   it('stops an answer mid-way with Stop and keeps the part received', async () => {
     const abortedBefore = Number((await scenario.run.emulator.stats()).abortedStreams ?? 0);
-    await chat.send('Tell me about the onboarding checklist in detail');
+    await chat.send(SECOND_QUESTION);
     const answer = chat.lastAnswer();
     await eventually(
       async () => (await answer.getAttribute('data-state')) === 'streaming' && (await chat.answerText(answer)).length > 20,
@@ -74,4 +79,82 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block', functi
     );
     assert.equal(clipboard.trim(), code);
   });
+
+  it('fills the composer with the selected lines as a fenced block from "Ask About Selection"', async () => {
+    const { workbench, run } = scenario;
+    const fileName = 'release-process.md';
+    const lines = readFileSync(join(run.workspace, 'docs', 'guides', fileName), 'utf8').split('\n');
+    await openFileByQuickOpen(fileName);
+    // Lines 1-3, selected with the keyboard in the real editor, as a user does.
+    await workbench.page.locator('.editor-group-container.active .monaco-editor .view-line').filter({ hasText: lines[2]!.slice(0, 30) }).first().click();
+    for (const key of ['Control+Home', 'Shift+ArrowDown', 'Shift+ArrowDown', 'Shift+End']) await workbench.page.keyboard.press(key);
+    await workbench.runCommand('KSM: Ask About Selection');
+    const expected = `\`${fileName}\` (lines 1-3):\n\n\`\`\`markdown\n${lines.slice(0, 3).join('\n')}\n\`\`\`\n\n`;
+    await eventually(
+      async () => (await chat.composer().inputValue()) === expected,
+      async () => `the composer holds ${JSON.stringify(await chat.composer().inputValue())}, not ${JSON.stringify(expected)}`,
+      15_000,
+    );
+    await chat.composer().fill('');
+  });
+
+  it('finds the conversation by a word of a later question in "Show Conversations…", and renames it there', async () => {
+    const { workbench } = scenario;
+    await workbench.runCommand('KSM: Show Conversations');
+    await workbench.quickInputBox().fill('onboarding checklist');
+    const row = workbench.quickInputRows().filter({ hasText: FIRST_QUESTION });
+    await eventually(
+      async () => (await workbench.quickInputRows().count()) === 1 && (await row.count()) === 1,
+      async () => `searching message text should leave just this conversation; rows: ${JSON.stringify(await workbench.quickInputRows().allInnerTexts())}`,
+      15_000,
+    );
+    assert.ok(!FIRST_QUESTION.includes('onboarding'), 'the match can only come from the message text (matchOnDetail)');
+    assert.match(await row.innerText(), /Chat · .*\d/, 'the row shows the mode and the date');
+    await row.hover();
+    await row.locator('.action-label.codicon-edit').click();
+    // The rename box replaces the list in the same widget: type only once it is there.
+    await workbench.quickInput().locator('.quick-input-title', { hasText: 'Rename Conversation' }).waitFor({ timeout: 15_000 });
+    assert.equal(await workbench.quickInputBox().inputValue(), FIRST_QUESTION, 'the rename box starts from the current title');
+    await workbench.quickInputBox().fill('Release and onboarding');
+    await workbench.quickInputBox().press('Enter');
+    await workbench.quickInputRows().filter({ hasText: 'Release and onboarding' }).waitFor({ timeout: 15_000 });
+    await workbench.page.keyboard.press('Escape');
+    await eventually(
+      async () => (await chat.frame.locator('select[aria-label="Conversation"] option:checked').innerText()).startsWith('Release and onboarding'),
+      async () => `the chat header still shows "${await chat.frame.locator('select[aria-label="Conversation"] option:checked').innerText()}"`,
+      15_000,
+    );
+  });
+
+  it('deletes the open conversation from "Show Conversations…" after confirming, leaving an empty new chat', async () => {
+    const { workbench } = scenario;
+    await workbench.runCommand('KSM: Show Conversations');
+    const row = workbench.quickInputRows().filter({ hasText: 'Release and onboarding' });
+    await row.waitFor({ timeout: 15_000 });
+    await row.hover();
+    await row.locator('.action-label.codicon-trash').click();
+    await workbench.dialogButton('Delete').click();
+    await eventually(
+      async () => (await row.count()) === 0,
+      async () => `the deleted conversation is still listed: ${JSON.stringify(await workbench.quickInputRows().allInnerTexts())}`,
+      15_000,
+    );
+    await workbench.page.keyboard.press('Escape');
+    await eventually(
+      async () => (await chat.userTurns().count()) === 0 && (await chat.assistantTurns().count()) === 0,
+      async () => `the chat still shows ${await chat.userTurns().count()} question(s) of the deleted conversation`,
+      15_000,
+    );
+  });
+
+  /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor is active. */
+  async function openFileByQuickOpen(fileName: string): Promise<void> {
+    const { workbench } = scenario;
+    await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+    await workbench.page.keyboard.press('Control+P');
+    await workbench.quickInputBox().fill(fileName);
+    await workbench.quickInputRows().filter({ hasText: fileName }).first().waitFor();
+    await workbench.quickInputBox().press('Enter');
+    await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: fileName }).waitFor({ timeout: 15_000 });
+  }
 });
