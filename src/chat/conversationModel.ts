@@ -63,9 +63,14 @@ export function lastTurn(conversation: ConversationView): TurnView | undefined {
   return conversation.turns[conversation.turns.length - 1];
 }
 
-/** All message text of a conversation, for searching the conversation list. */
-export function searchableText(conversation: ConversationView, maxChars = 4000): string {
-  const text = conversation.turns.map((turn) => turn.content.replace(/\s+/g, ' ')).join(' · ');
+/**
+ * The message text of a conversation, for searching the conversation list: the questions
+ * first (short, and what people remember), then the answers, capped so a long conversation
+ * does not slow the list down. Answers first would push a later question past the cap.
+ */
+export function searchableText(conversation: ConversationView, maxChars = 8000): string {
+  const byRole = (role: TurnView['role']) => conversation.turns.filter((turn) => turn.role === role).map((turn) => turn.content.replace(/\s+/g, ' ').trim());
+  const text = [...byRole('user'), ...byRole('assistant')].filter(Boolean).join(' · ');
   return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
 }
 

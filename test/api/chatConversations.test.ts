@@ -74,6 +74,23 @@ describe('chat: conversation list, rename, delete and citation links', () => {
     assert.ok(!agent.detail.includes('blue-green'), 'each entry holds only its own messages');
   });
 
+  it('keeps every question searchable even after long answers (the detail is capped, questions come first)', async () => {
+    const store = new ConversationStore(storeDir);
+    const conversation = createConversation('chat', options);
+    const longAnswer = 'The indexer rebuilds every shard in order. '.repeat(200);
+    conversation.turns.push(
+      { id: newTurnId(), role: 'user', content: 'How is the index rebuilt?', createdAt: 1 },
+      { id: newTurnId(), role: 'assistant', content: longAnswer, state: 'done', createdAt: 2 },
+      { id: newTurnId(), role: 'user', content: 'And what about the zucchini cache?', createdAt: 3 },
+      { id: newTurnId(), role: 'assistant', content: longAnswer, state: 'done', createdAt: 4 },
+    );
+    await store.save(conversation);
+    const [entry] = (await newSession().conversationsForSearch()).map((c) => conversationPickEntry(c));
+    assert.ok(entry.detail.includes('zucchini cache'), `the second question is searchable: ${entry.detail.slice(0, 300)}…`);
+    assert.ok(entry.detail.startsWith('How is the index rebuilt? · And what about the zucchini cache? · The indexer'), entry.detail.slice(0, 200));
+    assert.ok(entry.detail.length < longAnswer.length * 2, 'the detail is capped');
+  });
+
   it('renames a conversation on disk (Rename button), trimmed, and keeps an empty rename from blanking it', async () => {
     const session = newSession();
     const { chatId, agentId } = await twoConversations(session);
