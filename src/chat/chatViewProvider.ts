@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Log } from '../common/log';
 import type { ChatSession } from './chatSession';
+import { planCitationReveal } from './citationReveal';
 import { MAX_TEXT_CHARS, parseWebviewMessage } from './messageValidation';
 import type { AttachmentView, HostToWebview, WebviewToHost } from './protocol';
 import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from './webviewActions';
@@ -113,26 +114,21 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
         await openExternalLink(message.href, this.log);
         return;
       case 'revealCitation': {
-        const cited = this.session().citedFile(message.volume, message.fileId);
-        if (!cited) {
+        const plan = planCitationReveal(this.session().citedFile(message.volume, message.fileId));
+        if (plan.kind === 'refuse') {
           this.log.warn(`[chat] refused to reveal ${message.volume}/${message.fileId}: no answer cited it`);
           return;
         }
-        if (!cited.volume) {
-          void vscode.window.showInformationMessage(unlocatedCitationMessage(cited.filename));
+        if (plan.kind === 'explain') {
+          void vscode.window.showInformationMessage(plan.message);
           return;
         }
-        return this.revealFile(cited.volume, cited.fileId);
+        return this.revealFile(plan.volume, plan.fileId);
       }
       default:
         return this.session().handle(message);
     }
   }
-}
-
-/** Said when a source has no volume: the Volumes view can only show a file inside a volume. */
-export function unlocatedCitationMessage(filename: string): string {
-  return `The service did not say which volume "${filename}" is in, so it cannot be shown in the Volumes view.`;
 }
 
 /** A short, type-only description of a rejected message: its content may be huge or hostile. */

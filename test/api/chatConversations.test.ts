@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
 import { KsmClient } from '../../src/api/client';
 import { ChatSession } from '../../src/chat/chatSession';
+import { planCitationReveal } from '../../src/chat/citationReveal';
 import { createConversation, newTurnId } from '../../src/chat/conversationModel';
 import { conversationPickEntry } from '../../src/chat/conversationPicker';
 import { ConversationStore } from '../../src/chat/conversationStore';
@@ -121,7 +122,7 @@ describe('chat: conversation list, rename, delete and citation links', () => {
     assert.deepEqual(await new ConversationStore(storeDir).list(), []);
   });
 
-  it('locates a cited file: by its own volume, by a same-id attachment when the citation has none, else says it has none', async () => {
+  it('reveals a cited file by its own volume, by a same-id attachment when the citation has none, else explains; refuses what no answer cited', async () => {
     const store = new ConversationStore(storeDir);
     const conversation = createConversation('agent', options);
     conversation.title = 'Cited';
@@ -150,6 +151,15 @@ describe('chat: conversation list, rename, delete and citation links', () => {
     assert.equal(session.citedFile('', 'f-docs'), undefined);
     assert.equal(session.citedFile('team', 'f-nowhere'), undefined);
     assert.equal(session.citedFile('', 'f-unknown'), undefined);
+    // What the click then does: reveal where the volume is known, else say why not, and
+    // refuse anything no answer cited.
+    const reveal = (volume: string, fileId: string) => planCitationReveal(session.citedFile(volume, fileId));
+    assert.deepEqual(reveal('docs', 'f-docs'), { kind: 'reveal', volume: 'docs', fileId: 'f-docs' });
+    assert.deepEqual(reveal('', 'f-attached'), { kind: 'reveal', volume: 'team', fileId: 'f-attached' });
+    const explained = reveal('', 'f-nowhere');
+    assert.equal(explained.kind, 'explain');
+    assert.match(explained.kind === 'explain' ? explained.message : '', /did not say which volume "orphan\.md" is in/);
+    assert.deepEqual(reveal('', 'f-unknown'), { kind: 'refuse' });
   });
 
   it('exports an agent answer with its question, reasoning, answer text and sources (KSM: Export Conversation as Markdown)', async () => {
