@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { DoChunking } from '../api/types';
 import type { ExtensionServices } from '../common/services';
 import { personalVolume, settings, updateSetting } from '../common/settings';
+import { addVolumeToView } from '../volumes/volumeCommands';
 import { volumeNameProblem } from '../volumes/volumeNames';
 import type { DuplicateDecider } from './duplicatePlanning';
 
@@ -34,10 +35,7 @@ export async function pickVolume(services: ExtensionServices): Promise<string | 
     validateInput: (v) => volumeNameProblem(v, named),
   });
   if (!name) return undefined;
-  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-  const inspected = vscode.workspace.getConfiguration('ksm').inspect<string[]>('volumes.list');
-  const list = (target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue) ?? [];
-  await updateSetting('volumes.list', [...list, name.trim()], target);
+  await addVolumeToView(name.trim());
   return name.trim();
 }
 

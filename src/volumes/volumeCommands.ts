@@ -6,7 +6,7 @@ import type { ExtensionServices } from '../common/services';
 import { FILE_SORT_ORDERS, type FileSortOrder } from './fileDisplay';
 import { deleteSelectedFiles, describeFileList } from './fileDeletion';
 import { VolumeSearch } from './fileSearch';
-import { volumeNameProblem } from './volumeNames';
+import { volumeListAddition, volumeNameProblem } from './volumeNames';
 import type { FileNode, VolumeNode, VolumesNode } from './volumeNodes';
 import type { VolumesTreeProvider } from './volumesTree';
 
@@ -31,11 +31,7 @@ export function registerVolumeCommands(
       placeHolder: 'team-docs',
       validateInput: (value) => volumeNameProblem(value, current),
     });
-    if (!name) return;
-    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-    const inspected = config.inspect<string[]>('volumes.list');
-    const list = (target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue) ?? [];
-    await config.update('volumes.list', [...list, name.trim()], target);
+    if (name) await addVolumeToView(name.trim());
   });
 
   services.registerCommand('ksm.volumes.remove', async (node?: VolumeNode) => {
@@ -169,4 +165,12 @@ export function registerVolumeCommands(
 function selectedFiles(node: VolumesNode | undefined, selected: VolumesNode[] | undefined): FileNode[] {
   const nodes = selected?.length ? selected : node ? [node] : [];
   return nodes.filter((n): n is FileNode => n.kind === 'file');
+}
+
+/** Adds a named volume to `ksm.volumes.list` without hiding the volumes listed in another scope. */
+export async function addVolumeToView(name: string): Promise<void> {
+  const config = vscode.workspace.getConfiguration('ksm');
+  const inspected = config.inspect<string[]>('volumes.list');
+  const { scope, list } = volumeListAddition(inspected ?? {}, Boolean(vscode.workspace.workspaceFolders?.length), name);
+  await config.update('volumes.list', list, scope === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
 }
