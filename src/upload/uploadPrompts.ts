@@ -7,22 +7,19 @@ import { personalVolume, settings, updateSetting } from '../common/settings';
 import { addVolumeToView } from '../volumes/volumeCommands';
 import { volumeNameProblem } from '../volumes/volumeNames';
 import type { DuplicateDecider } from './duplicatePlanning';
+import { chunkingOrder, rememberedChunking, volumeChoices, withChunking, withRecentVolume } from './uploadMemory';
 
 const RECENT_KEY = 'ksm.upload.recentVolumes';
 const CHUNKING_KEY = 'ksm.upload.doChunkingByVolume';
 
 export async function pickVolume(services: ExtensionServices): Promise<string | undefined> {
-  const state = services.context.globalState;
-  const personal = personalVolume();
   const named = settings.volumes();
-  const recent = state.get<string[]>(RECENT_KEY, []).filter((v) => v === personal || named.includes(v));
-  const all = [...(personal ? [personal] : []), ...named.filter((v) => v !== personal)];
-  const ordered = [...recent, ...all.filter((v) => !recent.includes(v))];
+  const choices = volumeChoices(personalVolume(), named, services.context.globalState.get(RECENT_KEY));
   type Item = vscode.QuickPickItem & { volume?: string; add?: boolean };
-  const items: Item[] = ordered.map((volume) => ({
-    label: volume === personal ? 'My files' : volume,
-    description: volume === personal ? volume : recent.includes(volume) ? 'recently used' : undefined,
-    iconPath: new vscode.ThemeIcon(volume === personal ? 'account' : 'database'),
+  const items: Item[] = choices.map(({ volume, personal, recent }) => ({
+    label: personal ? 'My files' : volume,
+    description: [personal ? volume : undefined, recent ? 'recently used' : undefined].filter(Boolean).join(' · ') || undefined,
+    iconPath: new vscode.ThemeIcon(personal ? 'account' : 'database'),
     volume,
   }));
   items.push({ label: 'Add Volume…', iconPath: new vscode.ThemeIcon('add'), add: true, alwaysShow: true });
@@ -41,23 +38,23 @@ export async function pickVolume(services: ExtensionServices): Promise<string | 
 
 export async function rememberVolume(services: ExtensionServices, volume: string): Promise<void> {
   const state = services.context.globalState;
-  const recent = state.get<string[]>(RECENT_KEY, []).filter((v) => v !== volume);
-  await state.update(RECENT_KEY, [volume, ...recent].slice(0, 10));
+  await state.update(RECENT_KEY, withRecentVolume(state.get(RECENT_KEY), volume));
 }
 
+const CHUNKING_OPTIONS: Record<DoChunking, { label: string; detail: string }> = {
+  1: { label: 'Chunk and embed', detail: 'Searchable by the agent (do_chunking = 1)' },
+  2: { label: 'Chunk only', detail: 'Split into chunks, no vectors: not searchable (do_chunking = 2)' },
+  0: { label: 'Store only', detail: 'Kept as is, not searchable (do_chunking = 0)' },
+};
+
 export async function pickChunking(services: ExtensionServices, volume: string): Promise<DoChunking | undefined> {
-  const remembered = services.context.globalState.get<Record<string, DoChunking>>(CHUNKING_KEY, {});
-  const current = remembered[volume] ?? settings.doChunking();
-  const options: Array<vscode.QuickPickItem & { value: DoChunking }> = [
-    { value: 1, label: 'Chunk and embed', detail: 'Searchable by the agent (do_chunking = 1)' },
-    { value: 2, label: 'Chunk only', detail: 'Split into chunks, no vectors: not searchable (do_chunking = 2)' },
-    { value: 0, label: 'Store only', detail: 'Kept as is, not searchable (do_chunking = 0)' },
-  ];
-  const ordered = [...options.filter((o) => o.value === current), ...options.filter((o) => o.value !== current)];
-  ordered[0]!.description = 'last used';
-  const picked = await vscode.window.showQuickPick(ordered, { title: `Processing for ${volume}` });
+  const state = services.context.globalState;
+  const last = rememberedChunking(state.get(CHUNKING_KEY), volume);
+  const first = last === undefined ? 'default (ksm.upload.doChunking)' : 'last used';
+  const items = chunkingOrder(last ?? settings.doChunking()).map((value, index) => ({ value, ...CHUNKING_OPTIONS[value], description: index === 0 ? first : undefined }));
+  const picked = await vscode.window.showQuickPick(items, { title: `Processing for ${volume}` });
   if (!picked) return undefined;
-  await services.context.globalState.update(CHUNKING_KEY, { ...remembered, [volume]: picked.value });
+  await state.update(CHUNKING_KEY, withChunking(state.get(CHUNKING_KEY), volume, picked.value));
   return picked.value;
 }
 

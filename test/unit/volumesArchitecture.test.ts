@@ -13,6 +13,7 @@ const VSCODE_FREE = [
   'src/upload/duplicatePlanning.ts',
   'src/upload/folderExpansion.ts',
   'src/upload/readableFiles.ts',
+  'src/upload/uploadMemory.ts',
   'src/upload/uploadRun.ts',
 ];
 
