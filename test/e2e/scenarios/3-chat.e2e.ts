@@ -10,7 +10,7 @@ import { setApiKeyThroughPalette } from '../harness/steps';
 const FIRST_QUESTION = 'How does the release process work?';
 const SECOND_QUESTION = 'Tell me about the onboarding checklist in detail';
 
-describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask About Selection, the conversations list', function () {
+describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask About Selection, the conversations list, export', function () {
   this.timeout(180_000);
   const scenario = useScenario('3-chat');
   let chat: ChatView;
@@ -124,6 +124,25 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask Abo
       async () => `the chat header still shows "${await chat.frame.locator('select[aria-label="Conversation"] option:checked').innerText()}"`,
       15_000,
     );
+  });
+
+  it('exports the open conversation as Markdown into a new editor: title, question and answer', async () => {
+    const { workbench } = scenario;
+    await workbench.runCommand('KSM: Export Conversation as Markdown');
+    const editorText = workbench.page.locator('.editor-group-container.active .monaco-editor .view-lines');
+    const shown = async () => ((await editorText.innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+    await eventually(
+      async () => (await shown()).startsWith('# Release and onboarding'),
+      async () => `the active editor does not show the export: ${JSON.stringify((await shown()).slice(0, 300))}`,
+      15_000,
+    );
+    const text = await shown();
+    for (const part of ['_Model `emu-chat` · ', '## You', FIRST_QUESTION, '## Assistant', `You asked: "${FIRST_QUESTION}"`]) {
+      assert.ok(text.includes(part), `the export lacks ${JSON.stringify(part)}:\n${text.slice(0, 600)}`);
+    }
+    // A dirty untitled editor would be restored into later scenarios' windows: drop it.
+    await workbench.runCommand('View: Revert and Close Editor');
+    await editorText.filter({ hasText: '# Release and onboarding' }).waitFor({ state: 'detached', timeout: 10_000 });
   });
 
   it('deletes the open conversation from "Show Conversations…" after confirming, leaving an empty new chat', async () => {
