@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
+import { eventually } from './eventually';
 
 /**
  * The code-server workbench as a user sees it. Selectors are VS Code's own DOM (1.100):
@@ -31,11 +32,24 @@ export class Workbench {
     return this.page.locator('.activitybar .action-item [aria-label^="KSM Assistant"]').first();
   }
 
-  /** Opens the KSM Assistant side bar (clicking an active entry would close it). */
+  /**
+   * Opens the KSM Assistant side bar. Clicking an entry that is already active closes the
+   * side bar, and right after a reload the workbench marks the entry active before it has
+   * drawn the panes; so click only an inactive entry, and otherwise wait for the panes.
+   */
   async openKsmSideBar(): Promise<void> {
-    if (await this.paneHeader('Volumes').isVisible()) return;
-    await this.activityBarEntry().click();
-    await this.paneHeader('Volumes').waitFor();
+    await eventually(
+      async () => {
+        if (await this.paneHeader('Volumes').isVisible()) return true;
+        const entry = this.page.locator('.activitybar .action-item:has([aria-label^="KSM Assistant"])').first();
+        const active = /\bchecked\b/.test((await entry.getAttribute('class')) ?? '');
+        if (!active) await this.activityBarEntry().click();
+        return false;
+      },
+      () => 'the KSM Assistant side bar never showed its Volumes pane',
+      30_000,
+      500,
+    );
   }
 
   async openExplorer(): Promise<void> {
