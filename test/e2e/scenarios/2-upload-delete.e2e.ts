@@ -8,7 +8,7 @@ import { expandRow, setApiKeyThroughPalette, volumesRowTexts, waitForRowDescript
 const UPLOADED = ['architecture-overview.md', 'onboarding.txt', 'release-process.md'];
 const IGNORED = 'meeting.draft.md';
 
-describe('Scenario 2: upload a folder from the Explorer, watch it process, delete two files', function () {
+describe('Scenario 2: upload a folder from the Explorer, watch it process, delete two files, retry a refused upload', function () {
   this.timeout(180_000);
   const scenario = useScenario('2-upload-delete');
 
@@ -68,5 +68,35 @@ describe('Scenario 2: upload a folder from the Explorer, watch it process, delet
     }
     assert.equal(await workbench.volumesRow(kept!).count(), 1, 'the file not selected stays');
     assert.deepEqual((await run.emulator.listFiles(TEAM_VOLUME)).map((f) => f.filename), [kept]);
+  });
+
+  it('sums up a refused upload with "Retry Failed", and the retry stores the file without asking again', async () => {
+    const { workbench, run } = scenario;
+    // The service refuses the next upload request once (a 400 is never retried by the client).
+    await run.emulator.addFault({ kind: 'status', status: 400, method: 'POST', path: '/ksm/rag/v5/files', times: 1 });
+    await workbench.openExplorer();
+    await workbench.contextMenu(workbench.explorerRow('notes.txt'), 'Upload Files to Volume…');
+    await workbench.pick(new RegExp(`^\\s*${TEAM_VOLUME}`));
+    await workbench.pick(/Chunk and embed/);
+    const toast = (text: RegExp) => workbench.page.locator('.notification-toast .notification-list-item').filter({ hasText: text });
+    const failed = toast(new RegExp(`0 uploaded, 1 failed — ${TEAM_VOLUME}`));
+    await failed.waitFor();
+    assert.ok(!(await run.emulator.listFiles(TEAM_VOLUME)).some((f) => f.filename === 'notes.txt'), 'nothing was stored by the refused request');
+    await failed.locator('.monaco-button').filter({ hasText: /^Retry Failed$/ }).click();
+    // Same volume, processing and model: no question is asked before the summary.
+    await eventually(
+      async () => (await toast(new RegExp(`1 uploaded — ${TEAM_VOLUME}`)).count()) > 0,
+      async () => {
+        await workbench.page.keyboard.press('Escape');
+        await workbench.page.locator('.statusbar-item[id$="notifications"], .statusbar-item.notifications-center-entry, #status\\.notifications').first().click().catch(() => undefined);
+        await workbench.page.waitForTimeout(1000);
+        await workbench.screenshot('retry-failed-notifications');
+        return `no "1 uploaded" summary; notifications: ${JSON.stringify(await workbench.page.locator('.notification-list-item').allInnerTexts())}`;
+      },
+      20_000,
+    );
+    assert.equal(await workbench.quickInput().isVisible(), false, 'the retry asked nothing');
+    const stored = await run.emulator.listFiles(TEAM_VOLUME);
+    assert.deepEqual(stored.filter((f) => f.filename === 'notes.txt').length, 1, 'stored once, by the retry');
   });
 });
