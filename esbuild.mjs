@@ -14,7 +14,7 @@ const outdir = outdirFlag > 0 ? process.argv[outdirFlag + 1] : 'dist';
  * undici is most of the extension's code but is needed only once a request is made.
  * Parsing it inside extension.js would cost activation ~10-20 ms even though it only
  * runs later, so it is built as its own file and required at first use (src/api imports
- * it only from modules that load lazily; see src/common/lazyClient.ts).
+ * it only from modules that load lazily; see src/common/core/lazyClient.ts).
  */
 const lazyVendorPlugin = {
   name: 'lazy-vendor',

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { KsmClient } from '../src/api/client';
-import { VolumeListing } from '../src/volumes/volumeListing';
+import { VolumeListing } from '../src/volumes/core/volumeListing';
 
 const FILES = Number(process.env.BENCH_VOLUME_FILES ?? 20_000);
 const PAGE = 50;

@@ -1,12 +1,12 @@
 // Entry point: construct, register, return. No network and no heavy work happens here;
 // every feature builds what it needs on first use, and every registration is disposed.
 import * as vscode from 'vscode';
-import { ApiKeyStore } from './common/apiKey';
-import { registerAccountCommands } from './common/accountCommands';
-import { registerCommand } from './common/commands';
-import { LazyClient } from './common/lazyClient';
-import { Log } from './common/log';
-import type { ExtensionServices } from './common/services';
+import { ApiKeyStore } from './common/vscode/apiKey';
+import { registerAccountCommands } from './common/vscode/accountCommands';
+import { registerCommand } from './common/vscode/commands';
+import { LazyClient } from './common/core/lazyClient';
+import { Log } from './common/vscode/log';
+import type { ExtensionServices } from './common/vscode/services';
 import { registerChatFeature } from './chat/chatFeature';
 import { registerUploadFeature } from './upload/uploadFeature';
 import { registerVolumesFeature } from './volumes/volumesFeature';
@@ -22,7 +22,7 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     apiKey,
     // Built per use from the current settings; the HTTP stack loads on the first call.
-    getClient: () => new LazyClient(async () => (await import('./common/client')).createClientFromSettings(apiKey, log)),
+    getClient: () => new LazyClient(async () => (await import('./common/vscode/client')).createClientFromSettings(apiKey, log)),
     registerCommand: (id, handler) => context.subscriptions.push(registerCommand(log, id, handler)),
   };
 

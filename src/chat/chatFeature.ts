@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { isKsmError } from '../api/errors';
 import type { AgentFileRef } from '../api/types';
-import type { ExtensionServices } from '../common/services';
-import { settings } from '../common/settings';
-import { registerChatCommands } from './chatCommands';
-import { ChatSession } from './chatSession';
-import { CHAT_VIEW_ID, ChatViewProvider } from './chatViewProvider';
-import { ConversationStore, type StoreProblem } from './conversationStore';
+import type { ExtensionServices } from '../common/vscode/services';
+import { settings } from '../common/vscode/settings';
+import { registerChatCommands } from './vscode/chatCommands';
+import { ChatSession } from './core/chatSession';
+import { CHAT_VIEW_ID, ChatViewProvider } from './vscode/chatViewProvider';
+import { ConversationStore, type StoreProblem } from './core/conversationStore';
 import type { HostToWebview, ModelOptions } from './protocol';
 
 export interface ChatFeatureDeps {

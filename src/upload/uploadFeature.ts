@@ -5,14 +5,14 @@
 import * as vscode from 'vscode';
 import { NotFoundError } from '../api/errors';
 import type { DoChunking, FileInfo } from '../api/types';
-import type { ExtensionServices } from '../common/services';
-import { settings } from '../common/settings';
+import type { ExtensionServices } from '../common/vscode/services';
+import { settings } from '../common/vscode/settings';
 import type { VolumesFeature } from '../volumes/volumesFeature';
-import { planUploads, type DuplicateChoice, type DuplicateDecider } from './duplicatePlanning';
-import { expandSelection } from './folderExpansion';
-import { askAboutDuplicate, embeddingModel, pickChunking, pickVolume, rememberVolume } from './uploadPrompts';
-import { runUpload, type UploadSummary } from './uploadRun';
-import { showSummary } from './uploadSummary';
+import { planUploads, type DuplicateChoice, type DuplicateDecider } from './core/duplicatePlanning';
+import { expandSelection } from './core/folderExpansion';
+import { askAboutDuplicate, embeddingModel, pickChunking, pickVolume, rememberVolume } from './vscode/uploadPrompts';
+import { runUpload, type UploadSummary } from './core/uploadRun';
+import { showSummary } from './vscode/uploadSummary';
 
 /** Answers given up front instead of asking (each one left out is asked as usual). */
 export interface UploadChoices {
@@ -48,7 +48,7 @@ export async function uploadToVolume(services: ExtensionServices, volumes: Volum
   if (local.length < uris.length) void vscode.window.showWarningMessage('Only files on this machine can be uploaded; the others were left out.');
   if (local.length === 0) return undefined;
 
-  const volume = choices.volume ?? (await pickVolume(services));
+  const volume = choices.volume ?? (await pickVolume(services, volumes));
   if (!volume) return undefined;
   const doChunking = choices.doChunking ?? (await pickChunking(services, volume));
   if (doChunking === undefined) return undefined;

@@ -2,12 +2,12 @@
 // (chat citations reveal files; uploads refresh a volume and watch new files settle).
 import * as vscode from 'vscode';
 import type { AgentFileRef, FileInfo } from '../api/types';
-import type { ExtensionServices } from '../common/services';
-import { personalVolume, settings } from '../common/settings';
-import { registerVolumeCommands } from './volumeCommands';
-import { VolumeDropController } from './volumeDrop';
-import type { VolumesNode } from './volumeNodes';
-import { VolumesTreeProvider } from './volumesTree';
+import type { ExtensionServices } from '../common/vscode/services';
+import { personalVolume, settings } from '../common/vscode/settings';
+import { addVolumeToView, registerVolumeCommands } from './vscode/volumeCommands';
+import { VolumeDropController } from './vscode/volumeDrop';
+import type { VolumesNode } from './vscode/volumeNodes';
+import { VolumesTreeProvider } from './vscode/volumesTree';
 
 export interface VolumesFeatureDeps {
   askAgentAbout(files: Array<AgentFileRef & { volume: string }>): Promise<void>;
@@ -23,6 +23,8 @@ export interface VolumesFeature {
   refreshVolume(volume: string): void;
   /** Shows files just uploaded (even beyond the loaded pages) and polls them until final. */
   watchUploaded(volume: string, files: FileInfo[]): void;
+  /** Adds a named volume to `ksm.volumes.list` (the upload picker's "Add Volume…"). */
+  addVolumeToView(name: string): Promise<void>;
   /** The tree's data, for tests and the upload target picker. */
   readonly tree: VolumesTreeProvider;
 }
@@ -77,6 +79,7 @@ export function createVolumesTree(services: ExtensionServices): VolumesTreeProvi
 export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeView<VolumesNode>): VolumesFeature {
   return {
     tree,
+    addVolumeToView,
     refreshVolume: (volume) => {
       void tree.listing(volume).reload();
     },

@@ -6,12 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { KsmClient } from '../../src/api/client';
-import { askAboutFilePlan, openMarkdownExport, selectionPrefill } from '../../src/chat/chatCommands';
-import { ChatSession } from '../../src/chat/chatSession';
-import { renderChatHtml } from '../../src/chat/chatViewProvider';
-import { ConversationStore } from '../../src/chat/conversationStore';
-import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from '../../src/chat/webviewActions';
-import { Log } from '../../src/common/log';
+import { askAboutFilePlan, openMarkdownExport, selectionPrefill } from '../../src/chat/vscode/chatCommands';
+import { ChatSession } from '../../src/chat/core/chatSession';
+import { renderChatHtml } from '../../src/chat/vscode/chatViewProvider';
+import { ConversationStore } from '../../src/chat/core/conversationStore';
+import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from '../../src/chat/vscode/webviewActions';
+import { Log } from '../../src/common/vscode/log';
 import { requiredEnv, runnerContext } from './host';
 
 const CHAT_COMMANDS = ['ksm.chat.new', 'ksm.chat.askAboutSelection', 'ksm.chat.askAboutFile', 'ksm.chat.conversations', 'ksm.chat.export'];

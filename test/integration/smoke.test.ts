@@ -4,10 +4,10 @@
 // extension builds from settings reaches the emulator over real HTTP.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { ApiKeyStore } from '../../src/common/apiKey';
-import { createClientFromSettings } from '../../src/common/client';
-import { Log } from '../../src/common/log';
-import { personalVolume, settings, updateSetting } from '../../src/common/settings';
+import { ApiKeyStore } from '../../src/common/vscode/apiKey';
+import { createClientFromSettings } from '../../src/common/vscode/client';
+import { Log } from '../../src/common/vscode/log';
+import { personalVolume, settings, updateSetting } from '../../src/common/vscode/settings';
 import { requiredEnv, runnerContext } from './host';
 
 const EXTENSION_ID = 'ksm.ksm-assistant';

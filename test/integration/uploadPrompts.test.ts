@@ -5,12 +5,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { ApiKeyStore } from '../../src/common/apiKey';
-import { createClientFromSettings } from '../../src/common/client';
-import { Log } from '../../src/common/log';
-import type { ExtensionServices } from '../../src/common/services';
-import { updateSetting } from '../../src/common/settings';
-import { pickChunking, pickVolume, rememberVolume } from '../../src/upload/uploadPrompts';
+import { ApiKeyStore } from '../../src/common/vscode/apiKey';
+import { createClientFromSettings } from '../../src/common/vscode/client';
+import { Log } from '../../src/common/vscode/log';
+import type { ExtensionServices } from '../../src/common/vscode/services';
+import { updateSetting } from '../../src/common/vscode/settings';
+import { pickChunking, pickVolume, rememberVolume } from '../../src/upload/vscode/uploadPrompts';
+import { createVolumesApi, createVolumesTree, type VolumesFeature } from '../../src/volumes/volumesFeature';
 import { requiredEnv, runnerContext } from './host';
 
 const RECENT_KEY = 'ksm.upload.recentVolumes';
@@ -33,6 +34,7 @@ describe('upload: the questions in real quick picks', function () {
   const alpha = `itest-alpha-${suffix}`;
   const beta = `itest-beta-${suffix}`;
   let services: ExtensionServices;
+  let volumes: VolumesFeature;
   let log: Log;
   const previousState: Record<string, unknown> = {};
   let previousList: unknown;
@@ -44,6 +46,7 @@ describe('upload: the questions in real quick picks', function () {
     const keys = new ApiKeyStore(context.secrets);
     log = new Log(vscode.window.createOutputChannel('KSM upload prompts integration test', { log: true }));
     services = { context, log, apiKey: keys, getClient: () => createClientFromSettings(keys, log), registerCommand: () => undefined };
+    volumes = createVolumesApi(createVolumesTree(services));
     for (const key of [RECENT_KEY, CHUNKING_KEY]) previousState[key] = context.globalState.get(key);
     const config = vscode.workspace.getConfiguration('ksm');
     previousList = config.inspect('volumes.list')?.globalValue;
@@ -54,6 +57,7 @@ describe('upload: the questions in real quick picks', function () {
 
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    volumes.tree.dispose();
     for (const [key, value] of Object.entries(previousState)) await services.context.globalState.update(key, value);
     await updateSetting('volumes.list', previousList);
     await updateSetting('userId', previousUserId);
@@ -63,18 +67,18 @@ describe('upload: the questions in real quick picks', function () {
   it('highlights the most recently used volume first, then My files when none was used', async () => {
     const state = services.context.globalState;
     await state.update(RECENT_KEY, undefined);
-    assert.equal(await answerWithHighlighted(pickVolume(services)), `{${requiredEnv('KSM_TEST_USER_ID')}}`, 'nothing used yet: My files leads');
+    assert.equal(await answerWithHighlighted(pickVolume(services, volumes)), `{${requiredEnv('KSM_TEST_USER_ID')}}`, 'nothing used yet: My files leads');
 
     await rememberVolume(services, beta);
-    assert.equal(await answerWithHighlighted(pickVolume(services)), beta);
+    assert.equal(await answerWithHighlighted(pickVolume(services, volumes)), beta);
     await rememberVolume(services, alpha);
-    assert.equal(await answerWithHighlighted(pickVolume(services)), alpha, 'the latest upload target leads');
+    assert.equal(await answerWithHighlighted(pickVolume(services, volumes)), alpha, 'the latest upload target leads');
     assert.deepEqual(state.get(RECENT_KEY), [alpha, beta]);
 
     // A recent volume removed from the view is not offered.
     await updateSetting('volumes.list', [beta]);
     try {
-      assert.equal(await answerWithHighlighted(pickVolume(services)), beta);
+      assert.equal(await answerWithHighlighted(pickVolume(services, volumes)), beta);
     } finally {
       await updateSetting('volumes.list', [alpha, beta]);
     }

@@ -1,0 +1,46 @@
+// What an answer that did not finish normally shows inline: a state and one short sentence
+// that says what to do. The full error goes to the log; no text here ever holds the key.
+import { isCancellation, isKsmError, redactSecrets } from '../../api/errors';
+import type { AnswerState } from '../protocol';
+
+export interface AnswerFailure {
+  state: Extract<AnswerState, 'stopped' | 'error' | 'cut-off'>;
+  message?: string;
+}
+
+export function describeAnswerFailure(error: unknown): AnswerFailure {
+  if (isCancellation(error)) return { state: 'stopped' };
+  const detail = firstLine(error);
+  if (!isKsmError(error)) return { state: 'error', message: detail };
+  switch (error.kind) {
+    case 'cut-off':
+      return {
+        state: 'cut-off',
+        message: (error as { receivedAny?: boolean }).receivedAny
+          ? 'The answer was cut off: the connection closed before the service finished. Retry to ask again.'
+          : 'No answer arrived: the connection closed before the service sent anything. Retry to ask again.',
+      };
+    case 'stream-error':
+      return { state: 'error', message: detail };
+    case 'auth':
+      return { state: 'error', message: 'The service rejected the API key. Set your API key (KSM: Set API Key), then retry.' };
+    case 'config':
+      return { state: 'error', message: `${detail} Check the KSM settings (KSM: Connect to Local Emulator, or ksm.baseUrl).` };
+    case 'not-found':
+      if (error.param === 'thread_id') {
+        return { state: 'error', message: 'The service no longer knows this agent thread. Start a new chat to continue.' };
+      }
+      if (error.param === 'model') return { state: 'error', message: `${detail} Pick another model.` };
+      return { state: 'error', message: detail };
+    case 'rate-limited':
+      return { state: 'error', message: `${detail} Wait a moment, then retry.` };
+    default:
+      return { state: 'error', message: detail };
+  }
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const line = (text.split('\n')[0] ?? '').trim() || 'Unknown error.';
+  return redactSecrets(line.length > 300 ? `${line.slice(0, 297)}…` : line);
+}

@@ -1,0 +1,149 @@
+// The webview is untrusted (a compromised renderer, or a bug, can post anything): every
+// message is checked for shape, type and size here before any handler sees it. Anything
+// that does not match exactly is dropped by the caller with a log line. Checks that need
+// state (does this turn or citation exist?) happen in the session, against what it knows.
+import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN } from './conversationModel';
+import type { ChatParameters, WebviewToHost } from '../protocol';
+
+export const MAX_TEXT_CHARS = 100_000;
+export const MAX_CODE_CHARS = 1_000_000;
+const MAX_MODEL_CHARS = 200;
+const MAX_LINK_CHARS = 8_192;
+const MAX_ID_CHARS = 256;
+const MAX_LANGUAGE_CHARS = 64;
+const MAX_TOKENS_LIMIT = 10_000_000;
+
+type Raw = Record<string, unknown>;
+
+/** The message if it is well formed, else undefined. Extra fields make it invalid. */
+export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const m = raw as Raw;
+  switch (m.type) {
+    case 'ready':
+    case 'stop':
+    case 'newConversation':
+      return onlyKeys(m, []) ? { type: m.type } : undefined;
+    case 'send':
+      return onlyKeys(m, ['text']) && isText(m.text, MAX_TEXT_CHARS) && m.text.trim() !== '' ? { type: 'send', text: m.text } : undefined;
+    case 'retry':
+    case 'continue':
+      return onlyKeys(m, ['turnId']) && isMatch(m.turnId, TURN_ID_PATTERN) ? { type: m.type, turnId: m.turnId } : undefined;
+    case 'setMode':
+      return onlyKeys(m, ['mode']) && (m.mode === 'chat' || m.mode === 'agent') ? { type: 'setMode', mode: m.mode } : undefined;
+    case 'setModel':
+      return onlyKeys(m, ['model']) && isModelId(m.model) ? { type: 'setModel', model: m.model.trim() } : undefined;
+    case 'setThinking':
+      return onlyKeys(m, ['enabled']) && typeof m.enabled === 'boolean' ? { type: 'setThinking', enabled: m.enabled } : undefined;
+    case 'setParameters': {
+      const parameters = onlyKeys(m, ['parameters']) ? parseParameters(m.parameters) : undefined;
+      return parameters ? { type: 'setParameters', parameters } : undefined;
+    }
+    case 'removeAttachment':
+      return onlyKeys(m, ['fileId']) && isId(m.fileId) ? { type: 'removeAttachment', fileId: m.fileId } : undefined;
+    case 'openConversation':
+      return onlyKeys(m, ['id']) && isMatch(m.id, CONVERSATION_ID_PATTERN) ? { type: 'openConversation', id: m.id } : undefined;
+    case 'copyCode':
+    case 'insertCode':
+      return onlyKeys(m, ['code']) && isText(m.code, MAX_CODE_CHARS) ? { type: m.type, code: m.code } : undefined;
+    case 'newFileWithCode': {
+      if (!onlyKeys(m, ['code', 'language']) || !isText(m.code, MAX_CODE_CHARS)) return undefined;
+      if (m.language === undefined) return { type: 'newFileWithCode', code: m.code };
+      return isMatch(m.language, /^[A-Za-z0-9][A-Za-z0-9_.+#-]*$/) && m.language.length <= MAX_LANGUAGE_CHARS
+        ? { type: 'newFileWithCode', code: m.code, language: m.language }
+        : undefined;
+    }
+    case 'openLink':
+      return onlyKeys(m, ['href']) && isText(m.href, MAX_LINK_CHARS) ? { type: 'openLink', href: m.href } : undefined;
+    case 'revealCitation':
+      // '' is what the webview sends for a citation the service gave without a volume.
+      return onlyKeys(m, ['volume', 'fileId']) && (m.volume === '' || isId(m.volume)) && isId(m.fileId)
+        ? { type: 'revealCitation', volume: m.volume, fileId: m.fileId }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Parameters within the ranges of the service reference (D12); any other key or value fails. */
+export function parseParameters(raw: unknown): ChatParameters | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const p = raw as Raw;
+  const allowed = ['temperature', 'topP', 'maxTokens', 'systemPrompt', 'responseFormat', 'reasoningEffort', 'reasoningBudget'];
+  if (!onlyKeys(p, allowed)) return undefined;
+  const out: ChatParameters = {};
+  if (p.temperature !== undefined) {
+    if (!isNumberIn(p.temperature, 0, 2)) return undefined;
+    out.temperature = p.temperature;
+  }
+  if (p.topP !== undefined) {
+    if (!isNumberIn(p.topP, 0, 1) || p.topP === 0) return undefined;
+    out.topP = p.topP;
+  }
+  if (p.maxTokens !== undefined) {
+    if (!isPositiveInt(p.maxTokens)) return undefined;
+    out.maxTokens = p.maxTokens;
+  }
+  if (p.systemPrompt !== undefined) {
+    if (!isText(p.systemPrompt, MAX_TEXT_CHARS)) return undefined;
+    out.systemPrompt = p.systemPrompt;
+  }
+  if (p.responseFormat !== undefined) {
+    if (p.responseFormat !== 'text' && p.responseFormat !== 'json_object') return undefined;
+    out.responseFormat = p.responseFormat;
+  }
+  if (p.reasoningEffort !== undefined) {
+    if (p.reasoningEffort !== 'low' && p.reasoningEffort !== 'medium' && p.reasoningEffort !== 'high') return undefined;
+    out.reasoningEffort = p.reasoningEffort;
+  }
+  if (p.reasoningBudget !== undefined) {
+    if (!isPositiveInt(p.reasoningBudget)) return undefined;
+    out.reasoningBudget = p.reasoningBudget;
+  }
+  return out;
+}
+
+function onlyKeys(m: Raw, keys: string[]): boolean {
+  return Object.keys(m).every((k) => k === 'type' || keys.includes(k));
+}
+
+function isText(value: unknown, maxChars: number): value is string {
+  return typeof value === 'string' && value.length <= maxChars;
+}
+
+function isMatch(value: unknown, pattern: RegExp): value is string {
+  return typeof value === 'string' && value.length <= MAX_ID_CHARS && pattern.test(value);
+}
+
+/** Opaque ids from the service (file uuids, volume names): bounded, printable, no control characters. */
+function isId(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_CHARS && !/[\u0000-\u001f\u007f]/.test(value);
+}
+
+function isModelId(value: unknown): value is string {
+  return typeof value === 'string' && value.trim().length > 0 && value.length <= MAX_MODEL_CHARS && !/[\s\u0000-\u001f\u007f]/.test(value.trim());
+}
+
+function isNumberIn(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
+}
+
+function isPositiveInt(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_TOKENS_LIMIT;
+}
+
+/**
+ * The URL to hand to the system browser, or undefined. Only absolute http(s) URLs leave
+ * the webview: `command:`, `file:`, `vscode:` and the like would run or open things.
+ */
+export function safeExternalUrl(href: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(href.trim());
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.username || url.password) return undefined;
+  return url.toString();
+}

@@ -1,0 +1,40 @@
+// Turns a conversation into the wire request of its mode. Chat mode sends the whole history
+// (the completions endpoint is stateless); agent mode sends only the new question with the
+// thread id, because the service keeps the thread's history itself (D17).
+import type { AgentRequest, ChatCompletionRequest, ChatMessage } from '../../api/types';
+import type { ConversationView, TurnView } from '../protocol';
+
+export function buildChatRequest(conversation: ConversationView, reasoningModels: readonly string[]): ChatCompletionRequest {
+  const { parameters } = conversation;
+  const messages: ChatMessage[] = [];
+  if (parameters.systemPrompt?.trim()) messages.push({ role: 'system', content: parameters.systemPrompt });
+  for (const turn of conversation.turns) {
+    if (turn.role === 'user') messages.push({ role: 'user', content: turn.content });
+    // An answer that failed before any text arrived has nothing to tell the model.
+    else if (turn.content.trim() !== '' && turn.state !== 'streaming') messages.push({ role: 'assistant', content: turn.content });
+  }
+  const request: ChatCompletionRequest = { model: conversation.model, messages };
+  if (parameters.temperature !== undefined) request.temperature = parameters.temperature;
+  if (parameters.topP !== undefined) request.top_p = parameters.topP;
+  if (parameters.maxTokens !== undefined) request.max_completion_tokens = parameters.maxTokens;
+  if (parameters.responseFormat === 'json_object') request.response_format = { type: 'json_object' };
+  // `reasoning` on a model without reasoning is a 400 (D12), so it is sent only for models
+  // the user listed as reasoning models.
+  if (reasoningModels.includes(conversation.model)) {
+    if (parameters.reasoningEffort) request.reasoning = { effort: parameters.reasoningEffort };
+    else if (parameters.reasoningBudget !== undefined) request.reasoning = { effort: null, budget_tokens: parameters.reasoningBudget };
+  }
+  return request;
+}
+
+export function buildAgentRequest(conversation: ConversationView, question: TurnView, volumes: readonly string[]): AgentRequest {
+  const request: AgentRequest = {
+    agent_id: conversation.agentId ?? 'rag-agent',
+    thread_id: conversation.threadId ?? null,
+    query: question.content,
+    context: { model: conversation.model, enable_thinking: conversation.enableThinking === true, volumes: [...volumes] },
+  };
+  const files = question.attachments ?? [];
+  if (files.length > 0) request.files = files.map((f) => ({ file_id: f.fileId, filename: f.filename, size: f.size }));
+  return request;
+}

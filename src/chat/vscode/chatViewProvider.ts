@@ -1,0 +1,171 @@
+// The Chat view: serves the webview bundle under a strict CSP, validates every message it
+// receives, and routes them to the session (conversation work) or to the editor actions.
+// Nothing is posted before the webview says `ready`; with retainContextWhenHidden off the
+// page is rebuilt on every re-show and gets its state again from `init`.
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { Log } from '../../common/vscode/log';
+import type { ChatSession } from '../core/chatSession';
+import { planCitationReveal } from '../core/citationReveal';
+import { MAX_TEXT_CHARS, parseWebviewMessage } from '../core/messageValidation';
+import type { AttachmentView, HostToWebview, WebviewToHost } from '../protocol';
+import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from './webviewActions';
+
+export const CHAT_VIEW_ID = 'ksm.chat';
+
+export class ChatViewProvider implements vscode.WebviewViewProvider {
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private pendingPrefill: Extract<HostToWebview, { type: 'prefill' }> | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly session: () => ChatSession,
+    private readonly log: Log,
+    private readonly revealFile: (volume: string, fileId: string) => Promise<void>,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    const webviewRoot = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
+    view.webview.options = { enableScripts: true, localResourceRoots: [webviewRoot] };
+    view.webview.html = renderChatHtml(view.webview, webviewRoot);
+    const subscriptions = [
+      view.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)),
+      // A hidden view's page is destroyed; it announces itself with `ready` when rebuilt.
+      view.onDidChangeVisibility(() => {
+        if (!view.visible) this.ready = false;
+      }),
+    ];
+    view.onDidDispose(() => {
+      subscriptions.forEach((s) => s.dispose());
+      if (this.view === view) {
+        this.view = undefined;
+        this.ready = false;
+      }
+    });
+  }
+
+  post(message: HostToWebview): void {
+    if (!this.view || !this.ready) return;
+    void this.view.webview.postMessage(message).then(undefined, (error: unknown) => this.log.debug(`[chat] post failed: ${String(error)}`));
+  }
+
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+    if (this.ready) this.post({ type: 'focusComposer' });
+  }
+
+  /** Fills the composer, now if the page is up, else as soon as it says `ready`. */
+  async prefill(text: string, attachments?: AttachmentView[]): Promise<void> {
+    const message = { type: 'prefill' as const, text, ...(attachments ? { attachments } : {}) };
+    if (this.ready) this.post(message);
+    else this.pendingPrefill = message;
+    await this.reveal();
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const message = parseWebviewMessage(raw);
+    if (!message) {
+      this.log.warn(`[chat] dropped an invalid message from the webview: ${describeRaw(raw)}`);
+      this.explainTooLong(raw);
+      return;
+    }
+    try {
+      await this.dispatch(message);
+    } catch (error) {
+      this.log.error(`[chat] handling "${message.type}" failed`);
+      if (error instanceof Error) this.log.error(error);
+    }
+  }
+
+  /** A question over the size limit is the one rejection a user can cause: say so, and give the text back. */
+  private explainTooLong(raw: unknown): void {
+    const { type, text } = (typeof raw === 'object' && raw !== null ? raw : {}) as { type?: unknown; text?: unknown };
+    if (type !== 'send' || typeof text !== 'string' || text.length <= MAX_TEXT_CHARS) return;
+    void vscode.window.showWarningMessage(
+      `The message is too long to send (${text.length.toLocaleString()} characters; the limit is ${MAX_TEXT_CHARS.toLocaleString()}). ` +
+        'Shorten it, or upload the file to a volume and ask the agent about it.',
+    );
+    this.post({ type: 'prefill', text });
+  }
+
+  private async dispatch(message: WebviewToHost): Promise<void> {
+    switch (message.type) {
+      case 'ready': {
+        const init = await this.session().initMessage();
+        this.ready = true;
+        this.post(init);
+        this.post({ type: 'busy', busy: this.session().busy });
+        if (this.pendingPrefill) this.post(this.pendingPrefill);
+        this.pendingPrefill = undefined;
+        return;
+      }
+      case 'copyCode':
+        return copyToClipboard(message.code);
+      case 'insertCode':
+        await insertCodeAtSelection(message.code);
+        return;
+      case 'newFileWithCode':
+        await openCodeInNewFile(message.code, message.language);
+        return;
+      case 'openLink':
+        await openExternalLink(message.href, this.log);
+        return;
+      case 'revealCitation': {
+        const plan = planCitationReveal(this.session().citedFile(message.volume, message.fileId));
+        if (plan.kind === 'refuse') {
+          this.log.warn(`[chat] refused to reveal ${message.volume}/${message.fileId}: no answer cited it`);
+          return;
+        }
+        if (plan.kind === 'explain') {
+          void vscode.window.showInformationMessage(plan.message);
+          return;
+        }
+        return this.revealFile(plan.volume, plan.fileId);
+      }
+      default:
+        return this.session().handle(message);
+    }
+  }
+}
+
+/** A short, type-only description of a rejected message: its content may be huge or hostile. */
+function describeRaw(raw: unknown): string {
+  if (typeof raw !== 'object' || raw === null) return typeof raw;
+  const type = (raw as { type?: unknown }).type;
+  return `type=${typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : typeof type}, keys=${Object.keys(raw).slice(0, 10).join(',')}`;
+}
+
+/**
+ * The page: one nonce'd script and one stylesheet from dist/webview, nothing inline, and a
+ * CSP that forbids everything else (no network: the webview never talks to the service).
+ */
+export function renderChatHtml(webview: vscode.Webview, root: vscode.Uri): string {
+  const nonce = randomBytes(16).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat.js'));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat-style.css'));
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+    `font-src ${webview.cspSource}`,
+    "connect-src 'none'",
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style.toString()}">
+<title>KSM Chat</title>
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${nonce}" src="${script.toString()}"></script>
+</body>
+</html>`;
+}

@@ -1,0 +1,70 @@
+// The volumes a user works with, in one place for every front end: the name rules of D5,
+// the shown list ("My files" = the personal volume `{<user_id>}`, then the named volumes of
+// `ksm.volumes.list`), how each is labelled, and where "Add Volume…" writes the list. The
+// Volumes tree and the upload target picker both read it, so they cannot disagree.
+// Shared (src/common/core) because more than one feature needs it; no `vscode` import.
+
+const NAMED_VOLUME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const PERSONAL_VOLUME = /^\{[A-Za-z0-9._@-]{1,128}\}$/;
+
+/** An error message for the input box, or undefined when the name is valid (D5). */
+export function volumeNameProblem(name: string, existing: readonly string[] = []): string | undefined {
+  const trimmed = name.trim();
+  if (!trimmed) return 'Enter a volume name.';
+  if (PERSONAL_VOLUME.test(trimmed)) return `Personal volumes are shown as "${PERSONAL_VOLUME_LABEL}" (set ksm.userId); add named volumes here.`;
+  if (trimmed.length > 128) return 'A volume name has at most 128 characters.';
+  if (!NAMED_VOLUME.test(trimmed)) {
+    return 'Use letters, digits, ".", "_" and "-", starting with a letter or digit.';
+  }
+  if (existing.includes(trimmed)) return `"${trimmed}" is already in the view.`;
+  return undefined;
+}
+
+export function isPersonalVolumeName(name: string): boolean {
+  return PERSONAL_VOLUME.test(name);
+}
+
+/**
+ * Where "Add Volume…" writes `ksm.volumes.list`, and the list it writes. VS Code does not
+ * merge arrays across scopes (a workspace value replaces the user value), so writing a
+ * one-name list into a workspace that had none would hide every volume of the user's list.
+ * The name goes into the list the view shows, in the scope it comes from; with no list
+ * anywhere, into the workspace when one is open (shared with the team), else the user's.
+ */
+export function volumeListAddition(
+  values: { workspaceValue?: unknown; globalValue?: unknown },
+  workspaceOpen: boolean,
+  name: string,
+): { scope: 'workspace' | 'global'; list: string[] } {
+  const add = (list: unknown[]) => [...list.filter((v): v is string => typeof v === 'string' && v !== name), name];
+  if (workspaceOpen && Array.isArray(values.workspaceValue)) return { scope: 'workspace', list: add(values.workspaceValue) };
+  if (Array.isArray(values.globalValue)) return { scope: 'global', list: add(values.globalValue) };
+  return { scope: workspaceOpen ? 'workspace' : 'global', list: [name] };
+}
+
+/** A volume as the view and the pickers show it. */
+export interface VolumeTarget {
+  volume: string;
+  personal: boolean;
+}
+
+/** The label of the personal volume wherever a volume is shown. */
+export const PERSONAL_VOLUME_LABEL = 'My files';
+
+/** The personal volume first (when a user id is set), then the named volumes in settings order. */
+export function shownVolumes(personal: string | undefined, named: readonly string[]): VolumeTarget[] {
+  return [
+    ...(personal ? [{ volume: personal, personal: true }] : []),
+    ...named.filter((v) => v !== personal).map((volume) => ({ volume, personal: false })),
+  ];
+}
+
+/** What a volume is called in the tree and in pickers. */
+export function volumeLabel(target: VolumeTarget): string {
+  return target.personal ? PERSONAL_VOLUME_LABEL : target.volume;
+}
+
+/** The codicon id of a volume: `account` for the personal one, `database` for named ones. */
+export function volumeCodicon(target: VolumeTarget): 'account' | 'database' {
+  return target.personal ? 'account' : 'database';
+}

@@ -1,0 +1,95 @@
+// What to do with files whose name already exists in the target volume (D7: names may
+// repeat; the extension asks). "Replace" uploads the new file and then deletes the old
+// one(s), so a failed upload loses nothing; "Keep both" uploads as `name (2).ext`.
+// No `vscode` import: the question is asked through the injected `decide`.
+import type { FileInfo, UploadSource } from '../../api/types';
+import type { SelectedFile, SkippedFile } from './folderExpansion';
+import { basename, extname } from 'node:path';
+
+export type DuplicateChoice = 'replace' | 'keepBoth' | 'skip';
+
+export interface DuplicateQuestion {
+  filename: string;
+  /** Files of the volume with that name. */
+  existing: FileInfo[];
+  /** How many conflicts remain including this one (for "apply to all"). */
+  remaining: number;
+}
+
+/** `undefined` answer = the user cancelled the whole upload. */
+export type DuplicateDecider = (question: DuplicateQuestion) => Promise<{ choice: DuplicateChoice; applyToAll: boolean } | undefined>;
+
+export interface PlannedUpload {
+  source: UploadSource & { filename: string };
+  size: number;
+  displayPath: string;
+  /** Files to delete once this one is uploaded ("replace"). */
+  replaces: FileInfo[];
+}
+
+export interface UploadPlan {
+  uploads: PlannedUpload[];
+  skipped: SkippedFile[];
+}
+
+export class UploadCancelledByUser extends Error {
+  constructor() {
+    super('Upload cancelled.');
+    this.name = 'AbortError';
+  }
+}
+
+export async function planUploads(files: SelectedFile[], existing: Iterable<FileInfo>, decide: DuplicateDecider): Promise<UploadPlan> {
+  const byName = new Map<string, FileInfo[]>();
+  for (const info of existing) {
+    const list = byName.get(info.filename);
+    if (list) list.push(info);
+    else byName.set(info.filename, [info]);
+  }
+  const taken = new Set(byName.keys());
+  const plannedNames = new Set<string>();
+  const conflicts = files.filter((f) => byName.has(basename(f.path))).length;
+  let answered = 0;
+  let sticky: DuplicateChoice | undefined;
+  const uploads: PlannedUpload[] = [];
+  const skipped: SkippedFile[] = [];
+
+  for (const file of files) {
+    const name = basename(file.path);
+    let filename = name;
+    let replaces: FileInfo[] = [];
+    const clash = byName.get(name);
+    if (clash && !plannedNames.has(name)) {
+      let choice = sticky;
+      if (!choice) {
+        const answer = await decide({ filename: name, existing: clash, remaining: conflicts - answered });
+        if (!answer) throw new UploadCancelledByUser();
+        choice = answer.choice;
+        if (answer.applyToAll) sticky = choice;
+      }
+      answered++;
+      if (choice === 'skip') {
+        skipped.push({ path: file.path, reason: `skipped: "${name}" already exists in the volume` });
+        continue;
+      }
+      if (choice === 'replace') replaces = clash;
+      else filename = freeName(name, taken, plannedNames);
+    } else if (plannedNames.has(name)) {
+      // Two selected files share a base name (from different folders): both are kept.
+      filename = freeName(name, taken, plannedNames);
+    }
+    plannedNames.add(filename);
+    uploads.push({ source: { path: file.path, filename }, size: file.size, displayPath: file.displayPath, replaces });
+  }
+  return { uploads, skipped };
+}
+
+/** `report.pdf` → `report (2).pdf`, `report (3).pdf`… the first not taken. */
+export function freeName(name: string, ...taken: ReadonlySet<string>[]): string {
+  const extension = name.startsWith('.') && extname(name) === name ? '' : extname(name);
+  const stem = extension ? name.slice(0, -extension.length) : name;
+  for (let n = 2; ; n++) {
+    const candidate = `${stem} (${n})${extension}`;
+    if (!taken.some((set) => set.has(candidate))) return candidate;
+  }
+}

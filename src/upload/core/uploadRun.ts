@@ -1,0 +1,138 @@
+// Runs a planned upload: batches through `KsmService.uploadFiles`, reports throttled
+// progress, deletes the files replaced by successful uploads, and ends with one outcome per
+// file (uploaded / failed / skipped / cancelled). No `vscode` import.
+import { isCancellation } from '../../api/errors';
+import type { KsmService } from '../../api/service';
+import type { DoChunking, FileInfo, UploadBatchLimits, UploadProgress } from '../../api/types';
+import type { PlannedUpload, UploadPlan } from './duplicatePlanning';
+
+export type FileOutcome =
+  | { path: string; filename: string; outcome: 'uploaded'; info: FileInfo; replaced: number; replaceError?: string }
+  | { path: string; filename: string; outcome: 'failed' | 'skipped' | 'cancelled'; reason: string };
+
+export interface UploadSummary {
+  volume: string;
+  results: FileOutcome[];
+  uploaded: number;
+  failed: number;
+  skipped: number;
+  cancelled: number;
+  /** True when the user cancelled before every batch was answered. */
+  wasCancelled: boolean;
+}
+
+export interface UploadRunOptions {
+  service: KsmService;
+  volume: string;
+  embedding: string;
+  doChunking: DoChunking;
+  plan: UploadPlan;
+  signal?: AbortSignal;
+  batch?: Partial<UploadBatchLimits>;
+  /** Called at most once per `progressIntervalMs` (VS Code drops faster updates), and once at the end. */
+  onProgress?: (progress: UploadProgress) => void;
+  progressIntervalMs?: number;
+}
+
+export async function runUpload(options: UploadRunOptions): Promise<UploadSummary> {
+  const { service, volume, plan } = options;
+  const byPath = new Map<string, PlannedUpload>(plan.uploads.map((u) => [u.source.path, u]));
+  const outcomes = new Map<string, FileOutcome>();
+  const report = throttle(options.onProgress, options.progressIntervalMs ?? 200);
+  let wasCancelled = false;
+
+  if (plan.uploads.length > 0) {
+    try {
+      await service.uploadFiles(
+        { volume, embedding: options.embedding, doChunking: options.doChunking, files: plan.uploads.map((u) => u.source) },
+        {
+          signal: options.signal,
+          batch: options.batch,
+          onProgress: report.call,
+          onFileResult: (result) => {
+            const planned = byPath.get(result.source.path);
+            const filename = planned?.source.filename ?? result.source.filename ?? result.source.path;
+            outcomes.set(
+              result.source.path,
+              result.ok
+                ? { path: result.source.path, filename, outcome: 'uploaded', info: result.info, replaced: 0 }
+                : { path: result.source.path, filename, outcome: 'failed', reason: result.error.message },
+            );
+          },
+        },
+      );
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      wasCancelled = true;
+    } finally {
+      report.flush();
+    }
+  }
+
+  await deleteReplaced(options, outcomes, byPath);
+
+  const results: FileOutcome[] = [];
+  for (const upload of plan.uploads) {
+    results.push(
+      outcomes.get(upload.source.path) ?? {
+        path: upload.source.path,
+        filename: upload.source.filename,
+        outcome: 'cancelled',
+        reason: 'not sent: the upload was cancelled',
+      },
+    );
+  }
+  for (const skip of plan.skipped) results.push({ path: skip.path, filename: baseName(skip.path), outcome: 'skipped', reason: skip.reason });
+  const count = (kind: FileOutcome['outcome']) => results.filter((r) => r.outcome === kind).length;
+  return { volume, results, uploaded: count('uploaded'), failed: count('failed'), skipped: count('skipped'), cancelled: count('cancelled'), wasCancelled };
+}
+
+/** "Replace" removes the old files only after the new one is stored. */
+async function deleteReplaced(options: UploadRunOptions, outcomes: Map<string, FileOutcome>, byPath: Map<string, PlannedUpload>): Promise<void> {
+  const owners = new Map<string, FileOutcome & { outcome: 'uploaded' }>();
+  for (const [path, outcome] of outcomes) {
+    if (outcome.outcome !== 'uploaded') continue;
+    for (const old of byPath.get(path)?.replaces ?? []) owners.set(old.uuid, outcome);
+  }
+  if (owners.size === 0) return;
+  try {
+    // Deleting is not cancelled with the upload: the new copies are stored already, and
+    // leaving both would be the surprise the user chose "Replace" to avoid.
+    const result = await options.service.deleteFiles({ volume: options.volume, uuids: [...owners.keys()] });
+    for (const uuid of [...result.deleted, ...result.notFound]) {
+      const owner = owners.get(uuid);
+      if (owner) owner.replaced++;
+    }
+  } catch (error) {
+    for (const owner of owners.values()) owner.replaceError = `the older copy could not be deleted: ${(error as Error).message}`;
+  }
+}
+
+/** Leading call, then at most one per interval, and `flush` sends the last value. Hand-written: a dozen lines, no timers kept alive. */
+function throttle<T>(fn: ((value: T) => void) | undefined, intervalMs: number): { call: (value: T) => void; flush: () => void } {
+  let last = -Infinity;
+  let pending: T | undefined;
+  let has = false;
+  return {
+    call: (value) => {
+      if (!fn) return;
+      const now = Date.now();
+      if (now - last >= intervalMs) {
+        last = now;
+        has = false;
+        fn(value);
+      } else {
+        pending = value;
+        has = true;
+      }
+    },
+    flush: () => {
+      if (fn && has) fn(pending as T);
+      has = false;
+    },
+  };
+}
+
+function baseName(path: string): string {
+  return path.split(/[\\/]/).pop() ?? path;
+}

@@ -1,0 +1,102 @@
+// The questions an upload asks: target volume (recent first), do_chunking (remembered per
+// volume), embedding model (offered to save), and what to do with duplicate names.
+import * as vscode from 'vscode';
+import type { DoChunking } from '../../api/types';
+import type { ExtensionServices } from '../../common/vscode/services';
+import type { VolumesFeature } from '../../volumes/volumesFeature';
+import { personalVolume, settings, updateSetting } from '../../common/vscode/settings';
+import { volumeCodicon, volumeLabel, volumeNameProblem } from '../../common/core/volumeTargets';
+import type { DuplicateDecider } from '../core/duplicatePlanning';
+import { chunkingOrder, rememberedChunking, volumeChoices, withChunking, withRecentVolume } from '../core/uploadMemory';
+
+const RECENT_KEY = 'ksm.upload.recentVolumes';
+const CHUNKING_KEY = 'ksm.upload.doChunkingByVolume';
+
+export async function pickVolume(services: ExtensionServices, volumes: VolumesFeature): Promise<string | undefined> {
+  const named = settings.volumes();
+  const choices = volumeChoices(personalVolume(), named, services.context.globalState.get(RECENT_KEY));
+  type Item = vscode.QuickPickItem & { volume?: string; add?: boolean };
+  const items: Item[] = choices.map((choice) => ({
+    label: volumeLabel(choice),
+    description: [choice.personal ? choice.volume : undefined, choice.recent ? 'recently used' : undefined].filter(Boolean).join(' · ') || undefined,
+    iconPath: new vscode.ThemeIcon(volumeCodicon(choice)),
+    volume: choice.volume,
+  }));
+  items.push({ label: 'Add Volume…', iconPath: new vscode.ThemeIcon('add'), add: true, alwaysShow: true });
+  const picked = await vscode.window.showQuickPick(items, { title: 'Upload to Volume', placeHolder: 'Choose the volume to upload to' });
+  if (!picked) return undefined;
+  if (!picked.add) return picked.volume;
+  const name = await vscode.window.showInputBox({
+    title: 'Upload to a New Volume',
+    prompt: 'Named volume; it is created by this upload and added to the Volumes view.',
+    validateInput: (v) => volumeNameProblem(v, named),
+  });
+  if (!name) return undefined;
+  await volumes.addVolumeToView(name.trim());
+  return name.trim();
+}
+
+export async function rememberVolume(services: ExtensionServices, volume: string): Promise<void> {
+  const state = services.context.globalState;
+  await state.update(RECENT_KEY, withRecentVolume(state.get(RECENT_KEY), volume));
+}
+
+const CHUNKING_OPTIONS: Record<DoChunking, { label: string; detail: string }> = {
+  1: { label: 'Chunk and embed', detail: 'Searchable by the agent (do_chunking = 1)' },
+  2: { label: 'Chunk only', detail: 'Split into chunks, no vectors: not searchable (do_chunking = 2)' },
+  0: { label: 'Store only', detail: 'Kept as is, not searchable (do_chunking = 0)' },
+};
+
+export async function pickChunking(services: ExtensionServices, volume: string): Promise<DoChunking | undefined> {
+  const state = services.context.globalState;
+  const last = rememberedChunking(state.get(CHUNKING_KEY), volume);
+  const first = last === undefined ? 'default (ksm.upload.doChunking)' : 'last used';
+  const items = chunkingOrder(last ?? settings.doChunking()).map((value, index) => ({ value, ...CHUNKING_OPTIONS[value], description: index === 0 ? first : undefined }));
+  const picked = await vscode.window.showQuickPick(items, { title: `Processing for ${volume}` });
+  if (!picked) return undefined;
+  await state.update(CHUNKING_KEY, withChunking(state.get(CHUNKING_KEY), volume, picked.value));
+  return picked.value;
+}
+
+export async function embeddingModel(): Promise<string | undefined> {
+  const configured = settings.embeddingModel();
+  if (configured) return configured;
+  const model = await vscode.window.showInputBox({
+    title: 'Embedding Model',
+    prompt: 'Id of the embedding model for this upload (sent as `embedding`).',
+    placeHolder: 'emu-embed',
+    validateInput: (v) => (v.trim() ? undefined : 'Enter the embedding model id.'),
+  });
+  if (!model?.trim()) return undefined;
+  void vscode.window.showInformationMessage(`Use "${model.trim()}" for every upload?`, 'Save in Settings').then((c) => {
+    if (c) void updateSetting('upload.embeddingModel', model.trim());
+  });
+  return model.trim();
+}
+
+/** Replace / Keep Both / Skip, each also "for all", in one modal. */
+export const askAboutDuplicate: DuplicateDecider = async ({ filename, existing, remaining }) => {
+  const many = remaining > 1;
+  const buttons = many ? ['Replace', 'Keep Both', 'Skip', 'Replace All', 'Keep All', 'Skip All'] : ['Replace', 'Keep Both', 'Skip'];
+  const answer = await vscode.window.showWarningMessage(
+    `"${filename}" already exists in the volume${existing.length > 1 ? ` (${existing.length} copies)` : ''}.`,
+    {
+      modal: true,
+      detail: `Replace uploads the new file, then deletes the old one. Keep Both uploads it under a new name.${many ? ` ${remaining} names clash in this upload; "… All" answers for every one.` : ''}`,
+    },
+    ...buttons,
+  );
+  switch (answer) {
+    case 'Replace':
+    case 'Replace All':
+      return { choice: 'replace', applyToAll: answer === 'Replace All' };
+    case 'Keep Both':
+    case 'Keep All':
+      return { choice: 'keepBoth', applyToAll: answer === 'Keep All' };
+    case 'Skip':
+    case 'Skip All':
+      return { choice: 'skip', applyToAll: answer === 'Skip All' };
+    default:
+      return undefined;
+  }
+};

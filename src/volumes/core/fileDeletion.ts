@@ -1,0 +1,49 @@
+// Deleting selected files, possibly from several volumes, with one outcome per file:
+// deleted, already gone (D11 `not_found`), or failed with the reason. No `vscode` import.
+import { NotFoundError } from '../../api/errors';
+import type { KsmService } from '../../api/service';
+
+export interface FileToDelete {
+  volume: string;
+  uuid: string;
+  filename: string;
+}
+
+export type DeleteOutcome = FileToDelete & ({ outcome: 'deleted' | 'already gone' } | { outcome: 'failed'; reason: string });
+
+export async function deleteSelectedFiles(service: KsmService, files: readonly FileToDelete[], signal?: AbortSignal): Promise<DeleteOutcome[]> {
+  const byVolume = new Map<string, FileToDelete[]>();
+  for (const file of files) byVolume.set(file.volume, [...(byVolume.get(file.volume) ?? []), file]);
+  const outcomes: DeleteOutcome[] = [];
+  // One request per volume, one after another: deletes are never retried automatically (D3).
+  for (const [volume, group] of byVolume) {
+    const uuids = [...new Set(group.map((f) => f.uuid))];
+    try {
+      const result = await service.deleteFiles({ volume, uuids }, { signal });
+      const deleted = new Set(result.deleted);
+      const gone = new Set(result.notFound);
+      for (const file of group) {
+        if (deleted.has(file.uuid)) outcomes.push({ ...file, outcome: 'deleted' });
+        else if (gone.has(file.uuid)) outcomes.push({ ...file, outcome: 'already gone' });
+        else outcomes.push({ ...file, outcome: 'failed', reason: 'the service did not confirm the delete' });
+      }
+    } catch (error) {
+      // D11: when none of the ids exists the answer is 404 (D6: so is a volume never
+      // written); either way, for the user the files are gone.
+      if (error instanceof NotFoundError) {
+        for (const file of group) outcomes.push({ ...file, outcome: 'already gone' });
+        continue;
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      for (const file of group) outcomes.push({ ...file, outcome: 'failed', reason });
+    }
+  }
+  return outcomes;
+}
+
+/** "a.txt", "a.txt, b.md and c.pdf", "a.txt, b.md, c.pdf and 7 more" */
+export function describeFileList(names: readonly string[], shown = 3): string {
+  const quoted = names.map((n) => `"${n}"`);
+  if (quoted.length <= shown) return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
+  return `${quoted.slice(0, shown).join(', ')} and ${quoted.length - shown} more`;
+}

@@ -1,0 +1,80 @@
+// Finding files by name in a volume too large to load: pages lazily through the volume
+// (`listAllFiles`) until enough matches are found, and can continue where it stopped.
+// No `vscode` import.
+import type { KsmService } from '../../api/service';
+import type { FileInfo } from '../../api/types';
+
+export interface SearchProgress {
+  scanned: number;
+  matches: number;
+}
+
+/** Case-insensitive substring match on the file name; with `*` or `?` the pattern must match the whole name. */
+export function nameMatcher(query: string): (filename: string) => boolean {
+  const trimmed = query.trim().toLowerCase();
+  if (!/[*?]/.test(trimmed)) return (name) => name.toLowerCase().includes(trimmed);
+  const pattern = trimmed.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const regex = new RegExp(`^${pattern}$`);
+  return (name) => regex.test(name.toLowerCase());
+}
+
+export class VolumeSearch {
+  readonly matches: FileInfo[] = [];
+  scanned = 0;
+  /** True once the whole volume was read. */
+  complete = false;
+  private iterator?: AsyncIterator<FileInfo>;
+  private readonly matcher: (filename: string) => boolean;
+
+  constructor(
+    private readonly service: KsmService,
+    readonly volume: string,
+    readonly query: string,
+    private readonly pageSize = 1000,
+  ) {
+    this.matcher = nameMatcher(query);
+  }
+
+  /**
+   * Reads on until `wanted` more matches are found or the volume ends. An abort stops
+   * the read and keeps what was found; the next call starts a fresh page walk and skips
+   * what was already scanned (listing order is stable, D10).
+   */
+  async findMore(wanted: number, signal?: AbortSignal, onProgress?: (p: SearchProgress) => void): Promise<FileInfo[]> {
+    const found: FileInfo[] = [];
+    if (this.complete) return found;
+    if (!this.iterator) {
+      const seen = this.scanned;
+      this.iterator = this.service.listAllFiles(this.volume, { signal, pageSize: this.pageSize })[Symbol.asyncIterator]();
+      // A restarted walk skips what an earlier, aborted walk already scanned.
+      for (let i = 0; i < seen; i++) {
+        const next = await this.iterator.next();
+        if (next.done) {
+          this.complete = true;
+          return found;
+        }
+      }
+    }
+    try {
+      while (found.length < wanted) {
+        signal?.throwIfAborted();
+        const next = await this.iterator.next();
+        if (next.done) {
+          this.complete = true;
+          break;
+        }
+        this.scanned++;
+        if (this.matcher(next.value.filename)) {
+          found.push(next.value);
+          this.matches.push(next.value);
+        }
+        if (this.scanned % 500 === 0) onProgress?.({ scanned: this.scanned, matches: this.matches.length });
+      }
+    } catch (error) {
+      // The iterator is bound to the aborted signal; drop it so a later call can resume.
+      this.iterator = undefined;
+      throw error;
+    }
+    return found;
+  }
+}

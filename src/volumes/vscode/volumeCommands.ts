@@ -1,0 +1,176 @@
+// Commands on volumes and files: add/remove volumes, delete, copy id, ask the agent,
+// filter and sort. Thin: the logic lives in the vscode-free modules they call.
+import * as vscode from 'vscode';
+import type { AgentFileRef } from '../../api/types';
+import type { ExtensionServices } from '../../common/vscode/services';
+import { FILE_SORT_ORDERS, type FileSortOrder } from '../core/fileDisplay';
+import { deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
+import { VolumeSearch } from '../core/fileSearch';
+import { volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
+import type { FileNode, VolumeNode, VolumesNode } from './volumeNodes';
+import type { VolumesTreeProvider } from './volumesTree';
+
+const SORT_STATE_KEY = 'ksm.volumes.sort';
+/** Matches wanted per volume before a filter stops paging (more on "Search further…"). */
+const FILTER_BATCH = 100;
+
+export function registerVolumeCommands(
+  services: ExtensionServices,
+  tree: VolumesTreeProvider,
+  askAgentAbout: (files: Array<AgentFileRef & { volume: string }>) => Promise<void>,
+): void {
+  const { context } = services;
+  tree.sortOrder = context.workspaceState.get<FileSortOrder>(SORT_STATE_KEY, 'upload');
+
+  services.registerCommand('ksm.volumes.add', async () => {
+    const config = vscode.workspace.getConfiguration('ksm');
+    const current = config.get<string[]>('volumes.list', []);
+    const name = await vscode.window.showInputBox({
+      title: 'Add Volume',
+      prompt: 'Name of a named volume. A volume that does not exist yet is created by its first upload.',
+      placeHolder: 'team-docs',
+      validateInput: (value) => volumeNameProblem(value, current),
+    });
+    if (name) await addVolumeToView(name.trim());
+  });
+
+  services.registerCommand('ksm.volumes.remove', async (node?: VolumeNode) => {
+    if (node?.kind !== 'volume' || node.personal) return;
+    const config = vscode.workspace.getConfiguration('ksm');
+    const inspected = config.inspect<string[]>('volumes.list');
+    const scopes: Array<[string[] | undefined, vscode.ConfigurationTarget]> = [
+      [inspected?.workspaceFolderValue, vscode.ConfigurationTarget.WorkspaceFolder],
+      [inspected?.workspaceValue, vscode.ConfigurationTarget.Workspace],
+      [inspected?.globalValue, vscode.ConfigurationTarget.Global],
+    ];
+    for (const [values, target] of scopes) {
+      if (values?.includes(node.volume)) await config.update('volumes.list', values.filter((v) => v !== node.volume), target);
+    }
+  });
+
+  services.registerCommand('ksm.volumes.refresh', () => tree.resetAll());
+  services.registerCommand('ksm.volumes.refreshVolume', (node?: VolumesNode) => {
+    if (node) void tree.listing(node.volume).reload();
+  });
+  services.registerCommand('ksm.volumes.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', 'ksm.volumes'));
+
+  services.registerCommand('ksm.volumes.loadMore', async (node?: VolumesNode) => {
+    if (node?.kind !== 'loadMore') return;
+    if (!node.search) return tree.listing(node.volume).loadMore();
+    const search = tree.search(node.volume);
+    if (!search) return;
+    await runSearches([search]);
+    tree.redrawVolume(node.volume);
+  });
+
+  services.registerCommand('ksm.volumes.filter', async () => {
+    const query = await vscode.window.showInputBox({
+      title: 'Filter Files',
+      prompt: 'Part of a file name (* and ? are wildcards). Large volumes are searched page by page.',
+      validateInput: (v) => (v.trim() ? undefined : 'Enter part of a file name.'),
+    });
+    if (!query?.trim()) return;
+    const volumes = await tree.currentVolumes();
+    const client = services.getClient();
+    const searches = new Map(volumes.map((v) => [v, new VolumeSearch(client, v, query.trim())]));
+    await vscode.commands.executeCommand('setContext', 'ksm.volumes.filtered', true);
+    tree.setSearches(searches);
+    await runSearches([...searches.values()]);
+    tree.refreshRoots();
+  });
+
+  services.registerCommand('ksm.volumes.clearFilter', async () => {
+    await vscode.commands.executeCommand('setContext', 'ksm.volumes.filtered', false);
+    tree.setSearches(new Map());
+  });
+
+  services.registerCommand('ksm.volumes.sort', async () => {
+    const picked = await vscode.window.showQuickPick(
+      FILE_SORT_ORDERS.map((o) => ({ ...o, description: o.order === tree.sortOrder ? '(current)' : undefined })),
+      { title: 'Sort Loaded Files By', placeHolder: 'The service lists in upload order; sorting applies to the files loaded so far' },
+    );
+    if (!picked) return;
+    tree.sortOrder = picked.order;
+    await context.workspaceState.update(SORT_STATE_KEY, picked.order);
+    tree.refreshRoots();
+  });
+
+  services.registerCommand('ksm.files.copyId', async (node?: VolumesNode) => {
+    if (node?.kind !== 'file') return;
+    await vscode.env.clipboard.writeText(node.file.uuid);
+    vscode.window.setStatusBarMessage(`Copied the id of "${node.file.filename}"`, 3000);
+  });
+
+  services.registerCommand('ksm.files.askAgent', async (node?: VolumesNode, selected?: VolumesNode[]) => {
+    const files = selectedFiles(node, selected);
+    if (files.length === 0) return;
+    await askAgentAbout(files.map((f) => ({ file_id: f.file.uuid, filename: f.file.filename, size: f.file.filesize, volume: f.volume })));
+  });
+
+  services.registerCommand('ksm.files.delete', async (node?: VolumesNode, selected?: VolumesNode[]) => {
+    const files = selectedFiles(node, selected);
+    if (files.length === 0) return;
+    const names = files.map((f) => f.file.filename);
+    const answer = await vscode.window.showWarningMessage(
+      files.length === 1 ? `Delete ${describeFileList(names)}?` : `Delete ${files.length} files: ${describeFileList(names)}?`,
+      { modal: true, detail: 'The files are removed from the volume with their chunks and vectors. This cannot be undone.' },
+      'Delete',
+    );
+    if (answer !== 'Delete') return;
+    const outcomes = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Deleting ${files.length} file${files.length === 1 ? '' : 's'}…` },
+      () => deleteSelectedFiles(services.getClient(), files.map((f) => ({ volume: f.volume, uuid: f.file.uuid, filename: f.file.filename }))),
+    );
+    const byVolume = new Map<string, string[]>();
+    for (const o of outcomes) if (o.outcome !== 'failed') byVolume.set(o.volume, [...(byVolume.get(o.volume) ?? []), o.uuid]);
+    for (const [volume, uuids] of byVolume) tree.listing(volume).removeFiles(uuids);
+    const failed = outcomes.filter((o) => o.outcome === 'failed');
+    const gone = outcomes.filter((o) => o.outcome === 'already gone');
+    for (const o of outcomes) services.log.info(`[volumes] delete ${o.volume}/${o.filename} (${o.uuid}): ${o.outcome}${'reason' in o ? ` — ${o.reason}` : ''}`);
+    if (failed.length) {
+      const choice = await vscode.window.showErrorMessage(
+        `${failed.length} of ${files.length} could not be deleted: ${describeFileList(failed.map((f) => f.filename))}. ${failed[0]!.outcome === 'failed' ? failed[0]!.reason : ''}`,
+        'Show Log',
+      );
+      if (choice) services.log.show();
+    } else if (gone.length) {
+      void vscode.window.showInformationMessage(`${describeFileList(gone.map((g) => g.filename))} ${gone.length === 1 ? 'was' : 'were'} already gone.`);
+    }
+  });
+
+  async function runSearches(searches: VolumeSearch[]): Promise<void> {
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Filtering files by "${searches[0]?.query ?? ''}"`, cancellable: true },
+      async (progress, token) => {
+        const controller = new AbortController();
+        const subscription = token.onCancellationRequested(() => controller.abort());
+        try {
+          for (const search of searches) {
+            try {
+              await search.findMore(FILTER_BATCH, controller.signal, (p) => progress.report({ message: `${search.volume}: ${p.scanned} files read, ${p.matches} matches` }));
+            } catch (error) {
+              if (controller.signal.aborted) return;
+              services.log.warn(`[volumes] filter in ${search.volume} failed: ${(error as Error).message}`);
+            }
+            tree.redrawVolume(search.volume);
+          }
+        } finally {
+          subscription.dispose();
+        }
+      },
+    );
+  }
+}
+
+function selectedFiles(node: VolumesNode | undefined, selected: VolumesNode[] | undefined): FileNode[] {
+  const nodes = selected?.length ? selected : node ? [node] : [];
+  return nodes.filter((n): n is FileNode => n.kind === 'file');
+}
+
+/** Adds a named volume to `ksm.volumes.list` without hiding the volumes listed in another scope. */
+export async function addVolumeToView(name: string): Promise<void> {
+  const config = vscode.workspace.getConfiguration('ksm');
+  const inspected = config.inspect<string[]>('volumes.list');
+  const { scope, list } = volumeListAddition(inspected ?? {}, Boolean(vscode.workspace.workspaceFolders?.length), name);
+  await config.update('volumes.list', list, scope === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+}

@@ -1,0 +1,95 @@
+// Tree nodes of the Volumes view and how each is drawn. Node objects are kept stable
+// (one per volume, one per file) so change events can name exactly the nodes that changed.
+import * as vscode from 'vscode';
+import { PERSONAL_VOLUME_LABEL, volumeCodicon, volumeLabel } from '../../common/core/volumeTargets';
+import type { FileInfo } from '../../api/types';
+import { fileDescription, fileTooltipMarkdown, statusIconId } from '../core/fileDisplay';
+
+export interface VolumeNode {
+  kind: 'volume';
+  volume: string;
+  personal: boolean;
+}
+
+export interface FileNode {
+  kind: 'file';
+  volume: string;
+  /** Updated in place by polling; the node object stays the same. */
+  file: FileInfo;
+}
+
+export interface LoadMoreNode {
+  kind: 'loadMore';
+  volume: string;
+  /** Filter mode: "search further" instead of "next page". */
+  search: boolean;
+}
+
+export interface MessageNode {
+  kind: 'message';
+  volume: string;
+  role: 'empty' | 'missing' | 'error' | 'loading' | 'noMatches';
+  label: string;
+  detail?: string;
+  /** Auth errors offer "Set API Key" on click; others retry. */
+  auth?: boolean;
+}
+
+export type VolumesNode = VolumeNode | FileNode | LoadMoreNode | MessageNode;
+
+export function volumeItem(node: VolumeNode, summary: string | undefined): vscode.TreeItem {
+  const item = new vscode.TreeItem(volumeLabel(node), vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `volume:${node.volume}`;
+  item.contextValue = node.personal ? 'ksm.volume.personal' : 'ksm.volume.named';
+  item.iconPath = new vscode.ThemeIcon(volumeCodicon(node));
+  item.description = summary;
+  item.tooltip = new vscode.MarkdownString(
+    node.personal ? `**${PERSONAL_VOLUME_LABEL}**\n\nYour personal volume \`${node.volume}\`` : `**${node.volume}**\n\nNamed volume \`${node.volume}\``,
+  );
+  return item;
+}
+
+export function fileItem(node: FileNode): vscode.TreeItem {
+  const { file } = node;
+  // Folders have no listable children (the service lists a volume flat), so none expand.
+  const item = new vscode.TreeItem(file.filename, vscode.TreeItemCollapsibleState.None);
+  item.id = `file:${node.volume}:${file.uuid}`;
+  item.description = fileDescription(file);
+  item.tooltip = new vscode.MarkdownString(fileTooltipMarkdown(file, node.volume, vscode.env.language));
+  if (file.isdir) {
+    item.iconPath = vscode.ThemeIcon.Folder;
+    item.contextValue = 'ksm.folder';
+  } else {
+    item.iconPath = new vscode.ThemeIcon(statusIconId(file.status));
+    item.contextValue = `ksm.file.${file.status}`;
+  }
+  return item;
+}
+
+export function loadMoreItem(node: LoadMoreNode, remaining: string): vscode.TreeItem {
+  const item = new vscode.TreeItem(node.search ? 'Search further…' : 'Load more…', vscode.TreeItemCollapsibleState.None);
+  item.id = `${node.search ? 'search' : 'more'}:${node.volume}`;
+  item.description = remaining;
+  item.iconPath = new vscode.ThemeIcon(node.search ? 'search' : 'ellipsis');
+  item.contextValue = 'ksm.loadMore';
+  item.command = { command: 'ksm.volumes.loadMore', title: item.label as string, arguments: [node] };
+  return item;
+}
+
+export function messageItem(node: MessageNode): vscode.TreeItem {
+  const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+  item.id = `message:${node.volume}:${node.role}`;
+  item.description = node.detail;
+  item.tooltip = node.detail ? `${node.label}\n${node.detail}` : node.label;
+  if (node.role === 'error') {
+    item.contextValue = 'ksm.error';
+    item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
+    item.command = node.auth
+      ? { command: 'ksm.setApiKey', title: 'Set API Key' }
+      : { command: 'ksm.volumes.refreshVolume', title: 'Retry', arguments: [node] };
+  } else {
+    item.contextValue = 'ksm.message';
+    item.iconPath = new vscode.ThemeIcon(node.role === 'loading' ? 'loading~spin' : 'info');
+  }
+  return item;
+}

@@ -1,0 +1,253 @@
+// The Volumes TreeDataProvider: roots are the personal volume and `ksm.volumes.list`;
+// children come from each volume's VolumeListing (or its filter search). It fires change
+// events only for nodes that changed and starts live status polling for unsettled files.
+import * as vscode from 'vscode';
+import { AuthenticationError, isKsmError } from '../../api/errors';
+import type { KsmService } from '../../api/service';
+import type { FileInfo } from '../../api/types';
+import { formatSize, sortFiles, type FileSortOrder } from '../core/fileDisplay';
+import type { VolumeSearch } from '../core/fileSearch';
+import { StatusPoller } from '../core/statusPoller';
+import { VolumeListing } from '../core/volumeListing';
+import { fileItem, loadMoreItem, messageItem, volumeItem, type FileNode, type VolumeNode, type VolumesNode } from './volumeNodes';
+import { shownVolumes } from '../../common/core/volumeTargets';
+
+export interface VolumesTreeSource {
+  /** Personal volume name (`{user}`) or undefined, then the named volumes. */
+  roots(): Promise<{ personal?: string; named: string[] } | undefined>;
+  client(): KsmService;
+  pageSize(): number;
+}
+
+export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<VolumesNode | VolumesNode[] | undefined | void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly listings = new Map<string, { listing: VolumeListing; unsubscribe: () => void }>();
+  private readonly volumeNodes = new Map<string, VolumeNode>();
+  private readonly fileNodes = new Map<string, FileNode>();
+  private searches = new Map<string, VolumeSearch>();
+  /** Last description drawn on each volume row, to redraw the row only when it changes. */
+  private readonly shownSummaries = new Map<string, string | undefined>();
+  /**
+   * Volumes whose children VS Code is waiting for (getChildren pending), with how many
+   * calls. A change event for such a volume must not be fired: the workbench receives it
+   * before the pending answer, starts a second fetch, and in code-server 1.100 the two
+   * answers race so the expanded volume can end up with no rows at all (seen after a
+   * window reload and after a 401). Changes are folded into the pending answer instead,
+   * plus one refresh after it when the volume row's own description changed.
+   */
+  private readonly resolving = new Map<string, number>();
+  sortOrder: FileSortOrder = 'upload';
+  private viewVisible = true;
+  poller: StatusPoller;
+
+  constructor(private readonly source: VolumesTreeSource, private readonly onPollError: (volume: string, error: unknown) => void) {
+    this.poller = new StatusPoller((volume, signal) => this.listing(volume).pollPending(signal), undefined, onPollError);
+  }
+
+  listing(volume: string): VolumeListing {
+    let entry = this.listings.get(volume);
+    if (!entry) {
+      const listing = new VolumeListing(() => this.source.client(), volume, () => this.source.pageSize());
+      const unsubscribe = listing.onDidChange((change) => {
+        if (listing.pendingFiles.length > 0 && !this.poller.isWatching(volume)) this.poller.watch(volume);
+        // The children VS Code is waiting for will reflect this change; see getChildren.
+        if (this.resolving.has(volume)) return;
+        const volumeNode = this.volumeNodes.get(volume);
+        const summary = this.volumeSummary(volume);
+        const summaryChanged = summary !== this.shownSummaries.get(volume);
+        this.shownSummaries.set(volume, summary);
+        if (change.structure) this.changed.fire(volumeNode);
+        else if (change.updated.length) {
+          // The volume row's "N processing" changes with its files; its children are redrawn from memory.
+          const nodes: VolumesNode[] = change.updated.map((f) => this.fileNode(volume, f));
+          this.changed.fire(summaryChanged && volumeNode ? [volumeNode, ...nodes] : nodes);
+        }
+      });
+      entry = { listing, unsubscribe };
+      this.listings.set(volume, entry);
+    }
+    return entry.listing;
+  }
+
+  /** Forgets every listing (settings or key changed) and redraws from the roots. */
+  resetAll(): void {
+    this.poller.dispose();
+    for (const { unsubscribe } of this.listings.values()) unsubscribe();
+    this.listings.clear();
+    this.fileNodes.clear();
+    this.searches.clear();
+    this.poller = new StatusPoller((volume, signal) => this.listing(volume).pollPending(signal), undefined, this.onPollError);
+    this.poller.setVisible(this.viewVisible);
+    this.changed.fire();
+  }
+
+  /** Polling runs only while the view is visible (`TreeView.visible`). */
+  setViewVisible(visible: boolean): void {
+    this.viewVisible = visible;
+    this.poller.setVisible(visible);
+  }
+
+  refreshRoots(): void {
+    this.changed.fire();
+  }
+
+  redrawVolume(volume: string): void {
+    if (this.resolving.has(volume)) return; // the pending getChildren answers with the current state
+    const node = this.volumeNodes.get(volume);
+    if (node) this.changed.fire(node);
+  }
+
+  setSearches(searches: Map<string, VolumeSearch>): void {
+    this.searches = searches;
+    this.changed.fire();
+  }
+
+  get filtering(): boolean {
+    return this.searches.size > 0;
+  }
+
+  search(volume: string): VolumeSearch | undefined {
+    return this.searches.get(volume);
+  }
+
+  /** Volumes shown as roots right now. */
+  async currentVolumes(): Promise<string[]> {
+    return (await this.rootNodes()).map((n) => n.volume);
+  }
+
+  volumeNode(volume: string): VolumeNode | undefined {
+    return this.volumeNodes.get(volume);
+  }
+
+  fileNode(volume: string, file: FileInfo): FileNode {
+    const key = `${volume}\n${file.uuid}`;
+    let node = this.fileNodes.get(key);
+    if (!node) {
+      node = { kind: 'file', volume, file };
+      this.fileNodes.set(key, node);
+    } else if (node.file !== file) {
+      node.file = file;
+    }
+    return node;
+  }
+
+  getTreeItem(node: VolumesNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'volume': {
+        const summary = this.volumeSummary(node.volume);
+        this.shownSummaries.set(node.volume, summary);
+        return volumeItem(node, summary);
+      }
+      case 'file':
+        return fileItem(node);
+      case 'loadMore': {
+        const listing = this.listing(node.volume);
+        const remaining = node.search ? '' : `${listing.visibleFiles.length} of ${listing.total}`;
+        return loadMoreItem(node, remaining);
+      }
+      case 'message':
+        return messageItem(node);
+    }
+  }
+
+  getParent(node: VolumesNode): VolumesNode | undefined {
+    return node.kind === 'volume' ? undefined : this.volumeNodes.get(node.volume);
+  }
+
+  async getChildren(node?: VolumesNode): Promise<VolumesNode[]> {
+    if (!node) return this.rootNodes();
+    if (node.kind !== 'volume') return [];
+    const search = this.searches.get(node.volume);
+    if (search) return this.searchChildren(search);
+    const volume = node.volume;
+    const listing = this.listing(volume);
+    this.resolving.set(volume, (this.resolving.get(volume) ?? 0) + 1);
+    try {
+      await listing.ensureLoaded();
+    } finally {
+      const left = (this.resolving.get(volume) ?? 1) - 1;
+      if (left > 0) this.resolving.set(volume, left);
+      else this.resolving.delete(volume);
+    }
+    if (!this.resolving.has(volume) && this.volumeSummary(volume) !== this.shownSummaries.get(volume)) {
+      // The row's own description (file count, size, processing) changed while VS Code
+      // waited: redraw it once, after this answer has been sent (same ordered channel).
+      // Only then: a needless redraw re-creates the rows under the user's pointer.
+      setTimeout(() => this.redrawVolume(volume), 0);
+    }
+    return this.listingChildren(listing);
+  }
+
+  dispose(): void {
+    this.poller.dispose();
+    for (const { unsubscribe } of this.listings.values()) unsubscribe();
+    this.changed.dispose();
+  }
+
+  private async rootNodes(): Promise<VolumeNode[]> {
+    const roots = await this.source.roots();
+    if (!roots) return [];
+    const wanted = shownVolumes(roots.personal, roots.named);
+    const nodes: VolumeNode[] = [];
+    for (const { volume, personal } of wanted) {
+      let node = this.volumeNodes.get(volume);
+      if (!node || node.personal !== personal) {
+        node = { kind: 'volume', volume, personal };
+        this.volumeNodes.set(volume, node);
+      }
+      nodes.push(node);
+    }
+    const keep = new Set(wanted.map((w) => w.volume));
+    for (const volume of [...this.volumeNodes.keys()]) {
+      if (keep.has(volume)) continue;
+      this.volumeNodes.delete(volume);
+      this.poller.unwatch(volume);
+      this.listings.get(volume)?.unsubscribe();
+      this.listings.delete(volume);
+    }
+    return nodes;
+  }
+
+  private listingChildren(listing: VolumeListing): VolumesNode[] {
+    const volume = listing.volume;
+    const state = listing.state;
+    if (state.kind === 'error') return [errorNode(volume, state.error)];
+    if (state.kind === 'missing') return [{ kind: 'message', volume, role: 'missing', label: 'No files yet — upload to create this volume' }];
+    if (state.kind === 'loading' || state.kind === 'unloaded') return [{ kind: 'message', volume, role: 'loading', label: 'Loading…' }];
+    const files = sortFiles(listing.visibleFiles, this.sortOrder);
+    if (files.length === 0) return [{ kind: 'message', volume, role: 'empty', label: 'No files — upload some to this volume' }];
+    const children: VolumesNode[] = files.map((f) => this.fileNode(volume, f));
+    if (listing.hasMore) children.push({ kind: 'loadMore', volume, search: false });
+    return children;
+  }
+
+  private searchChildren(search: VolumeSearch): VolumesNode[] {
+    const volume = search.volume;
+    const children: VolumesNode[] = sortFiles(search.matches, this.sortOrder).map((f) => this.fileNode(volume, f));
+    if (children.length === 0 && search.complete) {
+      children.push({ kind: 'message', volume, role: 'noMatches', label: `No file name matches "${search.query}"` });
+    }
+    if (!search.complete) children.push({ kind: 'loadMore', volume, search: true });
+    return children;
+  }
+
+  private volumeSummary(volume: string): string | undefined {
+    const entry = this.listings.get(volume);
+    const search = this.searches.get(volume);
+    if (search) return `${search.matches.length}${search.complete ? '' : '+'} match${search.matches.length === 1 ? '' : 'es'}`;
+    if (!entry || entry.listing.state.kind !== 'loaded') return undefined;
+    const listing = entry.listing;
+    const bytes = listing.visibleFiles.reduce((sum, f) => sum + f.filesize, 0);
+    const pending = listing.pendingFiles.length;
+    const count = `${listing.total} file${listing.total === 1 ? '' : 's'}`;
+    return [count, listing.hasMore ? undefined : formatSize(bytes), pending ? `${pending} processing` : undefined].filter(Boolean).join(' · ');
+  }
+}
+
+function errorNode(volume: string, error: Error): VolumesNode {
+  const auth = error instanceof AuthenticationError;
+  const label = auth ? 'The API key was refused' : isKsmError(error) && error.kind === 'config' ? 'Not configured' : 'Could not list files';
+  const detail = auth ? 'Click to set the API key' : `${error.message.split('\n')[0]} — click to retry`;
+  return { kind: 'message', volume, role: 'error', label, detail, auth };
+}

@@ -1,0 +1,119 @@
+// Conversations on disk: a fresh store reads back exactly what was saved (history survives a
+// reload), unreadable files are kept aside and reported, and the index is only a cache.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConversation, newTurnId, type StoredConversation } from '../../src/chat/core/conversationModel';
+import { ConversationStore, type StoreProblem } from '../../src/chat/core/conversationStore';
+import type { ModelOptions } from '../../src/chat/protocol';
+
+const options: ModelOptions = { models: ['emu-chat'], reasoningModels: [], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat' };
+
+function conversationWith(question: string, answer: string, updatedAt: number): StoredConversation {
+  const c = createConversation('chat', options, updatedAt);
+  c.title = question;
+  c.turns.push({ id: newTurnId(), role: 'user', content: question, createdAt: updatedAt });
+  c.turns.push({ id: newTurnId(), role: 'assistant', content: answer, state: 'done', createdAt: updatedAt });
+  return c;
+}
+
+describe('chat: conversation store', () => {
+  let root: string;
+  let problems: StoreProblem[];
+  const store = () => new ConversationStore(root, (p) => problems.push(p));
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'ksm-chat-store-'));
+    problems = [];
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('reads back in a fresh instance exactly what was saved, newest first', async () => {
+    const older = conversationWith('first question', 'first answer', 1000);
+    const newer = conversationWith('second question', 'second answer', 2000);
+    newer.parameters = { temperature: 0.2, systemPrompt: 'Be brief' };
+    await store().save(older);
+    await store().save(newer);
+
+    const reloaded = store();
+    assert.deepEqual((await reloaded.list()).map((s) => s.id), [newer.id, older.id]);
+    assert.deepEqual(await reloaded.load(newer.id), newer);
+    assert.deepEqual(await reloaded.load(older.id), older);
+    assert.deepEqual(problems, []);
+  });
+
+  it('leaves no temp files behind and overwrites in place', async () => {
+    const s = store();
+    const c = conversationWith('q', 'a', 1000);
+    await s.save(c);
+    c.title = 'renamed';
+    await s.save(c);
+    await s.flush();
+    assert.deepEqual(readdirSync(join(root, 'conversations')), [`${c.id}.json`]);
+    assert.equal((await store().load(c.id))?.title, 'renamed');
+  });
+
+  it('keeps an unreadable conversation file aside, reports it, and still lists the others', async () => {
+    const good = conversationWith('good', 'kept', 1000);
+    const bad = conversationWith('bad', 'broken', 2000);
+    await store().save(good);
+    await store().save(bad);
+    const badFile = join(root, 'conversations', `${bad.id}.json`);
+    const brokenText = readFileSync(badFile, 'utf8').slice(0, 40);
+    writeFileSync(badFile, brokenText);
+    rmSync(join(root, 'index.json'));
+
+    const s = store();
+    assert.deepEqual((await s.list()).map((c) => c.id), [good.id]);
+    assert.equal(problems.length, 1);
+    assert.equal(problems[0].file, badFile);
+    assert.match(problems[0].reason, /not valid JSON/);
+    assert.ok(problems[0].keptAt && existsSync(problems[0].keptAt), 'the broken file is kept, not deleted');
+    assert.equal(readFileSync(problems[0].keptAt!, 'utf8'), brokenText);
+  });
+
+  it('keeps aside a file that is JSON but not a conversation', async () => {
+    const c = conversationWith('q', 'a', 1000);
+    await store().save(c);
+    writeFileSync(join(root, 'conversations', `${c.id}.json`), JSON.stringify({ schema: 1, id: c.id, turns: 'nope' }));
+    assert.equal(await store().load(c.id), undefined);
+    assert.equal(problems.length, 1);
+    assert.ok(problems[0].keptAt);
+  });
+
+  it('rebuilds a missing or corrupt index from the conversation files', async () => {
+    const a = conversationWith('a', 'a', 1000);
+    const b = conversationWith('b', 'b', 2000);
+    await store().save(a);
+    await store().save(b);
+    writeFileSync(join(root, 'index.json'), '{ torn');
+    assert.deepEqual((await store().list()).map((c) => c.id), [b.id, a.id]);
+    rmSync(join(root, 'index.json'));
+    const s = store();
+    assert.deepEqual((await s.list()).map((c) => c.id), [b.id, a.id]);
+    await s.flush();
+    assert.equal(JSON.parse(readFileSync(join(root, 'index.json'), 'utf8')).length, 2, 'the index was written again');
+  });
+
+  it('marks an answer that was streaming when VS Code died as cut off, keeping its text', async () => {
+    const c = conversationWith('q', 'partial ans', 1000);
+    c.turns[1].state = 'streaming';
+    await store().save(c);
+    const loaded = await store().load(c.id);
+    assert.equal(loaded?.turns[1].state, 'cut-off');
+    assert.equal(loaded?.turns[1].content, 'partial ans');
+    assert.match(loaded?.turns[1].error ?? '', /Interrupted/);
+  });
+
+  it('deletes a conversation and its index entry, and refuses ids that are not ours', async () => {
+    const c = conversationWith('q', 'a', 1000);
+    const s = store();
+    await s.save(c);
+    await s.delete(c.id);
+    assert.deepEqual(await s.list(), []);
+    assert.equal(await s.load(c.id), undefined);
+    assert.equal(await s.load('../index'), undefined);
+    await assert.rejects(s.save({ ...c, id: '../escape' }), /Invalid conversation id/);
+  });
+});

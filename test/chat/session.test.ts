@@ -1,0 +1,231 @@
+// The chat session end to end against the emulator over real HTTP: answers streamed,
+// persisted and read back by a fresh store, agent threads continued, and every way a
+// stream can end badly keeping the partial answer with the right state.
+import { strict as assert } from 'node:assert';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulator, type RunningEmulator } from '../../emulator/server';
+import { KsmClient } from '../../src/api/client';
+import { AuthenticationError } from '../../src/api/errors';
+import { ChatSession, CONTINUE_PROMPT, type ChatSessionHost } from '../../src/chat/core/chatSession';
+import { ConversationStore } from '../../src/chat/core/conversationStore';
+import type { HostToWebview, ModelOptions } from '../../src/chat/protocol';
+
+const options: ModelOptions = { models: ['emu-chat', 'emu-reasoner'], reasoningModels: ['emu-reasoner'], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat' };
+
+describe('chat session against the emulator', () => {
+  let emulator: RunningEmulator;
+  let dir: string;
+  let storeDir: string;
+  let posted: HostToWebview[];
+  let failures: unknown[];
+  let apiKey: string;
+  let volumes: string[];
+
+  const client = () => new KsmClient({ baseUrl: emulator.url, apiKey: async () => apiKey });
+  const newSession = () => {
+    const host: ChatSessionHost = {
+      getService: client,
+      getOptions: () => options,
+      getVolumes: () => volumes,
+      post: (m) => posted.push(m),
+      log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+      onAnswerFailed: (e) => failures.push(e),
+    };
+    return new ChatSession(new ConversationStore(storeDir), host, { flushIntervalMs: 16, checkpointMs: 50 });
+  };
+  const deltasOf = (turnId: string) =>
+    posted.filter((m): m is Extract<HostToWebview, { type: 'delta' }> => m.type === 'delta' && m.turnId === turnId).map((m) => m.content ?? '').join('');
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ksm-chat-session-'));
+    emulator = await startEmulator({ port: 0, dataDir: join(dir, 'emulator'), testControls: true, stepMs: 5, tokenDelayMs: 2, responseWords: 60 });
+  });
+  beforeEach(() => {
+    storeDir = mkdtempSync(join(dir, 'store-'));
+    posted = [];
+    failures = [];
+    apiKey = emulator.apiKey;
+    volumes = [];
+  });
+  afterEach(() => emulator.faults.clear());
+  after(async () => {
+    await emulator?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('streams a completion, posts it in batches, and a fresh store reads it back (history survives a reload)', async () => {
+    const session = newSession();
+    const outcome = await session.send('Explain volumes to me');
+    assert.equal(outcome?.state, 'done');
+    const conversation = await session.current();
+    const answer = conversation.turns[1];
+    assert.equal(answer.state, 'done');
+    assert.equal(answer.finishReason, 'stop');
+    assert.ok(answer.content.length > 50, answer.content);
+    assert.ok(answer.usage && answer.usage.totalTokens > 0);
+    assert.equal(deltasOf(answer.id), answer.content, 'the webview received exactly the answer text');
+    assert.equal(conversation.title, 'Explain volumes to me');
+    const busy = posted.filter((m) => m.type === 'busy').map((m) => (m as { busy: boolean }).busy);
+    assert.equal(busy.at(-1), false);
+    assert.ok(busy.includes(true));
+
+    await session.idle();
+    const reloaded = newSession();
+    const restored = await reloaded.current();
+    assert.deepEqual(restored, conversation);
+    const second = await reloaded.send('And in one sentence?');
+    assert.equal(second?.state, 'done');
+    assert.equal((await reloaded.current()).turns.length, 4);
+  });
+
+  it('continues one agent thread across three turns with the same thread_id', async () => {
+    const session = newSession();
+    await session.newConversation('agent');
+    const questions = ['What is in my files?', 'Tell me more about uploads', 'And about deleting?'];
+    const threadIds: Array<string | null | undefined> = [];
+    for (const question of questions) {
+      const outcome = await session.send(question);
+      assert.equal(outcome?.state, 'done', `turn "${question}"`);
+      threadIds.push((await session.current()).threadId);
+    }
+    assert.match(threadIds[0] ?? '', /^thr_/);
+    assert.deepEqual(threadIds, [threadIds[0], threadIds[0], threadIds[0]]);
+    const thread = JSON.parse(readFileSync(join(emulator.dataDir, 'threads', `${threadIds[0]}.json`), 'utf8')) as { turns: Array<{ query: string }> };
+    assert.deepEqual(thread.turns.map((t) => t.query), questions, 'the emulator saw all three questions on one thread');
+    const answers = (await session.current()).turns.filter((t) => t.role === 'assistant');
+    assert.ok(answers.every((a) => a.state === 'done' && a.content.length > 0));
+  });
+
+  it('keeps the partial answer as cut-off when the connection resets mid-stream', async () => {
+    emulator.faults.add({ kind: 'reset', afterEvents: 6, path: '/v3/chat/completions' });
+    const session = newSession();
+    const outcome = await session.send('Tell me a long story');
+    assert.equal(outcome?.state, 'cut-off');
+    const answer = (await session.current()).turns[1];
+    assert.ok(answer.content.length > 0, 'the text that arrived is kept');
+    assert.match(answer.error ?? '', /cut off/);
+    await session.idle();
+    const stored = await new ConversationStore(storeDir).load((await session.current()).id);
+    assert.equal(stored?.turns[1].state, 'cut-off');
+    assert.equal(stored?.turns[1].content, answer.content);
+  });
+
+  it('treats an agent stream without its done event as cut off', async () => {
+    emulator.faults.add({ kind: 'no-terminator', afterEvents: 4, path: '/v1/apps/chat-messages' });
+    const session = newSession();
+    await session.newConversation('agent');
+    const outcome = await session.send('What is in my files?');
+    assert.equal(outcome?.state, 'cut-off');
+    assert.match((await session.current()).threadId ?? '', /^thr_/, 'the thread id from the first event is kept');
+  });
+
+  it('stops mid-stream: aborts the request on the wire and keeps the partial answer as stopped', async () => {
+    const session = newSession();
+    const before = emulator.stats.abortedStreams;
+    const aborted = once(emulator.events, 'stream-aborted');
+    const firstDelta = new Promise<void>((resolve) => {
+      const original = posted.push.bind(posted);
+      posted.push = (...items: HostToWebview[]) => {
+        if (items.some((m) => m.type === 'delta')) resolve();
+        return original(...items);
+      };
+    });
+    const running = session.send('Write a very long essay about streaming');
+    await firstDelta;
+    assert.equal(session.busy, true);
+    session.stop();
+    const outcome = await running;
+    await aborted;
+    assert.equal(outcome?.state, 'stopped');
+    assert.equal(emulator.stats.abortedStreams, before + 1);
+    const answer = (await session.current()).turns[1];
+    assert.equal(answer.state, 'stopped');
+    assert.ok(answer.content.length > 0);
+    assert.equal(answer.finishReason, undefined, 'the stream never reached its end');
+    await session.idle();
+    assert.equal((await new ConversationStore(storeDir).load((await session.current()).id))?.turns[1].state, 'stopped');
+  });
+
+  it('shows a finish_reason "error" as an error, keeping the text before it, and Retry replaces it', async () => {
+    emulator.faults.add({ kind: 'stream-error', afterEvents: 5, code: 503, message: 'upstream model overloaded', path: '/v3/chat/completions' });
+    const session = newSession();
+    const outcome = await session.send('Hello there');
+    assert.equal(outcome?.state, 'error');
+    const failed = (await session.current()).turns[1];
+    assert.match(failed.error ?? '', /upstream model overloaded/);
+    assert.ok(failed.content.length > 0);
+    assert.equal(failures.length, 1);
+
+    await session.handle({ type: 'retry', turnId: failed.id });
+    const turns = (await session.current()).turns;
+    assert.equal(turns.length, 2, 'the failed answer was replaced, not appended to');
+    assert.notEqual(turns[1].id, failed.id);
+    assert.equal(turns[1].state, 'done');
+  });
+
+  it('tells the user to set the API key when the service rejects it', async () => {
+    apiKey = 'wrong-key';
+    const session = newSession();
+    const outcome = await session.send('Hello');
+    assert.equal(outcome?.state, 'error');
+    assert.match((await session.current()).turns[1].error ?? '', /Set your API key/);
+    assert.ok(failures[0] instanceof AuthenticationError);
+    assert.ok(!JSON.stringify(posted).includes('wrong-key'), 'the key never reaches the webview');
+  });
+
+  it('marks an answer that hit max tokens as length, and Continue asks for the rest', async () => {
+    const session = newSession();
+    await session.handle({ type: 'setParameters', parameters: { maxTokens: 5 } });
+    const outcome = await session.send('Explain everything about volumes');
+    assert.equal(outcome?.state, 'length');
+    const cut = (await session.current()).turns[1];
+    await session.handle({ type: 'continue', turnId: cut.id });
+    await session.idle();
+    const turns = (await session.current()).turns;
+    assert.equal(turns.length, 4);
+    assert.equal(turns[2].content, CONTINUE_PROMPT);
+  });
+
+  it('sends attached files to the agent and only reveals citations the answer gave', async () => {
+    const path = join(dir, 'release-notes.md');
+    writeFileSync(path, 'The zebra release adds folder uploads. The zebra release also adds streaming chat.\n');
+    const [uploaded] = await client().uploadFiles({ volume: 'notes', embedding: 'emu-embed', doChunking: 1, files: [{ path }] });
+    assert.ok(uploaded.ok);
+    await emulator.waitForIdle();
+    const session = newSession();
+    await session.attachForAgent([{ fileId: uploaded.info.uuid, filename: 'release-notes.md', size: uploaded.info.filesize, volume: 'notes' }]);
+    const conversation = await session.current();
+    assert.equal(conversation.mode, 'agent');
+    assert.equal(conversation.pendingAttachments.length, 1);
+    const outcome = await session.send('What does the zebra release add?');
+    assert.equal(outcome?.state, 'done');
+    const [question, answer] = (await session.current()).turns;
+    assert.equal(question.attachments?.[0].fileId, uploaded.info.uuid);
+    assert.deepEqual((await session.current()).pendingAttachments, []);
+    assert.ok(answer.citations?.some((c) => c.fileId === uploaded.info.uuid), JSON.stringify(answer.citations));
+    assert.equal(session.hasCitation('notes', uploaded.info.uuid), true);
+    assert.equal(session.hasCitation('notes', 'some-other-file'), false);
+  });
+
+  it('keeps a streaming answer as stopped when the view is disposed mid-answer', async () => {
+    const session = newSession();
+    const firstDelta = new Promise<void>((resolve) => {
+      const original = posted.push.bind(posted);
+      posted.push = (...items: HostToWebview[]) => {
+        if (items.some((m) => m.type === 'delta')) resolve();
+        return original(...items);
+      };
+    });
+    const running = session.send('Write a very long essay about closing windows');
+    await firstDelta;
+    await session.dispose();
+    assert.equal((await running)?.state, 'stopped');
+    const id = (await session.current()).id;
+    const stored = await new ConversationStore(storeDir).load(id);
+    assert.equal(stored?.turns[1].state, 'stopped');
+    assert.ok((stored?.turns[1].content.length ?? 0) > 0, 'the partial text reached the disk');
+  });
+});

@@ -1,0 +1,74 @@
+// Pure formatting and naming rules of the Volumes view.
+import { strict as assert } from 'node:assert';
+import type { FileInfo } from '../../src/api/types';
+import { describeFileList } from '../../src/volumes/core/fileDeletion';
+import { fileDescription, fileTooltipMarkdown, formatSize, parseServiceDate, sortFiles, statusIconId } from '../../src/volumes/core/fileDisplay';
+import { nameMatcher } from '../../src/volumes/core/fileSearch';
+import { volumeNameProblem } from '../../src/common/core/volumeTargets';
+
+const file = (over: Partial<FileInfo>): FileInfo => ({ uuid: 'u1', filename: 'a.txt', status: 'done', filesize: 1, date: '20261122010203', isdir: 0, ...over });
+
+describe('volumes: display rules', () => {
+  it('maps every processing state to its codicon (D9)', () => {
+    for (const s of ['uploaded', 'waiting', 'chunking', 'embedding', 'indexing']) assert.equal(statusIconId(s), 'sync~spin');
+    assert.equal(statusIconId('done'), 'check');
+    assert.equal(statusIconId('na'), 'warning');
+    assert.equal(statusIconId('something-new'), 'question');
+  });
+
+  it('formats sizes in decimal units', () => {
+    assert.equal(formatSize(0), '0 B');
+    assert.equal(formatSize(999), '999 B');
+    assert.equal(formatSize(1_234_567), '1.2 MB');
+    assert.equal(fileDescription(file({ status: 'embedding', filesize: 1_200_000 })), 'embedding · 1.2 MB');
+  });
+
+  it('parses the 14-digit UTC date and refuses other shapes', () => {
+    assert.equal(parseServiceDate('20261122010203')?.toISOString(), '2026-11-22T01:02:03.000Z');
+    assert.equal(parseServiceDate('2026-11-22'), undefined);
+    assert.equal(parseServiceDate('20261399010203'), undefined, 'month 13');
+  });
+
+  it('tooltips carry id, exact bytes, date and the status detail, with names escaped', () => {
+    const md = fileTooltipMarkdown(file({ filename: 'a*b_[x].md', filesize: 1234567, status: 'na', statusDetail: 'no filter can read it' }), 'team', 'en-US');
+    assert.match(md, /\\\*b\\_\\\[x\\\]/);
+    assert.match(md, /`u1`/);
+    assert.match(md, /1,234,567 bytes/);
+    assert.match(md, /2026/);
+    assert.match(md, /no filter can read it/);
+  });
+
+  it('sorts loaded files by name (natural), date (newest first) and size (largest first)', () => {
+    const files = [file({ uuid: '1', filename: 'f10', date: '20260101000000', filesize: 5 }), file({ uuid: '2', filename: 'f9', date: '20260301000000', filesize: 1 }), file({ uuid: '3', filename: 'F1', date: '20260201000000', filesize: 9 })];
+    assert.deepEqual(sortFiles(files, 'name').map((f) => f.uuid), ['3', '2', '1']);
+    assert.deepEqual(sortFiles(files, 'date').map((f) => f.uuid), ['2', '3', '1']);
+    assert.deepEqual(sortFiles(files, 'size').map((f) => f.uuid), ['3', '1', '2']);
+    assert.deepEqual(sortFiles(files, 'upload').map((f) => f.uuid), ['1', '2', '3']);
+  });
+
+  it('validates named volumes per D5', () => {
+    assert.equal(volumeNameProblem('team-docs_1.v2'), undefined);
+    assert.ok(volumeNameProblem(''));
+    assert.ok(volumeNameProblem('-starts-with-dash'));
+    assert.ok(volumeNameProblem('has space'));
+    assert.ok(volumeNameProblem('a'.repeat(129)));
+    assert.equal(volumeNameProblem('a'.repeat(128)), undefined);
+    assert.match(volumeNameProblem('{dev}')!, /My files/);
+    assert.match(volumeNameProblem('docs', ['docs'])!, /already/);
+  });
+
+  it('names the first few files of a selection, then "and N more"', () => {
+    assert.equal(describeFileList(['a']), '"a"');
+    assert.equal(describeFileList(['a', 'b']), '"a" and "b"');
+    assert.equal(describeFileList(['a', 'b', 'c', 'd', 'e']), '"a", "b", "c" and 2 more');
+  });
+
+  it('matches file names by substring, or with * and ? wildcards', () => {
+    assert.ok(nameMatcher('Report')('q3-report.pdf'));
+    assert.ok(!nameMatcher('report')('summary.pdf'));
+    assert.ok(nameMatcher('*.pdf')('a.pdf'));
+    assert.ok(!nameMatcher('*.pdf')('a.pdf.txt'));
+    assert.ok(nameMatcher('f?1')('f01'));
+    assert.ok(nameMatcher('a+b(1)')('a+b(1).txt'), 'regex characters are literal');
+  });
+});

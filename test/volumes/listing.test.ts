@@ -1,0 +1,206 @@
+// The Volumes view's listing model, status poller, delete and filter against a real
+// emulator over HTTP.
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import { KsmClient } from '../../src/api/client';
+import { AuthenticationError } from '../../src/api/errors';
+import { deleteSelectedFiles } from '../../src/volumes/core/fileDeletion';
+import { VolumeSearch } from '../../src/volumes/core/fileSearch';
+import { StatusPoller } from '../../src/volumes/core/statusPoller';
+import { VolumeListing, type ListingChange } from '../../src/volumes/core/volumeListing';
+import { freshVolume, startFixture, writeTree, type EmulatorFixture } from './volumesEmulator';
+
+/** Uploads `count` tiny files named f0000.txt… and waits until processing settled. */
+async function seedVolume(fx: EmulatorFixture, volume: string, count: number, doChunking: 0 | 1 = 0): Promise<void> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) files[`${volume}/f${String(i).padStart(4, '0')}.txt`] = `file ${i}`;
+  const paths = await writeTree(fx.workDir, files);
+  const results = await fx.client.uploadFiles({ volume, embedding: 'emu-embed', doChunking, files: paths.map((path) => ({ path })) }, { batch: { maxFiles: 500 } });
+  assert.ok(results.every((r) => r.ok), 'seeding upload failed');
+}
+
+describe('volumes: listing model against the emulator', function () {
+  let fx: EmulatorFixture;
+  before(async () => {
+    fx = await startFixture(5);
+  });
+  after(async () => fx.close());
+
+  it('loads one page, then "load more" appends the next until total is reached', async () => {
+    const volume = freshVolume();
+    await seedVolume(fx, volume, 25);
+    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    const before = fx.emulator.stats.requests;
+    await listing.ensureLoaded();
+    assert.equal(fx.emulator.stats.requests - before, 1, 'opening a volume makes one request');
+    assert.equal(listing.total, 25);
+    assert.deepEqual(listing.visibleFiles.map((f) => f.filename), Array.from({ length: 10 }, (_, i) => `f${String(i).padStart(4, '0')}.txt`));
+    assert.ok(listing.hasMore);
+    await listing.loadMore();
+    await listing.loadMore();
+    assert.equal(listing.visibleFiles.length, 25);
+    assert.equal(new Set(listing.visibleFiles.map((f) => f.uuid)).size, 25, 'no file listed twice');
+    assert.equal(listing.hasMore, false);
+    assert.equal(listing.visibleFiles.at(-1)!.filename, 'f0024.txt');
+  });
+
+  it('reload keeps every loaded page, so the user keeps their place', async () => {
+    const volume = freshVolume();
+    await seedVolume(fx, volume, 12);
+    const listing = new VolumeListing(() => fx.client, volume, () => 5);
+    await listing.ensureLoaded();
+    await listing.loadMore();
+    await listing.reload();
+    assert.equal(listing.visibleFiles.length, 10);
+    assert.ok(listing.hasMore);
+  });
+
+  it('ensureLoaded waits for a load already under way instead of showing an empty list', async () => {
+    const volume = freshVolume();
+    await seedVolume(fx, volume, 4);
+    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    const started = listing.reload();
+    await listing.ensureLoaded();
+    assert.equal(listing.state.kind, 'loaded');
+    assert.equal(listing.visibleFiles.length, 4);
+    await started;
+  });
+
+  it('a named volume never written shows as missing (D6), an empty personal volume as empty', async () => {
+    const missing = new VolumeListing(() => fx.client, freshVolume('never'), () => 10);
+    await missing.ensureLoaded();
+    assert.equal(missing.state.kind, 'missing');
+    const personal = new VolumeListing(() => fx.client, `{${fx.emulator.userId}}`, () => 10);
+    await personal.ensureLoaded();
+    assert.equal(personal.state.kind, 'loaded');
+    assert.equal(personal.visibleFiles.length, 0);
+  });
+
+  it('a wrong API key ends in an error state carrying an AuthenticationError, not an empty list', async () => {
+    const wrongKey = new KsmClient({ baseUrl: fx.emulator.url, apiKey: async () => 'not-the-key', retry: { retries: 0 } });
+    const listing = new VolumeListing(() => wrongKey, freshVolume(), () => 10);
+    await listing.ensureLoaded();
+    assert.equal(listing.state.kind, 'error');
+    assert.ok(listing.state.kind === 'error' && listing.state.error instanceof AuthenticationError);
+    assert.ok(listing.state.kind === 'error' && !listing.state.error.message.includes('not-the-key'), 'the key never appears in the message');
+  });
+
+  it('polling updates files in place until all are final, then stops', async () => {
+    // Its own emulator at a pace far above one request's round trip: at the suite's 5 ms a
+    // file could be final before the first listing on a busy machine, and then neither
+    // "not final yet" nor "intermediate states were seen" could hold.
+    const fx = await startFixture(100);
+    try {
+      await pollUntilFinal(fx);
+    } finally {
+      await fx.close();
+    }
+  });
+
+  async function pollUntilFinal(fx: EmulatorFixture): Promise<void> {
+    const volume = freshVolume();
+    const [path] = await writeTree(fx.workDir, { [`${volume}/a.md`]: '# A\n\nsome text to chunk and embed', [`${volume}/b.bin`]: Buffer.from([0, 1, 2, 255]) });
+    const uploaded = await fx.client.uploadFiles({
+      volume,
+      embedding: 'emu-embed',
+      doChunking: 1,
+      files: [{ path: path! }, { path: join(fx.workDir, volume, 'b.bin') }],
+    });
+    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    await listing.ensureLoaded();
+    assert.ok(listing.pendingFiles.length > 0, 'fresh uploads are not final yet');
+    const updates: ListingChange[] = [];
+    listing.onDidChange((c) => updates.push(c));
+    const seenStatuses = new Set<string>();
+    let polls = 0;
+    let resolveStopped!: () => void;
+    const stopped = new Promise<void>((r) => (resolveStopped = r));
+    const poller = new StatusPoller(
+      async (_volume, signal) => {
+        polls++;
+        const outcome = await listing.pollPending(signal);
+        for (const f of listing.visibleFiles) seenStatuses.add(f.status);
+        if (outcome.pending === 0) setImmediate(resolveStopped);
+        return outcome;
+      },
+      { initialMs: 5, maxMs: 20, factor: 1.5, giveUpAfterMs: 60_000 },
+    );
+    poller.watch(volume);
+    await stopped;
+    await new Promise((r) => setTimeout(r, 60));
+    const pollsAtStop = polls;
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(polls, pollsAtStop, 'no poll after every file is final');
+    assert.equal(poller.isWatching(volume), false);
+    const byName = new Map(listing.visibleFiles.map((f) => [f.filename, f]));
+    assert.equal(byName.get('a.md')!.status, 'done');
+    assert.equal(byName.get('b.bin')!.status, 'na');
+    assert.ok(byName.get('b.bin')!.statusDetail, 'an unreadable file says why it ended na');
+    assert.ok(seenStatuses.size > 2, `intermediate states were seen: ${[...seenStatuses]}`);
+    assert.ok(updates.some((u) => !u.structure && u.updated.length > 0), 'status changes are reported per file, not as a full redraw');
+    assert.equal(uploaded.length, 2);
+    poller.dispose();
+  }
+
+  it('a poller stops after its cap even when files never settle, and a hidden view does not poll', async () => {
+    let polls = 0;
+    let now = 0;
+    const poller = new StatusPoller(async () => {
+      polls++;
+      now += 1000;
+      return { pending: 1, changed: 0 };
+    }, { initialMs: 2, maxMs: 4, factor: 2, giveUpAfterMs: 5000 }, undefined, () => now);
+    poller.watch('stuck');
+    while (poller.isWatching('stuck')) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(polls, 5, 'stops once 5 s of (virtual) time passed without a change');
+
+    polls = 0;
+    poller.setVisible(false);
+    poller.watch('hidden');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(polls, 0, 'hidden: no polling');
+    poller.setVisible(true);
+    while (polls === 0) await new Promise((r) => setTimeout(r, 2));
+    poller.dispose();
+  });
+
+  it('deletes several files where one is already gone: per-file outcomes, listing updated', async () => {
+    const volume = freshVolume();
+    await seedVolume(fx, volume, 4);
+    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    await listing.ensureLoaded();
+    const [a, b, c] = listing.visibleFiles;
+    await fx.client.deleteFiles({ volume, uuids: [c!.uuid] }); // deleted elsewhere meanwhile
+    const outcomes = await deleteSelectedFiles(fx.client, [a!, b!, c!].map((f) => ({ volume, uuid: f.uuid, filename: f.filename })));
+    assert.deepEqual(outcomes.map((o) => [o.filename, o.outcome]), [[a!.filename, 'deleted'], [b!.filename, 'deleted'], [c!.filename, 'already gone']]);
+    listing.removeFiles(outcomes.map((o) => o.uuid));
+    assert.deepEqual(listing.visibleFiles.map((f) => f.filename), ['f0003.txt']);
+    await listing.reload();
+    assert.deepEqual(listing.visibleFiles.map((f) => f.filename), ['f0003.txt'], 'the service agrees');
+
+    const allGone = await deleteSelectedFiles(fx.client, [{ volume, uuid: a!.uuid, filename: a!.filename }]);
+    assert.equal(allGone[0]!.outcome, 'already gone', 'a 404 with every id missing is "already gone" too');
+  });
+
+  it('filter pages lazily through a large volume until enough matches, and can continue', async () => {
+    const volume = freshVolume();
+    await seedVolume(fx, volume, 300);
+    const requestsBefore = fx.emulator.stats.requests;
+    const search = new VolumeSearch(fx.client, volume, 'f00?5.*', 50);
+    const first = await search.findMore(3);
+    assert.equal(fx.emulator.stats.requests - requestsBefore, 1, 'the first page of 50 held three matches');
+    assert.deepEqual(first.map((f) => f.filename), ['f0005.txt', 'f0015.txt', 'f0025.txt']);
+    assert.equal(search.complete, false);
+    assert.ok(search.scanned < 300, 'stopped reading once it had enough');
+    const rest = await search.findMore(100);
+    assert.equal(rest.length, 7, 'f0035 … f0095');
+    assert.equal(search.complete, true);
+    assert.equal(fx.emulator.stats.requests - requestsBefore, 300 / 50, 'one lazy walk, resumed: every page read once');
+
+    const aborted = new AbortController();
+    aborted.abort();
+    const cancelled = new VolumeSearch(fx.client, volume, 'f01', 50);
+    await assert.rejects(cancelled.findMore(10, aborted.signal));
+    assert.equal((await cancelled.findMore(200)).length, 100, 'a cancelled search can run again');
+  });
+});
