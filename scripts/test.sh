@@ -11,6 +11,9 @@ stage() { echo; echo "=== $1 ==="; }
 stage "type check"
 npm run --silent typecheck
 
+stage "lint (layers: docs/architecture.md)"
+npm run --silent lint
+
 stage "build"
 node esbuild.mjs
 

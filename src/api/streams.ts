@@ -34,7 +34,7 @@ export function parseStreamError(content: unknown): { code?: number; message: st
       // Not JSON after all: fall through to the plain-string forms.
     }
   }
-  const coded = /^(\d{3,})\s*[:\-]\s*(.*)$/s.exec(text);
+  const coded = /^(\d{3,})\s*[:-]\s*(.*)$/s.exec(text);
   if (coded) return { code: Number(coded[1]), message: coded[2] || text };
   return { message: text || 'the service reported an error without details' };
 }

@@ -117,10 +117,13 @@ function isMatch(value: unknown, pattern: RegExp): value is string {
 
 /** Opaque ids from the service (file uuids, volume names): bounded, printable, no control characters. */
 function isId(value: unknown): value is string {
+  // Control characters are exactly what this check looks for.
+  // eslint-disable-next-line no-control-regex
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_CHARS && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
 function isModelId(value: unknown): value is string {
+  // eslint-disable-next-line no-control-regex
   return typeof value === 'string' && value.trim().length > 0 && value.length <= MAX_MODEL_CHARS && !/[\s\u0000-\u001f\u007f]/.test(value.trim());
 }
 

@@ -14,5 +14,6 @@ export interface ExtensionServices {
   /** A client for the current settings; throws ConfigurationError when no base URL is set. */
   getClient(): KsmService;
   /** Registers a command through the shared error wrapper and disposes it with the extension. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see registerCommand in commands.ts
   registerCommand(id: string, handler: (...args: any[]) => unknown): void;
 }

@@ -1,0 +1,107 @@
+// Lint enforces the layers of docs/architecture.md: what a file may import follows from
+// its path. Two rules do it:
+// - `no-restricted-imports` keeps `vscode` (and, in the webview, Node) out of the
+//   vscode-free layers; `vscode` is not a file, so a path rule cannot see it;
+// - `import/no-restricted-paths` checks every relative import by the file it resolves to:
+//   features reach each other only through their public `<feature>Feature.ts`, cores
+//   never reach adapters, the webview sees only the chat protocol.
+// Folders that do not exist yet (sync, connection, nativeChat, cli) are covered already.
+// test/architecture/importZones.test.ts proves each zone still reports its violation.
+import js from '@eslint/js';
+import { builtinModules } from 'node:module';
+import importPlugin from 'eslint-plugin-import';
+import tseslint from 'typescript-eslint';
+
+/** Every feature folder: `core/` (no vscode), `vscode/` (adapters), `<feature>Feature.ts` (public surface). */
+export const FEATURES = ['chat', 'volumes', 'upload', 'sync', 'connection', 'nativeChat'];
+
+/** The layers free of `vscode`: they run under plain mocha and could serve a CLI. */
+const VSCODE_FREE = ['src/api/**', 'src/*/core/**', 'src/cli/**', 'src/webview/**', 'src/chat/protocol.ts'];
+
+const noVscode = {
+  name: 'vscode',
+  message: 'This layer is vscode-free (docs/architecture.md): move the VS Code part to an adapter in src/<feature>/vscode/.',
+};
+
+/** Files that may import only what the zone's `except` lists (paths relative to `from`). */
+const zones = [
+  {
+    target: './src/api',
+    from: './src',
+    except: ['./api'],
+    message: 'src/api is the service client: it imports nothing else of the extension.',
+  },
+  {
+    target: './src/common',
+    from: './src',
+    except: ['./api', './common'],
+    message: 'src/common is shared by every feature, so it imports no feature.',
+  },
+  {
+    target: './src/common/core',
+    from: './src/common/vscode',
+    message: 'src/common/core is vscode-free: it may not import the VS Code adapters of src/common/vscode.',
+  },
+  ...FEATURES.map((feature) => ({
+    target: `./src/${feature}/core`,
+    from: './src',
+    except: ['./api', './common/core', `./${feature}/core`, ...(feature === 'chat' ? ['./chat/protocol.ts'] : [])],
+    message: `src/${feature}/core is vscode-free: it imports src/api, src/common/core and its own core only.`,
+  })),
+  ...FEATURES.map((feature) => ({
+    target: ['./src/extension.ts', ...FEATURES.filter((other) => other !== feature).map((other) => `./src/${other}`)],
+    from: `./src/${feature}`,
+    except: [`./${feature}Feature.ts`],
+    message: `Use the public surface of ${feature} (src/${feature}/${feature}Feature.ts), not its internals; shared vscode-free logic belongs in src/common/core.`,
+  })),
+  {
+    target: './src/webview',
+    from: './src',
+    except: ['./webview', './chat/protocol.ts'],
+    message: 'The webview is its own bundle: from the host it imports only src/chat/protocol.ts.',
+  },
+  {
+    target: './src/chat/protocol.ts',
+    from: './src',
+    message: 'The host/webview protocol imports nothing, so both bundles can include it.',
+  },
+  {
+    target: './src/cli',
+    from: './src',
+    except: ['./api', './common/core', './cli', ...FEATURES.map((feature) => `./${feature}/core`)],
+    message: 'src/cli runs without VS Code: it imports src/api and the vscode-free cores only.',
+  },
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'out/**', '.vscode-test/**', 'test-results/**'] },
+  {
+    files: ['src/**/*.ts'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    plugins: { import: importPlugin },
+    settings: {
+      // Resolves `./x` to `./x.ts`, so the zones see the file an import really loads.
+      'import/resolver': { node: { extensions: ['.ts', '.js', '.mjs'] } },
+    },
+    rules: {
+      'import/no-restricted-paths': ['error', { zones }],
+    },
+  },
+  {
+    files: VSCODE_FREE,
+    rules: { 'no-restricted-imports': ['error', { paths: [noVscode] }] },
+  },
+  {
+    // The webview and its protocol run in the browser: no vscode, no Node built-ins.
+    files: ['src/webview/**', 'src/chat/protocol.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noVscode],
+          patterns: [{ group: ['node:*', ...builtinModules], message: 'The webview runs in a browser: no Node modules.' }],
+        },
+      ],
+    },
+  },
+);

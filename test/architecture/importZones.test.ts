@@ -1,0 +1,86 @@
+// The layer rules of eslint.config.mjs must keep reporting what they exist to catch: each
+// snippet is linted as if it lived at the given path (the file need not exist), so a rule
+// that stops resolving imports or loses a zone fails here, not silently in review.
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ESLint } from 'eslint';
+
+const eslint = new ESLint({ cwd: process.cwd() });
+
+/**
+ * Folders created for probes in layers that have no files yet (src/cli, src/sync/…): the
+ * import resolver resolves from the linted file's folder, and an import it cannot resolve
+ * is not checked, so the folder must exist. Only folders made here are removed.
+ */
+const madeFolders: string[] = [];
+
+function ensureFolder(dir: string): void {
+  if (existsSync(dir)) return;
+  ensureFolder(dirname(dir));
+  mkdirSync(dir);
+  madeFolders.unshift(dir); // deepest first, so they are removed in order
+}
+
+async function ruleHits(filePath: string, code: string): Promise<string[]> {
+  ensureFolder(dirname(filePath));
+  const [result] = await eslint.lintText(code, { filePath });
+  assert.ok(result, `no lint result for ${filePath}`);
+  return result.messages.map((m) => `${m.ruleId ?? 'fatal'}: ${m.message}`);
+}
+
+async function assertReported(filePath: string, code: string, rule: string): Promise<void> {
+  const hits = await ruleHits(filePath, code);
+  assert.ok(hits.some((h) => h.startsWith(`${rule}:`)), `${filePath}: expected ${rule}, got ${JSON.stringify(hits)}`);
+}
+
+async function assertClean(filePath: string, code: string): Promise<void> {
+  assert.deepEqual(await ruleHits(filePath, code), [], filePath);
+}
+
+const useVscode = "import * as vscode from 'vscode';\nexport const probe = vscode;\n";
+const use = (spec: string) => `import * as m from '${spec}';\nexport const probe = m;\n`;
+
+describe('architecture: lint enforces the layers', function () {
+  this.timeout(60_000);
+  after(() => {
+    for (const folder of madeFolders.splice(0)) rmdirSync(folder); // empty: only the probes' folders
+  });
+
+  it('refuses vscode in every vscode-free layer, including folders other helpers are adding', async () => {
+    for (const file of ['src/volumes/core/probe.ts', 'src/chat/core/probe.ts', 'src/common/core/probe.ts', 'src/api/probe.ts', 'src/cli/probe.ts', 'src/sync/core/probe.ts', 'src/nativeChat/core/probe.ts', 'src/connection/core/probe.ts', 'src/webview/probe.ts', 'src/chat/protocol.ts']) {
+      await assertReported(file, useVscode, 'no-restricted-imports');
+    }
+    await assertClean('src/volumes/vscode/probe.ts', useVscode);
+  });
+
+  it("refuses a feature reaching into another feature's internals, and allows its public surface", async () => {
+    await assertReported('src/upload/vscode/probe.ts', use('../../volumes/vscode/volumesTree'), 'import/no-restricted-paths');
+    await assertReported('src/upload/core/probe.ts', use('../../volumes/core/volumeListing'), 'import/no-restricted-paths');
+    await assertReported('src/sync/vscode/probe.ts', use('../../volumes/core/volumeListing'), 'import/no-restricted-paths');
+    await assertReported('src/extension.ts', use('./chat/vscode/chatCommands'), 'import/no-restricted-paths');
+    await assertClean('src/upload/vscode/probe.ts', use('../../volumes/volumesFeature'));
+    await assertClean('src/upload/core/probe.ts', use('../../common/core/volumeTargets'));
+  });
+
+  it('keeps cores off adapters, src/api and src/common off features, and the CLI on api + cores', async () => {
+    await assertReported('src/chat/core/probe.ts', use('../vscode/chatCommands'), 'import/no-restricted-paths');
+    await assertReported('src/chat/core/probe.ts', use('../../common/vscode/log'), 'import/no-restricted-paths');
+    await assertReported('src/common/core/probe.ts', use('../vscode/settings'), 'import/no-restricted-paths');
+    await assertReported('src/api/probe.ts', use('../common/core/volumeTargets'), 'import/no-restricted-paths');
+    await assertReported('src/common/vscode/probe.ts', use('../../volumes/volumesFeature'), 'import/no-restricted-paths');
+    await assertReported('src/cli/probe.ts', use('../volumes/volumesFeature'), 'import/no-restricted-paths');
+    await assertReported('src/cli/probe.ts', use('../common/vscode/log'), 'import/no-restricted-paths');
+    await assertClean('src/cli/probe.ts', use('../upload/core/uploadRun'));
+    await assertClean('src/chat/core/probe.ts', use('../protocol'));
+  });
+
+  it('lets the webview import only the chat protocol from the host, and no Node module', async () => {
+    await assertReported('src/webview/probe.ts', use('../common/vscode/log'), 'import/no-restricted-paths');
+    await assertReported('src/webview/probe.ts', use('../chat/core/conversationModel'), 'import/no-restricted-paths');
+    await assertReported('src/webview/probe.ts', use('node:fs'), 'no-restricted-imports');
+    await assertReported('src/chat/protocol.ts', use('path'), 'no-restricted-imports');
+    await assertReported('src/chat/protocol.ts', use('./core/conversationModel'), 'import/no-restricted-paths');
+    await assertClean('src/webview/probe.ts', use('../chat/protocol'));
+  });
+});
