@@ -18,20 +18,8 @@ BIN="$DIR/node_modules/code-server/out/node/entry.js"
 fail() { echo "setup-code-server: FAILED: $*" >&2; exit 1; }
 step() { echo "setup-code-server: $*" >&2; }
 
-missing=()
-CHROMIUM="${KSM_E2E_CHROMIUM:-/usr/bin/chromium}"
-[ -x "$CHROMIUM" ] || missing+=("chromium ($CHROMIUM)")
-command -v rg >/dev/null 2>&1 || missing+=("ripgrep (rg)")
-command -v pkg-config >/dev/null 2>&1 || missing+=("pkg-config")
-for header in /usr/include/krb5.h /usr/include/X11/Xlib.h /usr/include/X11/extensions/XKBfile.h; do
-  [ -f "$header" ] || missing+=("$header (from libkrb5-dev / libx11-dev / libxkbfile-dev)")
-done
-if command -v pkg-config >/dev/null 2>&1 && ! pkg-config --exists libsecret-1; then
-  missing+=("libsecret-1-dev")
-fi
-if [ ${#missing[@]} -gt 0 ]; then
-  fail "missing prerequisites: ${missing[*]}. Install them as .ci/run does (apt-get install chromium ripgrep libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config)."
-fi
+# The Debian packages it builds with (and Chromium) are listed once, in provision.sh.
+bash "$(dirname "$0")/provision.sh" --check || fail "prerequisites missing (see above)."
 
 if [ -f "$MARKER" ] && [ -f "$BIN" ]; then
   step "reusing $DIR"

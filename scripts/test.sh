@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# `npm test`: every suite, in the order that fails fastest. Each stage must run tests;
-# a stage that finds none fails (a test that did not run never counts as passed).
+# `npm test`: sets up what it needs (scripts/provision.sh), then every suite, in the order
+# that fails fastest. Each stage must run tests; a stage that finds none fails (a test that
+# did not run never counts as passed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-results
 started=$(date +%s)
 
 stage() { echo; echo "=== $1 ==="; }
+
+stage "provision (Debian packages, cached code-server)"
+bash scripts/provision.sh
 
 stage "type check"
 npm run --silent typecheck
