@@ -34,6 +34,13 @@ mkdir -p "$DIR"
 cd "$DIR"
 echo '{"name":"ksm-e2e-code-server","private":true}' > package.json
 export npm_config_yes=true npm_config_unsafe_perm=true npm_config_fund=false npm_config_audit=false
+# node-gyp downloads Node's headers unless told where they are, and that download is
+# blocked offline: point it at the headers installed with this Node (nodejs ships them in
+# <prefix>/include/node) unless the caller chose a nodedir.
+node_prefix=$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")
+if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/node.h" ]; then
+  export npm_config_nodedir="$node_prefix"
+fi
 {
   # 1. Without scripts: code-server's postinstall refuses root and would download ripgrep.
   npm install --ignore-scripts --no-save "code-server@$VERSION"
