@@ -1,0 +1,45 @@
+// The README is the extension's page in VS Code's Extensions view, and the icon its face.
+// vsce refuses SVG images in the README and the page reads its images from the installed
+// extension, so every image must be a PNG that ships; the "From source" commands are the
+// ones a new user and CI run.
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+
+const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+const readme = readFileSync('README.md', 'utf8');
+
+/** Width and height from a PNG's IHDR chunk, or undefined when the bytes are not a PNG. */
+function pngSize(path: string): { width: number; height: number } | undefined {
+  const bytes = readFileSync(path);
+  if (!bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return undefined;
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+describe('the extension page (README and icon)', () => {
+  it('declares a 128×128 PNG icon that exists in media/', () => {
+    assert.match(manifest.icon, /^media\/[^/]+\.png$/);
+    assert.deepEqual(pngSize(manifest.icon), { width: 128, height: 128 });
+  });
+
+  it('shows only small PNG images from media/ (shipped by .vscodeignore)', () => {
+    const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+    assert.ok(images.length >= 1, 'the README shows a screenshot');
+    assert.match(readFileSync('.vscodeignore', 'utf8'), /^!media\/\*\*$/m);
+    for (const image of images) {
+      assert.match(image, /^media\/[^/]+\.png$/, `${image}: a relative PNG under media/`);
+      assert.ok(existsSync(image), `${image} exists`);
+      const size = pngSize(image);
+      assert.ok(size && size.width <= 1200, `${image}: a PNG at most 1200 px wide`);
+      assert.ok(statSync(image).size < 150 * 1024, `${image}: under 150 KB`);
+    }
+  });
+
+  it('keeps the two commands in "From source", and CI runs exactly the test one', () => {
+    const fromSource = readme.split(/^## From source$/m)[1];
+    assert.ok(fromSource, 'a "## From source" section');
+    assert.match(fromSource, /^npm ci && npm start {2,}#/m);
+    assert.match(fromSource, /^npm ci && npm test {2,}#/m);
+    const ci = readFileSync('.ci/run', 'utf8').split('\n').filter((line) => line.trim() && !line.startsWith('#'));
+    assert.deepEqual(ci.slice(-1), ['npm ci && npm test']);
+  });
+});
