@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything `npm test` needs beyond node_modules, set up before any slow stage so a fresh
-# machine either gets equipped or stops at once with the exact command to run (instead of
-# failing half an hour later in the webview stage).
+# machine either gets equipped or stops at once with the exact command to run, instead of
+# failing later in the webview stage.
 #
 #   bash scripts/provision.sh           check; install what is missing (Debian packages
 #                                       only as root with apt-get), then the cached tools
@@ -22,7 +22,7 @@ declare_packages() {
   # The browser for the webview and end-to-end suites (test/support/chromium.ts).
   package chromium        exe  "${KSM_E2E_CHROMIUM:-/usr/bin/chromium}"
   # code-server: its search needs rg (GitHub's download is blocked, so Debian's is copied
-  # in), and `npm rebuild` compiles its native modules (node-pty, kerberos, keytar, …).
+  # in), and `npm rebuild` compiles its native modules (node-pty, kerberos, argon2, …).
   package ripgrep         cmd  rg
   package pkg-config      cmd  pkg-config
   package libkrb5-dev     file /usr/include/krb5.h
@@ -81,6 +81,7 @@ check_packages() {
   declare_packages
 }
 
+missing_list() { printf '%s, ' "${missing_why[@]}" | sed 's/, $//'; }
 apt_install_command() {
   local sudo=$1
   echo "${sudo}apt-get update && ${sudo}apt-get install -y --no-install-recommends ${missing[*]}"
@@ -90,7 +91,7 @@ check_packages
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "${1:-}" = --check ] || [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     if ! command -v apt-get >/dev/null 2>&1; then
-      fail "missing: ${missing_why[*]}.
+      fail "missing: $(missing_list).
 This machine has no apt-get: install the equivalents of these Debian packages with its package
 manager (or point KSM_E2E_CHROMIUM at another Chromium), then run the command again."
     fi
@@ -101,7 +102,7 @@ manager (or point KSM_E2E_CHROMIUM at another Chromium), then run the command ag
     else
       command="su -c '$(apt_install_command "")'"
     fi
-    fail "missing: ${missing_why[*]}.
+    fail "missing: $(missing_list).
 Install them, then run the command again:
 
     $command
@@ -120,7 +121,7 @@ $(tail -15 "$log")
 Run it yourself to see everything:  $(apt_install_command "")"
   fi
   check_packages
-  [ ${#missing[@]} -eq 0 ] || fail "still missing after apt-get install: ${missing_why[*]}.
+  [ ${#missing[@]} -eq 0 ] || fail "still missing after apt-get install: $(missing_list).
 The check looks where the package does not install (KSM_E2E_CHROMIUM set to another path?)."
   say "installed."
 fi
