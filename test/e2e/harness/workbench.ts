@@ -110,6 +110,21 @@ export class Workbench {
     await row.click();
   }
 
+  /**
+   * The notification whose text matches, as a toast or, when VS Code put it straight into the
+   * notification center (it does so under load, or while another toast holds the slot), in the
+   * opened center. Undefined while it is in neither.
+   */
+  async findNotification(text: RegExp): Promise<Locator | undefined> {
+    const toast = this.page.locator('.notification-toast .notification-list-item').filter({ hasText: text });
+    if ((await toast.count()) > 0) return toast.first();
+    const center = this.page.locator('.notifications-center .notification-list-item').filter({ hasText: text });
+    if (!(await this.page.locator('.notifications-center.visible').count())) {
+      await this.runCommand('Notifications: Show Notifications');
+    }
+    return (await center.count()) > 0 ? center.first() : undefined;
+  }
+
   /** Picks the quick-pick entry whose text matches. */
   async pick(text: string | RegExp): Promise<void> {
     const row = this.quickInputRows().filter({ hasText: text }).first();

@@ -78,23 +78,22 @@ describe('Scenario 2: upload a folder from the Explorer, watch it process, delet
     await workbench.contextMenu(workbench.explorerRow('notes.txt'), 'Upload Files to Volume…');
     await workbench.pick(new RegExp(`^\\s*${TEAM_VOLUME}`));
     await workbench.pick(/Chunk and embed/);
-    const toast = (text: RegExp) => workbench.page.locator('.notification-toast .notification-list-item').filter({ hasText: text });
-    const failed = toast(new RegExp(`0 uploaded, 1 failed — ${TEAM_VOLUME}`));
-    await failed.waitFor();
+    const notificationTexts = async () => JSON.stringify(await workbench.page.locator('.notification-list-item').allInnerTexts());
+    const failedSummary = new RegExp(`0 uploaded, 1 failed — ${TEAM_VOLUME}`);
+    const failed = await eventually(() => workbench.findNotification(failedSummary), async () => `no "1 failed" summary; notifications: ${await notificationTexts()}`, 20_000, 1_000);
     assert.ok(!(await run.emulator.listFiles(TEAM_VOLUME)).some((f) => f.filename === 'notes.txt'), 'nothing was stored by the refused request');
     await failed.locator('.monaco-button').filter({ hasText: /^Retry Failed$/ }).click();
     // Same volume, processing and model: no question is asked before the summary.
     await eventually(
-      async () => (await toast(new RegExp(`1 uploaded — ${TEAM_VOLUME}`)).count()) > 0,
+      () => workbench.findNotification(new RegExp(`1 uploaded — ${TEAM_VOLUME}`)),
       async () => {
-        await workbench.page.keyboard.press('Escape');
-        await workbench.page.locator('.statusbar-item[id$="notifications"], .statusbar-item.notifications-center-entry, #status\\.notifications').first().click().catch(() => undefined);
-        await workbench.page.waitForTimeout(1000);
         await workbench.screenshot('retry-failed-notifications');
-        return `no "1 uploaded" summary; notifications: ${JSON.stringify(await workbench.page.locator('.notification-list-item').allInnerTexts())}`;
+        return `no "1 uploaded" summary; notifications: ${await notificationTexts()}`;
       },
       20_000,
+      1_000,
     );
+    await workbench.page.keyboard.press('Escape');
     assert.equal(await workbench.quickInput().isVisible(), false, 'the retry asked nothing');
     const stored = await run.emulator.listFiles(TEAM_VOLUME);
     assert.deepEqual(stored.filter((f) => f.filename === 'notes.txt').length, 1, 'stored once, by the retry');
