@@ -23,6 +23,14 @@ const noVscode = {
   message: 'This layer is vscode-free (docs/architecture.md): move the VS Code part to an adapter in src/<feature>/vscode/.',
 };
 
+/**
+ * Files both bundles include (the extension host and the webview): they import nothing, so
+ * the webview never pulls in host code through them. The chat parameter limits live with
+ * the client's request rules (src/api must not depend on a feature) and the webview reads
+ * that one file directly.
+ */
+const IMPORT_FREE = ['src/chat/protocol.ts', 'src/api/chatParameterLimits.ts'];
+
 /** Files that may import only what the zone's `except` lists (paths relative to `from`). */
 const zones = [
   {
@@ -57,8 +65,8 @@ const zones = [
   {
     target: './src/webview',
     from: './src',
-    except: ['./webview', './chat/protocol.ts'],
-    message: 'The webview is its own bundle: from the host it imports only src/chat/protocol.ts.',
+    except: ['./webview', './chat/protocol.ts', './api/chatParameterLimits.ts'],
+    message: 'The webview is its own bundle: from the host it imports only src/chat/protocol.ts and src/api/chatParameterLimits.ts.',
   },
   {
     target: './src/chat/protocol.ts',
@@ -92,8 +100,19 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [noVscode] }] },
   },
   {
-    // The webview and its protocol run in the browser: no vscode, no Node built-ins.
-    files: ['src/webview/**', 'src/chat/protocol.ts'],
+    files: IMPORT_FREE,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportDeclaration', message: 'The webview bundles this file too: it imports nothing.' },
+        { selector: 'ExportAllDeclaration, ExportNamedDeclaration[source]', message: 'The webview bundles this file too: it re-exports nothing.' },
+        { selector: 'ImportExpression', message: 'The webview bundles this file too: it imports nothing.' },
+      ],
+    },
+  },
+  {
+    // The webview and the files it shares with the host run in the browser: no vscode, no Node built-ins.
+    files: ['src/webview/**', ...IMPORT_FREE],
     rules: {
       'no-restricted-imports': [
         'error',

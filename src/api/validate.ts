@@ -1,5 +1,15 @@
 // Checks every request before it is sent (D5, D7, D10-D12, D17, D18): a bad value is an
 // InvalidRequestError without `status` (a local refusal, no round trip), naming the field.
+import {
+  effortAndBudgetProblem,
+  FREQUENCY_PENALTY,
+  rangeProblem,
+  reasoningEffortProblem,
+  REPETITION_PENALTY,
+  temperatureProblem,
+  tokenCountProblem,
+  topPProblem,
+} from './chatParameterLimits';
 import { InvalidRequestError } from './errors';
 import type { AgentRequest, ChatCompletionRequest, UploadRequest } from './types';
 
@@ -13,10 +23,6 @@ function refuse(param: string, message: string): never {
 
 function isInt(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value);
-}
-
-function isNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
 }
 
 export function validateVolume(volume: unknown): void {
@@ -48,12 +54,11 @@ export function validateUploadRequest(request: UploadRequest): void {
   }
 }
 
-function checkRange(request: Record<string, unknown>, field: string, min: number, max: number, minExclusive = false): void {
-  const value = request[field];
+/** Refuses `field` when set (not null) and `problemOf` finds fault (limits: chatParameterLimits.ts). */
+function check(field: string, value: unknown, problemOf: (value: unknown) => string | undefined): void {
   if (value === undefined || value === null) return;
-  if (!isNumber(value) || value > max || (minExclusive ? value <= min : value < min)) {
-    refuse(field, `${field} must be a number ${minExclusive ? 'above' : 'from'} ${min} ${minExclusive ? 'up to' : 'to'} ${max}.`);
-  }
+  const problem = problemOf(value);
+  if (problem) refuse(field, `${field} ${problem}`);
 }
 
 function validateMessages(messages: unknown): void {
@@ -87,11 +92,10 @@ function validateReasoning(reasoning: unknown): void {
   if (reasoning === undefined || reasoning === null) return;
   if (typeof reasoning !== 'object') refuse('reasoning', 'reasoning must be an object.');
   const { effort, budget_tokens: budget } = reasoning as Record<string, unknown>;
-  if (effort !== undefined && effort !== null && !['low', 'medium', 'high'].includes(effort as string)) refuse('reasoning.effort', 'reasoning.effort must be low, medium or high.');
-  if (budget !== undefined && budget !== null) {
-    if (!isInt(budget) || budget <= 0) refuse('reasoning.budget_tokens', 'reasoning.budget_tokens must be a positive integer.');
-    if (effort !== undefined && effort !== null) refuse('reasoning.budget_tokens', 'reasoning.budget_tokens is only used when effort is null.');
-  }
+  check('reasoning.effort', effort, reasoningEffortProblem);
+  check('reasoning.budget_tokens', budget, tokenCountProblem);
+  const both = effortAndBudgetProblem(effort, budget);
+  if (both) refuse('reasoning.budget_tokens', both);
 }
 
 function validateResponseFormat(format: unknown): void {
@@ -111,16 +115,14 @@ function validateTools(tools: unknown): void {
 }
 
 export function validateChatRequest(request: ChatCompletionRequest): void {
-  const r = request as unknown as Record<string, unknown>;
   validateMessages(request.messages);
   if (typeof request.model !== 'string' || !request.model.trim()) refuse('model', 'a model id is required.');
-  checkRange(r, 'temperature', 0, 2);
-  checkRange(r, 'top_p', 0, 1, true);
-  checkRange(r, 'frequency_penalty', -2, 2);
-  checkRange(r, 'repetition_penalty', 0, 2);
+  check('temperature', request.temperature, temperatureProblem);
+  check('top_p', request.top_p, topPProblem);
+  check('frequency_penalty', request.frequency_penalty, (value) => rangeProblem(value, FREQUENCY_PENALTY));
+  check('repetition_penalty', request.repetition_penalty, (value) => rangeProblem(value, REPETITION_PENALTY));
   if (request.seed !== undefined && request.seed !== null && !isInt(request.seed)) refuse('seed', 'seed must be an integer.');
-  const max = request.max_completion_tokens;
-  if (max !== undefined && max !== null && !(isInt(max) && max > 0)) refuse('max_completion_tokens', 'max_completion_tokens must be a positive integer.');
+  check('max_completion_tokens', request.max_completion_tokens, tokenCountProblem);
   validateMetadata(request.metadata);
   validateStop(request.stop);
   validateReasoning(request.reasoning);

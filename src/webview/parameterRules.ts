@@ -1,6 +1,18 @@
 // The reference's ranges (service-api.md, contract D12), checked before `setParameters` is
 // posted so the user sees the problem next to the field instead of a 400 after sending.
+// The limits and their wording come from src/api/chatParameterLimits.ts, which the host and
+// the client check too, so the form never posts what the host would drop.
 import type { ChatParameters } from '../chat/protocol';
+import {
+  CHAT_RESPONSE_FORMATS,
+  effortAndBudgetProblem,
+  reasoningEffortProblem,
+  systemPromptProblem,
+  temperatureProblem,
+  tokenCountProblem,
+  topPProblem,
+  type ReasoningEffort,
+} from '../api/chatParameterLimits';
 
 export interface ParameterForm {
   temperature: string;
@@ -14,49 +26,56 @@ export interface ParameterForm {
 
 export type ParameterResult = { ok: true; parameters: ChatParameters } | { ok: false; errors: Partial<Record<keyof ParameterForm, string>> };
 
-const EFFORTS = ['low', 'medium', 'high'] as const;
+/** How each field is named in its error message. */
+const NAMES: Record<keyof ParameterForm, string> = {
+  temperature: 'Temperature',
+  topP: 'Top P',
+  maxTokens: 'Max tokens',
+  systemPrompt: 'System prompt',
+  responseFormat: 'Response format',
+  reasoningEffort: 'Reasoning effort',
+  reasoningBudget: 'Reasoning budget',
+};
 
 /** Empty fields mean "service default" and are left out. */
 export function parseParameters(form: ParameterForm, reasoningModel: boolean): ParameterResult {
   const errors: Partial<Record<keyof ParameterForm, string>> = {};
   const parameters: ChatParameters = {};
+  /** The parsed number of a numeric field if it passes `problemOf`, else records the error. */
+  const numberField = (field: 'temperature' | 'topP' | 'maxTokens' | 'reasoningBudget', problemOf: (value: unknown) => string | undefined): number | undefined => {
+    const value = parseNumber(form[field]);
+    if (value === undefined) return undefined;
+    // Text that is not a number gets the same sentence as an out-of-range number.
+    const problem = problemOf(value ?? Number.NaN);
+    if (problem) errors[field] = `${NAMES[field]} ${problem}`;
+    return problem ? undefined : (value as number);
+  };
 
-  const temperature = parseNumber(form.temperature);
-  if (temperature === null) errors.temperature = 'Temperature must be a number from 0 to 2.';
-  else if (temperature !== undefined) {
-    if (temperature < 0 || temperature > 2) errors.temperature = 'Temperature must be from 0 to 2.';
-    else parameters.temperature = temperature;
+  const temperature = numberField('temperature', temperatureProblem);
+  if (temperature !== undefined) parameters.temperature = temperature;
+  const topP = numberField('topP', topPProblem);
+  if (topP !== undefined) parameters.topP = topP;
+  const maxTokens = numberField('maxTokens', tokenCountProblem);
+  if (maxTokens !== undefined) parameters.maxTokens = maxTokens;
+
+  if (form.systemPrompt.trim()) {
+    const problem = systemPromptProblem(form.systemPrompt);
+    if (problem) errors.systemPrompt = `${NAMES.systemPrompt} ${problem}`;
+    else parameters.systemPrompt = form.systemPrompt;
   }
 
-  const topP = parseNumber(form.topP);
-  if (topP === null) errors.topP = 'Top P must be a number above 0 and at most 1.';
-  else if (topP !== undefined) {
-    if (topP <= 0 || topP > 1) errors.topP = 'Top P must be above 0 and at most 1.';
-    else parameters.topP = topP;
-  }
-
-  const maxTokens = parseNumber(form.maxTokens);
-  if (maxTokens === null || (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1))) {
-    errors.maxTokens = 'Max tokens must be a whole number of at least 1.';
-  } else if (maxTokens !== undefined) parameters.maxTokens = maxTokens;
-
-  if (form.systemPrompt.trim()) parameters.systemPrompt = form.systemPrompt;
-
-  if (form.responseFormat === 'text' || form.responseFormat === 'json_object') parameters.responseFormat = form.responseFormat;
+  if ((CHAT_RESPONSE_FORMATS as readonly string[]).includes(form.responseFormat)) parameters.responseFormat = form.responseFormat as ChatParameters['responseFormat'];
   else if (form.responseFormat) errors.responseFormat = 'Response format must be text or JSON object.';
 
   if (reasoningModel) {
     const effort = form.reasoningEffort;
-    const budget = parseNumber(form.reasoningBudget);
-    if (effort && !(EFFORTS as readonly string[]).includes(effort)) errors.reasoningEffort = 'Effort must be low, medium or high.';
-    else if (effort) parameters.reasoningEffort = effort as ChatParameters['reasoningEffort'];
-    if (budget === null || (budget !== undefined && (!Number.isInteger(budget) || budget < 1))) {
-      errors.reasoningBudget = 'Reasoning budget must be a whole number of at least 1.';
-    } else if (budget !== undefined) {
-      // The service uses budget_tokens only when effort is unset (D12).
-      if (effort) errors.reasoningBudget = 'Set either an effort or a token budget, not both.';
-      else parameters.reasoningBudget = budget;
-    }
+    const effortProblem = effort ? reasoningEffortProblem(effort) : undefined;
+    if (effortProblem) errors.reasoningEffort = `${NAMES.reasoningEffort} ${effortProblem}`;
+    else if (effort) parameters.reasoningEffort = effort as ReasoningEffort;
+    const budget = numberField('reasoningBudget', tokenCountProblem);
+    const bothProblem = effortAndBudgetProblem(effort, form.reasoningBudget.trim());
+    if (bothProblem) errors.reasoningBudget = bothProblem;
+    else if (budget !== undefined) parameters.reasoningBudget = budget;
   }
 
   return Object.keys(errors).length ? { ok: false, errors } : { ok: true, parameters };

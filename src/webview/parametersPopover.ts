@@ -1,6 +1,7 @@
 import type { ChatParameters, WebviewToHost } from '../chat/protocol';
 import { button, el } from './dom';
 import { parametersToForm, parseParameters, type ParameterForm } from './parameterRules';
+import { TEMPERATURE, TOKEN_COUNT, TOP_P } from '../api/chatParameterLimits';
 
 type Post = (message: WebviewToHost) => void;
 type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
@@ -16,17 +17,17 @@ export class ParametersPopover {
 
   constructor(private readonly post: Post) {
     this.fields = {
-      temperature: el('input', { type: 'number', min: 0, max: 2, step: 0.1, placeholder: 'default 0.3' }),
-      topP: el('input', { type: 'number', min: 0, max: 1, step: 0.05, placeholder: 'default 0.75' }),
-      maxTokens: el('input', { type: 'number', min: 1, step: 1, placeholder: 'no limit' }),
+      temperature: el('input', { type: 'number', min: TEMPERATURE.min, max: TEMPERATURE.max, step: 0.1, placeholder: 'default 0.3' }),
+      topP: el('input', { type: 'number', min: TOP_P.above, max: TOP_P.max, step: 0.05, placeholder: 'default 0.75' }),
+      maxTokens: el('input', { type: 'number', min: TOKEN_COUNT.min, max: TOKEN_COUNT.max, step: 1, placeholder: 'no limit' }),
       systemPrompt: el('textarea', { rows: 3, placeholder: 'none' }),
       responseFormat: select([['text', 'Text'], ['json_object', 'JSON object']]),
       reasoningEffort: select([['', 'Not set (use budget)'], ['low', 'Low'], ['medium', 'Medium'], ['high', 'High']]),
-      reasoningBudget: el('input', { type: 'number', min: 1, step: 1, placeholder: 'maximum' }),
+      reasoningBudget: el('input', { type: 'number', min: TOKEN_COUNT.min, max: TOKEN_COUNT.max, step: 1, placeholder: 'maximum' }),
     };
     const labels: Record<keyof ParameterForm, string> = {
-      temperature: 'Temperature (0–2)',
-      topP: 'Top P (0–1)',
+      temperature: `Temperature (${TEMPERATURE.min}–${TEMPERATURE.max})`,
+      topP: `Top P (${TOP_P.above}–${TOP_P.max})`,
       maxTokens: 'Max tokens',
       systemPrompt: 'System prompt',
       responseFormat: 'Response format',

@@ -83,4 +83,14 @@ describe('architecture: lint enforces the layers', function () {
     await assertReported('src/chat/protocol.ts', use('./core/conversationModel'), 'import/no-restricted-paths');
     await assertClean('src/webview/probe.ts', use('../chat/protocol'));
   });
+
+  it('lets the webview read the chat parameter limits from src/api, and nothing else there; that file imports nothing', async () => {
+    await assertClean('src/webview/probe.ts', use('../api/chatParameterLimits'));
+    await assertReported('src/webview/probe.ts', use('../api/validate'), 'import/no-restricted-paths');
+    await assertReported('src/api/chatParameterLimits.ts', use('./errors'), 'no-restricted-syntax');
+    await assertReported('src/api/chatParameterLimits.ts', use('picomatch'), 'no-restricted-syntax');
+    await assertReported('src/api/chatParameterLimits.ts', "export * from './errors';\n", 'no-restricted-syntax');
+    await assertReported('src/api/chatParameterLimits.ts', use('node:path'), 'no-restricted-imports');
+    await assertReported('src/chat/protocol.ts', use('picomatch'), 'no-restricted-syntax');
+  });
 });

@@ -18,7 +18,8 @@ describe('chat: webview message validation', () => {
       { type: 'setMode', mode: 'agent' },
       { type: 'setModel', model: 'emu-reasoner' },
       { type: 'setThinking', enabled: true },
-      { type: 'setParameters', parameters: { temperature: 0.3, topP: 0.75, maxTokens: 512, systemPrompt: 'Be brief', responseFormat: 'json_object', reasoningEffort: 'low', reasoningBudget: 100 } },
+      { type: 'setParameters', parameters: { temperature: 0.3, topP: 0.75, maxTokens: 512, systemPrompt: 'Be brief', responseFormat: 'json_object', reasoningEffort: 'low' } },
+      { type: 'setParameters', parameters: { reasoningBudget: 100 } },
       { type: 'removeAttachment', fileId: 'b7c1-uuid' },
       { type: 'newConversation' },
       { type: 'openConversation', id: conversationId },
@@ -89,6 +90,8 @@ describe('chat: webview message validation', () => {
       { responseFormat: 'json_schema' },
       { reasoningEffort: 'max' },
       { reasoningBudget: 0 },
+      // The service ignores the budget when an effort is set (D12): refused, not dropped.
+      { reasoningEffort: 'low', reasoningBudget: 100 },
       { systemPrompt: 'x'.repeat(MAX_TEXT_CHARS + 1) },
       { unknownKnob: 1 },
     ];

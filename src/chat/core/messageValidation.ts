@@ -2,6 +2,16 @@
 // message is checked for shape, type and size here before any handler sees it. Anything
 // that does not match exactly is dropped by the caller with a log line. Checks that need
 // state (does this turn or citation exist?) happen in the session, against what it knows.
+import {
+  CHAT_RESPONSE_FORMATS,
+  effortAndBudgetProblem,
+  reasoningEffortProblem,
+  systemPromptProblem,
+  temperatureProblem,
+  tokenCountProblem,
+  topPProblem,
+  type ReasoningEffort,
+} from '../../api/chatParameterLimits';
 import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN } from './conversationModel';
 import type { ChatParameters, WebviewToHost } from '../protocol';
 
@@ -11,7 +21,6 @@ const MAX_MODEL_CHARS = 200;
 const MAX_LINK_CHARS = 8_192;
 const MAX_ID_CHARS = 256;
 const MAX_LANGUAGE_CHARS = 64;
-const MAX_TOKENS_LIMIT = 10_000_000;
 
 type Raw = Record<string, unknown>;
 
@@ -65,41 +74,34 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
   }
 }
 
-/** Parameters within the ranges of the service reference (D12); any other key or value fails. */
+/**
+ * Parameters within the limits of src/api/chatParameterLimits.ts (the ones the form and the
+ * client check too); any other key or value fails.
+ */
 export function parseParameters(raw: unknown): ChatParameters | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const p = raw as Raw;
   const allowed = ['temperature', 'topP', 'maxTokens', 'systemPrompt', 'responseFormat', 'reasoningEffort', 'reasoningBudget'];
   if (!onlyKeys(p, allowed)) return undefined;
+  const checks: Array<[unknown, (value: unknown) => string | undefined]> = [
+    [p.temperature, temperatureProblem],
+    [p.topP, topPProblem],
+    [p.maxTokens, tokenCountProblem],
+    [p.systemPrompt, systemPromptProblem],
+    [p.responseFormat, (value) => ((CHAT_RESPONSE_FORMATS as readonly unknown[]).includes(value) ? undefined : 'unknown format')],
+    [p.reasoningEffort, reasoningEffortProblem],
+    [p.reasoningBudget, tokenCountProblem],
+  ];
+  if (checks.some(([value, problemOf]) => value !== undefined && problemOf(value) !== undefined)) return undefined;
+  if (effortAndBudgetProblem(p.reasoningEffort, p.reasoningBudget)) return undefined;
   const out: ChatParameters = {};
-  if (p.temperature !== undefined) {
-    if (!isNumberIn(p.temperature, 0, 2)) return undefined;
-    out.temperature = p.temperature;
-  }
-  if (p.topP !== undefined) {
-    if (!isNumberIn(p.topP, 0, 1) || p.topP === 0) return undefined;
-    out.topP = p.topP;
-  }
-  if (p.maxTokens !== undefined) {
-    if (!isPositiveInt(p.maxTokens)) return undefined;
-    out.maxTokens = p.maxTokens;
-  }
-  if (p.systemPrompt !== undefined) {
-    if (!isText(p.systemPrompt, MAX_TEXT_CHARS)) return undefined;
-    out.systemPrompt = p.systemPrompt;
-  }
-  if (p.responseFormat !== undefined) {
-    if (p.responseFormat !== 'text' && p.responseFormat !== 'json_object') return undefined;
-    out.responseFormat = p.responseFormat;
-  }
-  if (p.reasoningEffort !== undefined) {
-    if (p.reasoningEffort !== 'low' && p.reasoningEffort !== 'medium' && p.reasoningEffort !== 'high') return undefined;
-    out.reasoningEffort = p.reasoningEffort;
-  }
-  if (p.reasoningBudget !== undefined) {
-    if (!isPositiveInt(p.reasoningBudget)) return undefined;
-    out.reasoningBudget = p.reasoningBudget;
-  }
+  if (p.temperature !== undefined) out.temperature = p.temperature as number;
+  if (p.topP !== undefined) out.topP = p.topP as number;
+  if (p.maxTokens !== undefined) out.maxTokens = p.maxTokens as number;
+  if (p.systemPrompt !== undefined) out.systemPrompt = p.systemPrompt as string;
+  if (p.responseFormat !== undefined) out.responseFormat = p.responseFormat as ChatParameters['responseFormat'];
+  if (p.reasoningEffort !== undefined) out.reasoningEffort = p.reasoningEffort as ReasoningEffort;
+  if (p.reasoningBudget !== undefined) out.reasoningBudget = p.reasoningBudget as number;
   return out;
 }
 
@@ -125,14 +127,6 @@ function isId(value: unknown): value is string {
 function isModelId(value: unknown): value is string {
   // eslint-disable-next-line no-control-regex
   return typeof value === 'string' && value.trim().length > 0 && value.length <= MAX_MODEL_CHARS && !/[\s\u0000-\u001f\u007f]/.test(value.trim());
-}
-
-function isNumberIn(value: unknown, min: number, max: number): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
-}
-
-function isPositiveInt(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_TOKENS_LIMIT;
 }
 
 /**

@@ -1,0 +1,117 @@
+// One table of chat parameters, three judges: the webview's Parameters form, the host's
+// check of webview messages and the client's check of the wire request. All three read
+// src/api/chatParameterLimits.ts; this proves they accept exactly the same values, so a value
+// the form lets through is never dropped by the host or refused by the client (and the other
+// way round). Before, the form refused effort + budget, the host took both and the request
+// builder silently sent only the effort.
+import { strict as assert } from 'node:assert';
+import { InvalidRequestError } from '../../src/api/errors';
+import { EFFORT_AND_BUDGET_PROBLEM, temperatureProblem, TOKEN_COUNT, tokenCountProblem, topPProblem } from '../../src/api/chatParameterLimits';
+import type { ChatCompletionRequest } from '../../src/api/types';
+import { validateChatRequest } from '../../src/api/validate';
+import { parseWebviewMessage } from '../../src/chat/core/messageValidation';
+import type { ChatParameters } from '../../src/chat/protocol';
+import { parametersToForm, parseParameters as parseForm } from '../../src/webview/parameterRules';
+
+type Case = [name: string, parameters: Record<string, unknown>, allowed: boolean];
+
+const CASES: Case[] = [
+  ['nothing set (service defaults)', {}, true],
+  ['temperature 0', { temperature: 0 }, true],
+  ['temperature 2', { temperature: 2 }, true],
+  ['temperature -0.1', { temperature: -0.1 }, false],
+  ['temperature 2.01', { temperature: 2.01 }, false],
+  ['temperature NaN', { temperature: Number.NaN }, false],
+  ['temperature Infinity', { temperature: Number.POSITIVE_INFINITY }, false],
+  ['top P 0 (exclusive)', { topP: 0 }, false],
+  ['top P 0.0001', { topP: 0.0001 }, true],
+  ['top P 1', { topP: 1 }, true],
+  ['top P 1.0001', { topP: 1.0001 }, false],
+  ['max tokens 1', { maxTokens: 1 }, true],
+  ['max tokens 0', { maxTokens: 0 }, false],
+  ['max tokens -3', { maxTokens: -3 }, false],
+  ['max tokens 1.5', { maxTokens: 1.5 }, false],
+  ['max tokens at the bound', { maxTokens: TOKEN_COUNT.max }, true],
+  ['max tokens above the bound', { maxTokens: TOKEN_COUNT.max + 1 }, false],
+  ['response format text', { responseFormat: 'text' }, true],
+  ['response format JSON object', { responseFormat: 'json_object' }, true],
+  ['response format xml', { responseFormat: 'xml' }, false],
+  ['effort low', { reasoningEffort: 'low' }, true],
+  ['effort medium', { reasoningEffort: 'medium' }, true],
+  ['effort high', { reasoningEffort: 'high' }, true],
+  ['effort max', { reasoningEffort: 'max' }, false],
+  ['budget 1', { reasoningBudget: 1 }, true],
+  ['budget 0', { reasoningBudget: 0 }, false],
+  ['budget 2.5', { reasoningBudget: 2.5 }, false],
+  ['budget above the bound', { reasoningBudget: TOKEN_COUNT.max + 1 }, false],
+  ['effort and budget together', { reasoningEffort: 'high', reasoningBudget: 2000 }, false],
+  ['a typical set', { temperature: 0.7, topP: 0.9, maxTokens: 512, responseFormat: 'json_object', reasoningBudget: 4096 }, true],
+];
+
+/** The form, as the user would type the values (the popover shows reasoning fields for a reasoning model). */
+function formAllows(parameters: Record<string, unknown>): boolean {
+  const result = parseForm(parametersToForm(parameters as ChatParameters), true);
+  if (result.ok) assert.deepEqual(result.parameters, { responseFormat: 'text', ...parameters }, 'the form posts what was typed');
+  return result.ok;
+}
+
+/** The host, as the webview would post them. */
+function hostAllows(parameters: Record<string, unknown>): boolean {
+  const parsed = parseWebviewMessage({ type: 'setParameters', parameters });
+  if (parsed) assert.deepEqual(parsed, { type: 'setParameters', parameters }, 'the host keeps every value it accepts');
+  return parsed !== undefined;
+}
+
+/** The client, as the wire request would carry them if nothing on the way dropped a value. */
+function clientAllows(parameters: Record<string, unknown>): boolean {
+  const p = parameters as Record<string, never>;
+  const request: Record<string, unknown> = { model: 'emu-reasoner', messages: [{ role: 'user', content: 'hi' }] };
+  if (p.temperature !== undefined) request.temperature = p.temperature;
+  if (p.topP !== undefined) request.top_p = p.topP;
+  if (p.maxTokens !== undefined) request.max_completion_tokens = p.maxTokens;
+  if (p.responseFormat !== undefined) request.response_format = { type: p.responseFormat };
+  if (p.reasoningEffort !== undefined || p.reasoningBudget !== undefined) {
+    request.reasoning = { effort: p.reasoningEffort ?? null, ...(p.reasoningBudget !== undefined ? { budget_tokens: p.reasoningBudget } : {}) };
+  }
+  try {
+    validateChatRequest(request as unknown as ChatCompletionRequest);
+    return true;
+  } catch (error) {
+    assert.ok(error instanceof InvalidRequestError, String(error));
+    return false;
+  }
+}
+
+describe('chat parameter limits: one source, three checks that agree', () => {
+  for (const [name, parameters, allowed] of CASES) {
+    it(`${allowed ? 'accepts' : 'refuses'} ${name} in the form, the host and the client alike`, () => {
+      assert.deepEqual(
+        { form: formAllows(parameters), host: hostAllows(parameters), client: clientAllows(parameters) },
+        { form: allowed, host: allowed, client: allowed },
+      );
+    });
+  }
+
+  it('says the same thing in the form and in the client, each naming the field its way', () => {
+    const form = (parameters: ChatParameters) => {
+      const result = parseForm(parametersToForm(parameters), true);
+      assert.equal(result.ok, false);
+      return result.ok ? {} : result.errors;
+    };
+    const clientMessage = (request: Record<string, unknown>) => {
+      try {
+        validateChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...request } as ChatCompletionRequest);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      assert.fail('the client accepted it');
+    };
+    assert.equal(form({ temperature: 2.5 }).temperature, `Temperature ${temperatureProblem(2.5)}`);
+    assert.equal(clientMessage({ temperature: 2.5 }), `Invalid request: temperature ${temperatureProblem(2.5)}`);
+    assert.equal(form({ topP: 0 }).topP, `Top P ${topPProblem(0)}`);
+    assert.equal(clientMessage({ top_p: 0 }), `Invalid request: top_p ${topPProblem(0)}`);
+    assert.equal(form({ maxTokens: TOKEN_COUNT.max + 1 }).maxTokens, `Max tokens ${tokenCountProblem(TOKEN_COUNT.max + 1)}`);
+    assert.equal(form({ reasoningEffort: 'low', reasoningBudget: 10 }).reasoningBudget, EFFORT_AND_BUDGET_PROBLEM);
+    assert.equal(clientMessage({ reasoning: { effort: 'low', budget_tokens: 10 } }), `Invalid request: ${EFFORT_AND_BUDGET_PROBLEM}`);
+  });
+});
