@@ -11,7 +11,7 @@ export interface CheckedBaseUrl {
 export function checkBaseUrl(raw: string): CheckedBaseUrl {
   const trimmed = raw.trim().replace(/\/+$/, '');
   if (!trimmed) {
-    throw new ConfigurationError("No service address is set. Set 'ksm.baseUrl' in Settings, or run 'KSM: Use Local Emulator'.");
+    throw new ConfigurationError("No service address is set. Set 'ksm.baseUrl' in Settings, or run 'KSM: Connect to Local Emulator'.");
   }
   let parsed: URL;
   try {

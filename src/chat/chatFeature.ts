@@ -2,8 +2,8 @@
 // here touches the disk or the network at activation; the session loads on first use.
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { isKsmError } from '../api/errors';
 import type { AgentFileRef } from '../api/types';
+import { offerFix } from '../common/vscode/commands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { settings } from '../common/vscode/settings';
 import { registerChatCommands } from './vscode/chatCommands';
@@ -67,7 +67,8 @@ function createSession(services: ExtensionServices, post: (message: HostToWebvie
     getVolumes: () => settings.volumes(),
     post,
     log: log.scoped('chat'),
-    onAnswerFailed: (error) => offerFix(error),
+    // The inline error already says what happened; a key or settings problem also gets its fix in one click.
+    onAnswerFailed: (error) => void offerFix(error),
   });
 }
 
@@ -79,14 +80,3 @@ function reportStoreProblem(services: ExtensionServices, problem: StoreProblem):
   });
 }
 
-/** The inline error already says what happened; for a missing key or URL also offer the fix in one click. */
-function offerFix(error: unknown): void {
-  if (!isKsmError(error) || (error.kind !== 'auth' && error.kind !== 'config')) return;
-  const [text, action, command, args] =
-    error.kind === 'auth'
-      ? ['The KSM service rejected the API key.', 'Set API Key', 'ksm.setApiKey', []]
-      : ['The KSM service is not configured.', 'Open Settings', 'workbench.action.openSettings', ['ksm.']];
-  void vscode.window.showErrorMessage(text, action).then((choice) => {
-    if (choice) void vscode.commands.executeCommand(command, ...args);
-  });
-}

@@ -13,6 +13,7 @@ import { expandSelection } from './core/folderExpansion';
 import { askAboutDuplicate, embeddingModel, pickChunking, pickVolume, rememberVolume } from './vscode/uploadPrompts';
 import { runUpload, type UploadSummary } from './core/uploadRun';
 import { showSummary } from './vscode/uploadSummary';
+import { COMMAND } from '../common/core/contributionIds';
 
 /** Answers given up front instead of asking (each one left out is asked as usual). */
 export interface UploadChoices {
@@ -27,10 +28,10 @@ export interface UploadChoices {
 export function registerUploadFeature(services: ExtensionServices, deps: { volumes: VolumesFeature }): void {
   const upload = (uris: vscode.Uri[] | undefined, choices: UploadChoices = {}) => uploadToVolume(services, deps.volumes, uris, choices);
 
-  services.registerCommand('ksm.upload', (uri?: vscode.Uri, uris?: vscode.Uri[], choices?: UploadChoices) =>
+  services.registerCommand(COMMAND.upload, (uri?: vscode.Uri, uris?: vscode.Uri[], choices?: UploadChoices) =>
     upload(selectedUris(uri, uris), choices),
   );
-  services.registerCommand('ksm.upload.toVolume', (node?: { volume?: string }, uris?: vscode.Uri[], choices?: UploadChoices) =>
+  services.registerCommand(COMMAND.uploadToVolume, (node?: { volume?: string }, uris?: vscode.Uri[], choices?: UploadChoices) =>
     upload(uris?.length ? uris : undefined, { ...choices, volume: node?.volume ?? choices?.volume }),
   );
 }

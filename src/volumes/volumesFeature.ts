@@ -8,6 +8,7 @@ import { addVolumeToView, registerVolumeCommands } from './vscode/volumeCommands
 import { VolumeDropController } from './vscode/volumeDrop';
 import type { VolumesNode } from './vscode/volumeNodes';
 import { VolumesTreeProvider } from './vscode/volumesTree';
+import { VIEW_ID } from '../common/core/contributionIds';
 
 export interface VolumesFeatureDeps {
   askAgentAbout(files: Array<AgentFileRef & { volume: string }>): Promise<void>;
@@ -35,7 +36,7 @@ const REVEAL_MAX_PAGES = 40;
 export function registerVolumesFeature(services: ExtensionServices, deps: VolumesFeatureDeps): VolumesFeature {
   const { context } = services;
   const tree = createVolumesTree(services);
-  const view = vscode.window.createTreeView<VolumesNode>('ksm.volumes', {
+  const view = vscode.window.createTreeView<VolumesNode>(VIEW_ID.volumes, {
     treeDataProvider: tree,
     canSelectMany: true,
     showCollapseAll: true,

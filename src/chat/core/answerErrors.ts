@@ -1,5 +1,7 @@
 // What an answer that did not finish normally shows inline: a state and one short sentence
 // that says what to do. The full error goes to the log; no text here ever holds the key.
+// A key or settings problem shows the error's own text (src/api says there what to set);
+// the one-click fix is offered once, by src/common/core/errorFixes.ts, not worded again here.
 import { isCancellation, isKsmError, redactSecrets } from '../../api/errors';
 import type { AnswerState } from '../protocol';
 
@@ -22,10 +24,6 @@ export function describeAnswerFailure(error: unknown): AnswerFailure {
       };
     case 'stream-error':
       return { state: 'error', message: detail };
-    case 'auth':
-      return { state: 'error', message: 'The service rejected the API key. Set your API key (KSM: Set API Key), then retry.' };
-    case 'config':
-      return { state: 'error', message: `${detail} Check the KSM settings (KSM: Connect to Local Emulator, or ksm.baseUrl).` };
     case 'not-found':
       if (error.param === 'thread_id') {
         return { state: 'error', message: 'The service no longer knows this agent thread. Start a new chat to continue.' };

@@ -10,13 +10,14 @@ import { MAX_PREFILL_CHARS, planAskAboutFile, type AskAboutFilePlan } from '../c
 import { codePrefill, conversationToMarkdown } from '../core/markdownExport';
 import { MAX_TEXT_CHARS } from '../core/messageValidation';
 import type { ConversationView } from '../protocol';
+import { COMMAND } from '../../common/core/contributionIds';
 
 export function registerChatCommands(services: ExtensionServices, session: () => ChatSession, view: ChatViewProvider): void {
-  services.registerCommand('ksm.chat.new', async () => {
+  services.registerCommand(COMMAND.chatNew, async () => {
     await session().newConversation();
     await view.reveal();
   });
-  services.registerCommand('ksm.chat.askAboutSelection', async () => {
+  services.registerCommand(COMMAND.chatAskAboutSelection, async () => {
     const editor = vscode.window.activeTextEditor;
     const text = editor ? selectionPrefill(editor) : undefined;
     if (!text) {
@@ -29,7 +30,7 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
     }
     await view.prefill(text);
   });
-  services.registerCommand('ksm.chat.askAboutFile', async () => {
+  services.registerCommand(COMMAND.chatAskAboutFile, async () => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
       void vscode.window.showInformationMessage('Open a file in an editor first.');
@@ -43,8 +44,8 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
     if (plan.kind === 'confirm' && (await vscode.window.showWarningMessage(plan.message, { modal: true }, plan.confirmLabel)) !== plan.confirmLabel) return;
     await view.prefill(plan.prefill);
   });
-  services.registerCommand('ksm.chat.conversations', () => pickConversation(session()).then((picked) => (picked ? view.reveal() : undefined)));
-  services.registerCommand('ksm.chat.export', async () => {
+  services.registerCommand(COMMAND.chatConversations, () => pickConversation(session()).then((picked) => (picked ? view.reveal() : undefined)));
+  services.registerCommand(COMMAND.chatExport, async () => {
     const conversation = await session().current();
     if (conversation.turns.length === 0) {
       void vscode.window.showInformationMessage('This conversation is empty: nothing to export yet.');

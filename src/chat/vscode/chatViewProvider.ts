@@ -10,8 +10,9 @@ import { planCitationReveal } from '../core/citationReveal';
 import { MAX_TEXT_CHARS, parseWebviewMessage } from '../core/messageValidation';
 import type { AttachmentView, HostToWebview, WebviewToHost } from '../protocol';
 import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from './webviewActions';
+import { VIEW_ID } from '../../common/core/contributionIds';
 
-export const CHAT_VIEW_ID = 'ksm.chat';
+export const CHAT_VIEW_ID = VIEW_ID.chat;
 
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;

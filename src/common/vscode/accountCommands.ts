@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { promptForApiKey } from './apiKey';
 import type { ExtensionServices } from './services';
 import { settings, updateSetting } from './settings';
+import { COMMAND, CONTEXT_KEY } from '../core/contributionIds';
 
 /** The emulator's defaults (emulator/README.md); used by "Connect to Local Emulator". */
 export const EMULATOR_DEFAULTS = {
@@ -19,13 +20,13 @@ export function registerAccountCommands(services: ExtensionServices): void {
 
   const refreshContextKey = async () => {
     const has = Boolean(await apiKey.get());
-    await vscode.commands.executeCommand('setContext', 'ksm.hasApiKey', has);
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEY.hasApiKey, has);
   };
   // Reading a secret is local (no network), and the welcome view needs the answer.
   void refreshContextKey();
   context.subscriptions.push(apiKey.onDidChange(() => void refreshContextKey()));
 
-  services.registerCommand('ksm.setApiKey', async () => {
+  services.registerCommand(COMMAND.setApiKey, async () => {
     const key = await promptForApiKey();
     if (!key) return;
     await apiKey.set(key);
@@ -33,17 +34,21 @@ export function registerAccountCommands(services: ExtensionServices): void {
     void vscode.window.showInformationMessage('KSM API key saved.');
   });
 
-  services.registerCommand('ksm.clearApiKey', async () => {
+  services.registerCommand(COMMAND.clearApiKey, async () => {
     const answer = await vscode.window.showWarningMessage('Remove the stored KSM API key?', { modal: true }, 'Remove');
     if (answer !== 'Remove') return;
     await apiKey.clear();
     log.info('[account] API key removed.');
   });
 
-  services.registerCommand('ksm.showLog', () => log.show());
-  services.registerCommand('ksm.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:ksm.ksm-assistant'));
+  services.registerCommand(COMMAND.showLog, () => log.show());
+  // The one way settings open (error buttons, the welcome view's link, the volume menu): on
+  // one `ksm.` setting or section when asked (a link passes it), else on all of ours.
+  services.registerCommand(COMMAND.openSettings, (query?: unknown) =>
+    vscode.commands.executeCommand('workbench.action.openSettings', typeof query === 'string' && /^ksm\.[\w.]*$/.test(query) ? query : `@ext:${context.extension.id}`),
+  );
 
-  services.registerCommand('ksm.useLocalEmulator', async () => {
+  services.registerCommand(COMMAND.useLocalEmulator, async () => {
     const d = EMULATOR_DEFAULTS;
     await updateSetting('baseUrl', d.baseUrl);
     if (!settings.userId()) await updateSetting('userId', d.userId);

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-
-const SECRET_KEY = 'ksm.apiKey';
+import { SECRET_KEY } from '../core/storageKeys';
 
 /**
  * The API key lives in SecretStorage only. It is read on demand (never cached across
@@ -17,12 +16,12 @@ export class ApiKeyStore implements vscode.Disposable {
 
   constructor(private readonly secrets: vscode.SecretStorage) {
     this.subscription = secrets.onDidChange((e) => {
-      if (e.key === SECRET_KEY) this.changed.fire();
+      if (e.key === SECRET_KEY.apiKey) this.changed.fire();
     });
   }
 
   async get(): Promise<string | undefined> {
-    const key = (await this.secrets.get(SECRET_KEY))?.trim();
+    const key = (await this.secrets.get(SECRET_KEY.apiKey))?.trim();
     this.lastKnown = key || undefined;
     return this.lastKnown;
   }
@@ -30,12 +29,12 @@ export class ApiKeyStore implements vscode.Disposable {
   async set(key: string): Promise<void> {
     const trimmed = key.trim();
     if (!trimmed) throw new Error('The API key is empty.');
-    await this.secrets.store(SECRET_KEY, trimmed);
+    await this.secrets.store(SECRET_KEY.apiKey, trimmed);
     this.lastKnown = trimmed;
   }
 
   async clear(): Promise<void> {
-    await this.secrets.delete(SECRET_KEY);
+    await this.secrets.delete(SECRET_KEY.apiKey);
     this.lastKnown = undefined;
   }
 

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
-import { isCancellation, isKsmError, redactSecrets, type KsmError } from '../../api/errors';
+import { isCancellation, redactSecrets } from '../../api/errors';
 import type { Log } from './log';
+import { type CommandId } from '../core/contributionIds';
+import { errorFix } from '../core/errorFixes';
 
 /**
  * The one error wrapper every command goes through: user cancellation is silent, any
@@ -8,7 +10,7 @@ import type { Log } from './log';
  */
 export function registerCommand(
   log: Log,
-  id: string,
+  id: CommandId,
   // VS Code passes whatever the caller gave; each handler declares the arguments it checks.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler: (...args: any[]) => unknown,
@@ -29,26 +31,22 @@ export async function reportError(log: Log, error: unknown, context: string): Pr
   log.error(`${context}: ${error instanceof Error ? '' : String(error)}`);
   if (error instanceof Error) log.error(error);
   const short = redactSecrets(shortMessage(error));
-  const actions = isKsmError(error) ? actionsFor(error) : [];
-  const choice = await vscode.window.showErrorMessage(short, ...actions.map((a) => a.title), 'Show Log');
+  const fix = errorFix(error)?.action;
+  const choice = await vscode.window.showErrorMessage(short, ...(fix ? [fix.title] : []), 'Show Log');
   if (choice === 'Show Log') log.show();
-  const action = actions.find((a) => a.title === choice);
-  if (action) await vscode.commands.executeCommand(action.command);
+  else if (fix && choice === fix.title) await vscode.commands.executeCommand(fix.command);
+}
+
+/** For failures already shown elsewhere (an answer's inline error): the one-click fix, if there is one. */
+export async function offerFix(error: unknown): Promise<void> {
+  const fix = errorFix(error);
+  if (!fix) return;
+  const choice = await vscode.window.showErrorMessage(fix.problem, fix.action.title);
+  if (choice === fix.action.title) await vscode.commands.executeCommand(fix.action.command);
 }
 
 export function shortMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const firstLine = message.split('\n')[0] ?? message;
   return firstLine.length > 300 ? `${firstLine.slice(0, 297)}…` : firstLine;
-}
-
-function actionsFor(error: KsmError): Array<{ title: string; command: string }> {
-  switch (error.kind) {
-    case 'auth':
-      return [{ title: 'Set API Key', command: 'ksm.setApiKey' }];
-    case 'config':
-      return [{ title: 'Open Settings', command: 'ksm.openSettings' }];
-    default:
-      return [];
-  }
 }

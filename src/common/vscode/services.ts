@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { KsmService } from '../../api/service';
+import type { CommandId } from '../core/contributionIds';
 import type { ApiKeyStore } from './apiKey';
 import type { Log } from './log';
 
@@ -15,5 +16,5 @@ export interface ExtensionServices {
   getClient(): KsmService;
   /** Registers a command through the shared error wrapper and disposes it with the extension. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see registerCommand in commands.ts
-  registerCommand(id: string, handler: (...args: any[]) => unknown): void;
+  registerCommand(id: CommandId, handler: (...args: any[]) => unknown): void;
 }

@@ -8,13 +8,12 @@ import { personalVolume, settings, updateSetting } from '../../common/vscode/set
 import { volumeCodicon, volumeLabel, volumeNameProblem } from '../../common/core/volumeTargets';
 import type { DuplicateDecider } from '../core/duplicatePlanning';
 import { chunkingOrder, rememberedChunking, volumeChoices, withChunking, withRecentVolume } from '../core/uploadMemory';
+import { GLOBAL_STATE_KEY } from '../../common/core/storageKeys';
 
-const RECENT_KEY = 'ksm.upload.recentVolumes';
-const CHUNKING_KEY = 'ksm.upload.doChunkingByVolume';
 
 export async function pickVolume(services: ExtensionServices, volumes: VolumesFeature): Promise<string | undefined> {
   const named = settings.volumes();
-  const choices = volumeChoices(personalVolume(), named, services.context.globalState.get(RECENT_KEY));
+  const choices = volumeChoices(personalVolume(), named, services.context.globalState.get(GLOBAL_STATE_KEY.recentUploadVolumes));
   type Item = vscode.QuickPickItem & { volume?: string; add?: boolean };
   const items: Item[] = choices.map((choice) => ({
     label: volumeLabel(choice),
@@ -38,7 +37,7 @@ export async function pickVolume(services: ExtensionServices, volumes: VolumesFe
 
 export async function rememberVolume(services: ExtensionServices, volume: string): Promise<void> {
   const state = services.context.globalState;
-  await state.update(RECENT_KEY, withRecentVolume(state.get(RECENT_KEY), volume));
+  await state.update(GLOBAL_STATE_KEY.recentUploadVolumes, withRecentVolume(state.get(GLOBAL_STATE_KEY.recentUploadVolumes), volume));
 }
 
 const CHUNKING_OPTIONS: Record<DoChunking, { label: string; detail: string }> = {
@@ -49,12 +48,12 @@ const CHUNKING_OPTIONS: Record<DoChunking, { label: string; detail: string }> = 
 
 export async function pickChunking(services: ExtensionServices, volume: string): Promise<DoChunking | undefined> {
   const state = services.context.globalState;
-  const last = rememberedChunking(state.get(CHUNKING_KEY), volume);
+  const last = rememberedChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), volume);
   const first = last === undefined ? 'default (ksm.upload.doChunking)' : 'last used';
   const items = chunkingOrder(last ?? settings.doChunking()).map((value, index) => ({ value, ...CHUNKING_OPTIONS[value], description: index === 0 ? first : undefined }));
   const picked = await vscode.window.showQuickPick(items, { title: `Processing for ${volume}` });
   if (!picked) return undefined;
-  await state.update(CHUNKING_KEY, withChunking(state.get(CHUNKING_KEY), volume, picked.value));
+  await state.update(GLOBAL_STATE_KEY.chunkingByVolume, withChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), volume, picked.value));
   return picked.value;
 }
 

@@ -9,8 +9,9 @@ import { VolumeSearch } from '../core/fileSearch';
 import { volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
 import type { FileNode, VolumeNode, VolumesNode } from './volumeNodes';
 import type { VolumesTreeProvider } from './volumesTree';
+import { COMMAND, CONTEXT_KEY } from '../../common/core/contributionIds';
+import { WORKSPACE_STATE_KEY } from '../../common/core/storageKeys';
 
-const SORT_STATE_KEY = 'ksm.volumes.sort';
 /** Matches wanted per volume before a filter stops paging (more on "Search further…"). */
 const FILTER_BATCH = 100;
 
@@ -20,9 +21,9 @@ export function registerVolumeCommands(
   askAgentAbout: (files: Array<AgentFileRef & { volume: string }>) => Promise<void>,
 ): void {
   const { context } = services;
-  tree.sortOrder = context.workspaceState.get<FileSortOrder>(SORT_STATE_KEY, 'upload');
+  tree.sortOrder = context.workspaceState.get<FileSortOrder>(WORKSPACE_STATE_KEY.fileSortOrder, 'upload');
 
-  services.registerCommand('ksm.volumes.add', async () => {
+  services.registerCommand(COMMAND.volumesAdd, async () => {
     const config = vscode.workspace.getConfiguration('ksm');
     const current = config.get<string[]>('volumes.list', []);
     const name = await vscode.window.showInputBox({
@@ -34,7 +35,7 @@ export function registerVolumeCommands(
     if (name) await addVolumeToView(name.trim());
   });
 
-  services.registerCommand('ksm.volumes.remove', async (node?: VolumeNode) => {
+  services.registerCommand(COMMAND.volumesRemove, async (node?: VolumeNode) => {
     if (node?.kind !== 'volume' || node.personal) return;
     const config = vscode.workspace.getConfiguration('ksm');
     const inspected = config.inspect<string[]>('volumes.list');
@@ -48,13 +49,13 @@ export function registerVolumeCommands(
     }
   });
 
-  services.registerCommand('ksm.volumes.refresh', () => tree.resetAll());
-  services.registerCommand('ksm.volumes.refreshVolume', (node?: VolumesNode) => {
+  services.registerCommand(COMMAND.volumesRefresh, () => tree.resetAll());
+  services.registerCommand(COMMAND.volumesRefreshVolume, (node?: VolumesNode) => {
     if (node) void tree.listing(node.volume).reload();
   });
-  services.registerCommand('ksm.volumes.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', 'ksm.volumes'));
+  services.registerCommand(COMMAND.volumesOpenSettings, () => vscode.commands.executeCommand(COMMAND.openSettings, 'ksm.volumes'));
 
-  services.registerCommand('ksm.volumes.loadMore', async (node?: VolumesNode) => {
+  services.registerCommand(COMMAND.volumesLoadMore, async (node?: VolumesNode) => {
     if (node?.kind !== 'loadMore') return;
     if (!node.search) return tree.listing(node.volume).loadMore();
     const search = tree.search(node.volume);
@@ -63,7 +64,7 @@ export function registerVolumeCommands(
     tree.redrawVolume(node.volume);
   });
 
-  services.registerCommand('ksm.volumes.filter', async () => {
+  services.registerCommand(COMMAND.volumesFilter, async () => {
     const query = await vscode.window.showInputBox({
       title: 'Filter Files',
       prompt: 'Part of a file name (* and ? are wildcards). Large volumes are searched page by page.',
@@ -73,41 +74,41 @@ export function registerVolumeCommands(
     const volumes = await tree.currentVolumes();
     const client = services.getClient();
     const searches = new Map(volumes.map((v) => [v, new VolumeSearch(client, v, query.trim())]));
-    await vscode.commands.executeCommand('setContext', 'ksm.volumes.filtered', true);
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEY.volumesFiltered, true);
     tree.setSearches(searches);
     await runSearches([...searches.values()]);
     tree.refreshRoots();
   });
 
-  services.registerCommand('ksm.volumes.clearFilter', async () => {
-    await vscode.commands.executeCommand('setContext', 'ksm.volumes.filtered', false);
+  services.registerCommand(COMMAND.volumesClearFilter, async () => {
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEY.volumesFiltered, false);
     tree.setSearches(new Map());
   });
 
-  services.registerCommand('ksm.volumes.sort', async () => {
+  services.registerCommand(COMMAND.volumesSort, async () => {
     const picked = await vscode.window.showQuickPick(
       FILE_SORT_ORDERS.map((o) => ({ ...o, description: o.order === tree.sortOrder ? '(current)' : undefined })),
       { title: 'Sort Loaded Files By', placeHolder: 'The service lists in upload order; sorting applies to the files loaded so far' },
     );
     if (!picked) return;
     tree.sortOrder = picked.order;
-    await context.workspaceState.update(SORT_STATE_KEY, picked.order);
+    await context.workspaceState.update(WORKSPACE_STATE_KEY.fileSortOrder, picked.order);
     tree.refreshRoots();
   });
 
-  services.registerCommand('ksm.files.copyId', async (node?: VolumesNode) => {
+  services.registerCommand(COMMAND.filesCopyId, async (node?: VolumesNode) => {
     if (node?.kind !== 'file') return;
     await vscode.env.clipboard.writeText(node.file.uuid);
     vscode.window.setStatusBarMessage(`Copied the id of "${node.file.filename}"`, 3000);
   });
 
-  services.registerCommand('ksm.files.askAgent', async (node?: VolumesNode, selected?: VolumesNode[]) => {
+  services.registerCommand(COMMAND.filesAskAgent, async (node?: VolumesNode, selected?: VolumesNode[]) => {
     const files = selectedFiles(node, selected);
     if (files.length === 0) return;
     await askAgentAbout(files.map((f) => ({ file_id: f.file.uuid, filename: f.file.filename, size: f.file.filesize, volume: f.volume })));
   });
 
-  services.registerCommand('ksm.files.delete', async (node?: VolumesNode, selected?: VolumesNode[]) => {
+  services.registerCommand(COMMAND.filesDelete, async (node?: VolumesNode, selected?: VolumesNode[]) => {
     const files = selectedFiles(node, selected);
     if (files.length === 0) return;
     const names = files.map((f) => f.file.filename);

@@ -2,6 +2,7 @@
 // placeholder rows are uploaded to that volume.
 import * as vscode from 'vscode';
 import type { VolumeNode, VolumesNode } from './volumeNodes';
+import { COMMAND } from '../../common/core/contributionIds';
 
 /** Uploads local files to a volume; the questions left (processing, model) are asked there. */
 export type DropUpload = (volume: string, uris: vscode.Uri[]) => Thenable<unknown>;
@@ -9,7 +10,7 @@ export type DropUpload = (volume: string, uris: vscode.Uri[]) => Thenable<unknow
 /** Through the command, so a drop runs exactly the flow of the volume's upload button. */
 const uploadThroughCommand: DropUpload = (volume, uris) => {
   const target: VolumeNode = { kind: 'volume', volume, personal: false };
-  return vscode.commands.executeCommand('ksm.upload.toVolume', target, uris);
+  return vscode.commands.executeCommand(COMMAND.uploadToVolume, target, uris);
 };
 
 export class VolumeDropController implements vscode.TreeDragAndDropController<VolumesNode> {

@@ -4,6 +4,8 @@ import * as vscode from 'vscode';
 import { PERSONAL_VOLUME_LABEL, volumeCodicon, volumeLabel } from '../../common/core/volumeTargets';
 import type { FileInfo } from '../../api/types';
 import { fileDescription, fileTooltipMarkdown, statusIconId } from '../core/fileDisplay';
+import { COMMAND } from '../../common/core/contributionIds';
+import type { ErrorFix } from '../../common/core/errorFixes';
 
 export interface VolumeNode {
   kind: 'volume';
@@ -31,8 +33,8 @@ export interface MessageNode {
   role: 'empty' | 'missing' | 'error' | 'loading' | 'noMatches';
   label: string;
   detail?: string;
-  /** Auth errors offer "Set API Key" on click; others retry. */
-  auth?: boolean;
+  /** What a click does on an error the user can fix (errorFixes.ts); other errors retry. */
+  fix?: ErrorFix['action'];
 }
 
 export type VolumesNode = VolumeNode | FileNode | LoadMoreNode | MessageNode;
@@ -72,7 +74,7 @@ export function loadMoreItem(node: LoadMoreNode, remaining: string): vscode.Tree
   item.description = remaining;
   item.iconPath = new vscode.ThemeIcon(node.search ? 'search' : 'ellipsis');
   item.contextValue = 'ksm.loadMore';
-  item.command = { command: 'ksm.volumes.loadMore', title: item.label as string, arguments: [node] };
+  item.command = { command: COMMAND.volumesLoadMore, title: item.label as string, arguments: [node] };
   return item;
 }
 
@@ -84,9 +86,9 @@ export function messageItem(node: MessageNode): vscode.TreeItem {
   if (node.role === 'error') {
     item.contextValue = 'ksm.error';
     item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
-    item.command = node.auth
-      ? { command: 'ksm.setApiKey', title: 'Set API Key' }
-      : { command: 'ksm.volumes.refreshVolume', title: 'Retry', arguments: [node] };
+    item.command = node.fix
+      ? { command: node.fix.command, title: node.fix.title }
+      : { command: COMMAND.volumesRefreshVolume, title: 'Retry', arguments: [node] };
   } else {
     item.contextValue = 'ksm.message';
     item.iconPath = new vscode.ThemeIcon(node.role === 'loading' ? 'loading~spin' : 'info');

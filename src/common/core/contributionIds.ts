@@ -1,0 +1,47 @@
+// The ids package.json declares and the code uses: commands, views and context keys, one
+// name each. test/extension/contributionIds.test.ts proves package.json declares the same
+// command ids the extension registers and that every menu entry names one of them; `services.registerCommand` takes only these, so a typo is a
+// compile error rather than a command that silently does nothing. vscode-free, so a core
+// may name the command that fixes a problem (src/common/core/errorFixes.ts).
+export const COMMAND = {
+  setApiKey: 'ksm.setApiKey',
+  clearApiKey: 'ksm.clearApiKey',
+  useLocalEmulator: 'ksm.useLocalEmulator',
+  showLog: 'ksm.showLog',
+  openSettings: 'ksm.openSettings',
+  volumesAdd: 'ksm.volumes.add',
+  volumesRemove: 'ksm.volumes.remove',
+  volumesRefresh: 'ksm.volumes.refresh',
+  volumesRefreshVolume: 'ksm.volumes.refreshVolume',
+  volumesLoadMore: 'ksm.volumes.loadMore',
+  volumesFilter: 'ksm.volumes.filter',
+  volumesClearFilter: 'ksm.volumes.clearFilter',
+  volumesSort: 'ksm.volumes.sort',
+  volumesOpenSettings: 'ksm.volumes.openSettings',
+  upload: 'ksm.upload',
+  uploadToVolume: 'ksm.upload.toVolume',
+  filesDelete: 'ksm.files.delete',
+  filesCopyId: 'ksm.files.copyId',
+  filesAskAgent: 'ksm.files.askAgent',
+  chatNew: 'ksm.chat.new',
+  chatAskAboutSelection: 'ksm.chat.askAboutSelection',
+  chatAskAboutFile: 'ksm.chat.askAboutFile',
+  chatConversations: 'ksm.chat.conversations',
+  chatExport: 'ksm.chat.export',
+} as const;
+
+export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];
+
+/** Context keys the extension sets (`setContext`) for `when` clauses in package.json. */
+export const CONTEXT_KEY = {
+  hasApiKey: 'ksm.hasApiKey',
+  volumesFiltered: 'ksm.volumes.filtered',
+} as const;
+
+export type ContextKey = (typeof CONTEXT_KEY)[keyof typeof CONTEXT_KEY];
+
+/** The views of the KSM container in package.json. */
+export const VIEW_ID = {
+  volumes: 'ksm.volumes',
+  chat: 'ksm.chat',
+} as const;

@@ -1,0 +1,24 @@
+// Every key the extension keeps in VS Code's storage, in one place, so two features can never
+// pick the same key for different data and a renamed key is renamed everywhere. Values read
+// back are `unknown` to their readers (an older version may have written another shape);
+// each reader checks them (for example src/upload/core/uploadMemory.ts).
+
+/** SecretStorage: the API key lives only here (never settings, state, logs or the webview). */
+export const SECRET_KEY = {
+  apiKey: 'ksm.apiKey',
+} as const;
+
+/** `context.globalState`: remembered across workspaces. */
+export const GLOBAL_STATE_KEY = {
+  /** Most recently used upload targets first (uploadMemory.withRecentVolume). */
+  recentUploadVolumes: 'ksm.upload.recentVolumes',
+  /** The do_chunking last picked per volume (uploadMemory.withChunking). */
+  chunkingByVolume: 'ksm.upload.doChunkingByVolume',
+} as const;
+
+/** `context.workspaceState`: per workspace. */
+export const WORKSPACE_STATE_KEY = {
+  /** The Volumes view's file order (FileSortOrder). */
+  fileSortOrder: 'ksm.volumes.sort',
+} as const;
+

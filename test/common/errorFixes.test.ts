@@ -1,0 +1,47 @@
+// One error → fix table for every place that offers a fix (command errors, the chat's
+// notification, the Volumes tree's error row): a missing key is fixed by setting the key,
+// not by opening settings; a bad address or CA file opens our settings; other errors have
+// no one-click fix.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { AuthenticationError, ConfigurationError, NetworkError, NotFoundError, RateLimitedError } from '../../src/api/errors';
+import { checkBaseUrl } from '../../src/api/baseUrl';
+import { NO_API_KEY_MESSAGE } from '../../src/api/transport';
+import { COMMAND } from '../../src/common/core/contributionIds';
+import { errorFix } from '../../src/common/core/errorFixes';
+
+const thrown = (run: () => unknown): unknown => {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  assert.fail('expected a throw');
+};
+
+describe('common: error → fix', () => {
+  it('sets the API key for a refused or a missing key', () => {
+    assert.equal(errorFix(new AuthenticationError('401', { status: 401 }))?.action.command, COMMAND.setApiKey);
+    assert.equal(errorFix(new ConfigurationError(NO_API_KEY_MESSAGE))?.action.command, COMMAND.setApiKey);
+  });
+
+  it('opens our settings for any other set-up problem', () => {
+    for (const address of ['', 'not a url', 'ftp://x', 'https://user:pw@host']) {
+      assert.equal(errorFix(thrown(() => checkBaseUrl(address)))?.action.command, COMMAND.openSettings, address);
+    }
+    assert.equal(errorFix(new ConfigurationError('The CA bundle could not be read.'))?.action.command, COMMAND.openSettings);
+  });
+
+  it('offers no one-click fix where none exists', () => {
+    for (const error of [new NetworkError('down'), new NotFoundError('gone', { status: 404 }), new RateLimitedError('slow', { status: 429 }), new Error('bug'), 'text']) {
+      assert.equal(errorFix(error), undefined, String(error));
+    }
+  });
+
+  it('names only commands package.json declares', () => {
+    const declared = JSON.parse(readFileSync('package.json', 'utf8')).contributes.commands.map((c: { command: string }) => c.command);
+    for (const error of [new AuthenticationError('x'), new ConfigurationError(NO_API_KEY_MESSAGE), new ConfigurationError('x')]) {
+      assert.ok(declared.includes(errorFix(error)!.action.command));
+    }
+  });
+});
