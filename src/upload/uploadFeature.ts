@@ -13,7 +13,9 @@ import { expandSelection } from './core/folderExpansion';
 import { askAboutDuplicate, embeddingModel, pickChunking, pickVolume, rememberVolume } from './vscode/uploadPrompts';
 import { runUpload, type UploadSummary } from './core/uploadRun';
 import { showSummary } from './vscode/uploadSummary';
+import { formatBytes } from '../common/core/byteSize';
 import { COMMAND } from '../common/core/contributionIds';
+import { withAbortSignal } from '../common/vscode/cancellation';
 
 /** Answers given up front instead of asking (each one left out is asked as usual). */
 export interface UploadChoices {
@@ -64,27 +66,26 @@ export async function uploadToVolume(services: ExtensionServices, volumes: Volum
 
   const prepared = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Preparing upload to ${volume}…`, cancellable: true },
-    async (_progress, token) => {
-      const controller = abortOn(token);
+    (_progress, token) => withAbortSignal(token, async (signal) => {
       const expansion = await expandSelection(
         local.map((u) => u.fsPath),
         {
           excludeGlobs: [...filesExcludeGlobs(), ...settings.uploadExclude()],
           maxFileSizeBytes: settings.maxFileSizeBytes(),
           workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
-          signal: controller.signal,
+          signal,
         },
       );
       const existing: FileInfo[] = [];
       if (expansion.files.length) {
         try {
-          for await (const file of client.listAllFiles(volume, { signal: controller.signal, pageSize: 1000 })) existing.push(file);
+          for await (const file of client.listAllFiles(volume, { signal, pageSize: 1000 })) existing.push(file);
         } catch (error) {
           if (!(error instanceof NotFoundError)) throw error; // D6: a new volume has no names yet
         }
       }
       return { expansion, existing };
-    },
+    }),
   );
   const plan = await planUploads(prepared.expansion.files, prepared.existing, decide);
   plan.skipped.unshift(...prepared.expansion.skipped);
@@ -93,8 +94,7 @@ export async function uploadToVolume(services: ExtensionServices, volumes: Volum
   const totalBytes = plan.uploads.reduce((sum, u) => sum + u.size, 0);
   const summary = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Uploading to ${volume}`, cancellable: true },
-    async (progress, token) => {
-      const controller = abortOn(token);
+    (progress, token) => withAbortSignal(token, async (signal) => {
       let reportedFraction = 0;
       return runUpload({
         service: client,
@@ -102,17 +102,17 @@ export async function uploadToVolume(services: ExtensionServices, volumes: Volum
         embedding,
         doChunking,
         plan,
-        signal: controller.signal,
+        signal,
         onProgress: (p) => {
           const fraction = totalBytes > 0 ? p.bytesSent / totalBytes : p.filesDone / Math.max(1, p.filesTotal);
           progress.report({
-            message: `${p.filesDone} / ${p.filesTotal} files · ${formatMb(p.bytesSent)} of ${formatMb(totalBytes)}`,
+            message: `${p.filesDone} / ${p.filesTotal} files · ${formatBytes(p.bytesSent)} of ${formatBytes(totalBytes)}`,
             increment: Math.max(0, (fraction - reportedFraction) * 100),
           });
           reportedFraction = Math.max(reportedFraction, fraction);
         },
       });
-    },
+    }),
   );
 
   const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));
@@ -147,15 +147,4 @@ async function pickFiles(): Promise<vscode.Uri[] | undefined> {
 function filesExcludeGlobs(): string[] {
   const excludes = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
   return Object.entries(excludes).filter(([, on]) => on === true).map(([glob]) => glob);
-}
-
-function abortOn(token: vscode.CancellationToken): AbortController {
-  const controller = new AbortController();
-  if (token.isCancellationRequested) controller.abort();
-  token.onCancellationRequested(() => controller.abort());
-  return controller;
-}
-
-function formatMb(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import type { FileInfo } from '../../src/api/types';
 import { describeFileList } from '../../src/volumes/core/fileDeletion';
-import { fileDescription, fileTooltipMarkdown, formatSize, parseServiceDate, sortFiles, statusIconId } from '../../src/volumes/core/fileDisplay';
+import { fileDescription, fileTooltipMarkdown, parseServiceDate, sortFiles, statusIconId } from '../../src/volumes/core/fileDisplay';
 import { nameMatcher } from '../../src/volumes/core/fileSearch';
 import { volumeNameProblem } from '../../src/common/core/volumeTargets';
 
@@ -16,11 +16,9 @@ describe('volumes: display rules', () => {
     assert.equal(statusIconId('something-new'), 'question');
   });
 
-  it('formats sizes in decimal units', () => {
-    assert.equal(formatSize(0), '0 B');
-    assert.equal(formatSize(999), '999 B');
-    assert.equal(formatSize(1_234_567), '1.2 MB');
-    assert.equal(fileDescription(file({ status: 'embedding', filesize: 1_200_000 })), 'embedding · 1.2 MB');
+  it('describes a file with its status and its size in the one byte format (1024-based, like VS Code)', () => {
+    assert.equal(fileDescription(file({ status: 'embedding', filesize: 1_258_291 })), 'embedding · 1.2 MB');
+    assert.equal(fileDescription(file({ status: 'done', filesize: 1_000_000 })), 'done · 977 KB');
   });
 
   it('parses the 14-digit UTC date and refuses other shapes', () => {

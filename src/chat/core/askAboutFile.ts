@@ -3,6 +3,7 @@
 // message) with a pointer to the agent, which reads uploaded files itself.
 import { codePrefill, LARGE_FILE_CHARS } from './markdownExport';
 import { MAX_TEXT_CHARS } from './messageValidation';
+import { formatBytes } from '../../common/core/byteSize';
 
 /** Room left under the message limit for the question the user types after the pasted code. */
 export const PREFILL_HEADROOM_CHARS = 2_000;
@@ -28,8 +29,7 @@ export function planAskAboutFile(fileName: string, languageId: string, content: 
     };
   }
   if (content.length > LARGE_FILE_CHARS) {
-    const size = `${Math.round(content.length / 1024)} KB`;
-    const message = `${fileName} is ${size}. Large files may exceed the model's context and cost many tokens.`;
+    const message = `${fileName} is ${formatBytes(content.length)}. Large files may exceed the model's context and cost many tokens.`;
     return { kind: 'confirm', prefill, message, confirmLabel: ASK_ANYWAY };
   }
   return { kind: 'prefill', prefill };

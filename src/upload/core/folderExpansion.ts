@@ -8,6 +8,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { unreadableReason } from './readableFiles';
+import { formatBytes } from '../../common/core/byteSize';
 
 export interface ExpansionOptions {
   /** Globs relative to the workspace folder (or to the selected folder's parent outside one). */
@@ -56,7 +57,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const displayPath = toPosix(relative(anchor, path)) || basename(path);
     if (!explicit && isExcluded(displayPath)) return skipped.push({ path, reason: 'matches an exclude pattern' });
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
-      return skipped.push({ path, reason: `larger than the ${formatMb(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)` });
+      return skipped.push({ path, reason: `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)` });
     }
     const unreadable = await unreadableReason(path);
     if (unreadable) return skipped.push({ path, reason: unreadable });
@@ -126,8 +127,4 @@ async function ancestorGitignores(root: string, folder: string): Promise<IgnoreS
 
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
-}
-
-function formatMb(bytes: number): string {
-  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 }

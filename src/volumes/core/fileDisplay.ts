@@ -1,6 +1,7 @@
 // How a FileInfo is described to people: status icon, size, date. No `vscode` import, so
 // the formatting is unit-tested under plain mocha.
 import { FINAL_FILE_STATUSES, type FileInfo } from '../../api/types';
+import { formatBytes } from '../../common/core/byteSize';
 
 /** Codicon id for a file's processing state (D9). */
 export function statusIconId(status: string): string {
@@ -15,20 +16,6 @@ export function isFinalStatus(status: string): boolean {
   return FINAL_FILE_STATUSES.has(status);
 }
 
-const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
-
-/** "1.2 MB": decimal units with one fraction digit above bytes, like the Explorer. */
-export function formatSize(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '? B';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < SIZE_UNITS.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${SIZE_UNITS[unit]}`;
-}
-
 /** Parses the 14-digit UTC `yyyyMMddHHmmss` (D8); undefined when it is not that shape. */
 export function parseServiceDate(value: string): Date | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(value.trim());
@@ -40,7 +27,7 @@ export function parseServiceDate(value: string): Date | undefined {
 
 /** "embedding · 1.2 MB" */
 export function fileDescription(file: FileInfo): string {
-  return file.isdir ? 'folder' : `${file.status} · ${formatSize(file.filesize)}`;
+  return file.isdir ? 'folder' : `${file.status} · ${formatBytes(file.filesize)}`;
 }
 
 /** Markdown lines of the tooltip; the adapter wraps them in a MarkdownString. */

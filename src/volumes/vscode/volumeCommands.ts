@@ -11,6 +11,7 @@ import type { FileNode, VolumeNode, VolumesNode } from './volumeNodes';
 import type { VolumesTreeProvider } from './volumesTree';
 import { COMMAND, CONTEXT_KEY } from '../../common/core/contributionIds';
 import { WORKSPACE_STATE_KEY } from '../../common/core/storageKeys';
+import { withAbortSignal } from '../../common/vscode/cancellation';
 
 /** Matches wanted per volume before a filter stops paging (more on "Search further…"). */
 const FILTER_BATCH = 100;
@@ -142,23 +143,18 @@ export function registerVolumeCommands(
   async function runSearches(searches: VolumeSearch[]): Promise<void> {
     await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Filtering files by "${searches[0]?.query ?? ''}"`, cancellable: true },
-      async (progress, token) => {
-        const controller = new AbortController();
-        const subscription = token.onCancellationRequested(() => controller.abort());
-        try {
+      (progress, token) =>
+        withAbortSignal(token, async (signal) => {
           for (const search of searches) {
             try {
-              await search.findMore(FILTER_BATCH, controller.signal, (p) => progress.report({ message: `${search.volume}: ${p.scanned} files read, ${p.matches} matches` }));
+              await search.findMore(FILTER_BATCH, signal, (p) => progress.report({ message: `${search.volume}: ${p.scanned} files read, ${p.matches} matches` }));
             } catch (error) {
-              if (controller.signal.aborted) return;
+              if (signal.aborted) return;
               services.log.warn(`[volumes] filter in ${search.volume} failed: ${(error as Error).message}`);
             }
             tree.redrawVolume(search.volume);
           }
-        } finally {
-          subscription.dispose();
-        }
-      },
+        }),
     );
   }
 }

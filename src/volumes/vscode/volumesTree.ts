@@ -6,7 +6,8 @@ import { AuthenticationError, isKsmError } from '../../api/errors';
 import { errorFix } from '../../common/core/errorFixes';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
-import { formatSize, sortFiles, type FileSortOrder } from '../core/fileDisplay';
+import { sortFiles, type FileSortOrder } from '../core/fileDisplay';
+import { formatBytes } from '../../common/core/byteSize';
 import type { VolumeSearch } from '../core/fileSearch';
 import { StatusPoller } from '../core/statusPoller';
 import { VolumeListing } from '../core/volumeListing';
@@ -242,7 +243,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     const bytes = listing.visibleFiles.reduce((sum, f) => sum + f.filesize, 0);
     const pending = listing.pendingFiles.length;
     const count = `${listing.total} file${listing.total === 1 ? '' : 's'}`;
-    return [count, listing.hasMore ? undefined : formatSize(bytes), pending ? `${pending} processing` : undefined].filter(Boolean).join(' · ');
+    return [count, listing.hasMore ? undefined : formatBytes(bytes), pending ? `${pending} processing` : undefined].filter(Boolean).join(' · ');
   }
 }
 
