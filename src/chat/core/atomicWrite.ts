@@ -1,25 +1,33 @@
-// Crash-safe writes for conversation files: a reload after a crash sees the old file or the
-// new one, never a torn one. Hand-written (a dozen lines) rather than adding a dependency:
-// temp file in the same folder, fsync, rename over the target.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+// Crash-safe writes for conversation files: a reload after a crash or a power cut sees the
+// old file or the new one, never a torn or empty one. write-file-atomic does the well-known
+// part (temp file beside the target, fsync, rename, the temp file removed when anything
+// fails or the process exits, concurrent writes to one path queued); it does not fsync the
+// folder, so the rename itself could be lost on power failure and the old file come back.
+// That one step is added here.
+import { mkdir, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import writeFileAtomicLibrary from 'write-file-atomic';
 
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
-  const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w');
+  await writeFileAtomicLibrary(path, data, { encoding: 'utf8', fsync: true });
+  await fsyncFolder(dir);
+}
+
+/**
+ * Makes the rename durable. Best effort: Windows cannot open a folder for fsync (EISDIR,
+ * EPERM) and needs none (NTFS journals the rename), and a failure here cannot undo a write
+ * that already happened.
+ */
+async function fsyncFolder(dir: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
-    await handle.writeFile(data, 'utf8');
+    handle = await open(dir, 'r');
     await handle.sync();
+  } catch {
+    // See above: the file is written either way.
   } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
+    await handle?.close().catch(() => undefined);
   }
 }
