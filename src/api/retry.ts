@@ -1,5 +1,6 @@
 // Backoff for the calls D3 allows to retry (listing only): exponential with full jitter,
 // honouring Retry-After, at most `retries` extra attempts.
+import { setTimeout } from 'node:timers/promises';
 import { CancelledError, KsmError, NetworkError, RateLimitedError, ServerError } from './errors';
 
 export interface RetryPolicy {
@@ -28,17 +29,12 @@ export function retryDelay(error: unknown, attempt: number, policy: RetryPolicy,
 }
 
 /** Waits `ms`, or rejects with CancelledError as soon as `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new CancelledError('Cancelled while waiting to retry.'));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CancelledError('Cancelled while waiting to retry.'));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await setTimeout(ms, undefined, { signal });
+  } catch (error) {
+    // node:timers/promises rejects with an AbortError; callers tell a user's cancel by CancelledError.
+    if (signal?.aborted) throw new CancelledError('Cancelled while waiting to retry.', { cause: error });
+    throw error;
+  }
 }
