@@ -68,5 +68,17 @@ describe('volumes: display rules', () => {
     assert.ok(!nameMatcher('*.pdf')('a.pdf.txt'));
     assert.ok(nameMatcher('f?1')('f01'));
     assert.ok(nameMatcher('a+b(1)')('a+b(1).txt'), 'regex characters are literal');
+    assert.ok(nameMatcher('*(1).PDF')('Report (1).pdf'), 'glob groups are literal too');
+    assert.ok(!nameMatcher('*(1).pdf')('Report 1.pdf'));
+    assert.ok(nameMatcher('[draft]*')('[draft] notes.md'), 'brackets are literal');
+    assert.ok(!nameMatcher('[draft]*')('d notes.md'));
+    assert.ok(nameMatcher('{a,b}*')('{a,b}.txt'), 'braces are literal');
+    assert.ok(nameMatcher('!old*')('!old.txt'), 'a leading ! is literal, not a negation');
+    assert.ok(nameMatcher('*.pdf')('reports/q3.pdf'), 'a pattern without / matches the last part of a name with folders');
+    assert.ok(nameMatcher('reports/*.pdf')('reports/q3.pdf'));
+    assert.ok(!nameMatcher('reports/*.pdf')('reports/2026/q3.pdf'), '* stays within one folder level');
+    assert.ok(nameMatcher('reports/**/*.pdf')('reports/2026/q3.pdf'));
+    assert.ok(nameMatcher('.env*')('.env.local'), 'dot files match');
+    assert.ok(nameMatcher('a\\b*')('a\\bc'), 'a backslash is literal');
   });
 });

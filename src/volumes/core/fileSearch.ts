@@ -1,6 +1,7 @@
 // Finding files by name in a volume too large to load: pages lazily through the volume
 // (`listAllFiles`) until enough matches are found, and can continue where it stopped.
 // No `vscode` import.
+import picomatch from 'picomatch';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 
@@ -9,13 +10,31 @@ export interface SearchProgress {
   matches: number;
 }
 
-/** Case-insensitive substring match on the file name; with `*` or `?` the pattern must match the whole name. */
+/**
+ * Glob characters other than `*` and `?` taken literally: a name like `report (1).pdf` or
+ * `[draft] notes.md` is typed as it is, not read as a group or a character class.
+ */
+const LITERAL_GLOB_CHARACTERS = /[\\()[\]{}!+@|]/g;
+
+/**
+ * Case-insensitive substring match on the file name; with `*` or `?` the pattern must match
+ * the whole name, through picomatch (the upload's exclude globs use it too): `*` stays within
+ * one folder level, `**` crosses them, and a pattern without `/` matches the last part of a
+ * name that has folders, so `*.pdf` finds `reports/q3.pdf`.
+ */
 export function nameMatcher(query: string): (filename: string) => boolean {
   const trimmed = query.trim().toLowerCase();
   if (!/[*?]/.test(trimmed)) return (name) => name.toLowerCase().includes(trimmed);
-  const pattern = trimmed.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  const regex = new RegExp(`^${pattern}$`);
-  return (name) => regex.test(name.toLowerCase());
+  const glob = picomatch(trimmed.replace(LITERAL_GLOB_CHARACTERS, '\\$&'), {
+    nocase: true,
+    dot: true,
+    nobrace: true,
+    nobracket: true,
+    noextglob: true,
+    nonegate: true,
+  });
+  if (trimmed.includes('/')) return glob;
+  return (name) => glob(name.slice(name.lastIndexOf('/') + 1));
 }
 
 export class VolumeSearch {
