@@ -2,8 +2,7 @@
 // (over 50 KB), refuse one that cannot fit in a single message; and what it pastes is the
 // file name and a fence tagged with the editor's language.
 import { strict as assert } from 'node:assert';
-import { ASK_ANYWAY, MAX_PREFILL_CHARS, planAskAboutFile } from '../../src/chat/core/askAboutFile';
-import { LARGE_FILE_CHARS } from '../../src/chat/core/markdownExport';
+import { ASK_ANYWAY, LARGE_FILE_CHARS, MAX_PREFILL_CHARS, planAskAboutFile } from '../../src/chat/core/askAboutFile';
 import { MAX_TEXT_CHARS } from '../../src/chat/core/messageValidation';
 
 const linesOf = (chars: number): string => 'x'.repeat(79).concat('\n').repeat(Math.ceil(chars / 80)).slice(0, chars);

@@ -10,9 +10,8 @@ import { KsmClient } from '../../src/api/client';
 import { ChatSession } from '../../src/chat/core/chatSession';
 import { planCitationReveal } from '../../src/chat/core/citationReveal';
 import { createConversation, newTurnId } from '../../src/chat/core/conversationModel';
-import { conversationPickEntry } from '../../src/chat/core/conversationPicker';
 import { ConversationStore } from '../../src/chat/core/conversationStore';
-import { conversationToMarkdown } from '../../src/chat/core/markdownExport';
+import { conversationPickEntry, conversationToMarkdown } from '../../src/chat/core/conversationText';
 import type { HostToWebview, ModelOptions } from '../../src/chat/protocol';
 
 const options: ModelOptions = { models: ['emu-chat'], reasoningModels: [], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat' };

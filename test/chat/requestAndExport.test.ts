@@ -2,7 +2,8 @@
 // the Markdown export.
 import { strict as assert } from 'node:assert';
 import { createConversation, newTurnId, titleFromQuestion } from '../../src/chat/core/conversationModel';
-import { codePrefill, conversationToMarkdown } from '../../src/chat/core/markdownExport';
+import { codePrefill } from '../../src/chat/core/askAboutFile';
+import { conversationToMarkdown } from '../../src/chat/core/conversationText';
 import type { ModelOptions, TurnView } from '../../src/chat/protocol';
 import { buildAgentRequest, buildChatRequest } from '../../src/chat/core/requestBuilder';
 

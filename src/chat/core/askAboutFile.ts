@@ -1,7 +1,7 @@
-// What "Ask About File" does with a file of a given size, without `vscode`: paste it into
-// the composer, ask first (a large file costs many tokens), or refuse (it cannot fit in one
-// message) with a pointer to the agent, which reads uploaded files itself.
-import { codePrefill, LARGE_FILE_CHARS } from './markdownExport';
+// What "Ask About Selection/File" put in the composer, without `vscode`: the code as a
+// fenced block under its file name; for a whole file, paste it, ask first (a large file
+// costs many tokens), or refuse (it cannot fit in one message) with a pointer to the agent,
+// which reads uploaded files itself.
 import { MAX_TEXT_CHARS } from './messageValidation';
 import { formatBytes } from '../../common/core/byteSize';
 
@@ -12,6 +12,25 @@ export const PREFILL_HEADROOM_CHARS = 2_000;
 export const MAX_PREFILL_CHARS = MAX_TEXT_CHARS - PREFILL_HEADROOM_CHARS;
 
 export const ASK_ANYWAY = 'Ask Anyway';
+
+/**
+ * Above this, "Ask About File" asks before pasting the whole file (many tokens). Files too
+ * big for one message (MAX_TEXT_CHARS) are refused with a pointer to upload + agent instead.
+ */
+export const LARGE_FILE_CHARS = 50 * 1024;
+
+/**
+ * The composer text for a piece of code: the file name, then a fenced block tagged with the
+ * language. The fence is longer than any backtick run inside the code, so code that itself
+ * contains ``` stays one block.
+ */
+export function codePrefill(fileName: string, languageId: string, code: string, lineRange?: { start: number; end: number }): string {
+  const longestRun = Math.max(2, ...(code.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longestRun + 1);
+  const where = lineRange ? ` (lines ${lineRange.start}-${lineRange.end})` : '';
+  const body = code.endsWith('\n') ? code : `${code}\n`;
+  return `\`${fileName}\`${where}:\n\n${fence}${languageId}\n${body}${fence}\n\n`;
+}
 
 export type AskAboutFilePlan =
   | { kind: 'prefill'; prefill: string }

@@ -1,5 +1,7 @@
-// The questions an upload asks: target volume (recent first), do_chunking (remembered per
-// volume), embedding model (offered to save), and what to do with duplicate names.
+// The dialogs of an upload: the questions it asks (target volume, recent first; do_chunking,
+// remembered per volume; embedding model, offered to save; what to do with duplicate names)
+// and the summary it ends with ("12 uploaded, 2 failed" with "Show Details", a per-file
+// listing in an output channel, and "Retry Failed").
 import * as vscode from 'vscode';
 import type { DoChunking } from '../../api/types';
 import type { ExtensionServices } from '../../common/vscode/services';
@@ -9,6 +11,7 @@ import { volumeCodicon, volumeLabel, volumeNameProblem } from '../../common/core
 import type { DuplicateDecider } from '../core/duplicatePlanning';
 import { chunkingOrder, rememberedChunking, volumeChoices, withChunking, withRecentVolume } from '../core/uploadMemory';
 import { GLOBAL_STATE_KEY } from '../../common/core/storageKeys';
+import type { UploadSummary } from '../core/uploadRun';
 
 
 export async function pickVolume(services: ExtensionServices, volumes: VolumesFeature): Promise<string | undefined> {
@@ -99,3 +102,36 @@ export const askAboutDuplicate: DuplicateDecider = async ({ filename, existing, 
       return undefined;
   }
 };
+
+let detailsChannel: vscode.OutputChannel | undefined;
+
+function summaryLine(summary: UploadSummary): string {
+  const parts = [`${summary.uploaded} uploaded`];
+  if (summary.failed) parts.push(`${summary.failed} failed`);
+  if (summary.skipped) parts.push(`${summary.skipped} skipped`);
+  if (summary.cancelled) parts.push(`${summary.cancelled} not sent (cancelled)`);
+  return `${parts.join(', ')} — ${summary.volume}`;
+}
+
+export async function showSummary(services: ExtensionServices, summary: UploadSummary, retry: (paths: string[]) => unknown): Promise<void> {
+  const failedPaths = summary.results.filter((r) => r.outcome === 'failed' || r.outcome === 'cancelled').map((r) => r.path);
+  const actions = ['Show Details', ...(failedPaths.length ? ['Retry Failed'] : [])];
+  const line = summaryLine(summary);
+  const show = summary.failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const choice = await show(line, ...actions);
+  if (choice === 'Show Details') {
+    if (!detailsChannel) {
+      detailsChannel = vscode.window.createOutputChannel('KSM Upload Details');
+      services.context.subscriptions.push(detailsChannel);
+    }
+    detailsChannel.clear();
+    detailsChannel.appendLine(line);
+    for (const r of summary.results) {
+      const why = r.outcome === 'uploaded' ? `as ${r.info.uuid}${r.replaced ? `, replaced ${r.replaced} older copy` : ''}${r.replaceError ? ` (${r.replaceError})` : ''}` : r.reason;
+      detailsChannel.appendLine(`${r.outcome.padEnd(9)} ${r.filename}  ${why}  [${r.path}]`);
+    }
+    detailsChannel.show(true);
+  } else if (choice === 'Retry Failed') {
+    await retry(failedPaths);
+  }
+}

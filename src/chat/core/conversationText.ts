@@ -1,5 +1,7 @@
-// Conversation → Markdown (KSM: Export Conversation as Markdown), and the composer prefill
-// for "Ask About Selection/File". Pure text functions, no `vscode`.
+// How a conversation reads outside the chat panel: as Markdown (KSM: Export Conversation as
+// Markdown) and as an entry of the conversations quick pick (KSM: Show Conversations…).
+// Pure text functions, no `vscode`, so both are tested under plain mocha.
+import { searchableText } from './conversationModel';
 import type { ConversationView, TurnView } from '../protocol';
 
 export function conversationToMarkdown(conversation: ConversationView): string {
@@ -48,20 +50,25 @@ function quote(text: string): string {
 }
 
 /**
- * Above this, "Ask About File" asks before pasting the whole file (many tokens). Files too
- * big for one message (MAX_TEXT_CHARS) are refused with a pointer to upload + agent instead.
+ * The quick pick entry of a conversation: its title, its mode and date, and all its message
+ * text as the detail, which the quick pick searches (`matchOnDetail`) so a question can be
+ * found by any word in it.
  */
-export const LARGE_FILE_CHARS = 50 * 1024;
+export interface ConversationPickEntry {
+  id: string;
+  label: string;
+  description: string;
+  detail: string;
+}
 
-/**
- * The composer text for a piece of code: the file name, then a fenced block tagged with the
- * language. The fence is longer than any backtick run inside the code, so code that itself
- * contains ``` stays one block.
- */
-export function codePrefill(fileName: string, languageId: string, code: string, lineRange?: { start: number; end: number }): string {
-  const longestRun = Math.max(2, ...(code.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longestRun + 1);
-  const where = lineRange ? ` (lines ${lineRange.start}-${lineRange.end})` : '';
-  const body = code.endsWith('\n') ? code : `${code}\n`;
-  return `\`${fileName}\`${where}:\n\n${fence}${languageId}\n${body}${fence}\n\n`;
+export function conversationPickEntry(
+  conversation: ConversationView,
+  formatDate: (epochMs: number) => string = (ms) => new Date(ms).toLocaleString(),
+): ConversationPickEntry {
+  return {
+    id: conversation.id,
+    label: conversation.title,
+    description: `${conversation.mode === 'agent' ? 'Agent' : 'Chat'} · ${formatDate(conversation.updatedAt)}`,
+    detail: searchableText(conversation),
+  };
 }
