@@ -1,7 +1,7 @@
 // The chat parameter limits of the service reference (service-api.md, contract D12), written
 // once. Three places check them and must agree: the webview's Parameters form
 // (src/webview/parameterRules.ts), the host's check of webview messages
-// (src/chat/core/messageValidation.ts) and the client's check of every request
+// (src/chat/panel/messageValidation.ts) and the client's check of every request
 // (src/api/validate.ts); test/api/chatParameterLimits.test.ts runs one table through all three.
 //
 // It lives in src/api because the client owns the request rules and must not depend on the

@@ -7,10 +7,11 @@ import { offerFix } from '../common/vscode/commands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { settings } from '../common/vscode/settings';
 import { registerChatCommands } from './vscode/chatCommands';
-import { ChatSession } from './core/chatSession';
+import { ChatSession } from './panel/chatSession';
 import { CHAT_VIEW_ID, ChatViewProvider } from './vscode/chatViewProvider';
 import { ConversationStore, type StoreProblem } from './core/conversationStore';
-import type { HostToWebview, ModelOptions } from './protocol';
+import type { ModelOptions } from './core/conversationModel';
+import type { HostToWebview } from './protocol';
 
 export interface ChatFeatureDeps {
   revealFile(volume: string, fileId: string): Promise<void>;

@@ -118,3 +118,9 @@ export type WebviewToHost =
   | { type: 'revealCitation'; volume: string; fileId: string };
 
 export type WebviewMessageType = WebviewToHost['type'];
+
+/**
+ * One handler per message type of a union: `satisfies HandlerMap<WebviewToHost>` makes a
+ * message type added here without a handler on that side fail to compile.
+ */
+export type HandlerMap<M extends { type: string }, R = void> = { [K in M['type']]: (message: Extract<M, { type: K }>) => R };

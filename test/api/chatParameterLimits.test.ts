@@ -9,7 +9,7 @@ import { InvalidRequestError } from '../../src/api/errors';
 import { EFFORT_AND_BUDGET_PROBLEM, temperatureProblem, TOKEN_COUNT, tokenCountProblem, topPProblem } from '../../src/api/chatParameterLimits';
 import type { ChatCompletionRequest } from '../../src/api/types';
 import { validateChatRequest } from '../../src/api/validate';
-import { parseWebviewMessage } from '../../src/chat/core/messageValidation';
+import { parseWebviewMessage } from '../../src/chat/panel/messageValidation';
 import type { ChatParameters } from '../../src/chat/protocol';
 import { parametersToForm, parseParameters as parseForm } from '../../src/webview/parameterRules';
 

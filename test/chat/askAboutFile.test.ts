@@ -3,7 +3,7 @@
 // file name and a fence tagged with the editor's language.
 import { strict as assert } from 'node:assert';
 import { ASK_ANYWAY, LARGE_FILE_CHARS, MAX_PREFILL_CHARS, planAskAboutFile } from '../../src/chat/core/askAboutFile';
-import { MAX_TEXT_CHARS } from '../../src/chat/core/messageValidation';
+import { MAX_TEXT_CHARS } from '../../src/chat/core/conversationModel';
 
 const linesOf = (chars: number): string => 'x'.repeat(79).concat('\n').repeat(Math.ceil(chars / 80)).slice(0, chars);
 

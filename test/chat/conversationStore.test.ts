@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConversation, newTurnId, type StoredConversation } from '../../src/chat/core/conversationModel';
 import { ConversationStore, type StoreProblem } from '../../src/chat/core/conversationStore';
-import type { ModelOptions } from '../../src/chat/protocol';
+import type { ModelOptions } from '../../src/chat/core/conversationModel';
 
 const options: ModelOptions = { models: ['emu-chat'], reasoningModels: [], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat' };
 

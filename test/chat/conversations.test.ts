@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
 import { KsmClient } from '../../src/api/client';
-import { ChatSession } from '../../src/chat/core/chatSession';
+import { ChatSession } from '../../src/chat/panel/chatSession';
 import { planCitationReveal } from '../../src/chat/core/citationReveal';
 import { createConversation, newTurnId } from '../../src/chat/core/conversationModel';
 import { ConversationStore } from '../../src/chat/core/conversationStore';

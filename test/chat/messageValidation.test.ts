@@ -1,7 +1,8 @@
 // The webview is untrusted: every message shape, size and range is checked before a handler
 // runs, and only http(s) links may leave it.
 import { strict as assert } from 'node:assert';
-import { MAX_CODE_CHARS, MAX_TEXT_CHARS, parseWebviewMessage, safeExternalUrl } from '../../src/chat/core/messageValidation';
+import { MAX_TEXT_CHARS } from '../../src/chat/core/conversationModel';
+import { MAX_CODE_CHARS, parseWebviewMessage, safeExternalUrl } from '../../src/chat/panel/messageValidation';
 import { newConversationId, newTurnId } from '../../src/chat/core/conversationModel';
 
 describe('chat: webview message validation', () => {

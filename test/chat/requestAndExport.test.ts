@@ -4,12 +4,12 @@ import { strict as assert } from 'node:assert';
 import { createConversation, newTurnId, titleFromQuestion } from '../../src/chat/core/conversationModel';
 import { codePrefill } from '../../src/chat/core/askAboutFile';
 import { conversationToMarkdown } from '../../src/chat/core/conversationText';
-import type { ModelOptions, TurnView } from '../../src/chat/protocol';
+import type { ModelOptions, Turn } from '../../src/chat/core/conversationModel';
 import { buildAgentRequest, buildChatRequest } from '../../src/chat/core/requestBuilder';
 
 const options: ModelOptions = { models: ['emu-chat', 'emu-reasoner'], reasoningModels: ['emu-reasoner'], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-reasoner' };
-const user = (content: string, extra: Partial<TurnView> = {}): TurnView => ({ id: newTurnId(), role: 'user', content, createdAt: 1, ...extra });
-const assistant = (content: string, extra: Partial<TurnView> = {}): TurnView => ({ id: newTurnId(), role: 'assistant', content, state: 'done', createdAt: 1, ...extra });
+const user = (content: string, extra: Partial<Turn> = {}): Turn => ({ id: newTurnId(), role: 'user', content, createdAt: 1, ...extra });
+const assistant = (content: string, extra: Partial<Turn> = {}): Turn => ({ id: newTurnId(), role: 'assistant', content, state: 'done', createdAt: 1, ...extra });
 
 describe('chat: requests, titles, prefill and export', () => {
   it('sends the system prompt, the whole history and the parameters in chat mode', () => {

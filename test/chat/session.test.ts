@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
 import { KsmClient } from '../../src/api/client';
 import { AuthenticationError } from '../../src/api/errors';
-import { ChatSession, CONTINUE_PROMPT, type ChatSessionHost } from '../../src/chat/core/chatSession';
+import { ChatSession, CONTINUE_PROMPT, type ChatSessionHost } from '../../src/chat/panel/chatSession';
 import { ConversationStore } from '../../src/chat/core/conversationStore';
 import type { HostToWebview, ModelOptions } from '../../src/chat/protocol';
 

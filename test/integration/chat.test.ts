@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { KsmClient } from '../../src/api/client';
 import { askAboutFilePlan, openMarkdownExport, selectionPrefill } from '../../src/chat/vscode/chatCommands';
-import { ChatSession } from '../../src/chat/core/chatSession';
+import { ChatSession } from '../../src/chat/panel/chatSession';
 import { renderChatHtml } from '../../src/chat/vscode/chatViewProvider';
 import { ConversationStore } from '../../src/chat/core/conversationStore';
 import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from '../../src/chat/vscode/webviewActions';

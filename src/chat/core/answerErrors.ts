@@ -3,17 +3,19 @@
 // A key or settings problem shows the error's own text (src/api says there what to set);
 // the one-click fix is offered once, by src/common/core/errorFixes.ts, not worded again here.
 import { isCancellation, isKsmError, redactSecrets } from '../../api/errors';
-import type { AnswerState } from '../protocol';
+import type { AnswerState } from './conversationModel';
 
 export interface AnswerFailure {
   state: Extract<AnswerState, 'stopped' | 'error' | 'cut-off'>;
   message?: string;
+  /** Asking again unchanged may succeed (a cut-off, a busy or failing server). */
+  retryable: boolean;
 }
 
 export function describeAnswerFailure(error: unknown): AnswerFailure {
-  if (isCancellation(error)) return { state: 'stopped' };
+  if (isCancellation(error)) return { state: 'stopped', retryable: true };
   const detail = firstLine(error);
-  if (!isKsmError(error)) return { state: 'error', message: detail };
+  if (!isKsmError(error)) return { state: 'error', message: detail, retryable: true };
   switch (error.kind) {
     case 'cut-off':
       return {
@@ -21,19 +23,21 @@ export function describeAnswerFailure(error: unknown): AnswerFailure {
         message: (error as { receivedAny?: boolean }).receivedAny
           ? 'The answer was cut off: the connection closed before the service finished. Retry to ask again.'
           : 'No answer arrived: the connection closed before the service sent anything. Retry to ask again.',
+        retryable: true,
       };
     case 'stream-error':
-      return { state: 'error', message: detail };
+      return { state: 'error', message: detail, retryable: true };
     case 'not-found':
       if (error.param === 'thread_id') {
-        return { state: 'error', message: 'The service no longer knows this agent thread. Start a new chat to continue.' };
+        return { state: 'error', message: 'The service no longer knows this agent thread. Start a new chat to continue.', retryable: false };
       }
-      if (error.param === 'model') return { state: 'error', message: `${detail} Pick another model.` };
-      return { state: 'error', message: detail };
+      if (error.param === 'model') return { state: 'error', message: `${detail} Pick another model.`, retryable: false };
+      return { state: 'error', message: detail, retryable: false };
     case 'rate-limited':
-      return { state: 'error', message: `${detail} Wait a moment, then retry.` };
+      return { state: 'error', message: `${detail} Wait a moment, then retry.`, retryable: true };
     default:
-      return { state: 'error', message: detail };
+      // A key, settings, permission or request problem needs a change first; the rest may pass.
+      return { state: 'error', message: detail, retryable: !['auth', 'config', 'permission', 'invalid-request'].includes(error.kind) };
   }
 }
 

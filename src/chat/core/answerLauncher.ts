@@ -1,107 +1,119 @@
-// Starts one answer for a conversation and owns everything around the stream: saving the
-// question before the request, checkpoints while text arrives (a crash loses at most a
-// second), posting to the webview only while that conversation is the one shown, and the
-// final save however the stream ended.
+// Runs one answer inside a conversation: saves the question before the request, applies
+// each answer event to the answer turn (so a re-shown view or a checkpoint always sees the
+// latest), checkpoints while text arrives (a crash loses at most a second), and saves once
+// more however the stream ended before reporting `finished`. Partial text is never thrown
+// away: stopped, cut-off and error answers keep what arrived.
 import type { KsmService } from '../../api/service';
 import type { ClientLogger } from '../../api/types';
-import { runAnswer, type AnswerOutcome } from './answerRun';
-import { newTurnId, type StoredConversation } from './conversationModel';
+import { describeAnswerFailure } from './answerErrors';
+import { answerError, ask, type AnswerEndReason, type AnswerError, type AnswerEvent, type AnswerRequest } from './answerStream';
+import { newTurnId, type StoredConversation, type Turn } from './conversationModel';
 import type { ConversationStore } from './conversationStore';
-import type { HostToWebview, ModelOptions, TurnView } from '../protocol';
-import { buildAgentRequest, buildChatRequest } from './requestBuilder';
 
-export interface ChatSessionHost {
-  getService(): KsmService;
-  getOptions(): ModelOptions;
-  /** Named volumes the agent searches besides the personal one (`ksm.volumes.list`). */
-  getVolumes(): string[];
-  post(message: HostToWebview): void;
-  log: ClientLogger;
-  /** An answer ended in error; the host may offer a fix (for example "Set API Key"). */
-  onAnswerFailed?(error: unknown): void;
-}
-
-export interface ChatSessionTuning {
-  flushIntervalMs?: number;
-  /** How often a streaming answer is written to disk, so a crash loses at most this much. */
-  checkpointMs?: number;
+export interface AnswerOutcome {
+  state: AnswerEndReason;
+  threadId?: string;
+  error?: AnswerError;
 }
 
 export interface RunningAnswer {
   conversation: StoredConversation;
-  answer: TurnView;
+  answer: Turn;
   controller: AbortController;
   done: Promise<AnswerOutcome>;
 }
 
 export interface LaunchOptions {
   conversation: StoredConversation;
-  question: TurnView;
+  question: Turn;
+  request: (conversation: StoredConversation, question: Turn) => AnswerRequest;
+  service: () => KsmService;
   store: ConversationStore;
-  host: ChatSessionHost;
-  tuning: ChatSessionTuning;
-  isVisible(): boolean;
-  postConversation(): Promise<void>;
+  log: ClientLogger;
+  /** How often a streaming answer is written to disk. */
+  checkpointMs: number;
+  /** The question and its empty answer are saved; the answer's events follow. */
+  onStarted(answer: Turn): void;
+  /** An event, after it was applied to the answer turn (`finished` after the final save). */
+  onEvent(event: AnswerEvent, answer: Turn): void;
+  /** The answer ended and was saved; called before `finished` is reported. */
   onSettled(): void;
 }
 
 export function launchAnswer(options: LaunchOptions): RunningAnswer {
-  const { conversation, question, store, host, isVisible } = options;
-  const answer: TurnView = { id: newTurnId(), role: 'assistant', content: '', state: 'streaming', createdAt: Date.now() };
-  const request =
-    conversation.mode === 'agent'
-      ? ({ kind: 'agent', body: buildAgentRequest(conversation, question, host.getVolumes()) } as const)
-      : ({ kind: 'chat', body: buildChatRequest(conversation, host.getOptions().reasoningModels) } as const);
+  const { conversation, question, store, log } = options;
+  const answer: Turn = { id: newTurnId(), role: 'assistant', content: '', state: 'streaming', createdAt: Date.now() };
+  const request = options.request(conversation, question);
   conversation.turns.push(answer);
   conversation.updatedAt = Date.now();
   const controller = new AbortController();
-  const checkpoint = new Checkpoint(() => store.save(conversation), options.tuning.checkpointMs ?? 1000, host.log);
+  const checkpoint = new Checkpoint(() => store.save(conversation), options.checkpointMs, log);
 
-  const stream = async (): Promise<AnswerOutcome> => {
-    await store.save(conversation);
-    await options.postConversation();
-    if (!conversation.model.trim()) {
-      answer.error = 'No model is set. Type a model id in the model picker, or set ksm.chat.models / ksm.agent.model.';
-      return { state: 'error' };
+  const stream = async (): Promise<Extract<AnswerEvent, { type: 'finished' }>> => {
+    try {
+      await store.save(conversation);
+    } finally {
+      // Reported even when the save failed: the failure then ends the answer as `finished`.
+      options.onStarted(answer);
     }
-    return runAnswer({
-      service: host.getService(),
-      request,
-      answer,
-      signal: controller.signal,
-      flushIntervalMs: options.tuning.flushIntervalMs,
-      listener: {
-        onDelta: (batch) => isVisible() && host.post({ type: 'delta', turnId: answer.id, ...nonEmpty(batch) }),
-        onPatch: (patch) => isVisible() && host.post({ type: 'answerUpdate', turnId: answer.id, patch }),
-        onThread: (threadId) => void (conversation.threadId ||= threadId),
-        onProgress: () => checkpoint.schedule(),
-      },
-    });
+    if (!conversation.model.trim()) {
+      const message = 'No model is set. Type a model id in the model picker, or set ksm.chat.models / ksm.agent.model.';
+      return { type: 'finished', reason: 'error', error: { message, retryable: false } };
+    }
+    for await (const event of ask(options.service(), request, controller.signal)) {
+      if (event.type === 'finished') return event;
+      applyEvent(conversation, answer, event);
+      options.onEvent(event, answer);
+      checkpoint.schedule();
+    }
+    throw new Error('The answer stream ended without a finished event.');
   };
 
   const done = stream()
-    .catch((error: unknown): AnswerOutcome => {
+    .catch((error: unknown): Extract<AnswerEvent, { type: 'finished' }> => {
       // Failures before the stream started: no client configured, disk full…
-      answer.error = error instanceof Error ? error.message : String(error);
-      return { state: 'error', error };
+      const message = error instanceof Error ? error.message : String(error);
+      return { type: 'finished', reason: 'error', error: answerError(message, describeAnswerFailure(error).retryable, error) };
     })
-    .then(async (outcome) => {
-      answer.state = outcome.state;
-      if (outcome.error !== undefined) {
-        host.log.error(`[chat] answer ended in ${outcome.state}: ${describe(outcome.error)}`);
-        host.onAnswerFailed?.(outcome.error);
-      }
+    .then(async (finished): Promise<AnswerOutcome> => {
       checkpoint.cancel();
-      options.onSettled();
+      answer.state = finished.reason;
+      if (finished.finishReason) answer.finishReason = finished.finishReason;
+      if (finished.error) answer.error = finished.error.message;
+      if (finished.error?.cause !== undefined) log.error(`[chat] answer ended in ${finished.reason}: ${describe(finished.error.cause)}`);
       conversation.updatedAt = Date.now();
-      await store.save(conversation).catch((error: unknown) => host.log.error(`[chat] could not save the conversation: ${describe(error)}`));
-      if (isVisible()) {
-        host.post({ type: 'answerUpdate', turnId: answer.id, patch: { state: answer.state, error: answer.error } });
-        host.post({ type: 'busy', busy: false });
-      }
-      return outcome;
+      await store.save(conversation).catch((error: unknown) => log.error(`[chat] could not save the conversation: ${describe(error)}`));
+      options.onSettled();
+      options.onEvent(finished, answer);
+      const threadId = conversation.threadId ?? undefined;
+      return { state: finished.reason, ...(threadId ? { threadId } : {}), ...(finished.error ? { error: finished.error } : {}) };
     });
   return { conversation, answer, controller, done };
+}
+
+/** Folds one streamed event into the answer turn and the conversation (thread continuity). */
+function applyEvent(conversation: StoredConversation, answer: Turn, event: Exclude<AnswerEvent, { type: 'finished' }>): void {
+  switch (event.type) {
+    case 'text':
+      answer.content += event.text;
+      return;
+    case 'reasoning':
+      answer.reasoning = (answer.reasoning ?? '') + event.text;
+      return;
+    case 'citations':
+      answer.citations = [...(answer.citations ?? []), ...event.citations];
+      return;
+    case 'thread':
+      conversation.threadId ||= event.threadId;
+      return;
+    case 'usage':
+      answer.usage = event.usage;
+      return;
+    case 'toolCall':
+      // Panel conversations offer no tools, so a call has nothing to run; consumers that
+      // offer tools (VS Code's Chat) use `ask` directly.
+      return;
+  }
 }
 
 class Checkpoint {
@@ -124,10 +136,6 @@ class Checkpoint {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
-}
-
-function nonEmpty(batch: { content: string; reasoning: string }): { content?: string; reasoning?: string } {
-  return { ...(batch.content ? { content: batch.content } : {}), ...(batch.reasoning ? { reasoning: batch.reasoning } : {}) };
 }
 
 function describe(error: unknown): string {

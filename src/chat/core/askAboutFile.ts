@@ -2,7 +2,7 @@
 // fenced block under its file name; for a whole file, paste it, ask first (a large file
 // costs many tokens), or refuse (it cannot fit in one message) with a pointer to the agent,
 // which reads uploaded files itself.
-import { MAX_TEXT_CHARS } from './messageValidation';
+import { MAX_TEXT_CHARS } from './conversationModel';
 import { formatBytes } from '../../common/core/byteSize';
 
 /** Room left under the message limit for the question the user types after the pasted code. */

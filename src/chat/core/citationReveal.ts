@@ -1,7 +1,7 @@
 // What a click on a source in an answer does, without `vscode`: reveal the file in the
 // Volumes view, explain why it cannot (the service gave no volume and no attachment of the
 // conversation says which), or refuse a file no answer cited (the webview is untrusted).
-import type { CitedFile } from './chatSession';
+import type { CitedFile } from './chatEngine';
 
 export type CitationRevealPlan =
   | { kind: 'reveal'; volume: string; fileId: string }

@@ -1,12 +1,98 @@
-// The stored shape of a conversation and the small pure operations on it. A stored
-// conversation is exactly what the webview shows (ConversationView) plus a schema number,
-// so loading, showing and exporting never translate between two models.
+// The conversation model the chat engine owns, and the small pure operations on it. These
+// types are the engine's own: nothing here knows the webview. A stored conversation is
+// this model plus a schema number; the panel maps it to its view types (chat/panel/), so
+// loading, answering and exporting never depend on what one front end displays.
 import { randomBytes } from 'node:crypto';
-import type { ChatMode, ConversationSummary, ConversationView, ModelOptions, TurnView } from '../protocol';
+
+export type ChatMode = 'chat' | 'agent';
+
+/** How an answer stands: streaming, or how it ended. */
+export type AnswerState = 'streaming' | 'done' | 'stopped' | 'error' | 'cut-off' | 'length';
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens?: number | null;
+  totalTokens: number;
+}
+
+/** A passage the agent cited (its `retrieval` event), as the engine keeps it. */
+export interface SourceCitation {
+  fileId: string;
+  filename: string;
+  volume?: string;
+  snippet?: string;
+  score?: number;
+}
+
+/** A volume file sent with an agent question (`files[]`). */
+export interface AttachedFile {
+  fileId: string;
+  filename: string;
+  size: number;
+  volume: string;
+}
+
+/** Per-conversation request parameters of chat mode (D12). */
+export interface ChatParameters {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  systemPrompt?: string;
+  responseFormat?: 'text' | 'json_object';
+  reasoningEffort?: 'low' | 'medium' | 'high';
+  reasoningBudget?: number;
+}
+
+export interface Turn {
+  id: string;
+  role: 'user' | 'assistant';
+  /** Markdown source of the question or answer. */
+  content: string;
+  reasoning?: string;
+  state?: AnswerState;
+  /** Short, user-facing error text when state is 'error' or 'cut-off'. */
+  error?: string;
+  finishReason?: string;
+  usage?: TokenUsage;
+  citations?: SourceCitation[];
+  attachments?: AttachedFile[];
+  createdAt: number;
+}
+
+export interface Conversation {
+  id: string;
+  title: string;
+  mode: ChatMode;
+  model: string;
+  agentId?: string;
+  threadId?: string | null;
+  enableThinking?: boolean;
+  parameters: ChatParameters;
+  turns: Turn[];
+  pendingAttachments: AttachedFile[];
+  updatedAt: number;
+}
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  mode: ChatMode;
+  updatedAt: number;
+}
+
+/** The models and agent the settings offer; new conversations start from their defaults. */
+export interface ModelOptions {
+  models: string[];
+  reasoningModels: string[];
+  defaultModel: string;
+  agentId: string;
+  agentModel: string;
+}
 
 export const CONVERSATION_SCHEMA = 1;
 
-export interface StoredConversation extends ConversationView {
+export interface StoredConversation extends Conversation {
   schema: typeof CONVERSATION_SCHEMA;
   createdAt: number;
 }
@@ -16,6 +102,9 @@ export const CONVERSATION_ID_PATTERN = /^c-[0-9a-f]{16}$/;
 export const TURN_ID_PATTERN = /^t-[0-9a-f]{12}$/;
 
 export const DEFAULT_TITLE = 'New chat';
+
+/** The longest question (or system prompt) the chat sends, in characters. */
+export const MAX_TEXT_CHARS = 100_000;
 const TITLE_LENGTH = 60;
 
 export function newConversationId(): string {
@@ -55,11 +144,11 @@ export function titleFromQuestion(question: string): string {
   return firstLine.length > TITLE_LENGTH ? `${firstLine.slice(0, TITLE_LENGTH - 1).trimEnd()}…` : firstLine;
 }
 
-export function summarize(conversation: ConversationView): ConversationSummary {
+export function summarize(conversation: Conversation): ConversationSummary {
   return { id: conversation.id, title: conversation.title, mode: conversation.mode, updatedAt: conversation.updatedAt };
 }
 
-export function lastTurn(conversation: ConversationView): TurnView | undefined {
+export function lastTurn(conversation: Conversation): Turn | undefined {
   return conversation.turns[conversation.turns.length - 1];
 }
 
@@ -68,8 +157,8 @@ export function lastTurn(conversation: ConversationView): TurnView | undefined {
  * first (short, and what people remember), then the answers, capped so a long conversation
  * does not slow the list down. Answers first would push a later question past the cap.
  */
-export function searchableText(conversation: ConversationView, maxChars = 8000): string {
-  const byRole = (role: TurnView['role']) => conversation.turns.filter((turn) => turn.role === role).map((turn) => turn.content.replace(/\s+/g, ' ').trim());
+export function searchableText(conversation: Conversation, maxChars = 8000): string {
+  const byRole = (role: Turn['role']) => conversation.turns.filter((turn) => turn.role === role).map((turn) => turn.content.replace(/\s+/g, ' ').trim());
   const text = [...byRole('user'), ...byRole('assistant')].filter(Boolean).join(' · ');
   return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
 }

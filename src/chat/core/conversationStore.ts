@@ -13,7 +13,7 @@ import {
   summarize,
   type StoredConversation,
 } from './conversationModel';
-import type { ConversationSummary } from '../protocol';
+import type { ConversationSummary } from './conversationModel';
 
 export interface StoreProblem {
   /** The conversation file that could not be read. */

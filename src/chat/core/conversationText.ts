@@ -1,10 +1,9 @@
 // How a conversation reads outside the chat panel: as Markdown (KSM: Export Conversation as
 // Markdown) and as an entry of the conversations quick pick (KSM: Show Conversations…).
 // Pure text functions, no `vscode`, so both are tested under plain mocha.
-import { searchableText } from './conversationModel';
-import type { ConversationView, TurnView } from '../protocol';
+import { searchableText, type Conversation, type Turn } from './conversationModel';
 
-export function conversationToMarkdown(conversation: ConversationView): string {
+export function conversationToMarkdown(conversation: Conversation): string {
   const lines: string[] = [`# ${conversation.title}`, ''];
   const how = conversation.mode === 'agent' ? `Agent \`${conversation.agentId ?? ''}\` with model \`${conversation.model}\`` : `Model \`${conversation.model}\``;
   lines.push(`_${how} · ${new Date(conversation.updatedAt).toISOString()}_`, '');
@@ -13,7 +12,7 @@ export function conversationToMarkdown(conversation: ConversationView): string {
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
-function turnToMarkdown(turn: TurnView): string[] {
+function turnToMarkdown(turn: Turn): string[] {
   if (turn.role === 'user') {
     const files = (turn.attachments ?? []).map((a) => `\`${a.filename}\``).join(', ');
     return ['## You', '', ...(files ? [`_Files: ${files}_`, ''] : []), turn.content];
@@ -30,7 +29,7 @@ function turnToMarkdown(turn: TurnView): string[] {
   return out;
 }
 
-function stateNote(turn: TurnView): string | undefined {
+function stateNote(turn: Turn): string | undefined {
   switch (turn.state) {
     case 'stopped':
       return 'Stopped by the user.';
@@ -62,7 +61,7 @@ export interface ConversationPickEntry {
 }
 
 export function conversationPickEntry(
-  conversation: ConversationView,
+  conversation: Conversation,
   formatDate: (epochMs: number) => string = (ms) => new Date(ms).toLocaleString(),
 ): ConversationPickEntry {
   return {

@@ -2,9 +2,9 @@
 // (the completions endpoint is stateless); agent mode sends only the new question with the
 // thread id, because the service keeps the thread's history itself (D17).
 import type { AgentRequest, ChatCompletionRequest, ChatMessage } from '../../api/types';
-import type { ConversationView, TurnView } from '../protocol';
+import type { Conversation, Turn } from './conversationModel';
 
-export function buildChatRequest(conversation: ConversationView, reasoningModels: readonly string[]): ChatCompletionRequest {
+export function buildChatRequest(conversation: Conversation, reasoningModels: readonly string[]): ChatCompletionRequest {
   const { parameters } = conversation;
   const messages: ChatMessage[] = [];
   if (parameters.systemPrompt?.trim()) messages.push({ role: 'system', content: parameters.systemPrompt });
@@ -27,7 +27,7 @@ export function buildChatRequest(conversation: ConversationView, reasoningModels
   return request;
 }
 
-export function buildAgentRequest(conversation: ConversationView, question: TurnView, volumes: readonly string[]): AgentRequest {
+export function buildAgentRequest(conversation: Conversation, question: Turn, volumes: readonly string[]): AgentRequest {
   const request: AgentRequest = {
     agent_id: conversation.agentId ?? 'rag-agent',
     thread_id: conversation.threadId ?? null,

@@ -3,12 +3,11 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/vscode/services';
-import type { ChatSession } from '../core/chatSession';
+import type { ChatSession } from '../panel/chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
 import { codePrefill, MAX_PREFILL_CHARS, planAskAboutFile, type AskAboutFilePlan } from '../core/askAboutFile';
 import { conversationPickEntry, conversationToMarkdown } from '../core/conversationText';
-import { MAX_TEXT_CHARS } from '../core/messageValidation';
-import type { ConversationView } from '../protocol';
+import { MAX_TEXT_CHARS, type Conversation } from '../core/conversationModel';
 import { COMMAND } from '../../common/core/contributionIds';
 
 export function registerChatCommands(services: ExtensionServices, session: () => ChatSession, view: ChatViewProvider): void {
@@ -68,7 +67,7 @@ export function selectionPrefill(editor: vscode.TextEditor): string | undefined 
   return codePrefill(fileNameOf(editor.document), editor.document.languageId, code, { start: selection.start.line + 1, end: endLine });
 }
 
-export async function openMarkdownExport(conversation: ConversationView): Promise<vscode.TextEditor> {
+export async function openMarkdownExport(conversation: Conversation): Promise<vscode.TextEditor> {
   const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: conversationToMarkdown(conversation) });
   return vscode.window.showTextDocument(document, { preview: false });
 }

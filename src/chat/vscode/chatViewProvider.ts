@@ -5,9 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Log } from '../../common/vscode/log';
-import type { ChatSession } from '../core/chatSession';
 import { planCitationReveal } from '../core/citationReveal';
-import { MAX_TEXT_CHARS, parseWebviewMessage } from '../core/messageValidation';
+import { MAX_TEXT_CHARS } from '../core/conversationModel';
+import { isViewMessage, type ChatSession } from '../panel/chatSession';
+import { parseWebviewMessage } from '../panel/messageValidation';
 import type { AttachmentView, HostToWebview, WebviewToHost } from '../protocol';
 import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from './webviewActions';
 import { VIEW_ID } from '../../common/core/contributionIds';
@@ -93,6 +94,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
   }
 
   private async dispatch(message: WebviewToHost): Promise<void> {
+    if (!isViewMessage(message)) return this.session().handle(message);
     switch (message.type) {
       case 'ready': {
         const init = await this.session().initMessage();
@@ -126,8 +128,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
         }
         return this.revealFile(plan.volume, plan.fileId);
       }
-      default:
-        return this.session().handle(message);
     }
   }
 }

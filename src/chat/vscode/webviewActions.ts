@@ -3,7 +3,7 @@
 // path coming from the webview is ever executed or opened.
 import * as vscode from 'vscode';
 import type { Log } from '../../common/vscode/log';
-import { safeExternalUrl } from '../core/messageValidation';
+import { safeExternalUrl } from '../panel/messageValidation';
 
 export async function insertCodeAtSelection(code: string): Promise<boolean> {
   const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];

@@ -12,10 +12,9 @@ import {
   topPProblem,
   type ReasoningEffort,
 } from '../../api/chatParameterLimits';
-import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN } from './conversationModel';
+import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN, MAX_TEXT_CHARS } from '../core/conversationModel';
 import type { ChatParameters, WebviewToHost } from '../protocol';
 
-export const MAX_TEXT_CHARS = 100_000;
 export const MAX_CODE_CHARS = 1_000_000;
 const MAX_MODEL_CHARS = 200;
 const MAX_LINK_CHARS = 8_192;

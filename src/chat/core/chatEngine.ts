@@ -1,0 +1,320 @@
+// The chat engine: owns the conversations (which one is open, the one answer that may be
+// streaming, what is on disk) and reports what happens as typed events through `subscribe`.
+// It knows no front end: the panel (chat/panel/) maps its events to webview messages, and a
+// front end without conversations streams single requests with `ask` (answerStream.ts).
+import type { KsmService } from '../../api/service';
+import type { ClientLogger } from '../../api/types';
+import { launchAnswer, type AnswerOutcome, type RunningAnswer } from './answerLauncher';
+import type { AnswerEvent, AnswerRequest } from './answerStream';
+import {
+  createConversation,
+  lastTurn,
+  newTurnId,
+  titleFromQuestion,
+  type AttachedFile,
+  type ChatMode,
+  type ChatParameters,
+  type ConversationSummary,
+  type ModelOptions,
+  type StoredConversation,
+  type Turn,
+} from './conversationModel';
+import type { ConversationStore } from './conversationStore';
+import { buildAgentRequest, buildChatRequest } from './requestBuilder';
+
+export type { AnswerOutcome } from './answerLauncher';
+
+export interface ChatEngineHost {
+  getService(): KsmService;
+  getOptions(): ModelOptions;
+  /** Named volumes the agent searches besides the personal one (`ksm.volumes.list`). */
+  getVolumes(): string[];
+  log: ClientLogger;
+}
+
+export interface ChatEngineTuning {
+  /** How often a streaming answer is written to disk, so a crash loses at most this much. */
+  checkpointMs?: number;
+}
+
+export type ChatEngineEvent =
+  /** The open conversation was replaced (new, opened, deleted) or changed outside an answer (settings, title, attachments). */
+  | { type: 'conversation'; conversation: StoredConversation }
+  /** A question and its empty, streaming answer were added and saved; the answer's events follow. */
+  | { type: 'turnStarted'; conversation: StoredConversation; question: Turn; answer: Turn }
+  /**
+   * One event of a streaming answer, already applied to the answer turn. The last is
+   * `finished`, reported after the final save, when the engine takes questions again.
+   */
+  | { type: 'answer'; conversationId: string; turnId: string; event: AnswerEvent };
+
+export type ChatEngineListener = (event: ChatEngineEvent) => void;
+
+export interface CitedFile {
+  fileId: string;
+  filename: string;
+  volume?: string;
+}
+
+export const CONTINUE_PROMPT = 'Please continue exactly where your previous answer stopped.';
+
+export class ChatEngine {
+  private conversation: StoredConversation | undefined;
+  private running: RunningAnswer | undefined;
+  private readonly listeners = new Set<ChatEngineListener>();
+
+  constructor(
+    protected readonly store: ConversationStore,
+    protected readonly engineHost: ChatEngineHost,
+    private readonly tuning: ChatEngineTuning = {},
+  ) {}
+
+  /** Listens to every event until the returned handle is disposed. Listeners run synchronously, in order. */
+  subscribe(listener: ChatEngineListener): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  /** The open conversation: the last one used, or a new (not yet saved) chat. */
+  async current(): Promise<StoredConversation> {
+    if (this.conversation) return this.conversation;
+    const [latest] = await this.store.list();
+    const loaded = latest ? await this.store.load(latest.id) : undefined;
+    this.conversation ??= loaded ?? createConversation('chat', this.engineHost.getOptions());
+    return this.conversation;
+  }
+
+  /** The open conversation if it was loaded already (no disk access). */
+  get currentIfLoaded(): StoredConversation | undefined {
+    return this.conversation;
+  }
+
+  /** True while an answer of the open conversation is streaming. */
+  get busy(): boolean {
+    return this.running !== undefined && this.running.conversation === this.conversation;
+  }
+
+  /** Saved conversations, newest first, with the open one listed even before its first save. */
+  async summaries(): Promise<ConversationSummary[]> {
+    return this.store.list();
+  }
+
+  /** Asks a question in the open conversation; resolves when the answer has ended and was saved. */
+  async send(text: string): Promise<AnswerOutcome | undefined> {
+    if (this.running) {
+      this.engineHost.log.warn('chat: a question arrived while an answer is streaming; dropped');
+      return undefined;
+    }
+    const conversation = await this.current();
+    const question: Turn = { id: newTurnId(), role: 'user', content: text, createdAt: Date.now() };
+    if (conversation.mode === 'agent' && conversation.pendingAttachments.length > 0) {
+      question.attachments = conversation.pendingAttachments;
+      conversation.pendingAttachments = [];
+    }
+    if (!conversation.turns.some((t) => t.role === 'user')) conversation.title = titleFromQuestion(text);
+    conversation.turns.push(question);
+    return this.answer(conversation, question);
+  }
+
+  /** Aborts the streaming answer on the wire; its partial text is kept as `stopped`. */
+  stop(): void {
+    this.running?.controller.abort();
+  }
+
+  /** Asks the last question again in place of the last answer, if that answer did not finish normally. */
+  async retry(turnId: string): Promise<AnswerOutcome | undefined> {
+    const conversation = await this.current();
+    const last = lastTurn(conversation);
+    if (this.running || !last || last.id !== turnId || last.role !== 'assistant' || last.state === 'done') {
+      this.engineHost.log.warn(`[chat] retry of turn ${turnId} refused (not the last finished-badly answer)`);
+      return undefined;
+    }
+    conversation.turns.pop();
+    const question = lastTurn(conversation);
+    if (question?.role !== 'user') return undefined;
+    return this.answer(conversation, question);
+  }
+
+  /** Asks for the rest of the last answer when it was cut short (max tokens, stopped, cut off). */
+  async continueAnswer(turnId: string): Promise<AnswerOutcome | undefined> {
+    const last = lastTurn(await this.current());
+    const continuable = last?.role === 'assistant' && (last.state === 'length' || last.state === 'stopped' || last.state === 'cut-off');
+    if (!continuable || last.id !== turnId) {
+      this.engineHost.log.warn(`[chat] continue of turn ${turnId} refused (not the last cut-short answer)`);
+      return undefined;
+    }
+    return this.send(CONTINUE_PROMPT);
+  }
+
+  /** Resolves when the streaming answer (if any) has ended and been saved. */
+  async idle(): Promise<void> {
+    await this.running?.done;
+    await this.store.flush();
+  }
+
+  setMode(mode: ChatMode): Promise<void> {
+    return this.update((c) => this.applyMode(c, mode));
+  }
+
+  setModel(model: string): Promise<void> {
+    return this.update((c) => void (c.model = model));
+  }
+
+  setThinking(enabled: boolean): Promise<void> {
+    return this.update((c) => void (c.enableThinking = enabled));
+  }
+
+  setParameters(parameters: ChatParameters): Promise<void> {
+    return this.update((c) => void (c.parameters = parameters));
+  }
+
+  async removeAttachment(fileId: string): Promise<void> {
+    const conversation = await this.current();
+    if (!conversation.pendingAttachments.some((a) => a.fileId === fileId)) {
+      this.engineHost.log.warn(`[chat] remove of unknown attachment ${fileId}; dropped`);
+      return;
+    }
+    await this.update((c) => void (c.pendingAttachments = c.pendingAttachments.filter((a) => a.fileId !== fileId)));
+  }
+
+  async newConversation(mode: ChatMode = 'chat'): Promise<StoredConversation> {
+    this.conversation = createConversation(mode, this.engineHost.getOptions());
+    this.emit({ type: 'conversation', conversation: this.conversation });
+    return this.conversation;
+  }
+
+  async openConversation(id: string): Promise<boolean> {
+    const conversation = this.running?.conversation.id === id ? this.running.conversation : await this.store.load(id);
+    if (!conversation) {
+      this.engineHost.log.warn(`[chat] asked to open unknown conversation ${id}; dropped`);
+      return false;
+    }
+    this.conversation = conversation;
+    this.emit({ type: 'conversation', conversation });
+    return true;
+  }
+
+  /** Every saved conversation in full (the open one as it is now), newest first. */
+  async conversationsForSearch(): Promise<StoredConversation[]> {
+    const saved = await this.store.loadAll();
+    const open = this.conversation;
+    if (!open || open.turns.length === 0) return saved;
+    return [open, ...saved.filter((c) => c.id !== open.id)];
+  }
+
+  async rename(id: string, title: string): Promise<void> {
+    const conversation = this.conversation?.id === id ? this.conversation : await this.store.load(id);
+    if (!conversation) return;
+    conversation.title = title.trim().slice(0, 200) || conversation.title;
+    await this.store.save(conversation);
+    if (conversation === this.conversation) this.emit({ type: 'conversation', conversation });
+  }
+
+  async delete(id: string): Promise<void> {
+    if (this.running?.conversation.id === id) {
+      this.stop();
+      await this.running?.done;
+    }
+    await this.store.delete(id);
+    if (this.conversation?.id === id) await this.newConversation();
+  }
+
+  /** Opens an agent conversation with these files waiting to be sent with the next question. */
+  async attachForAgent(files: AttachedFile[]): Promise<void> {
+    let conversation = await this.current();
+    const reusable = !this.busy && (conversation.mode === 'agent' || conversation.turns.length === 0);
+    if (!reusable) conversation = await this.newConversation('agent');
+    if (conversation.mode !== 'agent') this.applyMode(conversation, 'agent');
+    const pending = conversation.pendingAttachments.filter((a) => !files.some((f) => f.fileId === a.fileId));
+    conversation.pendingAttachments = [...pending, ...files];
+    await this.persist(conversation);
+    this.emit({ type: 'conversation', conversation });
+  }
+
+  /**
+   * The file behind a citation an answer of the open conversation showed (`volume` '' for
+   * one the service gave without a volume), or undefined when no answer cited it. A citation
+   * without a volume takes the volume of the same file attached to the conversation, if any;
+   * else `volume` stays undefined and the caller must say it cannot be located.
+   */
+  citedFile(volume: string, fileId: string): CitedFile | undefined {
+    const turns = this.conversation?.turns ?? [];
+    const citation = turns.flatMap((t) => t.citations ?? []).find((c) => c.fileId === fileId && (c.volume ?? '') === volume);
+    if (!citation) return undefined;
+    if (citation.volume) return { fileId, filename: citation.filename, volume: citation.volume };
+    const attachments = [...turns.flatMap((t) => t.attachments ?? []), ...(this.conversation?.pendingAttachments ?? [])];
+    const attached = attachments.find((a) => a.fileId === fileId && a.volume);
+    return { fileId, filename: citation.filename, ...(attached ? { volume: attached.volume } : {}) };
+  }
+
+  /** True only for a citation that an answer of the open conversation actually showed. */
+  hasCitation(volume: string, fileId: string): boolean {
+    return this.citedFile(volume, fileId) !== undefined;
+  }
+
+  /** Stops a streaming answer and writes everything to disk (the front end or the window is closing). */
+  async dispose(): Promise<void> {
+    const running = this.running;
+    if (running) {
+      running.controller.abort();
+      // Saved now, in case the host does not wait for the abort to unwind.
+      running.answer.state = 'stopped';
+      await this.store.save(running.conversation).catch(() => undefined);
+      await running.done.catch(() => undefined);
+    }
+    await this.store.flush();
+  }
+
+  private applyMode(conversation: StoredConversation, mode: ChatMode): void {
+    if (conversation.mode === mode) return;
+    const options = this.engineHost.getOptions();
+    conversation.mode = mode;
+    conversation.model = mode === 'agent' ? options.agentModel : options.defaultModel;
+    if (mode === 'agent') conversation.agentId ??= options.agentId;
+  }
+
+  private async update(change: (conversation: StoredConversation) => void): Promise<void> {
+    const conversation = await this.current();
+    change(conversation);
+    await this.persist(conversation);
+    this.emit({ type: 'conversation', conversation });
+  }
+
+  private answer(conversation: StoredConversation, question: Turn): Promise<AnswerOutcome> {
+    const { engineHost: host } = this;
+    const running = launchAnswer({
+      conversation,
+      question,
+      request: (c, q): AnswerRequest =>
+        c.mode === 'agent'
+          ? { kind: 'agent', body: buildAgentRequest(c, q, host.getVolumes()) }
+          : { kind: 'chat', body: buildChatRequest(c, host.getOptions().reasoningModels) },
+      service: () => host.getService(),
+      store: this.store,
+      log: host.log,
+      checkpointMs: this.tuning.checkpointMs ?? 1000,
+      onStarted: (answer) => this.emit({ type: 'turnStarted', conversation, question, answer }),
+      onEvent: (event, answer) => this.emit({ type: 'answer', conversationId: conversation.id, turnId: answer.id, event }),
+      onSettled: () => void (this.running = undefined),
+    });
+    this.running = running;
+    return running.done;
+  }
+
+  /** Saves a conversation once it holds something worth keeping (an empty new chat is not listed). */
+  private async persist(conversation: StoredConversation): Promise<void> {
+    if (conversation.turns.length === 0 && conversation.pendingAttachments.length === 0) return;
+    conversation.updatedAt = Date.now();
+    await this.store.save(conversation);
+  }
+
+  private emit(event: ChatEngineEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.engineHost.log.error(`[chat] an engine listener failed on "${event.type}": ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+}
