@@ -71,6 +71,11 @@ host.onMessage((message: HostToWebview) => {
     case 'focusComposer':
       composer.focus();
       break;
+    default: {
+      // Every message type of the protocol has a case above: a new one fails to compile here.
+      const unhandled: never = message;
+      console.warn('KSM chat: unknown message from the host', (unhandled as { type?: unknown }).type);
+    }
   }
 });
 

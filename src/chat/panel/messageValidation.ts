@@ -13,7 +13,7 @@ import {
   type ReasoningEffort,
 } from '../../api/chatParameterLimits';
 import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN, MAX_TEXT_CHARS } from '../core/conversationModel';
-import type { ChatParameters, WebviewToHost } from '../protocol';
+import type { ChatParameters, WebviewMessageType, WebviewToHost } from '../protocol';
 
 export const MAX_CODE_CHARS = 1_000_000;
 const MAX_MODEL_CHARS = 200;
@@ -23,54 +23,50 @@ const MAX_LANGUAGE_CHARS = 64;
 
 type Raw = Record<string, unknown>;
 
+/**
+ * One validator per webview message type. The map is typed over the protocol's union, so a
+ * message type added to protocol.ts without a validator here fails to compile.
+ */
+const validators = {
+  ready: (m) => (onlyKeys(m, []) ? { type: 'ready' } : undefined),
+  stop: (m) => (onlyKeys(m, []) ? { type: 'stop' } : undefined),
+  newConversation: (m) => (onlyKeys(m, []) ? { type: 'newConversation' } : undefined),
+  send: (m) => (onlyKeys(m, ['text']) && isText(m.text, MAX_TEXT_CHARS) && m.text.trim() !== '' ? { type: 'send', text: m.text } : undefined),
+  retry: (m) => (onlyKeys(m, ['turnId']) && isMatch(m.turnId, TURN_ID_PATTERN) ? { type: 'retry', turnId: m.turnId } : undefined),
+  continue: (m) => (onlyKeys(m, ['turnId']) && isMatch(m.turnId, TURN_ID_PATTERN) ? { type: 'continue', turnId: m.turnId } : undefined),
+  setMode: (m) => (onlyKeys(m, ['mode']) && (m.mode === 'chat' || m.mode === 'agent') ? { type: 'setMode', mode: m.mode } : undefined),
+  setModel: (m) => (onlyKeys(m, ['model']) && isModelId(m.model) ? { type: 'setModel', model: m.model.trim() } : undefined),
+  setThinking: (m) => (onlyKeys(m, ['enabled']) && typeof m.enabled === 'boolean' ? { type: 'setThinking', enabled: m.enabled } : undefined),
+  setParameters: (m) => {
+    const parameters = onlyKeys(m, ['parameters']) ? parseParameters(m.parameters) : undefined;
+    return parameters ? { type: 'setParameters', parameters } : undefined;
+  },
+  removeAttachment: (m) => (onlyKeys(m, ['fileId']) && isId(m.fileId) ? { type: 'removeAttachment', fileId: m.fileId } : undefined),
+  openConversation: (m) => (onlyKeys(m, ['id']) && isMatch(m.id, CONVERSATION_ID_PATTERN) ? { type: 'openConversation', id: m.id } : undefined),
+  copyCode: (m) => (onlyKeys(m, ['code']) && isText(m.code, MAX_CODE_CHARS) ? { type: 'copyCode', code: m.code } : undefined),
+  insertCode: (m) => (onlyKeys(m, ['code']) && isText(m.code, MAX_CODE_CHARS) ? { type: 'insertCode', code: m.code } : undefined),
+  newFileWithCode: (m) => {
+    if (!onlyKeys(m, ['code', 'language']) || !isText(m.code, MAX_CODE_CHARS)) return undefined;
+    if (m.language === undefined) return { type: 'newFileWithCode', code: m.code };
+    return isMatch(m.language, /^[A-Za-z0-9][A-Za-z0-9_.+#-]*$/) && m.language.length <= MAX_LANGUAGE_CHARS
+      ? { type: 'newFileWithCode', code: m.code, language: m.language }
+      : undefined;
+  },
+  openLink: (m) => (onlyKeys(m, ['href']) && isText(m.href, MAX_LINK_CHARS) ? { type: 'openLink', href: m.href } : undefined),
+  // '' is what the webview sends for a citation the service gave without a volume.
+  revealCitation: (m) =>
+    onlyKeys(m, ['volume', 'fileId']) && (m.volume === '' || isId(m.volume)) && isId(m.fileId)
+      ? { type: 'revealCitation', volume: m.volume, fileId: m.fileId }
+      : undefined,
+} satisfies { [K in WebviewMessageType]: (m: Raw) => Extract<WebviewToHost, { type: K }> | undefined };
+
 /** The message if it is well formed, else undefined. Extra fields make it invalid. */
 export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const m = raw as Raw;
-  switch (m.type) {
-    case 'ready':
-    case 'stop':
-    case 'newConversation':
-      return onlyKeys(m, []) ? { type: m.type } : undefined;
-    case 'send':
-      return onlyKeys(m, ['text']) && isText(m.text, MAX_TEXT_CHARS) && m.text.trim() !== '' ? { type: 'send', text: m.text } : undefined;
-    case 'retry':
-    case 'continue':
-      return onlyKeys(m, ['turnId']) && isMatch(m.turnId, TURN_ID_PATTERN) ? { type: m.type, turnId: m.turnId } : undefined;
-    case 'setMode':
-      return onlyKeys(m, ['mode']) && (m.mode === 'chat' || m.mode === 'agent') ? { type: 'setMode', mode: m.mode } : undefined;
-    case 'setModel':
-      return onlyKeys(m, ['model']) && isModelId(m.model) ? { type: 'setModel', model: m.model.trim() } : undefined;
-    case 'setThinking':
-      return onlyKeys(m, ['enabled']) && typeof m.enabled === 'boolean' ? { type: 'setThinking', enabled: m.enabled } : undefined;
-    case 'setParameters': {
-      const parameters = onlyKeys(m, ['parameters']) ? parseParameters(m.parameters) : undefined;
-      return parameters ? { type: 'setParameters', parameters } : undefined;
-    }
-    case 'removeAttachment':
-      return onlyKeys(m, ['fileId']) && isId(m.fileId) ? { type: 'removeAttachment', fileId: m.fileId } : undefined;
-    case 'openConversation':
-      return onlyKeys(m, ['id']) && isMatch(m.id, CONVERSATION_ID_PATTERN) ? { type: 'openConversation', id: m.id } : undefined;
-    case 'copyCode':
-    case 'insertCode':
-      return onlyKeys(m, ['code']) && isText(m.code, MAX_CODE_CHARS) ? { type: m.type, code: m.code } : undefined;
-    case 'newFileWithCode': {
-      if (!onlyKeys(m, ['code', 'language']) || !isText(m.code, MAX_CODE_CHARS)) return undefined;
-      if (m.language === undefined) return { type: 'newFileWithCode', code: m.code };
-      return isMatch(m.language, /^[A-Za-z0-9][A-Za-z0-9_.+#-]*$/) && m.language.length <= MAX_LANGUAGE_CHARS
-        ? { type: 'newFileWithCode', code: m.code, language: m.language }
-        : undefined;
-    }
-    case 'openLink':
-      return onlyKeys(m, ['href']) && isText(m.href, MAX_LINK_CHARS) ? { type: 'openLink', href: m.href } : undefined;
-    case 'revealCitation':
-      // '' is what the webview sends for a citation the service gave without a volume.
-      return onlyKeys(m, ['volume', 'fileId']) && (m.volume === '' || isId(m.volume)) && isId(m.fileId)
-        ? { type: 'revealCitation', volume: m.volume, fileId: m.fileId }
-        : undefined;
-    default:
-      return undefined;
-  }
+  if (typeof m.type !== 'string' || !Object.hasOwn(validators, m.type)) return undefined;
+  const validate: (m: Raw) => WebviewToHost | undefined = validators[m.type as WebviewMessageType];
+  return validate(m);
 }
 
 /**

@@ -7,9 +7,9 @@ import * as vscode from 'vscode';
 import type { Log } from '../../common/vscode/log';
 import { planCitationReveal } from '../core/citationReveal';
 import { MAX_TEXT_CHARS } from '../core/conversationModel';
-import { isViewMessage, type ChatSession } from '../panel/chatSession';
+import { isViewMessage, type ChatSession, type ViewMessage } from '../panel/chatSession';
 import { parseWebviewMessage } from '../panel/messageValidation';
-import type { AttachmentView, HostToWebview, WebviewToHost } from '../protocol';
+import type { AttachmentView, HandlerMap, HostToWebview, WebviewToHost } from '../protocol';
 import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from './webviewActions';
 import { VIEW_ID } from '../../common/core/contributionIds';
 
@@ -93,42 +93,37 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     this.post({ type: 'prefill', text });
   }
 
+  /** The messages this view handles itself; the session's map takes every other type. */
+  private readonly viewHandlers = {
+    ready: async () => {
+      const init = await this.session().initMessage();
+      this.ready = true;
+      this.post(init);
+      this.post({ type: 'busy', busy: this.session().busy });
+      if (this.pendingPrefill) this.post(this.pendingPrefill);
+      this.pendingPrefill = undefined;
+    },
+    copyCode: (m) => copyToClipboard(m.code),
+    insertCode: async (m) => void (await insertCodeAtSelection(m.code)),
+    newFileWithCode: async (m) => void (await openCodeInNewFile(m.code, m.language)),
+    openLink: async (m) => void (await openExternalLink(m.href, this.log)),
+    revealCitation: async (m) => {
+      const plan = planCitationReveal(this.session().citedFile(m.volume, m.fileId));
+      if (plan.kind === 'refuse') {
+        this.log.warn(`[chat] refused to reveal ${m.volume}/${m.fileId}: no answer cited it`);
+        return;
+      }
+      if (plan.kind === 'explain') {
+        void vscode.window.showInformationMessage(plan.message);
+        return;
+      }
+      return this.revealFile(plan.volume, plan.fileId);
+    },
+  } satisfies HandlerMap<ViewMessage, Promise<void>>;
+
   private async dispatch(message: WebviewToHost): Promise<void> {
     if (!isViewMessage(message)) return this.session().handle(message);
-    switch (message.type) {
-      case 'ready': {
-        const init = await this.session().initMessage();
-        this.ready = true;
-        this.post(init);
-        this.post({ type: 'busy', busy: this.session().busy });
-        if (this.pendingPrefill) this.post(this.pendingPrefill);
-        this.pendingPrefill = undefined;
-        return;
-      }
-      case 'copyCode':
-        return copyToClipboard(message.code);
-      case 'insertCode':
-        await insertCodeAtSelection(message.code);
-        return;
-      case 'newFileWithCode':
-        await openCodeInNewFile(message.code, message.language);
-        return;
-      case 'openLink':
-        await openExternalLink(message.href, this.log);
-        return;
-      case 'revealCitation': {
-        const plan = planCitationReveal(this.session().citedFile(message.volume, message.fileId));
-        if (plan.kind === 'refuse') {
-          this.log.warn(`[chat] refused to reveal ${message.volume}/${message.fileId}: no answer cited it`);
-          return;
-        }
-        if (plan.kind === 'explain') {
-          void vscode.window.showInformationMessage(plan.message);
-          return;
-        }
-        return this.revealFile(plan.volume, plan.fileId);
-      }
-    }
+    await (this.viewHandlers[message.type] as (m: ViewMessage) => Promise<void>)(message);
   }
 }
 
