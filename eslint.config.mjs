@@ -3,8 +3,10 @@
 // - `no-restricted-imports` keeps `vscode` (and, in the webview, Node) out of the
 //   vscode-free layers; `vscode` is not a file, so a path rule cannot see it;
 // - `import/no-restricted-paths` checks every relative import by the file it resolves to:
-//   features reach each other only through their public `<feature>Feature.ts`, cores
-//   never reach adapters, the webview sees only the chat protocol.
+//   features reach each other only through their public `<feature>Feature.ts` (or a
+//   vscode-free entry point listed in PUBLIC_CORE), cores never reach adapters or the
+//   webview protocol (the chat engine knows no front end), the webview sees only the
+//   chat protocol.
 // Folders that do not exist yet (sync, connection, nativeChat, cli) are covered already.
 // test/architecture/importZones.test.ts proves each zone still reports its violation.
 import js from '@eslint/js';
@@ -15,8 +17,18 @@ import tseslint from 'typescript-eslint';
 /** Every feature folder: `core/` (no vscode), `vscode/` (adapters), `<feature>Feature.ts` (public surface). */
 export const FEATURES = ['chat', 'volumes', 'upload', 'sync', 'connection', 'nativeChat'];
 
+/**
+ * Besides its `<feature>Feature.ts`, a feature may offer vscode-free entry points other
+ * features' cores (and the CLI) use. The chat engine's `ask` and its answer events are one:
+ * VS Code's own Chat (nativeChat) streams single requests through it.
+ */
+export const PUBLIC_CORE = { chat: ['./core/answerStream.ts'] };
+
+const publicCoresOf = (feature) =>
+  Object.entries(PUBLIC_CORE).flatMap(([owner, files]) => (owner === feature ? [] : files.map((file) => `./${owner}/${file.slice(2)}`)));
+
 /** The layers free of `vscode`: they run under plain mocha and could serve a CLI. */
-const VSCODE_FREE = ['src/api/**', 'src/*/core/**', 'src/cli/**', 'src/webview/**', 'src/chat/protocol.ts'];
+const VSCODE_FREE = ['src/api/**', 'src/*/core/**', 'src/chat/panel/**', 'src/cli/**', 'src/webview/**', 'src/chat/protocol.ts'];
 
 const noVscode = {
   name: 'vscode',
@@ -53,14 +65,21 @@ const zones = [
   ...FEATURES.map((feature) => ({
     target: `./src/${feature}/core`,
     from: './src',
-    except: ['./api', './common/core', `./${feature}/core`, ...(feature === 'chat' ? ['./chat/protocol.ts'] : [])],
-    message: `src/${feature}/core is vscode-free: it imports src/api, src/common/core and its own core only.`,
+    except: ['./api', './common/core', `./${feature}/core`, ...publicCoresOf(feature)],
+    message: `src/${feature}/core is vscode-free and front-end-free: it imports src/api, src/common/core, its own core and other features' public cores (PUBLIC_CORE) only.`,
   })),
+  {
+    // The webview panel's host side: the engine plus the protocol, still without vscode.
+    target: './src/chat/panel',
+    from: './src',
+    except: ['./api', './common/core', './chat/core', './chat/panel', './chat/protocol.ts'],
+    message: 'src/chat/panel maps the chat engine to the webview protocol: it imports src/api, src/common/core, chat/core, chat/panel and chat/protocol.ts only.',
+  },
   ...FEATURES.map((feature) => ({
     target: ['./src/extension.ts', ...FEATURES.filter((other) => other !== feature).map((other) => `./src/${other}`)],
     from: `./src/${feature}`,
-    except: [`./${feature}Feature.ts`],
-    message: `Use the public surface of ${feature} (src/${feature}/${feature}Feature.ts), not its internals; shared vscode-free logic belongs in src/common/core.`,
+    except: [`./${feature}Feature.ts`, ...(PUBLIC_CORE[feature] ?? [])],
+    message: `Use the public surface of ${feature} (src/${feature}/${feature}Feature.ts, or its PUBLIC_CORE entry points), not its internals; shared vscode-free logic belongs in src/common/core.`,
   })),
   {
     target: './src/webview',

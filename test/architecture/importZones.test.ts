@@ -48,7 +48,7 @@ describe('architecture: lint enforces the layers', function () {
   });
 
   it('refuses vscode in every vscode-free layer, including folders other helpers are adding', async () => {
-    for (const file of ['src/volumes/core/probe.ts', 'src/chat/core/probe.ts', 'src/common/core/probe.ts', 'src/api/probe.ts', 'src/cli/probe.ts', 'src/sync/core/probe.ts', 'src/nativeChat/core/probe.ts', 'src/connection/core/probe.ts', 'src/webview/probe.ts', 'src/chat/protocol.ts']) {
+    for (const file of ['src/volumes/core/probe.ts', 'src/chat/core/probe.ts', 'src/chat/panel/probe.ts', 'src/common/core/probe.ts', 'src/api/probe.ts', 'src/cli/probe.ts', 'src/sync/core/probe.ts', 'src/nativeChat/core/probe.ts', 'src/connection/core/probe.ts', 'src/webview/probe.ts', 'src/chat/protocol.ts']) {
       await assertReported(file, useVscode, 'no-restricted-imports');
     }
     await assertClean('src/volumes/vscode/probe.ts', useVscode);
@@ -72,7 +72,25 @@ describe('architecture: lint enforces the layers', function () {
     await assertReported('src/cli/probe.ts', use('../volumes/volumesFeature'), 'import/no-restricted-paths');
     await assertReported('src/cli/probe.ts', use('../common/vscode/log'), 'import/no-restricted-paths');
     await assertClean('src/cli/probe.ts', use('../upload/core/uploadRun'));
-    await assertClean('src/chat/core/probe.ts', use('../protocol'));
+  });
+
+  it('keeps the chat engine free of the panel: chat/core never sees the protocol or chat/panel; chat/panel maps the two', async () => {
+    await assertReported('src/chat/core/probe.ts', use('../protocol'), 'import/no-restricted-paths');
+    await assertReported('src/chat/core/probe.ts', use('../panel/chatSession'), 'import/no-restricted-paths');
+    await assertReported('src/chat/panel/probe.ts', use('../vscode/chatCommands'), 'import/no-restricted-paths');
+    await assertReported('src/chat/panel/probe.ts', use('../../common/vscode/log'), 'import/no-restricted-paths');
+    await assertClean('src/chat/panel/probe.ts', use('../protocol'));
+    await assertClean('src/chat/panel/probe.ts', use('../core/chatEngine'));
+  });
+
+  it("lets other features use the chat engine's public entry point (ask and its events), nothing else of chat/core", async () => {
+    await assertClean('src/nativeChat/core/probe.ts', use('../../chat/core/answerStream'));
+    await assertClean('src/nativeChat/vscode/probe.ts', use('../../chat/core/answerStream'));
+    await assertReported('src/nativeChat/core/probe.ts', use('../../chat/core/chatEngine'), 'import/no-restricted-paths');
+    await assertReported('src/nativeChat/core/probe.ts', use('../../chat/panel/chatSession'), 'import/no-restricted-paths');
+    await assertReported('src/nativeChat/vscode/probe.ts', use('../../chat/protocol'), 'import/no-restricted-paths');
+    await assertClean('src/cli/probe.ts', use('../chat/core/answerStream'));
+    await assertReported('src/cli/probe.ts', use('../chat/panel/chatSession'), 'import/no-restricted-paths');
   });
 
   it('lets the webview import only the chat protocol from the host, and no Node module', async () => {
