@@ -61,6 +61,8 @@ export const CONTINUE_PROMPT = 'Please continue exactly where your previous answ
 export class ChatEngine {
   private conversation: StoredConversation | undefined;
   private running: RunningAnswer | undefined;
+  /** A question is between `send` and its answer starting. */
+  private starting = false;
   private readonly listeners = new Set<ChatEngineListener>();
 
   constructor(
@@ -101,11 +103,18 @@ export class ChatEngine {
 
   /** Asks a question in the open conversation; resolves when the answer has ended and was saved. */
   async send(text: string): Promise<AnswerOutcome | undefined> {
-    if (this.running) {
+    if (this.running || this.starting) {
       this.engineHost.log.warn('chat: a question arrived while an answer is streaming; dropped');
       return undefined;
     }
-    const conversation = await this.current();
+    // Taken before the first await, so a second question in the same tick is refused too.
+    this.starting = true;
+    let conversation: StoredConversation;
+    try {
+      conversation = await this.current();
+    } finally {
+      this.starting = false;
+    }
     const question: Turn = { id: newTurnId(), role: 'user', content: text, createdAt: Date.now() };
     if (conversation.mode === 'agent' && conversation.pendingAttachments.length > 0) {
       question.attachments = conversation.pendingAttachments;
@@ -125,7 +134,7 @@ export class ChatEngine {
   async retry(turnId: string): Promise<AnswerOutcome | undefined> {
     const conversation = await this.current();
     const last = lastTurn(conversation);
-    if (this.running || !last || last.id !== turnId || last.role !== 'assistant' || last.state === 'done') {
+    if (this.running || this.starting || !last || last.id !== turnId || last.role !== 'assistant' || last.state === 'done') {
       this.engineHost.log.warn(`[chat] retry of turn ${turnId} refused (not the last finished-badly answer)`);
       return undefined;
     }
