@@ -1,0 +1,355 @@
+// The chat engine through its event interface only, against the emulator over real HTTP:
+// `ask` (one request, no conversation: what VS Code's Chat uses) and `ChatEngine` (a whole
+// conversation: chat and agent, stop, retry, continue, cut-off, the thread kept across
+// turns, citations, and what is on disk when each event is reported). No webview or
+// protocol type is imported here: the engine must be usable without the panel.
+import { strict as assert } from 'node:assert';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startEmulator, type RunningEmulator } from '../../emulator/server';
+import { KsmClient } from '../../src/api/client';
+import { AuthenticationError } from '../../src/api/errors';
+import { ask, type AnswerEvent, type AnswerRequest } from '../../src/chat/core/answerStream';
+import { ChatEngine, CONTINUE_PROMPT, type ChatEngineEvent } from '../../src/chat/core/chatEngine';
+import type { ModelOptions, StoredConversation } from '../../src/chat/core/conversationModel';
+import { ConversationStore } from '../../src/chat/core/conversationStore';
+
+const options: ModelOptions = { models: ['emu-chat', 'emu-reasoner'], reasoningModels: ['emu-reasoner'], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat' };
+const quietLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+type Finished = Extract<AnswerEvent, { type: 'finished' }>;
+
+describe('chat engine: answer events against the emulator', () => {
+  let emulator: RunningEmulator;
+  let dir: string;
+  let apiKey: string;
+
+  const client = () => new KsmClient({ baseUrl: emulator.url, apiKey: async () => apiKey });
+  const chat = (content: string, extra: Partial<Extract<AnswerRequest, { kind: 'chat' }>['body']> = {}): AnswerRequest => ({
+    kind: 'chat',
+    body: { model: 'emu-chat', messages: [{ role: 'user', content }], ...extra },
+  });
+  const agent = (query: string, threadId: string | null = null): AnswerRequest => ({
+    kind: 'agent',
+    body: { agent_id: 'rag-agent', thread_id: threadId, query, context: { model: 'emu-chat', volumes: [] } },
+  });
+  async function collect(request: AnswerRequest, signal = new AbortController().signal): Promise<{ events: AnswerEvent[]; text: string; finished: Finished }> {
+    const events: AnswerEvent[] = [];
+    for await (const event of ask(client(), request, signal)) events.push(event);
+    const finished = events.at(-1);
+    assert.equal(finished?.type, 'finished', 'every answer ends in exactly one finished event');
+    assert.equal(events.filter((e) => e.type === 'finished').length, 1);
+    return { events, text: textOf(events), finished: finished as Finished };
+  }
+
+  /** The questions the emulator stored on a thread; it saves a turn just after the answer ends, so wait for `count`. */
+  async function threadQueries(threadId: string, count: number): Promise<string[]> {
+    const file = join(emulator.dataDir, 'threads', `${threadId}.json`);
+    for (;;) {
+      const queries = (JSON.parse(readFileSync(file, 'utf8')) as { turns: Array<{ query: string }> }).turns.map((t) => t.query);
+      if (queries.length >= count) return queries;
+      await sleep(10);
+    }
+  }
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ksm-chat-engine-'));
+    emulator = await startEmulator({ port: 0, dataDir: join(dir, 'emulator'), testControls: true, stepMs: 5, tokenDelayMs: 2, responseWords: 60 });
+  });
+  beforeEach(() => (apiKey = emulator.apiKey));
+  afterEach(() => emulator.faults.clear());
+  after(async () => {
+    await emulator?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('ask: one request, no conversation', () => {
+    it('streams a chat answer as text deltas, then usage, then finished{done, stop}', async () => {
+      const { events, text, finished } = await collect(chat('Explain volumes to me'));
+      assert.ok(events.filter((e) => e.type === 'text').length > 5, 'text arrives as many deltas, not one block');
+      assert.ok(text.length > 50, text);
+      const usage = events.find((e) => e.type === 'usage');
+      assert.ok(usage && usage.usage.totalTokens > 0);
+      assert.deepEqual(finished, { type: 'finished', reason: 'done', finishReason: 'stop' });
+    });
+
+    it('streams reasoning separately from the answer text for a reasoning model', async () => {
+      const { events, text } = await collect(chat('Why is the sky blue?', { model: 'emu-reasoner', reasoning: { effort: 'low' } }));
+      const reasoning = events.filter((e): e is Extract<AnswerEvent, { type: 'reasoning' }> => e.type === 'reasoning').map((e) => e.text).join('');
+      assert.ok(reasoning.length > 0, 'reasoning arrived');
+      assert.ok(text.length > 0 && !text.includes(reasoning), 'reasoning is not answer text');
+    });
+
+    it('reports the length cut as finished{length}', async () => {
+      const { finished } = await collect(chat('Explain everything about volumes', { max_completion_tokens: 5 }));
+      assert.equal(finished.reason, 'length');
+      assert.equal(finished.finishReason, 'length');
+    });
+
+    it('assembles a streamed tool call into one toolCall event (D15)', async () => {
+      const request = chat('Please use search_volumes to look for "zebra release"', {
+        tools: [{ type: 'function', function: { name: 'search_volumes', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } }],
+      });
+      const { events, finished } = await collect(request);
+      const calls = events.filter((e): e is Extract<AnswerEvent, { type: 'toolCall' }> => e.type === 'toolCall');
+      assert.equal(calls.length, 1, JSON.stringify(events));
+      assert.equal(calls[0].name, 'search_volumes');
+      assert.match(calls[0].callId, /^call_/);
+      assert.equal(typeof (JSON.parse(calls[0].arguments) as { query: unknown }).query, 'string');
+      assert.equal(finished.reason, 'done');
+      assert.equal(finished.finishReason, 'tool_calls');
+    });
+
+    it('stops on abort: the request is closed on the wire and the stream ends in finished{stopped}', async () => {
+      const controller = new AbortController();
+      const before = emulator.stats.abortedStreams;
+      const aborted = once(emulator.events, 'stream-aborted');
+      const events: AnswerEvent[] = [];
+      for await (const event of ask(client(), chat('Write a very long essay about streaming'), controller.signal)) {
+        events.push(event);
+        if (event.type === 'text') controller.abort();
+      }
+      await aborted;
+      assert.equal(emulator.stats.abortedStreams, before + 1);
+      assert.deepEqual(events.at(-1), { type: 'finished', reason: 'stopped' });
+      assert.ok(textOf(events).length > 0, 'the text before the stop was reported');
+    });
+
+    it('reports a connection reset mid-stream as finished{cut-off} with a retryable error, after the text that arrived', async () => {
+      emulator.faults.add({ kind: 'reset', afterEvents: 6, path: '/v3/chat/completions' });
+      const { text, finished } = await collect(chat('Tell me a long story'));
+      assert.ok(text.length > 0);
+      assert.equal(finished.reason, 'cut-off');
+      assert.match(finished.error?.message ?? '', /cut off/);
+      assert.equal(finished.error?.retryable, true);
+      assert.equal(finished.error?.fix, undefined);
+    });
+
+    it("reports the service's stream error with its text, retryable", async () => {
+      emulator.faults.add({ kind: 'stream-error', afterEvents: 5, code: 503, message: 'upstream model overloaded', path: '/v3/chat/completions' });
+      const { finished } = await collect(chat('Hello there'));
+      assert.equal(finished.reason, 'error');
+      assert.match(finished.error?.message ?? '', /upstream model overloaded/);
+      assert.equal(finished.error?.retryable, true);
+    });
+
+    it('reports a rejected key as an error whose fix is setApiKey, never echoing the key', async () => {
+      apiKey = 'wrong-key-0123456789';
+      const { events, finished } = await collect(chat('Hello'));
+      assert.equal(finished.reason, 'error');
+      assert.equal(finished.error?.fix, 'setApiKey');
+      assert.equal(finished.error?.retryable, false);
+      assert.match(finished.error?.message ?? '', /Set your API key/);
+      assert.ok(finished.error?.cause instanceof AuthenticationError);
+      assert.ok(!JSON.stringify(events, (k, v: unknown) => (k === 'cause' ? undefined : v)).includes('wrong-key'), 'the key is in no event');
+    });
+
+    it('reports an unknown model as an error whose fix is pickModel', async () => {
+      const { finished } = await collect(chat('Hello', { model: 'no-such-model' }));
+      assert.equal(finished.reason, 'error');
+      assert.equal(finished.error?.fix, 'pickModel');
+    });
+
+    it('agent: reports the thread once, first; a second ask with that thread_id continues the same thread', async () => {
+      const first = await collect(agent('What is in my files?'));
+      const threads = first.events.filter((e): e is Extract<AnswerEvent, { type: 'thread' }> => e.type === 'thread');
+      assert.equal(threads.length, 1);
+      assert.equal(first.events[0].type, 'thread', 'the thread id comes before any text');
+      const threadId = threads[0].threadId;
+      assert.match(threadId, /^thr_/);
+      assert.equal(first.finished.reason, 'done');
+      assert.ok(first.text.length > 0);
+
+      const second = await collect(agent('Tell me more', threadId));
+      assert.equal(second.finished.reason, 'done');
+      assert.deepEqual(await threadQueries(threadId, 2), ['What is in my files?', 'Tell me more'], 'the emulator saw both questions on one thread');
+    });
+
+    it('agent: a stream without its done event is cut off, keeping the thread it named', async () => {
+      emulator.faults.add({ kind: 'no-terminator', afterEvents: 4, path: '/v1/apps/chat-messages' });
+      const { events, finished } = await collect(agent('What is in my files?'));
+      assert.equal(finished.reason, 'cut-off');
+      assert.ok(events.some((e) => e.type === 'thread'));
+    });
+
+    it('agent: an unknown thread is an error whose fix is a new conversation', async () => {
+      const { finished } = await collect(agent('Hello again', 'thr_doesnotexist0000'));
+      assert.equal(finished.reason, 'error');
+      assert.equal(finished.error?.fix, 'newConversation');
+    });
+  });
+
+  describe('ChatEngine: a whole conversation through subscribe', () => {
+    let storeDir: string;
+    let volumes: string[];
+    beforeEach(() => {
+      storeDir = mkdtempSync(join(dir, 'store-'));
+      volumes = [];
+    });
+
+    const newEngine = (checkpointMs = 50) =>
+      new ChatEngine(new ConversationStore(storeDir), { getService: client, getOptions: () => options, getVolumes: () => volumes, log: quietLog }, { checkpointMs });
+    const onDisk = (id: string) => JSON.parse(readFileSync(join(storeDir, 'conversations', `${id}.json`), 'utf8')) as StoredConversation;
+
+    /** Every event, and for each `finished` what the disk held at that moment. */
+    function record(engine: ChatEngine) {
+      const events: ChatEngineEvent[] = [];
+      const diskAtFinish: StoredConversation[] = [];
+      engine.subscribe((event) => {
+        events.push(event);
+        if (event.type === 'answer' && event.event.type === 'finished') diskAtFinish.push(onDisk(event.conversationId));
+      });
+      const answerEvents = (turnId: string) =>
+        events.flatMap((e) => (e.type === 'answer' && e.turnId === turnId ? [e.event] : []));
+      return { events, diskAtFinish, answerEvents };
+    }
+
+    it('chat: turnStarted, the answer events, then finished once the answer is on disk; the turn equals what the events said', async () => {
+      const engine = newEngine();
+      const { events, diskAtFinish, answerEvents } = record(engine);
+      const outcome = await engine.send('Explain volumes to me');
+      assert.equal(outcome?.state, 'done');
+      const conversation = await engine.current();
+      const [question, answer] = conversation.turns;
+      const started = events.find((e) => e.type === 'turnStarted');
+      assert.ok(started && started.type === 'turnStarted');
+      assert.equal(started.question.id, question.id);
+      assert.equal(started.answer.id, answer.id);
+      assert.ok(events.indexOf(started) < events.findIndex((e) => e.type === 'answer'), 'turnStarted comes first');
+      const streamed = answerEvents(answer.id);
+      assert.equal(textOf(streamed), answer.content, 'the saved answer is exactly the text the events carried');
+      assert.deepEqual(streamed.at(-1), { type: 'finished', reason: 'done', finishReason: 'stop' });
+      assert.equal(answer.state, 'done');
+      assert.equal(conversation.title, 'Explain volumes to me');
+      assert.equal(engine.busy, false);
+      // The persistence checkpoint: when `finished` is reported, the finished answer is on disk.
+      assert.equal(diskAtFinish.length, 1);
+      assert.equal(diskAtFinish[0].turns[1].state, 'done');
+      assert.equal(diskAtFinish[0].turns[1].content, answer.content);
+      // A fresh engine on the same store continues the conversation with its history.
+      await engine.idle();
+      const reloaded = newEngine();
+      assert.deepEqual(await reloaded.current(), conversation);
+      assert.equal((await reloaded.send('And in one sentence?'))?.state, 'done');
+      assert.equal((await reloaded.current()).turns.length, 4);
+    });
+
+    it('checkpoints a streaming answer to disk while it streams', async () => {
+      const engine = newEngine(20);
+      let checkpoint: StoredConversation | undefined;
+      let id = '';
+      engine.subscribe((event) => {
+        if (event.type === 'turnStarted') id = event.conversation.id;
+        if (checkpoint || event.type !== 'answer' || event.event.type !== 'text') return;
+        const saved = onDisk(id);
+        if (saved.turns[1]?.state === 'streaming' && saved.turns[1].content.length > 0) checkpoint = saved;
+      });
+      await engine.send('Write a very long essay about checkpoints');
+      assert.ok(checkpoint, 'a checkpoint with partial text was on disk while the answer streamed');
+      assert.ok((await engine.current()).turns[1].content.startsWith(checkpoint.turns[1].content));
+    });
+
+    it('stop: aborts on the wire; the partial answer ends stopped, on disk too', async () => {
+      const engine = newEngine();
+      const aborted = once(emulator.events, 'stream-aborted');
+      engine.subscribe((event) => {
+        if (event.type === 'answer' && event.event.type === 'text') engine.stop();
+      });
+      const outcome = await engine.send('Write a very long essay about streaming');
+      await aborted;
+      assert.equal(outcome?.state, 'stopped');
+      const conversation = await engine.current();
+      assert.equal(conversation.turns[1].state, 'stopped');
+      assert.ok(conversation.turns[1].content.length > 0);
+      await engine.idle();
+      assert.equal(onDisk(conversation.id).turns[1].state, 'stopped');
+    });
+
+    it('cut-off, then retry: the failed answer is replaced by a new one, and retry of a good answer is refused', async () => {
+      emulator.faults.add({ kind: 'reset', afterEvents: 6, path: '/v3/chat/completions' });
+      const engine = newEngine();
+      const { answerEvents } = record(engine);
+      assert.equal((await engine.send('Tell me a long story'))?.state, 'cut-off');
+      const failed = (await engine.current()).turns[1];
+      assert.ok(failed.content.length > 0, 'the text that arrived is kept');
+      assert.match(failed.error ?? '', /cut off/);
+      const failedEnd = answerEvents(failed.id).at(-1);
+      assert.ok(failedEnd?.type === 'finished' && failedEnd.error?.retryable === true);
+
+      assert.equal((await engine.retry(failed.id))?.state, 'done');
+      const turns = (await engine.current()).turns;
+      assert.equal(turns.length, 2, 'replaced, not appended');
+      assert.notEqual(turns[1].id, failed.id);
+      assert.equal(turns[1].state, 'done');
+      assert.equal(await engine.retry(turns[1].id), undefined, 'a finished answer is not retried');
+    });
+
+    it('max tokens, then continue: the cut answer is length, continue asks for the rest as a new turn', async () => {
+      const engine = newEngine();
+      await engine.setParameters({ maxTokens: 5 });
+      assert.equal((await engine.send('Explain everything about volumes'))?.state, 'length');
+      const cut = (await engine.current()).turns[1];
+      assert.equal(cut.finishReason, 'length');
+      await engine.setParameters({});
+      assert.equal((await engine.continueAnswer(cut.id))?.state, 'done');
+      const turns = (await engine.current()).turns;
+      assert.equal(turns.length, 4);
+      assert.equal(turns[2].content, CONTINUE_PROMPT);
+    });
+
+    it('agent: one thread across three turns, each answer reporting it, the emulator seeing one thread', async () => {
+      const engine = newEngine();
+      const { events } = record(engine);
+      await engine.newConversation('agent');
+      const questions = ['What is in my files?', 'Tell me more about uploads', 'And about deleting?'];
+      for (const question of questions) assert.equal((await engine.send(question))?.state, 'done', question);
+      const conversation = await engine.current();
+      const threadEvents = events.flatMap((e) => (e.type === 'answer' && e.event.type === 'thread' ? [e.event.threadId] : []));
+      assert.equal(threadEvents.length, 3);
+      assert.deepEqual(threadEvents, [conversation.threadId, conversation.threadId, conversation.threadId]);
+      assert.deepEqual(await threadQueries(conversation.threadId ?? '', 3), questions);
+    });
+
+    it('agent: attached files go with the question; citations arrive as events and land on the answer', async () => {
+      const path = join(dir, 'release-notes.md');
+      writeFileSync(path, 'The zebra release adds folder uploads. The zebra release also adds streaming chat.\n');
+      const [uploaded] = await client().uploadFiles({ volume: 'notes', embedding: 'emu-embed', doChunking: 1, files: [{ path }] });
+      assert.ok(uploaded.ok);
+      await emulator.waitForIdle();
+      volumes = ['notes'];
+      const engine = newEngine();
+      const { answerEvents } = record(engine);
+      await engine.attachForAgent([{ fileId: uploaded.info.uuid, filename: 'release-notes.md', size: uploaded.info.filesize, volume: 'notes' }]);
+      assert.equal((await engine.send('What does the zebra release add?'))?.state, 'done');
+      const [question, answer] = (await engine.current()).turns;
+      assert.equal(question.attachments?.[0].fileId, uploaded.info.uuid);
+      const cited = answerEvents(answer.id).flatMap((e) => (e.type === 'citations' ? e.citations : []));
+      assert.ok(cited.some((c) => c.fileId === uploaded.info.uuid && c.volume === 'notes'), JSON.stringify(cited));
+      assert.deepEqual(answer.citations, cited, 'the answer keeps exactly the citations reported');
+      assert.deepEqual(engine.citedFile('notes', uploaded.info.uuid), { fileId: uploaded.info.uuid, filename: 'release-notes.md', volume: 'notes' });
+      assert.equal(engine.citedFile('notes', 'some-other-file'), undefined);
+    });
+
+    it('reports opened, new and changed conversations as conversation events, and refuses a question while answering', async () => {
+      const engine = newEngine();
+      const { events } = record(engine);
+      const first = await engine.current();
+      await engine.setModel('emu-reasoner');
+      const running = engine.send('Write a long essay');
+      assert.equal(await engine.send('A second question at once'), undefined, 'one answer at a time');
+      await running;
+      const second = await engine.newConversation('agent');
+      assert.equal(await engine.openConversation(first.id), true);
+      const shown = events.flatMap((e) => (e.type === 'conversation' ? [e.conversation.id] : []));
+      assert.deepEqual(shown, [first.id, second.id, first.id]);
+      assert.equal((await engine.current()).model, 'emu-reasoner');
+    });
+  });
+});
+
+function textOf(events: readonly AnswerEvent[]): string {
+  return events.map((e) => (e.type === 'text' ? e.text : '')).join('');
+}
