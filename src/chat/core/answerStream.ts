@@ -10,7 +10,10 @@ import { errorFix, type ErrorFix } from '../../common/core/errorFixes';
 import { describeAnswerFailure } from './answerErrors';
 import type { AnswerState, SourceCitation, TokenUsage } from './conversationModel';
 
+// Other features may import only this file of chat/core (PUBLIC_CORE), so the types its
+// events carry are exported from here too.
 export type { ErrorFix } from '../../common/core/errorFixes';
+export type { SourceCitation, TokenUsage } from './conversationModel';
 
 /** The wire request of one answer: chat mode sends the history, agent mode the question and thread (D17). */
 export type AnswerRequest = { kind: 'chat'; body: ChatCompletionRequest } | { kind: 'agent'; body: AgentRequest };
