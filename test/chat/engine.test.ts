@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
 import { KsmClient } from '../../src/api/client';
 import { AuthenticationError } from '../../src/api/errors';
+import { COMMAND } from '../../src/common/core/contributionIds';
 import { ask, type AnswerEvent, type AnswerRequest } from '../../src/chat/core/answerStream';
 import { ChatEngine, CONTINUE_PROMPT, type ChatEngineEvent } from '../../src/chat/core/chatEngine';
 import type { ModelOptions, StoredConversation } from '../../src/chat/core/conversationModel';
@@ -136,21 +137,23 @@ describe('chat engine: answer events against the emulator', () => {
       assert.equal(finished.error?.retryable, true);
     });
 
-    it('reports a rejected key as an error whose fix is setApiKey, never echoing the key', async () => {
+    it('reports a rejected key as an error whose one-click fix is Set API Key (errorFixes.ts), never echoing the key', async () => {
       apiKey = 'wrong-key-0123456789';
       const { events, finished } = await collect(chat('Hello'));
       assert.equal(finished.reason, 'error');
-      assert.equal(finished.error?.fix, 'setApiKey');
+      assert.equal(finished.error?.fix?.action.command, COMMAND.setApiKey);
       assert.equal(finished.error?.retryable, false);
       assert.match(finished.error?.message ?? '', /Set your API key/);
       assert.ok(finished.error?.cause instanceof AuthenticationError);
       assert.ok(!JSON.stringify(events, (k, v: unknown) => (k === 'cause' ? undefined : v)).includes('wrong-key'), 'the key is in no event');
     });
 
-    it('reports an unknown model as an error whose fix is pickModel', async () => {
+    it('reports an unknown model as a non-retryable error that says to pick another model', async () => {
       const { finished } = await collect(chat('Hello', { model: 'no-such-model' }));
       assert.equal(finished.reason, 'error');
-      assert.equal(finished.error?.fix, 'pickModel');
+      assert.match(finished.error?.message ?? '', /Pick another model/);
+      assert.equal(finished.error?.retryable, false);
+      assert.equal(finished.error?.fix, undefined, 'no one-click fix: the user picks the model');
     });
 
     it('agent: reports the thread once, first; a second ask with that thread_id continues the same thread', async () => {
@@ -175,10 +178,11 @@ describe('chat engine: answer events against the emulator', () => {
       assert.ok(events.some((e) => e.type === 'thread'));
     });
 
-    it('agent: an unknown thread is an error whose fix is a new conversation', async () => {
+    it('agent: an unknown thread is a non-retryable error that says to start a new chat', async () => {
       const { finished } = await collect(agent('Hello again', 'thr_doesnotexist0000'));
       assert.equal(finished.reason, 'error');
-      assert.equal(finished.error?.fix, 'newConversation');
+      assert.match(finished.error?.message ?? '', /Start a new chat/);
+      assert.equal(finished.error?.retryable, false);
     });
   });
 
