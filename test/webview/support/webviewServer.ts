@@ -1,10 +1,15 @@
 // Serves the BUILT chat webview bundle the way the host does: same CSP, nonce'd script,
-// `<div id="app">`. Only `acquireVsCodeApi` is provided by the page (VS Code injects it
-// into real webviews); it records what the webview posts so tests can assert on it.
+// `<div id="app">`, after VS Code's own default webview stylesheet. Only `acquireVsCodeApi`
+// is provided by the page (VS Code injects it into real webviews); it records what the
+// webview posts so tests can assert on it.
 import * as esbuild from 'esbuild';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+const VSCODE_WEBVIEW_DEFAULTS = readFileSync(join(__dirname, 'vscodeWebviewDefaults.css'), 'utf8');
 
 export interface WebviewBundle {
   script: string;
@@ -48,6 +53,7 @@ export class WebviewServer {
       const url = new URL(request.url ?? '/', this.origin);
       if (url.pathname === '/chat.js') return send(response, 'text/javascript', this.bundle.script);
       if (url.pathname === '/chat-style.css') return send(response, 'text/css', this.bundle.style);
+      if (url.pathname === '/vscode-defaults.css') return send(response, 'text/css', VSCODE_WEBVIEW_DEFAULTS);
       if (url.pathname === '/webview.html') {
         const options: PageOptions = JSON.parse(url.searchParams.get('options') ?? '{}');
         const nonce = randomBytes(16).toString('base64');
@@ -74,6 +80,7 @@ export class WebviewServer {
     const initialState = JSON.stringify(state ?? null).replace(/</g, '\\u003c');
     return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
+<link href="${this.origin}/vscode-defaults.css" rel="stylesheet">
 <link href="${this.origin}/chat-style.css" rel="stylesheet">
 <script nonce="${nonce}">
   window.__posted = []; window.__violations = []; window.__state = ${initialState};
