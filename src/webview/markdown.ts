@@ -32,7 +32,9 @@ const ALLOWED_TAGS = [
   'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 's', 'del', 'code', 'pre',
   'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
 ];
-const SAFE_CLASS = /^(?:hljs(?:-[\w-]+)?|language-[\w+#.-]{1,40}|image-placeholder)$/;
+// highlight.js marks sub-scopes with a trailing underscore (`hljs-title function_`,
+// `hljs-title class_`); they only select token colours in highlight.css.
+const SAFE_CLASS = /^(?:hljs(?:-[\w-]+)?|[a-z]+_{1,2}|language-[\w+#.-]{1,40}|image-placeholder)$/;
 const OPENABLE_LINK = /^(?:https?:|mailto:)/i;
 
 DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
