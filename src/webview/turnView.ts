@@ -41,11 +41,20 @@ export class AssistantTurnElement {
   private readonly citations = el('div', { class: 'citations', 'data-testid': 'citations', hidden: true });
   private readonly footer = el('div', { class: 'turn-footer' });
   private pendingReasoning = '';
+  private answerStarted = false;
+  /**
+   * Reasoning opens by itself while the model thinks and closes by itself when the answer
+   * starts, until the reader opens or closes it: from then on it stays as they left it.
+   */
+  private reasoningFollowsStream = true;
   private turn: TurnView;
 
   constructor(turn: TurnView, private readonly post: Post) {
     this.turn = { ...turn, content: '' };
     this.reasoning.append(this.reasoningSummary, this.reasoningText);
+    // A click (or Enter/Space, which click the summary) is the reader's choice; the
+    // \`toggle\` event would also fire for our own changes.
+    this.reasoningSummary.addEventListener('click', () => (this.reasoningFollowsStream = false));
     this.element = el(
       'article',
       { class: 'turn assistant-turn', 'data-role': 'assistant', 'data-turn-id': turn.id, 'aria-label': 'Assistant' },
@@ -69,7 +78,10 @@ export class AssistantTurnElement {
   }
 
   appendDelta(content?: string, reasoning?: string): void {
-    if (content) this.body.append(content);
+    if (content) {
+      this.body.append(content);
+      this.answerStarted = true;
+    }
     if (reasoning) this.pendingReasoning += reasoning;
   }
 
@@ -80,6 +92,11 @@ export class AssistantTurnElement {
       // A new Text node per frame: appending to one growing node would copy it each time.
       this.reasoningText.append(document.createTextNode(this.pendingReasoning));
       this.pendingReasoning = '';
+    }
+    if (this.reasoningFollowsStream && !this.reasoning.hidden) {
+      // Live while thinking, out of the way once the answer is being written.
+      const open = !this.answerStarted && this.turn.state === 'streaming';
+      if (this.reasoning.open !== open) this.reasoning.open = open;
     }
     this.body.render();
     if (this.turn.state && this.turn.state !== 'streaming') this.body.finish();

@@ -132,6 +132,54 @@ describe('webview streaming render', function () {
     assert.ok(order.indexOf('reasoning') < order.indexOf('answer-body'), 'reasoning sits above the answer');
   });
 
+  it('shows reasoning live while the model thinks and folds it away when the answer starts', async () => {
+    await webview.hostPost(init(conversation([userTurn('u1', 'why?'), assistantTurn('a1', '', { state: 'streaming' })])));
+    const details = webview.page.locator('[data-turn-id="a1"] details.reasoning');
+    const reasoningText = details.locator('.reasoning-text');
+    const thinking = 'First I check the volume.\nThen I compare the two files.\n';
+    const pieces = chunk(thinking);
+    await webview.hostPost(...pieces.slice(0, 3).map((reasoning) => ({ type: 'delta' as const, turnId: 'a1', reasoning })));
+    await webview.settle();
+    assert.equal(await details.evaluate((node) => (node as unknown as { open: boolean }).open), true, 'open while thinking');
+    assert.equal(await reasoningText.isVisible(), true, 'the reasoning text itself is on screen, not only its summary');
+    assert.equal(await reasoningText.textContent(), pieces.slice(0, 3).join(''));
+    await webview.hostPost(...pieces.slice(3).map((reasoning) => ({ type: 'delta' as const, turnId: 'a1', reasoning })));
+    await webview.settle();
+    assert.equal(await reasoningText.textContent(), thinking, 'later thoughts appear as they come');
+    assert.equal(await reasoningText.isVisible(), true);
+
+    await webview.hostPost({ type: 'delta', turnId: 'a1', content: 'The answer ' });
+    await webview.settle();
+    assert.equal(await reasoningText.isVisible(), false, 'folded once the answer starts');
+    assert.equal(await details.locator('summary').isVisible(), true, 'the summary stays to open it again');
+
+    // The reader opens it again: more answer text and the end of the stream leave it open.
+    await details.locator('summary').click();
+    await webview.hostPost({ type: 'delta', turnId: 'a1', content: 'goes on.' });
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'a1', patch: { state: 'done' } });
+    await webview.settle();
+    assert.equal(await reasoningText.isVisible(), true, "the reader's choice wins");
+    assert.equal(await reasoningText.textContent(), thinking);
+  });
+
+  it('keeps reasoning folded if the reader folds it while it streams, and folded in a loaded conversation', async () => {
+    await webview.hostPost(init(conversation([assistantTurn('a1', '', { state: 'streaming' })])));
+    const details = webview.page.locator('[data-turn-id="a1"] details.reasoning');
+    await webview.hostPost({ type: 'delta', turnId: 'a1', reasoning: 'Thinking about it. ' });
+    await webview.settle();
+    assert.equal(await details.locator('.reasoning-text').isVisible(), true);
+    await details.locator('summary').click();
+    await webview.hostPost({ type: 'delta', turnId: 'a1', reasoning: 'Still thinking.' });
+    await webview.settle();
+    assert.equal(await details.locator('.reasoning-text').isVisible(), false, 'folded by the reader, it stays folded');
+
+    await webview.hostPost(init(conversation([assistantTurn('old', 'Done.', { reasoning: 'Earlier thoughts.' })])));
+    await webview.settle();
+    const old = webview.page.locator('[data-turn-id="old"] details.reasoning');
+    assert.equal(await old.locator('summary').isVisible(), true);
+    assert.equal(await old.locator('.reasoning-text').isVisible(), false, 'a finished answer shows its reasoning folded');
+  });
+
   it('follows the stream at the bottom and leaves a reader who scrolled up alone', async () => {
     const history = Array.from({ length: 30 }, (_, index) => assistantTurn(`old${index}`, `Earlier answer ${index}.\n\n${'text '.repeat(40)}`));
     await webview.hostPost(init(conversation([...history, assistantTurn('live', '', { state: 'streaming' })])));
