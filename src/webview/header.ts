@@ -23,7 +23,7 @@ export class Header {
     const newChat = button('New chat', '+', 'icon-button');
     newChat.addEventListener('click', () => this.post({ type: 'newConversation' }));
     this.parameters = new ParametersPopover(post);
-    this.chatControls = el('div', { class: 'header-group' }, this.model, this.knownModels, this.parameters.toggle);
+    this.chatControls = el('div', { class: 'header-group model-group' }, this.model, this.knownModels, this.parameters.toggle);
     this.agentControls = el(
       'div',
       { class: 'header-group' },

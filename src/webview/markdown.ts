@@ -73,6 +73,11 @@ function decorate(fragment: DocumentFragment): void {
     anchor.tabIndex = 0;
     anchor.title = href;
   }
+  for (const table of Array.from(fragment.querySelectorAll('table'))) {
+    const scroller = el('div', { class: 'table-scroll' });
+    table.replaceWith(scroller);
+    scroller.append(table);
+  }
   for (const pre of Array.from(fragment.querySelectorAll('pre'))) {
     const code = pre.querySelector('code');
     const language = /(?:^|\s)language-([\w+#.-]+)/.exec(code?.className ?? '')?.[1] ?? '';
