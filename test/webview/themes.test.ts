@@ -60,6 +60,11 @@ const ANSWER = [
   '```',
 ].join('\n');
 
+/** The one browser global used inside `evaluate` (tests compile without the DOM lib). */
+interface PageStyles {
+  getComputedStyle(node: unknown): { color: string };
+}
+
 interface Rgba {
   r: number;
   g: number;
@@ -190,7 +195,7 @@ describe('webview code colours in every theme kind', function () {
         // Code looks as in the editor: plain code in the editor foreground, tokens in the
         // theme's own token colours.
         const colourOf = async (selector: string) =>
-          hex(await webview.page.locator(selector).first().evaluate((node) => getComputedStyle(node).color));
+          hex(await webview.page.locator(selector).first().evaluate((node) => (globalThis as unknown as PageStyles).getComputedStyle(node).color));
         const editorForeground = theme.variables['editor-foreground'];
         assert.equal(await colourOf('.code-block[data-language="python"] pre code'), editorForeground);
         const expected = theme.highContrast ? {} : theme.tokens;
@@ -222,7 +227,7 @@ describe('webview code colours in every theme kind', function () {
       await webview.settle();
       const colours = await webview.page
         .locator('.code-block pre code [class^="hljs-"]')
-        .evaluateAll((nodes) => [...new Set(nodes.map((node) => getComputedStyle(node).color))]);
+        .evaluateAll((nodes) => [...new Set(nodes.map((node) => (globalThis as unknown as PageStyles).getComputedStyle(node).color))]);
       assert.deepEqual(colours.map(hex), [THEMES[0].variables['editor-foreground']]);
     } finally {
       await webview.close();
