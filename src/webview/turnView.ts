@@ -53,7 +53,7 @@ export class AssistantTurnElement {
     this.turn = { ...turn, content: '' };
     this.reasoning.append(this.reasoningSummary, this.reasoningText);
     // A click (or Enter/Space, which click the summary) is the reader's choice; the
-    // \`toggle\` event would also fire for our own changes.
+    // `toggle` event would also fire for our own changes.
     this.reasoningSummary.addEventListener('click', () => (this.reasoningFollowsStream = false));
     this.element = el(
       'article',
