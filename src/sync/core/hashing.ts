@@ -1,0 +1,49 @@
+// Content hashes for the plan: sha256 streamed from disk (never a whole-file buffer), and
+// skipped when size and mtime equal what the manifest recorded at the last hash (the
+// cheap check `aws s3 sync` relies on; here it only saves work, the decision is by hash).
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type { ManifestEntry } from './manifest';
+
+export async function sha256OfFile(path: string, signal?: AbortSignal): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), hash, { signal });
+  return hash.digest('hex');
+}
+
+export interface HashStats {
+  hashed: number;
+  hashedBytes: number;
+  skipped: number;
+}
+
+/** The file's sha256, reusing the manifest's when size and mtime are unchanged. */
+export async function contentHash(
+  file: { path: string; size: number; mtimeMs: number },
+  known: ManifestEntry | undefined,
+  stats: HashStats,
+  signal?: AbortSignal,
+): Promise<string> {
+  if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) {
+    stats.skipped++;
+    return known.sha256;
+  }
+  stats.hashed++;
+  stats.hashedBytes += file.size;
+  return sha256OfFile(file.path, signal);
+}
+
+/** Runs `task` over `items` with at most `limit` in flight; results keep the input order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

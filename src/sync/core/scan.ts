@@ -1,0 +1,67 @@
+// The local side of a sync: every file under the folder that the upload rules allow
+// (.gitignore, exclude globs, size limit, readable-files rule: the same code as uploads,
+// src/upload/folderExpansion.ts), keyed by its path relative to the folder, with size and
+// mtime for the hash skip. No `vscode` import.
+import { stat } from 'node:fs/promises';
+import { relative, resolve, sep } from 'node:path';
+import { expandSelection, type SkippedFile } from '../../upload/folderExpansion';
+
+/** The CLI's manifest, kept in the synced folder; never synced itself. */
+export const CLI_MANIFEST_NAME = '.ksm-sync.json';
+
+/** What VS Code's `files.exclude` hides by default; the CLI applies these too, so both sides see the same files. */
+export const DEFAULT_EXCLUDES = ['**/.git', '**/.svn', '**/.hg', '**/CVS', '**/.DS_Store', '**/Thumbs.db'];
+
+export interface ScanRules {
+  /** Globs relative to `root` (a workspace folder in VS Code, the synced folder on the command line). */
+  excludeGlobs: string[];
+  /** 0 = no limit. */
+  maxFileSizeBytes: number;
+  /** Where globs and `.gitignore` files are anchored; defaults to the synced folder. */
+  root?: string;
+}
+
+export interface LocalFile {
+  /** Relative to the synced folder, `/`-separated. */
+  rel: string;
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface Scan {
+  files: LocalFile[];
+  skipped: SkippedFile[];
+}
+
+export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal): Promise<Scan> {
+  const base = resolve(folder);
+  const expansion = await expandSelection([base], {
+    excludeGlobs: rules.excludeGlobs,
+    maxFileSizeBytes: rules.maxFileSizeBytes,
+    workspaceRoots: [rules.root ? resolve(rules.root) : base],
+    signal,
+  });
+  const files: LocalFile[] = [];
+  for (const file of expansion.files) {
+    const rel = toPosix(relative(base, file.path));
+    if (rel === CLI_MANIFEST_NAME) continue;
+    const info = await stat(file.path).catch(() => undefined);
+    if (!info?.isFile()) continue; // gone since the walk
+    files.push({ rel, path: file.path, size: info.size, mtimeMs: info.mtimeMs });
+  }
+  return { files, skipped: expansion.skipped };
+}
+
+/**
+ * The service strips directories from names (D7), so a nested file is stored under its
+ * relative path with `/` turned into `__` (`docs/guide.md` → `docs__guide.md`): unique
+ * within the volume and still readable in citations.
+ */
+export function remoteNameFor(rel: string): string {
+  return rel.split('/').join('__');
+}
+
+export function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
+}

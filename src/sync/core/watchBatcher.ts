@@ -1,0 +1,102 @@
+// Watch mode's core: file events in, one sync run out per quiet period. Events for paths
+// the exclude rules drop (.gitignore, globs, the manifest itself) never start a run; a
+// burst of saves (format on save, git checkout) becomes one run after `quietMs` without
+// events; events during a run start one more run after it, never two at once. The clock is
+// injected so tests drive time instead of waiting. No `vscode` import.
+import { readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ignore from 'ignore';
+import picomatch from 'picomatch';
+import { CLI_MANIFEST_NAME, toPosix } from './scan';
+
+export interface Clock {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realClock: Clock = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export class WatchBatcher {
+  private timer: unknown;
+  private pending = new Set<string>();
+  private running: Promise<void> | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly run: (changed: string[]) => Promise<void>,
+    private readonly options: { quietMs: number; clock?: Clock; isRelevant?: (path: string) => Promise<boolean> | boolean },
+  ) {}
+
+  /** A file under the folder was created, changed or deleted. */
+  async notify(path: string): Promise<void> {
+    if (this.disposed) return;
+    if (this.options.isRelevant && !(await this.options.isRelevant(path))) return;
+    this.pending.add(path);
+    this.arm();
+  }
+
+  /** Resolves when no run is in progress (for tests and shutdown). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private get clock(): Clock {
+    return this.options.clock ?? realClock;
+  }
+
+  private arm(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.fire();
+    }, this.options.quietMs);
+  }
+
+  private async fire(): Promise<void> {
+    if (this.disposed || this.pending.size === 0) return;
+    if (this.running) return; // the run in progress re-arms when it ends
+    const changed = [...this.pending];
+    this.pending.clear();
+    this.running = this.run(changed)
+      .catch(() => undefined) // the run reports its own errors
+      .finally(() => {
+        this.running = undefined;
+        if (this.pending.size && !this.disposed) this.arm();
+      });
+    await this.running;
+  }
+}
+
+/**
+ * Whether an event path matters to a sync of `folder`: inside it, not the manifest, not
+ * excluded by a glob or by a `.gitignore` between the root and the file (read per event:
+ * an edited `.gitignore` applies at once). The same rules as the scan, applied to one path.
+ */
+export function eventFilter(folder: string, rules: { excludeGlobs: string[]; root?: string }): (path: string) => Promise<boolean> {
+  const base = resolve(folder);
+  const root = rules.root ? resolve(rules.root) : base;
+  const isExcluded = picomatch(rules.excludeGlobs.length ? rules.excludeGlobs : ['\0'], { dot: true });
+  return async (path) => {
+    const full = resolve(path);
+    if (!full.startsWith(base + sep)) return false;
+    if (toPosix(relative(base, full)) === CLI_MANIFEST_NAME) return false;
+    const fromRoot = toPosix(relative(root, full));
+    const parts = fromRoot.split('/');
+    for (let i = 1; i <= parts.length; i++) if (isExcluded(parts.slice(0, i).join('/'))) return false;
+    for (let dir = dirname(full); dir === root || dir.startsWith(root + sep); dir = dirname(dir)) {
+      const text = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => undefined);
+      if (text !== undefined && ignore().add(text).ignores(toPosix(relative(dir, full)))) return false;
+      if (dir === root) break;
+    }
+    return true;
+  };
+}
