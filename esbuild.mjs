@@ -1,9 +1,10 @@
-// Builds the two bundles: the extension host (Node, CommonJS, `vscode` external) and the
-// chat webview (browser, IIFE). Types are checked by `tsc --noEmit` (esbuild strips them).
-// `--outdir DIR` builds elsewhere than dist/ (the activation benchmark uses it).
+// Builds the bundles: the extension host (Node, CommonJS, `vscode` external), the chat
+// webview (browser, IIFE) and the `ksm` command line (dist/cli.js, Node; never in the VSIX). Types are checked by `tsc --noEmit` (esbuild strips them).
+// `--outdir DIR` builds elsewhere than dist/ (the activation benchmark uses it); `--cli-only`
+// builds just the command line (bin/ksm.js uses it when dist/cli.js is stale).
 import * as esbuild from 'esbuild';
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -48,7 +49,19 @@ const common = {
   plugins: watch ? [problemMatcherPlugin] : [],
 };
 
-const targets = [
+const version = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version;
+
+const cliTarget = {
+  ...common,
+  entryPoints: { cli: 'src/cli/main.ts' },
+  outdir,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  define: { 'process.env.KSM_CLI_VERSION': JSON.stringify(version) },
+};
+
+const allTargets = [
   {
     ...common,
     entryPoints: { extension: 'src/extension.ts' },
@@ -76,7 +89,9 @@ const targets = [
     target: 'chrome120',
     tsconfig: 'src/webview/tsconfig.json',
   },
+  cliTarget,
 ];
+const targets = process.argv.includes('--cli-only') ? [cliTarget] : allTargets;
 
 // A production build starts clean so no stale source map or old chunk reaches the VSIX.
 if (production) rmSync(outdir, { recursive: true, force: true });

@@ -1,0 +1,68 @@
+// Where the command line gets the service: KSM_BASE_URL and KSM_API_KEY only (a flag would
+// land the key in shell history and `ps`), proxies from HTTPS_PROXY/NO_PROXY as usual, an
+// extra CA bundle from KSM_CA_BUNDLE. Errors never contain the key. No `vscode` import.
+import { checkBaseUrl } from '../api/baseUrl';
+import { KsmClient } from '../api/client';
+import { ConfigurationError, redactSecrets, type KsmError } from '../api/errors';
+import { createDispatcher } from '../api/network';
+import type { ClientLogger } from '../api/types';
+
+export interface CliEnvironment {
+  client: KsmClient;
+  apiKey: string;
+  embedding: string;
+}
+
+/** What `ksm` needs from the environment, checked before any request. */
+export function environmentFrom(env: NodeJS.ProcessEnv, logger?: ClientLogger): CliEnvironment {
+  const rawUrl = env.KSM_BASE_URL?.trim();
+  if (!rawUrl) throw new ConfigurationError('KSM_BASE_URL is not set. Export the service address, for example: export KSM_BASE_URL=https://ksm.example.com');
+  let url: string;
+  try {
+    url = checkBaseUrl(rawUrl).url;
+  } catch (error) {
+    throw new ConfigurationError(`KSM_BASE_URL is not usable: ${(error as Error).message.replace(/'ksm\.baseUrl'/g, 'the address')}`);
+  }
+  const apiKey = env.KSM_API_KEY?.trim();
+  if (!apiKey) throw new ConfigurationError('KSM_API_KEY is not set. Export your API key in the environment (never pass it as a flag): export KSM_API_KEY=…');
+  const client = new KsmClient({
+    baseUrl: url,
+    apiKey: async () => apiKey,
+    userAgent: 'ksm-cli',
+    timeoutMs: Number(env.KSM_TIMEOUT_SECONDS) > 0 ? Number(env.KSM_TIMEOUT_SECONDS) * 1000 : undefined,
+    dispatcher: createDispatcher({ caBundlePath: env.KSM_CA_BUNDLE, env }),
+    logger,
+  });
+  return { client, apiKey, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '' };
+}
+
+/** Exit codes CI can act on (documented in `ksm --help` and the README). */
+export const EXIT = {
+  ok: 0,
+  /** Some files failed; the rest were done. */
+  partial: 1,
+  usage: 2,
+  /** KSM_BASE_URL / KSM_API_KEY missing or refused, or the service said no to this key. */
+  config: 3,
+  /** The delete guard refused; re-run with --allow-mass-delete. */
+  guard: 4,
+  /** The service or the network failed. */
+  service: 5,
+  cancelled: 130,
+} as const;
+
+export function exitCodeFor(error: unknown): number {
+  const kind = (error as KsmError)?.kind;
+  if (kind === 'config' || kind === 'auth' || kind === 'permission') return EXIT.config;
+  if (kind === 'cancelled') return EXIT.cancelled;
+  return EXIT.service;
+}
+
+/** One line for stderr: the error's message with the key removed, and the fix for a refused key. */
+export function describeError(error: unknown, apiKey?: string): string {
+  const kind = (error as KsmError)?.kind;
+  let message = error instanceof Error ? error.message : String(error);
+  if (kind === 'auth') message = `The service refused the API key in KSM_API_KEY (${message.replace(/\s*Set your API key with 'KSM: Set API Key'\.?/, '')}). Check KSM_API_KEY.`;
+  message = message.replace(/'KSM: Set API Key'/g, 'KSM_API_KEY').replace(/'ksm\.baseUrl'/g, 'KSM_BASE_URL');
+  return redactSecrets(message, [apiKey]);
+}

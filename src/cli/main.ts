@@ -1,0 +1,157 @@
+// `ksm`: the command line (bundled to dist/cli.js, the package's `bin` through bin/ksm.js).
+// Commands share one frame: environment check, Ctrl-C → cancel, errors → a clear line on
+// stderr (never the key) and an exit code CI can act on. Arguments via commander.
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { DoChunking } from '../api/types';
+import type { DuplicateChoice } from '../upload/duplicatePlanning';
+import { askCommand, type AskFlags } from './askCommand';
+import { describeError, environmentFrom, EXIT, exitCodeFor, type CliEnvironment } from './environment';
+import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
+import { createOutput, type Output } from './output';
+import { syncCommand, type SyncFlags } from './syncCommand';
+
+const ENVIRONMENT_HELP = `
+Environment:
+  KSM_BASE_URL          service address, e.g. https://ksm.example.com (required)
+  KSM_API_KEY           API key (required; never accepted as a flag)
+  KSM_EMBEDDING_MODEL   embedding model for uploads (or --embedding)
+  KSM_MODEL             chat model for \`ksm ask\` (or --model)
+  KSM_CA_BUNDLE         extra PEM CA bundle; HTTPS_PROXY / NO_PROXY are honoured
+
+Exit codes:
+  0 done   1 some files failed   2 usage error   3 configuration or key refused
+  4 delete guard refused (nothing changed)   5 service or network error   130 cancelled`;
+
+function integer(min: number, max: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    return n;
+  };
+}
+
+const chunkingOption = () => new Option('--chunking <mode>', 'do_chunking: 0 store only, 1 chunk and embed, 2 chunk only').choices(['0', '1', '2']).default('1');
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** Runs a command in the shared frame; resolves with the exit code. */
+async function run(json: boolean, body: (env: CliEnvironment, out: Output, signal: AbortSignal) => Promise<number>): Promise<number> {
+  const out = createOutput({ json });
+  const controller = new AbortController();
+  const onInterrupt = () => {
+    if (controller.signal.aborted) process.exit(EXIT.cancelled);
+    process.stderr.write('\nCancelling… (Ctrl-C again to quit at once)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onInterrupt);
+  let apiKey: string | undefined;
+  try {
+    const env = environmentFrom(process.env);
+    apiKey = env.apiKey;
+    return await body(env, out, controller.signal);
+  } catch (error) {
+    process.stderr.write(`ksm: ${describeError(error, apiKey ?? process.env.KSM_API_KEY)}\n`);
+    if (json) out.document({ error: { kind: (error as { kind?: string }).kind ?? 'error', message: describeError(error, apiKey ?? process.env.KSM_API_KEY) } });
+    return exitCodeFor(error);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command('ksm')
+    .description('KSM from the command line: sync a folder to a RAG volume, upload, list, delete, ask.')
+    .version(process.env.KSM_CLI_VERSION ?? 'dev')
+    .showHelpAfterError()
+    .addHelpText('after', ENVIRONMENT_HELP)
+    .exitOverride();
+
+  program
+    .command('sync')
+    .description('Make <volume> match <folder>: upload new files, replace changed ones (by content), delete removed ones with --delete.')
+    .argument('<folder>', 'local folder; .gitignore and --exclude apply, the manifest is <folder>/.ksm-sync.json')
+    .argument('<volume>', 'volume name')
+    .option('--dry-run', 'print the plan and change nothing')
+    .option('--delete', 'delete remote copies of files removed (or now excluded) locally')
+    .option('--json', 'print one JSON document (plan, results, summary)')
+    .option('--exclude <glob>', 'exclude glob relative to the folder (repeatable)', collect, [])
+    .option('--max-file-size-mb <n>', 'skip larger files (0 = no limit)', integer(0, 100_000), 100)
+    .option('--max-delete-percent <n>', 'delete guard: refuse to delete more than this share of the volume', integer(0, 100), 20)
+    .option('--allow-mass-delete', 'go past the delete guard')
+    .option('--embedding <model>', 'embedding model (default: KSM_EMBEDDING_MODEL)')
+    .addOption(chunkingOption())
+    .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
+    .addHelpText('after', '\nExamples:\n  ksm sync docs team-docs --dry-run\n  ksm sync docs team-docs --delete --json > sync.json')
+    .action(async (folder: string, volume: string, flags: Omit<SyncFlags, 'chunking'> & { chunking: string }) => {
+      process.exitCode = await run(Boolean(flags.json), (env, out, signal) =>
+        syncCommand(env, out, folder, volume, { ...flags, chunking: Number(flags.chunking) as DoChunking }, signal),
+      );
+    });
+
+  program
+    .command('upload')
+    .description('Upload files and folders to <volume> (.gitignore, --exclude and the readable-files rule apply to folders).')
+    .argument('<volume>', 'volume name')
+    .argument('<paths...>', 'files or folders')
+    .option('--json', 'print one JSON document')
+    .option('--embedding <model>', 'embedding model (default: KSM_EMBEDDING_MODEL)')
+    .addOption(chunkingOption())
+    .addOption(new Option('--on-duplicate <choice>', 'when a name exists: replace (upload, then delete the old), keepBoth (store as "name (2)"), skip').choices(['replace', 'keepBoth', 'skip']).default('keepBoth'))
+    .option('--exclude <glob>', 'exclude glob (repeatable)', collect, [])
+    .option('--max-file-size-mb <n>', 'skip larger files (0 = no limit)', integer(0, 100_000), 100)
+    .action(async (volume: string, paths: string[], flags: Omit<UploadFlags, 'chunking' | 'onDuplicate'> & { json?: boolean; chunking: string; onDuplicate: string }) => {
+      process.exitCode = await run(Boolean(flags.json), (env, out, signal) =>
+        uploadCommand(env, out, volume, paths, { ...flags, chunking: Number(flags.chunking) as DoChunking, onDuplicate: flags.onDuplicate as DuplicateChoice }, signal),
+      );
+    });
+
+  program
+    .command('ls')
+    .description('List the files of <volume> (uuid, status, size, name).')
+    .argument('<volume>', 'volume name')
+    .option('--json', 'print one JSON document')
+    .action(async (volume: string, flags: { json?: boolean }) => {
+      process.exitCode = await run(Boolean(flags.json), (env, out, signal) => lsCommand(env, out, volume, signal));
+    });
+
+  program
+    .command('rm')
+    .description('Delete files from <volume> by uuid or by name (every file with that name).')
+    .argument('<volume>', 'volume name')
+    .argument('<files...>', 'uuids or file names')
+    .option('--json', 'print one JSON document')
+    .action(async (volume: string, files: string[], flags: { json?: boolean }) => {
+      process.exitCode = await run(Boolean(flags.json), (env, out, signal) => rmCommand(env, out, volume, files, signal));
+    });
+
+  program
+    .command('ask')
+    .description('Ask a chat model (default) or the RAG agent (--agent); the answer streams to stdout.')
+    .argument('<question...>', 'the question')
+    .option('--model <id>', 'chat model (default: KSM_MODEL)')
+    .option('--agent [id]', 'ask the agent instead (default id: rag-agent)')
+    .option('--thread <id>', 'continue an agent thread')
+    .option('--volume <name>', 'volume the agent also searches (repeatable)', collect, [])
+    .option('--json', 'print one JSON document at the end instead of streaming')
+    .action(async (words: string[], flags: AskFlags & { json?: boolean }) => {
+      process.exitCode = await run(Boolean(flags.json), (env, out, signal) => askCommand(env, out, words.join(' '), flags, signal));
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end with code 0; a usage mistake with 2.
+      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    process.stderr.write(`ksm: ${describeError(error, process.env.KSM_API_KEY)}\n`);
+    process.exitCode = EXIT.service;
+  }
+}
+
+void main(process.argv);

@@ -1,0 +1,180 @@
+// The built `ksm` command line as a child process against the emulator (real HTTP): sync
+// dry run, --json, the delete guard, upload/ls/rm/ask, a refused key, --help everywhere.
+import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { NotFoundError } from '../../src/api/errors';
+import { freshVolume, startFixture, writeTree, type EmulatorFixture } from './volumesEmulator';
+
+const LAUNCHER = resolve('bin/ksm.js');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function ksm(args: string[], env: Record<string, string | undefined>, cwd?: string): Promise<Run> {
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      [LAUNCHER, ...args],
+      { cwd, env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end();
+  });
+}
+
+describe('ksm command line (built, as a child process) against the emulator', function () {
+  this.timeout(60_000);
+  let fx: EmulatorFixture;
+  let env: Record<string, string>;
+  before(async () => {
+    fx = await startFixture(5);
+    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey };
+    await ksm(['--version'], {}); // builds dist/cli.js once if it is stale
+  });
+  after(async () => fx.close());
+
+  const names = async (volume: string) => {
+    const out: string[] = [];
+    try {
+      for await (const f of fx.client.listAllFiles(volume)) out.push(f.filename);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error; // D6: never written
+    }
+    return out.sort();
+  };
+
+  it('sync --dry-run prints the plan and changes nothing (no upload, no manifest)', async () => {
+    const folder = join(fx.workDir, 'dry');
+    const volume = freshVolume('cli-dry');
+    await writeTree(folder, { 'a.md': '# A', 'docs/b.md': '# B', '.gitignore': 'out/\n', 'out/x.md': 'ignored' });
+    const run = await ksm(['sync', folder, volume, '--dry-run'], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /3 to upload, 0 to replace, 0 to delete, 0 unchanged/);
+    assert.match(run.stdout, /upload {2}docs\/b\.md/);
+    assert.doesNotMatch(run.stdout, /out\/x\.md'?$/m);
+    assert.deepEqual(await names(volume), []);
+    assert.equal(existsSync(join(folder, '.ksm-sync.json')), false);
+  });
+
+  it('sync --json is one parseable document; a second run is incremental through .ksm-sync.json', async () => {
+    const folder = join(fx.workDir, 'json');
+    const volume = freshVolume('cli-json');
+    await writeTree(folder, { 'a.md': '# A', 'docs/b.md': '# B' });
+    const first = await ksm(['sync', folder, volume, '--json', '--chunking', '0'], env);
+    assert.equal(first.code, 0, first.stderr);
+    const doc = JSON.parse(first.stdout);
+    assert.deepEqual(doc.summary, { uploaded: 2, replaced: 0, deleted: 0, failed: 0, cancelled: 0, unchanged: 0 });
+    assert.deepEqual(doc.plan.uploads.map((u: { remoteName: string }) => u.remoteName).sort(), ['a.md', 'docs__b.md']);
+    assert.deepEqual(await names(volume), ['a.md', 'docs__b.md']);
+    const manifest = JSON.parse(await readFile(join(folder, '.ksm-sync.json'), 'utf8'));
+    assert.equal(manifest.volume, volume);
+    assert.deepEqual(Object.keys(manifest.files).sort(), ['a.md', 'docs/b.md']);
+
+    await writeFile(join(folder, 'a.md'), '# A edited');
+    const second = JSON.parse((await ksm(['sync', folder, volume, '--json'], env)).stdout);
+    assert.deepEqual(second.plan.counts, { upload: 0, replace: 1, delete: 0, unchanged: 1 });
+    assert.equal(second.summary.replaced, 1);
+    assert.deepEqual(await names(volume), ['a.md', 'docs__b.md']);
+  });
+
+  it('--delete honours the delete guard (exit 4, nothing deleted) until --allow-mass-delete', async () => {
+    const folder = join(fx.workDir, 'guard');
+    const volume = freshVolume('cli-guard');
+    await writeTree(folder, { 'a.md': 'a', 'b.md': 'b', 'c.md': 'c', 'd.md': 'd' });
+    assert.equal((await ksm(['sync', folder, volume], env)).code, 0);
+    await rm(join(folder, 'a.md'));
+    await rm(join(folder, 'b.md'));
+    await rm(join(folder, 'c.md'));
+    const refused = await ksm(['sync', folder, volume, '--delete'], env);
+    assert.equal(refused.code, 4);
+    assert.match(refused.stdout, /Refused: this would delete 75% .*--allow-mass-delete/);
+    assert.deepEqual(await names(volume), ['a.md', 'b.md', 'c.md', 'd.md']);
+    const noDelete = await ksm(['sync', folder, volume], env);
+    assert.equal(noDelete.code, 0);
+    assert.deepEqual(await names(volume), ['a.md', 'b.md', 'c.md', 'd.md'], 'without --delete nothing is deleted');
+    const allowed = await ksm(['sync', folder, volume, '--delete', '--allow-mass-delete'], env);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.deepEqual(await names(volume), ['d.md']);
+  });
+
+  it('upload, ls --json and rm by name work together', async () => {
+    const folder = join(fx.workDir, 'files');
+    const volume = freshVolume('cli-files');
+    await writeTree(folder, { 'one.md': '1', 'two.txt': '2', 'pic.bin': Buffer.from([0, 0, 1]) });
+    const up = await ksm(['upload', volume, folder, '--chunking', '0'], env);
+    assert.equal(up.code, 0, up.stderr);
+    assert.match(up.stdout, /2 uploaded, 0 failed, 1 skipped/);
+    const listed = JSON.parse((await ksm(['ls', volume, '--json'], env)).stdout);
+    assert.deepEqual(listed.files.map((f: { filename: string }) => f.filename).sort(), ['one.md', 'two.txt']);
+    const removed = await ksm(['rm', volume, 'one.md', 'missing.md'], env);
+    assert.equal(removed.code, 1, 'a name that matched nothing is a partial failure');
+    assert.match(removed.stdout, /deleted one\.md/);
+    assert.match(removed.stdout, /not found missing\.md/);
+    assert.deepEqual(await names(volume), ['two.txt']);
+  });
+
+  it('ask streams a chat answer to stdout, and the agent with --agent', async () => {
+    const chat = await ksm(['ask', '--model', 'emu-chat', 'What', 'is', 'KSM?'], env);
+    assert.equal(chat.code, 0, chat.stderr);
+    assert.ok(chat.stdout.trim().length > 0);
+    const agent = await ksm(['ask', '--agent', '--model', 'emu-chat', 'Summarise the docs'], env);
+    assert.equal(agent.code, 0, agent.stderr);
+    assert.ok(agent.stdout.trim().length > 0);
+    assert.match(agent.stderr, /Thread: /);
+  });
+
+  it('a wrong key exits 3 with a clear message and never prints the key, even when the server echoes it', async () => {
+    const wrongKey = 'sk-wrong-0123456789abcdef';
+    const folder = join(fx.workDir, 'wrongkey');
+    await writeTree(folder, { 'a.md': 'a' });
+    const run = await ksm(['sync', folder, freshVolume('cli-key')], { ...env, KSM_API_KEY: wrongKey });
+    assert.equal(run.code, 3);
+    assert.match(run.stderr, /refused the API key in KSM_API_KEY/);
+    assert.ok(!run.stdout.includes(wrongKey) && !run.stderr.includes(wrongKey));
+
+    // A server that echoes the Authorization header back in its error.
+    const echo: Server = createServer((req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 401, message: `bad key ${req.headers.authorization} (${String(req.headers.authorization).replace(/^Bearer /, '')})` }));
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+      const echoed = await ksm(['ls', 'v', '--json'], { KSM_BASE_URL: url, KSM_API_KEY: wrongKey });
+      assert.equal(echoed.code, 3);
+      assert.ok(!echoed.stdout.includes(wrongKey), echoed.stdout);
+      assert.ok(!echoed.stderr.includes(wrongKey), echoed.stderr);
+      assert.equal(JSON.parse(echoed.stdout).error.kind, 'auth');
+    } finally {
+      echo.close();
+    }
+  });
+
+  it('missing KSM_BASE_URL or KSM_API_KEY exits 3 and says which; a usage mistake exits 2', async () => {
+    const noUrl = await ksm(['ls', 'v'], { KSM_API_KEY: 'k' });
+    assert.equal(noUrl.code, 3);
+    assert.match(noUrl.stderr, /KSM_BASE_URL is not set/);
+    const noKey = await ksm(['ls', 'v'], { KSM_BASE_URL: fx.emulator.url });
+    assert.equal(noKey.code, 3);
+    assert.match(noKey.stderr, /KSM_API_KEY is not set/);
+    const usage = await ksm(['sync', 'only-one-argument'], env);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /missing required argument/);
+  });
+
+  it('--help works for every command', async () => {
+    for (const command of [[], ['sync'], ['upload'], ['ls'], ['rm'], ['ask']]) {
+      const run = await ksm([...command, '--help'], {});
+      assert.equal(run.code, 0, `ksm ${command.join(' ')} --help`);
+      assert.match(run.stdout, /Usage: ksm/);
+    }
+  });
+});
