@@ -8,6 +8,7 @@ import { LazyClient } from './common/core/lazyClient';
 import { Log } from './common/vscode/log';
 import type { ExtensionServices } from './common/vscode/services';
 import { registerChatFeature } from './chat/chatFeature';
+import { registerSyncFeature } from './sync/vscode/syncFeature';
 import { registerUploadFeature } from './upload/uploadFeature';
 import { registerVolumesFeature } from './volumes/volumesFeature';
 
@@ -39,6 +40,11 @@ export function activate(context: vscode.ExtensionContext): void {
       askAgentAbout: (files) => chat.askAgentAbout(files),
     });
     registerUploadFeature(services, { volumes });
+    registerSyncFeature(services, {
+      knownVolumes: () => volumes.tree.currentVolumes(),
+      refreshVolume: (volume) => volumes.refreshVolume(volume),
+      markSynced: (marks) => volumes.markSynced(marks),
+    });
   } catch (error) {
     // VS Code shows nothing when activation throws; say it ourselves.
     log.error(error instanceof Error ? error : String(error));

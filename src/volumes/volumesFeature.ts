@@ -26,6 +26,8 @@ export interface VolumesFeature {
   watchUploaded(volume: string, files: FileInfo[]): void;
   /** Adds a named volume to `ksm.volumes.list` (the upload picker's "Add Volume…"). */
   addVolumeToView(name: string): Promise<void>;
+  /** Marks volumes kept in sync with a workspace folder (volume → folder label). */
+  markSynced(marks: ReadonlyMap<string, string>): void;
   /** The tree's data, for tests and the upload target picker. */
   readonly tree: VolumesTreeProvider;
 }
@@ -84,6 +86,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeVi
     refreshVolume: (volume) => {
       void tree.listing(volume).reload();
     },
+    markSynced: (marks) => tree.setSyncMarks(marks),
     watchUploaded: (volume, files) => {
       const listing = tree.listing(volume);
       if (listing.state.kind === 'loaded') listing.addUploaded(files);

@@ -39,14 +39,17 @@ export interface MessageNode {
 
 export type VolumesNode = VolumeNode | FileNode | LoadMoreNode | MessageNode;
 
-export function volumeItem(node: VolumeNode, summary: string | undefined): vscode.TreeItem {
+/** `syncedWith`: the workspace folder kept in sync with this volume (ksm.sync.folders), if any. */
+export function volumeItem(node: VolumeNode, summary: string | undefined, syncedWith?: string): vscode.TreeItem {
   const item = new vscode.TreeItem(volumeLabel(node), vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `volume:${node.volume}`;
   item.contextValue = node.personal ? 'ksm.volume.personal' : 'ksm.volume.named';
   item.iconPath = new vscode.ThemeIcon(volumeCodicon(node));
-  item.description = summary;
+  item.description = syncedWith ? [`⇄ ${syncedWith}`, summary].filter(Boolean).join(' · ') : summary;
   item.tooltip = new vscode.MarkdownString(
-    node.personal ? `**${PERSONAL_VOLUME_LABEL}**\n\nYour personal volume \`${node.volume}\`` : `**${node.volume}**\n\nNamed volume \`${node.volume}\``,
+    (node.personal ? `**${PERSONAL_VOLUME_LABEL}**\n\nYour personal volume \`${node.volume}\`` : `**${node.volume}**\n\nNamed volume \`${node.volume}\``) +
+      (syncedWith ? `\n\n$(sync) Kept in sync with the folder \`${syncedWith}\`` : ''),
+    true,
   );
   return item;
 }

@@ -40,6 +40,8 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
    */
   private readonly resolving = new Map<string, number>();
   sortOrder: FileSortOrder = 'upload';
+  /** Volume → folder kept in sync with it (set by the sync feature). */
+  private syncMarks: ReadonlyMap<string, string> = new Map();
   private viewVisible = true;
   poller: StatusPoller;
 
@@ -100,6 +102,12 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     if (node) this.changed.fire(node);
   }
 
+  setSyncMarks(marks: ReadonlyMap<string, string>): void {
+    const changed = new Set([...this.syncMarks.keys(), ...marks.keys()].filter((v) => this.syncMarks.get(v) !== marks.get(v)));
+    this.syncMarks = marks;
+    for (const volume of changed) this.redrawVolume(volume);
+  }
+
   setSearches(searches: Map<string, VolumeSearch>): void {
     this.searches = searches;
     this.changed.fire();
@@ -139,7 +147,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
       case 'volume': {
         const summary = this.volumeSummary(node.volume);
         this.shownSummaries.set(node.volume, summary);
-        return volumeItem(node, summary);
+        return volumeItem(node, summary, this.syncMarks.get(node.volume));
       }
       case 'file':
         return fileItem(node);

@@ -1,0 +1,178 @@
+// Folder sync in the editor: "KSM: Sync Folder to Volume…" (Explorer, palette), Sync Now,
+// the preview from the status bar, Stop Syncing; one PairingRunner per `ksm.sync.folders`
+// entry, rebuilt when the setting changes. Nothing here touches the network until a
+// command runs or a watched file is saved.
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import type { ExtensionServices } from '../../common/services';
+import type { SyncSummary } from '../core/apply';
+import type { SyncPlan } from '../core/plan';
+import { PairingRunner } from './syncRunner';
+import { pairingKey, resolvePairingFolder, savePairings, storedFolder, syncSettings, type Pairing } from './syncSettings';
+import { SyncStatusBar } from './syncStatusBar';
+
+export interface SyncFeatureDeps {
+  /** Volumes currently shown (offered first when pairing). */
+  knownVolumes(): Promise<string[]>;
+  /** Re-list a volume after a sync changed it. */
+  refreshVolume(volume: string): void;
+  /** Which volumes are kept in sync, and with which folder (drawn in the Volumes tree). */
+  markSynced(marks: ReadonlyMap<string, string>): void;
+}
+
+/** Answers given up front (tests, scripts); each one left out is asked. */
+export interface PairingChoices {
+  volume?: string;
+  deleteRemoved?: boolean;
+  watch?: boolean;
+}
+
+export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatureDeps): void {
+  const statusBar = new SyncStatusBar();
+  const runners = new Map<string, PairingRunner>();
+  let details: vscode.OutputChannel | undefined;
+  services.context.subscriptions.push(statusBar, { dispose: () => runners.forEach((r) => r.dispose()) });
+
+  const showSummary = (runner: PairingRunner, summary: SyncSummary, plan: SyncPlan) => {
+    const parts = [`${summary.uploaded} uploaded`, `${summary.replaced} replaced`, `${summary.deleted} deleted`, `${plan.unchanged} unchanged`];
+    if (summary.failed) parts.push(`${summary.failed} failed`);
+    if (summary.cancelled) parts.push(`${summary.cancelled} not done (cancelled)`);
+    const line = `Sync ${runner.label} → ${runner.pairing.volume}: ${parts.join(', ')}`;
+    const actions = ['Show Details', ...(summary.failed || summary.cancelled ? ['Retry Failed'] : [])];
+    const show = summary.failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(line, ...actions).then((choice) => {
+      if (choice === 'Show Details') {
+        if (!details) {
+          details = vscode.window.createOutputChannel('KSM Sync Details');
+          services.context.subscriptions.push(details);
+        }
+        details.clear();
+        details.appendLine(line);
+        for (const r of summary.results) details.appendLine(`${r.action.padEnd(9)} ${r.rel}${'reason' in r ? `  ${r.reason}` : `  as ${r.uuid}`}`);
+        for (const s of plan.skipped) details.appendLine(`${'skipped'.padEnd(9)} ${s.path}  ${s.reason}`);
+        for (const f of plan.untracked) details.appendLine(`${'remote'.padEnd(9)} ${f.filename}  not from this folder, left alone`);
+        details.show(true);
+      } else if (choice === 'Retry Failed') {
+        // Failed and cancelled files are still different from the manifest: the next run retries exactly them.
+        void runner.sync();
+      }
+    });
+  };
+
+  const rebuild = () => {
+    const wanted = new Map<string, Pairing>();
+    for (const p of syncSettings.pairings()) wanted.set(pairingKey(p), p);
+    for (const [key, runner] of runners) {
+      const p = wanted.get(key);
+      if (!p || p.deleteRemoved !== runner.pairing.deleteRemoved || p.watch !== runner.pairing.watch) {
+        runner.dispose();
+        runners.delete(key);
+      }
+    }
+    for (const [key, p] of wanted) {
+      if (runners.has(key)) continue;
+      const folder = resolvePairingFolder(p);
+      if (!folder) continue;
+      runners.set(
+        key,
+        new PairingRunner(p, folder, services, {
+          onState: () => statusBar.update([...runners.values()]),
+          onApplied: (volume) => deps.refreshVolume(volume),
+          showSummary,
+        }),
+      );
+    }
+    statusBar.update([...runners.values()]);
+    deps.markSynced(new Map([...runners.values()].map((r) => [r.pairing.volume, r.label])));
+  };
+  rebuild();
+  services.context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('ksm.sync') || e.affectsConfiguration('files.exclude') || e.affectsConfiguration('ksm.upload.exclude')) rebuild();
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => rebuild()),
+  );
+
+  const pickRunner = async (title: string): Promise<PairingRunner | undefined> => {
+    const all = [...runners.values()];
+    if (all.length <= 1) return all[0];
+    const picked = await vscode.window.showQuickPick(
+      all.map((r) => ({ label: r.label, description: `→ ${r.pairing.volume}`, runner: r })),
+      { title, placeHolder: 'Which folder?' },
+    );
+    return picked?.runner;
+  };
+
+  services.registerCommand('ksm.sync.folder', async (uri?: vscode.Uri, _uris?: unknown, choices: PairingChoices = {}) => {
+    const folder = uri instanceof vscode.Uri && uri.scheme === 'file' ? uri : await pickFolder();
+    if (!folder) return undefined;
+    const stored = storedFolder(folder.fsPath);
+    const existing = [...runners.values()].find((r) => r.folderPath === folder.fsPath && (!choices.volume || r.pairing.volume === choices.volume));
+    if (existing) return existing.sync();
+    const volume = choices.volume ?? (await pickVolume(await deps.knownVolumes().catch(() => [])));
+    if (!volume) return undefined;
+    let deleteRemoved = choices.deleteRemoved;
+    let watch = choices.watch;
+    if (deleteRemoved === undefined || watch === undefined) {
+      const options = await vscode.window.showQuickPick(
+        [
+          { label: 'Delete removed files', description: 'files removed from the folder are deleted from the volume (after a preview)', id: 'delete', picked: false },
+          { label: 'Sync on save', description: 'watch the folder and sync after changes', id: 'watch', picked: false },
+        ],
+        { title: `Sync ${basename(folder.fsPath)} → ${volume}: options`, placeHolder: 'Tick what you want (Space), then Enter', canPickMany: true, ignoreFocusOut: true },
+      );
+      if (!options) return undefined;
+      deleteRemoved ??= options.some((o) => o.id === 'delete');
+      watch ??= options.some((o) => o.id === 'watch');
+    }
+    const pairing: Pairing = { folder: stored, volume, deleteRemoved, watch };
+    await savePairings([...syncSettings.pairings().filter((p) => pairingKey(p) !== pairingKey(pairing)), pairing]);
+    rebuild();
+    return runners.get(pairingKey(pairing))?.sync({ preview: true });
+  });
+
+  services.registerCommand('ksm.sync.now', async () => {
+    const runner = await pickRunner('Sync Now');
+    if (!runner) return void vscode.window.showInformationMessage('No folder is paired with a volume yet. Right-click a folder in the Explorer and choose "Sync Folder to Volume…".');
+    return runner.sync();
+  });
+
+  services.registerCommand('ksm.sync.showPreview', async () => {
+    const runner = await pickRunner('Preview Sync');
+    if (!runner) return void vscode.window.showInformationMessage('No folder is paired with a volume yet. Right-click a folder in the Explorer and choose "Sync Folder to Volume…".');
+    return runner.sync({ preview: true });
+  });
+
+  services.registerCommand('ksm.sync.stop', async () => {
+    const runner = await pickRunner('Stop Syncing');
+    if (!runner) return;
+    await savePairings(syncSettings.pairings().filter((p) => pairingKey(p) !== pairingKey(runner.pairing)));
+    rebuild();
+    void vscode.window.showInformationMessage(`${runner.label} is no longer synced with ${runner.pairing.volume}. Nothing was deleted.`);
+  });
+}
+
+async function pickFolder(): Promise<vscode.Uri | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    title: 'Sync Folder to Volume',
+    openLabel: 'Sync This Folder',
+    canSelectFiles: false,
+    canSelectFolders: true,
+    canSelectMany: false,
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+  return picked?.[0];
+}
+
+async function pickVolume(known: string[]): Promise<string | undefined> {
+  const other = '$(edit) Another volume…';
+  const picked = await vscode.window.showQuickPick([...known.map((label) => ({ label })), { label: other }], {
+    title: 'Sync Folder to Volume: which volume?',
+    placeHolder: 'The volume that will mirror the folder',
+    ignoreFocusOut: true,
+  });
+  if (!picked) return undefined;
+  if (picked.label !== other) return picked.label;
+  const typed = await vscode.window.showInputBox({ title: 'Volume name', prompt: 'A new volume is created by the first upload.', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Enter a volume name.') });
+  return typed?.trim() || undefined;
+}

@@ -1,0 +1,69 @@
+// The preview of a sync: a QuickPick (keyboard first, readable in a 170 px side bar since it
+// opens at the top of the window) whose title has the counts and whose rows are Apply,
+// Cancel and every planned file. Deleting more than the guard's share of the volume asks
+// once more, in a modal dialog that names the numbers.
+import * as vscode from 'vscode';
+import { deletionShare, exceedsDeleteGuard, planCounts, type SyncPlan } from '../core/plan';
+
+export type PreviewAnswer = 'apply' | 'cancel';
+
+interface Row extends vscode.QuickPickItem {
+  action?: PreviewAnswer;
+}
+
+export function planTitle(plan: SyncPlan, folderLabel: string): string {
+  const c = planCounts(plan);
+  return `Sync ${folderLabel} → ${plan.volume}: ${c.upload} new · ${c.replace} changed · ${c.delete} to delete · ${c.unchanged} unchanged`;
+}
+
+export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<PreviewAnswer> {
+  const rows: Row[] = [
+    { label: '$(check) Apply', description: applyDescription(plan), action: 'apply', alwaysShow: true },
+    { label: '$(close) Cancel', description: 'change nothing', action: 'cancel', alwaysShow: true },
+  ];
+  const files: Row[] = [];
+  if (plan.manifest.state !== 'ok') {
+    files.push({ label: '$(info) No sync record yet', detail: 'Files are matched by name and size; nothing is deleted this run.' });
+  }
+  for (const u of plan.uploads) {
+    files.push(u.replaces ? { label: `$(replace) ${u.rel}`, description: 'changed: replace' } : { label: `$(add) ${u.rel}`, description: u.renamedFrom ? `new (renamed from ${u.renamedFrom})` : 'new: upload' });
+  }
+  for (const d of plan.deletes) {
+    files.push({ label: `$(trash) ${d.rel ?? d.remoteName}`, description: d.reason === 'replaced' ? 'older copy of a replaced file' : 'removed locally: delete from the volume' });
+  }
+  for (const rel of plan.keptRemote) files.push({ label: `$(circle-slash) ${rel}`, description: 'removed locally, kept in the volume (deletion is off)' });
+  for (const f of plan.untracked) files.push({ label: `$(question) ${f.filename}`, description: 'in the volume, not from this folder: left alone' });
+  for (const s of plan.skipped) files.push({ label: `$(eye-closed) ${s.path}`, description: s.reason });
+  if (files.length) rows.push({ label: 'Files', kind: vscode.QuickPickItemKind.Separator }, ...files);
+
+  for (;;) {
+    const picked = await vscode.window.showQuickPick(rows, {
+      title: planTitle(plan, folderLabel),
+      placeHolder: 'Review the plan, then Apply or Cancel (Escape cancels)',
+      matchOnDescription: true,
+      ignoreFocusOut: true,
+    });
+    if (!picked || picked.action === 'cancel') return 'cancel';
+    if (picked.action === 'apply') return 'apply';
+    // A file row is information only: show the plan again.
+  }
+}
+
+function applyDescription(plan: SyncPlan): string {
+  const c = planCounts(plan);
+  const parts = [c.upload && `upload ${c.upload}`, c.replace && `replace ${c.replace}`, c.delete && `delete ${c.delete}`].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'record the current state';
+}
+
+/** True when the deletions may go ahead: under the guard, or confirmed in a modal. */
+export async function confirmDeletions(plan: SyncPlan, guardShare: number): Promise<boolean> {
+  if (!exceedsDeleteGuard(plan, guardShare)) return true;
+  const removing = plan.deletes.filter((d) => d.reason === 'removed').length;
+  const button = `Delete ${removing} Files`;
+  const answer = await vscode.window.showWarningMessage(
+    `This sync would delete ${removing} of the ${plan.remoteCount} files in "${plan.volume}" (${Math.round(deletionShare(plan) * 100)}%, more than the ${Math.round(guardShare * 100)}% allowed by ksm.sync.deleteGuardPercent).`,
+    { modal: true, detail: 'Check that the folder is the right one and complete. The files are deleted from the volume for everyone.' },
+    button,
+  );
+  return answer === button;
+}

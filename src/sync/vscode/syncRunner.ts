@@ -1,0 +1,200 @@
+// One pairing (folder ↔ volume) in the editor: plans with the core, previews when the
+// issue asks (first run, any deletion), applies with progress like uploads, ends in the
+// same kind of summary (Show Details, Retry Failed), keeps a state for the status bar and,
+// in watch mode, re-syncs after saves through the debounced watcher core.
+import { createHash } from 'node:crypto';
+import { basename, join } from 'node:path';
+import * as vscode from 'vscode';
+import { isCancellation } from '../../api/errors';
+import type { ExtensionServices } from '../../common/services';
+import { settings } from '../../common/settings';
+import { applySync, type SyncSummary } from '../core/apply';
+import { FileManifestStore } from '../core/manifest';
+import { isInSync, planCounts, planSync, type SyncPlan } from '../core/plan';
+import { eventFilter, WatchBatcher } from '../core/watchBatcher';
+import { confirmDeletions, showPreview } from './syncPreview';
+import { syncSettings, workspaceRootOf, type Pairing } from './syncSettings';
+
+export type SyncState =
+  | { kind: 'idle' }
+  | { kind: 'inSync' }
+  | { kind: 'pending'; count: number }
+  | { kind: 'syncing' }
+  | { kind: 'error'; message: string };
+
+export interface SyncRunOptions {
+  /** From a watcher: no preview pops up by itself; a plan that needs one waits for the user. */
+  background?: boolean;
+  /** Always preview (the status bar's "open the preview"). */
+  preview?: boolean;
+}
+
+export class PairingRunner implements vscode.Disposable {
+  private stateValue: SyncState = { kind: 'idle' };
+  private readonly changedPaths = new Set<string>();
+  private running: Promise<SyncSummary | undefined> | undefined;
+  private watcher: vscode.FileSystemWatcher | undefined;
+  private batcher: WatchBatcher | undefined;
+  private readonly isRelevant: (path: string) => Promise<boolean>;
+  private syncedOnce = false;
+
+  constructor(
+    readonly pairing: Pairing,
+    readonly folderPath: string,
+    private readonly services: ExtensionServices,
+    private readonly hooks: { onState(): void; onApplied(volume: string): void; showSummary(runner: PairingRunner, summary: SyncSummary, plan: SyncPlan): void },
+  ) {
+    this.isRelevant = eventFilter(folderPath, { excludeGlobs: this.excludeGlobs(), root: this.root });
+    this.startWatching();
+  }
+
+  get state(): SyncState {
+    return this.stateValue;
+  }
+
+  get label(): string {
+    return this.pairing.folder === '.' ? basename(this.folderPath) : this.pairing.folder;
+  }
+
+  private get root(): string {
+    return workspaceRootOf(this.folderPath) ?? this.folderPath;
+  }
+
+  private setState(state: SyncState): void {
+    this.stateValue = state;
+    this.hooks.onState();
+  }
+
+  private excludeGlobs(): string[] {
+    const filesExclude = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
+    return [...Object.entries(filesExclude).filter(([, on]) => on === true).map(([glob]) => glob), ...settings.uploadExclude()];
+  }
+
+  private store(): FileManifestStore {
+    const storage = this.services.context.storageUri ?? this.services.context.globalStorageUri;
+    const id = createHash('sha256').update(`${this.folderPath}\n${this.pairing.volume}`).digest('hex').slice(0, 24);
+    return new FileManifestStore(join(storage.fsPath, 'sync', `${id}.json`));
+  }
+
+  /** Every save, create and delete under the folder (ignore rules applied) counts as pending; in watch mode it also schedules a sync. */
+  private startWatching(): void {
+    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.folderPath), '**/*'));
+    const batcher = new WatchBatcher(async () => {
+      await this.sync({ background: true });
+    }, { quietMs: syncSettings.watchDelayMs() });
+    this.batcher = batcher;
+    const onEvent = async (uri: vscode.Uri) => {
+      if (!(await this.isRelevant(uri.fsPath))) return;
+      this.changedPaths.add(uri.fsPath);
+      if (this.stateValue.kind !== 'syncing') this.setState({ kind: 'pending', count: this.changedPaths.size });
+      if (this.pairing.watch && this.syncedOnce) void batcher.notify(uri.fsPath);
+    };
+    this.watcher.onDidCreate(onEvent);
+    this.watcher.onDidChange(onEvent);
+    this.watcher.onDidDelete(onEvent);
+  }
+
+  /** Plans, previews when needed, applies. Resolves with the summary, or undefined when nothing was applied. */
+  sync(options: SyncRunOptions = {}): Promise<SyncSummary | undefined> {
+    if (this.running) return this.running;
+    this.running = this.runOnce(options).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async runOnce(options: SyncRunOptions): Promise<SyncSummary | undefined> {
+    const store = this.store();
+    const before = this.stateValue;
+    this.setState({ kind: 'syncing' });
+    this.changedPaths.clear();
+    let plan: SyncPlan | undefined;
+    try {
+      plan = await vscode.window.withProgress(
+        { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Comparing ${this.label} with ${this.pairing.volume}…`, cancellable: !options.background },
+        (_progress, token) =>
+          planSync({
+            folder: this.folderPath,
+            volume: this.pairing.volume,
+            service: this.services.getClient(),
+            store,
+            rules: { excludeGlobs: this.excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
+            deleteRemoved: this.pairing.deleteRemoved,
+            signal: abortOn(token).signal,
+          }),
+      );
+      const c = planCounts(plan);
+      this.services.log.info(`[sync] ${this.label} → ${this.pairing.volume}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`);
+      if (isInSync(plan) && !plan.baseChanged && !options.preview) {
+        this.syncedOnce = true;
+        this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
+        return undefined;
+      }
+      const needsPreview = options.preview || plan.manifest.state !== 'ok' || plan.deletes.some((d) => d.reason === 'removed');
+      if (needsPreview) {
+        if (options.background) {
+          // A deletion is never applied behind the user's back: it waits for the preview.
+          this.setState({ kind: 'pending', count: c.upload + c.replace + c.delete });
+          void vscode.window.showInformationMessage(`Sync of ${this.label} → ${this.pairing.volume} is ready: ${c.upload + c.replace} to upload, ${c.delete} to delete. Review it to apply.`, 'Review').then((choice) => {
+            if (choice) void this.sync({ preview: true });
+          });
+          return undefined;
+        }
+        if ((await showPreview(plan, this.label)) !== 'apply' || !(await confirmDeletions(plan, syncSettings.deleteGuardShare()))) {
+          this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
+          return undefined;
+        }
+      }
+      const embedding = settings.embeddingModel();
+      if (plan.uploads.length && !embedding) {
+        throw new Error("No embedding model is set: set 'ksm.upload.embeddingModel' (the uploads' model) in Settings.");
+      }
+      const ready = plan;
+      const summary = await vscode.window.withProgress(
+        { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Syncing ${this.label} → ${this.pairing.volume}`, cancellable: !options.background },
+        (progress, token) => {
+          let reported = 0;
+          return applySync(ready, {
+            service: this.services.getClient(),
+            store,
+            embedding,
+            doChunking: settings.doChunking(),
+            signal: abortOn(token).signal,
+            onProgress: (p) => {
+              const fraction = p.total ? p.done / p.total : 1;
+              progress.report({ message: `${p.done} / ${p.total} files`, increment: Math.max(0, (fraction - reported) * 100) });
+              reported = Math.max(reported, fraction);
+            },
+          });
+        },
+      );
+      this.syncedOnce = true;
+      for (const r of summary.results) this.services.log.info(`[sync] ${this.pairing.volume}: ${r.rel} ${r.action}${'reason' in r ? ` — ${r.reason}` : ''}`);
+      this.hooks.onApplied(this.pairing.volume);
+      if (summary.failed) this.setState({ kind: 'error', message: `${summary.failed} file(s) failed` });
+      else if (summary.wasCancelled) this.setState({ kind: 'pending', count: summary.cancelled });
+      else this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
+      if (!options.background || summary.failed) this.hooks.showSummary(this, summary, ready);
+      return summary;
+    } catch (error) {
+      if (isCancellation(error)) {
+        this.setState({ kind: 'pending', count: Math.max(1, this.changedPaths.size) });
+        return undefined; // silence on user cancel
+      }
+      this.setState({ kind: 'error', message: (error as Error).message });
+      throw error;
+    }
+  }
+
+  dispose(): void {
+    this.batcher?.dispose();
+    this.watcher?.dispose();
+  }
+}
+
+function abortOn(token: vscode.CancellationToken): AbortController {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  token.onCancellationRequested(() => controller.abort());
+  return controller;
+}
