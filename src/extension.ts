@@ -41,7 +41,6 @@ export function activate(context: vscode.ExtensionContext): void {
     });
     registerUploadFeature(services, { volumes });
     registerSyncFeature(services, {
-      knownVolumes: () => volumes.tree.currentVolumes(),
       refreshVolume: (volume) => volumes.refreshVolume(volume),
       markSynced: (marks) => volumes.markSynced(marks),
     });

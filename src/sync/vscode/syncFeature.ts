@@ -5,6 +5,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
+import { personalVolume, settings } from '../../common/settings';
 import type { SyncSummary } from '../core/apply';
 import type { SyncPlan } from '../core/plan';
 import { PairingRunner } from './syncRunner';
@@ -12,8 +13,6 @@ import { pairingKey, resolvePairingFolder, savePairings, storedFolder, syncSetti
 import { SyncStatusBar } from './syncStatusBar';
 
 export interface SyncFeatureDeps {
-  /** Volumes currently shown (offered first when pairing). */
-  knownVolumes(): Promise<string[]>;
   /** Re-list a volume after a sync changed it. */
   refreshVolume(volume: string): void;
   /** Which volumes are kept in sync, and with which folder (drawn in the Volumes tree). */
@@ -109,7 +108,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     const stored = storedFolder(folder.fsPath);
     const existing = [...runners.values()].find((r) => r.folderPath === folder.fsPath && (!choices.volume || r.pairing.volume === choices.volume));
     if (existing) return existing.sync();
-    const volume = choices.volume ?? (await pickVolume(await deps.knownVolumes().catch(() => [])));
+    const volume = choices.volume ?? (await pickVolume([...settings.volumes(), ...[personalVolume()].filter((v): v is string => Boolean(v))]));
     if (!volume) return undefined;
     let deleteRemoved = choices.deleteRemoved;
     let watch = choices.watch;

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually } from '../harness/eventually';
+import { useScenario } from '../harness/scenario';
+import { setApiKeyThroughPalette, volumesRowTexts, waitForRowDescription } from '../harness/steps';
+
+const SYNC_VOLUME = 'e2e-sync';
+const FOLDER = 'handbook';
+/** Five files, so deleting one (20%) stays within the default delete guard. */
+const FILES: Record<string, string> = {
+  'policy.md': '# Policy\nBe kind.\n',
+  'setup.md': '# Setup\nRun npm ci.\n',
+  'faq.md': '# FAQ\nAsk in the channel.\n',
+  'glossary.txt': 'RAG: retrieval augmented generation\n',
+  'teams/platform.md': '# Platform team\n',
+};
+const STORED = ['faq.md', 'glossary.txt', 'policy.md', 'setup.md', 'teams__platform.md'];
+
+describe('Scenario 7: keep a folder in sync with a volume from the Explorer', function () {
+  this.timeout(240_000);
+  const scenario = useScenario('7-sync');
+  const stored = async () =>
+    ((await scenario.run.emulator.listFiles(SYNC_VOLUME).catch(() => [])) as Array<{ filename: string; uuid: string; filesize?: number }>).sort((a, b) => a.filename.localeCompare(b.filename));
+  const statusItem = () => scenario.workbench.page.locator('.statusbar-item').filter({ hasText: /KSM: / });
+  const waitForStatus = (text: RegExp, timeoutMs = 60_000) =>
+    eventually(
+      async () => text.test((await statusItem().first().textContent({ timeout: 1000 })) ?? ''),
+      async () => `the status bar never showed ${text}; it shows "${await statusItem().first().textContent().catch(() => '(none)')}"`,
+      timeoutMs,
+    );
+
+  before(async function () {
+    const { workbench, run } = scenario;
+    await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
+    const root = join(run.workspace, FOLDER);
+    for (const [rel, content] of Object.entries(FILES)) {
+      mkdirSync(join(root, rel, '..'), { recursive: true });
+      writeFileSync(join(root, rel), content);
+    }
+    writeFileSync(join(root, 'scratch.draft.md'), 'ignored by the workspace .gitignore (*.draft.md)\n');
+    // The volume in the Volumes view, so its row can show that it is synced.
+    await workbench.runCommand('KSM: Add Volume…');
+    await workbench.typeInQuickInput(SYNC_VOLUME);
+    await workbench.quickInput().waitFor({ state: 'hidden' });
+  });
+
+  it('pairs a folder from the Explorer, previews the plan and applies it', async () => {
+    const { workbench } = scenario;
+    await workbench.openExplorer();
+    const folderRow = workbench.explorerRow(FOLDER);
+    await folderRow.waitFor({ timeout: 30_000 });
+    await workbench.contextMenu(folderRow, 'Sync Folder to Volume…');
+    await workbench.pick(new RegExp(`^\\s*${SYNC_VOLUME}`));
+    // Options: deletion and watch mode, ticked by keyboard as a user would.
+    await workbench.quickInput().locator('.quick-input-title', { hasText: /options/ }).waitFor();
+    await workbench.pick(/Delete removed files/);
+    await workbench.pick(/Sync on save/);
+    await workbench.quickInputBox().press('Enter');
+
+    const title = workbench.quickInput().locator('.quick-input-title');
+    await eventually(async () => /5 new · 0 changed · 0 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''), async () => `preview title: "${await title.textContent()}"`, 30_000);
+    const rows = await workbench.quickInputRows().allTextContents();
+    assert.ok(rows.some((r) => /teams\/platform\.md/.test(r)), `the preview lists the files: ${JSON.stringify(rows)}`);
+    assert.ok(!rows.some((r) => /scratch\.draft\.md.*new/.test(r)), 'the .gitignore\'d file is not planned');
+    await workbench.screenshot('7-preview-first-run');
+    await workbench.pick(/Apply/);
+
+    await eventually(async () => JSON.stringify((await stored()).map((f) => f.filename)) === JSON.stringify(STORED), async () => `the volume holds ${JSON.stringify((await stored()).map((f) => f.filename))}`, 60_000);
+    await waitForStatus(/KSM: in sync/);
+    await workbench.openKsmSideBar();
+    await waitForRowDescription(workbench, SYNC_VOLUME, /⇄ handbook/, 30_000);
+  });
+
+  it('re-syncs an edited file by itself after it is saved (watch mode)', async () => {
+    const { workbench } = scenario;
+    const before = (await stored()).find((f) => f.filename === 'policy.md');
+    await workbench.openExplorer();
+    const policy = workbench.explorerRow('policy.md');
+    if ((await policy.count()) === 0) await workbench.explorerRow(FOLDER).click();
+    await policy.click();
+    const editor = workbench.page.locator('.monaco-editor .view-lines').first();
+    await editor.click();
+    await workbench.page.keyboard.press('Control+End');
+    await workbench.page.keyboard.type('Edited in the editor.\n');
+    await workbench.page.keyboard.press('Control+S');
+    await eventually(
+      async () => {
+        const now = (await stored()).find((f) => f.filename === 'policy.md');
+        return now && now.uuid !== before?.uuid;
+      },
+      async () => `policy.md was not replaced; the volume holds ${JSON.stringify(await stored())}`,
+      60_000,
+    );
+    assert.deepEqual((await stored()).map((f) => f.filename), STORED, 'replaced, not duplicated');
+    await waitForStatus(/KSM: in sync/);
+  });
+
+  it('a deleted file waits as pending, and the status bar opens the preview that deletes it', async () => {
+    const { workbench, run } = scenario;
+    rmSync(join(run.workspace, FOLDER, 'faq.md'));
+    await waitForStatus(/KSM: \d+ pending/);
+    await workbench.screenshot('7-pending-deletion');
+    assert.ok((await stored()).some((f) => f.filename === 'faq.md'), 'nothing is deleted without the preview');
+    await statusItem().first().click();
+    const title = workbench.quickInput().locator('.quick-input-title');
+    await eventually(async () => /1 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''), async () => `preview title: "${await title.textContent()}"`, 30_000);
+    await workbench.screenshot('7-preview-deletion');
+    await workbench.pick(/Apply/);
+    await eventually(
+      async () => !(await stored()).some((f) => f.filename === 'faq.md'),
+      async () => `faq.md is still stored: ${JSON.stringify((await stored()).map((f) => f.filename))}`,
+      60_000,
+    );
+    assert.deepEqual((await stored()).map((f) => f.filename), STORED.filter((n) => n !== 'faq.md'));
+    await waitForStatus(/KSM: in sync/);
+    await workbench.openKsmSideBar();
+    await waitForRowDescription(workbench, SYNC_VOLUME, /⇄ handbook/, 10_000).catch(async (error) => {
+      throw new Error(`${(error as Error).message}; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`);
+    });
+  });
+});
