@@ -43,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): void {
     registerSyncFeature(services, {
       refreshVolume: (volume) => volumes.refreshVolume(volume),
       markSynced: (marks) => volumes.markSynced(marks),
+      showVolume: (volume) => volumes.showVolume(volume),
     });
   } catch (error) {
     // VS Code shows nothing when activation throws; say it ourselves.

@@ -17,6 +17,8 @@ export interface SyncFeatureDeps {
   refreshVolume(volume: string): void;
   /** Which volumes are kept in sync, and with which folder (drawn in the Volumes tree). */
   markSynced(marks: ReadonlyMap<string, string>): void;
+  /** Puts a volume in the Volumes view, so its synced mark can be seen. */
+  showVolume(volume: string): Promise<void>;
 }
 
 /** Answers given up front (tests, scripts); each one left out is asked. */
@@ -126,6 +128,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     }
     const pairing: Pairing = { folder: stored, volume, deleteRemoved, watch };
     await savePairings([...syncSettings.pairings().filter((p) => pairingKey(p) !== pairingKey(pairing)), pairing]);
+    await deps.showVolume(volume);
     rebuild();
     return runners.get(pairingKey(pairing))?.sync({ preview: true });
   });
