@@ -2,6 +2,7 @@
 // opens at the top of the window) whose title has the counts and whose rows are Apply,
 // Cancel and every planned file. Deleting more than the guard's share of the volume asks
 // once more, in a modal dialog that names the numbers.
+import { relative } from 'node:path';
 import * as vscode from 'vscode';
 import { deletionShare, exceedsDeleteGuard, planCounts, type SyncPlan } from '../core/plan';
 
@@ -33,7 +34,7 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
   }
   for (const rel of plan.keptRemote) files.push({ label: `$(circle-slash) ${rel}`, description: 'removed locally, kept in the volume (deletion is off)' });
   for (const f of plan.untracked) files.push({ label: `$(question) ${f.filename}`, description: 'in the volume, not from this folder: left alone' });
-  for (const s of plan.skipped) files.push({ label: `$(eye-closed) ${s.path}`, description: s.reason });
+  for (const s of plan.skipped) files.push({ label: `$(eye-closed) ${relative(plan.folder, s.path) || s.path}`, description: s.reason });
   if (files.length) rows.push({ label: 'Files', kind: vscode.QuickPickItemKind.Separator }, ...files);
 
   for (;;) {
