@@ -61,6 +61,8 @@ export interface SyncPlan {
   /** Files the volume listed (for the delete guard). */
   remoteCount: number;
   hashing: HashStats;
+  /** Where the planning time went (for the log and the bench). */
+  timings: { listMs: number; scanMs: number; hashMs: number };
 }
 
 export interface PlanOptions {
@@ -81,7 +83,19 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   const base: Manifest = structuredClone(stored);
   let baseChanged = loaded.state !== 'ok';
 
-  const [remote, scan] = await Promise.all([listVolume(options.service, volume, signal), scanFolder(options.folder, options.rules, signal)]);
+  const timings = { listMs: 0, scanMs: 0, hashMs: 0 };
+  const timed = async <T>(key: 'listMs' | 'scanMs', work: Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work;
+    } finally {
+      timings[key] = performance.now() - started;
+    }
+  };
+  const [remote, scan] = await Promise.all([
+    timed('listMs', listVolume(options.service, volume, signal)),
+    timed('scanMs', scanFolder(options.folder, options.rules, signal, new Map(Object.entries(stored.files)))),
+  ]);
   const remoteByUuid = new Map(remote.map((f) => [f.uuid, f]));
 
   // Copies deleted meanwhile (in the Volumes view, by a colleague) are forgotten.
@@ -113,8 +127,10 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   };
 
   const hashing: HashStats = { hashed: 0, hashedBytes: 0, skipped: 0 };
+  const hashStarted = performance.now();
   const hashes = await mapLimited(scan.files, options.hashConcurrency ?? 4, (file) => contentHash(file, base.files[file.rel], hashing, signal));
 
+  timings.hashMs = performance.now() - hashStarted;
   const local = new Set(scan.files.map((f) => f.rel));
   const removedByHash = new Map<string, string>();
   for (const [rel, entry] of Object.entries(base.files)) if (!local.has(rel)) removedByHash.set(entry.sha256, rel);
@@ -135,6 +151,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     skipped: [...scan.skipped],
     remoteCount: remote.filter((f) => !f.isdir).length,
     hashing,
+    timings,
   };
 
   const namesTaken = new Map<string, string>();

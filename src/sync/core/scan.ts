@@ -2,7 +2,6 @@
 // (.gitignore, exclude globs, size limit, readable-files rule: the same code as uploads,
 // src/upload/folderExpansion.ts), keyed by its path relative to the folder, with size and
 // mtime for the hash skip. No `vscode` import.
-import { stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { expandSelection, type SkippedFile } from '../../upload/folderExpansion';
 
@@ -21,6 +20,9 @@ export interface ScanRules {
   root?: string;
 }
 
+/** What the last sync recorded per relative path, so unchanged files skip the readable-files sniff. */
+export type KnownFiles = ReadonlyMap<string, { size: number; mtimeMs: number }>;
+
 export interface LocalFile {
   /** Relative to the synced folder, `/`-separated. */
   rel: string;
@@ -34,21 +36,25 @@ export interface Scan {
   skipped: SkippedFile[];
 }
 
-export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal): Promise<Scan> {
+export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal, known?: KnownFiles): Promise<Scan> {
   const base = resolve(folder);
   const expansion = await expandSelection([base], {
     excludeGlobs: rules.excludeGlobs,
     maxFileSizeBytes: rules.maxFileSizeBytes,
     workspaceRoots: [rules.root ? resolve(rules.root) : base],
     signal,
+    knownReadable: known
+      ? (path, size, mtimeMs) => {
+          const entry = known.get(toPosix(relative(base, path)));
+          return entry !== undefined && entry.size === size && entry.mtimeMs === mtimeMs;
+        }
+      : undefined,
   });
   const files: LocalFile[] = [];
   for (const file of expansion.files) {
     const rel = toPosix(relative(base, file.path));
     if (rel === CLI_MANIFEST_NAME) continue;
-    const info = await stat(file.path).catch(() => undefined);
-    if (!info?.isFile()) continue; // gone since the walk
-    files.push({ rel, path: file.path, size: info.size, mtimeMs: info.mtimeMs });
+    files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0 });
   }
   return { files, skipped: expansion.skipped };
 }

@@ -20,11 +20,18 @@ export interface ExpansionOptions {
   /** Honour `.gitignore` files (default true). */
   useGitignore?: boolean;
   signal?: AbortSignal;
+  /**
+   * True when the caller already knows this file (same size and mtime) passed the
+   * readable-files rule, so its head is not read again (folder sync: thousands of unchanged files).
+   */
+  knownReadable?: (path: string, size: number, mtimeMs: number) => boolean;
 }
 
 export interface SelectedFile {
   path: string;
   size: number;
+  /** Modification time as seen when the selection was expanded (for callers that compare it). */
+  mtimeMs?: number;
   /** Path shown to people: relative to the workspace folder or the selection. */
   displayPath: string;
 }
@@ -50,7 +57,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const seen = new Set<string>();
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
 
-  const consider = async (path: string, size: number, anchor: string, explicit: boolean) => {
+  const consider = async (path: string, size: number, mtimeMs: number, anchor: string, explicit: boolean) => {
     const real = await realpath(path).catch(() => resolve(path));
     if (seen.has(real)) return;
     seen.add(real);
@@ -59,9 +66,9 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
       return skipped.push({ path, reason: `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)` });
     }
-    const unreadable = await unreadableReason(path);
+    const unreadable = options.knownReadable?.(path, size, mtimeMs) ? undefined : await unreadableReason(path);
     if (unreadable) return skipped.push({ path, reason: unreadable });
-    files.push({ path, size, displayPath });
+    files.push({ path, size, mtimeMs, displayPath });
   };
 
   const walk = async (dir: string, anchor: string, scopes: IgnoreScope[]): Promise<void> => {
@@ -83,7 +90,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         continue;
       }
       if (isDir) await walk(path, anchor, here);
-      else await consider(path, (await stat(path)).size, anchor, false);
+      else {
+        const info = await stat(path);
+        await consider(path, info.size, info.mtimeMs, anchor, false);
+      }
     }
   };
 
@@ -102,7 +112,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       await walk(path, anchor, inherited);
     } else if (info.isFile()) {
       // A file the user picked by name is uploaded even if a glob would exclude it.
-      await consider(path, info.size, anchor, true);
+      await consider(path, info.size, info.mtimeMs, anchor, true);
     } else {
       skipped.push({ path, reason: 'not a regular file' });
     }
