@@ -8,7 +8,7 @@ import { LazyClient } from './common/core/lazyClient';
 import { Log } from './common/vscode/log';
 import type { ExtensionServices } from './common/vscode/services';
 import { registerChatFeature } from './chat/chatFeature';
-import { registerSyncFeature } from './sync/vscode/syncFeature';
+import { registerSyncFeature } from './sync/syncFeature';
 import { registerUploadFeature } from './upload/uploadFeature';
 import { registerVolumesFeature } from './volumes/volumesFeature';
 
@@ -40,11 +40,7 @@ export function activate(context: vscode.ExtensionContext): void {
       askAgentAbout: (files) => chat.askAgentAbout(files),
     });
     registerUploadFeature(services, { volumes });
-    registerSyncFeature(services, {
-      refreshVolume: (volume) => volumes.refreshVolume(volume),
-      markSynced: (marks) => volumes.markSynced(marks),
-      showVolume: (volume) => volumes.showVolume(volume),
-    });
+    registerSyncFeature(services, { volumes });
   } catch (error) {
     // VS Code shows nothing when activation throws; say it ourselves.
     log.error(error instanceof Error ? error : String(error));

@@ -2,9 +2,9 @@
 // exclusion rules and duplicate handling as the editor's upload command).
 import { NotFoundError } from '../api/errors';
 import type { DoChunking, FileInfo } from '../api/types';
-import { planUploads, type DuplicateChoice } from '../upload/duplicatePlanning';
-import { expandSelection } from '../upload/folderExpansion';
-import { runUpload } from '../upload/uploadRun';
+import { planUploads, type DuplicateChoice } from '../upload/core/duplicatePlanning';
+import { expandSelection } from '../common/core/folderExpansion';
+import { runUpload } from '../upload/core/uploadRun';
 import { DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { ConfigurationError } from '../api/errors';
 import { EXIT, type CliEnvironment } from './environment';

@@ -3,7 +3,7 @@
 // stderr (never the key) and an exit code CI can act on. Arguments via commander.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { DoChunking } from '../api/types';
-import type { DuplicateChoice } from '../upload/duplicatePlanning';
+import type { DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { askCommand, type AskFlags } from './askCommand';
 import { describeError, environmentFrom, EXIT, exitCodeFor, type CliEnvironment } from './environment';
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';

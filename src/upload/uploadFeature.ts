@@ -9,7 +9,7 @@ import type { ExtensionServices } from '../common/vscode/services';
 import { settings } from '../common/vscode/settings';
 import type { VolumesFeature } from '../volumes/volumesFeature';
 import { planUploads, type DuplicateChoice, type DuplicateDecider } from './core/duplicatePlanning';
-import { expandSelection } from './core/folderExpansion';
+import { expandSelection } from '../common/core/folderExpansion';
 import { askAboutDuplicate, embeddingModel, pickChunking, pickVolume, rememberVolume, showSummary } from './vscode/uploadPrompts';
 import { runUpload, type UploadSummary } from './core/uploadRun';
 import { formatBytes } from '../common/core/byteSize';

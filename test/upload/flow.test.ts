@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import type { FileInfo } from '../../src/api/types';
 import { planUploads, type DuplicateDecider, type DuplicateQuestion } from '../../src/upload/core/duplicatePlanning';
-import { expandSelection } from '../../src/upload/core/folderExpansion';
+import { expandSelection } from '../../src/common/core/folderExpansion';
 import { runUpload } from '../../src/upload/core/uploadRun';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 

@@ -1,7 +1,7 @@
 // Naming of "keep both" copies and the text sniffing that decides what a filter can read.
 import { strict as assert } from 'node:assert';
 import { planUploads, freeName } from '../../src/upload/core/duplicatePlanning';
-import { looksLikeText } from '../../src/upload/core/readableFiles';
+import { looksLikeText } from '../../src/common/core/readableFiles';
 
 describe('upload: planning rules', () => {
   it('"keep both" picks the first free "name (n).ext"', () => {

@@ -14,7 +14,7 @@
 import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
-import type { SkippedFile } from '../../upload/folderExpansion';
+import type { SkippedFile } from '../../common/core/folderExpansion';
 import { contentHash, mapLimited, type HashStats } from './hashing';
 import { emptyManifest, type Manifest, type ManifestStore } from './manifest';
 import { remoteNameFor, scanFolder, type ScanRules } from './scan';

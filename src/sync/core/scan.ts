@@ -1,9 +1,9 @@
 // The local side of a sync: every file under the folder that the upload rules allow
 // (.gitignore, exclude globs, size limit, readable-files rule: the same code as uploads,
-// src/upload/folderExpansion.ts), keyed by its path relative to the folder, with size and
+// src/common/core/folderExpansion.ts), keyed by its path relative to the folder, with size and
 // mtime for the hash skip. No `vscode` import.
 import { relative, resolve, sep } from 'node:path';
-import { expandSelection, type SkippedFile } from '../../upload/folderExpansion';
+import { expandSelection, type SkippedFile } from '../../common/core/folderExpansion';
 
 /** The CLI's manifest, kept in the synced folder; never synced itself. */
 export const CLI_MANIFEST_NAME = '.ksm-sync.json';

@@ -3,7 +3,7 @@
 // one(s), so a failed upload loses nothing; "Keep both" uploads as `name (2).ext`.
 // No `vscode` import: the question is asked through the injected `decide`.
 import type { FileInfo, UploadSource } from '../../api/types';
-import type { SelectedFile, SkippedFile } from './folderExpansion';
+import type { SelectedFile, SkippedFile } from '../../common/core/folderExpansion';
 import { basename, extname } from 'node:path';
 
 export type DuplicateChoice = 'replace' | 'keepBoth' | 'skip';

@@ -4,21 +4,19 @@
 // command runs or a watched file is saved.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { ExtensionServices } from '../../common/services';
-import { personalVolume, settings } from '../../common/settings';
-import type { SyncSummary } from '../core/apply';
-import type { SyncPlan } from '../core/plan';
-import { PairingRunner } from './syncRunner';
-import { pairingKey, resolvePairingFolder, savePairings, storedFolder, syncSettings, type Pairing } from './syncSettings';
-import { SyncStatusBar } from './syncStatusBar';
+import { shownVolumes, volumeCodicon, volumeLabel, volumeNameProblem, type VolumeTarget } from '../common/core/volumeTargets';
+import type { VolumesFeature } from '../volumes/volumesFeature';
+import type { ExtensionServices } from '../common/vscode/services';
+import { personalVolume, settings } from '../common/vscode/settings';
+import type { SyncSummary } from './core/apply';
+import type { SyncPlan } from './core/plan';
+import { PairingRunner } from './vscode/syncRunner';
+import { pairingKey, resolvePairingFolder, savePairings, storedFolder, syncSettings, type Pairing } from './vscode/syncSettings';
+import { SyncStatusBar } from './vscode/syncStatusBar';
 
 export interface SyncFeatureDeps {
-  /** Re-list a volume after a sync changed it. */
-  refreshVolume(volume: string): void;
-  /** Which volumes are kept in sync, and with which folder (drawn in the Volumes tree). */
-  markSynced(marks: ReadonlyMap<string, string>): void;
-  /** Puts a volume in the Volumes view, so its synced mark can be seen. */
-  showVolume(volume: string): Promise<void>;
+  /** Refresh a synced volume, mark synced volumes, put a newly paired volume in the view. */
+  volumes: Pick<VolumesFeature, 'refreshVolume' | 'markSynced' | 'addVolumeToView'>;
 }
 
 /** Answers given up front (tests, scripts); each one left out is asked. */
@@ -78,13 +76,13 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
         key,
         new PairingRunner(p, folder, services, {
           onState: () => statusBar.update([...runners.values()]),
-          onApplied: (volume) => deps.refreshVolume(volume),
+          onApplied: (volume) => deps.volumes.refreshVolume(volume),
           showSummary,
         }),
       );
     }
     statusBar.update([...runners.values()]);
-    deps.markSynced(new Map([...runners.values()].map((r) => [r.pairing.volume, r.label])));
+    deps.volumes.markSynced(new Map([...runners.values()].map((r) => [r.pairing.volume, r.label])));
   };
   rebuild();
   services.context.subscriptions.push(
@@ -110,7 +108,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     const stored = storedFolder(folder.fsPath);
     const existing = [...runners.values()].find((r) => r.folderPath === folder.fsPath && (!choices.volume || r.pairing.volume === choices.volume));
     if (existing) return existing.sync();
-    const volume = choices.volume ?? (await pickVolume([...settings.volumes(), ...[personalVolume()].filter((v): v is string => Boolean(v))]));
+    const volume = choices.volume ?? (await pickVolume(shownVolumes(personalVolume(), settings.volumes())));
     if (!volume) return undefined;
     let deleteRemoved = choices.deleteRemoved;
     let watch = choices.watch;
@@ -128,7 +126,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     }
     const pairing: Pairing = { folder: stored, volume, deleteRemoved, watch };
     await savePairings([...syncSettings.pairings().filter((p) => pairingKey(p) !== pairingKey(pairing)), pairing]);
-    await deps.showVolume(volume);
+    if (volume !== personalVolume() && !settings.volumes().includes(volume)) await deps.volumes.addVolumeToView(volume);
     rebuild();
     return runners.get(pairingKey(pairing))?.sync({ preview: true });
   });
@@ -166,15 +164,19 @@ async function pickFolder(): Promise<vscode.Uri | undefined> {
   return picked?.[0];
 }
 
-async function pickVolume(known: string[]): Promise<string | undefined> {
-  const other = '$(edit) Another volume…';
-  const picked = await vscode.window.showQuickPick([...known.map((label) => ({ label })), { label: other }], {
-    title: 'Sync Folder to Volume: which volume?',
-    placeHolder: 'The volume that will mirror the folder',
-    ignoreFocusOut: true,
-  });
+async function pickVolume(known: VolumeTarget[]): Promise<string | undefined> {
+  const other = { label: '$(edit) Another volume…', volume: undefined };
+  const picked = await vscode.window.showQuickPick(
+    [...known.map((t) => ({ label: `$(${volumeCodicon(t)}) ${volumeLabel(t)}`, description: t.personal ? t.volume : undefined, volume: t.volume as string | undefined })), other],
+    { title: 'Sync Folder to Volume: which volume?', placeHolder: 'The volume that will mirror the folder', ignoreFocusOut: true },
+  );
   if (!picked) return undefined;
-  if (picked.label !== other) return picked.label;
-  const typed = await vscode.window.showInputBox({ title: 'Volume name', prompt: 'A new volume is created by the first upload.', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Enter a volume name.') });
+  if (picked.volume) return picked.volume;
+  const typed = await vscode.window.showInputBox({
+    title: 'Volume name',
+    prompt: 'A new volume is created by the first upload.',
+    ignoreFocusOut: true,
+    validateInput: (value) => volumeNameProblem(value),
+  });
   return typed?.trim() || undefined;
 }

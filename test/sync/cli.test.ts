@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { NotFoundError } from '../../src/api/errors';
-import { freshVolume, startFixture, writeTree, type EmulatorFixture } from './volumesEmulator';
+import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
 const LAUNCHER = resolve('bin/ksm.js');
 

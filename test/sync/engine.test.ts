@@ -8,7 +8,7 @@ import type { FileInfo } from '../../src/api/types';
 import { applySync } from '../../src/sync/core/apply';
 import { FileManifestStore } from '../../src/sync/core/manifest';
 import { exceedsDeleteGuard, planCounts, planSync, type PlanOptions } from '../../src/sync/core/plan';
-import { freshVolume, startFixture, writeTree, type EmulatorFixture } from './volumesEmulator';
+import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
 const EMBEDDING = 'emu-embed';
 
