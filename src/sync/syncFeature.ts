@@ -71,7 +71,10 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     for (const [key, p] of wanted) {
       if (runners.has(key)) continue;
       const folder = resolvePairingFolder(p);
-      if (!folder) continue;
+      if (!folder) {
+        services.log.warn(`[sync] ignored the ksm.sync.folders entry '${p.folder}' → ${p.volume}: it is not inside a workspace folder.`);
+        continue;
+      }
       runners.set(
         key,
         new PairingRunner(p, folder, services, {
@@ -106,6 +109,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     const folder = uri instanceof vscode.Uri && uri.scheme === 'file' ? uri : await pickFolder();
     if (!folder) return undefined;
     const stored = storedFolder(folder.fsPath);
+    if (!stored) return void vscode.window.showWarningMessage('Only a folder inside this workspace can be synced (the pairing is saved in the workspace settings). Open its parent folder first.');
     const existing = [...runners.values()].find((r) => r.folderPath === folder.fsPath && (!choices.volume || r.pairing.volume === choices.volume));
     if (existing) return existing.sync();
     const volume = choices.volume ?? (await pickVolume(shownVolumes(personalVolume(), settings.volumes())));

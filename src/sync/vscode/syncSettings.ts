@@ -3,10 +3,10 @@
 // workspace folder that holds it (portable between clones), absolute only outside one.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 export interface Pairing {
-  /** As stored: relative to a workspace folder (`/`-separated), or absolute. */
+  /** As stored: relative to a workspace folder (`/`-separated). Folders outside the workspace are refused. */
   folder: string;
   volume: string;
   deleteRemoved: boolean;
@@ -33,17 +33,22 @@ export async function savePairings(pairings: Pairing[]): Promise<void> {
   await vscode.workspace.getConfiguration('ksm.sync').update('folders', pairings, vscode.ConfigurationTarget.Workspace);
 }
 
-/** The absolute folder of a pairing: the first workspace folder in which it exists, else the first one. */
+/**
+ * The absolute folder of a pairing (the first workspace folder in which it exists), or
+ * undefined when it would lie outside every workspace folder: the setting comes from the
+ * repository, and a cloned repository must not be able to point a sync at `~/.ssh`.
+ */
 export function resolvePairingFolder(pairing: Pairing): string | undefined {
-  if (isAbsolute(pairing.folder)) return pairing.folder;
   const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  return roots.map((root) => join(root, ...pairing.folder.split('/'))).find((p) => existsSync(p)) ?? (roots[0] ? join(roots[0], ...pairing.folder.split('/')) : undefined);
+  const candidates = isAbsolute(pairing.folder) ? [resolve(pairing.folder)] : roots.map((root) => resolve(root, ...pairing.folder.split('/')));
+  const inside = candidates.filter((path) => workspaceRootOf(path) !== undefined);
+  return inside.find((path) => existsSync(path)) ?? inside[0];
 }
 
-/** How a folder is stored in the setting. */
-export function storedFolder(fsPath: string): string {
+/** How a folder is stored in the setting: relative to its workspace folder; undefined outside every workspace folder. */
+export function storedFolder(fsPath: string): string | undefined {
   const root = workspaceRootOf(fsPath);
-  if (!root) return fsPath;
+  if (!root) return undefined;
   const rel = relative(root, fsPath);
   return rel ? rel.split(sep).join('/') : '.';
 }
