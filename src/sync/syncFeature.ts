@@ -4,6 +4,7 @@
 // command runs or a watched file is saved.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { COMMAND } from '../common/core/contributionIds';
 import { shownVolumes, volumeCodicon, volumeLabel, volumeNameProblem, type VolumeTarget } from '../common/core/volumeTargets';
 import type { VolumesFeature } from '../volumes/volumesFeature';
 import type { ExtensionServices } from '../common/vscode/services';
@@ -105,7 +106,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     return picked?.runner;
   };
 
-  services.registerCommand('ksm.sync.folder', async (uri?: vscode.Uri, _uris?: unknown, choices: PairingChoices = {}) => {
+  services.registerCommand(COMMAND.syncFolder, async (uri?: vscode.Uri, _uris?: unknown, choices: PairingChoices = {}) => {
     const folder = uri instanceof vscode.Uri && uri.scheme === 'file' ? uri : await pickFolder();
     if (!folder) return undefined;
     const stored = storedFolder(folder.fsPath);
@@ -135,19 +136,19 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     return runners.get(pairingKey(pairing))?.sync({ preview: true });
   });
 
-  services.registerCommand('ksm.sync.now', async () => {
+  services.registerCommand(COMMAND.syncNow, async () => {
     const runner = await pickRunner('Sync Now');
     if (!runner) return void vscode.window.showInformationMessage('No folder is paired with a volume yet. Right-click a folder in the Explorer and choose "Sync Folder to Volume…".');
     return runner.sync();
   });
 
-  services.registerCommand('ksm.sync.showPreview', async () => {
+  services.registerCommand(COMMAND.syncShowPreview, async () => {
     const runner = await pickRunner('Preview Sync');
     if (!runner) return void vscode.window.showInformationMessage('No folder is paired with a volume yet. Right-click a folder in the Explorer and choose "Sync Folder to Volume…".');
     return runner.sync({ preview: true });
   });
 
-  services.registerCommand('ksm.sync.stop', async () => {
+  services.registerCommand(COMMAND.syncStop, async () => {
     const runner = await pickRunner('Stop Syncing');
     if (!runner) return;
     await savePairings(syncSettings.pairings().filter((p) => pairingKey(p) !== pairingKey(runner.pairing)));

@@ -28,6 +28,10 @@ export const COMMAND = {
   chatAskAboutFile: 'ksm.chat.askAboutFile',
   chatConversations: 'ksm.chat.conversations',
   chatExport: 'ksm.chat.export',
+  syncFolder: 'ksm.sync.folder',
+  syncNow: 'ksm.sync.now',
+  syncShowPreview: 'ksm.sync.showPreview',
+  syncStop: 'ksm.sync.stop',
 } as const;
 
 export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];

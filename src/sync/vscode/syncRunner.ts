@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
+import { withAbortSignal } from '../../common/vscode/cancellation';
 import { settings } from '../../common/vscode/settings';
 import { applySync, type SyncSummary } from '../core/apply';
 import { FileManifestStore } from '../core/manifest';
@@ -113,15 +114,15 @@ export class PairingRunner implements vscode.Disposable {
       plan = await vscode.window.withProgress(
         { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Comparing ${this.label} with ${this.pairing.volume}…`, cancellable: !options.background },
         (_progress, token) =>
-          planSync({
+          withAbortSignal(token, (signal) => planSync({
             folder: this.folderPath,
             volume: this.pairing.volume,
             service: this.services.getClient(),
             store,
             rules: { excludeGlobs: this.excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
             deleteRemoved: this.pairing.deleteRemoved,
-            signal: abortOn(token).signal,
-          }),
+            signal,
+          })),
       );
       const c = planCounts(plan);
       this.services.log.info(`[sync] ${this.label} → ${this.pairing.volume}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`);
@@ -154,18 +155,18 @@ export class PairingRunner implements vscode.Disposable {
         { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Syncing ${this.label} → ${this.pairing.volume}`, cancellable: !options.background },
         (progress, token) => {
           let reported = 0;
-          return applySync(ready, {
+          return withAbortSignal(token, (signal) => applySync(ready, {
             service: this.services.getClient(),
             store,
             embedding,
             doChunking: settings.doChunking(),
-            signal: abortOn(token).signal,
+            signal,
             onProgress: (p) => {
               const fraction = p.total ? p.done / p.total : 1;
               progress.report({ message: `${p.done} / ${p.total} files`, increment: Math.max(0, (fraction - reported) * 100) });
               reported = Math.max(reported, fraction);
             },
-          });
+          }));
         },
       );
       this.syncedOnce = true;
@@ -190,11 +191,4 @@ export class PairingRunner implements vscode.Disposable {
     this.batcher?.dispose();
     this.watcher?.dispose();
   }
-}
-
-function abortOn(token: vscode.CancellationToken): AbortController {
-  const controller = new AbortController();
-  if (token.isCancellationRequested) controller.abort();
-  token.onCancellationRequested(() => controller.abort());
-  return controller;
 }

@@ -1,6 +1,7 @@
 // One status bar item for the workspace's sync pairings: in sync / N pending / syncing /
-// error, worst state first; clicking it opens the preview (`ksm.sync.showPreview`).
+// error, worst state first; clicking it opens the preview.
 import * as vscode from 'vscode';
+import { COMMAND } from '../../common/core/contributionIds';
 import type { PairingRunner } from './syncRunner';
 
 export class SyncStatusBar implements vscode.Disposable {
@@ -8,7 +9,7 @@ export class SyncStatusBar implements vscode.Disposable {
 
   constructor() {
     this.item.name = 'KSM Sync';
-    this.item.command = 'ksm.sync.showPreview';
+    this.item.command = COMMAND.syncShowPreview;
   }
 
   update(runners: readonly PairingRunner[]): void {
