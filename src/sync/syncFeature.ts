@@ -91,7 +91,12 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
   rebuild();
   services.context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ksm.sync') || e.affectsConfiguration('files.exclude') || e.affectsConfiguration('ksm.upload.exclude')) rebuild();
+      if (e.affectsConfiguration('files.exclude') || e.affectsConfiguration('ksm.upload.exclude')) {
+        // Each runner's watcher filter holds the exclude rules it was built with.
+        for (const runner of runners.values()) runner.dispose();
+        runners.clear();
+        rebuild();
+      } else if (e.affectsConfiguration('ksm.sync')) rebuild();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => rebuild()),
   );
