@@ -58,7 +58,8 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
 
   const consider = async (path: string, size: number, mtimeMs: number, anchor: string, explicit: boolean) => {
-    const real = await realpath(path).catch(() => resolve(path));
+    // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath then.
+    const real = paths.length > 1 ? await realpath(path).catch(() => resolve(path)) : path;
     if (seen.has(real)) return;
     seen.add(real);
     const displayPath = toPosix(relative(anchor, path)) || basename(path);
@@ -76,6 +77,11 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const here = options.useGitignore === false ? scopes : [...scopes, ...(await gitignoreAt(dir))];
     const entries = await readdir(dir, { withFileTypes: true });
     entries.sort((a, b) => a.name.localeCompare(b.name));
+    // The files' stats are asked for together (libuv runs them in parallel), then used in
+    // name order: a 5,000-file folder otherwise waits for 5,000 stats one after another.
+    const stats = new Map(
+      await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => [e.name, await stat(join(dir, e.name)).catch(() => undefined)] as const)),
+    );
     for (const entry of entries) {
       const path = join(dir, entry.name);
       const isDir = entry.isDirectory();
@@ -91,8 +97,8 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       }
       if (isDir) await walk(path, anchor, here);
       else {
-        const info = await stat(path);
-        await consider(path, info.size, info.mtimeMs, anchor, false);
+        const info = stats.get(entry.name);
+        if (info) await consider(path, info.size, info.mtimeMs, anchor, false); // else removed since the listing
       }
     }
   };
