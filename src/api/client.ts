@@ -2,12 +2,14 @@
 // answer is decoded tolerantly; every failure becomes one of the classes in errors.ts.
 import type { Dispatcher } from 'undici';
 import { CancelledError, KsmError, StreamCutOffError, redactSecrets } from './errors';
-import { decodeAgentMessage, decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject } from './decode';
+import { agentStreamDecoder, decodeAgentMessage } from './agentDecoding';
+import { decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject } from './decode';
 import { codeOf, errorFromResponse } from './httpErrors';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry';
 import type { KsmService, UploadOptions } from './service';
 import { readServerSentEventBatches } from './sse';
-import { agentEventDecoder, chatChunkDecoder, type EventDecoder, type StreamState } from './streams';
+import { SessionShapeLog, type ShapeObserver } from './shapes';
+import { chatChunkDecoder, type EventDecoder, type StreamState } from './streams';
 import { MIN_STREAM_IDLE_MS, Transport, type HttpCall } from './transport';
 import { uploadInBatches } from './upload';
 import { validateAgentRequest, validateChatRequest, validateDeleteRequest, validateListRequest, validateUploadRequest } from './validate';
@@ -42,6 +44,12 @@ export interface KsmClientOptions {
   /** Log each request as an equivalent curl command (key shown as ***). */
   logRequests?: boolean;
   retry?: Partial<RetryPolicy>;
+  /**
+   * Told how each answer of an open shape was read (agent events, the agent answer, error
+   * bodies). Default: a log that warns once about a shape nothing could read. The extension
+   * passes one per session; Check Connection records them for its report.
+   */
+  shapes?: ShapeObserver;
 }
 
 const FILES_PATH = '/ksm/rag/v5/files';
@@ -51,10 +59,10 @@ type DecoderFactory<T> = (state: StreamState, secrets: ReadonlyArray<string | un
 
 export class KsmClient implements KsmService {
   private readonly transport: Transport;
-  private readonly logger?: ClientLogger;
+  private readonly shapes: ShapeObserver;
 
   constructor(options: KsmClientOptions) {
-    this.logger = options.logger;
+    this.shapes = options.shapes ?? new SessionShapeLog(() => options.logger);
     const timeoutMs = options.timeoutMs ?? 60_000;
     this.transport = new Transport({
       baseUrl: options.baseUrl.trim().replace(/\/+$/, ''),
@@ -66,6 +74,7 @@ export class KsmClient implements KsmService {
       logger: options.logger,
       logRequests: options.logRequests ?? false,
       retry: { ...DEFAULT_RETRY, ...options.retry },
+      shapes: this.shapes,
     });
   }
 
@@ -144,12 +153,12 @@ export class KsmClient implements KsmService {
       accept: 'text/event-stream',
       signal: options?.signal,
     };
-    return this.streamEvents(call, chatChunkDecoder, '[DONE]');
+    return this.streamEvents(call, (state, secrets) => chatChunkDecoder(state, secrets, this.shapes), '[DONE]');
   }
 
   async sendAgentMessage(request: AgentRequest, options?: CallOptions): Promise<AgentMessage> {
     validateAgentRequest(request);
-    const { body } = await this.transport.json({
+    const { body, secrets } = await this.transport.json({
       method: 'POST',
       path: '/v1/apps/chat-messages',
       what: `Message to agent '${request.agent_id}'`,
@@ -157,7 +166,7 @@ export class KsmClient implements KsmService {
       accept: 'application/json',
       signal: options?.signal,
     });
-    return decodeAgentMessage(body);
+    return decodeAgentMessage(body, secrets, this.shapes);
   }
 
   streamAgentMessage(request: AgentRequest, options?: CallOptions): AsyncIterable<AgentEvent> {
@@ -170,7 +179,7 @@ export class KsmClient implements KsmService {
       accept: 'text/event-stream',
       signal: options?.signal,
     };
-    return this.streamEvents(call, (state, secrets) => agentEventDecoder(state, secrets, this.logger), "the 'done' event");
+    return this.streamEvents(call, (state, secrets) => agentStreamDecoder(state, secrets, this.shapes), "the 'done' event");
   }
 
   /**
@@ -182,15 +191,20 @@ export class KsmClient implements KsmService {
   private async *streamEvents<T>(call: HttpCall, decoderFor: DecoderFactory<T>, terminator: string): AsyncGenerator<T, void, undefined> {
     const response = await this.transport.stream(call);
     const state: StreamState = { finished: false, receivedAny: false };
-    const decode = decoderFor(state, response.secrets);
+    const decoder = decoderFor(state, response.secrets);
     try {
       // The one async step per item is this generator's own yield (see readServerSentEventBatches).
       batches: for await (const batch of readServerSentEventBatches(response.body)) {
         for (let i = 0; i < batch.length; i++) {
-          const item = decode(batch[i]);
+          const item = decoder.decode(batch[i]);
           if (item !== undefined) yield item;
           if (state.finished) break batches;
         }
+      }
+      if (!state.finished) {
+        // A clean close after an end event (message_end…) that no terminator followed.
+        const last = decoder.atCleanEnd?.();
+        if (last !== undefined) yield last;
       }
       if (!state.finished) {
         throw new StreamCutOffError(`${call.what} ended before ${terminator}: the answer may be incomplete. Try again.`, { receivedAny: state.receivedAny });

@@ -3,7 +3,7 @@
 // all is a BadResponseError with a short excerpt.
 import { BadResponseError } from './errors';
 import { excerptOf } from './httpErrors';
-import type { AgentMessage, ChatCompletion, Citation, DeleteResult, FileInfo, FileListPage, Usage } from './types';
+import type { ChatCompletion, Citation, DeleteResult, FileInfo, FileListPage, Usage } from './types';
 
 type Json = Record<string, unknown>;
 
@@ -149,20 +149,4 @@ export function decodeCitations(value: unknown): Citation[] {
     out.push(citation);
   }
   return out;
-}
-
-export function decodeAgentMessage(body: unknown): AgentMessage {
-  if (!isObject(body)) throw badShape('Agent message', body);
-  const threadId = toStringValue(body.thread_id);
-  if (threadId === undefined) throw badShape('Agent message (no thread_id)', body);
-  return {
-    id: toStringValue(body.id ?? body.message_id) ?? '',
-    threadId,
-    agentId: toStringValue(body.agent_id) ?? '',
-    content: toStringValue(body.content) ?? '',
-    reasoningContent: toStringValue(body.reasoning_content) ?? null,
-    citations: decodeCitations(body.citations),
-    status: toStringValue(body.status) ?? 'stop',
-    usage: decodeUsage(body.usage),
-  };
 }

@@ -14,6 +14,7 @@ import {
   TimeoutError,
   redactSecrets,
 } from './errors';
+import { describeShape, describeText, type ShapeObserver } from './shapes';
 
 const EXCERPT_CHARS = 200;
 
@@ -22,17 +23,54 @@ export interface ServerErrorBody {
   message?: string;
   param?: string;
   type?: string;
+  /** Where the message was read, for Check Connection's report. */
+  path?: string;
 }
 
-/** Reads a D2 error body: `error.message`/`message`, `error.param`, `error.type`. */
+type Json = Record<string, unknown>;
+const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Reads an error body: D2 `{code, message, error:{…}}`, `{code, message}`, OpenAI's
+ * `{error: {message, type, param}}`, `{error: "…"}`, `{detail: "…"}` and FastAPI's
+ * `{detail: [{loc, msg}]}`, `{error_description}`, `{msg}`.
+ */
 export function readErrorBody(json: unknown): ServerErrorBody {
-  if (!json || typeof json !== 'object') return {};
-  const body = json as Record<string, unknown>;
-  const inner = body.error && typeof body.error === 'object' ? (body.error as Record<string, unknown>) : {};
-  const message = typeof inner.message === 'string' ? inner.message : typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : undefined;
-  const param = typeof inner.param === 'string' ? inner.param : typeof body.param === 'string' ? body.param : undefined;
-  const type = typeof inner.type === 'string' ? inner.type : undefined;
-  return { message, param, type };
+  if (!isJson(json)) return {};
+  const inner = isJson(json.error) ? json.error : {};
+  const read = readErrorMessageWithPath(json);
+  const detail0 = Array.isArray(json.detail) && isJson(json.detail[0]) ? json.detail[0] : undefined;
+  const loc = detail0 && Array.isArray(detail0.loc) ? detail0.loc.filter((part) => part !== 'body').join('.') : undefined;
+  const param = typeof inner.param === 'string' ? inner.param : typeof json.param === 'string' ? json.param : loc || undefined;
+  const type = typeof inner.type === 'string' ? inner.type : typeof json.type === 'string' ? json.type : undefined;
+  return { message: read?.message, param, type, path: read?.path };
+}
+
+/** One clear sentence from whatever an error event or body carries. */
+export function readErrorMessage(data: Json): string | undefined {
+  return readErrorMessageWithPath(data)?.message;
+}
+
+function readErrorMessageWithPath(data: Json): { message: string; path: string } | undefined {
+  const inner = isJson(data.error) ? data.error : undefined;
+  const candidates: Array<[unknown, string]> = [
+    [data.message, 'message'], [inner?.message, 'error.message'], [data.error, 'error'], [data.detail, 'detail'],
+    [data.error_description, 'error_description'], [data.msg, 'msg'],
+  ];
+  for (const [candidate, path] of candidates) {
+    if (typeof candidate === 'string' && candidate.trim()) return { message: oneSentence(candidate), path };
+  }
+  if (Array.isArray(data.detail) && isJson(data.detail[0]) && typeof data.detail[0].msg === 'string') {
+    const loc = Array.isArray(data.detail[0].loc) ? data.detail[0].loc.join('.') : '';
+    return { message: oneSentence(loc ? `${loc}: ${data.detail[0].msg}` : data.detail[0].msg), path: 'detail[0].msg' };
+  }
+  return undefined;
+}
+
+/** Whitespace collapsed to one line, at most 300 characters. */
+export function oneSentence(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 297)}…` : line;
 }
 
 /**
@@ -81,6 +119,7 @@ export interface ErrorResponse {
   /** What the call was, for the message ("Listing files of volume docs"). */
   what: string;
   secrets: ReadonlyArray<string | undefined>;
+  shapes?: ShapeObserver;
 }
 
 /** The error for a non-success answer (HTTP ≥ 400, or a JSON `code` ≠ 200 under HTTP 200). */
@@ -93,8 +132,15 @@ export function errorFromResponse(response: ErrorResponse, codeInBody?: number):
   } catch {
     parsed = undefined;
   }
-  const fromBody = readErrorBody(parsed);
+  const fromBody = typeof parsed === 'string' ? { message: oneSentence(parsed), path: 'a JSON string' } : readErrorBody(parsed);
   const said = fromBody.message ? redactSecrets(fromBody.message, secrets) : parsed === undefined && bodyText ? excerptOf(bodyText, secrets) : '';
+  response.shapes?.observe({
+    source: 'error body',
+    event: `HTTP ${response.status}`,
+    shape: parsed === undefined ? describeText(bodyText, secrets) : describeShape(parsed, secrets),
+    paths: fromBody.path ? [`message from '${fromBody.path}'`] : parsed === undefined && bodyText ? ['plain text or HTML, shown as a short excerpt'] : [],
+    unknown: parsed !== undefined && !fromBody.message ? 'no message in any known field' : undefined,
+  });
   const saidPart = said ? `: ${said}` : '';
   const param = fromBody.param;
   switch (true) {

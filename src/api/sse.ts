@@ -1,17 +1,23 @@
 // Server-sent events from a byte stream. Parsing is eventsource-parser's (it follows the
 // WHATWG EventSource rules: CR, LF and CRLF line ends, comments, multi-line `data:`); this
 // file only decodes bytes (TextDecoder in streaming mode keeps UTF-8 sequences split across
-// reads intact and drops a leading BOM) and hands the parser's events on.
+// reads intact and drops a leading BOM) and hands the parser's events on. One tolerance
+// beyond the rules: a stream that closes cleanly right after its last event's data, without
+// the final blank line, still delivers that event (marked `unterminated`), because servers
+// that end with `data: [DONE]` and no newline exist.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
-export type ServerSentEvent = EventSourceMessage;
+export type ServerSentEvent = EventSourceMessage & {
+  /** Set on an event the stream closed in without its blank line; its data may be cut short. */
+  unterminated?: boolean;
+};
 
 /**
  * Yields, per network read, the events it completed (often many). Batches keep the
  * per-event path synchronous: a stream of 100,000 small chunks then pays one promise
  * round trip per read, not one per event per layer. An event still incomplete when the
- * bytes end is dropped, as the EventSource rules say; errors of the byte stream (a reset)
- * propagate after the events before them were yielded.
+ * bytes end cleanly is delivered with `unterminated` set (the rules would drop it);
+ * errors of the byte stream (a reset) propagate after the events before them were yielded.
  */
 export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<ServerSentEvent[], void, undefined> {
   const decoder = new TextDecoder('utf-8');
@@ -26,6 +32,11 @@ export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array
   }
   const rest = decoder.decode();
   if (rest) parser.feed(rest);
+  const complete = pending.length;
+  // Two line ends finish a last line and its event, if any; a stream that ended properly
+  // has nothing pending, so they dispatch nothing.
+  parser.feed('\n\n');
+  for (let i = complete; i < pending.length; i++) pending[i] = { ...pending[i], unterminated: true };
   if (pending.length > 0) yield pending;
 }
 

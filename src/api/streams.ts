@@ -1,11 +1,12 @@
-// Turns SSE events into typed chat chunks (D13, D14) and agent events (D19), and enforces
-// the stream rules: a terminator must arrive ([DONE] / `done`), otherwise the stream was
-// cut off; malformed JSON is a BadResponseError after what arrived before was yielded.
+// Turns SSE events into typed chat chunks (D13, D14) and enforces the stream rules: a
+// terminator must arrive ([DONE]), otherwise the stream was cut off; malformed JSON is a
+// BadResponseError after what arrived before was yielded. Agent events: agentDecoding.ts.
 import { BadResponseError, StreamError } from './errors';
-import { decodeCitations, decodeUsage, isObject, toNumber } from './decode';
-import { excerptOf } from './httpErrors';
+import { isObject, toNumber } from './decode';
+import { excerptOf, readErrorMessage } from './httpErrors';
+import { describeShape, type ShapeObserver } from './shapes';
 import type { ServerSentEvent } from './sse';
-import type { AgentEvent, ChatCompletionChunk, ClientLogger } from './types';
+import type { ChatCompletionChunk } from './types';
 
 export interface StreamState {
   /** Set when the terminator arrived. */
@@ -28,8 +29,8 @@ export function parseStreamError(content: unknown): { code?: number; message: st
   if (text.startsWith('{')) {
     try {
       const parsed = JSON.parse(text) as Record<string, unknown>;
-      const message = typeof parsed.message === 'string' ? parsed.message : isObject(parsed.error) && typeof parsed.error.message === 'string' ? parsed.error.message : text;
-      return { code: toNumber(parsed.code), message };
+      const message = (isObject(parsed) && readErrorMessage(parsed)) || text;
+      return { code: isObject(parsed) ? toNumber(parsed.code ?? parsed.status) : undefined, message };
     } catch {
       // Not JSON after all: fall through to the plain-string forms.
     }
@@ -39,18 +40,31 @@ export function parseStreamError(content: unknown): { code?: number; message: st
   return { message: text || 'the service reported an error without details' };
 }
 
-/** Decodes one event; returns undefined for events that yield nothing (the terminator). */
-export type EventDecoder<T> = (event: ServerSentEvent) => T | undefined;
+export interface EventDecoder<T> {
+  /** Decodes one event; undefined for events that yield nothing (the terminator). */
+  decode(event: ServerSentEvent): T | undefined;
+  /** At a clean close before the terminator: a last item that ends the stream after all, if any. */
+  atCleanEnd?(): T | undefined;
+}
 
-export function chatChunkDecoder(state: StreamState, secrets: ReadonlyArray<string | undefined>): EventDecoder<ChatCompletionChunk> {
+export function chatChunkDecoder(state: StreamState, secrets: ReadonlyArray<string | undefined>, shapes?: ShapeObserver): EventDecoder<ChatCompletionChunk> {
   const what = 'Chat stream';
-  return (event) => {
+  let firstSeen = false;
+  const decode = (event: ServerSentEvent): ChatCompletionChunk | undefined => {
     const data = event.data;
     if (data === '[DONE]') {
       state.finished = true;
+      if (event.unterminated) shapes?.observe({ source: 'chat stream', shape: '[DONE]', paths: ['[DONE] without a final blank line, read at the clean close'] });
       return undefined;
     }
+    // The last event of a stream that closed without a blank line may be cut mid-way.
+    if (event.unterminated && !isJson(data)) return undefined;
     const chunk = parseJson(data, what, secrets) as ChatCompletionChunk;
+    // Only the first chunk and the finishing one are described: this path runs per token.
+    if (shapes && (!firstSeen || (chunk as { usage?: unknown })?.usage)) {
+      firstSeen = true;
+      shapes.observe({ source: 'chat stream', event: event.event, shape: describeShape(chunk, secrets), paths: [] });
+    }
     const choices = (chunk as { choices?: unknown })?.choices;
     if (!Array.isArray(choices)) throw new BadResponseError(`${what}: a chunk had no choices.`, { excerpt: excerptOf(data, secrets) });
     for (let i = 0; i < choices.length; i++) {
@@ -63,45 +77,14 @@ export function chatChunkDecoder(state: StreamState, secrets: ReadonlyArray<stri
     state.receivedAny = true;
     return chunk;
   };
+  return { decode };
 }
 
-export function agentEventDecoder(state: StreamState, secrets: ReadonlyArray<string | undefined>, logger?: ClientLogger): EventDecoder<AgentEvent> {
-  const what = 'Agent stream';
-  return (event) => {
-    const name = event.event ?? 'message';
-    state.receivedAny = true;
-    if (!KNOWN_AGENT_EVENTS.has(name)) {
-      logger?.debug(`agent stream: passing on unknown event '${excerptOf(name, secrets)}'`);
-      return { kind: 'unknown', event: name, data: event.data };
-    }
-    const data = parseJson(event.data, what, secrets);
-    if (!isObject(data)) throw new BadResponseError(`${what}: event '${name}' did not carry a JSON object.`, { excerpt: excerptOf(event.data, secrets) });
-    const typed = toAgentEvent(name, data);
-    if (typed.kind === 'done') state.finished = true;
-    return typed;
-  };
-}
-
-const KNOWN_AGENT_EVENTS = new Set(['thread', 'retrieval', 'reasoning', 'message', 'error', 'done']);
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function toAgentEvent(name: string, data: Record<string, unknown>): AgentEvent {
-  const threadId = str(data.thread_id);
-  switch (name) {
-    case 'thread':
-      return { kind: 'thread', threadId: threadId ?? '', agentId: str(data.agent_id), messageId: str(data.message_id) };
-    case 'retrieval':
-      return { kind: 'retrieval', threadId, citations: decodeCitations(data.citations) };
-    case 'reasoning':
-      return { kind: 'reasoning', threadId, delta: str(data.delta) ?? '' };
-    case 'message':
-      return { kind: 'message', threadId, messageId: str(data.message_id), delta: str(data.delta) ?? '' };
-    case 'error':
-      return { kind: 'error', threadId, code: toNumber(data.code) ?? 0, message: str(data.message) ?? 'the agent reported an error' };
-    default:
-      return { kind: 'done', threadId, messageId: str(data.message_id), status: str(data.status) ?? 'stop', usage: decodeUsage(data.usage) };
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -8,6 +8,7 @@ import { toCurl, type CurlRequest } from './curl';
 import { isObject, toNumber } from './decode';
 import { errorFromFailure, errorFromResponse, excerptOf } from './httpErrors';
 import { retryDelay, sleep, type RetryPolicy } from './retry';
+import type { ShapeObserver } from './shapes';
 import type { ClientLogger } from './types';
 
 export const NO_API_KEY_MESSAGE = "No API key is set. Set your API key with 'KSM: Set API Key'.";
@@ -28,6 +29,8 @@ export interface TransportOptions {
   logger?: ClientLogger;
   logRequests: boolean;
   retry: RetryPolicy;
+  /** Told how error bodies were read (tolerant decoding, Check Connection). */
+  shapes?: ShapeObserver;
 }
 
 export interface MultipartBody {
@@ -105,7 +108,7 @@ export class Transport {
         if (ok) return { status: response.statusCode, headers: response.headers, body: response.body, secrets };
         if (response.statusCode < 400) throw redirected(call.what, response.statusCode, response.headers.location, response.body, secrets);
         const bodyText = await readLimited(response.body, ERROR_BODY_LIMIT);
-        failure = errorFromResponse({ status: response.statusCode, headers: response.headers, bodyText, what: call.what, secrets });
+        failure = errorFromResponse({ status: response.statusCode, headers: response.headers, bodyText, what: call.what, secrets, shapes: this.options.shapes });
       } catch (error) {
         failure = errorFromFailure(error, call.what, call.signal, secrets);
       }

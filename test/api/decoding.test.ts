@@ -1,7 +1,8 @@
 // Pure pieces of the client: tolerant decoding (D8), stream error parsing (D14),
 // Retry-After, excerpts, backoff (D3), batching and multipart escaping (D7).
 import { strict as assert } from 'node:assert';
-import { decodeAgentMessage, decodeDeleteResult, decodeFileInfo } from '../../src/api/decode';
+import { decodeAgentMessage } from '../../src/api/agentDecoding';
+import { decodeDeleteResult, decodeFileInfo } from '../../src/api/decode';
 import { BadResponseError, NetworkError, RateLimitedError, ServerError, InvalidRequestError } from '../../src/api/errors';
 import { excerptOf, parseRetryAfter } from '../../src/api/httpErrors';
 import { escapeDispositionValue } from '../../src/api/multipart';

@@ -39,7 +39,7 @@ describe('api: client against a raw server', () => {
     assert.deepEqual(items.map((c: ChatCompletionChunk) => c.choices[0].delta.content), ['a', 'b']);
   });
 
-  it('yields unknown agent events as kind "unknown", logs them at debug, and carries on to done', async () => {
+  it('yields unknown agent events as kind "unknown", warns once with the Check Connection hint, and carries on to done', async () => {
     server = await startRawServer((_req, res) => {
       sseHead(res);
       res.end(
@@ -55,7 +55,9 @@ describe('api: client against a raw server', () => {
     assert.deepEqual(items[1], { kind: 'unknown', event: 'tool_call', data: '{"thread_id":"t1","name":"search"}' });
     const done = items[3];
     assert.ok(done.kind === 'done' && done.usage?.prompt_tokens === 3);
-    assert.ok(lines.some((l) => l.startsWith('debug') && l.includes("'tool_call'")));
+    const warnings = lines.filter((l) => l.startsWith('warn'));
+    assert.equal(warnings.length, 1, 'the first unknown shape is logged once, as a warning');
+    assert.match(warnings[0], /'tool_call'.*KSM: Check Connection/);
   });
 
   it('decodes file lists tolerantly: name for filename, numbers as strings, status_detail, unknown fields', async () => {

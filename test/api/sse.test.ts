@@ -56,8 +56,18 @@ describe('SSE decoding', () => {
     assert.deepEqual(await decode(STREAM, Array.from({ length: STREAM.length - 1 }, (_, i) => i + 1)), EXPECTED);
   });
 
-  it('drops an event left incomplete when the bytes end (no blank line)', async () => {
-    assert.deepEqual(await decode(Buffer.from('data: whole\n\ndata: partial\n')), [{ event: undefined, data: 'whole', id: undefined }]);
+  it('delivers, marked unterminated, an event the bytes end in without its blank line or newline', async () => {
+    const collect = async (text: string) => {
+      const events = [];
+      for await (const e of readServerSentEvents(pieces(Buffer.from(text), []))) events.push({ data: e.data, unterminated: e.unterminated });
+      return events;
+    };
+    const whole = { data: 'whole', unterminated: undefined };
+    assert.deepEqual(await collect('data: whole\n\ndata: partial\n'), [whole, { data: 'partial', unterminated: true }]);
+    assert.deepEqual(await collect('data: whole\n\ndata: [DONE]'), [whole, { data: '[DONE]', unterminated: true }]);
+    assert.deepEqual(await collect('data: whole\r\rdata: [DONE]\r'), [whole, { data: '[DONE]', unterminated: true }]);
+    assert.deepEqual(await collect('data: whole\r\n\r\n'), [whole], 'a properly ended stream gains nothing');
+    assert.deepEqual(await collect('data: whole\r\r'), [whole]);
   });
 
   it('strips only one leading space of a value and keeps an empty data line', async () => {
