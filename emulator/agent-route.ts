@@ -9,6 +9,7 @@ import type { Citation, Thread } from './agent-threads';
 import { validateAgentRequest, type ValidAgentRequest } from './agent-request';
 import { pieces } from './completions-route';
 import type { RequestContext } from './context';
+import { agentEvent, agentMessageBody } from './dialects';
 import { HttpError, notFound, readJsonBody } from './http-errors';
 import { countTokens } from './responder';
 import { respondJson } from './respond';
@@ -73,14 +74,14 @@ export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
   if (!request.stream) {
     for await (const delta of answerDeltas(ctx, request, thread, citations, localAnswer, abort.signal)) answer += delta;
     await saveTurn();
-    respondJson(ctx, 200, {
+    respondJson(ctx, 200, agentMessageBody(ctx.shared.dialect, {
       id: messageId, object: 'agent.message', created, agent_id: request.agentId, thread_id: thread.id, role: 'assistant',
       content: answer, reasoning_content: reasoning, citations, status: 'stop', usage: usage(),
-    });
+    }));
     return;
   }
 
-  const event = (name: string, data: Record<string, unknown>) => ({ event: name, data: JSON.stringify({ thread_id: thread.id, ...data }) });
+  const event = (name: string, data: Record<string, unknown>) => agentEvent(ctx.shared.dialect, name, thread.id, data);
   const writer = new SseWriter(ctx, {
     terminator: () => [event('done', { message_id: messageId, status: 'stop', usage: usage() })],
     errorEvents: (code, message) => [event('error', { code, message }), event('done', { message_id: messageId, status: 'error', usage: usage() })],

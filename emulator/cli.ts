@@ -16,6 +16,8 @@ const USAGE = `Usage: npm run emulator -- [options]
   --upstream-url <url>    OpenAI-compatible base URL to forward completions to (e.g. http://127.0.0.1:11434/v1)
   --upstream-key <key>    API key for the upstream
   --upstream-model <id>   model id to ask the upstream for
+  --dialect <d>           serve the open shapes in another form: a preset (dify, openai, fastapi, plain, proxy)
+                          or key=value pairs, e.g. kind=type-field,text=content,end=message_end (see README)
   --quiet                 do not log requests
   --help`;
 
@@ -51,6 +53,7 @@ function parseOptions(argv: string[]): EmulatorOptions | undefined {
       'upstream-url': { type: 'string' },
       'upstream-key': { type: 'string' },
       'upstream-model': { type: 'string' },
+      dialect: { type: 'string' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -72,6 +75,7 @@ function parseOptions(argv: string[]): EmulatorOptions | undefined {
     upstream: values['upstream-url']
       ? { baseUrl: values['upstream-url'], apiKey: values['upstream-key'], model: values['upstream-model'] }
       : undefined,
+    dialect: values.dialect,
     log: values.quiet ? () => undefined : (line: string) => console.log(line),
   };
 }

@@ -5,6 +5,7 @@ import type { FaultBook } from './faults';
 import type { Processor } from './pipeline';
 import type { Store } from './store';
 import type { ThreadStore } from './agent-threads';
+import type { Dialect } from './dialects';
 
 export interface UpstreamConfig {
   baseUrl: string;
@@ -29,6 +30,8 @@ export interface Shared {
   responseWords: number;
   maxUploadBytes: number;
   upstream?: UpstreamConfig;
+  /** Alternative answer forms (dialects.ts); empty: our decisions. */
+  dialect: Dialect;
   log: (line: string) => void;
 }
 

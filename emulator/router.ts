@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAgentMessage } from './agent-route';
 import { handleCompletion } from './completions-route';
 import type { RequestContext } from './context';
+import { parseDialect } from './dialects';
 import { parseFaultRule } from './faults';
 import { handleDelete, handleList, handleUpload } from './files-routes';
 import { HttpError, errorBody, readJsonBody, sendHtmlError, sendJson } from './http-errors';
@@ -61,6 +62,14 @@ async function handleTestControl(ctx: RequestContext): Promise<void> {
   if (path === '/_emulator/faults' && method === 'DELETE') {
     shared.faults.clear();
     return sendJson(res, 200, { code: 200, message: 'OK' });
+  }
+  if (path === '/_emulator/dialect' && (method === 'PUT' || method === 'POST')) {
+    const body = await readJsonBody(ctx.req);
+    shared.dialect = parseDialect(body.dialect);
+    return sendJson(res, 200, { code: 200, message: 'OK', dialect: shared.dialect });
+  }
+  if (path === '/_emulator/dialect' && method === 'GET') {
+    return sendJson(res, 200, { code: 200, message: 'OK', dialect: shared.dialect });
   }
   if (path === '/_emulator/stats' && method === 'GET') {
     return sendJson(res, 200, { code: 200, message: 'OK', ...shared.stats, processing: shared.processor.busy });

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { ThreadStore } from './agent-threads';
 import type { EmulatorStats, RequestContext, Shared, UpstreamConfig } from './context';
 import { FaultBook, type FaultRule } from './faults';
-import { HttpError, sendError } from './http-errors';
+import { parseDialect, sendDialectError, type Dialect } from './dialects';
+import { HttpError } from './http-errors';
 import { Processor } from './pipeline';
 import { routeRequest } from './router';
 import { Store } from './store';
@@ -26,6 +27,8 @@ export interface EmulatorOptions {
   maxUploadBytes?: number;
   testControls?: boolean;
   upstream?: UpstreamConfig;
+  /** Serve the open shapes in another form (dialects.ts): a preset name, `key=value,…`, or an object. */
+  dialect?: Dialect | string;
   log?: (line: string) => void;
 }
 
@@ -37,6 +40,8 @@ export interface RunningEmulator {
   readonly faults: { add(rule: FaultRule): void; clear(): void };
   readonly stats: EmulatorStats;
   readonly events: EventEmitter;
+  /** Switches the dialect for the next requests (also `PUT /_emulator/dialect`). */
+  setDialect(dialect: Dialect | string | undefined): void;
   waitForIdle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -70,6 +75,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     responseWords: options.responseWords ?? 60,
     maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3,
     upstream: options.upstream,
+    dialect: parseDialect(options.dialect),
     log,
   };
   for (const record of store.allRecords()) processor.enqueue(record); // resume after a restart
@@ -109,6 +115,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     faults: shared.faults,
     stats: shared.stats,
     events: shared.events,
+    setDialect: (dialect) => {
+      shared.dialect = parseDialect(dialect);
+    },
     waitForIdle: () => processor.waitForIdle(),
     async close() {
       await new Promise<void>((resolve) => {
@@ -135,5 +144,5 @@ function answerError(ctx: RequestContext, error: unknown): void {
     res.setHeader('Connection', 'close');
     req.resume();
   }
-  sendError(res, httpError);
+  sendDialectError(res, ctx.shared.dialect, httpError);
 }

@@ -1,6 +1,7 @@
 // Writes server-sent events with backpressure, notices a client that goes away (so the
 // generator stops: "Stop" must stop the server too), and plays stream faults (D22).
 import type { RequestContext } from './context';
+import { formatSseEvent } from './dialects';
 import type { FaultRule } from './faults';
 
 export interface SseEvent {
@@ -72,14 +73,16 @@ export class SseWriter {
     this.fault = undefined;
     if (fault?.kind === 'no-terminator') return this.endQuietly();
     if (fault && !(await this.playFault(fault))) return;
-    for (const event of this.options.terminator()) await this.write(event);
+    const ending = this.options.terminator();
+    for (const [i, event] of ending.entries()) await this.write(event, i === ending.length - 1);
     this.endQuietly();
   }
 
   /** Ends the stream with an error (D14/D19), for example when the upstream fails. */
   async fail(code: number, message: string): Promise<void> {
     if (this.ended) return;
-    for (const event of this.options.errorEvents(code, message)) await this.write(event);
+    const ending = this.options.errorEvents(code, message);
+    for (const [i, event] of ending.entries()) await this.write(event, i === ending.length - 1);
     this.endQuietly();
   }
 
@@ -106,10 +109,9 @@ export class SseWriter {
     this.ctx.res.end();
   }
 
-  private async write(event: SseEvent): Promise<void> {
-    const head = event.event ? `event: ${event.event}\n` : '';
-    const data = event.data.split('\n').map((line) => `data: ${line}\n`).join('');
-    await this.writeRaw(`${head}${data}\n`);
+  /** `last`: the stream's final event, which a dialect may end without its blank line. */
+  private async write(event: SseEvent, last = false): Promise<void> {
+    await this.writeRaw(formatSseEvent(this.ctx.shared.dialect, event, last));
   }
 
   private async writeRaw(text: string): Promise<void> {

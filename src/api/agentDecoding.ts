@@ -33,6 +33,7 @@ const KIND_BY_NAME: Record<string, Kind> = {
 const THREAD_FIELDS = ['thread_id', 'threadId', 'conversation_id', 'conversationId'];
 const NESTS = ['data', 'metadata', 'thread', 'message'];
 const TEXT_FIELDS = ['delta', 'content', 'answer', 'text'];
+const WRAPPER_FIELDS = new Set(['event', 'type', 'data', 'id', 'created', 'created_at', ...THREAD_FIELDS]);
 
 export interface ThreadIdRead {
   value: string;
@@ -175,8 +176,9 @@ export function agentStreamDecoder(state: AgentStreamState, secrets: ReadonlyArr
       paths.push('kind: no event name or type field, read as message');
     }
     const kind = KIND_BY_NAME[name!];
-    // A payload wrapped one level down (`{event, data: {...}}`) is read where it is.
-    const payload = fieldUsed && isObject(parsed.data) && !readText(parsed) ? (paths.push('fields under data'), parsed.data) : parsed;
+    // A payload wrapped one level down (`{event, data: {...}}`, nothing else beside it) is read where it is.
+    const wrapped = fieldUsed && isObject(parsed.data) && Object.keys(parsed).every((key) => WRAPPER_FIELDS.has(key));
+    const payload = wrapped ? (paths.push('fields under data'), parsed.data as Json) : parsed;
     const thread = readThreadId(payload) ?? readThreadId(parsed);
     if (thread) {
       lastThreadId = thread.value;

@@ -23,8 +23,11 @@ export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array
   const decoder = new TextDecoder('utf-8');
   let pending: ServerSentEvent[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event) });
+  let endsWithCr = false;
   for await (const piece of body) {
-    parser.feed(typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true }));
+    const text = typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
+    if (text) endsWithCr = text.endsWith('\r');
+    parser.feed(text);
     if (pending.length === 0) continue;
     const ready = pending;
     pending = [];
@@ -32,6 +35,8 @@ export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array
   }
   const rest = decoder.decode();
   if (rest) parser.feed(rest);
+  // A final CR is a whole line end; the parser only waits to see whether LF follows.
+  if (endsWithCr && !rest) parser.feed('\n');
   const complete = pending.length;
   // Two line ends finish a last line and its event, if any; a stream that ended properly
   // has nothing pending, so they dispatch nothing.
