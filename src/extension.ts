@@ -8,6 +8,7 @@ import { LazyClient } from './common/core/lazyClient';
 import { Log } from './common/vscode/log';
 import type { ExtensionServices } from './common/vscode/services';
 import { registerChatFeature } from './chat/chatFeature';
+import { registerConnectionFeature } from './connection/connectionFeature';
 import { registerSyncFeature } from './sync/syncFeature';
 import { registerUploadFeature } from './upload/uploadFeature';
 import { registerVolumesFeature } from './volumes/volumesFeature';
@@ -29,6 +30,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   try {
     registerAccountCommands(services);
+    registerConnectionFeature(services);
     // Features reach each other through these late-bound closures, so the order of
     // registration does not matter and no feature imports another's internals.
     const chat = registerChatFeature(services, {

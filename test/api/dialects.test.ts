@@ -10,7 +10,7 @@ import { KsmClient } from '../../src/api/client';
 import { AuthenticationError, NotFoundError } from '../../src/api/errors';
 import { SessionShapeLog, type ShapeObservation } from '../../src/api/shapes';
 import type { AgentRequest } from '../../src/api/types';
-import { runAnswer } from '../../src/chat/answerRun';
+import { runAnswer } from '../../src/chat/core/answerRun';
 import type { TurnView } from '../../src/chat/protocol';
 import { drain, recordingLogger, useEmulator } from './harness';
 import { sseHead, startRawServer, type RawServer } from './rawServer';

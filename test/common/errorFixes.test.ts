@@ -4,7 +4,7 @@
 // no one-click fix.
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
-import { AuthenticationError, ConfigurationError, NetworkError, NotFoundError, RateLimitedError } from '../../src/api/errors';
+import { AuthenticationError, BadResponseError, ConfigurationError, NetworkError, NotFoundError, RateLimitedError, TimeoutError } from '../../src/api/errors';
 import { checkBaseUrl } from '../../src/api/baseUrl';
 import { NO_API_KEY_MESSAGE } from '../../src/api/transport';
 import { COMMAND } from '../../src/common/core/contributionIds';
@@ -32,15 +32,21 @@ describe('common: error → fix', () => {
     assert.equal(errorFix(new ConfigurationError('The CA bundle could not be read.'))?.action.command, COMMAND.openSettings);
   });
 
+  it('runs Check Connection for a connection that failed, timed out or reached something that is not the API', () => {
+    for (const error of [new NetworkError('down'), new TimeoutError('slow'), new BadResponseError('html')]) {
+      assert.equal(errorFix(error)?.action.command, COMMAND.checkConnection, String(error));
+    }
+  });
+
   it('offers no one-click fix where none exists', () => {
-    for (const error of [new NetworkError('down'), new NotFoundError('gone', { status: 404 }), new RateLimitedError('slow', { status: 429 }), new Error('bug'), 'text']) {
+    for (const error of [new NotFoundError('gone', { status: 404 }), new RateLimitedError('slow', { status: 429 }), new Error('bug'), 'text']) {
       assert.equal(errorFix(error), undefined, String(error));
     }
   });
 
   it('names only commands package.json declares', () => {
     const declared = JSON.parse(readFileSync('package.json', 'utf8')).contributes.commands.map((c: { command: string }) => c.command);
-    for (const error of [new AuthenticationError('x'), new ConfigurationError(NO_API_KEY_MESSAGE), new ConfigurationError('x')]) {
+    for (const error of [new AuthenticationError('x'), new ConfigurationError(NO_API_KEY_MESSAGE), new ConfigurationError('x'), new NetworkError('x')]) {
       assert.ok(declared.includes(errorFix(error)!.action.command));
     }
   });

@@ -9,6 +9,8 @@ export const COMMAND = {
   useLocalEmulator: 'ksm.useLocalEmulator',
   showLog: 'ksm.showLog',
   openSettings: 'ksm.openSettings',
+  checkConnection: 'ksm.checkConnection',
+  copyConnectionReport: 'ksm.copyConnectionReport',
   volumesAdd: 'ksm.volumes.add',
   volumesRemove: 'ksm.volumes.remove',
   volumesRefresh: 'ksm.volumes.refresh',
@@ -39,6 +41,7 @@ export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];
 /** Context keys the extension sets (`setContext`) for `when` clauses in package.json. */
 export const CONTEXT_KEY = {
   hasApiKey: 'ksm.hasApiKey',
+  hasConnectionReport: 'ksm.hasConnectionReport',
   volumesFiltered: 'ksm.volumes.filtered',
 } as const;
 

@@ -17,6 +17,7 @@ export interface ErrorFix {
 
 const SET_API_KEY: ErrorFix['action'] = { title: 'Set API Key', command: COMMAND.setApiKey };
 const OPEN_SETTINGS: ErrorFix['action'] = { title: 'Open Settings', command: COMMAND.openSettings };
+const CHECK_CONNECTION: ErrorFix['action'] = { title: 'Check Connection', command: COMMAND.checkConnection };
 
 /** The fix for an error the user can repair in one click, or undefined (retry, wait, report). */
 export function errorFix(error: unknown): ErrorFix | undefined {
@@ -30,6 +31,10 @@ export function errorFix(error: unknown): ErrorFix | undefined {
       return { problem: 'No KSM API key is set.', action: SET_API_KEY };
     }
     return { problem: 'The KSM service is not configured.', action: OPEN_SETTINGS };
+  }
+  // Address, proxy, certificate or a server that is not the API: Check Connection names which, and its fix.
+  if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'bad-response') {
+    return { problem: 'The KSM service could not be reached or answered unexpectedly.', action: CHECK_CONNECTION };
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import { KsmClient } from '../../api/client';
 import { ConfigurationError } from '../../api/errors';
 import { createDispatcher, type NetworkSettings } from '../../api/network';
 import type { KsmService } from '../../api/service';
+import { SessionShapeLog, type ShapeObserver } from '../../api/shapes';
 import { NO_API_KEY_MESSAGE } from '../../api/transport';
 import type { ApiKeyStore } from './apiKey';
 import type { Log } from './log';
@@ -16,18 +17,31 @@ import { settings } from './settings';
 let cachedDispatcher: { key: string; dispatcher: Dispatcher } | undefined;
 const warnedInsecureUrls = new Set<string>();
 
-export function createClientFromSettings(apiKey: ApiKeyStore, log: Log): KsmService {
-  const baseUrl = checkedBaseUrl(settings.baseUrl(), log);
+// One per session: the first answer shape nothing could read is logged once (shapes.ts).
+let sessionShapes: SessionShapeLog | undefined;
+
+/** The network settings every request uses: VS Code's proxy settings and ksm.network.caBundle. */
+export function networkSettings(): NetworkSettings {
   const http = vscode.workspace.getConfiguration('http');
   // `http.proxySupport: off` means no proxy at all, from settings or the environment.
   const proxiesOff = http.get<string>('proxySupport', 'override') === 'off';
-  const network: NetworkSettings = {
+  return {
     proxyUrl: proxiesOff ? undefined : http.get<string>('proxy', '').trim() || undefined,
     noProxy: http.get<string[]>('noProxy', []),
     strictSSL: http.get<boolean>('proxyStrictSSL', true),
     caBundlePath: settings.caBundle() || undefined,
     env: proxiesOff ? {} : process.env,
   };
+}
+
+export function userAgent(): string {
+  return `ksm-assistant/${vscode.extensions.getExtension('ksm.ksm-assistant')?.packageJSON?.version ?? 'dev'} vscode/${vscode.version}`;
+}
+
+export function createClientFromSettings(apiKey: ApiKeyStore, log: Log, overrides: { shapes?: ShapeObserver; timeoutMs?: number } = {}): KsmService {
+  const baseUrl = checkedBaseUrl(settings.baseUrl(), log);
+  const network = networkSettings();
+  sessionShapes ??= new SessionShapeLog(() => log.scoped('api'));
   return new KsmClient({
     baseUrl,
     apiKey: async () => {
@@ -35,11 +49,12 @@ export function createClientFromSettings(apiKey: ApiKeyStore, log: Log): KsmServ
       if (!key) throw new ConfigurationError(NO_API_KEY_MESSAGE);
       return key;
     },
-    timeoutMs: settings.timeoutMs(),
-    userAgent: `ksm-assistant/${vscode.extensions.getExtension('ksm.ksm-assistant')?.packageJSON?.version ?? 'dev'} vscode/${vscode.version}`,
+    timeoutMs: overrides.timeoutMs ?? settings.timeoutMs(),
+    userAgent: userAgent(),
     dispatcher: dispatcherFor(network),
     logger: log.scoped('api'),
     logRequests: settings.logRequests(),
+    shapes: overrides.shapes ?? sessionShapes,
   });
 }
 
@@ -53,7 +68,7 @@ function checkedBaseUrl(raw: string, log: Log): string {
 }
 
 /** One dispatcher per distinct network setup; the previous one is closed when settings change. */
-function dispatcherFor(network: NetworkSettings): Dispatcher {
+export function dispatcherFor(network: NetworkSettings): Dispatcher {
   const env = network.env ?? {};
   const key = JSON.stringify([
     network.proxyUrl,
