@@ -138,7 +138,8 @@ export function errorFromResponse(response: ErrorResponse, codeInBody?: number):
     source: 'error body',
     event: `HTTP ${response.status}`,
     shape: parsed === undefined ? describeText(bodyText, secrets) : describeShape(parsed, secrets),
-    paths: fromBody.path ? [`message from '${fromBody.path}'`] : parsed === undefined && bodyText ? ['plain text or HTML, shown as a short excerpt'] : [],
+    // `message` is our own decision (D2); every other place is a tolerant reading.
+    paths: fromBody.path ? (fromBody.path === 'message' ? [] : [`error message from '${fromBody.path}'`]) : parsed === undefined && bodyText ? ['plain text or HTML, shown as a short excerpt'] : [],
     unknown: parsed !== undefined && !fromBody.message ? 'no message in any known field' : undefined,
   });
   const saidPart = said ? `: ${said}` : '';

@@ -2,57 +2,13 @@
 // counts its tunnels (explicit proxy and HTTPS_PROXY/HTTP_PROXY with NO_PROXY), a
 // self-signed HTTPS server (CA bundle, strictSSL), and bad CA files.
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { KsmClient } from '../../src/api/client';
 import { ConfigurationError, NetworkError } from '../../src/api/errors';
 import { createDispatcher } from '../../src/api/network';
 import { useEmulator } from './harness';
-
-interface CountingProxy {
-  url: string;
-  tunnels: string[];
-  close(): Promise<void>;
-}
-
-/** A minimal HTTP CONNECT proxy: opens a TCP tunnel per CONNECT and records its target. */
-async function startConnectProxy(): Promise<CountingProxy> {
-  const sockets = new Set<Socket>();
-  const tunnels: string[] = [];
-  const server: Server = createHttpServer((_req, res) => {
-    res.writeHead(405).end('this proxy only tunnels');
-  });
-  server.on('connect', (req, client: Socket, head: Buffer) => {
-    tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    tunnels,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { startConnectProxy, startSelfSignedServer, type CountingProxy } from './tlsAndProxy';
 
 describe('api: network dispatcher (proxies and certificates)', () => {
   const h = useEmulator();
@@ -122,16 +78,13 @@ describe('api: network dispatcher (proxies and certificates)', () => {
     let closeHttps: () => Promise<void>;
 
     before(async function () {
-      const key = join(h.dir, 'tls-key.pem');
-      caPath = join(h.dir, 'tls-cert.pem');
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', caPath, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-      const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(caPath) }, (_req, res) => {
+      const server = await startSelfSignedServer(h.dir, (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ code: 200, message: 'OK', total: 0, infoz: [] }));
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      httpsUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      closeHttps = () => new Promise((resolve) => server.close(() => resolve()).closeAllConnections());
+      httpsUrl = server.url;
+      caPath = server.caPath;
+      closeHttps = server.close;
     });
     after(() => closeHttps());
 
