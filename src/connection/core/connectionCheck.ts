@@ -116,7 +116,7 @@ export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionRep
     const parsed = new URL(url);
     fixContext.host = parsed.host;
     const secure = parsed.protocol === 'https:';
-    add({ id: 'address', title: 'Service address', status: secure || isLocal(parsed.hostname) ? 'passed' : 'warning', detail: `${url} (${secure ? 'https' : 'plain http: the key travels unencrypted'}).`, ...(secure || isLocal(parsed.hostname) ? {} : { fix: "Use an https:// address unless this is a trusted local network." }) });
+    add({ id: 'address', title: 'Service address', status: secure || isLocal(parsed.hostname) ? 'passed' : 'warning', detail: `${url} (${secure ? 'https' : isLocal(parsed.hostname) ? 'plain http on this machine' : 'plain http: the key travels unencrypted'}).`, ...(secure || isLocal(parsed.hostname) ? {} : { fix: "Use an https:// address unless this is a trusted local network." }) });
   } catch (error) {
     add({ id: 'address', title: 'Service address', status: 'failed', detail: firstLine(error), problem: 'address', fix: fixFor('address', fixContext).replace('the host name does not resolve', 'it is missing or not a valid http(s) URL') });
     skipRest(later, 'the service address is not usable');

@@ -5,7 +5,8 @@
 import { redactSecrets } from '../../api/errors';
 import type { ConnectionReport, StepResult } from './connectionCheck';
 
-const MARK: Record<StepResult['status'], string> = { passed: '✅ passed', failed: '❌ failed', warning: '⚠️ warning', skipped: '⏭️ skipped' };
+// Plain words, not emoji: the report is pasted into mail and tickets, and fonts vary.
+const MARK: Record<StepResult['status'], string> = { passed: 'passed', failed: '**FAILED**', warning: 'warning', skipped: 'skipped' };
 
 export function firstFailure(report: ConnectionReport): StepResult | undefined {
   return report.steps.find((step) => step.status === 'failed');
