@@ -11,9 +11,9 @@ import { createDispatcher, type NetworkSettings } from '../../src/api/network';
 import { probeAddress } from '../../src/api/probe';
 import { runConnectionCheck, type CheckDeps, type ConnectionReport, type StepId } from '../../src/connection/core/connectionCheck';
 import { renderReport } from '../../src/connection/core/report';
-import { useEmulator } from './harness';
-import { startRawServer, type RawServer } from './rawServer';
-import { startConnectProxy, startSelfSignedServer } from './tlsAndProxy';
+import { useEmulator } from '../api/harness';
+import { startRawServer, type RawServer } from '../api/rawServer';
+import { startConnectProxy, startSelfSignedServer } from '../api/tlsAndProxy';
 
 interface Options {
   baseUrl?: string;
