@@ -153,6 +153,18 @@ describe('connection check against the emulator and a broken network', () => {
     }
   });
 
+  it('names an address that answers but is not the API (a wrong path), and a service failing with 503', async () => {
+    const wrongPath = await check({ baseUrl: `${h.emulator.url}/api/v1` });
+    const failure = firstFailure(wrongPath.report)!;
+    assert.equal(failure.id, 'key');
+    assert.equal(failure.problem, 'not-the-api');
+    assert.match(failure.fix!, /answers, but not as the KSM API.*'ksm\.baseUrl' \(now '.*\/api\/v1'\)/);
+    h.emulator.faults.add({ kind: 'status', status: 503, path: '/ksm/rag/v5/files', times: 10, body: 'html' });
+    const down = await check();
+    assert.equal(firstFailure(down.report)!.problem, 'server');
+    assert.match(firstFailure(down.report)!.fix!, /Copy Report/);
+  });
+
   it('names a refused key (401) and a missing key, with Set API Key as the fix', async () => {
     const { report } = await check({ apiKey: 'wrong-key-1234' });
     assert.equal(firstFailure(report)!.id, 'key');

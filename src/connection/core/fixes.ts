@@ -44,7 +44,6 @@ export interface FixContext {
 const CERTIFICATE_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS|ERR_SSL|EPROTO/i;
 const ADDRESS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'ERR_INVALID_URL']);
 const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ENETDOWN']);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /** The fix for each problem, phrased for the context of the failing step. */
 export function fixFor(problem: Problem, ctx: FixContext): string {
@@ -152,11 +151,12 @@ function problemOf(error: unknown, step: 'reach' | 'key' | 'volume' | 'model' | 
       if (UNREACHABLE_CODES.has(code)) return 'unreachable';
       return 'unreachable';
     case 'timeout':
-      return TIMEOUT_CODES.has(code) ? 'timeout' : 'timeout';
+      return 'timeout';
     case 'auth':
       return 'key';
     case 'permission':
-      return step === 'volume' || step === 'key' ? (param === 'volume' || step === 'key' ? 'user-id' : 'volume') : step === 'model' ? 'model' : 'other';
+      // On the personal volume a 403 means ksm.userId is someone else's; on a named one, no access.
+      return step === 'key' ? 'user-id' : step === 'volume' ? 'volume' : step === 'model' ? 'model' : 'other';
     case 'not-found':
       if (param === 'model' || param === 'context.model') return 'model';
       if (param === 'agent_id') return 'agent';
