@@ -47,6 +47,11 @@ export class EmulatorProcess {
     await this.control('DELETE', '/_emulator/faults');
   }
 
+  /** Serves the open shapes in another form (emulator/dialects.ts): a preset, `key=value,…`, or `'default'`. */
+  async setDialect(dialect: string | Record<string, unknown>): Promise<void> {
+    await this.control('PUT', '/_emulator/dialect', { dialect });
+  }
+
   async stats(): Promise<Record<string, unknown>> {
     return (await this.control('GET', '/_emulator/stats')) as Record<string, unknown>;
   }

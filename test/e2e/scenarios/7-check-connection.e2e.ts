@@ -5,6 +5,7 @@ import { setApiKeyThroughPalette } from '../harness/steps';
 import type { Workbench } from '../harness/workbench';
 
 const READ_ONLY = 'Check without the agent (read-only)';
+const WITH_AGENT = 'Also ask the agent a tiny question';
 /** Nothing listens on port 1: a deliberately wrong service address. */
 const WRONG_BASE_URL = 'http://127.0.0.1:1';
 
@@ -77,6 +78,38 @@ describe('Scenario 7: KSM: Check Connection — report from the palette, and a w
     assert.equal(await notification.locator('.monaco-button', { hasText: 'Copy Report' }).count(), 1, 'the result offers Copy Report');
     await workbench.screenshot('check-connection-report');
     await closeReport(workbench);
+  });
+
+  it('asks the agent when the user agrees, and reports the tolerant reading of a service speaking another dialect', async () => {
+    const { workbench, run } = scenario;
+    await run.emulator.setDialect('dify');
+    try {
+      await workbench.runCommand('KSM: Check Connection');
+      await workbench.pick(WITH_AGENT);
+      await eventually(
+        async () => /\*\*(Connected|Failed)\.\*\*/.test(await shown(workbench)),
+        async () => `no connection report in the active editor; it shows ${JSON.stringify((await shown(workbench)).slice(0, 300))}`,
+        60_000,
+      );
+      const report = await shown(workbench);
+      assert.match(report, /\*\*Connected\.\*\* All 7 steps passed\./, report.slice(0, 800));
+      // The tolerant paths are listed at the end of the report: bring them into view.
+      await editorText(workbench).click();
+      await workbench.page.keyboard.press('Control+End');
+      await eventually(
+        async () => (await shown(workbench)).includes("- text from 'answer'"),
+        async () => `the end of the report does not list the tolerant paths: ${JSON.stringify((await shown(workbench)).slice(-800))}`,
+        10_000,
+      );
+      const end = await shown(workbench);
+      for (const path of ["- kind from the 'event' field", "- thread id from 'conversation_id'", "- 'message_end' ends the answer"]) {
+        assert.ok(end.includes(path), `the report lacks ${JSON.stringify(path)}: ${end.slice(-1200)}`);
+      }
+      await workbench.screenshot('check-connection-dialect-paths');
+      await closeReport(workbench);
+    } finally {
+      await run.emulator.setDialect('default');
+    }
   });
 
   it('names the wrong base URL as the first failing step, with its fix', async () => {
