@@ -90,7 +90,9 @@ describe('connection check against the emulator and a broken network', () => {
 
   it('asks the agent only when agreed, and reports the event shapes and the tolerant paths it used', async () => {
     h.emulator.setDialect('dify');
-    const { report, markdown } = await check({ askAgent: true });
+    // Its error bodies carry no `param`: an unknown named volume must still read as "not created yet".
+    const { report, markdown } = await check({ askAgent: true, volumes: ['team-docs'] });
+    assert.equal(firstFailure(report), undefined, markdown.slice(0, 600));
     assert.equal(step(report, 'agent').status, 'passed', step(report, 'agent').detail);
     assert.match(step(report, 'agent').detail, /events: thread, retrieval, message ×\d+, done; thread id received/);
     assert.match(markdown, /agent stream, event `message`: `\{event: "mes…", conversation_id: "thr…", message_id: "msg…", answer: /);
@@ -150,6 +152,17 @@ describe('connection check against the emulator and a broken network', () => {
       assert.ok(proxy.tunnels.length >= 1);
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('passes against a service that answers errors as plain text or HTML, without a user id', async () => {
+    for (const dialect of ['plain', 'proxy']) {
+      h.emulator.setDialect(dialect);
+      const { report, markdown } = await check({ userId: '', volumes: ['team-docs'] });
+      assert.equal(step(report, 'key').status, 'passed', `${dialect}: ${markdown.slice(0, 600)}`);
+      assert.equal(step(report, 'personal-volume').problem, 'user-id', 'without ksm.userId the fix says to set it');
+      assert.equal(step(report, 'volumes').status, 'passed', `${dialect}: ${step(report, 'volumes').detail}`);
+      assert.equal(step(report, 'model').status, 'passed');
     }
   });
 

@@ -146,7 +146,10 @@ export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionRep
   const listing = await timed(() => client.listFiles({ volume: keyVolume, limit: 1 }, { signal: deps.signal }));
   const listingError = listing.error;
   const keyRefused = isKsmError(listingError) && (listingError.kind === 'auth' || listingError.kind === 'config');
-  if (listingError && (!isKsmError(listingError) || !['permission', 'not-found', 'invalid-request'].includes(listingError.kind) || (listingError.kind === 'not-found' && !listingError.param))) {
+  // A 404 that names the volume (by param, or in its message where the body has no param)
+  // comes from the API after authentication; any other 404 is the address's.
+  const volumeNotFound = (error: unknown) => isKsmError(error) && error.kind === 'not-found' && (error.param === 'volume' || /volume/i.test(error.message.replace(/^Listing files of volume '[^']*'/, '')));
+  if (listingError && (!isKsmError(listingError) || !['permission', 'not-found', 'invalid-request'].includes(listingError.kind) || (listingError.kind === 'not-found' && !volumeNotFound(listingError)))) {
     failed('key', later[1][1], listingError, 'key', listing.ms);
     skipRest(later.slice(2), keyRefused ? 'the API key was not accepted' : 'the service did not answer the listing');
     return report;
@@ -173,7 +176,8 @@ export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionRep
       const result = await timed(() => client.listFiles({ volume, limit: 1 }, { signal: deps.signal }));
       total += result.ms;
       if (!result.error) notes.push(`${volume}: ${result.value!.total} file(s)`);
-      else if (isKsmError(result.error) && result.error.kind === 'not-found' && result.error.param === 'volume') notes.push(`${volume}: does not exist yet (its first upload creates it)`);
+      // The same endpoint just answered for the personal volume, so a 404 here is this volume's.
+      else if (isKsmError(result.error) && result.error.kind === 'not-found') notes.push(`${volume}: does not exist yet (its first upload creates it)`);
       else {
         if (deps.signal?.aborted) throw result.error;
         const diagnosis = diagnose(result.error, 'volume', { ...fixContext, volume });

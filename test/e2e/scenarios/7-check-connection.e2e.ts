@@ -83,6 +83,7 @@ describe('Scenario 7: KSM: Check Connection — report from the palette, and a w
   it('asks the agent when the user agrees, and reports the tolerant reading of a service speaking another dialect', async () => {
     const { workbench, run } = scenario;
     await run.emulator.setDialect('dify');
+    let reportOpen = false;
     try {
       await workbench.runCommand('KSM: Check Connection');
       await workbench.pick(WITH_AGENT);
@@ -91,6 +92,7 @@ describe('Scenario 7: KSM: Check Connection — report from the palette, and a w
         async () => `no connection report in the active editor; it shows ${JSON.stringify((await shown(workbench)).slice(0, 300))}`,
         60_000,
       );
+      reportOpen = true;
       const report = await shown(workbench);
       assert.match(report, /\*\*Connected\.\*\* All 7 steps passed\./, report.slice(0, 800));
       // The tolerant paths are listed at the end of the report: bring them into view.
@@ -106,9 +108,9 @@ describe('Scenario 7: KSM: Check Connection — report from the palette, and a w
         assert.ok(end.includes(path), `the report lacks ${JSON.stringify(path)}: ${end.slice(-1200)}`);
       }
       await workbench.screenshot('check-connection-dialect-paths');
-      await closeReport(workbench);
     } finally {
       await run.emulator.setDialect('default');
+      if (reportOpen) await closeReport(workbench);
     }
   });
 
