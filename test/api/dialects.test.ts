@@ -10,8 +10,8 @@ import { KsmClient } from '../../src/api/client';
 import { AuthenticationError, NotFoundError } from '../../src/api/errors';
 import { SessionShapeLog, type ShapeObservation } from '../../src/api/shapes';
 import type { AgentRequest } from '../../src/api/types';
-import { runAnswer } from '../../src/chat/core/answerRun';
-import type { TurnView } from '../../src/chat/protocol';
+import type { KsmService } from '../../src/api/service';
+import { ask as askOnce, type AnswerEvent, type AnswerRequest } from '../../src/chat/core/answerStream';
 import { drain, recordingLogger, useEmulator } from './harness';
 import { sseHead, startRawServer, type RawServer } from './rawServer';
 
@@ -26,11 +26,26 @@ const DIALECTS: Array<{ name: string; dialect: Dialect | string; paths: RegExp[]
 ];
 
 interface Turn {
-  state: TurnView['state'];
+  state?: string;
   content: string;
   reasoning?: string;
-  citations: TurnView['citations'];
-  usage: TurnView['usage'];
+  citations: Array<Extract<AnswerEvent, { type: 'citations' }>['citations'][number]>;
+  usage?: Extract<AnswerEvent, { type: 'usage' }>['usage'];
+}
+
+/** One answer through the chat engine's own entry point (what the panel shows), folded into a turn. */
+async function answerOf(service: KsmService, request: AnswerRequest): Promise<{ turn: Turn; threadId?: string }> {
+  const turn: Turn = { content: '', citations: [] };
+  let threadId: string | undefined;
+  for await (const event of askOnce(service, request, new AbortController().signal)) {
+    if (event.type === 'text') turn.content += event.text;
+    else if (event.type === 'reasoning') turn.reasoning = (turn.reasoning ?? '') + event.text;
+    else if (event.type === 'citations') turn.citations.push(...event.citations);
+    else if (event.type === 'thread') threadId = event.threadId;
+    else if (event.type === 'usage') turn.usage = event.usage;
+    else if (event.type === 'finished') turn.state = event.reason;
+  }
+  return { turn, threadId };
 }
 
 describe('api: tolerant decoding against every emulator dialect', () => {
@@ -57,22 +72,14 @@ describe('api: tolerant decoding against every emulator dialect', () => {
     context: { model: 'emu-reasoner', enable_thinking: true },
   });
 
-  /** Two agent turns through the panel's own answer runner. */
+  /** Two agent turns through the chat engine's answer stream (what the panel shows). */
   async function conversation(): Promise<{ turns: Turn[]; threadIds: string[] }> {
     const turns: Turn[] = [];
     const threadIds: string[] = [];
     for (const query of ['What does the ledger say about refunds?', 'And who gets the flagged invoices?']) {
-      const answer: TurnView = { id: `a${turns.length}`, role: 'assistant', content: '', createdAt: 0 };
-      const outcome = await runAnswer({
-        service: client(),
-        request: { kind: 'agent', body: ask(query, threadIds[0]) },
-        answer,
-        signal: new AbortController().signal,
-        listener: { onDelta: () => undefined, onPatch: () => undefined },
-        flushIntervalMs: 1,
-      });
-      threadIds.push(outcome.threadId ?? '(none)');
-      turns.push({ state: answer.state, content: answer.content, reasoning: answer.reasoning, citations: answer.citations, usage: answer.usage });
+      const { turn, threadId } = await answerOf(client(), { kind: 'agent', body: ask(query, threadIds[0]) });
+      threadIds.push(threadId ?? '(none)');
+      turns.push(turn);
     }
     return { turns, threadIds };
   }
@@ -159,13 +166,11 @@ describe('api: a stream with a shape nothing reads', () => {
     const lines: string[] = [];
     const logger = recordingLogger(lines);
     const session = new SessionShapeLog(() => logger);
-    const answers: TurnView[] = [];
+    const answers: Turn[] = [];
     for (let i = 0; i < 2; i++) {
       // A new client per answer, as the extension builds one per use: the hint is per session.
       const client = new KsmClient({ baseUrl: server.url, apiKey: async () => key, logger, shapes: session });
-      const answer: TurnView = { id: `a${i}`, role: 'assistant', content: '', createdAt: 0 };
-      await runAnswer({ service: client, request: { kind: 'agent', body: { agent_id: 'a', query: 'q' } }, answer, signal: new AbortController().signal, listener: { onDelta: () => undefined, onPatch: () => undefined }, flushIntervalMs: 1 });
-      answers.push(answer);
+      answers.push((await answerOf(client, { kind: 'agent', body: { agent_id: 'a', query: 'q' } })).turn);
     }
     for (const answer of answers) {
       assert.equal(answer.state, 'done');
