@@ -14,9 +14,9 @@
 // answer quotes the tool's result.
 import { randomInt } from 'node:crypto';
 import { decode, encode } from 'gpt-tokenizer';
-import type { ToolCall, ValidCompletionRequest } from './completion-validate';
+import type { ToolCall, ValidCompletionRequest } from './completionValidate';
 import { words as wordsOf } from './embedder';
-import { valueForSchema } from './schema-value';
+import { valueForSchema } from './schemaValue';
 
 export interface Generation {
   reasoning: string | null;

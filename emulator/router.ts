@@ -1,11 +1,11 @@
 // Request dispatch: test controls, faults that act on arrival, authentication (D1), routes.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { handleAgentMessage } from './agent-route';
-import { handleCompletion } from './completions-route';
+import { handleAgentMessage } from './agentRoute';
+import { handleCompletion } from './completionsRoute';
 import type { RequestContext } from './context';
 import { parseFaultRule } from './faults';
-import { handleDelete, handleList, handleUpload } from './files-routes';
-import { HttpError, errorBody, readJsonBody, sendHtmlError, sendJson } from './http-errors';
+import { handleDelete, handleList, handleUpload } from './filesRoutes';
+import { HttpError, errorBody, readJsonBody, sendHtmlError, sendJson } from './httpErrors';
 
 type Handler = (ctx: RequestContext) => Promise<void>;
 

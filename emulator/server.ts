@@ -5,10 +5,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ThreadStore } from './agent-threads';
+import { ThreadStore } from './agentThreads';
 import type { EmulatorStats, RequestContext, Shared, UpstreamConfig } from './context';
 import { FaultBook, type FaultRule } from './faults';
-import { HttpError, sendError } from './http-errors';
+import { HttpError, sendError } from './httpErrors';
 import { Processor } from './pipeline';
 import { routeRequest } from './router';
 import { Store } from './store';

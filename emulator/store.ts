@@ -9,7 +9,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { moveIntoPlace, writeFileAtomic } from './atomic-fs';
+import { moveIntoPlace, writeFileAtomic } from './atomicFs';
 import { EMBEDDING_DIMENSIONS } from './embedder';
 import type { FileRecord } from './records';
 import { volumeDirName } from './volumes';

@@ -1,10 +1,10 @@
 // The RAG file endpoints: upload (D7), list (D6, D10), delete (D11).
 import type { RequestContext } from './context';
 import { EMBEDDING_MODEL } from './embedder';
-import { HttpError, badRequest, errorBody, readJsonBody } from './http-errors';
+import { HttpError, badRequest, errorBody, readJsonBody } from './httpErrors';
 import { serviceDate, toWire, type DoChunking } from './records';
 import { respondJson } from './respond';
-import { discardStaged, receiveUpload } from './upload-receive';
+import { discardStaged, receiveUpload } from './uploadReceive';
 import { assertMayAccess, parseVolume, volumeName } from './volumes';
 
 export const KNOWN_EMBEDDING_MODELS: ReadonlySet<string> = new Set([EMBEDDING_MODEL]);

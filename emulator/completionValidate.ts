@@ -1,6 +1,6 @@
 // Validation of /v3/chat/completions requests (D12): every parameter and range of the
 // reference, each failure a 400 naming the field, unknown model a 404.
-import { HttpError, badRequest } from './http-errors';
+import { HttpError, badRequest } from './httpErrors';
 import { CHAT_MODELS, type ChatModel } from './models';
 
 export interface ToolCall {

@@ -5,9 +5,9 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { fsyncFile } from './atomic-fs';
+import { fsyncFile } from './atomicFs';
 import type { RequestContext } from './context';
-import { HttpError, badRequest } from './http-errors';
+import { HttpError, badRequest } from './httpErrors';
 import type { StagedFile } from './store';
 
 export interface ReceivedUpload {

@@ -1,9 +1,9 @@
 // The rag-agent's answer: retrieval over the allowed files, then an extractive answer that
 // quotes the best-matching sentences of the top chunks and cites their files.
-import type { Citation, Thread } from './agent-threads';
-import type { ValidAgentRequest } from './agent-request';
+import type { Citation, Thread } from './agentThreads';
+import type { ValidAgentRequest } from './agentRequest';
 import { words } from './embedder';
-import { HttpError } from './http-errors';
+import { HttpError } from './httpErrors';
 import type { FileRecord } from './records';
 import { searchChunks } from './search';
 import type { Store } from './store';

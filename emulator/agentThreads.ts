@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { writeFileAtomic } from './atomic-fs';
+import { writeFileAtomic } from './atomicFs';
 
 export interface Citation {
   file_id: string;

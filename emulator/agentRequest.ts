@@ -1,5 +1,5 @@
 // Validation of /v1/apps/chat-messages requests (D17, D18).
-import { HttpError, badRequest } from './http-errors';
+import { HttpError, badRequest } from './httpErrors';
 import { CHAT_MODELS, type ChatModel } from './models';
 import { assertMayAccess, parseVolume, volumeName } from './volumes';
 

@@ -4,12 +4,12 @@
 // saved when the answer ends, also when the client stops it early (with what was sent).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { composeAnswer } from './agent-answer';
-import type { Citation, Thread } from './agent-threads';
-import { validateAgentRequest, type ValidAgentRequest } from './agent-request';
-import { pieces } from './completions-route';
+import { composeAnswer } from './agentAnswer';
+import type { Citation, Thread } from './agentThreads';
+import { validateAgentRequest, type ValidAgentRequest } from './agentRequest';
+import { pieces } from './completionsRoute';
 import type { RequestContext } from './context';
-import { HttpError, notFound, readJsonBody } from './http-errors';
+import { HttpError, notFound, readJsonBody } from './httpErrors';
 import { countTokens } from './responder';
 import { respondJson } from './respond';
 import { SseWriter } from './sse';
