@@ -1,8 +1,7 @@
-// Agent threads (D17), one JSON file per thread under threads/, written atomically.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+// Agent threads (D17) in the store's SQLite database: a thread row, and one row per turn
+// written in its own transaction, so a turn is on disk before the `done` that announces it.
 import { randomBytes } from 'node:crypto';
-import { writeFileAtomic } from './atomicFs';
+import type { Db } from './database';
 
 export interface Citation {
   file_id: string;
@@ -35,30 +34,35 @@ export interface Thread {
 const THREAD_ID = /^thr_[a-f0-9]{24}$/;
 
 export class ThreadStore {
-  private readonly cache = new Map<string, Thread>();
+  constructor(private readonly db: Db) {}
 
-  constructor(private readonly dir: string) {}
-
+  /** A new thread; it is stored with its first turn. */
   create(agentId: string, userId: string): Thread {
-    const thread: Thread = { id: `thr_${randomBytes(12).toString('hex')}`, agentId, userId, created: Math.floor(Date.now() / 1000), turns: [] };
-    this.cache.set(thread.id, thread);
-    return thread;
+    return { id: `thr_${randomBytes(12).toString('hex')}`, agentId, userId, created: Math.floor(Date.now() / 1000), turns: [] };
   }
 
   async get(id: string): Promise<Thread | undefined> {
-    if (!THREAD_ID.test(id)) return undefined; // also keeps ids out of file paths
-    const cached = this.cache.get(id);
-    if (cached) return cached;
-    try {
-      const thread = JSON.parse(await readFile(join(this.dir, `${id}.json`), 'utf8')) as Thread;
-      this.cache.set(id, thread);
-      return thread;
-    } catch {
-      return undefined;
-    }
+    if (!THREAD_ID.test(id)) return undefined;
+    const row = this.db.prepare('SELECT id, agent_id, user_id, created FROM threads WHERE id = ?').get(id) as
+      | { id: string; agent_id: string; user_id: string; created: number }
+      | undefined;
+    if (!row) return undefined;
+    const turns = (this.db.prepare('SELECT body FROM turns WHERE thread_id = ? ORDER BY n').all(id) as Array<{ body: string }>).map(
+      (turn) => JSON.parse(turn.body) as Turn,
+    );
+    return { id: row.id, agentId: row.agent_id, userId: row.user_id, created: row.created, turns };
   }
 
-  async save(thread: Thread): Promise<void> {
-    await writeFileAtomic(join(this.dir, `${thread.id}.json`), JSON.stringify(thread));
+  /** Commits the thread's newest turn (and the thread itself on its first turn). */
+  saveLastTurn(thread: Thread): void {
+    const turn = thread.turns[thread.turns.length - 1];
+    if (!turn) return;
+    this.db.transaction(() => {
+      this.db.prepare('INSERT OR IGNORE INTO threads (id, agent_id, user_id, created) VALUES (?, ?, ?, ?)').run(thread.id, thread.agentId, thread.userId, thread.created);
+      // Appended after whatever is stored: two windows answering in one thread both keep their turn.
+      this.db
+        .prepare('INSERT INTO turns (thread_id, n, body) VALUES (?, (SELECT coalesce(max(n) + 1, 0) FROM turns WHERE thread_id = ?), ?)')
+        .run(thread.id, thread.id, JSON.stringify(turn));
+    })();
   }
 }

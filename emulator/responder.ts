@@ -16,7 +16,7 @@ import { randomInt } from 'node:crypto';
 import { decode, encode } from 'gpt-tokenizer';
 import type { ToolCall, ValidCompletionRequest } from './completionValidate';
 import { words as wordsOf } from './embedder';
-import { valueForSchema } from './schemaValue';
+import { boundedValueForSchema } from './schemaValue';
 
 export interface Generation {
   reasoning: string | null;
@@ -126,14 +126,14 @@ export function generate(request: ValidCompletionRequest, responseWords: number)
 
   const tool = last.role === 'user' ? toolMentioned(request, last.content) : undefined;
   if (tool) {
-    const args = valueForSchema(tool.parameters ?? { type: 'object', properties: {} }, stringFill);
+    const args = boundedValueForSchema(tool.parameters ?? { type: 'object', properties: {} }, stringFill, 'tools');
     const call: ToolCall = { id: `call_${seed.toString(36)}${messages.length}`, type: 'function', function: { name: tool.name, arguments: JSON.stringify(args) } };
     return { ...base, reasoning, content: '', toolCalls: [call], finishReason: 'tool_calls', completionTokens: countTokens(call.function.arguments) + (base.reasoningTokens ?? 0) };
   }
 
   let content: string;
   if (request.responseFormat.type === 'json_schema') {
-    content = JSON.stringify(valueForSchema(request.responseFormat.schema, stringFill));
+    content = JSON.stringify(boundedValueForSchema(request.responseFormat.schema, stringFill, 'response_format'));
   } else if (request.responseFormat.type === 'json_object') {
     content = JSON.stringify({ question: excerpt(lastUser), answer: fillerText(random, promptWords, Math.min(responseWords, 30)) });
   } else if (last.role === 'tool') {

@@ -12,6 +12,8 @@ import { HttpError, sendError } from './httpErrors';
 import { Processor } from './pipeline';
 import { routeRequest } from './router';
 import { Store } from './store';
+import { DEFAULT_FILE_TIMEOUT_MS } from './limits';
+import { DEFAULT_WORKERS, WorkerPool } from './workerPool';
 
 export type { FaultRule } from './faults';
 
@@ -24,9 +26,15 @@ export interface EmulatorOptions {
   tokenDelayMs?: number;
   responseWords?: number;
   maxUploadBytes?: number;
+  /** Processing workers (default: one less than the cores, 1..4). */
+  processingWorkers?: number;
+  /** How long one file's processing may take before its worker is ended (limits.ts). */
+  fileTimeoutMs?: number;
   testControls?: boolean;
   upstream?: UpstreamConfig;
   log?: (line: string) => void;
+  /** Start-up reports that must be seen (damaged files quarantined, an import); default console.warn. */
+  warn?: (line: string) => void;
 }
 
 export interface RunningEmulator {
@@ -34,6 +42,8 @@ export interface RunningEmulator {
   readonly apiKey: string;
   readonly userId: string;
   readonly dataDir: string;
+  /** What the start reported through `warn` (quarantined files, an import of the older layout). */
+  readonly warnings: readonly string[];
   readonly faults: { add(rule: FaultRule): void; clear(): void };
   readonly stats: EmulatorStats;
   readonly events: EventEmitter;
@@ -57,11 +67,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (!firstKey) throw new Error('apiKeys must hold at least one key');
   const dataDir = options.dataDir ?? defaultDataDir();
   const log = options.log ?? (() => undefined);
-  const store = await Store.open(dataDir);
-  const processor = new Processor(store, options.stepMs ?? 200, log);
+  const warnings: string[] = [];
+  const warn = (line: string) => {
+    warnings.push(line);
+    (options.warn ?? ((text: string) => console.warn(`ksm emulator: ${text}`)))(line);
+  };
+  const store = await Store.open(dataDir, warn);
+  const pool = new WorkerPool(options.processingWorkers ?? DEFAULT_WORKERS, options.fileTimeoutMs ?? DEFAULT_FILE_TIMEOUT_MS);
+  const processor = new Processor(store, pool, options.stepMs ?? 200, log);
   const shared: Shared = {
     store,
-    threads: new ThreadStore(store.threadsDir),
+    threads: new ThreadStore(store.db),
     processor,
     faults: new FaultBook(),
     stats: { requests: 0, abortedStreams: 0, abortedUploads: 0 },
@@ -72,7 +88,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     upstream: options.upstream,
     log,
   };
-  for (const record of store.allRecords()) processor.enqueue(record); // resume after a restart
+  for (const record of store.unfinishedRecords()) processor.enqueue(record); // resume after a restart
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://emulator').pathname;
@@ -81,6 +97,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     res.on('finish', () => log(`${method} ${path} ${res.statusCode} ${Date.now() - started}ms`));
     const ctx: RequestContext = { req, res, path, method, userId: '', shared };
     try {
+      assertLoopbackHost(req.headers.host);
       await routeRequest(ctx, { apiKeys, testControls: options.testControls === true });
     } catch (error) {
       answerError(ctx, error);
@@ -106,6 +123,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     apiKey: firstKey,
     userId: firstUser!,
     dataDir,
+    warnings,
     faults: shared.faults,
     stats: shared.stats,
     events: shared.events,
@@ -117,8 +135,30 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       });
       await Promise.all(inFlight);
       await processor.stop();
+      store.close();
     },
   };
+}
+
+/**
+ * DNS rebinding guard: a web page can make a browser send requests to 127.0.0.1 under its
+ * own host name; the Host header then names that site. Only loopback names and addresses
+ * (any port) are served: localhost and *.localhost, 127.0.0.0/8, [::1].
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const match = /^(\[[^\]]+\]|[^:]+)(?::\d{1,5})?$/.exec(host.trim());
+  if (!match) return false;
+  const name = match[1].toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+function assertLoopbackHost(host: string | undefined): void {
+  if (isLoopbackHost(host)) return;
+  throw new HttpError(
+    421,
+    `the emulator only answers requests addressed to a loopback host (localhost, 127.0.0.1, [::1]); this one named Host "${(host ?? '(none)').slice(0, 100)}"`,
+  );
 }
 
 function answerError(ctx: RequestContext, error: unknown): void {
