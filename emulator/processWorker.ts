@@ -60,6 +60,7 @@ async function processFile(job: FileJob): Promise<JobResult> {
   return { ok: true, chunks: count };
 }
 
+parentPort?.postMessage('ready');
 parentPort?.on('message', (job: FileJob) => {
   processFile(job).then(
     (result) => parentPort!.postMessage(result),

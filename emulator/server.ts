@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ThreadStore } from './agentThreads';
+import { ThreadStore, type Thread } from './agentThreads';
 import type { EmulatorStats, RequestContext, Shared, UpstreamConfig } from './context';
 import { FaultBook, type FaultRule } from './faults';
 import { HttpError, sendError } from './httpErrors';
@@ -48,6 +48,8 @@ export interface RunningEmulator {
   readonly stats: EmulatorStats;
   readonly events: EventEmitter;
   waitForIdle(): Promise<void>;
+  /** A stored agent thread, as the store has it (for tests that check what was saved). */
+  readThread(id: string): Promise<Thread | undefined>;
   close(): Promise<void>;
 }
 
@@ -128,6 +130,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     stats: shared.stats,
     events: shared.events,
     waitForIdle: () => processor.waitForIdle(),
+    readThread: (id) => shared.threads.get(id),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -16,6 +16,8 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
+  /** Resolves when the worker has loaded (the file's time limit starts then, not at spawn). */
+  ready: Promise<void>;
   busy?: { pending: Pending; timer: NodeJS.Timeout; settle: (result: JobResult) => void };
 }
 
@@ -67,8 +69,9 @@ export class WorkerPool {
       stderr: false,
     });
     worker.unref();
-    const slot: Slot = { worker };
-    worker.on('message', (result: JobResult) => slot.busy?.settle(result));
+    let markReady!: () => void;
+    const slot: Slot = { worker, ready: new Promise((resolve) => (markReady = resolve)) };
+    worker.on('message', (message: JobResult | 'ready') => (message === 'ready' ? markReady() : slot.busy?.settle(message)));
     worker.on('error', (error: Error & { code?: string }) => {
       const reason =
         error.code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -82,20 +85,24 @@ export class WorkerPool {
   }
 
   private start(slot: Slot, pending: Pending): void {
-    const timer = setTimeout(() => {
-      void this.retire(slot, { ok: false, reason: `processing took longer than ${Math.round(this.timeoutMs / 1000)} s, the emulator's limit per file` });
-    }, this.timeoutMs);
-    slot.busy = {
+    const busy: NonNullable<Slot['busy']> = {
       pending,
-      timer,
+      timer: undefined as unknown as NodeJS.Timeout,
       settle: (result) => {
-        clearTimeout(timer);
+        clearTimeout(busy.timer);
         slot.busy = undefined;
         pending.resolve(result);
         this.dispatch();
       },
     };
-    slot.worker.postMessage(pending.job);
+    slot.busy = busy;
+    void slot.ready.then(() => {
+      if (slot.busy !== busy) return; // retired while loading
+      busy.timer = setTimeout(() => {
+        void this.retire(slot, { ok: false, reason: `processing took longer than ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}, the emulator's limit per file` });
+      }, this.timeoutMs);
+      slot.worker.postMessage(pending.job);
+    });
   }
 
   /** Answers the slot's job with `result`, ends the worker, and lets a fresh one take the queue. */
