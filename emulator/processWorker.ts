@@ -1,9 +1,8 @@
-// A processing worker (workerPool.ts): reads one file through its filter, chunks it, embeds
+// A processing worker (a child process of workerPool.ts): reads one file through its filter, chunks it, embeds
 // the chunks (do_chunking=1) and writes them to the store with its own SQLite connection, a
 // batch per transaction, so neither the text nor the vectors of a large file ever reach the
 // request thread and no transaction holds the write lock for long. The last transaction
 // sets the file's chunk_count: chunks without it are from an interrupted run and replaced.
-import { parentPort } from 'node:worker_threads';
 import { iterateChunks } from './chunker';
 import { connect, type Db } from './database';
 import { embed } from './embedder';
@@ -60,10 +59,16 @@ async function processFile(job: FileJob): Promise<JobResult> {
   return { ok: true, chunks: count };
 }
 
-parentPort?.postMessage('ready');
-parentPort?.on('message', (job: FileJob) => {
-  processFile(job).then(
-    (result) => parentPort!.postMessage(result),
-    (error: Error) => parentPort!.postMessage({ ok: false, reason: `processing failed: ${error.message}` } satisfies JobResult),
-  );
-});
+// Run as a child process by workerPool.ts (process.send exists only there); importing this
+// module for its types does nothing.
+if (process.send) {
+  const send = process.send.bind(process);
+  send('ready');
+  process.on('message', (job: FileJob) => {
+    processFile(job).then(
+      (result) => send(result),
+      (error: Error) => send({ ok: false, reason: `processing failed: ${error.message}` } satisfies JobResult),
+    );
+  });
+  process.on('disconnect', () => process.exit(0)); // the emulator is gone: so is its worker
+}

@@ -30,6 +30,8 @@ export interface EmulatorOptions {
   processingWorkers?: number;
   /** How long one file's processing may take before its worker is ended (limits.ts). */
   fileTimeoutMs?: number;
+  /** Heap cap of a processing worker in MB (limits.ts WORKER_HEAP_MB). */
+  workerHeapMb?: number;
   testControls?: boolean;
   upstream?: UpstreamConfig;
   log?: (line: string) => void;
@@ -75,7 +77,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     (options.warn ?? ((text: string) => console.warn(`ksm emulator: ${text}`)))(line);
   };
   const store = await Store.open(dataDir, warn);
-  const pool = new WorkerPool(options.processingWorkers ?? DEFAULT_WORKERS, options.fileTimeoutMs ?? DEFAULT_FILE_TIMEOUT_MS);
+  const pool = new WorkerPool(options.processingWorkers ?? DEFAULT_WORKERS, options.fileTimeoutMs ?? DEFAULT_FILE_TIMEOUT_MS, options.workerHeapMb);
   const processor = new Processor(store, pool, options.stepMs ?? 200, log);
   const shared: Shared = {
     store,

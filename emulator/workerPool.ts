@@ -1,11 +1,16 @@
-// A small pool of processing workers (worker_threads) that runs one file per worker at a
-// time. Hand-rolled rather than piscina: what we need beyond a queue is exactly the part a
-// generic pool hides — end a worker that runs past the file's timeout or dies of its heap
-// cap, answer that file with the reason, and start a fresh worker for the next file — and
-// that is a few lines over worker_threads with resourceLimits.
+// A small pool of processing workers that runs one file per worker at a time. Workers are
+// child processes (fork), not worker_threads: V8 may abort the whole process when a worker
+// thread's heap cap is overshot by one large allocation (tried: a 40 MB string in a thread
+// capped at 24 MB took the emulator down), and a hostile file must never do that. A child
+// that dies takes only its file with it.
+//
+// Hand-rolled rather than piscina (threads only) or a process pool package: what we need
+// beyond a queue is the part a generic pool hides — end a worker that runs past the file's
+// time limit or dies of its heap cap, answer that file with the reason, start a fresh worker
+// for the next file — and that is a few lines over child_process.fork.
+import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { WORKER_HEAP_MB } from './limits';
 import type { FileJob, JobResult } from './processWorker';
 
@@ -15,10 +20,12 @@ interface Pending {
 }
 
 interface Slot {
-  worker: Worker;
+  child: ChildProcess;
   /** Resolves when the worker has loaded (the file's time limit starts then, not at spawn). */
   ready: Promise<void>;
-  busy?: { pending: Pending; timer: NodeJS.Timeout; settle: (result: JobResult) => void };
+  /** The end of the worker's stderr, to tell an out-of-memory death from another crash. */
+  stderrTail: string;
+  busy?: { pending: Pending; timer?: NodeJS.Timeout; settle: (result: JobResult) => void };
 }
 
 export const DEFAULT_WORKERS = Math.max(1, Math.min(4, availableParallelism() - 1));
@@ -31,6 +38,7 @@ export class WorkerPool {
   constructor(
     private readonly size: number,
     private readonly timeoutMs: number,
+    private readonly heapMb: number = WORKER_HEAP_MB,
   ) {}
 
   run(job: FileJob): Promise<JobResult> {
@@ -58,28 +66,27 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    // The worker is TypeScript like the rest of the emulator: a tiny CommonJS bootstrap
-    // registers tsx's require hook in the worker, then loads it (the --import hooks of the
-    // parent do not reach worker threads on Node 20).
-    const bootstrap = `require('tsx/cjs/api').register(); require(${JSON.stringify(join(__dirname, 'processWorker.ts'))});`;
-    const worker = new Worker(bootstrap, {
-      eval: true,
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-      stdout: false,
-      stderr: false,
+    // The worker is TypeScript like the rest of the emulator: tsx's require hook loads it.
+    const child = fork(join(__dirname, 'processWorker.ts'), [], {
+      execArgv: ['--require', require.resolve('tsx/cjs'), `--max-old-space-size=${this.heapMb}`],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
     });
-    worker.unref();
     let markReady!: () => void;
-    const slot: Slot = { worker, ready: new Promise((resolve) => (markReady = resolve)) };
-    worker.on('message', (message: JobResult | 'ready') => (message === 'ready' ? markReady() : slot.busy?.settle(message)));
-    worker.on('error', (error: Error & { code?: string }) => {
-      const reason =
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `processing ran out of memory (the worker's ${WORKER_HEAP_MB} MB heap cap); the file is too large or too expanding to index`
-          : `the processing worker crashed: ${error.message}`;
+    const slot: Slot = { child, stderrTail: '', ready: new Promise((resolve) => (markReady = resolve)) };
+    child.stderr?.on('data', (chunk: Buffer) => (slot.stderrTail = (slot.stderrTail + chunk.toString()).slice(-4000)));
+    child.on('message', (message: JobResult | 'ready') => (message === 'ready' ? markReady() : slot.busy?.settle(message)));
+    child.on('error', (error) => void this.retire(slot, { ok: false, reason: `the processing worker failed: ${error.message}` }));
+    child.on('exit', (code, signal) => {
+      const outOfMemory = /heap out of memory|Reached heap limit/i.test(slot.stderrTail);
+      const reason = outOfMemory
+        ? `processing ran out of memory (the worker's ${this.heapMb} MB heap cap): the file is too large or expands too much to index`
+        : `the processing worker crashed (${signal ?? `exit code ${code}`})`;
       void this.retire(slot, { ok: false, reason });
     });
-    worker.on('exit', () => void this.retire(slot, { ok: false, reason: 'the processing worker exited unexpectedly' }));
+    // Idle workers must not keep a process alive that is otherwise done.
+    child.unref();
+    (child.channel as unknown as { unref?: () => void } | undefined)?.unref?.();
     this.slots.add(slot);
     return slot;
   }
@@ -87,7 +94,6 @@ export class WorkerPool {
   private start(slot: Slot, pending: Pending): void {
     const busy: NonNullable<Slot['busy']> = {
       pending,
-      timer: undefined as unknown as NodeJS.Timeout,
       settle: (result) => {
         clearTimeout(busy.timer);
         slot.busy = undefined;
@@ -99,9 +105,10 @@ export class WorkerPool {
     void slot.ready.then(() => {
       if (slot.busy !== busy) return; // retired while loading
       busy.timer = setTimeout(() => {
-        void this.retire(slot, { ok: false, reason: `processing took longer than ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}, the emulator's limit per file` });
+        const limit = this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`;
+        void this.retire(slot, { ok: false, reason: `processing took longer than ${limit}, the emulator's limit per file` });
       }, this.timeoutMs);
-      slot.worker.postMessage(pending.job);
+      slot.child.send(pending.job);
     });
   }
 
@@ -114,7 +121,11 @@ export class WorkerPool {
       clearTimeout(busy.timer);
       busy.pending.resolve(result);
     }
-    await slot.worker.terminate();
+    if (slot.child.exitCode === null && slot.child.signalCode === null) {
+      const exited = new Promise((resolve) => slot.child.once('exit', resolve));
+      slot.child.kill('SIGKILL');
+      await exited;
+    }
     this.dispatch();
   }
 }

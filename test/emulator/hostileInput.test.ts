@@ -72,6 +72,21 @@ describe('emulator: a worker that runs past the time limit is ended, the file en
   });
 });
 
+describe('emulator: a worker that runs out of memory takes only its file with it', () => {
+  // A 16 MB heap cap stands in for the real 1 GB one, so a 40 MB text is enough to exceed it.
+  const s = useFreshEmulator({ stepMs: 1, workerHeapMb: 16, processingWorkers: 1 });
+
+  it('the file ends na naming the heap cap, the emulator keeps serving, and the next file ends done', async function () {
+    this.timeout(120_000);
+    const [big] = await upload(s.emu, 'oom', [{ name: 'huge.txt', content: Buffer.from('word '.repeat(8 * MB)) }]);
+    const final = await waitForStatus(s.emu, 'oom', big.uuid, ['done', 'na']);
+    assert.equal(final.status, 'na');
+    assert.match(final.status_detail, /processing ran out of memory \(the worker's 16 MB heap cap\)/);
+    const [small] = await upload(s.emu, 'oom', [{ name: 'small.txt', content: 'small words' }]);
+    assert.equal((await waitForStatus(s.emu, 'oom', small.uuid, ['done', 'na'])).status, 'done');
+  });
+});
+
 describe('emulator: a 60 MB file is processed off the request thread', () => {
   const s = useFreshEmulator({ stepMs: 0 });
 
