@@ -28,14 +28,14 @@ export async function importLegacyLayout(dataDir: string, db: Db, warn: (line: s
   const volumesRoot = join(dataDir, 'volumes');
   let quarantine: string | undefined;
   /** Moves damaged files (paths relative to the data folder) aside, keeping their place. */
-  const quarantineAll = (relativePaths: string[], why: string) => {
+  const quarantineAll = (relativePaths: string[], why: string, named = relativePaths[0]) => {
     quarantine ??= quarantineFolder(dataDir);
     for (const relative of relativePaths) {
       if (!existsSync(join(dataDir, relative))) continue;
       mkdirSync(dirname(join(quarantine, relative)), { recursive: true });
       renameSync(join(dataDir, relative), join(quarantine, relative));
     }
-    warn(`${join(dataDir, relativePaths[0])} ${why}; moved to ${quarantine} (nothing deleted).`);
+    warn(`${join(dataDir, named)} ${why}; moved to ${quarantine} (nothing deleted).`);
   };
   const moves: string[] = [];
   let files = 0;
@@ -58,7 +58,7 @@ export async function importLegacyLayout(dataDir: string, db: Db, warn: (line: s
         name = readJson<{ name: string }>(join(dataDir, volumeJson)).name;
         if (typeof name !== 'string' || !name) throw new Error('no "name"');
       } catch (error) {
-        quarantineAll([join('volumes', dir)], `cannot be read (${(error as Error).message}), so its volume and files were not imported`);
+        quarantineAll([join('volumes', dir)], `cannot be read (${(error as Error).message}), so the volume folder ${dir} and its files were not imported`, volumeJson);
         continue;
       }
       insertVolume.run(name, dir);
