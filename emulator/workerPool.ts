@@ -41,6 +41,11 @@ export class WorkerPool {
     private readonly heapMb: number = WORKER_HEAP_MB,
   ) {}
 
+  /** Starts one worker ahead of need, so the first file does not wait for a worker to load. */
+  warm(): void {
+    if (this.slots.size === 0 && !this.closed) this.spawn();
+  }
+
   run(job: FileJob): Promise<JobResult> {
     if (this.closed) return Promise.resolve({ ok: false, reason: 'the emulator is stopping' });
     return new Promise((resolve) => {
@@ -123,6 +128,7 @@ export class WorkerPool {
     }
     if (slot.child.exitCode === null && slot.child.signalCode === null) {
       const exited = new Promise((resolve) => slot.child.once('exit', resolve));
+      slot.child.ref(); // keeps this process alive until the worker is really gone
       slot.child.kill('SIGKILL');
       await exited;
     }
