@@ -8,9 +8,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { convert as htmlToText } from 'html-to-text';
-import mammoth from 'mammoth';
 import MarkdownIt from 'markdown-it';
-import { extractText, getDocumentProxy } from 'unpdf';
 import yauzl from 'yauzl';
 import { MAX_EXTRACTED_CHARS, MAX_INDEXED_BYTES, MAX_PDF_PAGES, MAX_ZIP_ENTRIES, MAX_ZIP_INFLATED_BYTES } from './limits';
 
@@ -61,7 +59,10 @@ async function extractBytes(bytes: Buffer, filename: string, extension: string):
   }
 }
 
+// unpdf and mammoth load on first use: most files are text, and a worker that loads them
+// up front takes a second longer to start.
 async function pdfText(bytes: Buffer): Promise<FilterResult> {
+  const { extractText, getDocumentProxy } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(bytes));
   if (pdf.numPages > MAX_PDF_PAGES) throw new LimitReached(`the PDF has ${pdf.numPages} pages, over the emulator's limit of ${MAX_PDF_PAGES}`);
   const { text } = await extractText(pdf, { mergePages: true });
@@ -71,6 +72,7 @@ async function pdfText(bytes: Buffer): Promise<FilterResult> {
 
 async function docxText(bytes: Buffer): Promise<FilterResult> {
   await checkZipExpansion(bytes);
+  const { default: mammoth } = await import('mammoth');
   const { value } = await mammoth.extractRawText({ buffer: bytes });
   return { ok: true, text: value, filter: 'docx' };
 }

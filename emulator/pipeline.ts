@@ -47,6 +47,7 @@ export class Processor {
     if (isFinal(record.status) || this.jobs.has(record.uuid) || this.stopped) return;
     const job: Job = { record };
     this.jobs.set(record.uuid, job);
+    this.pool.warm(); // loads a worker while the file waits out its first steps
     void this.run(job).finally(() => {
       this.jobs.delete(record.uuid);
       if (this.jobs.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());

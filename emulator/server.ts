@@ -93,7 +93,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     log,
   };
   for (const record of store.unfinishedRecords()) processor.enqueue(record); // resume after a restart
-  pool.warm();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://emulator').pathname;
