@@ -42,13 +42,19 @@ CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, agent_id TEXT NOT NULL,
 CREATE TABLE IF NOT EXISTS turns (thread_id TEXT NOT NULL REFERENCES threads(id), n INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (thread_id, n));
 `;
 
-/** Opens a connection with the settings every connection needs (request thread and workers). */
-export function connect(path: string, options: { readonly?: boolean } = {}): Db {
+/**
+ * Opens a connection with the settings every connection needs (request thread and workers).
+ * `checkpoints: false` (the request thread) leaves copying the WAL into the database to
+ * the workers, which write most of it, and to a timer (store.ts), so a commit on the
+ * request thread never pays for copying a worker's megabytes of chunks.
+ */
+export function connect(path: string, options: { readonly?: boolean; checkpoints?: boolean } = {}): Db {
   const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   db.pragma('busy_timeout = 10000');
   if (!options.readonly) {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    if (options.checkpoints === false) db.pragma('wal_autocheckpoint = 0');
   }
   return db;
 }
@@ -65,7 +71,7 @@ export function openStore(dataDir: string): Db {
   const path = join(dataDir, STORE_FILE);
   let db: Db | undefined;
   try {
-    db = connect(path);
+    db = connect(path, { checkpoints: false });
     db.exec(SCHEMA);
     const version = (db.prepare('SELECT value FROM meta WHERE key = ?').get('schema') as { value: string } | undefined)?.value;
     if (version === undefined) db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('schema', SCHEMA_VERSION);

@@ -66,14 +66,21 @@ function toRecord(row: FileRow): FileRecord {
   return record;
 }
 
+/** How often the request thread copies the WAL back (its own commits do not: database.ts). */
+const CHECKPOINT_EVERY_MS = 10_000;
+
 export class Store {
   private sequence: number;
+  private readonly checkpointTimer: NodeJS.Timeout;
 
   private constructor(
     readonly dataDir: string,
     readonly db: Db,
   ) {
     this.sequence = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM files').get() as { seq: number }).seq;
+    // PASSIVE: copies what no reader needs, never waits for a writer.
+    this.checkpointTimer = setInterval(() => db.open && db.pragma('wal_checkpoint(PASSIVE)'), CHECKPOINT_EVERY_MS);
+    this.checkpointTimer.unref();
   }
 
   /**
@@ -114,6 +121,7 @@ export class Store {
   }
 
   close(): void {
+    clearInterval(this.checkpointTimer);
     if (this.db.open) this.db.close();
   }
 

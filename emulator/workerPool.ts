@@ -9,7 +9,7 @@
 // time limit or dies of its heap cap, answer that file with the reason, start a fresh worker
 // for the next file — and that is a few lines over child_process.fork.
 import { fork, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { WORKER_HEAP_MB } from './limits';
 import type { FileJob, JobResult } from './processWorker';
@@ -77,6 +77,12 @@ export class WorkerPool {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
+    try {
+      // Requests first: on a busy machine the worker gets the CPU the server leaves.
+      if (child.pid) setPriority(child.pid, 10);
+    } catch {
+      // not permitted here: the worker runs at normal priority
+    }
     let markReady!: () => void;
     const slot: Slot = { child, stderrTail: '', ready: new Promise((resolve) => (markReady = resolve)) };
     child.stderr?.on('data', (chunk: Buffer) => (slot.stderrTail = (slot.stderrTail + chunk.toString()).slice(-4000)));
