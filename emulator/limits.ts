@@ -15,9 +15,12 @@ export const MAX_PDF_PAGES = 2000;
 /** Chunks of one file (a 64 MB text makes about 100,000). */
 export const MAX_CHUNKS_PER_FILE = 200_000;
 
-/** A processing worker: heap cap and how long one file may take before the worker is ended. */
+/**
+ * A processing worker: heap cap, and how long one file may take before the worker is ended
+ * (a guard against a hang: a 64 MB text needs about 15 s on 2 cores, more on a busy machine).
+ */
 export const WORKER_HEAP_MB = 1024;
-export const DEFAULT_FILE_TIMEOUT_MS = 120_000;
+export const DEFAULT_FILE_TIMEOUT_MS = 300_000;
 /** Starts of processing a file may see without finishing before it is given up (`na`). */
 export const MAX_PROCESSING_ATTEMPTS = 3;
 
