@@ -1,9 +1,7 @@
-// Crash-safe file writes: a reader (or a restart) sees the old file or the new one, never a
-// torn one. Write to a temp name, fsync, rename over, fsync the folder so the rename itself
-// survives a power cut.
-import { open, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+// Durability of the bytes kept outside the database: an upload's files are fsynced before
+// they are moved into content/, and the folder after the moves, so a record committed in
+// SQLite (store.ts) never points at bytes that a power cut took back.
+import { open } from 'node:fs/promises';
 
 export async function fsyncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
@@ -21,28 +19,4 @@ export async function fsyncFile(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await fsyncDir(dirname(path));
-}
-
-/** Moves an already-fsynced temp file into place atomically. */
-export async function moveIntoPlace(from: string, to: string): Promise<void> {
-  await rename(from, to);
-  await fsyncDir(dirname(to));
 }
