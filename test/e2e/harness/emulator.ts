@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { connect, STORE_FILE } from '../../../emulator/database';
 import { freePort, startProcess, waitForHttp, type ManagedProcess } from './processes';
 import { REPO_ROOT } from './paths';
 
@@ -86,13 +87,18 @@ export class EmulatorProcess {
     return info;
   }
 
-  /** Agent threads as the emulator stored them (one JSON file per thread, D17). */
+  /** Agent threads as the emulator stored them (D17), read from its SQLite store (emulator/README.md). */
   agentThreads(): Array<{ id: string; turns: Array<{ query: string }> }> {
-    const dir = join(this.dataDir, 'threads');
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir)
-      .filter((name) => /^thr_.*\.json$/.test(name))
-      .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as { id: string; turns: Array<{ query: string }> });
+    const path = join(this.dataDir, STORE_FILE);
+    if (!existsSync(path)) return [];
+    const db = connect(path, { readonly: true });
+    try {
+      const ids = (db.prepare('SELECT id FROM threads ORDER BY created, id').all() as Array<{ id: string }>).map((row) => row.id);
+      const turns = db.prepare('SELECT body FROM turns WHERE thread_id = ? ORDER BY n');
+      return ids.map((id) => ({ id, turns: (turns.all(id) as Array<{ body: string }>).map((row) => JSON.parse(row.body) as { query: string }) }));
+    } finally {
+      db.close();
+    }
   }
 
   output(): string {
