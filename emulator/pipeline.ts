@@ -24,8 +24,16 @@ export async function extractAndChunk(path: string, filename: string): Promise<{
   return { chunks: chunkText(extracted.text) };
 }
 
+/**
+ * Files moving through their states at once; the others wait in a queue of records, so a
+ * 40,000-file upload holds 64 jobs (timers, promises), not 40,000. A real service queues too.
+ */
+const ACTIVE_JOBS = 64;
+
 export class Processor {
   private readonly jobs = new Map<string, Job>();
+  private readonly queued: FileRecord[] = [];
+  private readonly queuedIds = new Set<string>();
   private readonly idleWaiters: Array<() => void> = [];
   /**
    * Wakers of the jobs waiting out a step; stop() ends every wait at once. (Not one shared
@@ -44,18 +52,32 @@ export class Processor {
 
   /** Starts (or, after a restart, resumes) processing of a file. */
   enqueue(record: FileRecord): void {
-    if (isFinal(record.status) || this.jobs.has(record.uuid) || this.stopped) return;
+    if (isFinal(record.status) || this.jobs.has(record.uuid) || this.queuedIds.has(record.uuid) || this.stopped) return;
+    this.pool.warm(); // loads a worker while the file waits out its first steps
+    if (this.jobs.size >= ACTIVE_JOBS) {
+      this.queued.push(record);
+      this.queuedIds.add(record.uuid);
+      return;
+    }
+    this.start(record);
+  }
+
+  private start(record: FileRecord): void {
     const job: Job = { record };
     this.jobs.set(record.uuid, job);
-    this.pool.warm(); // loads a worker while the file waits out its first steps
     void this.run(job).finally(() => {
       this.jobs.delete(record.uuid);
+      const next = this.stopped ? undefined : this.queued.shift();
+      if (next) {
+        this.queuedIds.delete(next.uuid);
+        this.start(next);
+      }
       if (this.jobs.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
     });
   }
 
   get busy(): number {
-    return this.jobs.size;
+    return this.jobs.size + this.queued.length;
   }
 
   waitForIdle(): Promise<void> {
@@ -66,6 +88,8 @@ export class Processor {
   /** Stops after the step in progress (workers are ended); the persisted status lets the next start resume. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.queued.splice(0); // still `uploaded` in the store: the next start queues them again
+    this.queuedIds.clear();
     for (const wake of [...this.stepWaits]) wake(false);
     await this.pool.close();
     await this.waitForIdle();
