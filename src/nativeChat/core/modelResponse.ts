@@ -45,10 +45,24 @@ export async function provideModelResponse(request: ModelResponseRequest): Promi
   }
 }
 
-/** The panel's sentence for a failure, as an Error VS Code's chat shows as is. */
-export function toUserFacingError(error: unknown): Error {
-  const failure = describeAnswerFailure(error);
-  return new Error(failure.message ?? 'The answer stopped.', { cause: error });
+/**
+ * A failure as VS Code's chat shows it: the panel's sentence and nothing else. The
+ * original error is kept for the log in a property of its own, not as `cause`: the chat
+ * prints a cause's stack trace under the message.
+ */
+export class AnswerFailedError extends Error {
+  constructor(
+    message: string,
+    readonly original: unknown,
+  ) {
+    super(message);
+    this.name = 'AnswerFailedError';
+  }
+}
+
+export function toUserFacingError(error: unknown): AnswerFailedError {
+  if (error instanceof AnswerFailedError) return error;
+  return new AnswerFailedError(describeAnswerFailure(error).message ?? 'The answer stopped.', error);
 }
 
 async function chatResponse(request: ModelResponseRequest): Promise<ModelResponseOutcome> {

@@ -7,7 +7,7 @@ import type { KsmService } from '../../api/service';
 import type { Citation, FileInfo } from '../../api/types';
 import { codePrefill } from '../../chat/markdownExport';
 import { MAX_TEXT_CHARS } from '../../chat/messageValidation';
-import { toUserFacingError } from './modelResponse';
+import { AnswerFailedError, toUserFacingError } from './modelResponse';
 import { volumeLabel } from './volumeTools';
 
 export const PARTICIPANT_ID = 'ksm.assistant';
@@ -102,7 +102,7 @@ async function streamOnce(options: AskAgentOptions, threadId: string | undefined
     } else if (event.kind === 'error') failure = `The service stopped with an error: ${event.message}${event.code ? ` (code ${event.code})` : ''}`;
     else if (event.kind === 'done' && event.status === 'error') failure ??= 'The service stopped with an error.';
   }
-  if (failure) throw new Error(failure);
+  if (failure) throw new AnswerFailedError(failure, undefined);
   outcome.stopped = options.signal.aborted;
   return outcome;
 }

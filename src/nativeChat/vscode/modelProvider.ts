@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
 import { settings } from '../../common/settings';
 import { findModel, modelCatalog, ASSUMED_MAX_INPUT_TOKENS, ASSUMED_MAX_OUTPUT_TOKENS, type CatalogSettings } from '../core/modelCatalog';
-import { provideModelResponse } from '../core/modelResponse';
+import { AnswerFailedError, provideModelResponse } from '../core/modelResponse';
 import { ThreadBook } from '../core/threadBook';
 import { countMessageTokens, countTextTokens } from '../core/tokenCount';
 import { toNeutralMessage, toNeutralTools, toVscodePart } from './partConversion';
@@ -76,7 +76,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
       if (outcome.stopped) this.services.log.info(`[vscode-chat] ${model.id}: stopped by the user.`);
     } catch (error) {
       this.services.log.error(`[vscode-chat] ${model.id}: ${error instanceof Error ? error.message : String(error)}`);
-      if (error instanceof Error && error.cause instanceof Error) this.services.log.error(error.cause);
+      if (error instanceof AnswerFailedError && error.original instanceof Error) this.services.log.error(error.original);
       throw error;
     } finally {
       cancel.dispose();
