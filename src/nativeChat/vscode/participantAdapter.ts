@@ -108,7 +108,7 @@ async function upload(services: ExtensionServices, recent: RecentUploads, reques
   return result.ok ? { metadata: { command: 'upload' } satisfies ParticipantMetadata } : { errorDetails: { message: result.text.split('\n')[0] ?? 'The upload failed.' } };
 }
 
-/** #file, #selection and editor references as text; anything else (images, tools) is skipped. */
+/** #file, #selection and editor references as text; anything else (images, tools, strings) is skipped. */
 async function readReferences(references: readonly vscode.ChatPromptReference[]): Promise<ContextReference[]> {
   const out: ContextReference[] = [];
   for (const ref of references) {
@@ -120,9 +120,9 @@ async function readReferences(references: readonly vscode.ChatPromptReference[])
       } else if (value instanceof vscode.Location) {
         const document = await vscode.workspace.openTextDocument(value.uri);
         out.push({ name: basename(value.uri.path), languageId: document.languageId, text: document.getText(value.range), lines: { start: value.range.start.line + 1, end: value.range.end.line + 1 } });
-      } else if (typeof value === 'string' && value.trim()) {
-        out.push({ name: ref.id, languageId: '', text: value });
       }
+      // String values are VS Code's own prompt material (for example its skills index,
+      // `vscode.customizations.index`), not the user's context: the agent gets none of it.
     } catch {
       // A reference that cannot be read (binary, deleted) is simply not context.
     }

@@ -46,9 +46,9 @@ describe('VS Code Chat 1: a KSM model in the model picker streams its answer, an
     await chat.stopButton().click();
     await eventually(async () => Number((await run.emulator.stats()).abortedStreams) === before + 1, async () => `the emulator counted ${JSON.stringify(await run.emulator.stats())} (aborted before: ${before})`, 20_000);
     await chat.waitUntilIdle(20_000);
-    const stopped = await chat.responseText();
+    const stopped = await chat.answerMarkdown();
     await new Promise((r) => setTimeout(r, 1500));
-    assert.equal(await chat.responseText(), stopped, 'no text arrives after Stop');
+    assert.equal(await chat.answerMarkdown(), stopped, 'no text arrives after Stop');
     assert.doesNotMatch(stopped, /lamps\.[\s\S]*lamps\.[\s\S]*lamps\.[\s\S]{2000}/, 'the answer was cut short');
   });
 });

@@ -122,6 +122,12 @@ export class VsCodeChat {
     return ((await response.innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
   }
 
+  /** The answer's own text (rendered Markdown), without the chat's footer of time and model. */
+  async answerMarkdown(response = this.lastResponse()): Promise<string> {
+    const parts = await response.locator('.rendered-markdown').allInnerTexts().catch(() => [] as string[]);
+    return parts.join('\n').replace(/\u00a0/g, ' ');
+  }
+
   /** Whether a request is still running: the Send button is replaced by Stop/Cancel. */
   async busy(): Promise<boolean> {
     return this.stopButton().isVisible().catch(() => false);
@@ -131,7 +137,24 @@ export class VsCodeChat {
     return this.session().locator('.chat-execute-toolbar a.action-label[aria-label*="Cancel"], .chat-execute-toolbar a.action-label[aria-label*="Stop"]').first();
   }
 
+  /**
+   * Waits until the last request finished: no Stop button, the response no longer marked
+   * loading, and its text unchanged over two looks (the Stop button can appear a moment
+   * after the response row, so one look at it alone is not proof).
+   */
   async waitUntilIdle(timeoutMs = 60_000): Promise<void> {
-    await eventually(async () => !(await this.busy()), async () => `the chat request never finished; last response: ${await this.responseText()}`, timeoutMs, 300);
+    let previous: string | undefined;
+    await eventually(
+      async () => {
+        const loading = /\bchat-response-loading\b/.test((await this.lastResponse().getAttribute('class').catch(() => '')) ?? '');
+        const text = await this.responseText();
+        const settled = !loading && !(await this.busy()) && text.trim() !== '' && text === previous;
+        previous = text;
+        return settled;
+      },
+      async () => `the chat request never finished; last response: ${await this.responseText()}`,
+      timeoutMs,
+      600,
+    );
   }
 }
