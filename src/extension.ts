@@ -9,7 +9,7 @@ import { Log } from './common/vscode/log';
 import type { ExtensionServices } from './common/vscode/services';
 import { registerChatFeature } from './chat/chatFeature';
 import { registerSyncFeature } from './sync/syncFeature';
-import { registerNativeChatFeature } from './nativeChat/vscode/nativeChatFeature';
+import { registerNativeChatFeature } from './nativeChat/nativeChatFeature';
 import { registerUploadFeature } from './upload/uploadFeature';
 import { registerVolumesFeature } from './volumes/volumesFeature';
 

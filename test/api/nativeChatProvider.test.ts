@@ -3,7 +3,7 @@
 // cancellation on the wire, the panel's error sentences, agent threads across turns, and
 // token counts from a real tokenizer.
 import { strict as assert } from 'node:assert';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../../src/api/types';
 import { toServiceMessages, type NeutralMessage } from '../../src/nativeChat/core/messageMapping';
@@ -37,12 +37,12 @@ async function respond(h: Harness, model: KsmModelEntry, messages: NeutralMessag
   return { parts, text, outcome };
 }
 
-function threadFiles(h: Harness): string[] {
-  try {
-    return readdirSync(join(h.emulator.dataDir, 'threads')).filter((n) => n.endsWith('.json'));
-  } catch {
-    return [];
-  }
+/** The emulator's stored threads holding `query` (one JSON file per thread, D17). */
+function threadsWith(h: Harness, query: string): Array<{ turns: Array<{ query: string }> }> {
+  return readdirSync(join(h.emulator.dataDir, 'threads'))
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => JSON.parse(readFileSync(join(h.emulator.dataDir, 'threads', n), 'utf8')) as { turns: Array<{ query: string }> })
+    .filter((t) => t.turns.some((turn) => turn.query === query));
 }
 
 describe('vscode chat core: the message mapping', () => {
@@ -152,7 +152,6 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
     const client = h.client();
     await client.uploadFiles({ volume: `{${h.emulator.userId}}`, embedding: 'emu-embed', doChunking: 1, files: [{ path }] });
     await h.emulator.waitForIdle();
-    const threadsBefore = threadFiles(h).length;
     const threads = new ThreadBook();
 
     const first = await respond(h, agentModel, [user('What does the lamp inventory list?')], { threads });
@@ -164,7 +163,14 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
     const second = await respond(h, agentModel, conversation, { threads });
     assert.equal(second.outcome.threadId, first.outcome.threadId, 'the follow-up continued the same thread');
     assert.match(second.text, /^\(Turn 2 of this thread/);
-    assert.equal(threadFiles(h).length, threadsBefore + 1, 'the emulator holds one new thread, not two');
+    // The emulator writes a turn just after it sent `done`: poll briefly for the second one.
+    let threads = threadsWith(h, 'What does the lamp inventory list?');
+    for (let i = 0; i < 50 && threads[0]?.turns.length !== 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      threads = threadsWith(h, 'What does the lamp inventory list?');
+    }
+    assert.equal(threads.length, 1, 'the emulator holds one thread for both turns, not two');
+    assert.deepEqual(threads[0]!.turns.map((t) => t.query), ['What does the lamp inventory list?', 'And which lamps are brass?']);
 
     const fresh = await respond(h, agentModel, [user('And which lamps are brass?')], { threads });
     assert.notEqual(fresh.outcome.threadId, first.outcome.threadId, 'another conversation gets its own thread');

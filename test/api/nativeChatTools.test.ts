@@ -2,7 +2,7 @@
 // against the emulator: valid and invalid input for each tool (invalid input never reaches
 // the service), the upload's workspace fence, and the participant's thread continuity.
 import { strict as assert } from 'node:assert';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { askAgent, citedFiles, parseCommand, questionWithContext, RecentUploads, uploadStatusText, type ParticipantEvent } from '../../src/nativeChat/core/participant';
 import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
@@ -120,8 +120,12 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
   });
 
   it('@ksm: answers from the volumes with citations and continues the same thread from the result metadata', async () => {
-    const threadFiles = () => readdirSync(join(h.emulator.dataDir, 'threads')).filter((n) => n.endsWith('.json')).length;
-    const before = threadFiles();
+    // Threads as the emulator stored them (one JSON file per thread, D17).
+    const threadsWith = (query: string) =>
+      readdirSync(join(h.emulator.dataDir, 'threads'))
+        .filter((n) => n.endsWith('.json'))
+        .map((n) => JSON.parse(readFileSync(join(h.emulator.dataDir, 'threads', n), 'utf8')) as { turns: Array<{ query: string }> })
+        .filter((t) => t.turns.some((turn) => turn.query === query));
     const ask = async (question: string, history: Array<{ metadata?: unknown }>) => {
       const events: ParticipantEvent[] = [];
       const outcome = await askAgent({
@@ -143,7 +147,14 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     const second = await ask('And who publishes the notes?', [{ metadata: { command: 'status' } }, { metadata: first.metadata }]);
     assert.equal(second.outcome.threadId, first.outcome.threadId);
     assert.match(second.text, /^\(Turn 2 of this thread\. Earlier you asked: "What does the release checklist say\?"/);
-    assert.equal(threadFiles(), before + 1, 'the emulator saw one thread for both turns');
+    // The emulator writes a turn just after it sent `done`: poll briefly for the second one.
+    let threads = threadsWith('What does the release checklist say?');
+    for (let i = 0; i < 50 && threads[0]?.turns.length !== 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      threads = threadsWith('What does the release checklist say?');
+    }
+    assert.equal(threads.length, 1, 'the emulator saw one thread for both turns');
+    assert.deepEqual(threads[0]!.turns.map((t) => t.query), ['What does the release checklist say?', 'And who publishes the notes?']);
     assert.equal(threadIdFromHistory([{ metadata: { threadId: '../../etc/passwd' } }, { metadata: 'x' }]), undefined, 'metadata is not trusted blindly');
   });
 
@@ -163,7 +174,7 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
   it('@ksm: a wrong key ends with the panel\u2019s sentence, a stop ends quietly', async () => {
     await assert.rejects(
       askAgent({ service: h.client({ apiKey: async () => 'nope-nope-nope' }), agentId: 'rag-agent', model: 'emu-chat', volumes: [], question: 'q', signal: new AbortController().signal, emit: () => undefined }),
-      /^Error: The service rejected the API key/,
+      /^AnswerFailedError: The service rejected the API key\. Set your API key \(KSM: Set API Key\), then retry\.$/,
     );
     const controller = new AbortController();
     const outcome = await askAgent({

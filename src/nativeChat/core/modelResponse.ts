@@ -5,7 +5,7 @@
 import { CancelledError, isCancellation, NotFoundError, StreamError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { AgentRequest, ChatCompletionRequest, Citation } from '../../api/types';
-import { describeAnswerFailure } from '../../chat/answerErrors';
+import { describeAnswerFailure } from '../../common/core/answerErrors';
 import type { KsmModelEntry } from './modelCatalog';
 import { textOf, toServiceMessages, toServiceTools, ToolCallAssembler, type NeutralMessage, type NeutralPart, type NeutralTool } from './messageMapping';
 import type { ThreadBook } from './threadBook';

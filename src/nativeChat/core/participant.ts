@@ -5,8 +5,7 @@
 import { isCancellation, NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { Citation, FileInfo } from '../../api/types';
-import { codePrefill } from '../../chat/markdownExport';
-import { MAX_TEXT_CHARS } from '../../chat/messageValidation';
+import { codePrefill, MAX_TEXT_CHARS } from '../../common/core/chatText';
 import { AnswerFailedError, toUserFacingError } from './modelResponse';
 import { volumeLabel } from './volumeTools';
 

@@ -8,7 +8,7 @@ import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { isCancellation } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { Citation, DoChunking, FileInfo } from '../../api/types';
-import { describeAnswerFailure } from '../../chat/answerErrors';
+import { describeAnswerFailure } from '../../common/core/answerErrors';
 
 export const TOOL_NAMES = {
   search: 'ksm_search_volumes',

@@ -1,8 +1,8 @@
 // The `ksm` vendor in VS Code's model picker: a thin adapter over the core's catalog,
 // response streaming and token counting. Settings, key and client are the panel's own.
 import * as vscode from 'vscode';
-import type { ExtensionServices } from '../../common/services';
-import { settings } from '../../common/settings';
+import type { ExtensionServices } from '../../common/vscode/services';
+import { settings } from '../../common/vscode/settings';
 import { findModel, modelCatalog, ASSUMED_MAX_INPUT_TOKENS, ASSUMED_MAX_OUTPUT_TOKENS, type CatalogSettings } from '../core/modelCatalog';
 import { AnswerFailedError, provideModelResponse } from '../core/modelResponse';
 import { ThreadBook } from '../core/threadBook';

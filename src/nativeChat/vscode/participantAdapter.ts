@@ -4,8 +4,8 @@
 // continues the same server thread.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { ExtensionServices } from '../../common/services';
-import { personalVolume, settings } from '../../common/settings';
+import type { ExtensionServices } from '../../common/vscode/services';
+import { personalVolume, settings } from '../../common/vscode/settings';
 import { askAgent, citedFiles, parseCommand, PARTICIPANT_ID, questionWithContext, uploadStatusText, type ContextReference, type RecentUploads } from '../core/participant';
 import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBook';
 import { runVolumeTool } from '../core/toolRuns';

@@ -2,8 +2,8 @@
 // settings and workspace are read at call time, the core does the rest. The upload asks
 // for confirmation through prepareInvocation, naming exactly the files that will be sent.
 import * as vscode from 'vscode';
-import type { ExtensionServices } from '../../common/services';
-import { settings } from '../../common/settings';
+import type { ExtensionServices } from '../../common/vscode/services';
+import { settings } from '../../common/vscode/settings';
 import { planUpload, runVolumeTool, type UploadEnvironment, type VolumeToolName } from '../core/toolRuns';
 import { MAX_QUERY_CHARS, TOOL_NAMES, uploadConfirmation, volumeLabel, type ToolContext } from '../core/volumeTools';
 import type { RecentUploads } from '../core/participant';

@@ -3,14 +3,14 @@
 // VSIX (engines ^1.100.0) activates on 1.100 and in VSCodium, where the panel stays the chat.
 // Nothing here does network or loads the tokenizer at activation.
 import * as vscode from 'vscode';
-import { promptForApiKey } from '../../common/apiKey';
-import type { ExtensionServices } from '../../common/services';
-import { KSM_VENDOR } from '../core/modelCatalog';
-import { RecentUploads } from '../core/participant';
-import { KsmModelProvider } from './modelProvider';
-import { registerParticipant, REVEAL_CITATION_COMMAND } from './participantAdapter';
-import { providerApiOf } from './providerApi';
-import { registerVolumeTools } from './volumeToolsAdapter';
+import { promptForApiKey } from '../common/vscode/apiKey';
+import type { ExtensionServices } from '../common/vscode/services';
+import { KSM_VENDOR } from './core/modelCatalog';
+import { RecentUploads } from './core/participant';
+import { KsmModelProvider } from './vscode/modelProvider';
+import { registerParticipant, REVEAL_CITATION_COMMAND } from './vscode/participantAdapter';
+import { providerApiOf } from './vscode/providerApi';
+import { registerVolumeTools } from './vscode/volumeToolsAdapter';
 
 export const MANAGE_MODELS_COMMAND = 'ksm.vscodeChat.manageModels';
 
