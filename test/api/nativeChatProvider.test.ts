@@ -164,13 +164,13 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
     assert.equal(second.outcome.threadId, first.outcome.threadId, 'the follow-up continued the same thread');
     assert.match(second.text, /^\(Turn 2 of this thread/);
     // The emulator writes a turn just after it sent `done`: poll briefly for the second one.
-    let threads = threadsWith(h, 'What does the lamp inventory list?');
-    for (let i = 0; i < 50 && threads[0]?.turns.length !== 2; i++) {
+    let stored = threadsWith(h, 'What does the lamp inventory list?');
+    for (let i = 0; i < 50 && stored[0]?.turns.length !== 2; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      threads = threadsWith(h, 'What does the lamp inventory list?');
+      stored = threadsWith(h, 'What does the lamp inventory list?');
     }
-    assert.equal(threads.length, 1, 'the emulator holds one thread for both turns, not two');
-    assert.deepEqual(threads[0]!.turns.map((t) => t.query), ['What does the lamp inventory list?', 'And which lamps are brass?']);
+    assert.equal(stored.length, 1, 'the emulator holds one thread for both turns, not two');
+    assert.deepEqual(stored[0]!.turns.map((t) => t.query), ['What does the lamp inventory list?', 'And which lamps are brass?']);
 
     const fresh = await respond(h, agentModel, [user('And which lamps are brass?')], { threads });
     assert.notEqual(fresh.outcome.threadId, first.outcome.threadId, 'another conversation gets its own thread');
