@@ -25,24 +25,10 @@ LAUNCHER="$DIR/code-server"
 fail() { echo "setup-code-server-native: FAILED: $*" >&2; exit 1; }
 step() { echo "setup-code-server-native: $*" >&2; }
 
-missing=()
-CHROMIUM="${KSM_E2E_CHROMIUM:-/usr/bin/chromium}"
-[ -x "$CHROMIUM" ] || missing+=("chromium ($CHROMIUM)")
-command -v rg >/dev/null 2>&1 || missing+=("ripgrep (rg)")
-command -v pkg-config >/dev/null 2>&1 || missing+=("pkg-config")
-command -v make >/dev/null 2>&1 || missing+=("make")
-command -v g++ >/dev/null 2>&1 || missing+=("g++")
-for header in /usr/include/krb5.h /usr/include/X11/Xlib.h /usr/include/X11/extensions/XKBfile.h; do
-  [ -f "$header" ] || missing+=("$header (from libkrb5-dev / libx11-dev / libxkbfile-dev)")
-done
-if command -v pkg-config >/dev/null 2>&1 && ! pkg-config --exists libsecret-1; then
-  missing+=("libsecret-1-dev")
-fi
+# The Debian packages it builds with (and Chromium) are listed once, in provision.sh.
+bash "$(dirname "$0")/provision.sh" --check || fail "prerequisites missing (see above)."
 NPM_CLI="$(dirname "$(readlink -f "$(command -v npm)")")/npm-cli.js"
-[ -f "$NPM_CLI" ] || missing+=("npm's npm-cli.js (looked for $NPM_CLI)")
-if [ ${#missing[@]} -gt 0 ]; then
-  fail "missing prerequisites: ${missing[*]}. Install them as scripts/test.sh does (apt-get install chromium ripgrep build-essential libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config)."
-fi
+[ -f "$NPM_CLI" ] || fail "npm's npm-cli.js not found (looked for $NPM_CLI): npm runs under Node $NODE_VERSION from there."
 
 if [ -f "$MARKER" ] && [ -f "$ENTRY" ] && [ -x "$NODE_BIN" ] && [ -x "$LAUNCHER" ]; then
   step "reusing $DIR"
