@@ -3,16 +3,15 @@
 // VSIX (engines ^1.100.0) activates on 1.100 and in VSCodium, where the panel stays the chat.
 // Nothing here does network or loads the tokenizer at activation.
 import * as vscode from 'vscode';
+import { COMMAND } from '../common/core/contributionIds';
 import { promptForApiKey } from '../common/vscode/apiKey';
 import type { ExtensionServices } from '../common/vscode/services';
 import { KSM_VENDOR } from './core/modelCatalog';
 import { RecentUploads } from './core/participant';
 import { KsmModelProvider } from './vscode/modelProvider';
-import { registerParticipant, REVEAL_CITATION_COMMAND } from './vscode/participantAdapter';
+import { registerParticipant } from './vscode/participantAdapter';
 import { providerApiOf } from './vscode/providerApi';
 import { registerVolumeTools } from './vscode/volumeToolsAdapter';
-
-export const MANAGE_MODELS_COMMAND = 'ksm.vscodeChat.manageModels';
 
 export interface NativeChatDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
@@ -31,14 +30,14 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
   const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false };
 
   // The model picker's "Manage Models" entry: the key first if there is none, then our settings.
-  services.registerCommand(MANAGE_MODELS_COMMAND, async () => {
+  services.registerCommand(COMMAND.vscodeChatManageModels, async () => {
     if (!(await services.apiKey.get())) {
       const key = await promptForApiKey();
       if (key) await services.apiKey.set(key);
     }
     await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:ksm.ksm-assistant chat');
   });
-  services.registerCommand(REVEAL_CITATION_COMMAND, async (volume: unknown, fileId: unknown) => {
+  services.registerCommand(COMMAND.vscodeChatRevealCitation, async (volume: unknown, fileId: unknown) => {
     if (typeof volume !== 'string' || typeof fileId !== 'string' || !fileId) return;
     await deps.revealFile(volume, fileId);
   });

@@ -12,7 +12,8 @@ import { provideModelResponse, type ResponsePart } from '../../src/nativeChat/co
 import { ThreadBook } from '../../src/nativeChat/core/threadBook';
 import { countMessageTokens, countTextTokens } from '../../src/nativeChat/core/tokenCount';
 import { TOOL_INPUT_SCHEMAS, TOOL_NAMES } from '../../src/nativeChat/core/volumeTools';
-import { nextEvent, useEmulator, type Harness } from './harness';
+import { describeAnswerFailure } from '../../src/common/core/answerErrors';
+import { drain, nextEvent, useEmulator, type Harness } from './harness';
 
 const CATALOG: CatalogSettings = { show: true, models: ['emu-chat', 'emu-reasoner'], agentId: 'rag-agent', agentModel: 'emu-chat' };
 const chatModel = findModel(CATALOG, 'emu-chat')!;
@@ -134,8 +135,12 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
 
   it('fails with the panel\u2019s sentences and never shows the key', async () => {
     const wrongKey = 'sk-wrong-key-1234567890';
-    await assert.rejects(respond(h, chatModel, [user('hi')], { client: h.client({ apiKey: async () => wrongKey }) }), (e: Error) => {
-      assert.equal(e.message, 'The service rejected the API key. Set your API key (KSM: Set API Key), then retry.');
+    const wrongKeyClient = h.client({ apiKey: async () => wrongKey });
+    // What the panel shows for the same failure of the same call.
+    const panel = describeAnswerFailure(await drain(wrongKeyClient.streamChatCompletion({ model: 'emu-chat', messages: [{ role: 'user', content: 'hi' }] })).then((r) => r.error)).message;
+    await assert.rejects(respond(h, chatModel, [user('hi')], { client: wrongKeyClient }), (e: Error) => {
+      assert.equal(e.message, panel);
+      assert.match(e.message, /API key.*Set API Key/);
       assert.ok(!e.message.includes(wrongKey));
       return true;
     });

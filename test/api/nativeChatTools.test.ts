@@ -8,6 +8,7 @@ import { askAgent, citedFiles, parseCommand, questionWithContext, RecentUploads,
 import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
 import { planUpload, runVolumeTool, type UploadEnvironment } from '../../src/nativeChat/core/toolRuns';
 import { TOOL_INPUT_SCHEMAS, TOOL_NAMES, type ToolContext } from '../../src/nativeChat/core/volumeTools';
+import { describeAnswerFailure } from '../../src/common/core/answerErrors';
 import { useEmulator } from './harness';
 import manifest from '../../package.json';
 
@@ -114,9 +115,14 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
   });
 
   it('turns a service failure into the panel\u2019s sentence as the tool result', async () => {
-    const result = await runVolumeTool(TOOL_NAMES.listFiles, { volume: TEAM }, { ...context(), service: h.client({ apiKey: async () => 'wrong-key-123456' }) }, uploadEnv());
+    const wrongKey = h.client({ apiKey: async () => 'wrong-key-123456' });
+    const result = await runVolumeTool(TOOL_NAMES.listFiles, { volume: TEAM }, { ...context(), service: wrongKey }, uploadEnv());
     assert.equal(result.ok, false);
-    assert.equal(result.text, 'The service rejected the API key. Set your API key (KSM: Set API Key), then retry.');
+    // What the panel shows for the same failure of the same call.
+    const panel = describeAnswerFailure(await wrongKey.listFiles({ volume: TEAM }).catch((e: unknown) => e)).message;
+    assert.equal(result.text, panel);
+    assert.match(result.text, /API key.*Set API Key/);
+    assert.ok(!result.text.includes('wrong-key-123456'));
   });
 
   it('@ksm: answers from the volumes with citations and continues the same thread from the result metadata', async () => {
@@ -174,7 +180,7 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
   it('@ksm: a wrong key ends with the panel\u2019s sentence, a stop ends quietly', async () => {
     await assert.rejects(
       askAgent({ service: h.client({ apiKey: async () => 'nope-nope-nope' }), agentId: 'rag-agent', model: 'emu-chat', volumes: [], question: 'q', signal: new AbortController().signal, emit: () => undefined }),
-      /^AnswerFailedError: The service rejected the API key\. Set your API key \(KSM: Set API Key\), then retry\.$/,
+      (e: Error) => /the service did not accept the API key.*Set your API key with 'KSM: Set API Key'\.$/.test(e.message) && !e.message.includes('nope-nope-nope'),
     );
     const controller = new AbortController();
     const outcome = await askAgent({

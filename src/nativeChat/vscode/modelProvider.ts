@@ -1,6 +1,7 @@
 // The `ksm` vendor in VS Code's model picker: a thin adapter over the core's catalog,
 // response streaming and token counting. Settings, key and client are the panel's own.
 import * as vscode from 'vscode';
+import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
 import { findModel, modelCatalog, ASSUMED_MAX_INPUT_TOKENS, ASSUMED_MAX_OUTPUT_TOKENS, type CatalogSettings } from '../core/modelCatalog';
@@ -58,9 +59,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
   ): Promise<void> {
     const entry = findModel(catalogSettings(), model.id);
     if (!entry) throw new Error(`The KSM model '${model.id}' is no longer configured (ksm.chat.models). Pick another model.`);
-    const controller = new AbortController();
-    const cancel = token.onCancellationRequested(() => controller.abort());
-    if (token.isCancellationRequested) controller.abort();
+    const cancel = abortSignalFor(token);
     try {
       const outcome = await provideModelResponse({
         service: this.services.getClient(),
@@ -70,7 +69,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
         modelOptions: options.modelOptions,
         volumes: settings.volumes(),
         threads: this.threads,
-        signal: controller.signal,
+        signal: cancel.signal,
         report: (part) => progress.report(toVscodePart(part)),
       });
       if (outcome.stopped) this.services.log.info(`[vscode-chat] ${model.id}: stopped by the user.`);

@@ -4,20 +4,22 @@
 // continues the same server thread.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { COMMAND } from '../../common/core/contributionIds';
+import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { personalVolume, settings } from '../../common/vscode/settings';
 import { askAgent, citedFiles, parseCommand, PARTICIPANT_ID, questionWithContext, uploadStatusText, type ContextReference, type RecentUploads } from '../core/participant';
 import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBook';
 import { runVolumeTool } from '../core/toolRuns';
 import { TOOL_NAMES, volumeLabel } from '../core/volumeTools';
-import { signalOf, toolContext, uploadEnvironment } from './volumeToolsAdapter';
+import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
 
-export const REVEAL_CITATION_COMMAND = 'ksm.vscodeChat.revealCitation';
+const REVEAL_CITATION_COMMAND = COMMAND.vscodeChatRevealCitation;
 
 export function registerParticipant(services: ExtensionServices, recent: RecentUploads): vscode.Disposable {
   const handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
     const command = parseCommand(request.command);
-    const cancel = signalOf(token);
+    const cancel = abortSignalFor(token);
     try {
       switch (command) {
         case 'ask':

@@ -2,6 +2,7 @@
 // settings and workspace are read at call time, the core does the rest. The upload asks
 // for confirmation through prepareInvocation, naming exactly the files that will be sent.
 import * as vscode from 'vscode';
+import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
 import { planUpload, runVolumeTool, type UploadEnvironment, type VolumeToolName } from '../core/toolRuns';
@@ -29,17 +30,9 @@ export function uploadEnvironment(recent: RecentUploads): UploadEnvironment {
   };
 }
 
-/** Aborts when VS Code cancels the token. */
-export function signalOf(token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  if (token.isCancellationRequested) controller.abort();
-  const subscription = token.onCancellationRequested(() => controller.abort());
-  return { signal: controller.signal, dispose: () => subscription.dispose() };
-}
-
 export function registerVolumeTools(services: ExtensionServices, recent: RecentUploads): vscode.Disposable[] {
   const invoke = async (name: VolumeToolName, input: unknown, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> => {
-    const cancel = signalOf(token);
+    const cancel = abortSignalFor(token);
     try {
       const result = await runVolumeTool(name, input, toolContext(services, cancel.signal), uploadEnvironment(recent));
       if (!result.ok) services.log.warn(`[vscode-chat] tool ${name}: ${result.text.split('\n')[0]}`);
