@@ -12,7 +12,7 @@ import { provideModelResponse, type ResponsePart } from '../../src/nativeChat/co
 import { ThreadBook } from '../../src/nativeChat/core/threadBook';
 import { countMessageTokens, countTextTokens } from '../../src/nativeChat/core/tokenCount';
 import { TOOL_INPUT_SCHEMAS, TOOL_NAMES } from '../../src/nativeChat/core/volumeTools';
-import { describeAnswerFailure } from '../../src/common/core/answerErrors';
+import { ask } from '../../src/chat/core/answerStream';
 import { drain, nextEvent, useEmulator, type Harness } from './harness';
 
 const CATALOG: CatalogSettings = { show: true, models: ['emu-chat', 'emu-reasoner'], agentId: 'rag-agent', agentModel: 'emu-chat' };
@@ -136,8 +136,10 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
   it('fails with the panel\u2019s sentences and never shows the key', async () => {
     const wrongKey = 'sk-wrong-key-1234567890';
     const wrongKeyClient = h.client({ apiKey: async () => wrongKey });
-    // What the panel shows for the same failure of the same call.
-    const panel = describeAnswerFailure(await drain(wrongKeyClient.streamChatCompletion({ model: 'emu-chat', messages: [{ role: 'user', content: 'hi' }] })).then((r) => r.error)).message;
+    // What the chat engine (and so the panel) says for the same failure of the same call.
+    const { items } = await drain(ask(wrongKeyClient, { kind: 'chat', body: { model: 'emu-chat', messages: [{ role: 'user', content: 'hi' }] } }, new AbortController().signal));
+    const panel = (items.at(-1) as { error?: { message: string } }).error?.message;
+    assert.ok(panel);
     await assert.rejects(respond(h, chatModel, [user('hi')], { client: wrongKeyClient }), (e: Error) => {
       assert.equal(e.message, panel);
       assert.match(e.message, /API key.*Set API Key/);

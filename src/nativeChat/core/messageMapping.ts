@@ -2,7 +2,7 @@
 // `vscode`: the adapter turns VS Code's part classes into these plain parts (and back), so
 // the mapping — text, tool calls (D15), `role: tool` results — is proven under plain mocha.
 import { BadResponseError } from '../../api/errors';
-import type { ChatCompletionChunk, ChatMessage, ToolCall, ToolDefinition } from '../../api/types';
+import type { ChatMessage, ToolCall, ToolDefinition } from '../../api/types';
 
 /** One piece of a message, as VS Code's LanguageModel*Part classes carry it. */
 export type NeutralPart =
@@ -58,38 +58,10 @@ export function toServiceTools(tools: readonly NeutralTool[] | undefined): ToolD
 }
 
 /**
- * Joins streamed `delta.tool_calls` pieces (D15: the first piece of an index carries id and
- * name, later ones append to `arguments`) into whole calls with parsed input.
+ * A tool call's JSON-string arguments (D15) as the object VS Code's LanguageModelToolCallPart
+ * carries; arguments that are not a JSON object are a BadResponseError naming the tool.
  */
-export class ToolCallAssembler {
-  private readonly calls = new Map<number, { id: string; name: string; args: string }>();
-
-  add(chunk: ChatCompletionChunk): void {
-    for (const piece of chunk.choices[0]?.delta.tool_calls ?? []) {
-      const call = this.calls.get(piece.index) ?? { id: '', name: '', args: '' };
-      if (piece.id) call.id = piece.id;
-      if (piece.function?.name) call.name += piece.function.name;
-      if (piece.function?.arguments) call.args += piece.function.arguments;
-      this.calls.set(piece.index, call);
-    }
-  }
-
-  get pending(): boolean {
-    return this.calls.size > 0;
-  }
-
-  /** The finished calls in index order; a call with arguments that are not a JSON object is a BadResponseError. */
-  finish(): Array<Extract<NeutralPart, { kind: 'toolCall' }>> {
-    return [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, call]) => {
-        if (!call.name) throw new BadResponseError(`The model called a tool without a name (tool call ${index}).`);
-        return { kind: 'toolCall' as const, callId: call.id || `call_${index}`, name: call.name, input: parseArguments(call.name, call.args) };
-      });
-  }
-}
-
-function parseArguments(name: string, args: string): object {
+export function parseToolArguments(name: string, args: string): object {
   if (args.trim() === '') return {};
   let parsed: unknown;
   try {

@@ -1,13 +1,15 @@
 // One answer of a KSM model to VS Code's chat, without `vscode`: the conversation goes out
-// as the service's request, text is reported the moment each delta arrives (no batching:
-// VS Code renders its own), tool calls are reported whole when the model finishes calling
-// them, and every failure becomes one Error whose message is the panel's (never the key).
-import { CancelledError, isCancellation, NotFoundError, StreamError } from '../../api/errors';
+// as the service's request through the chat engine's `ask()` (the same stream, settings,
+// key and client as the panel), text is reported the moment each delta arrives (no
+// batching: VS Code renders its own), tool calls are reported whole when the model
+// finished calling them, and a failure becomes one Error carrying the engine's sentence
+// (the panel's, never the key).
+import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
-import type { AgentRequest, ChatCompletionRequest, Citation } from '../../api/types';
-import { describeAnswerFailure } from '../../common/core/answerErrors';
+import type { AgentRequest, ChatCompletionRequest } from '../../api/types';
+import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation } from '../../chat/core/answerStream';
 import type { KsmModelEntry } from './modelCatalog';
-import { textOf, toServiceMessages, toServiceTools, ToolCallAssembler, type NeutralMessage, type NeutralPart, type NeutralTool } from './messageMapping';
+import { parseToolArguments, textOf, toServiceMessages, toServiceTools, type NeutralMessage, type NeutralPart, type NeutralTool } from './messageMapping';
 import type { ThreadBook } from './threadBook';
 
 export type ResponsePart = Extract<NeutralPart, { kind: 'text' | 'toolCall' }>;
@@ -33,20 +35,7 @@ export interface ModelResponseOutcome {
 }
 
 /**
- * Streams the answer into `report`. Resolves when it ended (also when cancelled, with
- * `stopped`); rejects with an Error carrying the same sentence the panel would show.
- */
-export async function provideModelResponse(request: ModelResponseRequest): Promise<ModelResponseOutcome> {
-  try {
-    return request.model.kind === 'agent' ? await agentResponse(request, request.model) : await chatResponse(request);
-  } catch (error) {
-    if (isCancellation(error) || request.signal.aborted) return { stopped: true };
-    throw toUserFacingError(error);
-  }
-}
-
-/**
- * A failure as VS Code's chat shows it: the panel's sentence and nothing else. The
+ * A failure as VS Code's chat shows it: the engine's sentence and nothing else. The
  * original error is kept for the log in a property of its own, not as `cause`: the chat
  * prints a cause's stack trace under the message.
  */
@@ -60,104 +49,110 @@ export class AnswerFailedError extends Error {
   }
 }
 
-export function toUserFacingError(error: unknown): AnswerFailedError {
-  if (error instanceof AnswerFailedError) return error;
-  return new AnswerFailedError(describeAnswerFailure(error).message ?? 'The answer stopped.', error);
+/**
+ * Streams the answer into `report`. Resolves when it ended (also when cancelled, with
+ * `stopped`); rejects with an AnswerFailedError carrying the engine's sentence.
+ */
+export async function provideModelResponse(request: ModelResponseRequest): Promise<ModelResponseOutcome> {
+  return request.model.kind === 'agent' ? agentResponse(request, request.model) : chatResponse(request);
+}
+
+interface StreamResult {
+  text: string;
+  threadId?: string;
+  citations: SourceCitation[];
+  finished: Extract<AnswerEvent, { type: 'finished' }>;
+}
+
+/** Runs one request through the engine, reporting text as it comes; tool calls go to `onToolCall`. */
+async function run(request: ModelResponseRequest, body: AnswerRequest, onToolCall?: (call: Extract<AnswerEvent, { type: 'toolCall' }>) => void): Promise<StreamResult> {
+  const result: Partial<StreamResult> & { text: string; citations: SourceCitation[] } = { text: '', citations: [] };
+  for await (const event of ask(request.service, body, request.signal)) {
+    switch (event.type) {
+      case 'text':
+        result.text += event.text;
+        request.report({ kind: 'text', text: event.text });
+        break;
+      case 'thread':
+        result.threadId = event.threadId;
+        break;
+      case 'citations':
+        result.citations.push(...event.citations);
+        break;
+      case 'toolCall':
+        onToolCall?.(event);
+        break;
+      case 'finished':
+        result.finished = event;
+        break;
+      default:
+        // Reasoning is not shown: VS Code's thinking parts are still a proposed API.
+        break;
+    }
+  }
+  if (!result.finished) throw new AnswerFailedError('The answer stopped.', undefined);
+  return result as StreamResult;
+}
+
+function failed(finished: StreamResult['finished']): AnswerFailedError {
+  return new AnswerFailedError(finished.error?.message ?? 'The answer stopped.', finished.error?.cause);
 }
 
 async function chatResponse(request: ModelResponseRequest): Promise<ModelResponseOutcome> {
   const body: ChatCompletionRequest = { model: request.model.serviceModel, messages: toServiceMessages(request.messages), ...samplingOptions(request.modelOptions) };
   const tools = toServiceTools(request.tools);
   if (tools) body.tools = tools;
-  const calls = new ToolCallAssembler();
-  let finishReason: string | undefined;
-  for await (const chunk of request.service.streamChatCompletion(body, { signal: request.signal })) {
-    const choice = chunk.choices[0];
-    if (!choice) continue;
-    // Reasoning deltas are not shown: VS Code's thinking parts are still a proposed API.
-    if (choice.delta.content) request.report({ kind: 'text', text: choice.delta.content });
-    if (choice.delta.tool_calls) calls.add(chunk);
-    if (choice.finish_reason) finishReason = choice.finish_reason;
-  }
-  if (request.signal.aborted) return { stopped: true, finishReason };
-  for (const call of calls.finish()) request.report(call);
+  const calls: ResponsePart[] = [];
+  const result = await run(request, { kind: 'chat', body }, (call) =>
+    calls.push({ kind: 'toolCall', callId: call.callId, name: call.name, input: parseToolArguments(call.name, call.arguments) }),
+  );
+  const { reason, finishReason } = result.finished;
+  if (reason === 'stopped') return { stopped: true, finishReason };
+  if (reason === 'error' || reason === 'cut-off') throw failed(result.finished);
+  for (const call of calls) request.report(call);
   return { stopped: false, finishReason };
 }
 
 async function agentResponse(request: ModelResponseRequest, model: Extract<KsmModelEntry, { kind: 'agent' }>): Promise<ModelResponseOutcome> {
   const lastUser = findLastIndex(request.messages, (m) => m.role === 'user');
   const question = textOf(request.messages[lastUser]).trim();
-  if (lastUser < 0 || question === '') throw new StreamError('There is no question to send to the agent.');
+  if (lastUser < 0 || question === '') throw new AnswerFailedError('There is no question to send to the agent.', undefined);
   const known = request.threads.lookup(request.messages.slice(0, lastUser));
-  const body = (threadId: string | undefined): AgentRequest => ({
-    agent_id: model.agentId,
-    thread_id: threadId ?? null,
-    query: question,
-    context: { model: model.serviceModel, volumes: [...request.volumes] },
+  const body = (threadId: string | undefined): AnswerRequest => ({
+    kind: 'agent',
+    body: {
+      agent_id: model.agentId,
+      thread_id: threadId ?? null,
+      query: question,
+      context: { model: model.serviceModel, volumes: [...request.volumes] },
+    } satisfies AgentRequest,
   });
-  let answer: AgentAnswer;
-  try {
-    answer = await streamAgent(request, body(known));
-  } catch (error) {
-    // A thread the server forgot (expired, other server) is not the user's problem: the
-    // question is asked again in a new thread, as long as nothing was shown yet.
-    if (!(known && error instanceof NotFoundError && error.param === 'thread_id')) throw error;
+  let result = await run(request, body(known));
+  // A thread the server forgot (expired, another server) is not the user's problem: the
+  // question is asked again in a new thread; nothing was shown, the request failed first.
+  const cause = result.finished.error?.cause;
+  if (known && result.text === '' && cause instanceof NotFoundError && cause.param === 'thread_id') {
     request.threads.forget(known);
-    answer = await streamAgent(request, body(undefined));
+    result = await run(request, body(undefined));
   }
-  const sources = sourcesText(answer.citations);
+  const { reason, finishReason } = result.finished;
+  if (reason === 'stopped') return { stopped: true, finishReason, threadId: result.threadId };
+  if (reason === 'error' || reason === 'cut-off') throw failed(result.finished);
+  const sources = sourcesText(result.citations);
   if (sources) request.report({ kind: 'text', text: sources });
-  if (answer.threadId) {
-    const reply: NeutralMessage = { role: 'assistant', parts: [{ kind: 'text', text: answer.text + sources }] };
-    request.threads.remember([...request.messages, reply], answer.threadId);
+  if (result.threadId) {
+    const reply: NeutralMessage = { role: 'assistant', parts: [{ kind: 'text', text: result.text + sources }] };
+    request.threads.remember([...request.messages, reply], result.threadId);
   }
-  if (answer.error) throw new StreamError(answer.error);
-  return { stopped: request.signal.aborted, finishReason: answer.status, threadId: answer.threadId };
-}
-
-interface AgentAnswer {
-  text: string;
-  threadId?: string;
-  citations: Citation[];
-  status?: string;
-  error?: string;
-}
-
-async function streamAgent(request: ModelResponseRequest, body: AgentRequest): Promise<AgentAnswer> {
-  const answer: AgentAnswer = { text: '', citations: [] };
-  for await (const event of request.service.streamAgentMessage(body, { signal: request.signal })) {
-    if ('threadId' in event && event.threadId && !answer.threadId) answer.threadId = event.threadId;
-    switch (event.kind) {
-      case 'message':
-        if (event.delta) {
-          answer.text += event.delta;
-          request.report({ kind: 'text', text: event.delta });
-        }
-        break;
-      case 'retrieval':
-        answer.citations.push(...event.citations);
-        break;
-      case 'error':
-        answer.error = `The service stopped with an error: ${event.message}${event.code ? ` (code ${event.code})` : ''}`;
-        break;
-      case 'done':
-        answer.status = event.status;
-        if (event.status === 'error' && !answer.error) answer.error = 'The service stopped with an error.';
-        break;
-      default:
-        break;
-    }
-  }
-  if (request.signal.aborted) throw new CancelledError('cancelled');
-  return answer;
+  return { stopped: false, finishReason, threadId: result.threadId };
 }
 
 /** The agent's citations as a Markdown list after the answer (a model provider can only send text). */
-export function sourcesText(citations: readonly Citation[]): string {
+export function sourcesText(citations: readonly SourceCitation[]): string {
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const c of citations) {
-    const key = `${c.volume ?? ''}/${c.file_id}`;
+    const key = `${c.volume ?? ''}/${c.fileId}`;
     if (seen.has(key)) continue;
     seen.add(key);
     lines.push(`${lines.length + 1}. ${c.filename}${c.volume ? ` (volume ${c.volume})` : ''}`);

@@ -2,11 +2,12 @@
 // with the user's #file / selection references as context (fenced like "Ask About
 // Selection"), the agent answer streamed as events with its thread continued across turns,
 // and the processing state of this window's recent uploads for /status.
-import { isCancellation, NotFoundError } from '../../api/errors';
+import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
-import type { Citation, FileInfo } from '../../api/types';
+import type { FileInfo } from '../../api/types';
+import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation } from '../../chat/core/answerStream';
 import { codePrefill, MAX_TEXT_CHARS } from '../../common/core/chatText';
-import { AnswerFailedError, toUserFacingError } from './modelResponse';
+import { AnswerFailedError } from './modelResponse';
 import { volumeLabel } from './volumeTools';
 
 export const PARTICIPANT_ID = 'ksm.assistant';
@@ -42,7 +43,7 @@ export function questionWithContext(prompt: string, references: readonly Context
   return { question: `${context}${prompt}`.trim(), omitted };
 }
 
-export type ParticipantEvent = { kind: 'text'; text: string } | { kind: 'citations'; citations: Citation[] } | { kind: 'thread'; threadId: string };
+export type ParticipantEvent = { kind: 'text'; text: string } | { kind: 'citations'; citations: SourceCitation[] } | { kind: 'thread'; threadId: string };
 
 export interface AskAgentOptions {
   service: KsmService;
@@ -59,62 +60,70 @@ export interface AskAgentOptions {
 
 export interface AskAgentOutcome {
   threadId?: string;
-  citations: Citation[];
+  citations: SourceCitation[];
   stopped: boolean;
 }
 
 export const THREAD_RESTARTED_NOTE = '_The service no longer knew this chat\u2019s agent thread, so this answer starts a new one._\n\n';
 
-/** Streams one agent answer; rejects with the panel's sentence for a failure. */
+/** Streams one agent answer through the chat engine; rejects with the engine's sentence for a failure. */
 export async function askAgent(options: AskAgentOptions): Promise<AskAgentOutcome> {
-  if (!options.model) throw new Error("The agent needs a chat model: set 'ksm.chat.models' (or 'ksm.agent.model'), or run 'KSM: Connect to Local Emulator'.");
-  try {
-    try {
-      return await streamOnce(options, options.threadId);
-    } catch (error) {
-      if (!(options.threadId && error instanceof NotFoundError && error.param === 'thread_id')) throw error;
-      options.emit({ kind: 'text', text: THREAD_RESTARTED_NOTE });
-      return await streamOnce(options, undefined);
-    }
-  } catch (error) {
-    if (isCancellation(error) || options.signal.aborted) return { stopped: true, citations: [], threadId: options.threadId };
-    throw toUserFacingError(error);
+  if (!options.model) throw new AnswerFailedError("The agent needs a chat model: set 'ksm.chat.models' (or 'ksm.agent.model'), or run 'KSM: Connect to Local Emulator'.", undefined);
+  let outcome = await streamOnce(options, options.threadId);
+  const cause = outcome.failure?.error?.cause;
+  if (options.threadId && !outcome.shownText && cause instanceof NotFoundError && cause.param === 'thread_id') {
+    options.emit({ kind: 'text', text: THREAD_RESTARTED_NOTE });
+    outcome = await streamOnce(options, undefined);
   }
+  if (outcome.failure) throw new AnswerFailedError(outcome.failure.error?.message ?? 'The answer stopped.', outcome.failure.error?.cause);
+  return { threadId: outcome.threadId, citations: outcome.citations, stopped: outcome.stopped };
 }
 
-async function streamOnce(options: AskAgentOptions, threadId: string | undefined): Promise<AskAgentOutcome> {
-  const outcome: AskAgentOutcome = { citations: [], stopped: false };
-  let failure: string | undefined;
-  const stream = options.service.streamAgentMessage(
-    { agent_id: options.agentId, thread_id: threadId ?? null, query: options.question, context: { model: options.model, volumes: [...options.volumes] } },
-    { signal: options.signal },
-  );
-  for await (const event of stream) {
-    if ('threadId' in event && event.threadId && !outcome.threadId) {
-      outcome.threadId = event.threadId;
-      options.emit({ kind: 'thread', threadId: event.threadId });
+interface OneRun extends AskAgentOutcome {
+  shownText: boolean;
+  failure?: Extract<AnswerEvent, { type: 'finished' }>;
+}
+
+async function streamOnce(options: AskAgentOptions, threadId: string | undefined): Promise<OneRun> {
+  const outcome: OneRun = { citations: [], stopped: false, shownText: false };
+  const request: AnswerRequest = {
+    kind: 'agent',
+    body: { agent_id: options.agentId, thread_id: threadId ?? null, query: options.question, context: { model: options.model, volumes: [...options.volumes] } },
+  };
+  for await (const event of ask(options.service, request, options.signal)) {
+    switch (event.type) {
+      case 'thread':
+        outcome.threadId = event.threadId;
+        options.emit({ kind: 'thread', threadId: event.threadId });
+        break;
+      case 'text':
+        outcome.shownText = true;
+        options.emit({ kind: 'text', text: event.text });
+        break;
+      case 'citations':
+        outcome.citations.push(...event.citations);
+        options.emit({ kind: 'citations', citations: event.citations });
+        break;
+      case 'finished':
+        if (event.reason === 'stopped') outcome.stopped = true;
+        else if (event.reason === 'error' || event.reason === 'cut-off') outcome.failure = event;
+        break;
+      default:
+        break;
     }
-    if (event.kind === 'message' && event.delta) options.emit({ kind: 'text', text: event.delta });
-    else if (event.kind === 'retrieval' && event.citations.length) {
-      outcome.citations.push(...event.citations);
-      options.emit({ kind: 'citations', citations: event.citations });
-    } else if (event.kind === 'error') failure = `The service stopped with an error: ${event.message}${event.code ? ` (code ${event.code})` : ''}`;
-    else if (event.kind === 'done' && event.status === 'error') failure ??= 'The service stopped with an error.';
   }
-  if (failure) throw new AnswerFailedError(failure, undefined);
-  outcome.stopped = options.signal.aborted;
   return outcome;
 }
 
 /** The distinct cited files, in order of first mention. */
-export function citedFiles(citations: readonly Citation[]): Array<{ fileId: string; filename: string; volume?: string }> {
+export function citedFiles(citations: readonly SourceCitation[]): Array<{ fileId: string; filename: string; volume?: string }> {
   const seen = new Set<string>();
   const out: Array<{ fileId: string; filename: string; volume?: string }> = [];
   for (const c of citations) {
-    const key = `${c.volume ?? ''}/${c.file_id}`;
+    const key = `${c.volume ?? ''}/${c.fileId}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ fileId: c.file_id, filename: c.filename, volume: c.volume });
+    out.push({ fileId: c.fileId, filename: c.filename, volume: c.volume });
   }
   return out;
 }

@@ -5,10 +5,10 @@
 // name, upload paths must resolve (symlinks included) inside a workspace folder.
 import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import { isCancellation } from '../../api/errors';
+import { isCancellation, redactSecrets } from '../../api/errors';
 import type { KsmService } from '../../api/service';
-import type { Citation, DoChunking, FileInfo } from '../../api/types';
-import { describeAnswerFailure } from '../../common/core/answerErrors';
+import type { DoChunking, FileInfo } from '../../api/types';
+import { ask, type SourceCitation } from '../../chat/core/answerStream';
 
 export const TOOL_NAMES = {
   search: 'ksm_search_volumes',
@@ -141,29 +141,30 @@ export function volumeLabel(volume: string | undefined): string {
 
 /**
  * There is no search endpoint: the agent's retrieval step is the service's search. The
- * question goes to `rag-agent` and the stream is closed as soon as the `retrieval` event
- * arrived, so the model's tool call does not wait for an answer it will write itself.
+ * question goes to `rag-agent` through the chat engine and the stream is closed as soon as
+ * the retrieved passages arrived, so the model's tool call does not wait for an answer it
+ * will write itself.
  */
-export async function searchVolumes(input: SearchInput, context: ToolContext): Promise<Citation[]> {
+export async function searchVolumes(input: SearchInput, context: ToolContext): Promise<SourceCitation[]> {
   if (!context.agentModel) throw new ToolInputError("Searching needs a chat model for the agent: set 'ksm.chat.models' (or 'ksm.agent.model').");
-  const stream = context.service.streamAgentMessage(
-    {
-      agent_id: context.agentId,
-      query: input.query,
-      context: { model: context.agentModel, volumes: [...(input.volumes ?? context.volumes)] },
-    },
-    { signal: context.signal },
-  );
-  for await (const event of stream) {
-    if (event.kind === 'retrieval') return event.citations;
-    // Answer text before any retrieval event: this agent found nothing to retrieve.
-    if (event.kind === 'message' || event.kind === 'done') return [];
-    if (event.kind === 'error') throw new ToolInputError(`The agent reported an error while searching: ${event.message}`);
+  const request = {
+    kind: 'agent' as const,
+    body: { agent_id: context.agentId, query: input.query, context: { model: context.agentModel, volumes: [...(input.volumes ?? context.volumes)] } },
+  };
+  for await (const event of ask(context.service, request, context.signal ?? new AbortController().signal)) {
+    if (event.type === 'citations') return event.citations;
+    // Answer text before any passages: the agent found nothing to retrieve.
+    if (event.type === 'text') return [];
+    if (event.type === 'finished') {
+      if (event.reason === 'stopped') throw new ToolInputError('Cancelled.');
+      if (event.error) throw new ToolInputError(event.error.message);
+      return [];
+    }
   }
   return [];
 }
 
-export function searchResultText(query: string, citations: readonly Citation[]): string {
+export function searchResultText(query: string, citations: readonly SourceCitation[]): string {
   if (citations.length === 0) {
     return `No passages in your volumes match "${query}". Only files whose processing is done are searched; try other words.`;
   }
@@ -171,7 +172,7 @@ export function searchResultText(query: string, citations: readonly Citation[]):
     const snippet = (c.snippet ?? '').replace(/\s+/g, ' ').trim();
     const cut = snippet.length > MAX_PASSAGE_CHARS ? `${snippet.slice(0, MAX_PASSAGE_CHARS - 1)}…` : snippet;
     const score = typeof c.score === 'number' ? `, score ${c.score.toFixed(2)}` : '';
-    return `[${i + 1}] ${c.filename} (volume: ${volumeLabel(c.volume)}, file id: ${c.file_id}${c.chunk_index === undefined ? '' : `, chunk ${c.chunk_index}`}${score})\n${cut}`;
+    return `[${i + 1}] ${c.filename} (volume: ${volumeLabel(c.volume)}, file id: ${c.fileId}${score})\n${cut}`;
   });
   return `Found ${citations.length} passage(s) for "${query}":\n\n${passages.join('\n\n')}`;
 }
@@ -271,11 +272,15 @@ export function uploadResultText(volume: string, result: { uploaded: readonly Fi
 /** A tool failure whose message is meant for the model and the user as is. */
 export class ToolInputError extends Error {}
 
-/** The text a tool returns for a failure: the panel's sentence for service errors; silent cancellation is the caller's business. */
+/**
+ * The text a tool returns for a failure. Service errors say what failed and what to set
+ * (src/api writes them so, never with the key); only their first line is kept.
+ */
 export function failureText(error: unknown): string {
   if (error instanceof ToolInputError) return error.message;
   if (isCancellation(error)) return 'Cancelled.';
-  return describeAnswerFailure(error).message ?? 'The request failed.';
+  const line = ((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '').trim();
+  return redactSecrets(line || 'The request failed.');
 }
 
 function safeRealpath(path: string): string | undefined {
