@@ -9,6 +9,7 @@ import { Log } from './common/vscode/log';
 import type { ExtensionServices } from './common/vscode/services';
 import { registerChatFeature } from './chat/chatFeature';
 import { registerSyncFeature } from './sync/syncFeature';
+import { registerNativeChatFeature } from './nativeChat/nativeChatFeature';
 import { registerUploadFeature } from './upload/uploadFeature';
 import { registerVolumesFeature } from './volumes/volumesFeature';
 
@@ -41,6 +42,11 @@ export function activate(context: vscode.ExtensionContext): void {
     });
     registerUploadFeature(services, { volumes });
     registerSyncFeature(services, { volumes });
+    registerNativeChatFeature(services, {
+      revealFile: async (volume, fileId) => {
+        await volumes.revealFile(volume, fileId);
+      },
+    });
   } catch (error) {
     // VS Code shows nothing when activation throws; say it ourselves.
     log.error(error instanceof Error ? error : String(error));

@@ -118,6 +118,13 @@ export class ConfigurationError extends KsmError {
   readonly kind = 'config' as const;
 }
 
+/**
+ * Said when no API key is stored. Here, not in transport.ts, so the error → fix table
+ * (src/common/core/errorFixes.ts, loaded at activation) can match it without loading the
+ * HTTP stack: importing transport.ts pulls undici in, which costs activation ~400 ms.
+ */
+export const NO_API_KEY_MESSAGE = "No API key is set. Set your API key with 'KSM: Set API Key'.";
+
 export function isKsmError(error: unknown): error is KsmError {
   return error instanceof KsmError;
 }

@@ -3,14 +3,13 @@
 // list is a GET with a JSON body, which `fetch` refuses to send.
 import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { BadResponseError, ConfigurationError, KsmError } from './errors';
+import { BadResponseError, ConfigurationError, KsmError, NO_API_KEY_MESSAGE } from './errors';
 import { toCurl, type CurlRequest } from './curl';
 import { isObject, toNumber } from './decode';
 import { errorFromFailure, errorFromResponse, excerptOf } from './httpErrors';
 import { retryDelay, sleep, type RetryPolicy } from './retry';
 import type { ClientLogger } from './types';
 
-export const NO_API_KEY_MESSAGE = "No API key is set. Set your API key with 'KSM: Set API Key'.";
 
 /** Error bodies are read up to this size: enough for any message, bounded for a hostile one. */
 const ERROR_BODY_LIMIT = 64 * 1024;

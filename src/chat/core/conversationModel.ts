@@ -3,6 +3,7 @@
 // this model plus a schema number; the panel maps it to its view types (chat/panel/), so
 // loading, answering and exporting never depend on what one front end displays.
 import { randomBytes } from 'node:crypto';
+import { MAX_TEXT_CHARS } from '../../common/core/chatText';
 
 export type ChatMode = 'chat' | 'agent';
 
@@ -103,8 +104,8 @@ export const TURN_ID_PATTERN = /^t-[0-9a-f]{12}$/;
 
 export const DEFAULT_TITLE = 'New chat';
 
-/** The longest question (or system prompt) the chat sends, in characters. */
-export const MAX_TEXT_CHARS = 100_000;
+/** The longest question (or system prompt) the chat sends: one source for both chat front ends. */
+export { MAX_TEXT_CHARS };
 const TITLE_LENGTH = 60;
 
 export function newConversationId(): string {

@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CodeServer, ensureCodeServer, packageExtension } from './codeServer';
-import { writeUserSettings } from './settings';
+import { writeMachineSettings, writeUserSettings } from './settings';
 import { EmulatorProcess } from './emulator';
 import { RESULTS_ROOT } from './paths';
+import { e2eProfile } from './profile';
 import { prepareWorkspace } from './workspace';
 
 /** The named volume the e2e settings list beside "My files". */
@@ -47,7 +48,7 @@ export function preparedTools(): Promise<{ launcher: string; vsix: string }> {
 async function startRun(): Promise<E2ERun> {
   mkdirSync(RESULTS_ROOT, { recursive: true });
   const { launcher, vsix } = await preparedTools();
-  const emulator = await timed('emulator start', EmulatorProcess.start(join(RESULTS_ROOT, 'emulator.log')));
+  const emulator = await timed('emulator start', EmulatorProcess.start(join(RESULTS_ROOT, `${e2eProfile().logPrefix}emulator.log`)));
   cleanups.push(async () => {
     await emulator.stop();
     removeDir(emulator.dataDir);
@@ -67,12 +68,14 @@ async function startRun(): Promise<E2ERun> {
     'ksm.upload.embeddingModel': 'emu-embed',
     // Request lines (key redacted) land in the extension log kept with each scenario.
     'ksm.debug.logRequests': true,
+    ...e2eProfile().userSettings,
   });
+  if (e2eProfile().machineSettings) writeMachineSettings(userDataDir, { 'ksm.baseUrl': emulator.url, 'ksm.userId': emulator.userId });
   const workspace = prepareWorkspace();
   cleanups.push(async () => removeDir(workspace));
   const codeServer = await timed(
     'code-server start',
-    CodeServer.start(launcher, { userDataDir, extensionsDir, workspace, logFile: join(RESULTS_ROOT, 'code-server.log') }),
+    CodeServer.start(launcher, { userDataDir, extensionsDir, workspace, logFile: join(RESULTS_ROOT, `${e2eProfile().logPrefix}code-server.log`) }),
   );
   cleanups.push(() => codeServer.stop());
   return { launcher, vsix, emulator, codeServer, workspace, userDataDir };
