@@ -53,6 +53,13 @@ export class ThreadStore {
     return { id: row.id, agentId: row.agent_id, userId: row.user_id, created: row.created, turns };
   }
 
+  /** Every stored thread, oldest first (for tests and tools that check what was saved). */
+  async all(): Promise<Thread[]> {
+    const ids = (this.db.prepare('SELECT id FROM threads ORDER BY created, id').all() as Array<{ id: string }>).map((row) => row.id);
+    const threads = await Promise.all(ids.map((id) => this.get(id)));
+    return threads.filter((thread): thread is Thread => thread !== undefined);
+  }
+
   /** Commits the thread's newest turn (and the thread itself on its first turn). */
   saveLastTurn(thread: Thread): void {
     const turn = thread.turns[thread.turns.length - 1];

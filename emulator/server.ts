@@ -52,6 +52,8 @@ export interface RunningEmulator {
   waitForIdle(): Promise<void>;
   /** A stored agent thread, as the store has it (for tests that check what was saved). */
   readThread(id: string): Promise<Thread | undefined>;
+  /** Every stored agent thread, oldest first. */
+  readThreads(): Promise<Thread[]>;
   close(): Promise<void>;
 }
 
@@ -133,6 +135,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     events: shared.events,
     waitForIdle: () => processor.waitForIdle(),
     readThread: (id) => shared.threads.get(id),
+    readThreads: () => shared.threads.all(),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -3,8 +3,6 @@
 // cancellation on the wire, the panel's error sentences, agent threads across turns, and
 // token counts from a real tokenizer.
 import { strict as assert } from 'node:assert';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ChatMessage } from '../../src/api/types';
 import { toServiceMessages, type NeutralMessage } from '../../src/nativeChat/core/messageMapping';
 import { findModel, modelCatalog, type CatalogSettings, type KsmModelEntry } from '../../src/nativeChat/core/modelCatalog';
@@ -38,12 +36,9 @@ async function respond(h: Harness, model: KsmModelEntry, messages: NeutralMessag
   return { parts, text, outcome };
 }
 
-/** The emulator's stored threads holding `query` (one JSON file per thread, D17). */
-function threadsWith(h: Harness, query: string): Array<{ turns: Array<{ query: string }> }> {
-  return readdirSync(join(h.emulator.dataDir, 'threads'))
-    .filter((n) => n.endsWith('.json'))
-    .map((n) => JSON.parse(readFileSync(join(h.emulator.dataDir, 'threads', n), 'utf8')) as { turns: Array<{ query: string }> })
-    .filter((t) => t.turns.some((turn) => turn.query === query));
+/** The emulator's stored threads holding `query` (D17, read from its store). */
+async function threadsWith(h: Harness, query: string): Promise<Array<{ turns: Array<{ query: string }> }>> {
+  return (await h.emulator.readThreads()).filter((t) => t.turns.some((turn) => turn.query === query));
 }
 
 describe('vscode chat core: the message mapping', () => {
@@ -171,10 +166,10 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
     assert.equal(second.outcome.threadId, first.outcome.threadId, 'the follow-up continued the same thread');
     assert.match(second.text, /^\(Turn 2 of this thread/);
     // The emulator writes a turn just after it sent `done`: poll briefly for the second one.
-    let stored = threadsWith(h, 'What does the lamp inventory list?');
+    let stored = await threadsWith(h, 'What does the lamp inventory list?');
     for (let i = 0; i < 50 && stored[0]?.turns.length !== 2; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      stored = threadsWith(h, 'What does the lamp inventory list?');
+      stored = await threadsWith(h, 'What does the lamp inventory list?');
     }
     assert.equal(stored.length, 1, 'the emulator holds one thread for both turns, not two');
     assert.deepEqual(stored[0]!.turns.map((t) => t.query), ['What does the lamp inventory list?', 'And which lamps are brass?']);

@@ -2,7 +2,7 @@
 // against the emulator: valid and invalid input for each tool (invalid input never reaches
 // the service), the upload's workspace fence, and the participant's thread continuity.
 import { strict as assert } from 'node:assert';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { askAgent, citedFiles, parseCommand, questionWithContext, RecentUploads, uploadStatusText, type ParticipantEvent } from '../../src/nativeChat/core/participant';
 import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
@@ -125,12 +125,8 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
   });
 
   it('@ksm: answers from the volumes with citations and continues the same thread from the result metadata', async () => {
-    // Threads as the emulator stored them (one JSON file per thread, D17).
-    const threadsWith = (query: string) =>
-      readdirSync(join(h.emulator.dataDir, 'threads'))
-        .filter((n) => n.endsWith('.json'))
-        .map((n) => JSON.parse(readFileSync(join(h.emulator.dataDir, 'threads', n), 'utf8')) as { turns: Array<{ query: string }> })
-        .filter((t) => t.turns.some((turn) => turn.query === query));
+    // Threads as the emulator stored them (D17, read from its store).
+    const threadsWith = async (query: string) => (await h.emulator.readThreads()).filter((t) => t.turns.some((turn) => turn.query === query));
     const ask = async (question: string, history: Array<{ metadata?: unknown }>) => {
       const events: ParticipantEvent[] = [];
       const outcome = await askAgent({
@@ -153,10 +149,10 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     assert.equal(second.outcome.threadId, first.outcome.threadId);
     assert.match(second.text, /^\(Turn 2 of this thread\. Earlier you asked: "What does the release checklist say\?"/);
     // The emulator writes a turn just after it sent `done`: poll briefly for the second one.
-    let threads = threadsWith('What does the release checklist say?');
+    let threads = await threadsWith('What does the release checklist say?');
     for (let i = 0; i < 50 && threads[0]?.turns.length !== 2; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      threads = threadsWith('What does the release checklist say?');
+      threads = await threadsWith('What does the release checklist say?');
     }
     assert.equal(threads.length, 1, 'the emulator saw one thread for both turns');
     assert.deepEqual(threads[0]!.turns.map((t) => t.query), ['What does the release checklist say?', 'And who publishes the notes?']);
