@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { decodeAgentMessage, decodeDeleteResult, decodeFileInfo } from '../../src/api/decode';
 import { BadResponseError, NetworkError, RateLimitedError, ServerError, InvalidRequestError } from '../../src/api/errors';
 import { excerptOf, parseRetryAfter } from '../../src/api/httpErrors';
-import { escapeDispositionValue } from '../../src/api/multipart';
+import { dispositionParameters } from '../../src/api/multipart';
 import { redactorFor } from '../../src/api/redact';
 import { retryDelay } from '../../src/api/retry';
 import { parseStreamError } from '../../src/api/streams';
@@ -78,8 +78,9 @@ describe('api decoding and helpers', () => {
     assert.deepEqual(planBatches([], { maxFiles: 2, maxBytes: 20 }), []);
   });
 
-  it('escapes multipart names as RFC 7578 / WHATWG do, keeping UTF-8', () => {
-    assert.equal(escapeDispositionValue('a "b"\r\nc ü 名.txt'), 'a %22b%22%0D%0Ac ü 名.txt');
-    assert.equal(escapeDispositionValue('plain.txt'), 'plain.txt');
+  it('writes multipart names as RFC 7578 quoted-strings, with an RFC 5987 filename* for control characters and non-ASCII', () => {
+    assert.equal(dispositionParameters('file', 'plain.txt'), 'form-data; name="file"; filename="plain.txt"');
+    assert.equal(dispositionParameters('file', 'q"uote\\.txt'), 'form-data; name="file"; filename="q\\"uote\\\\.txt"');
+    assert.equal(dispositionParameters('file', 'a\nü.txt'), `form-data; name="file"; filename="a%0Aü.txt"; filename*=UTF-8''a%0A%C3%BC.txt`);
   });
 });
