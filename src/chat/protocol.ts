@@ -5,7 +5,8 @@
 
 export type ChatMode = 'chat' | 'agent';
 
-export type AnswerState = 'streaming' | 'done' | 'stopped' | 'error' | 'cut-off' | 'length';
+/** `elsewhere`: another window (sharing this store) is streaming this answer right now. */
+export type AnswerState = 'streaming' | 'elsewhere' | 'done' | 'stopped' | 'error' | 'cut-off' | 'length';
 
 export interface UsageView {
   promptTokens: number;

@@ -15,12 +15,12 @@ const AWKWARD = ['q"uote.txt', "it's (1) 100%22.txt", 'new\nline.txt', 'tab\tand
 const WITH_BACKSLASH = ['back\\slash.txt', 'trailing\\', '\\"both\\".txt'];
 
 /** The file names busboy reports for a multipart body, parsed as a server would. */
-function namesBusboySees(req: IncomingMessage, body: Buffer, defParamCharset?: string): Promise<string[]> {
+function namesBusboySees(req: IncomingMessage, body: Buffer, defParamCharset?: "utf8"): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const names: string[] = [];
-    const parser = busboy({ headers: req.headers, preservePath: true, ...(defParamCharset ? { defParamCharset } : {}) });
+    const parser = busboy({ headers: req.headers, preservePath: true, ...(defParamCharset ? { defParamCharset } : {}) } as busboy.BusboyConfig);
     parser.on('file', (_field, stream, info) => {
-      names.push(info.filename);
+      names.push(info.filename ?? "(none)");
       stream.resume();
     });
     parser.on('close', () => resolve(names));

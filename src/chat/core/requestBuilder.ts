@@ -11,7 +11,7 @@ export function buildChatRequest(conversation: Conversation, reasoningModels: re
   for (const turn of conversation.turns) {
     if (turn.role === 'user') messages.push({ role: 'user', content: turn.content });
     // An answer that failed before any text arrived has nothing to tell the model.
-    else if (turn.content.trim() !== '' && turn.state !== 'streaming') messages.push({ role: 'assistant', content: turn.content });
+    else if (turn.content.trim() !== '' && turn.state !== 'streaming' && turn.state !== 'elsewhere') messages.push({ role: 'assistant', content: turn.content });
   }
   const request: ChatCompletionRequest = { model: conversation.model, messages };
   if (parameters.temperature !== undefined) request.temperature = parameters.temperature;
