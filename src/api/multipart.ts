@@ -58,7 +58,6 @@ function quoted(value: string): string {
 }
 
 function needsExtendedForm(value: string): boolean {
-  // eslint-disable-next-line no-control-regex
   return /[^\u0020-\u007e]/.test(value);
 }
 

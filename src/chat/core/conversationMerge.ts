@@ -79,8 +79,7 @@ export function applyInPlace(target: StoredConversation, source: StoredConversat
     if (!same(mine, turn)) replaceContents(mine as unknown as Record<string, unknown>, clone(turn) as unknown as Record<string, unknown>);
     return mine;
   });
-  const { turns: _ignored, ...fields } = clone(source);
-  replaceContents(target as unknown as Record<string, unknown>, { ...fields, turns } as unknown as Record<string, unknown>);
+  replaceContents(target as unknown as Record<string, unknown>, { ...clone(source), turns } as unknown as Record<string, unknown>);
 }
 
 function replaceContents(target: Record<string, unknown>, source: Record<string, unknown>): void {

@@ -1,8 +1,8 @@
 // A second "window": a separate process with its own ConversationStore on a shared root,
-// driven by the two-window tests (test/api/chatStoreWindows.test.ts). Prints one JSON line
+// driven by the two-window tests (test/chat/storeWindows.test.ts). Prints one JSON line
 // per step so the test can act between steps.
-import { ConversationStore } from '../../src/chat/conversationStore';
-import { newTurnId } from '../../src/chat/conversationModel';
+import { ConversationStore } from '../../src/chat/core/conversationStore';
+import { newTurnId } from '../../src/chat/core/conversationModel';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const [root, command, id, ...args] = process.argv.slice(2);

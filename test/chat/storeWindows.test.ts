@@ -10,8 +10,8 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, r
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConversation, newTurnId, type StoredConversation } from '../../src/chat/conversationModel';
-import { ConversationStore } from '../../src/chat/conversationStore';
+import { createConversation, newTurnId, type StoredConversation } from '../../src/chat/core/conversationModel';
+import { ConversationStore } from '../../src/chat/core/conversationStore';
 import type { ModelOptions } from '../../src/chat/protocol';
 
 const options: ModelOptions = { models: ['emu-chat'], reasoningModels: [], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat' };
