@@ -53,6 +53,11 @@ export interface TurnView {
   usage?: UsageView;
   citations?: CitationView[];
   attachments?: AttachmentView[];
+  /**
+   * Agent answers: the service thread the answer was given in (from its `thread` event).
+   * A thread that holds the answer also holds its question, so a retry does not ask it again.
+   */
+  threadId?: string;
   createdAt: number;
 }
 

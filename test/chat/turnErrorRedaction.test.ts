@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
 import { KsmClient } from '../../src/api/client';
-import { ChatSession } from '../../src/chat/core/chatSession';
+import { ChatSession } from '../../src/chat/panel/chatSession';
 import { ConversationStore } from '../../src/chat/core/conversationStore';
 import type { HostToWebview, ModelOptions } from '../../src/chat/protocol';
 

@@ -59,6 +59,11 @@ export interface Turn {
   usage?: TokenUsage;
   citations?: SourceCitation[];
   attachments?: AttachedFile[];
+  /**
+   * Agent answers: the service thread the answer was given in (from its `thread` event).
+   * A thread that holds the answer also holds its question, so a retry does not ask it again.
+   */
+  threadId?: string;
   createdAt: number;
 }
 
