@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CodeServer, ensureCodeServer, packageExtension } from './codeServer';
@@ -109,7 +109,17 @@ function keepForKeyHunt(dir: string): void {
   const huntDir = process.env.KSM_KEY_HUNT_DIR;
   if (huntDir) {
     mkdirSync(huntDir, { recursive: true });
-    cpSync(dir, join(huntDir, basename(dir)), { recursive: true, dereference: false, errorOnExist: false });
+    try {
+      // Files and folders only: code-server's IPC socket cannot be copied (and holds no data).
+      const copyable = (path: string) => {
+        const info = lstatSync(path);
+        return info.isFile() || info.isDirectory() || info.isSymbolicLink();
+      };
+      cpSync(dir, join(huntDir, basename(dir)), { recursive: true, dereference: false, errorOnExist: false, filter: copyable });
+    } finally {
+      removeDir(dir);
+    }
+    return;
   }
   removeDir(dir);
 }
