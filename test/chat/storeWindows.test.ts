@@ -168,7 +168,9 @@ describe('chat: two windows on one conversation store (separate processes)', fun
       fillUp(filler);
       c.turns.push({ id: newTurnId(), role: 'assistant', content: 'y'.repeat(64 * 1024), state: 'done', createdAt: 2000 });
       for (let i = 0; i < 3; i++) await assert.rejects(store.save(c), /ENOSPC/);
-      const temps = () => [...readdirSync(join(storeRoot, 'conversations')), ...readdirSync(storeRoot)].filter((n) => n.endsWith('.tmp'));
+      // Whatever a temp file is called, it is neither a conversation, the index nor a folder of the store.
+      const expected = new Set([`${c.id}.json`, 'conversations', 'index.json', 'live']);
+      const temps = () => [...readdirSync(join(storeRoot, 'conversations')), ...readdirSync(storeRoot)].filter((n) => !expected.has(n));
       assert.deepEqual(temps(), [], 'no temp file outlives a failed write');
       assert.equal(readFileSync(join(storeRoot, 'conversations', `${c.id}.json`), 'utf8'), before, 'the previous version is intact');
       rmSync(filler);
