@@ -3,7 +3,7 @@
 // re-sending the question; an answer the service refused before it began re-sends it.
 // Checked on the emulator's own thread record, over real HTTP.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
@@ -44,8 +44,7 @@ describe('chat: agent Retry never repeats the question in the thread (D17)', () 
 
   async function threadQueries(threadId: string): Promise<string[]> {
     await emulator.waitForIdle();
-    const thread = JSON.parse(readFileSync(join(emulator.dataDir, 'threads', `${threadId}.json`), 'utf8')) as { turns: Array<{ query: string }> };
-    return thread.turns.map((turn) => turn.query);
+    return ((await emulator.readThread(threadId))?.turns ?? []).map((turn) => turn.query);
   }
 
   it('retries an answer cut off mid-stream in its thread without sending the question again', async () => {
