@@ -4,6 +4,7 @@
 import { BadResponseError, StreamError } from './errors';
 import { decodeCitations, decodeUsage, isObject, toNumber } from './decode';
 import { excerptOf } from './httpErrors';
+import type { Redactor } from './redact';
 import type { ServerSentEvent } from './sse';
 import type { AgentEvent, ChatCompletionChunk, ClientLogger } from './types';
 
@@ -14,11 +15,11 @@ export interface StreamState {
   receivedAny: boolean;
 }
 
-function parseJson(data: string, what: string, secrets: ReadonlyArray<string | undefined>): unknown {
+function parseJson(data: string, what: string, redact: Redactor): unknown {
   try {
     return JSON.parse(data);
   } catch (error) {
-    throw new BadResponseError(`${what}: the service sent data that is not valid JSON.`, { excerpt: excerptOf(data, secrets), cause: error });
+    throw new BadResponseError(`${what}: the service sent data that is not valid JSON.`, { excerpt: excerptOf(data, redact), cause: error });
   }
 }
 
@@ -42,7 +43,7 @@ export function parseStreamError(content: unknown): { code?: number; message: st
 /** Decodes one event; returns undefined for events that yield nothing (the terminator). */
 export type EventDecoder<T> = (event: ServerSentEvent) => T | undefined;
 
-export function chatChunkDecoder(state: StreamState, secrets: ReadonlyArray<string | undefined>): EventDecoder<ChatCompletionChunk> {
+export function chatChunkDecoder(state: StreamState, redact: Redactor): EventDecoder<ChatCompletionChunk> {
   const what = 'Chat stream';
   return (event) => {
     const data = event.data;
@@ -50,14 +51,14 @@ export function chatChunkDecoder(state: StreamState, secrets: ReadonlyArray<stri
       state.finished = true;
       return undefined;
     }
-    const chunk = parseJson(data, what, secrets) as ChatCompletionChunk;
+    const chunk = parseJson(data, what, redact) as ChatCompletionChunk;
     const choices = (chunk as { choices?: unknown })?.choices;
-    if (!Array.isArray(choices)) throw new BadResponseError(`${what}: a chunk had no choices.`, { excerpt: excerptOf(data, secrets) });
+    if (!Array.isArray(choices)) throw new BadResponseError(`${what}: a chunk had no choices.`, { excerpt: excerptOf(data, redact) });
     for (let i = 0; i < choices.length; i++) {
       const choice = choices[i];
       if (choice && choice.finish_reason === 'error') {
         const { code, message } = parseStreamError(choice.delta?.content);
-        throw new StreamError(`The service reported an error during the answer${code === undefined ? '' : ` (${code})`}: ${excerptOf(message, secrets)}`, { code });
+        throw new StreamError(`The service reported an error during the answer${code === undefined ? '' : ` (${code})`}: ${excerptOf(message, redact)}`, { code });
       }
     }
     state.receivedAny = true;
@@ -65,18 +66,20 @@ export function chatChunkDecoder(state: StreamState, secrets: ReadonlyArray<stri
   };
 }
 
-export function agentEventDecoder(state: StreamState, secrets: ReadonlyArray<string | undefined>, logger?: ClientLogger): EventDecoder<AgentEvent> {
+export function agentEventDecoder(state: StreamState, redact: Redactor, logger?: ClientLogger): EventDecoder<AgentEvent> {
   const what = 'Agent stream';
   return (event) => {
     const name = event.event ?? 'message';
     state.receivedAny = true;
     if (!KNOWN_AGENT_EVENTS.has(name)) {
-      logger?.debug(`agent stream: passing on unknown event '${excerptOf(name, secrets)}'`);
-      return { kind: 'unknown', event: name, data: event.data };
+      // Passed on to whoever shows or stores it: redacted here, once, like an error.
+      const shownName = redact(name);
+      logger?.debug(`agent stream: passing on unknown event '${excerptOf(shownName, redact)}'`);
+      return { kind: 'unknown', event: shownName, data: redact(event.data) };
     }
-    const data = parseJson(event.data, what, secrets);
-    if (!isObject(data)) throw new BadResponseError(`${what}: event '${name}' did not carry a JSON object.`, { excerpt: excerptOf(event.data, secrets) });
-    const typed = toAgentEvent(name, data);
+    const data = parseJson(event.data, what, redact);
+    if (!isObject(data)) throw new BadResponseError(`${what}: event '${excerptOf(name, redact)}' did not carry a JSON object.`, { excerpt: excerptOf(event.data, redact) });
+    const typed = toAgentEvent(name, data, redact);
     if (typed.kind === 'done') state.finished = true;
     return typed;
   };
@@ -88,7 +91,7 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function toAgentEvent(name: string, data: Record<string, unknown>): AgentEvent {
+function toAgentEvent(name: string, data: Record<string, unknown>, redact: Redactor): AgentEvent {
   const threadId = str(data.thread_id);
   switch (name) {
     case 'thread':
@@ -100,7 +103,8 @@ function toAgentEvent(name: string, data: Record<string, unknown>): AgentEvent {
     case 'message':
       return { kind: 'message', threadId, messageId: str(data.message_id), delta: str(data.delta) ?? '' };
     case 'error':
-      return { kind: 'error', threadId, code: toNumber(data.code) ?? 0, message: str(data.message) ?? 'the agent reported an error' };
+      // An upstream may echo the request (Authorization included) in its error message.
+      return { kind: 'error', threadId, code: toNumber(data.code) ?? 0, message: redact(str(data.message) ?? 'the agent reported an error') };
     default:
       return { kind: 'done', threadId, messageId: str(data.message_id), status: str(data.status) ?? 'stop', usage: decodeUsage(data.usage) };
   }

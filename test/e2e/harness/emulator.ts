@@ -28,7 +28,8 @@ export class EmulatorProcess {
     const dataDir = mkdtempSync(join(tmpdir(), 'ksm-e2e-emulator-'));
     // Deliberately not the emulator's default key, so a test can only pass if the key the
     // user typed is the one the extension sends.
-    const apiKey = `e2e-key-${Math.random().toString(36).slice(2, 12)}`;
+    // scripts/test.sh sets a distinctive one and hunts for it afterwards (scripts/key-hunt.mjs).
+    const apiKey = process.env.KSM_E2E_API_KEY || `e2e-key-${Math.random().toString(36).slice(2, 12)}`;
     // Not the emulator's default user either: "My files" must come from the ksm.userId setting.
     const userId = 'e2e-user';
     const args = ['emulator/cli.ts', '--port', String(port), '--data-dir', dataDir, '--api-key', apiKey, '--user-id', userId, '--test-controls', '--step-ms', '150',

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CodeServer, ensureCodeServer, packageExtension } from './codeServer';
 import { writeMachineSettings, writeUserSettings } from './settings';
 import { EmulatorProcess } from './emulator';
@@ -54,8 +54,9 @@ async function startRun(): Promise<E2ERun> {
     removeDir(emulator.dataDir);
   });
   const root = mkdtempSync(join(tmpdir(), 'ksm-e2e-vscode-'));
-  // Evidence (screenshots, logs) is copied to test-results/; the scratch folders go.
-  cleanups.push(async () => removeDir(root));
+  // Evidence (screenshots, logs) is copied to test-results/; the scratch folders go (after
+  // the key hunt has looked through them, when scripts/test.sh asks for one).
+  cleanups.push(async () => keepForKeyHunt(root));
   const userDataDir = join(root, 'user-data');
   const extensionsDir = join(root, 'extensions');
   await timed('install VSIX', CodeServer.installExtension(launcher, extensionsDir, vsix));
@@ -72,7 +73,7 @@ async function startRun(): Promise<E2ERun> {
   });
   if (e2eProfile().machineSettings) writeMachineSettings(userDataDir, { 'ksm.baseUrl': emulator.url, 'ksm.userId': emulator.userId });
   const workspace = prepareWorkspace();
-  cleanups.push(async () => removeDir(workspace));
+  cleanups.push(async () => keepForKeyHunt(workspace));
   const codeServer = await timed(
     'code-server start',
     CodeServer.start(launcher, { userDataDir, extensionsDir, workspace, logFile: join(RESULTS_ROOT, `${e2eProfile().logPrefix}code-server.log`) }),
@@ -97,6 +98,30 @@ export async function stopSharedRun(): Promise<void> {
     }
   }
   shared = undefined;
+}
+
+/**
+ * With KSM_KEY_HUNT_DIR set (scripts/test.sh), a scratch folder (VS Code's user data with
+ * its logs, global and workspace storage and conversation files; the workspace) is moved
+ * there for scripts/key-hunt.mjs, which removes it after looking; otherwise it is removed.
+ */
+function keepForKeyHunt(dir: string): void {
+  const huntDir = process.env.KSM_KEY_HUNT_DIR;
+  if (huntDir) {
+    mkdirSync(huntDir, { recursive: true });
+    try {
+      // Files and folders only: code-server's IPC socket cannot be copied (and holds no data).
+      const copyable = (path: string) => {
+        const info = lstatSync(path);
+        return info.isFile() || info.isDirectory() || info.isSymbolicLink();
+      };
+      cpSync(dir, join(huntDir, basename(dir)), { recursive: true, dereference: false, errorOnExist: false, filter: copyable });
+    } finally {
+      removeDir(dir);
+    }
+    return;
+  }
+  removeDir(dir);
 }
 
 export function removeDir(dir: string): void {
