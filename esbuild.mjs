@@ -13,6 +13,8 @@ const outdir = outdirFlag > 0 ? process.argv[outdirFlag + 1] : 'dist';
 
 /**
  * undici is most of the extension's code but is needed only once a request is made.
+ * The tokenizer (gpt-tokenizer's cl100k_base, about 1 MB) is needed only when VS Code's
+ * Chat counts tokens for a KSM model; it gets the same treatment.
  * Parsing it inside extension.js would cost activation ~10-20 ms even though it only
  * runs later, so it is built as its own file and required at first use (src/api imports
  * it only from modules that load lazily; see src/common/core/lazyClient.ts).
@@ -21,6 +23,7 @@ const lazyVendorPlugin = {
   name: 'lazy-vendor',
   setup(build) {
     build.onResolve({ filter: /^undici$/ }, () => ({ path: './vendor/undici.js', external: true }));
+    build.onResolve({ filter: /^gpt-tokenizer\/encoding\/cl100k_base$/ }, () => ({ path: './vendor/tokenizer.js', external: true }));
   },
 };
 
@@ -75,6 +78,14 @@ const allTargets = [
   {
     ...common,
     entryPoints: { 'vendor/undici': 'node_modules/undici/index.js' },
+    outdir,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
+    ...common,
+    entryPoints: { 'vendor/tokenizer': 'node_modules/gpt-tokenizer/cjs/encoding/cl100k_base.js' },
     outdir,
     platform: 'node',
     format: 'cjs',

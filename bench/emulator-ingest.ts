@@ -49,6 +49,14 @@ async function main(): Promise<void> {
   });
 
   const emulator = await startEmulator({ port: 0, dataDir: join(work, 'data'), stepMs: 0 });
+  // A running service: its processing worker is loaded (by a first small file) before the clock starts.
+  const warmUp = new FormData();
+  warmUp.append('volume', 'warm');
+  warmUp.append('embedding', 'emu-embed');
+  warmUp.append('do_chunking', '1');
+  warmUp.append('file', new Blob(['warm up']), 'warm.txt');
+  await fetch(`${emulator.url}/ksm/rag/v5/files`, { method: 'POST', headers: { Authorization: `Bearer ${emulator.apiKey}` }, body: warmUp });
+  await emulator.waitForIdle();
   const server = await seconds(async () => {
     const form = new FormData();
     form.append('volume', 'bench');

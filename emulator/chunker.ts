@@ -1,7 +1,8 @@
 // Splits text into overlapping word windows, so a sentence cut at one chunk's end is whole
 // in the next one. Windows are by words (not tokens) to stay fast and deterministic; a
-// chunk is a slice of the original text (word offsets are recorded once, no per-word
-// strings; collapsing whitespace per chunk cost 8x the whole split, so snippets do it).
+// chunk is a slice of the original text. The generator keeps only the current window's
+// word offsets, so a 64 MB text does not need arrays of millions of offsets (a worker
+// chunks, embeds and stores it batch by batch).
 export interface ChunkOptions {
   wordsPerChunk: number;
   overlapWords: number;
@@ -9,21 +10,26 @@ export interface ChunkOptions {
 
 export const DEFAULT_CHUNKING: ChunkOptions = { wordsPerChunk: 120, overlapWords: 24 };
 
-export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING): string[] {
-  const starts: number[] = [];
-  const ends: number[] = [];
+export function* iterateChunks(text: string, options: ChunkOptions = DEFAULT_CHUNKING): Generator<string> {
+  const stride = Math.max(1, options.wordsPerChunk - options.overlapWords);
   const word = /\S+/g;
-  for (let match = word.exec(text); match; match = word.exec(text)) {
+  // Word offsets from the current window's first word on.
+  let starts: number[] = [];
+  let ends: number[] = [];
+  let match = word.exec(text);
+  while (match) {
     starts.push(match.index);
     ends.push(match.index + match[0].length);
+    match = word.exec(text);
+    if (starts.length === options.wordsPerChunk || !match) {
+      yield text.slice(starts[0], ends[ends.length - 1]);
+      if (!match) return;
+      starts = starts.slice(stride);
+      ends = ends.slice(stride);
+    }
   }
-  if (starts.length === 0) return [];
-  const stride = Math.max(1, options.wordsPerChunk - options.overlapWords);
-  const chunks: string[] = [];
-  for (let first = 0; first < starts.length; first += stride) {
-    const last = Math.min(first + options.wordsPerChunk, starts.length) - 1;
-    chunks.push(text.slice(starts[first], ends[last]));
-    if (last === starts.length - 1) break;
-  }
-  return chunks;
+}
+
+export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING): string[] {
+  return [...iterateChunks(text, options)];
 }

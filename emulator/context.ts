@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultBook } from './faults';
 import type { Processor } from './pipeline';
 import type { Store } from './store';
-import type { ThreadStore } from './agent-threads';
+import type { ThreadStore } from './agentThreads';
 import type { Dialect } from './dialects';
 
 export interface UpstreamConfig {

@@ -7,7 +7,7 @@
 // `done`, error bodies in other shapes, and other SSE line endings (also a stream that
 // closes without its final blank line).
 import type { ServerResponse } from 'node:http';
-import { badRequest, errorType } from './http-errors';
+import { badRequest, errorType } from './httpErrors';
 
 export interface Dialect {
   /** Where an agent event's kind goes: the SSE `event:` name (D19), or an `event`/`type` field with no event name. */

@@ -2,7 +2,7 @@
 // Each kind is consumed only where it can act: `latency`/`status` when the request
 // arrives, `reset` while an upload body is received or as a stream/JSON answer goes out,
 // stream kinds by the SSE writer, `truncate-json` by a JSON answer.
-import { badRequest } from './http-errors';
+import { badRequest } from './httpErrors';
 
 export type FaultRule = { path?: string; method?: string; times?: number } & (
   | { kind: 'latency'; ms: number }

@@ -15,6 +15,10 @@ export interface FileRecord {
   volume: string;
   embedding: string;
   doChunking: DoChunking;
+  /** Starts of processing so far (store.ts: a file that keeps killing its worker ends `na`). */
+  attempts?: number;
+  /** Set once the file's chunks are all stored (null while processing). */
+  chunkCount?: number | null;
 }
 
 export interface WireFileInfo {

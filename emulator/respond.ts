@@ -1,6 +1,6 @@
 // Sends JSON answers through the fault book, so `truncate-json` and `reset` can act.
 import type { RequestContext } from './context';
-import { sendJson } from './http-errors';
+import { sendJson } from './httpErrors';
 
 export function respondJson(ctx: RequestContext, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const fault = ctx.shared.faults.take(ctx.path, ctx.method, ['truncate-json', 'reset']);

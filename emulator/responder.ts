@@ -10,13 +10,15 @@
 // Tool-call rule (D15): when tools are offered and the last message is from the user and
 // names one of the tools (its name, or the name with _ and - read as spaces, case-insensitive),
 // the answer is a call of that tool with arguments generated from its parameter schema;
-// double-quoted strings in the prompt fill the string arguments. After a `tool` message the
-// answer quotes the tool's result.
+// double-quoted strings in the prompt fill the string arguments. When several tools are
+// named, the one named last wins, and the quotes after that mention fill its arguments:
+// chat clients such as VS Code's agent put their own instructions (which name other tools)
+// before the user's request. After a `tool` message the answer quotes the tool's result.
 import { randomInt } from 'node:crypto';
 import { decode, encode } from 'gpt-tokenizer';
-import type { ToolCall, ValidCompletionRequest } from './completion-validate';
+import type { ToolCall, ValidCompletionRequest } from './completionValidate';
 import { words as wordsOf } from './embedder';
-import { valueForSchema } from './schema-value';
+import { boundedValueForSchema } from './schemaValue';
 
 export interface Generation {
   reasoning: string | null;
@@ -96,12 +98,18 @@ function codeBlock(question: string): string {
     : '```typescript\nexport function answer(question: string): string {\n  return `You asked: ${question}`;\n}\n```';
 }
 
-function toolMentioned(request: ValidCompletionRequest, text: string) {
+/** The tool named last in `text`, and where that mention ends. */
+function toolMentioned(request: ValidCompletionRequest, text: string): { tool: ValidCompletionRequest['tools'][number]; after: number } | undefined {
   const lower = text.toLowerCase();
-  return request.tools.find((tool) => {
+  let best: { tool: ValidCompletionRequest['tools'][number]; after: number } | undefined;
+  for (const tool of request.tools) {
     const name = tool.name.toLowerCase();
-    return lower.includes(name) || lower.includes(name.replace(/[_-]/g, ' '));
-  });
+    for (const form of [name, name.replace(/[_-]/g, ' ')]) {
+      const at = lower.lastIndexOf(form);
+      if (at >= 0 && (!best || at + form.length > best.after)) best = { tool, after: at + form.length };
+    }
+  }
+  return best;
 }
 
 export function generate(request: ValidCompletionRequest, responseWords: number): Generation {
@@ -111,7 +119,10 @@ export function generate(request: ValidCompletionRequest, responseWords: number)
   const seed = request.seed ?? (request.temperature === 0 ? hashText(JSON.stringify(messages)) : randomInt(2 ** 31));
   const random = mulberry32(seed);
   const promptWords = wordsOf(lastUser).filter((w) => w.length > 2);
-  const quoted = [...lastUser.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+  const mention = last.role === 'user' ? toolMentioned(request, last.content) : undefined;
+  const quotesOf = (text: string) => [...text.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+  const afterMention = mention ? quotesOf(last.content.slice(mention.after)) : [];
+  const quoted = afterMention.length ? afterMention : quotesOf(lastUser);
   let quoteIndex = 0;
   const stringFill = () => quoted[quoteIndex++] ?? fillerText(random, promptWords, 3).split(/\s+/).slice(0, 4).join(' ');
   const base = { promptTokens: promptTokens(messages), reasoningTokens: null as number | null };
@@ -124,16 +135,16 @@ export function generate(request: ValidCompletionRequest, responseWords: number)
     base.reasoningTokens = countTokens(reasoning);
   }
 
-  const tool = last.role === 'user' ? toolMentioned(request, last.content) : undefined;
+  const tool = mention?.tool;
   if (tool) {
-    const args = valueForSchema(tool.parameters ?? { type: 'object', properties: {} }, stringFill);
+    const args = boundedValueForSchema(tool.parameters ?? { type: 'object', properties: {} }, stringFill, 'tools');
     const call: ToolCall = { id: `call_${seed.toString(36)}${messages.length}`, type: 'function', function: { name: tool.name, arguments: JSON.stringify(args) } };
     return { ...base, reasoning, content: '', toolCalls: [call], finishReason: 'tool_calls', completionTokens: countTokens(call.function.arguments) + (base.reasoningTokens ?? 0) };
   }
 
   let content: string;
   if (request.responseFormat.type === 'json_schema') {
-    content = JSON.stringify(valueForSchema(request.responseFormat.schema, stringFill));
+    content = JSON.stringify(boundedValueForSchema(request.responseFormat.schema, stringFill, 'response_format'));
   } else if (request.responseFormat.type === 'json_object') {
     content = JSON.stringify({ question: excerpt(lastUser), answer: fillerText(random, promptWords, Math.min(responseWords, 30)) });
   } else if (last.role === 'tool') {

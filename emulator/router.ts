@@ -1,12 +1,12 @@
 // Request dispatch: test controls, faults that act on arrival, authentication (D1), routes.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { handleAgentMessage } from './agent-route';
-import { handleCompletion } from './completions-route';
+import { handleAgentMessage } from './agentRoute';
+import { handleCompletion } from './completionsRoute';
 import type { RequestContext } from './context';
 import { parseDialect } from './dialects';
 import { parseFaultRule } from './faults';
-import { handleDelete, handleList, handleUpload } from './files-routes';
-import { HttpError, errorBody, readJsonBody, sendHtmlError, sendJson } from './http-errors';
+import { handleDelete, handleList, handleUpload } from './filesRoutes';
+import { HttpError, errorBody, readJsonBody, sendHtmlError, sendJson } from './httpErrors';
 
 type Handler = (ctx: RequestContext) => Promise<void>;
 
@@ -44,9 +44,19 @@ export async function routeRequest(ctx: RequestContext, config: { apiKeys: Recor
   await handler(ctx);
 }
 
+/** D1, with a message that names what is wrong with the header (never echoing the key). */
 function authenticate(header: string | undefined, apiKeys: Record<string, string>): string {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!match) throw new HttpError(401, 'missing API key: send Authorization: Bearer <key>');
+  const value = (header ?? '').trim();
+  if (!value) throw new HttpError(401, 'missing API key: send Authorization: Bearer <key>');
+  const [scheme, ...rest] = value.split(/\s+/);
+  if (scheme.toLowerCase() !== 'bearer') {
+    throw new HttpError(401, `malformed Authorization header: the scheme must be Bearer, got "${scheme.slice(0, 20)}" (send Authorization: Bearer <key>)`);
+  }
+  if (rest.length === 0) throw new HttpError(401, 'malformed Authorization header: "Bearer" without a key (send Authorization: Bearer <key>)');
+  if (rest.length > 1) {
+    throw new HttpError(401, `malformed Authorization header: expected "Bearer <key>", got ${rest.length} words after Bearer (a key has no spaces; check for a pasted extra word)`);
+  }
+  const match = [value, rest[0]];
   const userId = Object.hasOwn(apiKeys, match[1]) ? apiKeys[match[1]] : undefined;
   if (!userId) throw new HttpError(401, 'the API key is not valid');
   return userId;

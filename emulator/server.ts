@@ -5,14 +5,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ThreadStore } from './agent-threads';
+import { ThreadStore, type Thread } from './agentThreads';
 import type { EmulatorStats, RequestContext, Shared, UpstreamConfig } from './context';
 import { FaultBook, type FaultRule } from './faults';
 import { parseDialect, sendDialectError, type Dialect } from './dialects';
-import { HttpError } from './http-errors';
+import { HttpError } from './httpErrors';
 import { Processor } from './pipeline';
 import { routeRequest } from './router';
 import { Store } from './store';
+import { DEFAULT_FILE_TIMEOUT_MS } from './limits';
+import { DEFAULT_WORKERS, WorkerPool } from './workerPool';
 
 export type { FaultRule } from './faults';
 
@@ -25,11 +27,19 @@ export interface EmulatorOptions {
   tokenDelayMs?: number;
   responseWords?: number;
   maxUploadBytes?: number;
+  /** Processing workers (default: one less than the cores, 1..4). */
+  processingWorkers?: number;
+  /** How long one file's processing may take before its worker is ended (limits.ts). */
+  fileTimeoutMs?: number;
+  /** Heap cap of a processing worker in MB (limits.ts WORKER_HEAP_MB). */
+  workerHeapMb?: number;
   testControls?: boolean;
   upstream?: UpstreamConfig;
   /** Serve the open shapes in another form (dialects.ts): a preset name, `key=value,…`, or an object. */
   dialect?: Dialect | string;
   log?: (line: string) => void;
+  /** Start-up reports that must be seen (damaged files quarantined, an import); default console.warn. */
+  warn?: (line: string) => void;
 }
 
 export interface RunningEmulator {
@@ -37,12 +47,18 @@ export interface RunningEmulator {
   readonly apiKey: string;
   readonly userId: string;
   readonly dataDir: string;
+  /** What the start reported through `warn` (quarantined files, an import of the older layout). */
+  readonly warnings: readonly string[];
   readonly faults: { add(rule: FaultRule): void; clear(): void };
   readonly stats: EmulatorStats;
   readonly events: EventEmitter;
   /** Switches the dialect for the next requests (also `PUT /_emulator/dialect`). */
   setDialect(dialect: Dialect | string | undefined): void;
   waitForIdle(): Promise<void>;
+  /** A stored agent thread, as the store has it (for tests that check what was saved). */
+  readThread(id: string): Promise<Thread | undefined>;
+  /** Every stored agent thread, oldest first. */
+  readThreads(): Promise<Thread[]>;
   close(): Promise<void>;
 }
 
@@ -62,11 +78,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (!firstKey) throw new Error('apiKeys must hold at least one key');
   const dataDir = options.dataDir ?? defaultDataDir();
   const log = options.log ?? (() => undefined);
-  const store = await Store.open(dataDir);
-  const processor = new Processor(store, options.stepMs ?? 200, log);
+  const warnings: string[] = [];
+  const warn = (line: string) => {
+    warnings.push(line);
+    (options.warn ?? ((text: string) => console.warn(`ksm emulator: ${text}`)))(line);
+  };
+  const store = await Store.open(dataDir, warn);
+  const pool = new WorkerPool(options.processingWorkers ?? DEFAULT_WORKERS, options.fileTimeoutMs ?? DEFAULT_FILE_TIMEOUT_MS, options.workerHeapMb);
+  const processor = new Processor(store, pool, options.stepMs ?? 200, log);
   const shared: Shared = {
     store,
-    threads: new ThreadStore(store.threadsDir),
+    threads: new ThreadStore(store.db),
     processor,
     faults: new FaultBook(),
     stats: { requests: 0, abortedStreams: 0, abortedUploads: 0 },
@@ -78,7 +100,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     dialect: parseDialect(options.dialect),
     log,
   };
-  for (const record of store.allRecords()) processor.enqueue(record); // resume after a restart
+  for (const record of store.unfinishedRecords()) processor.enqueue(record); // resume after a restart
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://emulator').pathname;
@@ -87,6 +109,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     res.on('finish', () => log(`${method} ${path} ${res.statusCode} ${Date.now() - started}ms`));
     const ctx: RequestContext = { req, res, path, method, userId: '', shared };
     try {
+      assertLoopbackHost(req.headers.host);
       await routeRequest(ctx, { apiKeys, testControls: options.testControls === true });
     } catch (error) {
       answerError(ctx, error);
@@ -112,6 +135,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     apiKey: firstKey,
     userId: firstUser!,
     dataDir,
+    warnings,
     faults: shared.faults,
     stats: shared.stats,
     events: shared.events,
@@ -119,6 +143,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       shared.dialect = parseDialect(dialect);
     },
     waitForIdle: () => processor.waitForIdle(),
+    readThread: (id) => shared.threads.get(id),
+    readThreads: () => shared.threads.all(),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -126,8 +152,30 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       });
       await Promise.all(inFlight);
       await processor.stop();
+      store.close();
     },
   };
+}
+
+/**
+ * DNS rebinding guard: a web page can make a browser send requests to 127.0.0.1 under its
+ * own host name; the Host header then names that site. Only loopback names and addresses
+ * (any port) are served: localhost and *.localhost, 127.0.0.0/8, [::1].
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const match = /^(\[[^\]]+\]|[^:]+)(?::\d{1,5})?$/.exec(host.trim());
+  if (!match) return false;
+  const name = match[1].toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+function assertLoopbackHost(host: string | undefined): void {
+  if (isLoopbackHost(host)) return;
+  throw new HttpError(
+    421,
+    `the emulator only answers requests addressed to a loopback host (localhost, 127.0.0.1, [::1]); this one named Host "${(host ?? '(none)').slice(0, 100)}"`,
+  );
 }
 
 function answerError(ctx: RequestContext, error: unknown): void {

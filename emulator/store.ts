@@ -1,30 +1,22 @@
-// Everything the emulator keeps, on disk under the data folder, mirrored in memory.
+// Everything the emulator keeps: records, chunks, vectors and threads in SQLite
+// (database.ts), uploaded bytes as files under volumes/<dir>/content/<uuid>.
 //
-// Layout (see README): volumes/<dir>/volume.json, records/<uuid>.json (one JSON per file,
-// the only thing listing reads), content/<uuid> (the uploaded bytes), chunks/<uuid>.json
-// (chunk texts) and chunks/<uuid>.vec (vectors). Content is written and fsynced before its record, and a
-// record is deleted before its content, so a crash never leaves a listed file without its
-// bytes; orphans (content or chunks without a record) are swept on start.
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+// An upload's bytes are fsynced and moved into place first, listed in `loose_content`, and
+// then one transaction inserts all its records and forgets them from `loose_content`: a
+// kill at any point leaves the whole upload or none of it, and the next start removes the
+// loose bytes of an upload that never committed. A delete removes the records in one
+// transaction (noting the bytes as loose), then the bytes. Start-up reads no per-file data:
+// it removes loose bytes and temp uploads and queues the unfinished files.
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { moveIntoPlace, writeFileAtomic } from './atomic-fs';
-import { EMBEDDING_DIMENSIONS } from './embedder';
-import type { FileRecord } from './records';
+import { fsyncDir } from './atomicFs';
+import { DamagedStoreError, openStore, quarantineStore, type Db } from './database';
+import { cosine } from './embedder';
+import { hasLegacyLayout, importLegacyLayout } from './legacyImport';
+import type { DoChunking, FileRecord, FileStatus } from './records';
 import { volumeDirName } from './volumes';
-
-export interface ChunkSet {
-  texts: string[];
-  /** null when the file was chunked without embedding (do_chunking=2). */
-  vectors: Float32Array[] | null;
-}
-
-interface StoredChunks {
-  texts: string[];
-  /** Whether chunks/<uuid>.vec holds one Float32 vector per text, back to back. */
-  vectors: boolean;
-}
 
 export interface StagedFile {
   tempPath: string;
@@ -32,193 +24,297 @@ export interface StagedFile {
   size: number;
 }
 
+interface FileRow {
+  uuid: string;
+  volume: string;
+  seq: number;
+  filename: string;
+  filesize: number;
+  date: string;
+  status: FileStatus;
+  status_detail: string | null;
+  embedding: string;
+  do_chunking: number;
+  attempts: number;
+  chunk_count: number | null;
+}
+
+/** Where retrieval looks: given files, or every file of some volumes (D18). */
+export type SearchScope = { fileIds: string[] } | { volumes: string[] };
+
+export interface ScoredChunk {
+  uuid: string;
+  chunkIndex: number;
+  score: number;
+}
+
+function toRecord(row: FileRow): FileRecord {
+  const record: FileRecord = {
+    uuid: row.uuid,
+    filename: row.filename,
+    filesize: row.filesize,
+    date: row.date,
+    seq: row.seq,
+    status: row.status,
+    volume: row.volume,
+    embedding: row.embedding,
+    doChunking: row.do_chunking as DoChunking,
+    attempts: row.attempts,
+    chunkCount: row.chunk_count,
+  };
+  if (row.status_detail) record.statusDetail = row.status_detail;
+  return record;
+}
+
+/** How often the request thread copies the WAL back (its own commits do not: database.ts). */
+const CHECKPOINT_EVERY_MS = 10_000;
+
 export class Store {
-  private readonly volumes = new Map<string, Map<string, FileRecord>>();
-  private readonly chunkSets = new Map<string, ChunkSet>();
-  private sequence = 0;
+  private sequence: number;
+  private readonly checkpointTimer: NodeJS.Timeout;
 
-  private constructor(readonly dataDir: string) {}
+  private constructor(
+    readonly dataDir: string,
+    readonly db: Db,
+  ) {
+    this.sequence = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM files').get() as { seq: number }).seq;
+    // PASSIVE: copies what no reader needs, never waits for a writer.
+    this.checkpointTimer = setInterval(() => db.open && db.pragma('wal_checkpoint(PASSIVE)'), CHECKPOINT_EVERY_MS);
+    this.checkpointTimer.unref();
+  }
 
-  static async open(dataDir: string): Promise<Store> {
-    const store = new Store(dataDir);
-    await store.load();
+  /**
+   * Opens the data folder: a damaged store is moved to quarantine/ with the bytes it
+   * described (reported through `warn`, never deleted); a folder in the older JSON layout
+   * is imported once (legacyImport.ts).
+   */
+  static async open(dataDir: string, warn: (line: string) => void = () => undefined): Promise<Store> {
+    mkdirSync(dataDir, { recursive: true });
+    let db: Db;
+    try {
+      db = openStore(dataDir);
+    } catch (error) {
+      if (!(error instanceof DamagedStoreError)) throw error;
+      const folder = quarantineStore(dataDir);
+      warn(`${error.message}. It was moved, with the uploaded files it listed, to ${folder}; starting with an empty store. Nothing was deleted: inspect or remove that folder yourself.`);
+      db = openStore(dataDir);
+    }
+    const store = new Store(dataDir, db);
+    if (store.isEmpty() && hasLegacyLayout(dataDir)) {
+      await importLegacyLayout(dataDir, db, warn);
+      store.sequence = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM files').get() as { seq: number }).seq;
+    }
+    store.sweepLeftovers();
     return store;
+  }
+
+  get path(): string {
+    return this.db.name;
   }
 
   get tempDir(): string {
     return join(this.dataDir, 'tmp');
   }
 
-  get threadsDir(): string {
-    return join(this.dataDir, 'threads');
-  }
-
   newTempPath(): string {
     return join(this.tempDir, randomUUID());
+  }
+
+  close(): void {
+    clearInterval(this.checkpointTimer);
+    if (this.db.open) this.db.close();
+  }
+
+  private isEmpty(): boolean {
+    return this.db.prepare('SELECT 1 FROM volumes LIMIT 1').get() === undefined && this.db.prepare('SELECT 1 FROM threads LIMIT 1').get() === undefined;
   }
 
   private volumeDir(volume: string): string {
     return join(this.dataDir, 'volumes', volumeDirName(volume));
   }
 
-  contentPath(record: FileRecord): string {
+  contentPath(record: Pick<FileRecord, 'volume' | 'uuid'>): string {
     return join(this.volumeDir(record.volume), 'content', record.uuid);
   }
 
   hasVolume(volume: string): boolean {
-    return this.volumes.has(volume);
+    return this.db.prepare('SELECT 1 FROM volumes WHERE name = ?').get(volume) !== undefined;
   }
 
-  /** Files of a volume in upload order (D10). */
-  listFiles(volume: string): FileRecord[] {
-    const files = [...(this.volumes.get(volume)?.values() ?? [])];
-    return files.sort((a, b) => a.seq - b.seq);
+  countFiles(volume: string): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM files WHERE volume = ?').get(volume) as { n: number }).n;
   }
 
-  allRecords(): FileRecord[] {
-    return [...this.volumes.values()].flatMap((files) => [...files.values()]);
+  /** One page of a volume's files in upload order (D10), read through the (volume, seq) index. */
+  listFiles(volume: string, offset = 0, limit = -1): FileRecord[] {
+    const rows = this.db.prepare('SELECT * FROM files WHERE volume = ? ORDER BY seq LIMIT ? OFFSET ?').all(volume, limit, offset) as FileRow[];
+    return rows.map(toRecord);
   }
 
   findRecord(uuid: string): FileRecord | undefined {
-    for (const files of this.volumes.values()) {
-      const record = files.get(uuid);
-      if (record) return record;
-    }
-    return undefined;
+    const row = this.db.prepare('SELECT * FROM files WHERE uuid = ?').get(uuid) as FileRow | undefined;
+    return row && toRecord(row);
   }
 
-  getChunks(uuid: string): ChunkSet | undefined {
-    return this.chunkSets.get(uuid);
+  /** Files whose processing has not ended, oldest first (resumed after a restart). */
+  unfinishedRecords(): FileRecord[] {
+    return (this.db.prepare("SELECT * FROM files WHERE status NOT IN ('done', 'na') ORDER BY seq").all() as FileRow[]).map(toRecord);
   }
 
-  /** Stores an upload: all content first, then the records, so nothing is half-listed. */
+  /** How many of the scope's files exist and how many are searchable (`done`). */
+  countScope(scope: SearchScope): { total: number; searchable: number } {
+    const { where, param } = scopeFilter(scope);
+    return this.db.prepare(`SELECT count(*) AS total, coalesce(sum(status = 'done'), 0) AS searchable FROM files f WHERE ${where}`).get(param) as {
+      total: number;
+      searchable: number;
+    };
+  }
+
+  /** Stores an upload: every file's bytes in place, then all records in one transaction. */
   async commitUpload(
     volume: string,
     staged: StagedFile[],
-    fields: { embedding: string; doChunking: FileRecord['doChunking']; date: string },
+    fields: { embedding: string; doChunking: DoChunking; date: string },
   ): Promise<FileRecord[]> {
     const dir = this.volumeDir(volume);
-    await Promise.all(['records', 'content', 'chunks'].map((sub) => mkdir(join(dir, sub), { recursive: true })));
-    if (!this.volumes.has(volume)) {
-      await writeFileAtomic(join(dir, 'volume.json'), JSON.stringify({ name: volume }));
-      this.volumes.set(volume, new Map());
-    }
+    mkdirSync(join(dir, 'content'), { recursive: true });
     const records = staged.map((file): FileRecord => ({
       uuid: randomUUID(),
       filename: file.filename,
       filesize: file.size,
       date: fields.date,
-      seq: ++this.sequence,
+      seq: 0,
       status: 'uploaded',
       volume,
       embedding: fields.embedding,
       doChunking: fields.doChunking,
+      attempts: 0,
+      chunkCount: null,
     }));
-    for (const [i, record] of records.entries()) await moveIntoPlace(staged[i].tempPath, this.contentPath(record));
-    for (const record of records) await this.writeRecord(record);
-    const files = this.volumes.get(volume)!;
-    for (const record of records) files.set(record.uuid, record);
+    const paths = records.map((record) => this.contentPath(record));
+    const noteLoose = this.db.prepare('INSERT OR IGNORE INTO loose_content (path) VALUES (?)');
+    this.db.transaction(() => paths.forEach((path) => noteLoose.run(path)))();
+    for (const [i, file] of staged.entries()) await rename(file.tempPath, paths[i]);
+    await fsyncDir(join(dir, 'content'));
+
+    const insertVolume = this.db.prepare('INSERT OR IGNORE INTO volumes (name, dir) VALUES (?, ?)');
+    const insertFile = this.db.prepare(
+      'INSERT INTO files (uuid, volume, seq, filename, filesize, date, status, embedding, do_chunking) VALUES (@uuid, @volume, @seq, @filename, @filesize, @date, @status, @embedding, @doChunking)',
+    );
+    const forget = this.db.prepare('DELETE FROM loose_content WHERE path = ?');
+    const firstSeq = this.sequence;
+    try {
+      this.db.transaction(() => {
+        insertVolume.run(volume, volumeDirName(volume));
+        records.forEach((record, i) => {
+          record.seq = firstSeq + i + 1;
+          insertFile.run({ ...record });
+          forget.run(paths[i]);
+        });
+      })();
+    } catch (error) {
+      await Promise.all(paths.map((path) => rm(path, { force: true })));
+      this.db.transaction(() => paths.forEach((path) => forget.run(path)))();
+      throw error;
+    }
+    this.sequence = firstSeq + records.length;
     return records;
   }
 
-  async updateRecord(record: FileRecord): Promise<void> {
-    if (!this.volumes.get(record.volume)?.has(record.uuid)) return; // deleted meanwhile
-    await this.writeRecord(record);
+  /** Persists a new status; false when the file was deleted meanwhile. */
+  setStatus(uuid: string, status: FileStatus, detail?: string): boolean {
+    const info = this.db
+      .prepare('UPDATE files SET status = ?, status_detail = coalesce(?, status_detail) WHERE uuid = ?')
+      .run(status, detail ?? null, uuid);
+    return info.changes > 0;
   }
 
-  private async writeRecord(record: FileRecord): Promise<void> {
-    await writeFileAtomic(join(this.volumeDir(record.volume), 'records', `${record.uuid}.json`), JSON.stringify(record));
+  /** Counts one more start of processing a file (so a file that kills its worker cannot loop). */
+  beginAttempt(uuid: string): number {
+    const row = this.db.prepare('UPDATE files SET attempts = attempts + 1 WHERE uuid = ? RETURNING attempts').get(uuid) as { attempts: number } | undefined;
+    return row?.attempts ?? 0;
   }
 
-  /** Vectors (raw Float32, compact and fast) first, then the texts JSON that marks the set complete. */
-  async saveChunks(record: FileRecord, chunks: ChunkSet): Promise<void> {
-    if (!this.volumes.get(record.volume)?.has(record.uuid)) return; // deleted meanwhile
-    const dir = join(this.volumeDir(record.volume), 'chunks');
-    if (chunks.vectors) {
-      const packed = new Float32Array(chunks.vectors.length * EMBEDDING_DIMENSIONS);
-      chunks.vectors.forEach((vector, i) => packed.set(vector, i * EMBEDDING_DIMENSIONS));
-      await writeFileAtomic(join(dir, `${record.uuid}.vec`), new Uint8Array(packed.buffer));
-    }
-    const stored: StoredChunks = { texts: chunks.texts, vectors: chunks.vectors !== null };
-    await writeFileAtomic(join(dir, `${record.uuid}.json`), JSON.stringify(stored));
-    this.chunkSets.set(record.uuid, chunks);
+  undoAttempt(uuid: string): void {
+    this.db.prepare('UPDATE files SET attempts = max(attempts - 1, 0) WHERE uuid = ?').run(uuid);
   }
 
-  /** Removes the record first (it stops being listed), then its bytes and chunks. */
+  /** Removes the records (and their chunks) in one transaction, then their bytes. */
   async deleteFiles(volume: string, uuids: string[]): Promise<{ deleted: string[]; notFound: string[] }> {
-    const files = this.volumes.get(volume);
     const deleted: string[] = [];
     const notFound: string[] = [];
-    for (const uuid of uuids) {
-      const record = files?.get(uuid);
-      if (!files || !record) {
-        notFound.push(uuid);
-        continue;
+    const removeFile = this.db.prepare('DELETE FROM files WHERE uuid = ? AND volume = ?');
+    const removeChunks = this.db.prepare('DELETE FROM chunks WHERE file_uuid = ?');
+    const noteLoose = this.db.prepare('INSERT OR IGNORE INTO loose_content (path) VALUES (?)');
+    this.db.transaction(() => {
+      for (const uuid of uuids) {
+        if (removeFile.run(uuid, volume).changes === 0) {
+          notFound.push(uuid);
+          continue;
+        }
+        removeChunks.run(uuid);
+        noteLoose.run(this.contentPath({ volume, uuid }));
+        deleted.push(uuid);
       }
-      files.delete(uuid);
-      this.chunkSets.delete(uuid);
-      const dir = this.volumeDir(volume);
-      await rm(join(dir, 'records', `${uuid}.json`), { force: true });
-      await rm(this.contentPath(record), { force: true });
-      await rm(join(dir, 'chunks', `${uuid}.json`), { force: true });
-      await rm(join(dir, 'chunks', `${uuid}.vec`), { force: true });
-      deleted.push(uuid);
-    }
+    })();
+    await this.removeLoose(deleted.map((uuid) => this.contentPath({ volume, uuid })));
     return { deleted, notFound };
   }
 
-  private async load(): Promise<void> {
-    await rm(this.tempDir, { recursive: true, force: true });
-    await mkdir(this.tempDir, { recursive: true });
-    await mkdir(this.threadsDir, { recursive: true });
-    const volumesRoot = join(this.dataDir, 'volumes');
-    await mkdir(volumesRoot, { recursive: true });
-    for (const dirName of await readdir(volumesRoot)) {
-      const dir = join(volumesRoot, dirName);
-      const metaPath = join(dir, 'volume.json');
-      if (!existsSync(metaPath)) continue;
-      const { name } = JSON.parse(await readFile(metaPath, 'utf8')) as { name: string };
-      const files = new Map<string, FileRecord>();
-      this.volumes.set(name, files);
-      for (const entry of await readdir(join(dir, 'records')).catch(() => [] as string[])) {
-        if (!entry.endsWith('.json')) {
-          await rm(join(dir, 'records', entry), { force: true }); // a temp left by a crash
-          continue;
-        }
-        let record: FileRecord;
-        try {
-          record = JSON.parse(await readFile(join(dir, 'records', entry), 'utf8')) as FileRecord;
-        } catch {
-          continue; // hand-edited or damaged: the file is not listed; its content is swept below
-        }
-        if (!existsSync(this.contentPath(record))) continue;
-        files.set(record.uuid, record);
-        this.sequence = Math.max(this.sequence, record.seq);
-      }
-      await this.sweepOrphans(dir, files);
+  /** Chunks a worker left behind when it failed, was ended, or its file was deleted meanwhile. */
+  dropChunks(uuid: string): void {
+    this.db.prepare('DELETE FROM chunks WHERE file_uuid = ?').run(uuid);
+  }
+
+  /**
+   * Exact cosine top-k over the vectors of the scope's `done` files, streamed from SQLite
+   * one row at a time: memory holds k hits, not the vectors of the volume.
+   */
+  searchVectors(scope: SearchScope, query: Float32Array, topK: number): ScoredChunk[] {
+    const { where, param } = scopeFilter(scope);
+    const rows = this.db
+      .prepare(`SELECT c.file_uuid AS uuid, c.idx AS idx, c.vector AS vector FROM files f JOIN chunks c ON c.file_uuid = f.uuid WHERE ${where} AND f.status = 'done' AND c.vector IS NOT NULL`)
+      .iterate(param) as IterableIterator<{ uuid: string; idx: number; vector: Buffer }>;
+    const best: ScoredChunk[] = [];
+    for (const row of rows) {
+      const vector = new Float32Array(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength / 4);
+      const score = cosine(query, vector);
+      if (score <= 0 || (best.length === topK && score <= best[best.length - 1].score)) continue;
+      best.push({ uuid: row.uuid, chunkIndex: row.idx, score });
+      best.sort((a, b) => b.score - a.score);
+      if (best.length > topK) best.pop();
+    }
+    return best;
+  }
+
+  chunkText(uuid: string, index: number): string {
+    return (this.db.prepare('SELECT text FROM chunks WHERE file_uuid = ? AND idx = ?').get(uuid, index) as { text: string } | undefined)?.text ?? '';
+  }
+
+  private async removeLoose(paths: string[]): Promise<void> {
+    const forget = this.db.prepare('DELETE FROM loose_content WHERE path = ?');
+    for (const path of paths) {
+      await rm(path, { force: true });
+      forget.run(path);
     }
   }
 
-  private async sweepOrphans(dir: string, files: Map<string, FileRecord>): Promise<void> {
-    for (const entry of await readdir(join(dir, 'content')).catch(() => [] as string[])) {
-      if (!files.has(entry)) await rm(join(dir, 'content', entry), { force: true });
-    }
-    for (const entry of await readdir(join(dir, 'chunks')).catch(() => [] as string[])) {
-      const uuid = entry.replace(/\.(json|vec)$/, '');
-      if (!files.has(uuid) || !/\.(json|vec)$/.test(entry)) await rm(join(dir, 'chunks', entry), { force: true });
-      if (!files.has(uuid) || !entry.endsWith('.json')) continue;
-      try {
-        const stored = JSON.parse(await readFile(join(dir, 'chunks', entry), 'utf8')) as StoredChunks;
-        let vectors: Float32Array[] | null = null;
-        if (stored.vectors) {
-          const bytes = await readFile(join(dir, 'chunks', `${uuid}.vec`));
-          const packed = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-          vectors = stored.texts.map((_, i) => packed.subarray(i * EMBEDDING_DIMENSIONS, (i + 1) * EMBEDDING_DIMENSIONS));
-        }
-        this.chunkSets.set(uuid, { texts: stored.texts, vectors });
-      } catch {
-        // Damaged by hand: the file stays listed but is not found by retrieval until re-uploaded.
-      }
+  /** Temp uploads and loose bytes left by a crash: O(leftovers), not O(files). */
+  private sweepLeftovers(): void {
+    rmSync(this.tempDir, { recursive: true, force: true });
+    mkdirSync(this.tempDir, { recursive: true });
+    const loose = (this.db.prepare('SELECT path FROM loose_content').all() as Array<{ path: string }>).map((row) => row.path);
+    const stillListed = this.db.prepare('SELECT 1 FROM files WHERE uuid = ?');
+    const forget = this.db.prepare('DELETE FROM loose_content WHERE path = ?');
+    for (const path of loose) {
+      const uuid = path.split(/[\\/]/).pop() ?? '';
+      if (!stillListed.get(uuid) && existsSync(path)) rmSync(path, { force: true });
+      forget.run(path);
     }
   }
+}
+
+function scopeFilter(scope: SearchScope): { where: string; param: string } {
+  if ('fileIds' in scope) return { where: 'f.uuid IN (SELECT value FROM json_each(?))', param: JSON.stringify(scope.fileIds) };
+  return { where: 'f.volume IN (SELECT value FROM json_each(?))', param: JSON.stringify(scope.volumes) };
 }

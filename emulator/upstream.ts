@@ -3,7 +3,7 @@
 // failure becomes a D2 error (before the stream) or a D14 error chunk (during it).
 import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
 import type { RequestContext } from './context';
-import { HttpError } from './http-errors';
+import { HttpError } from './httpErrors';
 import { respondJson } from './respond';
 import { SseWriter } from './sse';
 

@@ -1,5 +1,5 @@
 // Volume names and who may touch them (D5, D6).
-import { HttpError, badRequest } from './http-errors';
+import { HttpError, badRequest } from './httpErrors';
 
 const NAMED_VOLUME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const PERSONAL_VOLUME = /^\{([A-Za-z0-9._@-]{1,128})\}$/;

@@ -29,10 +29,20 @@ if [ -f test/webview/.mocharc.json ]; then
   npx mocha --config test/webview/.mocharc.json 2>&1 | tee test-results/webview.log
 fi
 
+# The key hunt (scripts/key-hunt.mjs): the e2e run uses this distinctive key and keeps its
+# VS Code user data and workspace for the hunt, which must find the key nowhere.
+export KSM_E2E_API_KEY="ksm-hunt-$(node -e 'process.stdout.write(require("crypto").randomBytes(9).toString("hex"))')"
+export KSM_KEY_HUNT_DIR="$PWD/test-results/key-hunt-scratch"
+rm -rf "$KSM_KEY_HUNT_DIR"
+
 if [ -f scripts/e2e.sh ]; then
   stage "end-to-end tests (real VS Code: code-server in Chromium)"
   bash scripts/e2e.sh 2>&1 | tee test-results/e2e.log
 fi
+
+stage "key hunt: the API key in no log, storage folder or conversation file"
+node scripts/key-hunt.mjs "$KSM_E2E_API_KEY" test-results "$KSM_KEY_HUNT_DIR"
+rm -rf "$KSM_KEY_HUNT_DIR"
 
 node scripts/summarize-tests.mjs test-results/*.log
 echo "total time: $(( $(date +%s) - started ))s"

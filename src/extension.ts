@@ -10,6 +10,7 @@ import type { ExtensionServices } from './common/vscode/services';
 import { registerChatFeature } from './chat/chatFeature';
 import { registerConnectionFeature } from './connection/connectionFeature';
 import { registerSyncFeature } from './sync/syncFeature';
+import { registerNativeChatFeature } from './nativeChat/nativeChatFeature';
 import { registerUploadFeature } from './upload/uploadFeature';
 import { registerVolumesFeature } from './volumes/volumesFeature';
 
@@ -43,6 +44,11 @@ export function activate(context: vscode.ExtensionContext): void {
     });
     registerUploadFeature(services, { volumes });
     registerSyncFeature(services, { volumes });
+    registerNativeChatFeature(services, {
+      revealFile: async (volume, fileId) => {
+        await volumes.revealFile(volume, fileId);
+      },
+    });
   } catch (error) {
     // VS Code shows nothing when activation throws; say it ourselves.
     log.error(error instanceof Error ? error : String(error));

@@ -8,6 +8,7 @@
 import { BadResponseError } from './errors';
 import { badShape, decodeCitations, decodeUsage, isObject, toNumber } from './decode';
 import { excerptOf, readErrorMessage } from './httpErrors';
+import type { Redactor } from './redact';
 import { describeShape, describeText, type ShapeObserver } from './shapes';
 import type { ServerSentEvent } from './sse';
 import type { AgentEvent, AgentMessage, Citation, Usage } from './types';
@@ -121,7 +122,7 @@ export interface AgentStreamDecoder {
  * none (or only the default `message`), from an `event` or `type` field in the data.
  * Each distinct way of reading is reported once per stream to `shapes`.
  */
-export function agentStreamDecoder(state: AgentStreamState, secrets: ReadonlyArray<string | undefined>, shapes?: ShapeObserver): AgentStreamDecoder {
+export function agentStreamDecoder(state: AgentStreamState, redact: Redactor, shapes?: ShapeObserver): AgentStreamDecoder {
   const what = 'Agent stream';
   const reported = new Set<string>();
   let pendingEnd: Extract<AgentEvent, { kind: 'done' }> | undefined;
@@ -132,7 +133,8 @@ export function agentStreamDecoder(state: AgentStreamState, secrets: ReadonlyArr
     const key = `${event}|${paths.join(',')}|${unknown ?? ''}`;
     if (reported.has(key)) return;
     reported.add(key);
-    shapes.observe({ source: 'agent stream', event, shape: shape(), paths, unknown });
+    // Event names come from the service: redacted like everything else it sends.
+    shapes.observe({ source: 'agent stream', event: event === undefined ? undefined : redact(event), shape: shape(), paths, unknown });
   };
 
   const decode = (event: ServerSentEvent): AgentEvent | undefined => {
@@ -152,14 +154,15 @@ export function agentStreamDecoder(state: AgentStreamState, secrets: ReadonlyArr
       if (event.unterminated) return undefined;
       const known = sseName === undefined || KIND_BY_NAME[sseName] !== undefined;
       if (!known) {
-        report(sseName, () => describeText(raw, secrets), [], 'an event name this version does not know, with data that is not JSON');
-        return { kind: 'unknown', event: sseName ?? 'message', data: raw };
+        report(sseName, () => describeText(raw, redact), [], 'an event name this version does not know, with data that is not JSON');
+        // Passed on to whoever shows or stores it: redacted here, once, like an error.
+        return { kind: 'unknown', event: redact(sseName ?? 'message'), data: redact(raw) };
       }
-      throw new BadResponseError(`${what}: the service sent data that is not valid JSON.`, { excerpt: excerptOf(raw, secrets), cause: error });
+      throw new BadResponseError(`${what}: the service sent data that is not valid JSON.`, { excerpt: excerptOf(raw, redact), cause: error });
     }
     if (!isObject(parsed)) {
       if (event.unterminated) return undefined;
-      throw new BadResponseError(`${what}: event '${sseName ?? 'message'}' did not carry a JSON object.`, { excerpt: excerptOf(raw, secrets) });
+      throw new BadResponseError(`${what}: event '${excerptOf(sseName ?? 'message', redact)}' did not carry a JSON object.`, { excerpt: excerptOf(raw, redact) });
     }
 
     const paths: string[] = [];
@@ -185,11 +188,11 @@ export function agentStreamDecoder(state: AgentStreamState, secrets: ReadonlyArr
       if (thread.path !== 'thread_id') paths.push(`thread id from '${thread.path}'`);
     }
     const threadId = thread?.value;
-    const shape = () => describeShape(parsed, secrets);
+    const shape = () => describeShape(parsed, redact);
 
     if (kind === undefined) {
       report(name, shape, paths, 'an event name this version does not know');
-      return { kind: 'unknown', event: name ?? 'message', data: raw };
+      return { kind: 'unknown', event: redact(name ?? 'message'), data: redact(raw) };
     }
     switch (kind) {
       case 'thread':
@@ -211,7 +214,8 @@ export function agentStreamDecoder(state: AgentStreamState, secrets: ReadonlyArr
         return kind === 'reasoning' ? { kind, threadId, delta } : { kind, threadId, messageId: str(payload.message_id ?? payload.id), delta };
       }
       case 'error': {
-        const message = readErrorMessage(payload) ?? 'the agent reported an error';
+        // An upstream may echo the request (Authorization included) in its error message.
+        const message = redact(readErrorMessage(payload) ?? 'the agent reported an error');
         report(name, shape, paths);
         return { kind: 'error', threadId, code: toNumber(payload.code ?? payload.status) ?? 0, message };
       }
@@ -250,13 +254,13 @@ export function agentStreamDecoder(state: AgentStreamState, secrets: ReadonlyArr
 }
 
 /** The non-streaming answer (D20), read as tolerantly as the stream. */
-export function decodeAgentMessage(body: unknown, secrets: ReadonlyArray<string | undefined> = [], shapes?: ShapeObserver): AgentMessage {
-  if (!isObject(body)) throw badShape('Agent message', body, secrets);
+export function decodeAgentMessage(body: unknown, redact: Redactor, shapes?: ShapeObserver): AgentMessage {
+  if (!isObject(body)) throw badShape('Agent message', body, redact);
   const paths: string[] = [];
   const thread = readThreadId(body);
   if (thread === undefined) {
-    shapes?.observe({ source: 'agent answer', shape: describeShape(body, secrets), paths, unknown: 'no thread id in any known field' });
-    throw badShape('Agent message (no thread id)', body, secrets);
+    shapes?.observe({ source: 'agent answer', shape: describeShape(body, redact), paths, unknown: 'no thread id in any known field' });
+    throw badShape('Agent message (no thread id)', body, redact);
   }
   if (thread.path !== 'thread_id') paths.push(`thread id from '${thread.path}'`);
   const payload = isObject(body.data) && !readText(body) ? body.data : body;
@@ -266,7 +270,7 @@ export function decodeAgentMessage(body: unknown, secrets: ReadonlyArray<string 
   if (citations && citations.path !== 'citations') paths.push(`citations from '${citations.path}'`);
   const usage = readUsage(payload);
   if (usage && usage.path !== 'usage') paths.push(`usage from '${usage.path}'`);
-  shapes?.observe({ source: 'agent answer', shape: describeShape(body, secrets), paths, unknown: text ? undefined : 'no answer text in any known field' });
+  shapes?.observe({ source: 'agent answer', shape: describeShape(body, redact), paths, unknown: text ? undefined : 'no answer text in any known field' });
   return {
     id: str(payload.id ?? payload.message_id) ?? '',
     threadId: thread.value,

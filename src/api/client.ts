@@ -1,11 +1,12 @@
 // KsmClient: the service over HTTP. Every parameter is validated before sending; every
 // answer is decoded tolerantly; every failure becomes one of the classes in errors.ts.
 import type { Dispatcher } from 'undici';
-import { CancelledError, KsmError, StreamCutOffError, redactSecrets } from './errors';
+import { CancelledError, KsmError, StreamCutOffError } from './errors';
 import { agentStreamDecoder, decodeAgentMessage } from './agentDecoding';
 import { decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject } from './decode';
 import { codeOf, errorFromResponse } from './httpErrors';
-import { DEFAULT_RETRY, type RetryPolicy } from './retry';
+import type { Redactor } from './redact';
+import { DEFAULT_RETRY, type RetryPolicy, type Sleep } from './retry';
 import type { KsmService, UploadOptions } from './service';
 import { readServerSentEventBatches } from './sse';
 import { SessionShapeLog, type ShapeObserver } from './shapes';
@@ -50,12 +51,16 @@ export interface KsmClientOptions {
    * passes one per session; Check Connection records them for its report.
    */
   shapes?: ShapeObserver;
+  /** How retries wait (tests inject one that records the delays); default a real timer. */
+  sleep?: Sleep;
+  /** The clock `Retry-After` dates are read against; default Date.now. */
+  now?: () => number;
 }
 
 const FILES_PATH = '/ksm/rag/v5/files';
 const DEFAULT_PAGE_SIZE = 100;
 
-type DecoderFactory<T> = (state: StreamState, secrets: ReadonlyArray<string | undefined>) => EventDecoder<T>;
+type DecoderFactory<T> = (state: StreamState, redact: Redactor) => EventDecoder<T>;
 
 export class KsmClient implements KsmService {
   private readonly transport: Transport;
@@ -75,6 +80,8 @@ export class KsmClient implements KsmService {
       logRequests: options.logRequests ?? false,
       retry: { ...DEFAULT_RETRY, ...options.retry },
       shapes: this.shapes,
+      sleep: options.sleep,
+      now: options.now,
     });
   }
 
@@ -86,7 +93,7 @@ export class KsmClient implements KsmService {
   async listFiles(request: { volume: string; offset?: number; limit?: number }, options?: CallOptions): Promise<FileListPage> {
     validateListRequest(request);
     const offset = request.offset ?? 0;
-    const { body } = await this.transport.json({
+    const { body, redact } = await this.transport.json({
       method: 'GET',
       path: FILES_PATH,
       what: `Listing files of volume '${request.volume}'`,
@@ -95,7 +102,7 @@ export class KsmClient implements KsmService {
       signal: options?.signal,
       retry: true,
     });
-    return decodeListPage(body, offset);
+    return decodeListPage(body, offset, redact);
   }
 
   async *listAllFiles(volume: string, options?: CallOptions & { pageSize?: number }): AsyncGenerator<FileInfo, void, undefined> {
@@ -120,19 +127,19 @@ export class KsmClient implements KsmService {
       signal: options?.signal,
       passStatus: 404,
     };
-    const { status, body, text, secrets } = await this.transport.json(call);
+    const { status, body, text, redact } = await this.transport.json(call);
     if (status === 404) {
       // D11: "none of these exist" is a result (already gone), not a failure; any other 404
       // (a wrong base URL, an unknown volume) stays an error.
       if (isObject(body) && Array.isArray(body.not_found)) return decodeDeleteResult({ deleted: [], not_found: body.not_found }, request.uuids);
-      throw errorFromResponse({ status, headers: {}, bodyText: text, what: call.what, secrets });
+      throw errorFromResponse({ status, headers: {}, bodyText: text, what: call.what, redact });
     }
     return decodeDeleteResult(body, request.uuids);
   }
 
   async createChatCompletion(request: ChatCompletionRequest, options?: CallOptions): Promise<ChatCompletion> {
     validateChatRequest(request);
-    const { body } = await this.transport.json({
+    const { body, redact } = await this.transport.json({
       method: 'POST',
       path: '/v3/chat/completions',
       what: `Chat completion with model '${request.model}'`,
@@ -140,7 +147,7 @@ export class KsmClient implements KsmService {
       accept: 'application/json',
       signal: options?.signal,
     });
-    return decodeChatCompletion(body);
+    return decodeChatCompletion(body, redact);
   }
 
   streamChatCompletion(request: ChatCompletionRequest, options?: CallOptions): AsyncIterable<ChatCompletionChunk> {
@@ -153,12 +160,12 @@ export class KsmClient implements KsmService {
       accept: 'text/event-stream',
       signal: options?.signal,
     };
-    return this.streamEvents(call, (state, secrets) => chatChunkDecoder(state, secrets, this.shapes), '[DONE]');
+    return this.streamEvents(call, (state, redact) => chatChunkDecoder(state, redact, this.shapes), '[DONE]');
   }
 
   async sendAgentMessage(request: AgentRequest, options?: CallOptions): Promise<AgentMessage> {
     validateAgentRequest(request);
-    const { body, secrets } = await this.transport.json({
+    const { body, redact } = await this.transport.json({
       method: 'POST',
       path: '/v1/apps/chat-messages',
       what: `Message to agent '${request.agent_id}'`,
@@ -166,7 +173,7 @@ export class KsmClient implements KsmService {
       accept: 'application/json',
       signal: options?.signal,
     });
-    return decodeAgentMessage(body, secrets, this.shapes);
+    return decodeAgentMessage(body, redact, this.shapes);
   }
 
   streamAgentMessage(request: AgentRequest, options?: CallOptions): AsyncIterable<AgentEvent> {
@@ -179,7 +186,7 @@ export class KsmClient implements KsmService {
       accept: 'text/event-stream',
       signal: options?.signal,
     };
-    return this.streamEvents(call, (state, secrets) => agentStreamDecoder(state, secrets, this.shapes), "the 'done' event");
+    return this.streamEvents(call, (state, redact) => agentStreamDecoder(state, redact, this.shapes), "the 'done' event");
   }
 
   /**
@@ -191,7 +198,7 @@ export class KsmClient implements KsmService {
   private async *streamEvents<T>(call: HttpCall, decoderFor: DecoderFactory<T>, terminator: string): AsyncGenerator<T, void, undefined> {
     const response = await this.transport.stream(call);
     const state: StreamState = { finished: false, receivedAny: false };
-    const decoder = decoderFor(state, response.secrets);
+    const decoder = decoderFor(state, response.redact);
     try {
       // The one async step per item is this generator's own yield (see readServerSentEventBatches).
       batches: for await (const batch of readServerSentEventBatches(response.body)) {
@@ -213,7 +220,7 @@ export class KsmClient implements KsmService {
       if (call.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError(`${call.what} was cancelled.`, { cause: error });
       if (error instanceof KsmError) throw error;
       const code = codeOf(error);
-      const detail = redactSecrets(error instanceof Error ? error.message : String(error), response.secrets);
+      const detail = response.redact(error instanceof Error ? error.message : String(error));
       const why = code === 'UND_ERR_BODY_TIMEOUT' ? 'the service sent nothing for too long' : `the connection broke (${code ? `${code}: ` : ''}${detail})`;
       throw new StreamCutOffError(`${call.what} was cut off: ${why}. The answer may be incomplete. Try again.`, { receivedAny: state.receivedAny, cause: error });
     } finally {

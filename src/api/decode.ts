@@ -3,13 +3,14 @@
 // all is a BadResponseError with a short excerpt.
 import { BadResponseError } from './errors';
 import { excerptOf } from './httpErrors';
+import type { Redactor } from './redact';
 import type { ChatCompletion, Citation, DeleteResult, FileInfo, FileListPage, Usage } from './types';
 
 type Json = Record<string, unknown>;
 
-export function badShape(what: string, body: unknown, secrets: ReadonlyArray<string | undefined> = []): BadResponseError {
+export function badShape(what: string, body: unknown, redact: Redactor): BadResponseError {
   const text = typeof body === 'string' ? body : safeStringify(body);
-  return new BadResponseError(`${what}: the service's answer did not have the expected shape.`, { excerpt: excerptOf(text, secrets) });
+  return new BadResponseError(`${what}: the service's answer did not have the expected shape.`, { excerpt: excerptOf(text, redact) });
 }
 
 function safeStringify(value: unknown): string {
@@ -54,26 +55,26 @@ export function decodeFileInfo(value: unknown): FileInfo | undefined {
   return info;
 }
 
-function decodeFileInfos(value: unknown, what: string): FileInfo[] {
+function decodeFileInfos(value: unknown, what: string, redact: Redactor): FileInfo[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw badShape(what, value);
-  return value.map((entry) => decodeFileInfo(entry) ?? throwBad(what, entry));
+  if (!Array.isArray(value)) throw badShape(what, value, redact);
+  return value.map((entry) => decodeFileInfo(entry) ?? throwBad(what, entry, redact));
 }
 
-function throwBad(what: string, value: unknown): never {
-  throw badShape(what, value);
+function throwBad(what: string, value: unknown, redact: Redactor): never {
+  throw badShape(what, value, redact);
 }
 
-export function decodeListPage(body: unknown, offset: number): FileListPage {
+export function decodeListPage(body: unknown, offset: number, redact: Redactor): FileListPage {
   const what = 'Listing files';
-  if (!isObject(body)) throw badShape(what, body);
-  const files = decodeFileInfos(body.infoz ?? body.files, what);
+  if (!isObject(body)) throw badShape(what, body, redact);
+  const files = decodeFileInfos(body.infoz ?? body.files, what, redact);
   return { total: toNumber(body.total) ?? offset + files.length, offset: toNumber(body.offset) ?? offset, files };
 }
 
-export function decodeUploadInfos(body: unknown): FileInfo[] {
-  if (!isObject(body)) throw badShape('Uploading files', body);
-  return decodeFileInfos(body.infoz ?? body.files, 'Uploading files');
+export function decodeUploadInfos(body: unknown, redact: Redactor): FileInfo[] {
+  if (!isObject(body)) throw badShape('Uploading files', body, redact);
+  return decodeFileInfos(body.infoz ?? body.files, 'Uploading files', redact);
 }
 
 export function decodeDeleteResult(body: unknown, requested: string[]): DeleteResult {
@@ -103,11 +104,11 @@ export function decodeUsage(value: unknown): Usage | undefined {
   };
 }
 
-export function decodeChatCompletion(body: unknown): ChatCompletion {
+export function decodeChatCompletion(body: unknown, redact: Redactor): ChatCompletion {
   const what = 'Chat completion';
-  if (!isObject(body) || !Array.isArray(body.choices)) throw badShape(what, body);
+  if (!isObject(body) || !Array.isArray(body.choices)) throw badShape(what, body, redact);
   const choices = body.choices.map((choice, i) => {
-    if (!isObject(choice) || !isObject(choice.message)) throw badShape(what, choice);
+    if (!isObject(choice) || !isObject(choice.message)) throw badShape(what, choice, redact);
     const message = choice.message;
     return {
       index: toNumber(choice.index) ?? i,

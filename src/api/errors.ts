@@ -1,5 +1,5 @@
 // The small set of error classes the UI acts on. Every message says what happened and
-// what to do, and never contains the API key (see `redactSecrets`).
+// what to do, and never contains the API key (see redact.ts).
 
 export type KsmErrorKind =
   | 'auth'
@@ -63,6 +63,12 @@ export class RateLimitedError extends KsmError {
 /** 5xx. */
 export class ServerError extends KsmError {
   readonly kind = 'server' as const;
+  /** Milliseconds a 503 asked us to wait (`Retry-After`), when it said. */
+  readonly retryAfterMs?: number;
+  constructor(message: string, options?: { status?: number; retryAfterMs?: number; cause?: unknown }) {
+    super(message, options);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
 }
 
 /** The connection failed or broke (DNS, refused, reset, TLS, proxy). */
@@ -118,6 +124,13 @@ export class ConfigurationError extends KsmError {
   readonly kind = 'config' as const;
 }
 
+/**
+ * Said when no API key is stored. Here, not in transport.ts, so the error → fix table
+ * (src/common/core/errorFixes.ts, loaded at activation) can match it without loading the
+ * HTTP stack: importing transport.ts pulls undici in, which costs activation ~400 ms.
+ */
+export const NO_API_KEY_MESSAGE = "No API key is set. Set your API key with 'KSM: Set API Key'.";
+
 export function isKsmError(error: unknown): error is KsmError {
   return error instanceof KsmError;
 }
@@ -126,14 +139,5 @@ export function isCancellation(error: unknown): boolean {
   return error instanceof CancelledError || (error instanceof Error && error.name === 'AbortError');
 }
 
-/**
- * Removes secrets from text before it is logged or shown: bearer tokens, and any literal
- * secret passed in (the current API key). Used by every logger and error excerpt.
- */
-export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
-  let out = text.replace(/(Bearer\s+)[^\s"',]+/gi, '$1***');
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('***');
-  }
-  return out;
-}
+// The key's redaction lives in redact.ts; re-exported for the callers that import it from here.
+export { redactSecrets } from './redact';

@@ -1,5 +1,6 @@
 // Maps what came back (or failed to come back) over HTTP to the error classes in errors.ts.
-// Messages say what happened and what to do; every excerpt of a body passes redactSecrets.
+// Messages say what happened and what to do; everything taken from the answer (message,
+// excerpt, header) passes the call's Redactor before it becomes part of an error.
 import {
   AuthenticationError,
   BadResponseError,
@@ -12,9 +13,9 @@ import {
   RateLimitedError,
   ServerError,
   TimeoutError,
-  redactSecrets,
 } from './errors';
 import { describeShape, describeText, type ShapeObserver } from './shapes';
+import type { Redactor } from './redact';
 
 const EXCERPT_CHARS = 200;
 
@@ -78,7 +79,13 @@ export function oneSentence(text: string): string {
  * load balancer's error page) is reduced to its text: a regex strip is enough for a
  * 200-character excerpt, so no HTML parser is pulled into the extension bundle for it.
  */
-export function excerptOf(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+export function excerptOf(text: string, redact: Redactor): string {
+  // Redacted before and after shortening: an entity-encoded or cut key is caught whole.
+  const plain = shorten(redact(text));
+  return redact(plain);
+}
+
+function shorten(text: string): string {
   let plain = text;
   if (/<(html|body|head|title|div|p|h\d)\b/i.test(text)) {
     plain = text
@@ -93,7 +100,7 @@ export function excerptOf(text: string, secrets: ReadonlyArray<string | undefine
   }
   plain = plain.replace(/\s+/g, ' ').trim();
   if (plain.length > EXCERPT_CHARS) plain = `${plain.slice(0, EXCERPT_CHARS)}…`;
-  return redactSecrets(plain, secrets);
+  return plain;
 }
 
 function titleOf(head: string): string {
@@ -118,13 +125,15 @@ export interface ErrorResponse {
   bodyText: string;
   /** What the call was, for the message ("Listing files of volume docs"). */
   what: string;
-  secrets: ReadonlyArray<string | undefined>;
+  redact: Redactor;
+  /** The clock `Retry-After` dates are read against (tests inject one). */
+  now?: number;
   shapes?: ShapeObserver;
 }
 
 /** The error for a non-success answer (HTTP ≥ 400, or a JSON `code` ≠ 200 under HTTP 200). */
 export function errorFromResponse(response: ErrorResponse, codeInBody?: number): KsmError {
-  const { headers, bodyText, what, secrets } = response;
+  const { headers, bodyText, what, redact } = response;
   const status = codeInBody ?? response.status;
   let parsed: unknown;
   try {
@@ -133,17 +142,17 @@ export function errorFromResponse(response: ErrorResponse, codeInBody?: number):
     parsed = undefined;
   }
   const fromBody = typeof parsed === 'string' ? { message: oneSentence(parsed), path: 'a JSON string' } : readErrorBody(parsed);
-  const said = fromBody.message ? redactSecrets(fromBody.message, secrets) : parsed === undefined && bodyText ? excerptOf(bodyText, secrets) : '';
+  const said = fromBody.message ? redact(fromBody.message) : parsed === undefined && bodyText ? excerptOf(bodyText, redact) : '';
   response.shapes?.observe({
     source: 'error body',
     event: `HTTP ${response.status}`,
-    shape: parsed === undefined ? describeText(bodyText, secrets) : describeShape(parsed, secrets),
+    shape: parsed === undefined ? describeText(bodyText, redact) : describeShape(parsed, redact),
     // `message` is our own decision (D2); every other place is a tolerant reading.
     paths: fromBody.path ? (fromBody.path === 'message' ? [] : [`error message from '${fromBody.path}'`]) : parsed === undefined && bodyText ? ['plain text or HTML, shown as a short excerpt'] : [],
     unknown: parsed !== undefined && !fromBody.message ? 'no message in any known field' : undefined,
   });
   const saidPart = said ? `: ${said}` : '';
-  const param = fromBody.param;
+  const param = fromBody.param === undefined ? undefined : redact(fromBody.param);
   switch (true) {
     case status === 401:
       return new AuthenticationError(`${what} failed: the service did not accept the API key${saidPart}. Set your API key with 'KSM: Set API Key'.`, { status });
@@ -152,30 +161,38 @@ export function errorFromResponse(response: ErrorResponse, codeInBody?: number):
     case status === 404:
       return new NotFoundError(`${what} failed: not found${saidPart}.`, { status, param });
     case status === 429:
-      return rateLimited(what, status, saidPart, headers);
-    case status >= 500:
-      return new ServerError(`${what} failed: the service had an error (HTTP ${status})${saidPart}. Try again later.`, { status });
+      return rateLimited(what, status, saidPart, headers, response.now);
+    case status >= 500: {
+      // D3: a 503 may say when to come back, as a 429 does.
+      const retryAfterMs = status === 503 ? parseRetryAfter(headers['retry-after'], response.now) : undefined;
+      const when = retryAfterMs === undefined ? 'Try again later' : `Wait ${waitSeconds(retryAfterMs)} s and try again`;
+      return new ServerError(`${what} failed: the service had an error (HTTP ${status})${saidPart}. ${when}.`, { status, retryAfterMs });
+    }
     case status >= 400:
       return new InvalidRequestError(`${what} was refused (HTTP ${status})${param ? ` (field '${param}')` : ''}${saidPart}.`, { status, param });
     default:
-      return new BadResponseError(`${what}: unexpected answer (HTTP ${status})${saidPart}.`, { status, excerpt: excerptOf(bodyText, secrets) });
+      return new BadResponseError(`${what}: unexpected answer (HTTP ${status})${saidPart}.`, { status, excerpt: excerptOf(bodyText, redact) });
   }
 }
 
-function rateLimited(what: string, status: number, saidPart: string, headers: ErrorResponse['headers']): RateLimitedError {
-  const retryAfterMs = parseRetryAfter(headers['retry-after']);
-  const wait = retryAfterMs === undefined ? 'Wait a moment' : `Wait ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`;
+function waitSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+function rateLimited(what: string, status: number, saidPart: string, headers: ErrorResponse['headers'], now?: number): RateLimitedError {
+  const retryAfterMs = parseRetryAfter(headers['retry-after'], now);
+  const wait = retryAfterMs === undefined ? 'Wait a moment' : `Wait ${waitSeconds(retryAfterMs)} s`;
   return new RateLimitedError(`${what} failed: the service is rate limiting requests${saidPart}. ${wait} and try again.`, { status, retryAfterMs });
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
 /** The error for a call that failed without a usable answer: cancelled, timed out, or broken. */
-export function errorFromFailure(error: unknown, what: string, signal: AbortSignal | undefined, secrets: ReadonlyArray<string | undefined>): KsmError {
+export function errorFromFailure(error: unknown, what: string, signal: AbortSignal | undefined, redact: Redactor): KsmError {
   if (error instanceof KsmError) return error;
   if (signal?.aborted) return new CancelledError(`${what} was cancelled.`, { cause: error });
   const code = codeOf(error);
-  const detail = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+  const detail = redact(error instanceof Error ? error.message : String(error));
   if (code && TIMEOUT_CODES.has(code)) {
     return new TimeoutError(`${what} timed out (${detail}). Check the connection, or raise 'ksm.request.timeoutSeconds'.`, { cause: error });
   }

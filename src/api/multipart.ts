@@ -28,18 +28,56 @@ export interface MultipartPlan {
 }
 
 /**
- * Escapes a name for a `Content-Disposition` parameter as RFC 7578 §4.2 and the WHATWG
- * form encoding do (what browsers send): `"` → %22, CR → %0D, LF → %0A; everything else,
- * non-ASCII included, stays as raw UTF-8 (no `filename*`, which RFC 7578 forbids).
+ * The `Content-Disposition` parameters for a part (D7), so that a mainstream multipart parser
+ * (busboy, Go's mime/multipart, Python's email parser, werkzeug) receives the name exactly:
+ *
+ * - `filename="…"` is an RFC 7578 quoted-string: `"` and `\` go as quoted-pairs (`\"`,
+ *   `\\`), which those parsers decode (the WHATWG `%22` form is not decoded by them, so a
+ *   browser-style `q%22uote.txt` would be stored as such). Non-ASCII stays raw UTF-8, as
+ *   browsers send it.
+ * - A header line cannot carry CR, LF or other control characters, and a parser reading the
+ *   quoted-string as Latin-1 (busboy's default) garbles UTF-8. For such names an RFC 5987
+ *   `filename*=UTF-8''…` goes along, which those parsers prefer over `filename`; the plain
+ *   `filename` then carries the control characters as `%0A`-style escapes (the WHATWG form)
+ *   for a parser that knows only `filename`.
  */
-export function escapeDispositionValue(value: string): string {
-  return value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+export function dispositionParameters(name: string, filename?: string): string {
+  const parts = [`form-data; name=${quoted(name)}`];
+  if (filename !== undefined) {
+    parts.push(`filename=${quoted(filename)}`);
+    if (needsExtendedForm(filename)) parts.push(`filename*=UTF-8''${extendedValue(filename)}`);
+  }
+  return parts.join('; ');
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+
+function quoted(value: string): string {
+  return `"${value.replace(/[\\"]/g, '\\$&').replace(CONTROL, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)}"`;
+}
+
+function needsExtendedForm(value: string): boolean {
+  return /[^\u0020-\u007e]/.test(value);
+}
+
+/** RFC 5987 `value-chars`: attr-char stays, every other UTF-8 byte is %XX. */
+function extendedValue(value: string): string {
+  return encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * The name the service stores for a file sent under `filename` (D7): exactly what was
+ * sent, stripped of any directory part after a `/`. Duplicate detection compares listed
+ * names with this, so "already in the volume" means what the service means by it.
+ */
+export function storedFileName(filename: string): string {
+  return filename.slice(filename.lastIndexOf('/') + 1);
 }
 
 function fieldHeader(boundary: string, name: string, filename?: string): Buffer {
-  const disposition = `form-data; name="${escapeDispositionValue(name)}"${filename === undefined ? '' : `; filename="${escapeDispositionValue(filename)}"`}`;
   const type = filename === undefined ? '' : '\r\nContent-Type: application/octet-stream';
-  return Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}${type}\r\n\r\n`, 'utf8');
+  return Buffer.from(`--${boundary}\r\nContent-Disposition: ${dispositionParameters(name, filename)}${type}\r\n\r\n`, 'utf8');
 }
 
 export function planMultipart(fields: Array<[string, string]>, files: MultipartFile[]): MultipartPlan {

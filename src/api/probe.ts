@@ -4,6 +4,7 @@
 // ENOTFOUND, DEPTH_ZERO_SELF_SIGNED_CERT…), which Check Connection turns into a fix.
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { errorFromFailure } from './httpErrors';
+import type { Redactor } from './redact';
 
 export interface ProbeResult {
   status: number;
@@ -13,7 +14,14 @@ export interface ProbeResult {
 
 export async function probeAddress(
   url: string,
-  options: { dispatcher?: Dispatcher; timeoutMs: number; signal?: AbortSignal; userAgent?: string },
+  options: {
+    dispatcher?: Dispatcher;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    userAgent?: string;
+    /** The one redaction step for what the server sends (headers, failure text), as for every call. */
+    redact: Redactor;
+  },
 ): Promise<ProbeResult> {
   try {
     const response = await undiciRequest(url, {
@@ -27,10 +35,11 @@ export async function probeAddress(
     await response.body.dump().catch(() => undefined);
     const header = (name: string) => {
       const value = response.headers[name];
-      return Array.isArray(value) ? value[0] : value;
+      const first = Array.isArray(value) ? value[0] : value;
+      return first === undefined ? undefined : options.redact(first);
     };
     return { status: response.statusCode, contentType: header('content-type'), server: header('server') };
   } catch (error) {
-    throw errorFromFailure(error, `Reaching ${url}`, options.signal, []);
+    throw errorFromFailure(error, `Reaching ${url}`, options.signal, options.redact);
   }
 }

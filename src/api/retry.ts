@@ -11,8 +11,8 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 500, maxDelayMs: 8000 };
 
-/** A Retry-After longer than this is not waited for silently: the error goes to the user. */
-const LONGEST_HONOURED_RETRY_AFTER_MS = 30_000;
+/** D3: a Retry-After longer than this is not waited for silently: the error goes to the user. */
+export const LONGEST_HONOURED_RETRY_AFTER_MS = 30_000;
 
 /**
  * The delay before retry number `attempt` (0-based), or undefined when `error` must not be
@@ -22,11 +22,15 @@ export function retryDelay(error: unknown, attempt: number, policy: RetryPolicy,
   if (attempt >= policy.retries || !(error instanceof KsmError)) return undefined;
   const retryable = error instanceof NetworkError || error instanceof RateLimitedError || (error instanceof ServerError && error.status === 503);
   if (!retryable) return undefined;
-  const retryAfter = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
+  // 429 and 503 both may say when to come back (D3); either is honoured the same way.
+  const retryAfter = error instanceof RateLimitedError || error instanceof ServerError ? error.retryAfterMs : undefined;
   if (retryAfter !== undefined) return retryAfter <= LONGEST_HONOURED_RETRY_AFTER_MS ? retryAfter : undefined;
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return Math.floor(random() * ceiling);
 }
+
+/** How the client waits between attempts (tests inject one that records instead of waiting). */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /** Waits `ms`, or rejects with CancelledError as soon as `signal` aborts. */
 export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -3,7 +3,7 @@
 // decoders report here; the session log warns once about a shape nothing could read, and
 // "KSM: Check Connection" lists everything it saw in its report. Values are redacted and
 // cut to a few characters before any observer gets them, so no observer can leak the key.
-import { redactSecrets } from './errors';
+import type { Redactor } from './redact';
 import type { ClientLogger } from './types';
 
 export interface ShapeObservation {
@@ -31,20 +31,20 @@ const MAX_FIELDS = 12;
  * arrays as their length, nesting to two levels. Secrets are removed before cutting, so
  * not even the start of the key survives.
  */
-export function describeShape(value: unknown, secrets: ReadonlyArray<string | undefined> = [], depth = 0): string {
+export function describeShape(value: unknown, redact: Redactor, depth = 0): string {
   if (typeof value === 'string') {
-    const clean = redactSecrets(value, secrets);
+    const clean = redact(value);
     return JSON.stringify(clean.length > VALUE_CHARS ? `${clean.slice(0, VALUE_CHARS)}…` : clean);
   }
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
-    return depth >= 2 ? `[${value.length} items]` : `[${describeShape(value[0], secrets, depth + 1)}${value.length > 1 ? `, … ${value.length} items` : ''}]`;
+    return depth >= 2 ? `[${value.length} items]` : `[${describeShape(value[0], redact, depth + 1)}${value.length > 1 ? `, … ${value.length} items` : ''}]`;
   }
   if (typeof value === 'object') {
     const keys = Object.keys(value as object);
     if (depth >= 2) return `{${keys.length} fields}`;
-    const shown = keys.slice(0, MAX_FIELDS).map((key) => `${redactSecrets(key, secrets).slice(0, 40)}: ${describeShape((value as Record<string, unknown>)[key], secrets, depth + 1)}`);
+    const shown = keys.slice(0, MAX_FIELDS).map((key) => `${redact(key).slice(0, 40)}: ${describeShape((value as Record<string, unknown>)[key], redact, depth + 1)}`);
     if (keys.length > MAX_FIELDS) shown.push(`… ${keys.length - MAX_FIELDS} more`);
     return `{${shown.join(', ')}}`;
   }
@@ -52,8 +52,8 @@ export function describeShape(value: unknown, secrets: ReadonlyArray<string | un
 }
 
 /** Text (not JSON) reduced the same way: its length and first characters. */
-export function describeText(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
-  const clean = redactSecrets(text.replace(/\s+/g, ' ').trim(), secrets);
+export function describeText(text: string, redact: Redactor): string {
+  const clean = redact(text.replace(/\s+/g, ' ').trim());
   return `text (${text.length} chars) ${JSON.stringify(clean.length > 12 ? `${clean.slice(0, 12)}…` : clean)}`;
 }
 

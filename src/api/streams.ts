@@ -4,6 +4,7 @@
 import { BadResponseError, StreamError } from './errors';
 import { isObject, toNumber } from './decode';
 import { excerptOf, readErrorMessage } from './httpErrors';
+import type { Redactor } from './redact';
 import { describeShape, type ShapeObserver } from './shapes';
 import type { ServerSentEvent } from './sse';
 import type { ChatCompletionChunk } from './types';
@@ -15,11 +16,11 @@ export interface StreamState {
   receivedAny: boolean;
 }
 
-function parseJson(data: string, what: string, secrets: ReadonlyArray<string | undefined>): unknown {
+function parseJson(data: string, what: string, redact: Redactor): unknown {
   try {
     return JSON.parse(data);
   } catch (error) {
-    throw new BadResponseError(`${what}: the service sent data that is not valid JSON.`, { excerpt: excerptOf(data, secrets), cause: error });
+    throw new BadResponseError(`${what}: the service sent data that is not valid JSON.`, { excerpt: excerptOf(data, redact), cause: error });
   }
 }
 
@@ -47,7 +48,7 @@ export interface EventDecoder<T> {
   atCleanEnd?(): T | undefined;
 }
 
-export function chatChunkDecoder(state: StreamState, secrets: ReadonlyArray<string | undefined>, shapes?: ShapeObserver): EventDecoder<ChatCompletionChunk> {
+export function chatChunkDecoder(state: StreamState, redact: Redactor, shapes?: ShapeObserver): EventDecoder<ChatCompletionChunk> {
   const what = 'Chat stream';
   let firstSeen = false;
   const decode = (event: ServerSentEvent): ChatCompletionChunk | undefined => {
@@ -59,19 +60,19 @@ export function chatChunkDecoder(state: StreamState, secrets: ReadonlyArray<stri
     }
     // The last event of a stream that closed without a blank line may be cut mid-way.
     if (event.unterminated && !isJson(data)) return undefined;
-    const chunk = parseJson(data, what, secrets) as ChatCompletionChunk;
+    const chunk = parseJson(data, what, redact) as ChatCompletionChunk;
     // Only the first chunk and the finishing one are described: this path runs per token.
     if (shapes && (!firstSeen || (chunk as { usage?: unknown })?.usage)) {
       firstSeen = true;
-      shapes.observe({ source: 'chat stream', event: event.event, shape: describeShape(chunk, secrets), paths: [] });
+      shapes.observe({ source: 'chat stream', event: event.event === undefined ? undefined : redact(event.event), shape: describeShape(chunk, redact), paths: [] });
     }
     const choices = (chunk as { choices?: unknown })?.choices;
-    if (!Array.isArray(choices)) throw new BadResponseError(`${what}: a chunk had no choices.`, { excerpt: excerptOf(data, secrets) });
+    if (!Array.isArray(choices)) throw new BadResponseError(`${what}: a chunk had no choices.`, { excerpt: excerptOf(data, redact) });
     for (let i = 0; i < choices.length; i++) {
       const choice = choices[i];
       if (choice && choice.finish_reason === 'error') {
         const { code, message } = parseStreamError(choice.delta?.content);
-        throw new StreamError(`The service reported an error during the answer${code === undefined ? '' : ` (${code})`}: ${excerptOf(message, secrets)}`, { code });
+        throw new StreamError(`The service reported an error during the answer${code === undefined ? '' : ` (${code})`}: ${excerptOf(message, redact)}`, { code });
       }
     }
     state.receivedAny = true;

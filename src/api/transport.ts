@@ -3,15 +3,15 @@
 // list is a GET with a JSON body, which `fetch` refuses to send.
 import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { BadResponseError, ConfigurationError, KsmError } from './errors';
+import { BadResponseError, ConfigurationError, KsmError, NO_API_KEY_MESSAGE } from './errors';
 import { toCurl, type CurlRequest } from './curl';
 import { isObject, toNumber } from './decode';
 import { errorFromFailure, errorFromResponse, excerptOf } from './httpErrors';
-import { retryDelay, sleep, type RetryPolicy } from './retry';
+import { redactorFor, type Redactor } from './redact';
+import { retryDelay, sleep as realSleep, type RetryPolicy, type Sleep } from './retry';
 import type { ShapeObserver } from './shapes';
 import type { ClientLogger } from './types';
 
-export const NO_API_KEY_MESSAGE = "No API key is set. Set your API key with 'KSM: Set API Key'.";
 
 /** Error bodies are read up to this size: enough for any message, bounded for a hostile one. */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -31,6 +31,10 @@ export interface TransportOptions {
   retry: RetryPolicy;
   /** Told how error bodies were read (tolerant decoding, Check Connection). */
   shapes?: ShapeObserver;
+  /** How retries wait; default a real timer. */
+  sleep?: Sleep;
+  /** The clock `Retry-After` dates are read against; default Date.now. */
+  now?: () => number;
 }
 
 export interface MultipartBody {
@@ -60,7 +64,8 @@ export interface OpenResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
-  secrets: string[];
+  /** Redacts the key of this call from anything the service sent. */
+  redact: Redactor;
 }
 
 export class Transport {
@@ -75,6 +80,7 @@ export class Transport {
     const key = await this.options.apiKey();
     if (!key) throw new ConfigurationError(NO_API_KEY_MESSAGE);
     const secrets = [key];
+    const redact = redactorFor(secrets);
     const url = `${this.options.baseUrl}${call.path}`;
     const jsonText = call.json === undefined ? undefined : JSON.stringify(call.json);
     const headers: Record<string, string> = {
@@ -105,33 +111,37 @@ export class Transport {
           bodyTimeout: stream ? this.options.streamIdleTimeoutMs : this.options.timeoutMs,
         });
         const ok = response.statusCode < 300 || response.statusCode === call.passStatus;
-        if (ok) return { status: response.statusCode, headers: response.headers, body: response.body, secrets };
-        if (response.statusCode < 400) throw redirected(call.what, response.statusCode, response.headers.location, response.body, secrets);
+        if (ok) return { status: response.statusCode, headers: response.headers, body: response.body, redact };
+        if (response.statusCode < 400) throw redirected(call.what, response.statusCode, response.headers.location, response.body, redact);
         const bodyText = await readLimited(response.body, ERROR_BODY_LIMIT);
-        failure = errorFromResponse({ status: response.statusCode, headers: response.headers, bodyText, what: call.what, secrets, shapes: this.options.shapes });
+        failure = errorFromResponse({ status: response.statusCode, headers: response.headers, bodyText, what: call.what, redact, now: this.now(), shapes: this.options.shapes });
       } catch (error) {
-        failure = errorFromFailure(error, call.what, call.signal, secrets);
+        failure = errorFromFailure(error, call.what, call.signal, redact);
       }
       const delay = call.retry ? retryDelay(failure, attempt, this.options.retry) : undefined;
       if (delay === undefined) throw failure;
       this.options.logger?.debug(`${call.what}: ${failure.message} Retrying in ${delay} ms (attempt ${attempt + 2}).`);
-      await sleep(delay, call.signal);
+      await (this.options.sleep ?? realSleep)(delay, call.signal);
     }
   }
 
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
   /** Sends the call and decodes a JSON answer; a `code` other than 200 in the body is an error (D2). */
-  async json(call: HttpCall): Promise<{ status: number; body: unknown; text: string; secrets: string[] }> {
+  async json(call: HttpCall): Promise<{ status: number; body: unknown; text: string; redact: Redactor }> {
     const response = await this.open(call);
     let text: string;
     try {
       text = await response.body.text();
     } catch (error) {
-      throw errorFromFailure(error, call.what, call.signal, response.secrets);
+      throw errorFromFailure(error, call.what, call.signal, response.redact);
     }
-    if (response.status === call.passStatus) return { status: response.status, body: tryParse(text), text, secrets: response.secrets };
-    const body = parseJsonBody(text, call.what, response.status, response.secrets);
-    checkBodyCode(body, text, response, call.what);
-    return { status: response.status, body, text, secrets: response.secrets };
+    if (response.status === call.passStatus) return { status: response.status, body: tryParse(text), text, redact: response.redact };
+    const body = parseJsonBody(text, call.what, response.status, response.redact);
+    checkBodyCode(body, text, response, call.what, this.now());
+    return { status: response.status, body, text, redact: response.redact };
   }
 
   /** Sends the call and checks that a stream (not a JSON error under 200) came back. */
@@ -140,30 +150,30 @@ export class Transport {
     const type = String(response.headers['content-type'] ?? '');
     if (type.includes('text/event-stream')) return response;
     const text = await readLimited(response.body, ERROR_BODY_LIMIT).catch(() => '');
-    const body = parseJsonBody(text, call.what, response.status, response.secrets);
-    checkBodyCode(body, text, response, call.what);
-    throw new BadResponseError(`${call.what}: expected a stream but the service answered '${type || 'no content type'}'.`, {
+    const body = parseJsonBody(text, call.what, response.status, response.redact);
+    checkBodyCode(body, text, response, call.what, this.now());
+    throw new BadResponseError(`${call.what}: expected a stream but the service answered '${excerptOf(type, response.redact) || 'no content type'}'.`, {
       status: response.status,
-      excerpt: excerptOf(text, response.secrets),
+      excerpt: excerptOf(text, response.redact),
     });
   }
 }
 
 /** Redirects are not followed: the key must not be sent on to another address unasked. */
-function redirected(what: string, status: number, location: string | string[] | undefined, body: { dump(): Promise<void> }, secrets: string[]): BadResponseError {
+function redirected(what: string, status: number, location: string | string[] | undefined, body: { dump(): Promise<void> }, redact: Redactor): BadResponseError {
   void body.dump().catch(() => undefined);
   const target = Array.isArray(location) ? location[0] : location;
   return new BadResponseError(
-    `${what}: the service redirected (HTTP ${status})${target ? ` to '${excerptOf(target, secrets)}'` : ''}. Set 'ksm.baseUrl' to the final address (for example https:// instead of http://).`,
+    `${what}: the service redirected (HTTP ${status})${target ? ` to '${excerptOf(target, redact)}'` : ''}. Set 'ksm.baseUrl' to the final address (for example https:// instead of http://).`,
     { status },
   );
 }
 
-function parseJsonBody(text: string, what: string, status: number, secrets: string[]): unknown {
+function parseJsonBody(text: string, what: string, status: number, redact: Redactor): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new BadResponseError(`${what}: the service's answer was not valid JSON (HTTP ${status}).`, { status, excerpt: excerptOf(text, secrets), cause: error });
+    throw new BadResponseError(`${what}: the service's answer was not valid JSON (HTTP ${status}).`, { status, excerpt: excerptOf(text, redact), cause: error });
   }
 }
 
@@ -175,11 +185,11 @@ function tryParse(text: string): unknown {
   }
 }
 
-function checkBodyCode(body: unknown, text: string, response: OpenResponse, what: string): void {
+function checkBodyCode(body: unknown, text: string, response: OpenResponse, what: string, now: number): void {
   if (!isObject(body) || body.code === undefined) return;
   const code = toNumber(body.code);
   if (code === 200 || code === 0) return;
-  throw errorFromResponse({ status: response.status, headers: response.headers, bodyText: text, what, secrets: response.secrets }, code ?? 500);
+  throw errorFromResponse({ status: response.status, headers: response.headers, bodyText: text, what, redact: response.redact, now }, code ?? 500);
 }
 
 /** Reads at most `limit` bytes as text, then drops the rest of the body. */

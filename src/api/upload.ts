@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import { BadResponseError, CancelledError, InvalidRequestError, KsmError, NetworkError } from './errors';
 import { decodeUploadInfos } from './decode';
 import { codeOf, errorFromFailure } from './httpErrors';
+import { redactorFor } from './redact';
 import { FILE_CHANGED, planMultipart, type MultipartFile } from './multipart';
 import type { UploadOptions } from './service';
 import type { Transport } from './transport';
@@ -126,7 +127,7 @@ async function sendBatch(
     };
     const what = `Uploading ${ready.length === 1 ? `'${ready[0].filename}'` : `${ready.length} files`} to volume '${volume}'`;
     try {
-      const { body } = await transport.json({
+      const { body, redact } = await transport.json({
         method: 'POST',
         path: '/ksm/rag/v5/files',
         what,
@@ -139,7 +140,7 @@ async function sendBatch(
           curlForm: [...fields.map(([name, value]) => ({ name, value })), ...ready.map((r) => ({ name: 'file', path: r.source.path, filename: r.filename }))],
         },
       });
-      const infos = decodeUploadInfos(body);
+      const infos = decodeUploadInfos(body, redact);
       ready.forEach((entry, i) => {
         const info = infos[i];
         if (info) report({ source: entry.source, ok: true, info });
@@ -147,7 +148,7 @@ async function sendBatch(
       });
       return undefined;
     } catch (caught) {
-      let error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, []);
+      let error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, redactorFor([]));
       if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError('The upload was cancelled.', { cause: error });
       if (codeOf(error) === FILE_CHANGED) {
         error = new InvalidRequestError(`${what} failed: a file changed on disk while it was being sent (${(error.cause as Error)?.message ?? 'size changed'}). Upload it again once it is saved.`, { cause: error });

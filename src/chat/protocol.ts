@@ -5,7 +5,8 @@
 
 export type ChatMode = 'chat' | 'agent';
 
-export type AnswerState = 'streaming' | 'done' | 'stopped' | 'error' | 'cut-off' | 'length';
+/** `elsewhere`: another window (sharing this store) is streaming this answer right now. */
+export type AnswerState = 'streaming' | 'elsewhere' | 'done' | 'stopped' | 'error' | 'cut-off' | 'length';
 
 export interface UsageView {
   promptTokens: number;
@@ -52,6 +53,11 @@ export interface TurnView {
   usage?: UsageView;
   citations?: CitationView[];
   attachments?: AttachmentView[];
+  /**
+   * Agent answers: the service thread the answer was given in (from its `thread` event).
+   * A thread that holds the answer also holds its question, so a retry does not ask it again.
+   */
+  threadId?: string;
   createdAt: number;
 }
 

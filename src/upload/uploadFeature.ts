@@ -11,6 +11,7 @@ import type { VolumesFeature } from '../volumes/volumesFeature';
 import { planUploads, type DuplicateChoice, type DuplicateDecider } from './core/duplicatePlanning';
 import { expandSelection } from '../common/core/folderExpansion';
 import { askAboutDuplicate, embeddingModel, pickChunking, pickVolume, rememberVolume, showSummary } from './vscode/uploadPrompts';
+import { ReplacementTracker, type PendingReplacement } from './core/pendingReplacements';
 import { runUpload, type UploadSummary } from './core/uploadRun';
 import { formatBytes } from '../common/core/byteSize';
 import { COMMAND } from '../common/core/contributionIds';
@@ -26,7 +27,42 @@ export interface UploadChoices {
   quiet?: boolean;
 }
 
+/** globalState key of the replacements waiting for their new copy to be processed. */
+const PENDING_REPLACEMENTS_KEY = 'ksm.upload.pendingReplacements';
+/** After a reload, pending replacements are looked at this long after activation (never during it). */
+const RESUME_DELAY_MS = 10_000;
+
+const trackers = new WeakMap<ExtensionServices, ReplacementTracker>();
+
+/** The one tracker of pending replacements per extension instance (created on first use). */
+function replacementTracker(services: ExtensionServices, volumes: VolumesFeature): ReplacementTracker {
+  const existing = trackers.get(services);
+  if (existing) return existing;
+  const state = services.context.globalState;
+  const replacements = new ReplacementTracker({
+    service: () => services.getClient(),
+    storage: {
+      get: () => state.get<PendingReplacement[]>(PENDING_REPLACEMENTS_KEY, []),
+      set: async (pending) => void (await state.update(PENDING_REPLACEMENTS_KEY, pending)),
+    },
+    onSettled: ({ pending, outcome, message }) => {
+      services.log.info(`[upload] replace ${outcome}: ${message}`);
+      volumes.refreshVolume(pending.volume);
+      if (outcome !== 'replaced') void vscode.window.showWarningMessage(message);
+    },
+    onError: (error) => services.log.warn(`[upload] pending replacements: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  services.context.subscriptions.push({ dispose: () => replacements.dispose() });
+  trackers.set(services, replacements);
+  return replacements;
+}
+
 export function registerUploadFeature(services: ExtensionServices, deps: { volumes: VolumesFeature }): void {
+  const replacements = replacementTracker(services, deps.volumes);
+  if (replacements.pending.length > 0) {
+    const timer = setTimeout(() => replacements.resume(), RESUME_DELAY_MS);
+    services.context.subscriptions.push({ dispose: () => clearTimeout(timer) });
+  }
   const upload = (uris: vscode.Uri[] | undefined, choices: UploadChoices = {}) => uploadToVolume(services, deps.volumes, uris, choices);
 
   services.registerCommand(COMMAND.upload, (uri?: vscode.Uri, uris?: vscode.Uri[], choices?: UploadChoices) =>
@@ -43,7 +79,12 @@ function selectedUris(uri: unknown, uris: unknown): vscode.Uri[] | undefined {
 }
 
 /** The whole upload flow; every choice not given in `choices` is asked. */
-export async function uploadToVolume(services: ExtensionServices, volumes: VolumesFeature, given: vscode.Uri[] | undefined, choices: UploadChoices): Promise<UploadSummary | undefined> {
+export async function uploadToVolume(
+  services: ExtensionServices,
+  volumes: VolumesFeature,
+  given: vscode.Uri[] | undefined,
+  choices: UploadChoices,
+): Promise<UploadSummary | undefined> {
   const uris = given ?? (await pickFiles());
   if (!uris?.length) return undefined;
   const local = uris.filter((u) => u.scheme === 'file');
@@ -115,12 +156,14 @@ export async function uploadToVolume(services: ExtensionServices, volumes: Volum
   );
 
   const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));
-  const replacedAny = summary.results.some((r) => r.outcome === 'uploaded' && r.replaced > 0);
-  // After a cancel a batch in flight may have been stored; after "replace" older copies are gone.
-  if (summary.wasCancelled || replacedAny) volumes.refreshVolume(volume);
+  // After a cancel a batch in flight may have been stored.
+  if (summary.wasCancelled) volumes.refreshVolume(volume);
   volumes.watchUploaded(volume, uploaded);
+  // The older copies stay searchable until the new ones are processed (and survive a reload).
+  await replacementTracker(services, volumes).add(summary.replacements);
   for (const r of summary.results) {
-    services.log.info(`[upload] ${volume}: ${r.filename} ${r.outcome}${'reason' in r ? ` — ${r.reason}` : ''}${r.outcome === 'uploaded' && r.replaceError ? ` (${r.replaceError})` : ''}`);
+    const replacing = r.outcome === 'uploaded' && r.replacing ? ` (replaces ${r.replacing} older copy once processed)` : '';
+    services.log.info(`[upload] ${volume}: ${r.filename} ${r.outcome}${'reason' in r ? ` — ${r.reason}` : ''}${replacing}`);
   }
   if (!choices.quiet) {
     void showSummary(services, summary, (failedPaths) =>

@@ -133,6 +133,8 @@ export class AssistantTurnElement {
       this.status.append(el('div', { class: 'turn-error', role: 'alert' }, `⚠ ${this.turn.error || fallback}`), retry);
     } else if (state === 'stopped') {
       this.status.append(el('span', { class: 'status-note stopped-note' }, '■ Stopped'));
+    } else if (state === 'elsewhere') {
+      this.status.append(el('span', { class: 'status-note' }, 'Answering in another window…'));
     }
   }
 

@@ -5,7 +5,8 @@ import { decodeAgentMessage } from '../../src/api/agentDecoding';
 import { decodeDeleteResult, decodeFileInfo } from '../../src/api/decode';
 import { BadResponseError, NetworkError, RateLimitedError, ServerError, InvalidRequestError } from '../../src/api/errors';
 import { excerptOf, parseRetryAfter } from '../../src/api/httpErrors';
-import { escapeDispositionValue } from '../../src/api/multipart';
+import { dispositionParameters } from '../../src/api/multipart';
+import { redactorFor } from '../../src/api/redact';
 import { retryDelay } from '../../src/api/retry';
 import { parseStreamError } from '../../src/api/streams';
 import { planBatches } from '../../src/api/upload';
@@ -25,10 +26,10 @@ describe('api decoding and helpers', () => {
   });
 
   it('decodes an agent answer (D20) and refuses one without thread_id', () => {
-    const message = decodeAgentMessage({ id: 'msg_1', thread_id: 't', agent_id: 'a', content: 'hi', citations: [{ file_id: 'f', filename: 'x', score: '0.5', chunk_index: 2 }, 'junk'], status: 'stop' });
+    const message = decodeAgentMessage({ id: 'msg_1', thread_id: 't', agent_id: 'a', content: 'hi', citations: [{ file_id: 'f', filename: 'x', score: '0.5', chunk_index: 2 }, 'junk'], status: 'stop' }, redactorFor([]));
     assert.deepEqual(message.citations, [{ file_id: 'f', filename: 'x', score: 0.5, chunk_index: 2 }]);
     assert.equal(message.reasoningContent, null);
-    assert.throws(() => decodeAgentMessage({ content: 'hi' }), BadResponseError);
+    assert.throws(() => decodeAgentMessage({ content: 'hi' }, redactorFor([])), BadResponseError);
   });
 
   it('parses stream errors as JSON, as "code: message", or as a bare message (D14)', () => {
@@ -50,7 +51,7 @@ describe('api decoding and helpers', () => {
 
   it('makes short readable excerpts of HTML and redacts secrets in them', () => {
     const html = `<html><head><title>Oops</title><script>var k=1</script></head><body><p>Bearer abc.def failed &amp; ${'x'.repeat(500)}</p></body></html>`;
-    const excerpt = excerptOf(html, ['x'.repeat(10)]);
+    const excerpt = excerptOf(html, redactorFor(['x'.repeat(10)]));
     assert.ok(excerpt.startsWith('Oops Bearer *** failed & '));
     assert.ok(excerpt.length <= 201);
     assert.ok(!excerpt.includes('<') && !excerpt.includes('var k'));
@@ -78,8 +79,9 @@ describe('api decoding and helpers', () => {
     assert.deepEqual(planBatches([], { maxFiles: 2, maxBytes: 20 }), []);
   });
 
-  it('escapes multipart names as RFC 7578 / WHATWG do, keeping UTF-8', () => {
-    assert.equal(escapeDispositionValue('a "b"\r\nc ü 名.txt'), 'a %22b%22%0D%0Ac ü 名.txt');
-    assert.equal(escapeDispositionValue('plain.txt'), 'plain.txt');
+  it('writes multipart names as RFC 7578 quoted-strings, with an RFC 5987 filename* for control characters and non-ASCII', () => {
+    assert.equal(dispositionParameters('file', 'plain.txt'), 'form-data; name="file"; filename="plain.txt"');
+    assert.equal(dispositionParameters('file', 'q"uote\\.txt'), 'form-data; name="file"; filename="q\\"uote\\\\.txt"');
+    assert.equal(dispositionParameters('file', 'a\nü.txt'), `form-data; name="file"; filename="a%0Aü.txt"; filename*=UTF-8''a%0A%C3%BC.txt`);
   });
 });

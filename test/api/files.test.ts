@@ -21,11 +21,11 @@ describe('api: files', () => {
     assert.deepEqual(results.map((r) => r.ok && r.info.filesize), [10, 8, Buffer.byteLength('non-ASCII name')]);
   });
 
-  it('sends a chosen filename, escaping quotes and line breaks as RFC 7578 says', async () => {
+  it('sends a chosen filename so the service stores it exactly: quotes, line breaks and UTF-8 (D7)', async () => {
     const path = h.file('plain.txt', 'x');
     const [result] = await h.client().uploadFiles({ volume: 'names', embedding: 'emu-embed', files: [{ path, filename: 'a "quoted"\r\nname ü.txt' }] });
     assert.ok(result.ok, String(!result.ok && result.error));
-    assert.equal(result.info.filename, 'a %22quoted%22%0D%0Aname ü.txt');
+    assert.equal(result.info.filename, 'a "quoted"\r\nname ü.txt');
   });
 
   it('batches by count and by bytes, reports progress in bytes, and lists what it uploaded', async () => {

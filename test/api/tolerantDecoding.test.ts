@@ -3,13 +3,14 @@
 import { strict as assert } from 'node:assert';
 import { agentStreamDecoder, readText, readThreadId } from '../../src/api/agentDecoding';
 import { errorFromResponse, readErrorBody } from '../../src/api/httpErrors';
+import { redactorFor } from '../../src/api/redact';
 import { describeShape, type ShapeObservation } from '../../src/api/shapes';
 import type { AgentEvent } from '../../src/api/types';
 
 function decodeAll(events: Array<{ event?: string; data: string; unterminated?: boolean }>) {
   const state = { finished: false, receivedAny: false };
   const seen: ShapeObservation[] = [];
-  const decoder = agentStreamDecoder(state, ['sk-secret-1234'], { observe: (o) => seen.push(o) });
+  const decoder = agentStreamDecoder(state, redactorFor(['sk-secret-1234']), { observe: (o) => seen.push(o) });
   const out: AgentEvent[] = [];
   for (const event of events) {
     const item = decoder.decode({ id: undefined, event: event.event, data: event.data, unterminated: event.unterminated });
@@ -90,7 +91,7 @@ describe('tolerant decoding of the open shapes', () => {
     const unknown = seen.filter((o) => o.unknown);
     assert.equal(unknown.length, 3);
     assert.ok(unknown.every((o) => !o.shape.includes('sk-secret') && !o.shape.includes('and more')), JSON.stringify(unknown));
-    assert.equal(describeShape({ key: 'sk-secret-1234', n: 3, list: [1, 2], deep: { a: { b: 1 } } }, ['sk-secret-1234']), '{key: "***", n: 3, list: [1, … 2 items], deep: {a: {1 fields}}}');
+    assert.equal(describeShape({ key: 'sk-secret-1234', n: 3, list: [1, 2], deep: { a: { b: 1 } } }, redactorFor(['sk-secret-1234'])), '{key: "***", n: 3, list: [1, … 2 items], deep: {a: {1 fields}}}');
   });
 
   it('reduces every error body form to one sentence', () => {
@@ -106,7 +107,7 @@ describe('tolerant decoding of the open shapes', () => {
       ['<html><head><title>400 Bad Request</title></head><body><h1>Bad</h1><p>bad temperature</p></body></html>', '400 Bad Request Bad bad temperature'],
     ];
     for (const [body, sentence] of forms) {
-      const error = errorFromResponse({ status: 400, headers: {}, bodyText: body, what: 'Chat', secrets: [] });
+      const error = errorFromResponse({ status: 400, headers: {}, bodyText: body, what: 'Chat', redact: redactorFor([]) });
       assert.equal(error.message, `Chat was refused (HTTP 400)${error.param ? ` (field '${error.param}')` : ''}: ${sentence}.`, body);
       assert.ok(!error.message.includes('\n'));
     }

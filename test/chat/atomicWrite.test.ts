@@ -16,10 +16,16 @@ describe('chat: atomic file writes', () => {
 
   it('creates, then replaces a file whole, leaving nothing else in the folder', async () => {
     const path = join(dir, 'conversations', 'c1.json');
+    mkdirSync(join(dir, 'conversations'));
     await writeFileAtomic(path, '{"v":1}');
     await writeFileAtomic(path, '{"v":2,"text":"ünïcödé"}');
     assert.equal(readFileSync(path, 'utf8'), '{"v":2,"text":"ünïcödé"}');
     assert.deepEqual(readdirSync(join(dir, 'conversations')), ['c1.json']);
+  });
+
+  it('never creates a missing folder: a store folder deleted meanwhile stays deleted', async () => {
+    await assert.rejects(writeFileAtomic(join(dir, 'gone', 'index.json'), '[]'), /ENOENT/);
+    assert.deepEqual(readdirSync(dir), []);
   });
 
   it('keeps the old content and removes its temp file when the write fails', async () => {

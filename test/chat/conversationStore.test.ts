@@ -1,6 +1,7 @@
 // Conversations on disk: a fresh store reads back exactly what was saved (history survives a
 // reload), unreadable files are kept aside and reported, and the index is only a cache.
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +101,10 @@ describe('chat: conversation store', () => {
     const c = conversationWith('q', 'partial ans', 1000);
     c.turns[1].state = 'streaming';
     await store().save(c);
+    // The window that wrote it died: its live mark names a process that no longer runs.
+    const mark = join(root, 'live', `${c.id}.json`);
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(mark, JSON.stringify({ ...JSON.parse(readFileSync(mark, 'utf8')), pid: deadPid }));
     const loaded = await store().load(c.id);
     assert.equal(loaded?.turns[1].state, 'cut-off');
     assert.equal(loaded?.turns[1].content, 'partial ans');

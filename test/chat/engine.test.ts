@@ -46,11 +46,10 @@ describe('chat engine: answer events against the emulator', () => {
     return { events, text: textOf(events), finished: finished as Finished };
   }
 
-  /** The questions the emulator stored on a thread; it saves a turn just after the answer ends, so wait for `count`. */
+  /** The questions the emulator stored on a thread (it commits a turn before its `done`; the wait covers an answer still ending). */
   async function threadQueries(threadId: string, count: number): Promise<string[]> {
-    const file = join(emulator.dataDir, 'threads', `${threadId}.json`);
     for (;;) {
-      const queries = (JSON.parse(readFileSync(file, 'utf8')) as { turns: Array<{ query: string }> }).turns.map((t) => t.query);
+      const queries = ((await emulator.readThread(threadId))?.turns ?? []).map((t) => t.query);
       if (queries.length >= count) return queries;
       await sleep(10);
     }

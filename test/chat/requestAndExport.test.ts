@@ -2,7 +2,7 @@
 // the Markdown export.
 import { strict as assert } from 'node:assert';
 import { createConversation, newTurnId, titleFromQuestion } from '../../src/chat/core/conversationModel';
-import { codePrefill } from '../../src/chat/core/askAboutFile';
+import { codePrefill } from '../../src/common/core/chatText';
 import { conversationToMarkdown } from '../../src/chat/core/conversationText';
 import type { ModelOptions, Turn } from '../../src/chat/core/conversationModel';
 import { buildAgentRequest, buildChatRequest } from '../../src/chat/core/requestBuilder';

@@ -3,7 +3,7 @@
 // stream can end badly keeping the partial answer with the right state.
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
@@ -93,8 +93,8 @@ describe('chat session against the emulator', () => {
     }
     assert.match(threadIds[0] ?? '', /^thr_/);
     assert.deepEqual(threadIds, [threadIds[0], threadIds[0], threadIds[0]]);
-    const thread = JSON.parse(readFileSync(join(emulator.dataDir, 'threads', `${threadIds[0]}.json`), 'utf8')) as { turns: Array<{ query: string }> };
-    assert.deepEqual(thread.turns.map((t) => t.query), questions, 'the emulator saw all three questions on one thread');
+    const thread = await emulator.readThread(threadIds[0]!);
+    assert.deepEqual(thread?.turns.map((t) => t.query), questions, 'the emulator saw all three questions on one thread');
     const answers = (await session.current()).turns.filter((t) => t.role === 'assistant');
     assert.ok(answers.every((a) => a.state === 'done' && a.content.length > 0));
   });

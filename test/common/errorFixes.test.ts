@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { AuthenticationError, BadResponseError, ConfigurationError, NetworkError, NotFoundError, RateLimitedError, TimeoutError } from '../../src/api/errors';
 import { checkBaseUrl } from '../../src/api/baseUrl';
-import { NO_API_KEY_MESSAGE } from '../../src/api/transport';
+import { NO_API_KEY_MESSAGE } from '../../src/api/errors';
 import { COMMAND } from '../../src/common/core/contributionIds';
 import { errorFix } from '../../src/common/core/errorFixes';
 

@@ -3,12 +3,11 @@
 // every failure names its fix, the report never holds the key (even when a server echoes
 // it), and the check makes no write to the service.
 import { strict as assert } from 'node:assert';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { KsmClient } from '../../src/api/client';
 import { createDispatcher, type NetworkSettings } from '../../src/api/network';
 import { probeAddress } from '../../src/api/probe';
+import { redactorFor } from '../../src/api/redact';
 import { runConnectionCheck, type CheckDeps, type ConnectionReport, type StepId } from '../../src/connection/core/connectionCheck';
 import { renderReport } from '../../src/connection/core/report';
 import { useEmulator } from '../api/harness';
@@ -57,7 +56,7 @@ describe('connection check against the emulator and a broken network', () => {
       },
       hasApiKey: key !== undefined,
       client: (shapes) => new KsmClient({ baseUrl, apiKey: async () => key, dispatcher, shapes, timeoutMs: 5000, retry: { retries: 0 } }),
-      probe: (url) => probeAddress(url, { dispatcher, timeoutMs: 5000 }),
+      probe: (url) => probeAddress(url, { dispatcher, timeoutMs: 5000, redact: redactorFor([key]) }),
     };
   }
 
@@ -85,7 +84,7 @@ describe('connection check against the emulator and a broken network', () => {
     assert.ok(calls.length >= 4, JSON.stringify(calls));
     for (const call of calls) assert.ok(['GET /', 'GET /ksm/rag/v5/files', 'POST /v3/chat/completions'].includes(call), `only reads: ${call}`);
     assert.equal((await h.client().listFiles({ volume: `{${h.emulator.userId}}` })).total, 0, 'nothing was uploaded');
-    assert.deepEqual(threadFiles(), [], 'no agent thread was started');
+    assert.deepEqual(await threadIds(), [], 'no agent thread was started');
   });
 
   it('asks the agent only when agreed, and reports the event shapes and the tolerant paths it used', async () => {
@@ -99,9 +98,8 @@ describe('connection check against the emulator and a broken network', () => {
     for (const path of ["kind from the 'event' field", "text from 'answer'", "thread id from 'conversation_id'", "'message_end' ends the answer"]) {
       assert.ok(markdown.includes(`- ${path}`), `the report names the tolerant path "${path}"`);
     }
-    // The emulator saves the turn just after the stream ends.
-    for (let i = 0; i < 100 && threadFiles().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(threadFiles().length, 1, 'the agreed question started one thread');
+    // The emulator commits the turn before it sends `done`, so it is stored by now.
+    assert.equal((await threadIds()).length, 1, 'the agreed question started one thread');
   });
 
   it('names a refused connection and says to check ksm.baseUrl; the later steps do not run', async () => {
@@ -238,11 +236,8 @@ describe('connection check against the emulator and a broken network', () => {
     assert.match(second.markdown, /error body, event `HTTP 401`: `text \(\d+ chars\)/);
   });
 
-  function threadFiles(): string[] {
-    try {
-      return readdirSync(join(h.emulator.dataDir, 'threads')).filter((name) => name.endsWith('.json'));
-    } catch {
-      return [];
-    }
+  /** The agent threads the emulator stored (its SQLite store, read through the emulator). */
+  async function threadIds(): Promise<string[]> {
+    return (await h.emulator.readThreads()).map((thread) => thread.id);
   }
 });

@@ -145,6 +145,15 @@ describe('emulator: chat completions', () => {
     assert.equal(unrelated.json.choices[0].finish_reason, 'stop');
   });
 
+  it('calls the tool named last, filled from the quotes after that mention (client instructions come first)', async () => {
+    const editTool = { type: 'function', function: { name: 'edit_file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } };
+    const prompt = '<instructions>Prefer edit_file for "a.txt" changes.</instructions> <request>Use get_weather for "Oslo"</request>';
+    const answer = await call(s.emu, 'POST', PATH, ask(prompt, { tools: [editTool, weatherTool] }));
+    const [toolCall] = answer.json.choices[0].message.tool_calls;
+    assert.equal(toolCall.function.name, 'get_weather');
+    assert.equal(JSON.parse(toolCall.function.arguments).city, 'Oslo');
+  });
+
   it('answers a tool result message by quoting it', async () => {
     const first = await call(s.emu, 'POST', PATH, ask('get_weather in "Oslo"', { tools: [weatherTool] }));
     const toolCall = first.json.choices[0].message.tool_calls[0];

@@ -27,15 +27,32 @@ describe('emulator: file endpoints', () => {
     assert.equal(year, new Date().getUTCFullYear());
   });
 
-  it('accepts fields after the files, UTF-8 names, and strips directory parts', async () => {
+  it('accepts fields after the files, UTF-8 names, strips /-directory parts and keeps backslashes (D7)', async () => {
     const form = uploadForm({ volume: 'late-fields', embedding: 'emu-embed' }, [
       { name: 'Résumé 日本.txt', content: 'x' },
       { name: '../../etc/passwd', content: 'y' },
-      { name: 'C:\\Users\\me\\notes.txt', content: 'z' },
+      { name: 'back\\slash.txt', content: 'z' },
+      { name: 'C:\\Users\\me\\notes.txt', content: 'w' },
     ], false);
     const answer = await call(s.emu, 'POST', FILES, form);
     assert.equal(answer.status, 200, answer.text);
-    assert.deepEqual(answer.json.infoz.map((f: any) => f.filename), ['Résumé 日本.txt', 'passwd', 'notes.txt']);
+    const names = ['Résumé 日本.txt', 'passwd', 'back\\slash.txt', 'C:\\Users\\me\\notes.txt'];
+    assert.deepEqual(answer.json.infoz.map((f: any) => f.filename), names);
+    assert.deepEqual((await list(s.emu, 'late-fields')).json.infoz.map((f: any) => f.filename), names, 'stored as answered');
+  });
+
+  it('decodes an RFC 5987 filename*= (UTF-8, percent-encoded), which wins over a plain filename', async () => {
+    const name = 'naïve back\\slash 日本.txt';
+    const body = [
+      '--B', 'Content-Disposition: form-data; name="volume"', '', 'rfc5987',
+      '--B', 'Content-Disposition: form-data; name="embedding"', '', 'emu-embed',
+      '--B', `Content-Disposition: form-data; name="file"; filename="fallback.txt"; filename*=UTF-8''${encodeURIComponent(name)}`, '', 'text',
+      '--B', `Content-Disposition: form-data; name="file"; filename*=utf-8''${encodeURIComponent('only-star ä.txt')}`, '', 'text',
+      '--B--', '',
+    ].join('\r\n');
+    const answer = await call(s.emu, 'POST', FILES, body, { headers: { 'Content-Type': 'multipart/form-data; boundary=B' } });
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(answer.json.infoz.map((f: any) => f.filename), [name, 'only-star ä.txt']);
   });
 
   it('lists in upload order with total, default page 20, offset and limit (D10)', async () => {

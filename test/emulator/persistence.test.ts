@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, STORE_FILE } from '../../emulator/database';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
 import { assertErrorBody, call, list, readSse, upload, waitForStatus } from './support';
 
@@ -47,6 +48,18 @@ function stallingUpload(url: string, key: string): { response: Promise<Response>
 async function untilBothPartsStaged(dataDir: string): Promise<void> {
   const tmp = join(dataDir, 'tmp');
   while (!existsSync(tmp) || readdirSync(tmp).length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** What the store holds for one file, read with a second (read-only) SQLite connection. */
+function storeCounts(dataDir: string, uuid: string): { files: number; chunks: number; vectors: number } {
+  const db = connect(join(dataDir, STORE_FILE), { readonly: true });
+  try {
+    const files = (db.prepare('SELECT count(*) AS n FROM files WHERE uuid = ?').get(uuid) as { n: number }).n;
+    const { chunks, vectors } = db.prepare('SELECT count(*) AS chunks, count(vector) AS vectors FROM chunks WHERE file_uuid = ?').get(uuid) as { chunks: number; vectors: number };
+    return { files, chunks, vectors };
+  } finally {
+    db.close();
+  }
 }
 
 function contentFiles(dataDir: string, volumeDir: string): string[] {
@@ -107,17 +120,19 @@ describe('emulator: persistence', () => {
     assert.match(again.json.content, /remember the blue kite/);
   });
 
-  it('delete removes a file\'s record, bytes, chunks and vectors, and retrieval stops finding it (D11)', async () => {
+  it('delete removes a file\'s record, bytes, chunks and vectors (store and disk), and retrieval stops finding it (D11)', async () => {
     const emu = await start();
     const [info] = await upload(emu, 'gone', [{ name: 'comet.txt', content: 'Halley comet returns every seventy six years.' }], 1);
     await emu.waitForIdle();
-    const volumeDir = join(dataDir, 'volumes', 'named_gone');
-    const onDisk = () => ['records', 'content', 'chunks'].flatMap((sub) => readdirSync(join(volumeDir, sub)));
-    assert.deepEqual(onDisk().sort(), [info.uuid, `${info.uuid}.json`, `${info.uuid}.json`, `${info.uuid}.vec`].sort());
+    const onDisk = () => contentFiles(dataDir, 'named_gone');
+    const inStore = () => storeCounts(dataDir, info.uuid);
+    assert.deepEqual(onDisk(), [info.uuid]);
+    assert.deepEqual(inStore(), { files: 1, chunks: 1, vectors: 1 });
     const ask = () => call(emu, 'POST', '/v1/apps/chat-messages', { agent_id: 'rag-agent', query: 'Halley comet', stream: false, context: { model: 'emu-chat', volumes: ['gone'] } });
     assert.equal((await ask()).json.citations[0].file_id, info.uuid);
     assert.equal((await call(emu, 'DELETE', '/ksm/rag/v5/files', { volume: 'gone', uuidz: [info.uuid] })).status, 200);
     assert.deepEqual(onDisk(), []);
+    assert.deepEqual(inStore(), { files: 0, chunks: 0, vectors: 0 });
     assert.deepEqual((await ask()).json.citations, []);
   });
 

@@ -29,6 +29,19 @@ describe('smoke: KSM Assistant in a real extension host', () => {
     assert.deepEqual(contributed.filter((id) => !registered.has(id)), [], 'contributed but not registered');
   });
 
+  it('offers VS Code Chat features only where the running VS Code has their API (feature detection, engines ^1.100.0)', async () => {
+    await vscode.extensions.getExtension(EXTENSION_ID)!.activate();
+    const providerApi = typeof (vscode.lm as { registerLanguageModelChatProvider?: unknown }).registerLanguageModelChatProvider === 'function';
+    const ksmModels = await vscode.lm.selectChatModels({ vendor: 'ksm' });
+    // Where the provider API is missing (VS Code 1.100, the e2e default profile), no KSM
+    // model can exist and activation still succeeded above; where it exists, they do.
+    assert.equal(ksmModels.length > 0, providerApi, `provider API ${providerApi ? 'present' : 'absent'}, KSM models: ${ksmModels.map((m) => m.id).join(', ')}`);
+    if (vscode.version.startsWith('1.100.')) assert.equal(providerApi, false, 'VS Code 1.100 has no stable language-model provider API');
+    // Tools are stable since 1.95, so they are registered on 1.100 too.
+    const tools = vscode.lm.tools.map((t) => t.name).filter((name) => name.startsWith('ksm_')).sort();
+    assert.deepEqual(tools, ['ksm_list_files', 'ksm_search_volumes', 'ksm_upload_files']);
+  });
+
   describe('secret storage round trip (the API key store over the real SecretStorage)', () => {
     const store = () => new ApiKeyStore(runnerContext().secrets);
 

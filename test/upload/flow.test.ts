@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { FileInfo } from '../../src/api/types';
 import { planUploads, type DuplicateDecider, type DuplicateQuestion } from '../../src/upload/core/duplicatePlanning';
 import { expandSelection } from '../../src/common/core/folderExpansion';
+import { ReplacementTracker, type PendingReplacement, type ReplacementStorage } from '../../src/upload/core/pendingReplacements';
 import { runUpload } from '../../src/upload/core/uploadRun';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
@@ -13,6 +14,11 @@ async function listAll(fx: EmulatorFixture, volume: string): Promise<FileInfo[]>
   const files: FileInfo[] = [];
   for await (const f of fx.client.listAllFiles(volume)) files.push(f);
   return files;
+}
+
+function memoryStorage(): ReplacementStorage {
+  let held: PendingReplacement[] = [];
+  return { get: () => held, set: async (pending) => void (held = pending) };
 }
 
 const never: DuplicateDecider = async () => assert.fail('no duplicate expected');
@@ -85,7 +91,11 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     const summary = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan });
     assert.equal(summary.uploaded, 4);
     const a = summary.results.find((r) => r.filename === 'a.md');
-    assert.ok(a?.outcome === 'uploaded' && a.replaced === 1);
+    assert.ok(a?.outcome === 'uploaded' && a.replacing === 1);
+    assert.ok((await listAll(fx, volume)).some((f) => f.uuid === oldA.uuid), 'the older copy stays until the new one is processed');
+    const tracker = new ReplacementTracker({ service: () => fx.client, storage: memoryStorage(), onSettled: () => undefined, pollMs: 10 });
+    await tracker.add(summary.replacements);
+    await tracker.idle();
     const after = await listAll(fx, volume);
     assert.deepEqual(after.map((f) => f.filename).sort(), ['a.md', 'b (2).md', 'b.md', 'c (2).md', 'c.md', 'd.md']);
     assert.ok(!after.some((f) => f.uuid === oldA.uuid), 'the replaced file is gone');

@@ -105,6 +105,8 @@ function applyEvent(conversation: StoredConversation, answer: Turn, event: Exclu
       return;
     case 'thread':
       conversation.threadId ||= event.threadId;
+      // The thread that holds this answer holds its question too: a retry does not resend it (D17).
+      answer.threadId = event.threadId;
       return;
     case 'usage':
       answer.usage = event.usage;

@@ -2,7 +2,7 @@
 // fenced block under its file name; for a whole file, paste it, ask first (a large file
 // costs many tokens), or refuse (it cannot fit in one message) with a pointer to the agent,
 // which reads uploaded files itself.
-import { MAX_TEXT_CHARS } from './conversationModel';
+import { codePrefill, MAX_TEXT_CHARS } from '../../common/core/chatText';
 import { formatBytes } from '../../common/core/byteSize';
 
 /** Room left under the message limit for the question the user types after the pasted code. */
@@ -19,18 +19,6 @@ export const ASK_ANYWAY = 'Ask Anyway';
  */
 export const LARGE_FILE_CHARS = 50 * 1024;
 
-/**
- * The composer text for a piece of code: the file name, then a fenced block tagged with the
- * language. The fence is longer than any backtick run inside the code, so code that itself
- * contains ``` stays one block.
- */
-export function codePrefill(fileName: string, languageId: string, code: string, lineRange?: { start: number; end: number }): string {
-  const longestRun = Math.max(2, ...(code.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longestRun + 1);
-  const where = lineRange ? ` (lines ${lineRange.start}-${lineRange.end})` : '';
-  const body = code.endsWith('\n') ? code : `${code}\n`;
-  return `\`${fileName}\`${where}:\n\n${fence}${languageId}\n${body}${fence}\n\n`;
-}
 
 export type AskAboutFilePlan =
   | { kind: 'prefill'; prefill: string }

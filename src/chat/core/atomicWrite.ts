@@ -3,14 +3,14 @@
 // part (temp file beside the target, fsync, rename, the temp file removed when anything
 // fails or the process exits, concurrent writes to one path queued); it does not fsync the
 // folder, so the rename itself could be lost on power failure and the old file come back.
-// That one step is added here.
-import { mkdir, open } from 'node:fs/promises';
+// That one step is added here. The folder must exist: a write never recreates a folder
+// that was deleted meanwhile (the store creates its folders when it saves).
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import writeFileAtomicLibrary from 'write-file-atomic';
 
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
   await writeFileAtomicLibrary(path, data, { encoding: 'utf8', fsync: true });
   await fsyncFolder(dir);
 }

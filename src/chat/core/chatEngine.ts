@@ -134,14 +134,16 @@ export class ChatEngine {
   async retry(turnId: string): Promise<AnswerOutcome | undefined> {
     const conversation = await this.current();
     const last = lastTurn(conversation);
-    if (this.running || this.starting || !last || last.id !== turnId || last.role !== 'assistant' || last.state === 'done') {
+    const notRetryable = last?.state === 'done' || last?.state === 'streaming' || last?.state === 'elsewhere';
+    if (this.running || this.starting || !last || last.id !== turnId || last.role !== 'assistant' || notRetryable) {
       this.engineHost.log.warn(`[chat] retry of turn ${turnId} refused (not the last finished-badly answer)`);
       return undefined;
     }
     conversation.turns.pop();
     const question = lastTurn(conversation);
     if (question?.role !== 'user') return undefined;
-    return this.answer(conversation, question);
+    // An agent thread that began the failed answer already holds the question (D17).
+    return this.answer(conversation, question, conversation.mode === 'agent' ? last.threadId : undefined);
   }
 
   /** Asks for the rest of the last answer when it was cut short (max tokens, stopped, cut off). */
@@ -289,14 +291,14 @@ export class ChatEngine {
     this.emit({ type: 'conversation', conversation });
   }
 
-  private answer(conversation: StoredConversation, question: Turn): Promise<AnswerOutcome> {
+  private answer(conversation: StoredConversation, question: Turn, questionHeldBy?: string): Promise<AnswerOutcome> {
     const { engineHost: host } = this;
     const running = launchAnswer({
       conversation,
       question,
       request: (c, q): AnswerRequest =>
         c.mode === 'agent'
-          ? { kind: 'agent', body: buildAgentRequest(c, q, host.getVolumes()) }
+          ? { kind: 'agent', body: buildAgentRequest(c, q, host.getVolumes(), questionHeldBy) }
           : { kind: 'chat', body: buildChatRequest(c, host.getOptions().reasoningModels) },
       service: () => host.getService(),
       store: this.store,

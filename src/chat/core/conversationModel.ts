@@ -3,11 +3,13 @@
 // this model plus a schema number; the panel maps it to its view types (chat/panel/), so
 // loading, answering and exporting never depend on what one front end displays.
 import { randomBytes } from 'node:crypto';
+import { MAX_TEXT_CHARS } from '../../common/core/chatText';
 
 export type ChatMode = 'chat' | 'agent';
 
 /** How an answer stands: streaming, or how it ended. */
-export type AnswerState = 'streaming' | 'done' | 'stopped' | 'error' | 'cut-off' | 'length';
+/** `elsewhere`: another window (sharing this store) is streaming this answer right now. */
+export type AnswerState = 'streaming' | 'elsewhere' | 'done' | 'stopped' | 'error' | 'cut-off' | 'length';
 
 export interface TokenUsage {
   promptTokens: number;
@@ -57,6 +59,11 @@ export interface Turn {
   usage?: TokenUsage;
   citations?: SourceCitation[];
   attachments?: AttachedFile[];
+  /**
+   * Agent answers: the service thread the answer was given in (from its `thread` event).
+   * A thread that holds the answer also holds its question, so a retry does not ask it again.
+   */
+  threadId?: string;
   createdAt: number;
 }
 
@@ -103,8 +110,8 @@ export const TURN_ID_PATTERN = /^t-[0-9a-f]{12}$/;
 
 export const DEFAULT_TITLE = 'New chat';
 
-/** The longest question (or system prompt) the chat sends, in characters. */
-export const MAX_TEXT_CHARS = 100_000;
+/** The longest question (or system prompt) the chat sends: one source for both chat front ends. */
+export { MAX_TEXT_CHARS };
 const TITLE_LENGTH = 60;
 
 export function newConversationId(): string {
@@ -161,20 +168,4 @@ export function searchableText(conversation: Conversation, maxChars = 8000): str
   const byRole = (role: Turn['role']) => conversation.turns.filter((turn) => turn.role === role).map((turn) => turn.content.replace(/\s+/g, ' ').trim());
   const text = [...byRole('user'), ...byRole('assistant')].filter(Boolean).join(' · ');
   return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
-}
-
-/**
- * An answer still marked `streaming` on load was interrupted by a crash or a kill of the
- * extension host: keep its text and say what happened instead of pretending it finished.
- */
-export function markInterruptedAnswers(conversation: StoredConversation): boolean {
-  let changed = false;
-  for (const turn of conversation.turns) {
-    if (turn.role === 'assistant' && turn.state === 'streaming') {
-      turn.state = 'cut-off';
-      turn.error = 'Interrupted: VS Code closed while this answer was streaming.';
-      changed = true;
-    }
-  }
-  return changed;
 }

@@ -3,17 +3,23 @@
 // them when it is missing, stale or unreadable. A conversation file that cannot be read is
 // moved to `<root>/corrupt/` and reported, never silently dropped (users lose trust in a
 // chat that forgets). No `vscode` import: tested under plain mocha.
-import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+//
+// Several windows may share one store (two windows with no folder share one workspace
+// storage). Every write is a read-merge-write of one conversation under a cross-process
+// lock (proper-lockfile), which also guards the index: a save applies only what this window
+// changed since it last read the file (conversationMerge.ts), so another window's newer
+// revision is never overwritten and turns added by two windows are both kept. A window that
+// streams an answer keeps a live mark (`<root>/live/<id>.json`, its process id) while the
+// answer is on disk as `streaming`, so another window shows that answer as "answering in
+// another window" rather than "interrupted"; an answer whose writer is gone is interrupted.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { lock } from 'proper-lockfile';
 import { writeFileAtomic } from './atomicWrite';
-import {
-  CONVERSATION_ID_PATTERN,
-  CONVERSATION_SCHEMA,
-  markInterruptedAnswers,
-  summarize,
-  type StoredConversation,
-} from './conversationModel';
-import type { ConversationSummary } from './conversationModel';
+import { applyInPlace, clone, mergeConversation } from './conversationMerge';
+import { CONVERSATION_ID_PATTERN, CONVERSATION_SCHEMA, summarize, type ConversationSummary, type StoredConversation } from './conversationModel';
 
 export interface StoreProblem {
   /** The conversation file that could not be read. */
@@ -23,11 +29,30 @@ export interface StoreProblem {
   reason: string;
 }
 
+export const INTERRUPTED_MESSAGE = 'Interrupted: VS Code closed while this answer was streaming.';
+
+/** What a live mark holds: enough to tell whether its writer still runs. */
+interface LiveMark {
+  pid: number;
+  host: string;
+  store: string;
+}
+
+/** The lock is refreshed every 2 s and counts as abandoned (a crashed window) after 10 s. */
+const LOCK_OPTIONS = { realpath: false, stale: 10_000, update: 2_000, retries: { retries: 200, factor: 1.3, minTimeout: 5, maxTimeout: 200 } };
+
 export class ConversationStore {
   private readonly conversationsDir: string;
   private readonly corruptDir: string;
+  private readonly liveDir: string;
   private readonly indexPath: string;
-  /** Writes of one file are chained so a later save never lands before an earlier one. */
+  /** Per conversation: the version this window last read or wrote, as it showed it (the merge base). */
+  private readonly bases = new Map<string, StoredConversation>();
+  /** Conversations whose streaming answer this store writes (it holds their live mark). */
+  private readonly ownLive = new Set<string>();
+  /** Identifies this store among several in one process (tests, two views). */
+  private readonly instance = randomBytes(6).toString('hex');
+  /** Writes of one conversation are chained so a later save never lands before an earlier one. */
   private readonly writes = new Map<string, Promise<void>>();
   private indexWrite: Promise<void> = Promise.resolve();
 
@@ -37,6 +62,7 @@ export class ConversationStore {
   ) {
     this.conversationsDir = join(root, 'conversations');
     this.corruptDir = join(root, 'corrupt');
+    this.liveDir = join(root, 'live');
     this.indexPath = join(root, 'index.json');
   }
 
@@ -58,7 +84,8 @@ export class ConversationStore {
       if (conversation) summaries.push(summarize(conversation));
     }
     summaries.sort((a, b) => b.updatedAt - a.updatedAt);
-    if (stale) this.queueIndexWrite(summaries);
+    // Awaited, and never creating the folder: a store deleted meanwhile stays deleted.
+    if (stale) await this.updateIndex((entries) => rebuiltIndex(entries, summaries), { createRoot: false }).catch(() => undefined);
     return summaries;
   }
 
@@ -73,44 +100,53 @@ export class ConversationStore {
   async load(id: string): Promise<StoredConversation | undefined> {
     if (!CONVERSATION_ID_PATTERN.test(id)) return undefined;
     await this.writes.get(id);
-    const file = this.fileOf(id);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      await this.keepAside(id, `not valid JSON (${(error as Error).message})`);
-      return undefined;
-    }
-    const problem = describeInvalid(parsed, id);
-    if (problem) {
-      await this.keepAside(id, problem);
-      return undefined;
-    }
-    const conversation = parsed as StoredConversation;
-    if (conversation.pendingAttachments === undefined) conversation.pendingAttachments = [];
-    markInterruptedAnswers(conversation);
+    const conversation = await this.readConversation(id, true);
+    if (!conversation) return undefined;
+    await this.showStreamingAnswers(conversation);
+    this.bases.set(id, clone(conversation));
     return conversation;
   }
 
+  /**
+   * Writes what this window changed in `conversation` since it last read it, merged with
+   * what other windows wrote meanwhile; `conversation` is updated in place with their part.
+   */
   async save(conversation: StoredConversation): Promise<void> {
-    if (!CONVERSATION_ID_PATTERN.test(conversation.id)) throw new Error(`Invalid conversation id: ${conversation.id}`);
-    const data = JSON.stringify(conversation);
-    const summary = summarize(conversation);
-    await this.chain(conversation.id, () => writeFileAtomic(this.fileOf(conversation.id), data));
-    await this.updateIndex((entries) => [summary, ...entries.filter((e) => e.id !== summary.id)]);
+    const id = conversation.id;
+    if (!CONVERSATION_ID_PATTERN.test(id)) throw new Error(`Invalid conversation id: ${id}`);
+    await this.chain(id, async () => {
+      const local = clone(conversation);
+      await mkdir(this.conversationsDir, { recursive: true });
+      let merged: StoredConversation | undefined;
+      await this.locked(async () => {
+        const disk = await this.readConversation(id, false);
+        merged = mergeConversation(this.bases.get(id), local, disk);
+        await writeFileAtomic(this.fileOf(id), JSON.stringify(merged));
+        const summary = summarize(merged);
+        await this.writeIndex((entries) => [summary, ...entries.filter((e) => e.id !== id)]);
+      });
+      const written = merged!;
+      await this.updateLiveMark(id, written, local);
+      const shown = clone(written);
+      await this.showStreamingAnswers(shown, local);
+      this.bases.set(id, shown);
+      // Only what came from other windows reaches the caller's copy; what this window
+      // changed meanwhile (a delta that arrived during the write) stays as it is.
+      if (JSON.stringify(shown) !== JSON.stringify(local)) applyOthers(conversation, local, shown);
+    });
   }
 
   async delete(id: string): Promise<void> {
     if (!CONVERSATION_ID_PATTERN.test(id)) return;
-    await this.chain(id, () => rm(this.fileOf(id), { force: true }));
-    await this.updateIndex((entries) => entries.filter((e) => e.id !== id));
+    await this.chain(id, async () => {
+      if (!(await exists(this.root))) return;
+      await this.locked(async () => {
+        await rm(this.fileOf(id), { force: true });
+        await this.writeIndex((entries) => entries.filter((e) => e.id !== id));
+      });
+      this.bases.delete(id);
+      await this.dropLiveMark(id);
+    });
   }
 
   /** Resolves when every queued write has reached the disk. */
@@ -126,7 +162,7 @@ export class ConversationStore {
     try {
       const names = await readdir(this.conversationsDir);
       return names
-        .filter((n) => n.endsWith('.json'))
+        .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
         .map((n) => n.slice(0, -'.json'.length))
         .filter((id) => CONVERSATION_ID_PATTERN.test(id));
     } catch (error) {
@@ -135,31 +171,132 @@ export class ConversationStore {
     }
   }
 
-  private async readIndex(): Promise<ConversationSummary[]> {
-    await this.indexWrite;
-    return this.readIndexUnchained();
+  /**
+   * The conversation as on disk, or undefined when missing or unreadable. An unreadable
+   * file is moved aside and reported (with `updateIndexAfter`, its index entry goes too;
+   * under the lock the caller's own index write follows).
+   */
+  private async readConversation(id: string, updateIndexAfter: boolean): Promise<StoredConversation | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.fileOf(id), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      await this.keepAside(id, `not valid JSON (${(error as Error).message})`, updateIndexAfter);
+      return undefined;
+    }
+    const problem = describeInvalid(parsed, id);
+    if (problem) {
+      await this.keepAside(id, problem, updateIndexAfter);
+      return undefined;
+    }
+    const conversation = parsed as StoredConversation;
+    if (conversation.pendingAttachments === undefined) conversation.pendingAttachments = [];
+    return conversation;
   }
 
-  private async updateIndex(change: (entries: ConversationSummary[]) => ConversationSummary[]): Promise<void> {
+  /**
+   * How an answer stored as `streaming` shows in this window, unless this window writes it:
+   * answering in another window while that window's process runs, else interrupted (a crash
+   * or a kill of the extension host), keeping its text either way.
+   */
+  private async showStreamingAnswers(conversation: StoredConversation, own?: StoredConversation): Promise<void> {
+    const streaming = conversation.turns.filter((turn) => turn.role === 'assistant' && turn.state === 'streaming');
+    if (streaming.length === 0) return;
+    const ownStreaming = new Set(own?.turns.filter((turn) => turn.state === 'streaming').map((turn) => turn.id));
+    const elsewhere = await this.answeringElsewhere(conversation.id);
+    for (const turn of streaming) {
+      if (ownStreaming.has(turn.id)) continue;
+      if (elsewhere) {
+        turn.state = 'elsewhere';
+        delete turn.error;
+      } else {
+        turn.state = 'cut-off';
+        turn.error = INTERRUPTED_MESSAGE;
+      }
+    }
+  }
+
+  private async answeringElsewhere(id: string): Promise<boolean> {
+    let mark: LiveMark;
+    try {
+      mark = JSON.parse(await readFile(join(this.liveDir, `${id}.json`), 'utf8')) as LiveMark;
+    } catch {
+      return false;
+    }
+    if (mark.store === this.instance) return false;
+    if (mark.host !== hostname() || !Number.isInteger(mark.pid)) return false;
+    return processRuns(mark.pid);
+  }
+
+  /** Holds the live mark while this window's copy on disk has an answer streaming. */
+  private async updateLiveMark(id: string, written: StoredConversation, local: StoredConversation): Promise<void> {
+    const localStreaming = new Set(local.turns.filter((t) => t.state === 'streaming').map((t) => t.id));
+    const streamingHere = written.turns.some((turn) => turn.state === 'streaming' && localStreaming.has(turn.id));
+    if (streamingHere && !this.ownLive.has(id)) {
+      await mkdir(this.liveDir, { recursive: true });
+      const mark: LiveMark = { pid: process.pid, host: hostname(), store: this.instance };
+      await writeFileAtomic(join(this.liveDir, `${id}.json`), JSON.stringify(mark));
+      this.ownLive.add(id);
+    } else if (!streamingHere) {
+      await this.dropLiveMark(id);
+    }
+  }
+
+  private async dropLiveMark(id: string): Promise<void> {
+    if (!this.ownLive.delete(id)) return;
+    await rm(join(this.liveDir, `${id}.json`), { force: true }).catch(() => undefined);
+  }
+
+  private async readIndex(): Promise<ConversationSummary[]> {
+    await this.indexWrite;
+    return this.readIndexUnlocked();
+  }
+
+  /** Changes the index under the store lock (another window may change it at the same time). */
+  private async updateIndex(change: (entries: ConversationSummary[]) => ConversationSummary[], options: { createRoot: boolean }): Promise<void> {
     const next = this.indexWrite.then(async () => {
-      const entries = await this.readIndexUnchained();
-      await writeFileAtomic(this.indexPath, JSON.stringify(change(entries)));
+      if (!options.createRoot && !(await exists(this.root))) return;
+      await this.locked(() => this.writeIndex(change));
     });
     this.indexWrite = next.catch(() => undefined);
     await next;
   }
 
-  private queueIndexWrite(summaries: ConversationSummary[]): void {
-    void this.updateIndex(() => summaries).catch(() => undefined);
+  /** Only under the lock. */
+  private async writeIndex(change: (entries: ConversationSummary[]) => ConversationSummary[]): Promise<void> {
+    const entries = await this.readIndexUnlocked();
+    await writeFileAtomic(this.indexPath, JSON.stringify(change(entries)));
   }
 
-  private async readIndexUnchained(): Promise<ConversationSummary[]> {
+  private async readIndexUnlocked(): Promise<ConversationSummary[]> {
     try {
       const parsed: unknown = JSON.parse(await readFile(this.indexPath, 'utf8'));
       return Array.isArray(parsed) ? parsed.filter(isSummary) : [];
     } catch {
       // The index is only a cache: a missing or unreadable one is rebuilt from the files.
       return [];
+    }
+  }
+
+  /** Runs `work` holding the store's cross-process lock (the root folder must exist). */
+  private async locked<T>(work: () => Promise<T>): Promise<T> {
+    const release = await lock(this.indexPath, {
+      ...LOCK_OPTIONS,
+      // The default throws from a timer (it would crash the extension host); the work
+      // under way finishes and the next write takes the lock afresh.
+      onCompromised: () => undefined,
+    });
+    try {
+      return await work();
+    } finally {
+      await release().catch(() => undefined);
     }
   }
 
@@ -175,17 +312,62 @@ export class ConversationStore {
     }
   }
 
-  private async keepAside(id: string, reason: string): Promise<void> {
+  private async keepAside(id: string, reason: string, updateIndex: boolean): Promise<void> {
     const file = this.fileOf(id);
     const keptAt = join(this.corruptDir, `${id}.${Date.now()}.json`);
     try {
       await mkdir(this.corruptDir, { recursive: true });
       await rename(file, keptAt);
-      await this.updateIndex((entries) => entries.filter((e) => e.id !== id));
+      if (updateIndex) await this.updateIndex((entries) => entries.filter((e) => e.id !== id), { createRoot: false });
       this.onProblem({ file, keptAt, reason });
     } catch (error) {
       this.onProblem({ file, reason: `${reason}; could not move it aside: ${(error as Error).message}` });
     }
+  }
+}
+
+/** Puts into `target` what other windows changed (`shown` against `local`, the copy that was merged). */
+function applyOthers(target: StoredConversation, local: StoredConversation, shown: StoredConversation): void {
+  const localById = new Map(local.turns.map((turn) => [turn.id, JSON.stringify(turn)]));
+  const targetById = new Map(target.turns.map((turn) => [turn.id, turn]));
+  // Turns added here after the merge copy was taken (during the write) stay, at the end.
+  const addedMeanwhile = target.turns.filter((turn) => !localById.has(turn.id));
+  const result = clone(shown);
+  result.turns = shown.turns.map((turn) => {
+    const mine = targetById.get(turn.id);
+    // This window's own version went to disk: its live object (maybe grown since) stays.
+    if (mine && localById.get(turn.id) === JSON.stringify(turn)) return mine;
+    return turn;
+  });
+  result.turns.push(...addedMeanwhile);
+  for (const field of ['title', 'model', 'threadId', 'parameters', 'pendingAttachments'] as const) {
+    if (JSON.stringify(local[field]) === JSON.stringify(shown[field])) (result as unknown as Record<string, unknown>)[field] = target[field];
+  }
+  applyInPlace(target, result);
+}
+
+function rebuiltIndex(current: ConversationSummary[], rebuilt: ConversationSummary[]): ConversationSummary[] {
+  // Entries another window wrote meanwhile are newer than this window's rebuild.
+  const fresh = new Map(current.map((entry) => [entry.id, entry]));
+  return rebuilt.map((entry) => {
+    const other = fresh.get(entry.id);
+    return other && other.updatedAt >= entry.updatedAt ? other : entry;
+  });
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

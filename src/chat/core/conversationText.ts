@@ -39,6 +39,8 @@ function stateNote(turn: Turn): string | undefined {
       return `Error: ${turn.error ?? 'unknown'}`;
     case 'length':
       return 'The answer reached the token limit.';
+    case 'elsewhere':
+      return 'Still being answered in another window.';
     default:
       return undefined;
   }

@@ -11,7 +11,7 @@ export function buildChatRequest(conversation: Conversation, reasoningModels: re
   for (const turn of conversation.turns) {
     if (turn.role === 'user') messages.push({ role: 'user', content: turn.content });
     // An answer that failed before any text arrived has nothing to tell the model.
-    else if (turn.content.trim() !== '' && turn.state !== 'streaming') messages.push({ role: 'assistant', content: turn.content });
+    else if (turn.content.trim() !== '' && turn.state !== 'streaming' && turn.state !== 'elsewhere') messages.push({ role: 'assistant', content: turn.content });
   }
   const request: ChatCompletionRequest = { model: conversation.model, messages };
   if (parameters.temperature !== undefined) request.temperature = parameters.temperature;
@@ -27,11 +27,19 @@ export function buildChatRequest(conversation: Conversation, reasoningModels: re
   return request;
 }
 
-export function buildAgentRequest(conversation: Conversation, question: Turn, volumes: readonly string[]): AgentRequest {
+/**
+ * What a retry sends to an agent thread that already holds the question (the failed answer
+ * got a `thread` event): the thread keeps the question once, and the agent is asked to
+ * answer it again rather than told it a second time (docs/service-contract.md, D17).
+ */
+export const RETRY_IN_THREAD_PROMPT = 'Your answer to my last question was cut off or failed. Please answer that question again, in full.';
+
+/** `heldBy`: the thread that already holds `question` (a retry), if any. */
+export function buildAgentRequest(conversation: Conversation, question: Turn, volumes: readonly string[], heldBy?: string): AgentRequest {
   const request: AgentRequest = {
     agent_id: conversation.agentId ?? 'rag-agent',
-    thread_id: conversation.threadId ?? null,
-    query: question.content,
+    thread_id: heldBy ?? conversation.threadId ?? null,
+    query: heldBy ? RETRY_IN_THREAD_PROMPT : question.content,
     context: { model: conversation.model, enable_thinking: conversation.enableThinking === true, volumes: [...volumes] },
   };
   const files = question.attachments ?? [];

@@ -34,6 +34,8 @@ export const COMMAND = {
   syncNow: 'ksm.sync.now',
   syncShowPreview: 'ksm.sync.showPreview',
   syncStop: 'ksm.sync.stop',
+  vscodeChatManageModels: 'ksm.vscodeChat.manageModels',
+  vscodeChatRevealCitation: 'ksm.vscodeChat.revealCitation',
 } as const;
 
 export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];

@@ -4,8 +4,7 @@
 // missing key offered "Open Settings", and settings opened two different ways). The error's
 // own text already says what to do (src/api writes it so); this adds the button.
 // vscode-free: it names commands by their typed ids.
-import { isKsmError } from '../../api/errors';
-import { NO_API_KEY_MESSAGE } from '../../api/transport';
+import { isKsmError, NO_API_KEY_MESSAGE } from '../../api/errors';
 import { COMMAND, type CommandId } from './contributionIds';
 
 export interface ErrorFix {

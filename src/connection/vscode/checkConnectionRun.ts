@@ -5,6 +5,7 @@ import { createClientFromSettings, dispatcherFor, networkSettings, userAgent } f
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
 import { probeAddress } from '../../api/probe';
+import { redactorFor } from '../../api/redact';
 import { runConnectionCheck, type NetworkSummary } from '../core/connectionCheck';
 import { firstFailure, renderReport, verdict } from '../core/report';
 
@@ -46,7 +47,7 @@ export async function checkConnection(services: ExtensionServices): Promise<{ ma
         },
         hasApiKey: Boolean(key),
         client: (shapes) => createClientFromSettings(services.apiKey, services.log, { shapes, timeoutMs }),
-        probe: (url) => probeAddress(url, { dispatcher: dispatcherFor(network), timeoutMs, signal: abort.signal, userAgent: userAgent() }),
+        probe: (url) => probeAddress(url, { dispatcher: dispatcherFor(network), timeoutMs, signal: abort.signal, userAgent: userAgent(), redact: redactorFor([key, ...services.apiKey.knownSecrets()]) }),
         signal: abort.signal,
         onStep: (step) => progress.report({ message: `${step.title}: ${step.status}` }),
       });

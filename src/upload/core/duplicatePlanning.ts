@@ -2,6 +2,7 @@
 // repeat; the extension asks). "Replace" uploads the new file and then deletes the old
 // one(s), so a failed upload loses nothing; "Keep both" uploads as `name (2).ext`.
 // No `vscode` import: the question is asked through the injected `decide`.
+import { storedFileName } from '../../api/multipart';
 import type { FileInfo, UploadSource } from '../../api/types';
 import type { SelectedFile, SkippedFile } from '../../common/core/folderExpansion';
 import { basename, extname } from 'node:path';
@@ -48,14 +49,15 @@ export async function planUploads(files: SelectedFile[], existing: Iterable<File
   }
   const taken = new Set(byName.keys());
   const plannedNames = new Set<string>();
-  const conflicts = files.filter((f) => byName.has(basename(f.path))).length;
+  // Names are compared as the service stores them (D7), not as the local file system spells them.
+  const conflicts = files.filter((f) => byName.has(storedFileName(basename(f.path)))).length;
   let answered = 0;
   let sticky: DuplicateChoice | undefined;
   const uploads: PlannedUpload[] = [];
   const skipped: SkippedFile[] = [];
 
   for (const file of files) {
-    const name = basename(file.path);
+    const name = storedFileName(basename(file.path));
     let filename = name;
     let replaces: FileInfo[] = [];
     const clash = byName.get(name);

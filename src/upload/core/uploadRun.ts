@@ -1,13 +1,15 @@
 // Runs a planned upload: batches through `KsmService.uploadFiles`, reports throttled
-// progress, deletes the files replaced by successful uploads, and ends with one outcome per
-// file (uploaded / failed / skipped / cancelled). No `vscode` import.
+// progress, and ends with one outcome per file (uploaded / failed / skipped / cancelled) and
+// the replacements to settle once the new copies are processed. No `vscode` import.
 import { isCancellation } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { DoChunking, FileInfo, UploadBatchLimits, UploadProgress } from '../../api/types';
 import type { PlannedUpload, UploadPlan } from './duplicatePlanning';
+import type { PendingReplacement } from './pendingReplacements';
 
 export type FileOutcome =
-  | { path: string; filename: string; outcome: 'uploaded'; info: FileInfo; replaced: number; replaceError?: string }
+  /** `replacing`: older copies deleted once this one is searchable ("Replace"). */
+  | { path: string; filename: string; outcome: 'uploaded'; info: FileInfo; replacing: number }
   | { path: string; filename: string; outcome: 'failed' | 'skipped' | 'cancelled'; reason: string };
 
 export interface UploadSummary {
@@ -19,6 +21,8 @@ export interface UploadSummary {
   cancelled: number;
   /** True when the user cancelled before every batch was answered. */
   wasCancelled: boolean;
+  /** Older copies to delete once their new copy reached `done` (none is deleted yet). */
+  replacements: PendingReplacement[];
 }
 
 export interface UploadRunOptions {
@@ -55,7 +59,7 @@ export async function runUpload(options: UploadRunOptions): Promise<UploadSummar
             outcomes.set(
               result.source.path,
               result.ok
-                ? { path: result.source.path, filename, outcome: 'uploaded', info: result.info, replaced: 0 }
+                ? { path: result.source.path, filename, outcome: 'uploaded', info: result.info, replacing: 0 }
                 : { path: result.source.path, filename, outcome: 'failed', reason: result.error.message },
             );
           },
@@ -69,7 +73,7 @@ export async function runUpload(options: UploadRunOptions): Promise<UploadSummar
     }
   }
 
-  await deleteReplaced(options, outcomes, byPath);
+  const replacements = replacementsOf(volume, outcomes, byPath);
 
   const results: FileOutcome[] = [];
   for (const upload of plan.uploads) {
@@ -84,28 +88,22 @@ export async function runUpload(options: UploadRunOptions): Promise<UploadSummar
   }
   for (const skip of plan.skipped) results.push({ path: skip.path, filename: baseName(skip.path), outcome: 'skipped', reason: skip.reason });
   const count = (kind: FileOutcome['outcome']) => results.filter((r) => r.outcome === kind).length;
-  return { volume, results, uploaded: count('uploaded'), failed: count('failed'), skipped: count('skipped'), cancelled: count('cancelled'), wasCancelled };
+  return { volume, results, uploaded: count('uploaded'), failed: count('failed'), skipped: count('skipped'), cancelled: count('cancelled'), wasCancelled, replacements };
 }
 
-/** "Replace" removes the old files only after the new one is stored. */
-async function deleteReplaced(options: UploadRunOptions, outcomes: Map<string, FileOutcome>, byPath: Map<string, PlannedUpload>): Promise<void> {
-  const owners = new Map<string, FileOutcome & { outcome: 'uploaded' }>();
+/**
+ * "Replace": the older copies go only once the new copy is searchable (`done`), which takes
+ * the service minutes; the ReplacementTracker settles what this returns (pendingReplacements.ts).
+ */
+function replacementsOf(volume: string, outcomes: Map<string, FileOutcome>, byPath: Map<string, PlannedUpload>): PendingReplacement[] {
+  const pending: PendingReplacement[] = [];
   for (const [path, outcome] of outcomes) {
-    if (outcome.outcome !== 'uploaded') continue;
-    for (const old of byPath.get(path)?.replaces ?? []) owners.set(old.uuid, outcome);
+    const older = byPath.get(path)?.replaces ?? [];
+    if (outcome.outcome !== 'uploaded' || older.length === 0) continue;
+    outcome.replacing = older.length;
+    pending.push({ volume, uuid: outcome.info.uuid, filename: outcome.info.filename, replaces: older.map((f) => f.uuid) });
   }
-  if (owners.size === 0) return;
-  try {
-    // Deleting is not cancelled with the upload: the new copies are stored already, and
-    // leaving both would be the surprise the user chose "Replace" to avoid.
-    const result = await options.service.deleteFiles({ volume: options.volume, uuids: [...owners.keys()] });
-    for (const uuid of [...result.deleted, ...result.notFound]) {
-      const owner = owners.get(uuid);
-      if (owner) owner.replaced++;
-    }
-  } catch (error) {
-    for (const owner of owners.values()) owner.replaceError = `the older copy could not be deleted: ${(error as Error).message}`;
-  }
+  return pending;
 }
 
 /** Leading call, then at most one per interval, and `flush` sends the last value. Hand-written: a dozen lines, no timers kept alive. */

@@ -110,6 +110,8 @@ function summaryLine(summary: UploadSummary): string {
   if (summary.failed) parts.push(`${summary.failed} failed`);
   if (summary.skipped) parts.push(`${summary.skipped} skipped`);
   if (summary.cancelled) parts.push(`${summary.cancelled} not sent (cancelled)`);
+  const replacing = summary.replacements.length;
+  if (replacing) parts.push(`${replacing} replace${replacing === 1 ? 's' : ''} an older copy once processed`);
   return `${parts.join(', ')} — ${summary.volume}`;
 }
 
@@ -127,7 +129,7 @@ export async function showSummary(services: ExtensionServices, summary: UploadSu
     detailsChannel.clear();
     detailsChannel.appendLine(line);
     for (const r of summary.results) {
-      const why = r.outcome === 'uploaded' ? `as ${r.info.uuid}${r.replaced ? `, replaced ${r.replaced} older copy` : ''}${r.replaceError ? ` (${r.replaceError})` : ''}` : r.reason;
+      const why = r.outcome === 'uploaded' ? `as ${r.info.uuid}${r.replacing ? `; the older copy stays searchable until this one is processed` : ''}` : r.reason;
       detailsChannel.appendLine(`${r.outcome.padEnd(9)} ${r.filename}  ${why}  [${r.path}]`);
     }
     detailsChannel.show(true);

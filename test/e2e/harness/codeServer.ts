@@ -4,18 +4,21 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, startProcess, waitForHttp, type ManagedProcess } from './processes';
 import { REPO_ROOT } from './paths';
+import { e2eProfile } from './profile';
 
 const run = promisify(execFile);
 
 /**
- * Runs scripts/setup-code-server.sh (cached after the first run) and returns the
- * code-server launcher. A missing prerequisite fails the run with the script's message.
+ * Runs the profile's setup script (scripts/setup-code-server.sh, or -native.sh; cached
+ * after the first run) and returns the code-server launcher. A missing prerequisite fails
+ * the run with the script's message.
  */
 export async function ensureCodeServer(): Promise<string> {
+  const script = e2eProfile().setupScript;
   try {
-    const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts', 'setup-code-server.sh')], { cwd: REPO_ROOT, maxBuffer: 10_000_000, timeout: 30 * 60_000 });
+    const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts', script)], { cwd: REPO_ROOT, maxBuffer: 10_000_000, timeout: 30 * 60_000 });
     const launcher = stdout.trim().split('\n').pop();
-    if (!launcher) throw new Error('setup-code-server.sh printed no code-server path');
+    if (!launcher) throw new Error(`${script} printed no code-server path`);
     return launcher;
   } catch (error) {
     const detail = (error as { stderr?: string }).stderr || (error as Error).message;

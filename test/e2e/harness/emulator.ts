@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { connect, STORE_FILE } from '../../../emulator/database';
 import { freePort, startProcess, waitForHttp, type ManagedProcess } from './processes';
 import { REPO_ROOT } from './paths';
 
@@ -27,7 +28,8 @@ export class EmulatorProcess {
     const dataDir = mkdtempSync(join(tmpdir(), 'ksm-e2e-emulator-'));
     // Deliberately not the emulator's default key, so a test can only pass if the key the
     // user typed is the one the extension sends.
-    const apiKey = `e2e-key-${Math.random().toString(36).slice(2, 12)}`;
+    // scripts/test.sh sets a distinctive one and hunts for it afterwards (scripts/key-hunt.mjs).
+    const apiKey = process.env.KSM_E2E_API_KEY || `e2e-key-${Math.random().toString(36).slice(2, 12)}`;
     // Not the emulator's default user either: "My files" must come from the ksm.userId setting.
     const userId = 'e2e-user';
     const args = ['emulator/cli.ts', '--port', String(port), '--data-dir', dataDir, '--api-key', apiKey, '--user-id', userId, '--test-controls', '--step-ms', '150',
@@ -91,13 +93,18 @@ export class EmulatorProcess {
     return info;
   }
 
-  /** Agent threads as the emulator stored them (one JSON file per thread, D17). */
+  /** Agent threads as the emulator stored them (D17), read from its SQLite store (emulator/README.md). */
   agentThreads(): Array<{ id: string; turns: Array<{ query: string }> }> {
-    const dir = join(this.dataDir, 'threads');
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir)
-      .filter((name) => /^thr_.*\.json$/.test(name))
-      .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as { id: string; turns: Array<{ query: string }> });
+    const path = join(this.dataDir, STORE_FILE);
+    if (!existsSync(path)) return [];
+    const db = connect(path, { readonly: true });
+    try {
+      const ids = (db.prepare('SELECT id FROM threads ORDER BY created, id').all() as Array<{ id: string }>).map((row) => row.id);
+      const turns = db.prepare('SELECT body FROM turns WHERE thread_id = ? ORDER BY n');
+      return ids.map((id) => ({ id, turns: (turns.all(id) as Array<{ body: string }>).map((row) => JSON.parse(row.body) as { query: string }) }));
+    } finally {
+      db.close();
+    }
   }
 
   output(): string {

@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CodeServer, ensureCodeServer, packageExtension } from './codeServer';
-import { writeUserSettings } from './settings';
+import { writeMachineSettings, writeUserSettings } from './settings';
 import { EmulatorProcess } from './emulator';
 import { RESULTS_ROOT } from './paths';
+import { e2eProfile } from './profile';
 import { prepareWorkspace } from './workspace';
 
 /** The named volume the e2e settings list beside "My files". */
@@ -47,14 +48,15 @@ export function preparedTools(): Promise<{ launcher: string; vsix: string }> {
 async function startRun(): Promise<E2ERun> {
   mkdirSync(RESULTS_ROOT, { recursive: true });
   const { launcher, vsix } = await preparedTools();
-  const emulator = await timed('emulator start', EmulatorProcess.start(join(RESULTS_ROOT, 'emulator.log')));
+  const emulator = await timed('emulator start', EmulatorProcess.start(join(RESULTS_ROOT, `${e2eProfile().logPrefix}emulator.log`)));
   cleanups.push(async () => {
     await emulator.stop();
     removeDir(emulator.dataDir);
   });
   const root = mkdtempSync(join(tmpdir(), 'ksm-e2e-vscode-'));
-  // Evidence (screenshots, logs) is copied to test-results/; the scratch folders go.
-  cleanups.push(async () => removeDir(root));
+  // Evidence (screenshots, logs) is copied to test-results/; the scratch folders go (after
+  // the key hunt has looked through them, when scripts/test.sh asks for one).
+  cleanups.push(async () => keepForKeyHunt(root));
   const userDataDir = join(root, 'user-data');
   const extensionsDir = join(root, 'extensions');
   await timed('install VSIX', CodeServer.installExtension(launcher, extensionsDir, vsix));
@@ -67,12 +69,14 @@ async function startRun(): Promise<E2ERun> {
     'ksm.upload.embeddingModel': 'emu-embed',
     // Request lines (key redacted) land in the extension log kept with each scenario.
     'ksm.debug.logRequests': true,
+    ...e2eProfile().userSettings,
   });
+  if (e2eProfile().machineSettings) writeMachineSettings(userDataDir, { 'ksm.baseUrl': emulator.url, 'ksm.userId': emulator.userId });
   const workspace = prepareWorkspace();
-  cleanups.push(async () => removeDir(workspace));
+  cleanups.push(async () => keepForKeyHunt(workspace));
   const codeServer = await timed(
     'code-server start',
-    CodeServer.start(launcher, { userDataDir, extensionsDir, workspace, logFile: join(RESULTS_ROOT, 'code-server.log') }),
+    CodeServer.start(launcher, { userDataDir, extensionsDir, workspace, logFile: join(RESULTS_ROOT, `${e2eProfile().logPrefix}code-server.log`) }),
   );
   cleanups.push(() => codeServer.stop());
   return { launcher, vsix, emulator, codeServer, workspace, userDataDir };
@@ -94,6 +98,30 @@ export async function stopSharedRun(): Promise<void> {
     }
   }
   shared = undefined;
+}
+
+/**
+ * With KSM_KEY_HUNT_DIR set (scripts/test.sh), a scratch folder (VS Code's user data with
+ * its logs, global and workspace storage and conversation files; the workspace) is moved
+ * there for scripts/key-hunt.mjs, which removes it after looking; otherwise it is removed.
+ */
+function keepForKeyHunt(dir: string): void {
+  const huntDir = process.env.KSM_KEY_HUNT_DIR;
+  if (huntDir) {
+    mkdirSync(huntDir, { recursive: true });
+    try {
+      // Files and folders only: code-server's IPC socket cannot be copied (and holds no data).
+      const copyable = (path: string) => {
+        const info = lstatSync(path);
+        return info.isFile() || info.isDirectory() || info.isSymbolicLink();
+      };
+      cpSync(dir, join(huntDir, basename(dir)), { recursive: true, dereference: false, errorOnExist: false, filter: copyable });
+    } finally {
+      removeDir(dir);
+    }
+    return;
+  }
+  removeDir(dir);
 }
 
 export function removeDir(dir: string): void {

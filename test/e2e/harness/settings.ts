@@ -31,3 +31,14 @@ export function writeUserSettings(userDataDir: string, settings: Record<string, 
     ),
   );
 }
+
+/**
+ * Settings of `scope: machine` (ksm.baseUrl, ksm.userId) for a VS Code that applies only
+ * the remote machine's own settings file to them: code-server 1.139 ignores them in the
+ * user settings (1.100 still read them there), as a real remote window would.
+ */
+export function writeMachineSettings(userDataDir: string, settings: Record<string, unknown>): void {
+  const machineDir = join(userDataDir, 'Machine');
+  mkdirSync(machineDir, { recursive: true });
+  writeFileSync(join(machineDir, 'settings.json'), JSON.stringify(settings, null, 2));
+}

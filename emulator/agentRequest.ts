@@ -1,5 +1,5 @@
 // Validation of /v1/apps/chat-messages requests (D17, D18).
-import { HttpError, badRequest } from './http-errors';
+import { HttpError, badRequest, jsonTypeName, requiredString } from './httpErrors';
 import { CHAT_MODELS, type ChatModel } from './models';
 import { assertMayAccess, parseVolume, volumeName } from './volumes';
 
@@ -37,8 +37,8 @@ function validateFiles(value: unknown): string[] {
 }
 
 export function validateAgentRequest(body: Record<string, unknown>, userId: string): ValidAgentRequest {
-  if (typeof body.agent_id !== 'string' || !body.agent_id) throw badRequest('agent_id is required', 'agent_id');
-  if (!AGENTS.has(body.agent_id)) throw new HttpError(404, `unknown agent "${body.agent_id.slice(0, 100)}" (known: ${[...AGENTS].join(', ')})`, 'agent_id');
+  const agentId = requiredString(body.agent_id, 'agent_id');
+  if (!AGENTS.has(agentId)) throw new HttpError(404, `unknown agent "${agentId.slice(0, 100)}" (known: ${[...AGENTS].join(', ')})`, 'agent_id');
   const threadId = body.thread_id;
   if (threadId !== undefined && threadId !== null && (typeof threadId !== 'string' || !threadId)) {
     throw badRequest('thread_id must be a string, or null to start a new thread', 'thread_id');
@@ -48,10 +48,11 @@ export function validateAgentRequest(body: Record<string, unknown>, userId: stri
   if (body.user !== undefined && typeof body.user !== 'string') throw badRequest('user must be a string', 'user');
   const fileIds = validateFiles(body.files);
   const context = body.context;
-  if (!isObject(context)) throw badRequest('context.model is required (context must be an object)', 'context.model');
-  if (typeof context.model !== 'string' || !context.model) throw badRequest('context.model is required', 'context.model');
-  const model = CHAT_MODELS.get(context.model);
-  if (!model) throw new HttpError(404, `unknown model "${context.model.slice(0, 100)}"`, 'context.model');
+  if (context === undefined || context === null) throw badRequest('context.model is required (context is missing)', 'context.model');
+  if (!isObject(context)) throw badRequest(`context must be an object holding model, got ${jsonTypeName(context)}`, 'context');
+  const modelId = requiredString(context.model, 'context.model', 'a model id (string)');
+  const model = CHAT_MODELS.get(modelId);
+  if (!model) throw new HttpError(404, `unknown model "${modelId.slice(0, 100)}"`, 'context.model');
   if (context.enable_thinking !== undefined && context.enable_thinking !== null && typeof context.enable_thinking !== 'boolean') {
     throw badRequest('context.enable_thinking must be a boolean', 'context.enable_thinking');
   }
@@ -68,7 +69,7 @@ export function validateAgentRequest(body: Record<string, unknown>, userId: stri
     });
   }
   return {
-    agentId: body.agent_id,
+    agentId,
     threadId: (threadId ?? undefined) as string | undefined,
     query: body.query,
     fileIds,

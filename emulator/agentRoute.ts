@@ -1,16 +1,16 @@
 // POST /v1/apps/chat-messages: the rag-agent, streamed as D19 events or answered as one
 // AIMessage (D20). The answer text comes from the local extractive responder, or, with an
 // upstream configured, from the upstream model (streamed through as it writes). The turn is
-// saved when the answer ends, also when the client stops it early (with what was sent).
+// committed before `done` is sent; when the client stops it early, with what was sent.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { composeAnswer } from './agent-answer';
-import type { Citation, Thread } from './agent-threads';
-import { validateAgentRequest, type ValidAgentRequest } from './agent-request';
-import { pieces } from './completions-route';
+import { composeAnswer } from './agentAnswer';
+import type { Citation, Thread } from './agentThreads';
+import { validateAgentRequest, type ValidAgentRequest } from './agentRequest';
+import { pieces } from './completionsRoute';
 import type { RequestContext } from './context';
 import { agentEvent, agentMessageBody } from './dialects';
-import { HttpError, notFound, readJsonBody } from './http-errors';
+import { HttpError, notFound, readJsonBody } from './httpErrors';
 import { countTokens } from './responder';
 import { respondJson } from './respond';
 import { SseWriter } from './sse';
@@ -57,23 +57,21 @@ export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
     const completionTokens = countTokens(answer) + (reasoningTokens ?? 0);
     return { prompt_tokens: promptTokens, completion_tokens: completionTokens, reasoning_tokens: reasoningTokens, total_tokens: promptTokens + completionTokens };
   };
-  let recorded = false;
-  // In memory before `done` goes out, so a client's next turn (sent right after) sees it.
-  const recordTurn = () => {
-    if (recorded) return;
-    recorded = true;
+  let saved = false;
+  // Committed to the store before `done` goes out: a client that saw `done` (and kept the
+  // thread id) finds the turn after any crash, and its next turn sees it.
+  const saveTurn = () => {
+    if (saved) return;
+    saved = true;
     thread.turns.push({ messageId, query: request.query, answer, reasoning, citations, tools: request.tools, created });
-  };
-  const saveTurn = async () => {
-    recordTurn();
-    await ctx.shared.threads.save(thread);
+    ctx.shared.threads.saveLastTurn(thread);
   };
   const abort = new AbortController();
   ctx.res.on('close', () => abort.abort());
 
   if (!request.stream) {
     for await (const delta of answerDeltas(ctx, request, thread, citations, localAnswer, abort.signal)) answer += delta;
-    await saveTurn();
+    saveTurn();
     respondJson(ctx, 200, agentMessageBody(ctx.shared.dialect, {
       id: messageId, object: 'agent.message', created, agent_id: request.agentId, thread_id: thread.id, role: 'assistant',
       content: answer, reasoning_content: reasoning, citations, status: 'stop', usage: usage(),
@@ -104,11 +102,12 @@ export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
     } catch (error) {
       if (abort.signal.aborted) return;
       const status = error instanceof HttpError ? error.status : 502;
+      saveTurn();
       return await writer.fail(status, (error as Error).message);
     }
-    recordTurn();
+    saveTurn();
     await writer.finish();
   } finally {
-    await saveTurn();
+    saveTurn(); // a stopped or failed answer keeps what was sent
   }
 }

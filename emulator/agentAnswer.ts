@@ -1,12 +1,11 @@
 // The rag-agent's answer: retrieval over the allowed files, then an extractive answer that
 // quotes the best-matching sentences of the top chunks and cites their files.
-import type { Citation, Thread } from './agent-threads';
-import type { ValidAgentRequest } from './agent-request';
+import type { Citation, Thread } from './agentThreads';
+import type { ValidAgentRequest } from './agentRequest';
 import { words } from './embedder';
-import { HttpError } from './http-errors';
-import type { FileRecord } from './records';
+import { HttpError } from './httpErrors';
 import { searchChunks } from './search';
-import type { Store } from './store';
+import type { SearchScope, Store } from './store';
 
 export interface AgentAnswer {
   citations: Citation[];
@@ -15,17 +14,17 @@ export interface AgentAnswer {
 }
 
 /** D18: only the given files when there are any, else the personal volume plus context.volumes. */
-export function candidateFiles(store: Store, request: ValidAgentRequest, userId: string): FileRecord[] {
+export function searchScope(store: Store, request: ValidAgentRequest, userId: string): SearchScope {
   const personal = `{${userId}}`;
   if (request.fileIds.length > 0) {
-    return request.fileIds.map((id, i) => {
+    request.fileIds.forEach((id, i) => {
       const record = store.findRecord(id);
       const allowed = record && (!record.volume.startsWith('{') || record.volume === personal);
       if (!allowed) throw new HttpError(404, `file ${id.slice(0, 60)} does not exist (deleted?)`, `files[${i}].file_id`);
-      return record;
     });
+    return { fileIds: request.fileIds };
   }
-  return [...new Set([personal, ...request.volumes])].flatMap((volume) => store.listFiles(volume));
+  return { volumes: [...new Set([personal, ...request.volumes])] };
 }
 
 /** The sentences of a chunk that share the most words with the query, up to ~50 words. */
@@ -47,8 +46,8 @@ export function bestSnippet(chunk: string, query: string): string {
 }
 
 export function composeAnswer(store: Store, request: ValidAgentRequest, thread: Thread, userId: string): AgentAnswer {
-  const candidates = candidateFiles(store, request, userId);
-  const hits = searchChunks(store, candidates, request.query, 4);
+  const scope = searchScope(store, request, userId);
+  const hits = searchChunks(store, scope, request.query, 4);
   const citations: Citation[] = hits.map((hit) => ({
     file_id: hit.record.uuid,
     filename: hit.record.filename,
@@ -61,11 +60,11 @@ export function composeAnswer(store: Store, request: ValidAgentRequest, thread: 
   const previous = thread.turns[thread.turns.length - 1];
   const parts: string[] = [];
   if (previous) parts.push(`(Turn ${turn} of this thread. Earlier you asked: "${previous.query.slice(0, 160)}".)`);
-  const searchable = candidates.filter((record) => record.status === 'done').length;
+  const { total, searchable } = store.countScope(scope);
   if (citations.length === 0) {
     parts.push(
       `I found nothing about "${request.query.slice(0, 160)}" in the ${searchable} searchable file(s)` +
-        (candidates.length > searchable ? ` (${candidates.length - searchable} more are not processed or not searchable)` : '') +
+        (total > searchable ? ` (${total - searchable} more are not processed or not searchable)` : '') +
         '.',
     );
   } else {

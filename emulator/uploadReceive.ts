@@ -5,9 +5,10 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { fsyncFile } from './atomic-fs';
+import { fsyncFile } from './atomicFs';
 import type { RequestContext } from './context';
-import { HttpError, badRequest } from './http-errors';
+import { HttpError, badRequest } from './httpErrors';
+import { MAX_UPLOAD_FIELDS, MAX_UPLOAD_FILES } from './limits';
 import type { StagedFile } from './store';
 
 export interface ReceivedUpload {
@@ -15,9 +16,13 @@ export interface ReceivedUpload {
   files: StagedFile[];
 }
 
-/** Removes the directory part a browser or tool may have left in a part's filename (D7). */
+/**
+ * Removes a directory part a tool may have left in a part's filename (D7). Only `/` is a
+ * separator: a backslash is an ordinary character of a name on Linux and macOS, so
+ * `back\slash.txt` stays whole (busboy runs with preservePath so it does not cut it first).
+ */
 function baseName(filename: string): string {
-  return filename.split(/[\\/]/).pop() ?? '';
+  return filename.split('/').pop() ?? '';
 }
 
 export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload> {
@@ -85,12 +90,27 @@ export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload
     });
 
     try {
-      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fieldSize: 1024 * 1024, fields: 100 } });
+      // defParamCharset: a plain filename="…" is read as UTF-8 (what browsers and undici send);
+      // filename*=UTF-8''… (RFC 5987) is decoded by busboy and wins over filename.
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        preservePath: true,
+        limits: { fieldSize: 1024 * 1024, fields: MAX_UPLOAD_FIELDS, files: MAX_UPLOAD_FILES },
+      });
     } catch (error) {
       reject(badRequest(`malformed multipart body: ${(error as Error).message}`));
       return;
     }
-    parser.on('field', (name, value) => {
+    parser.on('fieldsLimit', () =>
+      fail(new HttpError(413, `the upload has more than ${MAX_UPLOAD_FIELDS} form fields (besides files), the emulator's limit: send volume, embedding and do_chunking once each`)),
+    );
+    parser.on('filesLimit', () => fail(new HttpError(413, `the upload has more than ${MAX_UPLOAD_FILES} file parts, the emulator's limit per request: split it`, 'file')));
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) {
+        fail(badRequest(`form field "${name.slice(0, 40)}" is longer than 1 MB`, name.slice(0, 40)));
+        return;
+      }
       if (!fields.has(name)) fields.set(name, value);
     });
     parser.on('file', (name, stream, info) => {

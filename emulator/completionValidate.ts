@@ -1,6 +1,6 @@
 // Validation of /v3/chat/completions requests (D12): every parameter and range of the
 // reference, each failure a 400 naming the field, unknown model a 404.
-import { HttpError, badRequest } from './http-errors';
+import { HttpError, badRequest, requiredString } from './httpErrors';
 import { CHAT_MODELS, type ChatModel } from './models';
 
 export interface ToolCall {
@@ -142,9 +142,9 @@ function validateTools(value: unknown): ValidTool[] {
 }
 
 export function validateCompletionRequest(body: Record<string, unknown>): ValidCompletionRequest {
-  if (typeof body.model !== 'string' || !body.model) throw badRequest('model is required', 'model');
-  const model = CHAT_MODELS.get(body.model);
-  if (!model) throw new HttpError(404, `unknown model "${body.model.slice(0, 100)}" (known: ${[...CHAT_MODELS.keys()].join(', ')})`, 'model');
+  const modelId = requiredString(body.model, 'model', 'a model id (string)');
+  const model = CHAT_MODELS.get(modelId);
+  if (!model) throw new HttpError(404, `unknown model "${modelId.slice(0, 100)}" (known: ${[...CHAT_MODELS.keys()].join(', ')})`, 'model');
   const messages = validateMessages(body.messages);
   if (present(body.stream) && typeof body.stream !== 'boolean') throw badRequest('stream must be a boolean', 'stream');
   const temperature = numberInRange(body, 'temperature', 0, 2) ?? 0.3;

@@ -8,6 +8,7 @@ const ERROR_TYPES: Record<number, string> = {
   404: 'not_found',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  421: 'misdirected_request',
   429: 'rate_limited',
   500: 'server_error',
   502: 'server_error',
@@ -33,6 +34,23 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string, param: string | null = null) => new HttpError(400, message, param);
+
+/** A JSON value's type as a person would name it, for "must be a string, got number". */
+export function jsonTypeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : typeof value;
+}
+
+/**
+ * A required non-empty string field: absent or empty is "X is required", any other type is
+ * "X must be a string, got number" (so `model: 5` is not answered "model is required").
+ */
+export function requiredString(value: unknown, param: string, what = 'a string'): string {
+  if (value === undefined || value === null || value === '') throw badRequest(`${param} is required`, param);
+  if (typeof value !== 'string') throw badRequest(`${param} must be ${what}, got ${jsonTypeName(value)}`, param);
+  return value;
+}
 export const notFound = (message: string, param: string | null = null) => new HttpError(404, message, param);
 
 export function errorBody(status: number, message: string, param: string | null, extra: Record<string, unknown> = {}) {
@@ -76,8 +94,11 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   }
   const contentType = (req.headers['content-type'] ?? '').toLowerCase();
   if (size === 0 && !contentType) return {};
-  if (!/^application\/json\b/.test(contentType)) {
-    throw new HttpError(415, `expected Content-Type application/json, got ${contentType || 'none'}`);
+  // The media type exactly (parameters such as charset aside): `\bjson` alone would also
+  // take application/json-patch+json, whose body means something else (D4: 415).
+  const mediaType = contentType.split(';')[0].trim();
+  if (mediaType !== 'application/json') {
+    throw new HttpError(415, `expected Content-Type application/json, got ${contentType.slice(0, 100) || 'none'}`);
   }
   if (size === 0) return {};
   let parsed: unknown;

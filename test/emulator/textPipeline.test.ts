@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { chunkText } from '../../emulator/chunker';
 import { cosine, embed, EMBEDDING_DIMENSIONS } from '../../emulator/embedder';
-import { valueForSchema } from '../../emulator/schema-value';
+import { valueForSchema } from '../../emulator/schemaValue';
 
 describe('emulator: chunker, embedder and schema values', () => {
   it('chunks overlap by the configured number of words and cover every word once or more', () => {

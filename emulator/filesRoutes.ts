@@ -1,10 +1,10 @@
 // The RAG file endpoints: upload (D7), list (D6, D10), delete (D11).
 import type { RequestContext } from './context';
 import { EMBEDDING_MODEL } from './embedder';
-import { HttpError, badRequest, errorBody, readJsonBody } from './http-errors';
+import { HttpError, badRequest, errorBody, readJsonBody } from './httpErrors';
 import { serviceDate, toWire, type DoChunking } from './records';
 import { respondJson } from './respond';
-import { discardStaged, receiveUpload } from './upload-receive';
+import { discardStaged, receiveUpload } from './uploadReceive';
 import { assertMayAccess, parseVolume, volumeName } from './volumes';
 
 export const KNOWN_EMBEDDING_MODELS: ReadonlySet<string> = new Set([EMBEDDING_MODEL]);
@@ -63,12 +63,13 @@ export async function handleList(ctx: RequestContext): Promise<void> {
   if (volumeRef.kind === 'named' && !ctx.shared.store.hasVolume(name)) {
     throw new HttpError(404, `volume "${name}" does not exist yet: upload a file to create it`, 'volume');
   }
-  const files = ctx.shared.store.listFiles(name);
+  // One page through the (volume, seq) index and a count: a 40,000-file volume costs what a small one does.
+  const total = ctx.shared.store.countFiles(name);
   respondJson(ctx, 200, {
     code: 200,
     message: 'OK',
-    total: files.length,
-    infoz: files.slice(offset, offset + limit).map(toWire),
+    total,
+    infoz: ctx.shared.store.listFiles(name, offset, limit).map(toWire),
   });
 }
 

@@ -2,9 +2,9 @@
 // object or as a stream of chunks (D13, D14, D15), or forwarded to an upstream model.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { validateCompletionRequest } from './completion-validate';
+import { validateCompletionRequest } from './completionValidate';
 import type { RequestContext } from './context';
-import { readJsonBody } from './http-errors';
+import { readJsonBody } from './httpErrors';
 import { generate, type Generation } from './responder';
 import { respondJson } from './respond';
 import { SseWriter } from './sse';

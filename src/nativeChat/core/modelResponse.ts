@@ -1,0 +1,179 @@
+// One answer of a KSM model to VS Code's chat, without `vscode`: the conversation goes out
+// as the service's request through the chat engine's `ask()` (the same stream, settings,
+// key and client as the panel), text is reported the moment each delta arrives (no
+// batching: VS Code renders its own), tool calls are reported whole when the model
+// finished calling them, and a failure becomes one Error carrying the engine's sentence
+// (the panel's, never the key).
+import { NotFoundError } from '../../api/errors';
+import type { KsmService } from '../../api/service';
+import type { AgentRequest, ChatCompletionRequest } from '../../api/types';
+import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation } from '../../chat/core/answerStream';
+import type { KsmModelEntry } from './modelCatalog';
+import { parseToolArguments, textOf, toServiceMessages, toServiceTools, type NeutralMessage, type NeutralPart, type NeutralTool } from './messageMapping';
+import type { ThreadBook } from './threadBook';
+
+export type ResponsePart = Extract<NeutralPart, { kind: 'text' | 'toolCall' }>;
+
+export interface ModelResponseRequest {
+  service: KsmService;
+  model: KsmModelEntry;
+  messages: readonly NeutralMessage[];
+  tools?: readonly NeutralTool[];
+  /** VS Code's `modelOptions`: only known numeric sampling options are passed on. */
+  modelOptions?: Readonly<Record<string, unknown>>;
+  /** Named volumes the agent searches besides the personal one (D18). */
+  volumes: readonly string[];
+  threads: ThreadBook;
+  signal: AbortSignal;
+  report(part: ResponsePart): void;
+}
+
+export interface ModelResponseOutcome {
+  finishReason?: string;
+  threadId?: string;
+  stopped: boolean;
+}
+
+/**
+ * A failure as VS Code's chat shows it: the engine's sentence and nothing else. The
+ * original error is kept for the log in a property of its own, not as `cause`: the chat
+ * prints a cause's stack trace under the message.
+ */
+export class AnswerFailedError extends Error {
+  constructor(
+    message: string,
+    readonly original: unknown,
+  ) {
+    super(message);
+    this.name = 'AnswerFailedError';
+  }
+}
+
+/**
+ * Streams the answer into `report`. Resolves when it ended (also when cancelled, with
+ * `stopped`); rejects with an AnswerFailedError carrying the engine's sentence.
+ */
+export async function provideModelResponse(request: ModelResponseRequest): Promise<ModelResponseOutcome> {
+  return request.model.kind === 'agent' ? agentResponse(request, request.model) : chatResponse(request);
+}
+
+interface StreamResult {
+  text: string;
+  threadId?: string;
+  citations: SourceCitation[];
+  finished: Extract<AnswerEvent, { type: 'finished' }>;
+}
+
+/** Runs one request through the engine, reporting text as it comes; tool calls go to `onToolCall`. */
+async function run(request: ModelResponseRequest, body: AnswerRequest, onToolCall?: (call: Extract<AnswerEvent, { type: 'toolCall' }>) => void): Promise<StreamResult> {
+  const result: Partial<StreamResult> & { text: string; citations: SourceCitation[] } = { text: '', citations: [] };
+  for await (const event of ask(request.service, body, request.signal)) {
+    switch (event.type) {
+      case 'text':
+        result.text += event.text;
+        request.report({ kind: 'text', text: event.text });
+        break;
+      case 'thread':
+        result.threadId = event.threadId;
+        break;
+      case 'citations':
+        result.citations.push(...event.citations);
+        break;
+      case 'toolCall':
+        onToolCall?.(event);
+        break;
+      case 'finished':
+        result.finished = event;
+        break;
+      default:
+        // Reasoning is not shown: VS Code's thinking parts are still a proposed API.
+        break;
+    }
+  }
+  if (!result.finished) throw new AnswerFailedError('The answer stopped.', undefined);
+  return result as StreamResult;
+}
+
+function failed(finished: StreamResult['finished']): AnswerFailedError {
+  return new AnswerFailedError(finished.error?.message ?? 'The answer stopped.', finished.error?.cause);
+}
+
+async function chatResponse(request: ModelResponseRequest): Promise<ModelResponseOutcome> {
+  const body: ChatCompletionRequest = { model: request.model.serviceModel, messages: toServiceMessages(request.messages), ...samplingOptions(request.modelOptions) };
+  const tools = toServiceTools(request.tools);
+  if (tools) body.tools = tools;
+  const calls: ResponsePart[] = [];
+  const result = await run(request, { kind: 'chat', body }, (call) =>
+    calls.push({ kind: 'toolCall', callId: call.callId, name: call.name, input: parseToolArguments(call.name, call.arguments) }),
+  );
+  const { reason, finishReason } = result.finished;
+  if (reason === 'stopped') return { stopped: true, finishReason };
+  if (reason === 'error' || reason === 'cut-off') throw failed(result.finished);
+  for (const call of calls) request.report(call);
+  return { stopped: false, finishReason };
+}
+
+async function agentResponse(request: ModelResponseRequest, model: Extract<KsmModelEntry, { kind: 'agent' }>): Promise<ModelResponseOutcome> {
+  const lastUser = findLastIndex(request.messages, (m) => m.role === 'user');
+  const question = textOf(request.messages[lastUser]).trim();
+  if (lastUser < 0 || question === '') throw new AnswerFailedError('There is no question to send to the agent.', undefined);
+  const known = request.threads.lookup(request.messages.slice(0, lastUser));
+  const body = (threadId: string | undefined): AnswerRequest => ({
+    kind: 'agent',
+    body: {
+      agent_id: model.agentId,
+      thread_id: threadId ?? null,
+      query: question,
+      context: { model: model.serviceModel, volumes: [...request.volumes] },
+    } satisfies AgentRequest,
+  });
+  let result = await run(request, body(known));
+  // A thread the server forgot (expired, another server) is not the user's problem: the
+  // question is asked again in a new thread; nothing was shown, the request failed first.
+  const cause = result.finished.error?.cause;
+  if (known && result.text === '' && cause instanceof NotFoundError && cause.param === 'thread_id') {
+    request.threads.forget(known);
+    result = await run(request, body(undefined));
+  }
+  const { reason, finishReason } = result.finished;
+  if (reason === 'stopped') return { stopped: true, finishReason, threadId: result.threadId };
+  if (reason === 'error' || reason === 'cut-off') throw failed(result.finished);
+  const sources = sourcesText(result.citations);
+  if (sources) request.report({ kind: 'text', text: sources });
+  if (result.threadId) {
+    const reply: NeutralMessage = { role: 'assistant', parts: [{ kind: 'text', text: result.text + sources }] };
+    request.threads.remember([...request.messages, reply], result.threadId);
+  }
+  return { stopped: false, finishReason, threadId: result.threadId };
+}
+
+/** The agent's citations as a Markdown list after the answer (a model provider can only send text). */
+export function sourcesText(citations: readonly SourceCitation[]): string {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const c of citations) {
+    const key = `${c.volume ?? ''}/${c.fileId}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    lines.push(`${lines.length + 1}. ${c.filename}${c.volume ? ` (volume ${c.volume})` : ''}`);
+  }
+  return lines.length ? `\n\nSources:\n${lines.join('\n')}\n` : '';
+}
+
+function samplingOptions(options: Readonly<Record<string, unknown>> | undefined): Partial<ChatCompletionRequest> {
+  if (!options) return {};
+  const out: Partial<ChatCompletionRequest> = {};
+  const num = (key: string) => (typeof options[key] === 'number' && Number.isFinite(options[key]) ? (options[key] as number) : undefined);
+  const temperature = num('temperature');
+  if (temperature !== undefined && temperature >= 0 && temperature <= 2) out.temperature = temperature;
+  const topP = num('top_p');
+  if (topP !== undefined && topP > 0 && topP <= 1) out.top_p = topP;
+  const maxTokens = num('max_tokens') ?? num('max_completion_tokens');
+  if (maxTokens !== undefined && Number.isInteger(maxTokens) && maxTokens > 0) out.max_completion_tokens = maxTokens;
+  return out;
+}
+
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i] as T)) return i;
+  return -1;
+}

@@ -1,0 +1,170 @@
+// The `@ksm` participant's logic, without `vscode`: which slash command runs, the question
+// with the user's #file / selection references as context (fenced like "Ask About
+// Selection"), the agent answer streamed as events with its thread continued across turns,
+// and the processing state of this window's recent uploads for /status.
+import { NotFoundError } from '../../api/errors';
+import type { KsmService } from '../../api/service';
+import type { FileInfo } from '../../api/types';
+import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation } from '../../chat/core/answerStream';
+import { codePrefill, MAX_TEXT_CHARS } from '../../common/core/chatText';
+import { AnswerFailedError } from './modelResponse';
+import { volumeLabel } from './volumeTools';
+
+export const PARTICIPANT_ID = 'ksm.assistant';
+export const PARTICIPANT_COMMANDS = ['ask', 'chat', 'upload', 'status'] as const;
+export type ParticipantCommand = (typeof PARTICIPANT_COMMANDS)[number];
+
+/** `/ask` is the default; an unknown command (a stale client) is treated as a question too. */
+export function parseCommand(command: string | undefined): ParticipantCommand {
+  return (PARTICIPANT_COMMANDS as readonly string[]).includes(command ?? '') ? (command as ParticipantCommand) : 'ask';
+}
+
+/** A #file, #selection or editor reference, read by the adapter. */
+export interface ContextReference {
+  name: string;
+  languageId: string;
+  text: string;
+  lines?: { start: number; end: number };
+}
+
+/**
+ * The question the service receives: each reference fenced with its name and lines (the
+ * format of Ask About Selection), then the prompt. References that would push the message
+ * past the panel's limit are left out and named, never silently cut.
+ */
+export function questionWithContext(prompt: string, references: readonly ContextReference[]): { question: string; omitted: string[] } {
+  let context = '';
+  const omitted: string[] = [];
+  for (const ref of references) {
+    const block = codePrefill(ref.name, ref.languageId, ref.text, ref.lines);
+    if (context.length + block.length + prompt.length > MAX_TEXT_CHARS) omitted.push(ref.name);
+    else context += block;
+  }
+  return { question: `${context}${prompt}`.trim(), omitted };
+}
+
+export type ParticipantEvent = { kind: 'text'; text: string } | { kind: 'citations'; citations: SourceCitation[] } | { kind: 'thread'; threadId: string };
+
+export interface AskAgentOptions {
+  service: KsmService;
+  agentId: string;
+  /** `context.model` (D18). */
+  model: string;
+  volumes: readonly string[];
+  question: string;
+  /** The thread of this VS Code chat's previous @ksm answer. */
+  threadId?: string;
+  signal: AbortSignal;
+  emit(event: ParticipantEvent): void;
+}
+
+export interface AskAgentOutcome {
+  threadId?: string;
+  citations: SourceCitation[];
+  stopped: boolean;
+}
+
+export const THREAD_RESTARTED_NOTE = '_The service no longer knew this chat\u2019s agent thread, so this answer starts a new one._\n\n';
+
+/** Streams one agent answer through the chat engine; rejects with the engine's sentence for a failure. */
+export async function askAgent(options: AskAgentOptions): Promise<AskAgentOutcome> {
+  if (!options.model) throw new AnswerFailedError("The agent needs a chat model: set 'ksm.chat.models' (or 'ksm.agent.model'), or run 'KSM: Connect to Local Emulator'.", undefined);
+  let outcome = await streamOnce(options, options.threadId);
+  const cause = outcome.failure?.error?.cause;
+  if (options.threadId && !outcome.shownText && cause instanceof NotFoundError && cause.param === 'thread_id') {
+    options.emit({ kind: 'text', text: THREAD_RESTARTED_NOTE });
+    outcome = await streamOnce(options, undefined);
+  }
+  if (outcome.failure) throw new AnswerFailedError(outcome.failure.error?.message ?? 'The answer stopped.', outcome.failure.error?.cause);
+  return { threadId: outcome.threadId, citations: outcome.citations, stopped: outcome.stopped };
+}
+
+interface OneRun extends AskAgentOutcome {
+  shownText: boolean;
+  failure?: Extract<AnswerEvent, { type: 'finished' }>;
+}
+
+async function streamOnce(options: AskAgentOptions, threadId: string | undefined): Promise<OneRun> {
+  const outcome: OneRun = { citations: [], stopped: false, shownText: false };
+  const request: AnswerRequest = {
+    kind: 'agent',
+    body: { agent_id: options.agentId, thread_id: threadId ?? null, query: options.question, context: { model: options.model, volumes: [...options.volumes] } },
+  };
+  for await (const event of ask(options.service, request, options.signal)) {
+    switch (event.type) {
+      case 'thread':
+        outcome.threadId = event.threadId;
+        options.emit({ kind: 'thread', threadId: event.threadId });
+        break;
+      case 'text':
+        outcome.shownText = true;
+        options.emit({ kind: 'text', text: event.text });
+        break;
+      case 'citations':
+        outcome.citations.push(...event.citations);
+        options.emit({ kind: 'citations', citations: event.citations });
+        break;
+      case 'finished':
+        if (event.reason === 'stopped') outcome.stopped = true;
+        else if (event.reason === 'error' || event.reason === 'cut-off') outcome.failure = event;
+        break;
+      default:
+        break;
+    }
+  }
+  return outcome;
+}
+
+/** The distinct cited files, in order of first mention. */
+export function citedFiles(citations: readonly SourceCitation[]): Array<{ fileId: string; filename: string; volume?: string }> {
+  const seen = new Set<string>();
+  const out: Array<{ fileId: string; filename: string; volume?: string }> = [];
+  for (const c of citations) {
+    const key = `${c.volume ?? ''}/${c.fileId}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ fileId: c.fileId, filename: c.filename, volume: c.volume });
+  }
+  return out;
+}
+
+// ---- /status ----
+
+/** Files uploaded from this window (by /upload or the upload tool), newest last, bounded. */
+export class RecentUploads {
+  private readonly entries: Array<{ volume: string; fileId: string }> = [];
+
+  constructor(private readonly capacity = 50) {}
+
+  add(volume: string, fileIds: readonly string[]): void {
+    for (const fileId of fileIds) this.entries.push({ volume, fileId });
+    this.entries.splice(0, Math.max(0, this.entries.length - this.capacity));
+  }
+
+  list(): ReadonlyArray<{ volume: string; fileId: string }> {
+    return this.entries;
+  }
+}
+
+/** Markdown lines with each recent upload's current processing state, read from the service. */
+export async function uploadStatusText(service: KsmService, recent: RecentUploads, signal?: AbortSignal): Promise<string> {
+  const entries = recent.list();
+  if (entries.length === 0) return 'No uploads from this window yet. Use `/upload` (the active file or `#file` references) or the upload tool first.';
+  const byVolume = new Map<string, string[]>();
+  for (const e of entries) byVolume.set(e.volume, [...(byVolume.get(e.volume) ?? []), e.fileId]);
+  const lines: string[] = [];
+  for (const [volume, ids] of byVolume) {
+    const wanted = new Set(ids);
+    const found = new Map<string, FileInfo>();
+    for await (const file of service.listAllFiles(volume, { signal })) {
+      if (wanted.has(file.uuid)) found.set(file.uuid, file);
+      if (found.size === wanted.size) break;
+    }
+    lines.push(`**${volumeLabel(volume)}**`);
+    for (const id of ids) {
+      const file = found.get(id);
+      lines.push(file ? `- ${file.filename}: \`${file.status}\`${file.statusDetail ? ` (${file.statusDetail})` : ''}` : `- ${id}: no longer in the volume (deleted?)`);
+    }
+  }
+  return lines.join('\n');
+}

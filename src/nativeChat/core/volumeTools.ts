@@ -1,0 +1,297 @@
+// The language-model tools over the user's volumes, without `vscode`: their input schemas
+// (package.json declares the same ones; a unit test keeps them equal), input validation
+// with a clear sentence per mistake, the calls, and the text the model reads back.
+// Models call these on their own, so every input is untrusted: volumes are checked by
+// name, upload paths must resolve (symlinks included) inside a workspace folder.
+import { realpathSync, statSync } from 'node:fs';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { isCancellation, redactSecrets } from '../../api/errors';
+import type { KsmService } from '../../api/service';
+import type { DoChunking, FileInfo } from '../../api/types';
+import { ask, type SourceCitation } from '../../chat/core/answerStream';
+
+export const TOOL_NAMES = {
+  search: 'ksm_search_volumes',
+  listFiles: 'ksm_list_files',
+  upload: 'ksm_upload_files',
+} as const;
+
+const VOLUME_NAME = { type: 'string', description: "A volume name from ksm.volumes.list, or 'My files' for the personal volume." } as const;
+
+export const TOOL_INPUT_SCHEMAS = {
+  [TOOL_NAMES.search]: {
+    type: 'object',
+    properties: {
+      query: { type: 'string', description: 'What to look for, in words: a question or key terms.' },
+      volumes: { type: 'array', items: VOLUME_NAME, description: 'Named volumes to search besides the personal one. Default: all volumes in ksm.volumes.list.' },
+    },
+    required: ['query'],
+  },
+  [TOOL_NAMES.listFiles]: {
+    type: 'object',
+    properties: {
+      volume: { ...VOLUME_NAME, description: "The volume to list. Default: 'My files'." },
+    },
+  },
+  [TOOL_NAMES.upload]: {
+    type: 'object',
+    properties: {
+      paths: { type: 'array', items: { type: 'string' }, description: 'Workspace files to upload: paths relative to a workspace folder, or absolute paths inside one.' },
+      volume: { ...VOLUME_NAME, description: "The volume to upload to. Default: 'My files'." },
+    },
+    required: ['paths'],
+  },
+} as const;
+
+export const MAX_QUERY_CHARS = 2_000;
+export const MAX_UPLOAD_FILES = 20;
+const MAX_PASSAGE_CHARS = 600;
+const MAX_LISTED_FILES = 200;
+
+/** Where the tools act: read from settings at call time by the adapter. */
+export interface ToolContext {
+  service: KsmService;
+  /** `ksm.userId`; empty means no personal volume. */
+  userId: string;
+  /** `ksm.volumes.list`. */
+  volumes: readonly string[];
+  agentId: string;
+  /** The model the agent answers with; the search needs one (D18 `context.model`). */
+  agentModel: string;
+  signal?: AbortSignal;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+export interface SearchInput {
+  query: string;
+  volumes?: string[];
+}
+export interface ListFilesInput {
+  volume: string;
+}
+export interface UploadInput {
+  volume: string;
+  paths: string[];
+}
+
+export const PERSONAL_VOLUME_LABEL = 'My files';
+
+/** `My files` (or `{<user_id>}` itself) means the personal volume; a named volume must be listed in ksm.volumes.list. */
+export function resolveVolume(name: unknown, context: Pick<ToolContext, 'userId' | 'volumes'>): Checked<string> {
+  const personal = context.userId ? `{${context.userId}}` : undefined;
+  if (name === undefined || name === null || name === '' || name === PERSONAL_VOLUME_LABEL || (personal && name === personal)) {
+    if (personal) return { ok: true, value: personal };
+    return { ok: false, message: "There is no personal volume: set 'ksm.userId', or name one of the volumes in 'ksm.volumes.list'." };
+  }
+  if (typeof name !== 'string') return { ok: false, message: "'volume' must be a volume name (a string)." };
+  if (!context.volumes.includes(name)) {
+    const known = [PERSONAL_VOLUME_LABEL, ...context.volumes].map((v) => `'${v}'`).join(', ');
+    return { ok: false, message: `'${name}' is not one of your volumes. Use one of: ${known}.` };
+  }
+  return { ok: true, value: name };
+}
+
+function asObject(input: unknown): Record<string, unknown> | undefined {
+  return input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
+}
+
+export function checkSearchInput(input: unknown, context: Pick<ToolContext, 'userId' | 'volumes'>): Checked<SearchInput> {
+  const o = asObject(input);
+  if (!o) return { ok: false, message: 'The input must be an object like {"query": "release checklist"}.' };
+  if (typeof o.query !== 'string' || o.query.trim() === '') return { ok: false, message: "'query' is required: the words or question to search for." };
+  if (o.query.length > MAX_QUERY_CHARS) return { ok: false, message: `'query' is too long (${o.query.length} characters; at most ${MAX_QUERY_CHARS}). Search for key terms.` };
+  if (o.volumes === undefined || o.volumes === null) return { ok: true, value: { query: o.query.trim() } };
+  if (!Array.isArray(o.volumes)) return { ok: false, message: "'volumes' must be a list of volume names." };
+  const named: string[] = [];
+  for (const v of o.volumes) {
+    const resolved = resolveVolume(v, context);
+    if (!resolved.ok) return resolved;
+    // The personal volume is always searched (D18); only named ones go into context.volumes.
+    if (resolved.value !== `{${context.userId}}` && !named.includes(resolved.value)) named.push(resolved.value);
+  }
+  return { ok: true, value: { query: o.query.trim(), volumes: named } };
+}
+
+export function checkListFilesInput(input: unknown, context: Pick<ToolContext, 'userId' | 'volumes'>): Checked<ListFilesInput> {
+  const o = input === undefined || input === null ? {} : asObject(input);
+  if (!o) return { ok: false, message: 'The input must be an object like {"volume": "My files"}.' };
+  const volume = resolveVolume(o.volume, context);
+  return volume.ok ? { ok: true, value: { volume: volume.value } } : volume;
+}
+
+export function checkUploadInput(input: unknown, context: Pick<ToolContext, 'userId' | 'volumes'>): Checked<UploadInput> {
+  const o = asObject(input);
+  if (!o) return { ok: false, message: 'The input must be an object like {"paths": ["docs/guide.md"], "volume": "My files"}.' };
+  if (!Array.isArray(o.paths) || o.paths.length === 0 || !o.paths.every((p) => typeof p === 'string' && p.trim() !== '')) {
+    return { ok: false, message: "'paths' is required: a non-empty list of workspace file paths." };
+  }
+  if (o.paths.length > MAX_UPLOAD_FILES) return { ok: false, message: `At most ${MAX_UPLOAD_FILES} files per upload; ${o.paths.length} were given.` };
+  const volume = resolveVolume(o.volume, context);
+  if (!volume.ok) return volume;
+  return { ok: true, value: { volume: volume.value, paths: [...new Set((o.paths as string[]).map((p) => p.trim()))] } };
+}
+
+/** Shown for the personal volume's wire name `{id}`. */
+export function volumeLabel(volume: string | undefined): string {
+  return volume && /^\{.*\}$/.test(volume) ? PERSONAL_VOLUME_LABEL : (volume ?? 'unknown volume');
+}
+
+// ---- search ----
+
+/**
+ * There is no search endpoint: the agent's retrieval step is the service's search. The
+ * question goes to `rag-agent` through the chat engine and the stream is closed as soon as
+ * the retrieved passages arrived, so the model's tool call does not wait for an answer it
+ * will write itself.
+ */
+export async function searchVolumes(input: SearchInput, context: ToolContext): Promise<SourceCitation[]> {
+  if (!context.agentModel) throw new ToolInputError("Searching needs a chat model for the agent: set 'ksm.chat.models' (or 'ksm.agent.model').");
+  const request = {
+    kind: 'agent' as const,
+    body: { agent_id: context.agentId, query: input.query, context: { model: context.agentModel, volumes: [...(input.volumes ?? context.volumes)] } },
+  };
+  for await (const event of ask(context.service, request, context.signal ?? new AbortController().signal)) {
+    if (event.type === 'citations') return event.citations;
+    // Answer text before any passages: the agent found nothing to retrieve.
+    if (event.type === 'text') return [];
+    if (event.type === 'finished') {
+      if (event.reason === 'stopped') throw new ToolInputError('Cancelled.');
+      if (event.error) throw new ToolInputError(event.error.message);
+      return [];
+    }
+  }
+  return [];
+}
+
+export function searchResultText(query: string, citations: readonly SourceCitation[]): string {
+  if (citations.length === 0) {
+    return `No passages in your volumes match "${query}". Only files whose processing is done are searched; try other words.`;
+  }
+  const passages = citations.map((c, i) => {
+    const snippet = (c.snippet ?? '').replace(/\s+/g, ' ').trim();
+    const cut = snippet.length > MAX_PASSAGE_CHARS ? `${snippet.slice(0, MAX_PASSAGE_CHARS - 1)}…` : snippet;
+    const score = typeof c.score === 'number' ? `, score ${c.score.toFixed(2)}` : '';
+    return `[${i + 1}] ${c.filename} (volume: ${volumeLabel(c.volume)}, file id: ${c.fileId}${score})\n${cut}`;
+  });
+  return `Found ${citations.length} passage(s) for "${query}":\n\n${passages.join('\n\n')}`;
+}
+
+// ---- list files ----
+
+export async function listVolumeFiles(input: ListFilesInput, context: ToolContext): Promise<{ files: FileInfo[]; more: boolean }> {
+  const files: FileInfo[] = [];
+  for await (const file of context.service.listAllFiles(input.volume, { signal: context.signal })) {
+    if (files.length === MAX_LISTED_FILES) return { files, more: true };
+    files.push(file);
+  }
+  return { files, more: false };
+}
+
+export function listFilesText(volume: string, listing: { files: readonly FileInfo[]; more: boolean }): string {
+  if (listing.files.length === 0) return `The volume ${volumeLabel(volume)} has no files.`;
+  const lines = listing.files.map((f) => `- ${f.filename} (file id: ${f.uuid}) — ${f.status}${f.statusDetail ? `: ${f.statusDetail}` : ''}, ${f.filesize} bytes`);
+  const more = listing.more ? `\n(only the first ${MAX_LISTED_FILES} files are listed)` : '';
+  return `Files in ${volumeLabel(volume)} (${listing.files.length}${listing.more ? '+' : ''}); only files in state 'done' are searchable:\n${lines.join('\n')}${more}`;
+}
+
+// ---- upload ----
+
+export interface ResolvedUpload {
+  volume: string;
+  files: Array<{ path: string; name: string; size: number }>;
+}
+
+/**
+ * Resolves upload paths against the workspace folders. A path must name an existing file
+ * whose real location (after symlinks) lies inside a workspace folder: a model that was
+ * talked into uploading `~/.ssh/id_rsa` gets a refusal, not a confirmation dialog.
+ */
+export function resolveUploadPaths(input: UploadInput, workspaceRoots: readonly string[], maxFileBytes: number): Checked<ResolvedUpload> {
+  if (workspaceRoots.length === 0) return { ok: false, message: 'Open a folder first: only files inside the workspace can be uploaded.' };
+  const roots = workspaceRoots.map((r) => safeRealpath(r) ?? resolve(r));
+  const files: ResolvedUpload['files'] = [];
+  for (const given of input.paths) {
+    const candidates = isAbsolute(given) ? [given] : workspaceRoots.map((root) => resolve(root, given));
+    const found = candidates.map(safeRealpath).find((p): p is string => p !== undefined);
+    if (!found) return { ok: false, message: `'${given}' does not exist in the workspace.` };
+    if (!roots.some((root) => isInside(found, root))) return { ok: false, message: `'${given}' is outside the workspace folders; only workspace files can be uploaded.` };
+    const stat = statSync(found);
+    if (!stat.isFile()) return { ok: false, message: `'${given}' is not a file.` };
+    if (maxFileBytes > 0 && stat.size > maxFileBytes) {
+      return { ok: false, message: `'${given}' is ${(stat.size / 1048576).toFixed(1)} MB, over the ${(maxFileBytes / 1048576).toFixed(0)} MB limit (ksm.upload.maxFileSizeMB).` };
+    }
+    if (!files.some((f) => f.path === found)) files.push({ path: found, name: basename(found), size: stat.size });
+  }
+  return { ok: true, value: { volume: input.volume, files } };
+}
+
+/** The confirmation VS Code shows before the upload tool runs. */
+export function uploadConfirmation(upload: ResolvedUpload): { title: string; message: string } {
+  const names = upload.files.map((f) => `- ${f.name} (${f.size} bytes)`).join('\n');
+  return {
+    title: `Upload ${upload.files.length} file(s) to ${volumeLabel(upload.volume)}?`,
+    message: `These workspace files will be sent to the KSM service and stored in the volume ${volumeLabel(upload.volume)}:\n\n${names}`,
+  };
+}
+
+export async function uploadToVolume(
+  upload: ResolvedUpload,
+  settings: { embedding: string; doChunking: DoChunking },
+  context: ToolContext,
+): Promise<{ uploaded: FileInfo[]; failed: Array<{ name: string; reason: string }> }> {
+  if (!settings.embedding) throw new ToolInputError("Uploading needs an embedding model: set 'ksm.upload.embeddingModel'.");
+  const results = await context.service.uploadFiles(
+    { volume: upload.volume, embedding: settings.embedding, doChunking: settings.doChunking, files: upload.files.map((f) => ({ path: f.path, filename: f.name })) },
+    { signal: context.signal },
+  );
+  const uploaded: FileInfo[] = [];
+  const failed: Array<{ name: string; reason: string }> = [];
+  for (const r of results) {
+    if (r.ok) uploaded.push(r.info);
+    else failed.push({ name: r.source.filename ?? basename(r.source.path), reason: failureText(r.error) });
+  }
+  return { uploaded, failed };
+}
+
+export function uploadResultText(volume: string, result: { uploaded: readonly FileInfo[]; failed: ReadonlyArray<{ name: string; reason: string }> }): string {
+  const lines: string[] = [];
+  if (result.uploaded.length) {
+    lines.push(`Uploaded ${result.uploaded.length} file(s) to ${volumeLabel(volume)}; the service processes them now (searchable once 'done'):`);
+    for (const f of result.uploaded) lines.push(`- ${f.filename} (file id: ${f.uuid}) — ${f.status}`);
+  }
+  if (result.failed.length) {
+    lines.push(`${result.failed.length} file(s) were not uploaded:`);
+    for (const f of result.failed) lines.push(`- ${f.name}: ${f.reason}`);
+  }
+  return lines.join('\n');
+}
+
+// ---- shared ----
+
+/** A tool failure whose message is meant for the model and the user as is. */
+export class ToolInputError extends Error {}
+
+/**
+ * The text a tool returns for a failure. Service errors say what failed and what to set
+ * (src/api writes them so, never with the key); only their first line is kept.
+ */
+export function failureText(error: unknown): string {
+  if (error instanceof ToolInputError) return error.message;
+  if (isCancellation(error)) return 'Cancelled.';
+  const line = ((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '').trim();
+  return redactSecrets(line || 'The request failed.');
+}
+
+function safeRealpath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+}

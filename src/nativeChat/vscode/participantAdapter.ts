@@ -1,0 +1,137 @@
+// `@ksm` in VS Code's chat (`vscode.chat.createChatParticipant`, stable since 1.90): reads
+// the request's references and history, hands them to the core, and renders its events.
+// The agent thread id rides in the result metadata, so a follow-up in the same VS Code chat
+// continues the same server thread.
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { COMMAND } from '../../common/core/contributionIds';
+import { abortSignalFor } from '../../common/vscode/cancellation';
+import type { ExtensionServices } from '../../common/vscode/services';
+import { personalVolume, settings } from '../../common/vscode/settings';
+import { askAgent, citedFiles, parseCommand, PARTICIPANT_ID, questionWithContext, uploadStatusText, type ContextReference, type RecentUploads } from '../core/participant';
+import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBook';
+import { runVolumeTool } from '../core/toolRuns';
+import { TOOL_NAMES, volumeLabel } from '../core/volumeTools';
+import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
+
+const REVEAL_CITATION_COMMAND = COMMAND.vscodeChatRevealCitation;
+
+export function registerParticipant(services: ExtensionServices, recent: RecentUploads): vscode.Disposable {
+  const handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
+    const command = parseCommand(request.command);
+    const cancel = abortSignalFor(token);
+    try {
+      switch (command) {
+        case 'ask':
+          return await ask(services, request, context, stream, cancel.signal);
+        case 'chat':
+          return await plainChat(request, stream, token);
+        case 'upload':
+          return await upload(services, recent, request, stream, cancel.signal);
+        case 'status':
+          stream.progress('Reading the processing state of your recent uploads…');
+          stream.markdown(await uploadStatusText(services.getClient(), recent, cancel.signal));
+          return { metadata: { command } satisfies ParticipantMetadata };
+      }
+    } catch (error) {
+      if (token.isCancellationRequested) return {};
+      const message = error instanceof Error ? error.message : String(error);
+      services.log.error(`[vscode-chat] @ksm /${command}: ${message}`);
+      return { errorDetails: { message } };
+    } finally {
+      cancel.dispose();
+    }
+  };
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, handler);
+  participant.iconPath = vscode.Uri.joinPath(services.context.extensionUri, 'media', 'ksm.svg');
+  return participant;
+}
+
+async function ask(
+  services: ExtensionServices,
+  request: vscode.ChatRequest,
+  context: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  signal: AbortSignal,
+): Promise<vscode.ChatResult> {
+  const references = await readReferences(request.references);
+  const { question, omitted } = questionWithContext(request.prompt, references);
+  if (!question) return { errorDetails: { message: 'Ask a question after @ksm, for example "@ksm what does the release checklist say?"' } };
+  if (omitted.length) stream.markdown(`_Left out (too large to send): ${omitted.join(', ')}._\n\n`);
+  const earlier = context.history.filter((turn): turn is vscode.ChatResponseTurn => turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID);
+  stream.progress('Searching your volumes…');
+  const outcome = await askAgent({
+    service: services.getClient(),
+    agentId: settings.agentId(),
+    model: settings.agentModel(),
+    volumes: settings.volumes(),
+    question,
+    threadId: threadIdFromHistory(earlier.map((turn) => turn.result)),
+    signal,
+    emit: (event) => {
+      if (event.kind === 'text') stream.markdown(event.text);
+    },
+  });
+  const files = citedFiles(outcome.citations);
+  if (files.length > 0) {
+    // Trusted for this one command only: a source link reveals the file in the Volumes tree.
+    const sources = new vscode.MarkdownString('\n\n**Sources**\n\n', true);
+    sources.isTrusted = { enabledCommands: [REVEAL_CITATION_COMMAND] };
+    files.forEach((file, i) => {
+      const args = encodeURIComponent(JSON.stringify([file.volume ?? '', file.fileId]));
+      sources.appendMarkdown(`${i + 1}. [${escapeLinkText(file.filename)}](command:${REVEAL_CITATION_COMMAND}?${args} "Reveal in the Volumes view") — ${escapeLinkText(volumeLabel(file.volume))}\n`);
+    });
+    stream.markdown(sources);
+  }
+  return { metadata: { threadId: outcome.threadId, command: 'ask' } satisfies ParticipantMetadata };
+}
+
+/** `/chat`: a plain completion with the model picked in VS Code's chat, no retrieval. */
+async function plainChat(request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  const { question, omitted } = questionWithContext(request.prompt, await readReferences(request.references));
+  if (!question) return { errorDetails: { message: 'Type a message after /chat.' } };
+  if (omitted.length) stream.markdown(`_Left out (too large to send): ${omitted.join(', ')}._\n\n`);
+  const response = await request.model.sendRequest([vscode.LanguageModelChatMessage.User(question)], {}, token);
+  for await (const text of response.text) stream.markdown(text);
+  return { metadata: { command: 'chat' } satisfies ParticipantMetadata };
+}
+
+/** `/upload [volume]`: the #file references, else the active editor's file. */
+async function upload(services: ExtensionServices, recent: RecentUploads, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, signal: AbortSignal): Promise<vscode.ChatResult> {
+  const uris = request.references.map((r) => r.value).filter((v): v is vscode.Uri => v instanceof vscode.Uri && v.scheme === 'file');
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (uris.length === 0 && active?.scheme === 'file') uris.push(active);
+  if (uris.length === 0) return { errorDetails: { message: 'Nothing to upload: attach files with #file, or open the file in an editor.' } };
+  const volume = request.prompt.trim() || (personalVolume() ? undefined : settings.volumes()[0]);
+  stream.progress(`Uploading ${uris.map((u) => basename(u.fsPath)).join(', ')}…`);
+  const result = await runVolumeTool(TOOL_NAMES.upload, { paths: uris.map((u) => u.fsPath), volume }, toolContext(services, signal), uploadEnvironment(recent));
+  stream.markdown(result.text.replace(/\n/g, '\n\n'));
+  if (result.ok) stream.markdown('\n\nAsk `@ksm /status` to follow the processing.');
+  return result.ok ? { metadata: { command: 'upload' } satisfies ParticipantMetadata } : { errorDetails: { message: result.text.split('\n')[0] ?? 'The upload failed.' } };
+}
+
+/** #file, #selection and editor references as text; anything else (images, tools, strings) is skipped. */
+async function readReferences(references: readonly vscode.ChatPromptReference[]): Promise<ContextReference[]> {
+  const out: ContextReference[] = [];
+  for (const ref of references) {
+    const value = ref.value;
+    try {
+      if (value instanceof vscode.Uri) {
+        const document = await vscode.workspace.openTextDocument(value);
+        out.push({ name: basename(value.path), languageId: document.languageId, text: document.getText() });
+      } else if (value instanceof vscode.Location) {
+        const document = await vscode.workspace.openTextDocument(value.uri);
+        out.push({ name: basename(value.uri.path), languageId: document.languageId, text: document.getText(value.range), lines: { start: value.range.start.line + 1, end: value.range.end.line + 1 } });
+      }
+      // String values are VS Code's own prompt material (for example its skills index,
+      // `vscode.customizations.index`), not the user's context: the agent gets none of it.
+    } catch {
+      // A reference that cannot be read (binary, deleted) is simply not context.
+    }
+  }
+  return out;
+}
+
+function escapeLinkText(text: string): string {
+  return text.replace(/[\\[\]*_`<>]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,142 @@
+// "Replace" keeps a searchable copy: the older copies of a file are deleted only once the
+// new copy reached `done`. A new copy that ends `na` (not searchable) leaves the older,
+// searchable copies in place, and the user is told. The service has no atomic replace and
+// processing takes minutes, so the pending replacements are remembered in storage (they
+// survive a reload) and settled by polling the volume's listing. No `vscode` import.
+import type { KsmService } from '../../api/service';
+import type { FileInfo } from '../../api/types';
+
+export interface PendingReplacement {
+  volume: string;
+  /** The new copy. */
+  uuid: string;
+  filename: string;
+  /** The older copies it replaces. */
+  replaces: string[];
+}
+
+export type ReplacementOutcome =
+  /** The new copy is searchable; the older copies were deleted (or were already gone). */
+  | 'replaced'
+  /** The new copy ended `na`: the older searchable copies were kept. */
+  | 'kept-old'
+  /** The new copy is no longer in the volume (deleted meanwhile): the older copies were kept. */
+  | 'new-gone'
+  /** Deleting the older copies failed; they are still there. */
+  | 'delete-failed';
+
+export interface SettledReplacement {
+  pending: PendingReplacement;
+  outcome: ReplacementOutcome;
+  /** For the user: what happened and why. */
+  message: string;
+}
+
+/** Where the pending replacements live between reloads (VS Code's globalState in the extension). */
+export interface ReplacementStorage {
+  get(): PendingReplacement[];
+  set(pending: PendingReplacement[]): Promise<void>;
+}
+
+export interface ReplacementTrackerOptions {
+  service: () => KsmService;
+  storage: ReplacementStorage;
+  onSettled: (settled: SettledReplacement) => void;
+  onError?: (error: unknown) => void;
+  /** Between two looks at the listing while copies are still processing. */
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export class ReplacementTracker {
+  private loop: Promise<void> | undefined;
+  private disposed = false;
+
+  constructor(private readonly options: ReplacementTrackerOptions) {}
+
+  get pending(): PendingReplacement[] {
+    return this.options.storage.get().filter(isPending);
+  }
+
+  /** Remembers new replacements and makes sure they are being watched. */
+  async add(replacements: PendingReplacement[]): Promise<void> {
+    if (replacements.length === 0) return;
+    await this.options.storage.set([...this.pending, ...replacements]);
+    this.resume();
+  }
+
+  /** Watches what storage holds (after a reload), until every replacement settled. */
+  resume(): void {
+    if (this.loop || this.disposed || this.pending.length === 0) return;
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    this.loop = (async () => {
+      while (!this.disposed && this.pending.length > 0) {
+        try {
+          await this.settleOnce();
+        } catch (error) {
+          this.options.onError?.(error);
+        }
+        if (this.pending.length > 0) await sleep(this.options.pollMs ?? 5000);
+      }
+    })().finally(() => (this.loop = undefined));
+  }
+
+  /** Resolves when the watch loop has nothing left to do (tests; disposal). */
+  async idle(): Promise<void> {
+    while (this.loop) await this.loop;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+  }
+
+  /** One look at each volume with pending replacements; settles the ones whose new copy is final. */
+  async settleOnce(): Promise<SettledReplacement[]> {
+    const settled: SettledReplacement[] = [];
+    const byVolume = new Map<string, PendingReplacement[]>();
+    for (const pending of this.pending) byVolume.set(pending.volume, [...(byVolume.get(pending.volume) ?? []), pending]);
+    for (const [volume, list] of byVolume) {
+      const files = new Map<string, FileInfo>();
+      for await (const file of this.options.service().listAllFiles(volume, { pageSize: 1000 })) files.set(file.uuid, file);
+      for (const pending of list) {
+        const result = await this.settle(pending, files);
+        if (!result) continue;
+        settled.push(result);
+        await this.options.storage.set(this.pending.filter((p) => !(p.volume === pending.volume && p.uuid === pending.uuid)));
+        this.options.onSettled(result);
+      }
+    }
+    return settled;
+  }
+
+  private async settle(pending: PendingReplacement, files: Map<string, FileInfo>): Promise<SettledReplacement | undefined> {
+    const fresh = files.get(pending.uuid);
+    const name = `'${pending.filename}' in ${pending.volume}`;
+    if (!fresh) return { pending, outcome: 'new-gone', message: `${name}: the new copy is no longer in the volume, so the older copy was kept.` };
+    if (fresh.status !== 'done' && fresh.status !== 'na') return undefined;
+    const older = pending.replaces.map((uuid) => files.get(uuid)).filter((f): f is FileInfo => f !== undefined);
+    // Only a searchable older copy is worth keeping; one that is not searchable either goes.
+    const toDelete = fresh.status === 'done' ? older : older.filter((f) => f.status !== 'done');
+    const kept = older.length - toDelete.length;
+    if (toDelete.length > 0) {
+      try {
+        await this.options.service().deleteFiles({ volume: pending.volume, uuids: toDelete.map((f) => f.uuid) });
+      } catch (error) {
+        return { pending, outcome: 'delete-failed', message: `${name}: the older copy could not be deleted (${(error as Error).message}); both copies are in the volume.` };
+      }
+    }
+    if (fresh.status === 'na' && kept > 0) {
+      const why = fresh.statusDetail ? ` (${fresh.statusDetail})` : '';
+      return { pending, outcome: 'kept-old', message: `${name}: the new copy could not be processed${why}, so the older, searchable copy was kept.` };
+    }
+    return { pending, outcome: 'replaced', message: `${name}: the new copy is ready; the older copy was deleted.` };
+  }
+}
+
+function isPending(value: unknown): value is PendingReplacement {
+  const v = value as PendingReplacement;
+  return (
+    typeof v === 'object' && v !== null && typeof v.volume === 'string' && typeof v.uuid === 'string' && typeof v.filename === 'string' &&
+    Array.isArray(v.replaces) && v.replaces.every((uuid) => typeof uuid === 'string')
+  );
+}

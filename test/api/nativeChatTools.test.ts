@@ -1,0 +1,188 @@
+// The volume tools and the @ksm participant through the vscode-free core, over real HTTP
+// against the emulator: valid and invalid input for each tool (invalid input never reaches
+// the service), the upload's workspace fence, and the participant's thread continuity.
+import { strict as assert } from 'node:assert';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { askAgent, citedFiles, parseCommand, questionWithContext, RecentUploads, uploadStatusText, type ParticipantEvent } from '../../src/nativeChat/core/participant';
+import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
+import { planUpload, runVolumeTool, type UploadEnvironment } from '../../src/nativeChat/core/toolRuns';
+import { TOOL_INPUT_SCHEMAS, TOOL_NAMES, type ToolContext } from '../../src/nativeChat/core/volumeTools';
+import { useEmulator } from './harness';
+import manifest from '../../package.json';
+
+const TEAM = 'team-docs';
+
+describe('vscode chat core: volume tools and the @ksm participant over HTTP', () => {
+  const h = useEmulator({ responseWords: 30 });
+  let workspace: string;
+  let recent: RecentUploads;
+
+  const context = (): ToolContext => ({ service: h.client(), userId: h.emulator.userId, volumes: [TEAM], agentId: 'rag-agent', agentModel: 'emu-chat' });
+  const uploadEnv = (): UploadEnvironment => ({ workspaceRoots: [workspace], maxFileBytes: 1024 * 1024, embedding: 'emu-embed', doChunking: 1, onUploaded: (v, ids) => recent.add(v, ids) });
+  const run = (name: Parameters<typeof runVolumeTool>[0], input: unknown) => runVolumeTool(name, input, context(), uploadEnv());
+
+  before(async () => {
+    workspace = join(h.dir, 'workspace');
+    mkdirSync(join(workspace, 'docs'), { recursive: true });
+    writeFileSync(join(workspace, 'docs', 'release-process.md'), '# Release process\n\nThe release checklist: tag the commit, build the VSIX, publish the notes.\n');
+    writeFileSync(join(workspace, 'notes.txt'), 'Meeting notes about the garden party.\n');
+    writeFileSync(join(h.dir, 'secret.txt'), 'outside the workspace');
+    symlinkSync(join(h.dir, 'secret.txt'), join(workspace, 'link-to-secret.txt'));
+    recent = new RecentUploads();
+  });
+
+  it('declares the same input schemas in package.json as the core validates against', () => {
+    const declared = Object.fromEntries((manifest.contributes.languageModelTools as Array<{ name: string; inputSchema: unknown }>).map((t) => [t.name, t.inputSchema]));
+    assert.deepEqual(declared, JSON.parse(JSON.stringify(TOOL_INPUT_SCHEMAS)));
+  });
+
+  it('uploads workspace files to a volume, records them for /status, and refuses paths outside the workspace', async () => {
+    const result = await run(TOOL_NAMES.upload, { paths: ['docs/release-process.md'], volume: TEAM });
+    assert.equal(result.ok, true, result.text);
+    assert.match(result.text, /^Uploaded 1 file\(s\) to team-docs/);
+    const listed = await h.client().listFiles({ volume: TEAM });
+    assert.deepEqual(listed.files.map((f) => f.filename), ['release-process.md']);
+    assert.match(result.text, new RegExp(`file id: ${listed.files[0]!.uuid}`));
+    assert.equal(recent.list().length, 1);
+
+    const before = h.emulator.stats.requests;
+    for (const [input, reason] of [
+      [{ paths: ['../secret.txt'] }, /outside the workspace folders/],
+      [{ paths: [join(h.dir, 'secret.txt')] }, /outside the workspace folders/],
+      [{ paths: ['link-to-secret.txt'] }, /outside the workspace folders/],
+      [{ paths: ['missing.md'] }, /does not exist in the workspace/],
+      [{ paths: ['docs'] }, /is not a file/],
+      [{ paths: [] }, /'paths' is required/],
+      [{ paths: ['notes.txt'], volume: 'someone-elses' }, /'someone-elses' is not one of your volumes/],
+      ['notes.txt', /must be an object/],
+    ] as const) {
+      const refused = await run(TOOL_NAMES.upload, input);
+      assert.equal(refused.ok, false);
+      assert.match(refused.text, /^Invalid input: /);
+      assert.match(refused.text, reason);
+    }
+    assert.equal(h.emulator.stats.requests, before, 'no refused upload reached the service');
+  });
+
+  it('plans the confirmation from the same resolution the upload uses', () => {
+    const planned = planUpload({ paths: ['notes.txt', './notes.txt'] }, context(), uploadEnv());
+    assert.ok(planned.ok);
+    assert.equal(planned.value.volume, `{${h.emulator.userId}}`, "'My files' is the default volume");
+    assert.deepEqual(planned.value.files.map((f) => f.name), ['notes.txt'], 'the same file twice is sent once');
+  });
+
+  it('searches the volumes through the agent retrieval: passages with file name, volume and id', async () => {
+    await h.emulator.waitForIdle();
+    const result = await run(TOOL_NAMES.search, { query: 'release checklist' });
+    assert.equal(result.ok, true, result.text);
+    const [file] = (await h.client().listFiles({ volume: TEAM })).files;
+    assert.match(result.text, /^Found \d+ passage\(s\) for "release checklist":/);
+    assert.match(result.text, new RegExp(`\\[1\\] release-process\\.md \\(volume: team-docs, file id: ${file!.uuid}, score 0\\.\\d\\d\\)\\n.*release checklist`));
+
+    const none = await run(TOOL_NAMES.search, { query: 'zebra xylophone quantum', volumes: ['My files'] });
+    assert.equal(none.ok, true);
+    assert.match(none.text, /^No passages in your volumes match/);
+  });
+
+  it('refuses invalid search input with a clear sentence, without calling the service', async () => {
+    const before = h.emulator.stats.requests;
+    for (const [input, reason] of [
+      [{}, /'query' is required/],
+      [{ query: '   ' }, /'query' is required/],
+      [{ query: 'x'.repeat(2001) }, /'query' is too long \(2001 characters; at most 2000\)/],
+      [{ query: 'q', volumes: 'team-docs' }, /'volumes' must be a list/],
+      [{ query: 'q', volumes: ['nope'] }, /'nope' is not one of your volumes\. Use one of: 'My files', 'team-docs'\./],
+      [null, /must be an object/],
+    ] as const) {
+      const result = await run(TOOL_NAMES.search, input);
+      assert.equal(result.ok, false);
+      assert.match(result.text, reason);
+    }
+    assert.equal(h.emulator.stats.requests, before);
+  });
+
+  it('lists a volume with each file\u2019s status, and explains a missing personal volume', async () => {
+    const result = await run(TOOL_NAMES.listFiles, { volume: TEAM });
+    assert.equal(result.ok, true);
+    assert.match(result.text, /^Files in team-docs \(1\); only files in state 'done' are searchable:\n- release-process\.md \(file id: [\w-]+\) — done, \d+ bytes$/);
+    const empty = await run(TOOL_NAMES.listFiles, {});
+    assert.equal(empty.text, 'The volume My files has no files.');
+    const noUser = await runVolumeTool(TOOL_NAMES.listFiles, {}, { ...context(), userId: '' }, uploadEnv());
+    assert.equal(noUser.ok, false);
+    assert.match(noUser.text, /There is no personal volume: set 'ksm.userId'/);
+  });
+
+  it('turns a service failure into the panel\u2019s sentence as the tool result', async () => {
+    const wrongKey = h.client({ apiKey: async () => 'wrong-key-123456' });
+    const result = await runVolumeTool(TOOL_NAMES.listFiles, { volume: TEAM }, { ...context(), service: wrongKey }, uploadEnv());
+    assert.equal(result.ok, false);
+    // The service error's own sentence for the same call (src/api says what to set).
+    const own = ((await wrongKey.listFiles({ volume: TEAM }).catch((e: Error) => e)) as Error).message.split('\n')[0];
+    assert.equal(result.text, own);
+    assert.match(result.text, /API key.*Set API Key/);
+    assert.ok(!result.text.includes('wrong-key-123456'));
+  });
+
+  it('@ksm: answers from the volumes with citations and continues the same thread from the result metadata', async () => {
+    // Threads as the emulator stored them (D17, read from its store).
+    const threadsWith = async (query: string) => (await h.emulator.readThreads()).filter((t) => t.turns.some((turn) => turn.query === query));
+    const ask = async (question: string, history: Array<{ metadata?: unknown }>) => {
+      const events: ParticipantEvent[] = [];
+      const outcome = await askAgent({
+        service: h.client(),
+        agentId: 'rag-agent',
+        model: 'emu-chat',
+        volumes: [TEAM],
+        question,
+        threadId: threadIdFromHistory(history),
+        signal: new AbortController().signal,
+        emit: (e) => events.push(e),
+      });
+      const text = events.flatMap((e) => (e.kind === 'text' ? [e.text] : [])).join('');
+      return { outcome, text, metadata: { threadId: outcome.threadId, command: 'ask' } };
+    };
+    const first = await ask('What does the release checklist say?', []);
+    assert.match(first.text, /release-process\.md/);
+    assert.deepEqual(citedFiles(first.outcome.citations).map((c) => [c.filename, c.volume]), [['release-process.md', TEAM]]);
+    const second = await ask('And who publishes the notes?', [{ metadata: { command: 'status' } }, { metadata: first.metadata }]);
+    assert.equal(second.outcome.threadId, first.outcome.threadId);
+    assert.match(second.text, /^\(Turn 2 of this thread\. Earlier you asked: "What does the release checklist say\?"/);
+    // The emulator writes a turn just after it sent `done`: poll briefly for the second one.
+    let threads = await threadsWith('What does the release checklist say?');
+    for (let i = 0; i < 50 && threads[0]?.turns.length !== 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      threads = await threadsWith('What does the release checklist say?');
+    }
+    assert.equal(threads.length, 1, 'the emulator saw one thread for both turns');
+    assert.deepEqual(threads[0]!.turns.map((t) => t.query), ['What does the release checklist say?', 'And who publishes the notes?']);
+    assert.equal(threadIdFromHistory([{ metadata: { threadId: '../../etc/passwd' } }, { metadata: 'x' }]), undefined, 'metadata is not trusted blindly');
+  });
+
+  it('@ksm: #file and selection references become fenced context before the question; /status reads recent uploads', async () => {
+    const { question, omitted } = questionWithContext('Explain this', [{ name: 'a.ts', languageId: 'typescript', text: 'const x = 1;', lines: { start: 3, end: 3 } }]);
+    assert.equal(question, '`a.ts` (lines 3-3):\n\n```typescript\nconst x = 1;\n```\n\nExplain this');
+    assert.deepEqual(omitted, []);
+    assert.deepEqual(questionWithContext('q', [{ name: 'huge.txt', languageId: '', text: 'x'.repeat(200_000) }]).omitted, ['huge.txt']);
+    assert.equal(parseCommand(undefined), 'ask');
+    assert.equal(parseCommand('upload'), 'upload');
+    assert.equal(parseCommand('rm -rf'), 'ask');
+    const status = await uploadStatusText(h.client(), recent);
+    assert.match(status, /\*\*team-docs\*\*\n- release-process\.md: `done`/);
+    assert.match(await uploadStatusText(h.client(), new RecentUploads()), /^No uploads from this window yet/);
+  });
+
+  it('@ksm: a wrong key ends with the panel\u2019s sentence, a stop ends quietly', async () => {
+    await assert.rejects(
+      askAgent({ service: h.client({ apiKey: async () => 'nope-nope-nope' }), agentId: 'rag-agent', model: 'emu-chat', volumes: [], question: 'q', signal: new AbortController().signal, emit: () => undefined }),
+      (e: Error) => /the service did not accept the API key.*Set your API key with 'KSM: Set API Key'\.$/.test(e.message) && !e.message.includes('nope-nope-nope'),
+    );
+    const controller = new AbortController();
+    const outcome = await askAgent({
+      service: h.client(), agentId: 'rag-agent', model: 'emu-chat', volumes: [], question: 'a long question', signal: controller.signal,
+      emit: (e) => { if (e.kind === 'text') controller.abort(); },
+    });
+    assert.equal(outcome.stopped, true);
+  });
+});
+

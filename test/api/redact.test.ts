@@ -1,0 +1,51 @@
+// The one redaction step (src/api/redact.ts): the key is caught in every form a server may
+// echo it in, whatever characters it holds and however short it is.
+import { strict as assert } from 'node:assert';
+import { redactorFor } from '../../src/api/redact';
+
+const KEYS = [`Xk9Q"vQ7'WzJ,\\/pRt+&%ZyW`, 'a7Q', 'kéy/ünï+cödé', 'sp ace+plus'];
+
+/** Every form of `key` a server might send back. */
+function echoes(key: string): Record<string, string> {
+  const json = JSON.stringify(key).slice(1, -1);
+  return {
+    'as sent': key,
+    'JSON-escaped': json,
+    'JSON-escaped twice': JSON.stringify(json).slice(1, -1),
+    'slash-escaped JSON': json.replace(/\//g, '\\/'),
+    'JSON \\u escapes': [...key].map((c) => (/[A-Za-z0-9]/.test(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)).join(''),
+    encodeURIComponent: encodeURIComponent(key),
+    'encodeURIComponent, lower-case hex': encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    'form encoding': new URLSearchParams({ k: key }).toString().slice(2),
+    'URL-encoded twice': encodeURIComponent(encodeURIComponent(key)),
+    'HTML entities': key.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
+  };
+}
+
+describe('redaction of the API key', () => {
+  for (const key of KEYS) {
+    it(`catches ${JSON.stringify(key)} in every echoed form`, () => {
+      const redact = redactorFor([key]);
+      for (const [form, echoed] of Object.entries(echoes(key))) {
+        const out = redact(`upstream said: {"auth":"${echoed}"} (${echoed}) end`);
+        assert.ok(!out.includes(echoed), `${form}: ${out}`);
+        assert.ok(out.includes('***'), `${form}: ${out}`);
+        assert.ok(out.startsWith('upstream said: ') && out.endsWith(' end'), `${form}: the text around is kept: ${out}`);
+      }
+    });
+  }
+
+  it('replaces the literal key before the Bearer pattern, so no part of it is left', () => {
+    const key = KEYS[0];
+    const out = redactorFor([key])(`Authorization: Bearer ${key}; header echo "Bearer ${JSON.stringify(key).slice(1, -1)}"`);
+    for (const fragment of ['Xk9Q', 'vQ7', 'WzJ', 'pRt', 'ZyW']) assert.ok(!out.includes(fragment), out);
+    assert.equal(out, 'Authorization: Bearer ***; header echo "Bearer ***"');
+  });
+
+  it('still hides any bearer token, and leaves text without the key alone', () => {
+    const redact = redactorFor(['a7Q']);
+    assert.equal(redact('Bearer other.token-1 failed'), 'Bearer *** failed');
+    assert.equal(redact('nothing to hide here'), 'nothing to hide here');
+    assert.equal(redactorFor([undefined, ''])('plain a7Q'), 'plain a7Q');
+  });
+});
