@@ -4,8 +4,8 @@
 // e2e run's VS Code user data (logs, global and workspace storage, conversation files) and
 // workspace, which the e2e harness left in KSM_KEY_HUNT_DIR. Fails loudly, naming each file.
 //
-// Not searched, and why: the emulator's own log (test-results/e2e/emulator.log) is the
-// service's log, which prints the key it accepts at startup; the Chromium profiles are not
+// Not searched, and why: the emulator's own logs (test-results/e2e/emulator.log, and one per
+// e2e profile such as native-emulator.log) are the service's log, which prints the key it accepts at startup; the Chromium profiles are not
 // kept (they hold VS Code's SecretStorage, the one place the key is meant to be).
 //
 // Usage: node scripts/key-hunt.mjs <key> <folder>...
@@ -17,7 +17,8 @@ if (!key || key.length < 8) {
   console.error('key-hunt: give the distinctive key (at least 8 characters) and the folders to search');
   process.exit(2);
 }
-const SKIP = new Set(['emulator.log']);
+/** The emulator's own logs: emulator.log, and <profile>-emulator.log for each e2e profile. */
+const isEmulatorLog = (name) => name === 'emulator.log' || name.endsWith('-emulator.log');
 
 /** The key as bytes in every encoding a file may hold it in. */
 const forms = new Map();
@@ -40,7 +41,7 @@ function walk(path) {
     for (const name of readdirSync(path)) walk(join(path, name));
     return;
   }
-  if (!info.isFile() || SKIP.has(path.split(/[\\/]/).pop())) return;
+  if (!info.isFile() || isEmulatorLog(path.split(/[\\/]/).pop())) return;
   files++;
   const bytes = readFileSync(path);
   for (const [form, needle] of needles) if (bytes.includes(needle)) found.push(`${relative(process.cwd(), path)} (${form})`);
