@@ -9,9 +9,9 @@ const WITH_AGENT = 'Also ask the agent a tiny question';
 /** Nothing listens on port 1: a deliberately wrong service address. */
 const WRONG_BASE_URL = 'http://127.0.0.1:1';
 
-describe('Scenario 7: KSM: Check Connection — report from the palette, and a wrong base URL named as the first failure', function () {
+describe('Scenario 8: KSM: Check Connection — report from the palette, and a wrong base URL named as the first failure', function () {
   this.timeout(180_000);
-  const scenario = useScenario('7-check-connection');
+  const scenario = useScenario('8-check-connection');
   before(async function () {
     const { run, workbench } = scenario;
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
