@@ -24,6 +24,12 @@ const handler = {
     if (!(prop in target)) target[prop] = makeStub();
     return target[prop];
   },
+  // Assignments stick, even to a function's read-only own names (a status bar item's
+  // \`name\`, say), as they would on the real API objects.
+  set(target, prop, value) {
+    Object.defineProperty(target, prop, { value, writable: true, configurable: true, enumerable: true });
+    return true;
+  },
   apply() { return makeStub(); },
   construct() { return makeStub(); },
 };

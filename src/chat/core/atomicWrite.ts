@@ -7,10 +7,11 @@
 // that was deleted meanwhile (the store creates its folders when it saves).
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import writeFileAtomicLibrary from 'write-file-atomic';
 
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   const dir = dirname(path);
+  // Loaded on the first write, not at activation (it installs exit handlers when loaded).
+  const { default: writeFileAtomicLibrary } = await import('write-file-atomic');
   await writeFileAtomicLibrary(path, data, { encoding: 'utf8', fsync: true });
   await fsyncFolder(dir);
 }

@@ -16,7 +16,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { lock } from 'proper-lockfile';
 import { writeFileAtomic } from './atomicWrite';
 import { applyInPlace, clone, mergeConversation } from './conversationMerge';
 import { CONVERSATION_ID_PATTERN, CONVERSATION_SCHEMA, summarize, type ConversationSummary, type StoredConversation } from './conversationModel';
@@ -287,6 +286,8 @@ export class ConversationStore {
 
   /** Runs `work` holding the store's cross-process lock (the root folder must exist). */
   private async locked<T>(work: () => Promise<T>): Promise<T> {
+    // Loaded on the first save, not at activation (its fs patching costs about 10 ms).
+    const { lock } = await import('proper-lockfile');
     const release = await lock(this.indexPath, {
       ...LOCK_OPTIONS,
       // The default throws from a timer (it would crash the extension host); the work

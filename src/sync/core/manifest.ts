@@ -6,7 +6,6 @@
 import { readFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 
 export const MANIFEST_VERSION = 1;
 
@@ -65,6 +64,8 @@ export class FileManifestStore implements ManifestStore {
 
   async save(manifest: Manifest): Promise<void> {
     await mkdir(dirname(this.location), { recursive: true });
+    // Loaded on the first write, not at activation (it installs exit handlers when loaded).
+    const { default: writeFileAtomic } = await import('write-file-atomic');
     await writeFileAtomic(this.location, JSON.stringify(manifest, null, 1) + '\n', { encoding: 'utf8' });
   }
 }
