@@ -1,25 +1,15 @@
 // Every control of the panel posts exactly the message the host expects.
 import { strict as assert } from 'node:assert';
-import { HeadlessChromium, WebviewPage } from './support/chromium';
+import type { WebviewPage } from './support/chromium';
 import { assistantTurn, conversation, init, modelOptions, userTurn } from './support/conversations';
-import { buildWebviewBundle, WebviewServer } from './support/webviewServer';
+import { useWebviewSuite } from './support/suite';
 
 describe('webview controls', function () {
-  let browser: HeadlessChromium;
-  let server: WebviewServer;
+  const suite = useWebviewSuite();
   let webview: WebviewPage;
 
-  before(async () => {
-    server = new WebviewServer(await buildWebviewBundle());
-    await server.start();
-    browser = await HeadlessChromium.launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
   beforeEach(async () => {
-    webview = await WebviewPage.open(browser, server);
+    webview = await suite.openPage();
     await webview.clearPosted();
   });
   afterEach(async () => {
@@ -80,7 +70,7 @@ describe('webview controls', function () {
       const saved = (await webview.state()) as { draft: string };
       assert.equal(saved.draft, 'half-written question');
       await webview.close();
-      webview = await WebviewPage.open(browser, server, { state: saved });
+      webview = await suite.openPage({ state: saved });
       assert.equal(await webview.page.getByLabel('Message', { exact: true }).inputValue(), 'half-written question');
     });
 

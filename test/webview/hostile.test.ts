@@ -4,10 +4,10 @@
 // alone must hold (a CSP that silently blocks an injected handler would otherwise hide it).
 import { strict as assert } from 'node:assert';
 import type { WebviewToHost } from '../../src/chat/protocol';
-import { HeadlessChromium, WebviewPage } from './support/chromium';
+import type { WebviewPage } from './support/chromium';
 import { assistantTurn, chunk, conversation, init, modelOptions, userTurn } from './support/conversations';
 import { HOSTILE_PAYLOADS } from './support/hostilePayloads';
-import { buildWebviewBundle, WebviewServer } from './support/webviewServer';
+import { useWebviewSuite } from './support/suite';
 
 /** Every element the app itself creates; anything else in #app came from input. */
 const APP_TAGS = [
@@ -53,19 +53,11 @@ async function auditDom(webview: WebviewPage): Promise<string[]> {
 }
 
 describe('hostile payloads', function () {
-  let browser: HeadlessChromium;
-  let server: WebviewServer;
+  const suite = useWebviewSuite();
 
   before(async () => {
     assert.ok(HOSTILE_PAYLOADS.length >= 100, 'a corpus of at least 100 payloads');
     assert.equal(new Set(HOSTILE_PAYLOADS).size, HOSTILE_PAYLOADS.length, 'payloads are distinct');
-    server = new WebviewServer(await buildWebviewBundle());
-    await server.start();
-    browser = await HeadlessChromium.launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
   });
 
   for (const csp of [true, false]) {
@@ -74,7 +66,7 @@ describe('hostile payloads', function () {
       let pageUrl: string;
 
       beforeEach(async () => {
-        webview = await WebviewPage.open(browser, server, { csp });
+        webview = await suite.openPage({ csp });
         pageUrl = webview.page.url();
         await webview.clearPosted();
       });
@@ -96,7 +88,7 @@ describe('hostile payloads', function () {
         assert.deepEqual(webview.pageErrors, [], 'no page errors');
         assert.equal(webview.page.url(), pageUrl, 'no navigation');
     assert.equal(webview.page.frames().length, 1, 'no frame was created');
-        const allowed = [pageUrl, `${server.origin}/chat.js`, `${server.origin}/chat-style.css`, `${server.origin}/vscode-defaults.css`];
+        const allowed = [pageUrl, `${suite.server.origin}/chat.js`, `${suite.server.origin}/chat-style.css`, `${suite.server.origin}/vscode-defaults.css`];
         assert.deepEqual(webview.requests.filter((url) => !allowed.includes(url)), [], 'no request left the page');
         assert.deepEqual(await webview.violations(), [], 'nothing even tried what the CSP forbids');
         assert.deepEqual(webview.consoleMessages.filter((text) => /refused|pwned|error/i.test(text)), []);

@@ -5,10 +5,9 @@
 // each size are kept under test-results/webview/.
 import { strict as assert } from 'node:assert';
 import { mkdirSync } from 'node:fs';
-import { HeadlessChromium, WebviewPage } from './support/chromium';
 import { assistantTurn, conversation, init, userTurn } from './support/conversations';
 import { APPLY_THEME_IN_PAGE, DARK_MODERN } from './support/vscodeThemes';
-import { buildWebviewBundle, WebviewServer } from './support/webviewServer';
+import { useWebviewSuite } from './support/suite';
 
 const SCREENSHOTS = 'test-results/webview';
 
@@ -103,23 +102,15 @@ function inside(rect: Rect, viewport: { width: number; height: number }): boolea
 }
 
 describe('webview layout from 170 px to full width', function () {
-  let browser: HeadlessChromium;
-  let server: WebviewServer;
+  const suite = useWebviewSuite();
 
   before(async () => {
-    server = new WebviewServer(await buildWebviewBundle());
-    await server.start();
-    browser = await HeadlessChromium.launch();
     mkdirSync(SCREENSHOTS, { recursive: true });
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
   });
 
   for (const { width, height } of SIZES) {
     it(`${width}×${height}: header on screen, no sideways or double scrolling, ⚙ fits with Apply on screen`, async () => {
-      const webview = await WebviewPage.open(browser, server);
+      const webview = await suite.openPage();
       try {
         await webview.page.setViewportSize({ width, height });
         await webview.page.evaluate(`(${APPLY_THEME_IN_PAGE})(${JSON.stringify(DARK_MODERN)})`);

@@ -2,9 +2,9 @@
 // the whole text at once, finished blocks must be rendered once and kept, and the view
 // follows the stream only while the reader is at the bottom.
 import { strict as assert } from 'node:assert';
-import { HeadlessChromium, WebviewPage } from './support/chromium';
+import type { WebviewPage } from './support/chromium';
 import { assistantTurn, chunk, conversation, init, userTurn } from './support/conversations';
-import { buildWebviewBundle, WebviewServer } from './support/webviewServer';
+import { useWebviewSuite } from './support/suite';
 
 const CODE = 'function add(a: number, b: number) {\n  return a + b;\n\n  // a blank line inside the fence\n}';
 const ANSWER = [
@@ -32,21 +32,11 @@ const ANSWER = [
 ].join('\n');
 
 describe('webview streaming render', function () {
-  let browser: HeadlessChromium;
-  let server: WebviewServer;
+  const suite = useWebviewSuite();
   let webview: WebviewPage;
 
-  before(async () => {
-    server = new WebviewServer(await buildWebviewBundle());
-    await server.start();
-    browser = await HeadlessChromium.launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
   beforeEach(async () => {
-    webview = await WebviewPage.open(browser, server);
+    webview = await suite.openPage();
   });
   afterEach(async () => {
     assert.deepEqual(webview.pageErrors, []);

@@ -5,10 +5,10 @@
 // the body class and the built-in theme's variables. A screenshot per theme is kept.
 import { strict as assert } from 'node:assert';
 import { mkdirSync } from 'node:fs';
-import { HeadlessChromium, WebviewPage } from './support/chromium';
+import type { WebviewPage } from './support/chromium';
 import { assistantTurn, conversation, init, userTurn } from './support/conversations';
 import { APPLY_THEME_IN_PAGE, THEMES, type VsCodeTheme } from './support/vscodeThemes';
-import { buildWebviewBundle, WebviewServer } from './support/webviewServer';
+import { useWebviewSuite } from './support/suite';
 
 const SCREENSHOTS = 'test-results/webview';
 
@@ -152,25 +152,17 @@ function hex(css: string): string {
 }
 
 describe('webview code colours in every theme kind', function () {
-  let browser: HeadlessChromium;
-  let server: WebviewServer;
+  const suite = useWebviewSuite();
 
   before(async () => {
-    server = new WebviewServer(await buildWebviewBundle());
-    await server.start();
-    browser = await HeadlessChromium.launch();
     mkdirSync(SCREENSHOTS, { recursive: true });
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
   });
 
   for (const theme of THEMES) {
     const minimum = theme.highContrast ? 7 : 4.5;
 
     it(`${theme.name}: all code text reaches ${minimum}:1 and takes the theme's token colours`, async () => {
-      const webview = await WebviewPage.open(browser, server);
+      const webview = await suite.openPage();
       try {
         await webview.page.setViewportSize({ width: 520, height: 1400 });
         await applyTheme(webview, theme);
@@ -219,7 +211,7 @@ describe('webview code colours in every theme kind', function () {
   }
 
   it('keeps every token in the editor foreground when no theme kind is known', async () => {
-    const webview = await WebviewPage.open(browser, server);
+    const webview = await suite.openPage();
     try {
       const { kind: _kind, ...unknown } = THEMES[0];
       await applyTheme(webview, { ...unknown, kind: 'vscode-unknown' as never });

@@ -1,0 +1,39 @@
+// One webview bundle served on loopback and one headless Chromium per suite: the before/after
+// pair every webview suite needs, so a suite only says what it checks.
+import { HeadlessChromium, WebviewPage } from './chromium';
+import { buildWebviewBundle, WebviewServer, type PageOptions } from './webviewServer';
+
+export interface WebviewSuite {
+  readonly browser: HeadlessChromium;
+  readonly server: WebviewServer;
+  /** A fresh page of the chat webview in this suite's browser. */
+  openPage(options?: PageOptions): Promise<WebviewPage>;
+}
+
+/** Registers the suite's before/after hooks; call it inside `describe`. */
+export function useWebviewSuite(): WebviewSuite {
+  let browser: HeadlessChromium | undefined;
+  let server: WebviewServer | undefined;
+  before(async () => {
+    server = new WebviewServer(await buildWebviewBundle());
+    await server.start();
+    browser = await HeadlessChromium.launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the webview suite has not started (use it inside describe, from a test or hook)');
+    return value;
+  };
+  return {
+    get browser() {
+      return started(browser);
+    },
+    get server() {
+      return started(server);
+    },
+    openPage: (options) => WebviewPage.open(started(browser), started(server), options),
+  };
+}
