@@ -13,7 +13,7 @@ export interface AgentAnswer {
   answer: string;
 }
 
-/** D18: only the given files when there are any, else the personal volume plus context.volumes. */
+/** D18: only the given files when there are any, else the personal volume (unless search_personal_volume is false) plus context.volumes. */
 export function searchScope(store: Store, request: ValidAgentRequest, userId: string): SearchScope {
   const personal = `{${userId}}`;
   if (request.fileIds.length > 0) {
@@ -24,7 +24,7 @@ export function searchScope(store: Store, request: ValidAgentRequest, userId: st
     });
     return { fileIds: request.fileIds };
   }
-  return { volumes: [...new Set([personal, ...request.volumes])] };
+  return { volumes: [...new Set([...(request.searchPersonalVolume ? [personal] : []), ...request.volumes])] };
 }
 
 /** The sentences of a chunk that share the most words with the query, up to ~50 words. */

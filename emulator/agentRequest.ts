@@ -13,6 +13,8 @@ export interface ValidAgentRequest {
   model: ChatModel;
   enableThinking: boolean;
   volumes: string[];
+  /** D18: false leaves the personal volume out unless context.volumes names it. */
+  searchPersonalVolume: boolean;
   /** Accepted and recorded with the turn (D18); the local agent has no tools to run. */
   tools: Record<string, unknown>[];
   stream: boolean;
@@ -68,8 +70,13 @@ export function validateAgentRequest(body: Record<string, unknown>, userId: stri
       return volumeName(ref);
     });
   }
+  const searchPersonal = context.search_personal_volume;
+  if (searchPersonal !== undefined && searchPersonal !== null && typeof searchPersonal !== 'boolean') {
+    throw badRequest('context.search_personal_volume must be a boolean', 'context.search_personal_volume');
+  }
   return {
     agentId,
+    searchPersonalVolume: searchPersonal !== false,
     threadId: (threadId ?? undefined) as string | undefined,
     query: body.query,
     fileIds,

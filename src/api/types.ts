@@ -179,6 +179,8 @@ export interface AgentContext {
   tools?: unknown[];
   /** Our addition (D18): volumes to search besides the personal one. */
   volumes?: string[];
+  /** Our addition (D18): false leaves the personal volume out of the search (a conversation that chose its volumes). Default true. */
+  search_personal_volume?: boolean;
   [key: string]: unknown;
 }
 

@@ -149,6 +149,9 @@ export function validateAgentRequest(request: AgentRequest): void {
     if (request.agent_id === 'rag-agent' && (typeof context.model !== 'string' || !context.model.trim())) refuse('context.model', 'rag-agent needs context.model (setting ksm.agent.model).');
     if (context.enable_thinking !== undefined && typeof context.enable_thinking !== 'boolean') refuse('context.enable_thinking', 'enable_thinking must be true or false.');
     if (context.tools !== undefined && !Array.isArray(context.tools)) refuse('context.tools', 'context.tools must be a list.');
+    if (context.search_personal_volume !== undefined && typeof context.search_personal_volume !== 'boolean') {
+      refuse('context.search_personal_volume', 'search_personal_volume must be true or false.');
+    }
     if (context.volumes !== undefined) {
       if (!Array.isArray(context.volumes)) refuse('context.volumes', 'context.volumes must be a list of volume names.');
       context.volumes.forEach(validateVolume);

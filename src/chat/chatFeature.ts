@@ -5,7 +5,9 @@ import * as vscode from 'vscode';
 import type { AgentFileRef } from '../api/types';
 import { offerFix } from '../common/vscode/commands';
 import type { ExtensionServices } from '../common/vscode/services';
-import { settings } from '../common/vscode/settings';
+import { personalVolume, settings } from '../common/vscode/settings';
+import { CITATION_SCHEME } from './core/citationReveal';
+import { CitationDocuments, pickContextVolumes } from './vscode/chatContext';
 import { registerChatCommands } from './vscode/chatCommands';
 import { ChatSession } from './panel/chatSession';
 import { CHAT_VIEW_ID, ChatViewProvider } from './vscode/chatViewProvider';
@@ -26,9 +28,12 @@ export function registerChatFeature(services: ExtensionServices, deps: ChatFeatu
   const { context, log } = services;
   let session: ChatSession | undefined;
   const getSession = (): ChatSession => (session ??= createSession(services, (m) => view.post(m)));
-  const view = new ChatViewProvider(context.extensionUri, getSession, log, deps.revealFile);
+  const passages = new CitationDocuments();
+  const chooseVolumes = (current: Parameters<typeof pickContextVolumes>[2]) => pickContextVolumes(personalVolume(), settings.volumes(), current);
+  const view = new ChatViewProvider(context.extensionUri, getSession, log, deps.revealFile, passages, chooseVolumes);
 
   context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(CITATION_SCHEME, passages),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: false } }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('ksm') && session) session.optionsChanged();

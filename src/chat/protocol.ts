@@ -21,6 +21,27 @@ export interface CitationView {
   volume?: string;
   snippet?: string;
   score?: number;
+  chunkIndex?: number;
+  /** The answer's markers [n] that point at this source; absent in conversations saved before numbering (then its position + 1). */
+  markers?: number[];
+  /** How the volume is shown ("My files" for the personal one). */
+  volumeLabel?: string;
+}
+
+/** Code sent with a question (Ask About Selection / Active File), shown as a chip. */
+export interface CodeContextView {
+  id: string;
+  filename: string;
+  languageId: string;
+  lines?: { start: number; end: number };
+  text: string;
+}
+
+/** A volume an agent conversation chose to search. */
+export interface ContextVolumeView {
+  volume: string;
+  label: string;
+  personal: boolean;
 }
 
 export interface AttachmentView {
@@ -53,6 +74,7 @@ export interface TurnView {
   usage?: UsageView;
   citations?: CitationView[];
   attachments?: AttachmentView[];
+  code?: CodeContextView[];
   /**
    * Agent answers: the service thread the answer was given in (from its `thread` event).
    * A thread that holds the answer also holds its question, so a retry does not ask it again.
@@ -72,6 +94,9 @@ export interface ConversationView {
   parameters: ChatParameters;
   turns: TurnView[];
   pendingAttachments: AttachmentView[];
+  pendingCode?: CodeContextView[];
+  /** Agent mode: the chosen volumes; absent = My files and every configured volume. */
+  contextVolumes?: ContextVolumeView[];
   updatedAt: number;
 }
 
@@ -115,13 +140,19 @@ export type WebviewToHost =
   | { type: 'setThinking'; enabled: boolean }
   | { type: 'setParameters'; parameters: ChatParameters }
   | { type: 'removeAttachment'; fileId: string }
+  /** Removes a code chip waiting above the composer. */
+  | { type: 'removeCode'; id: string }
+  /** Opens the host's picker of volumes the agent searches in this conversation. */
+  | { type: 'chooseContextVolumes' }
+  | { type: 'removeContextVolume'; volume: string }
   | { type: 'newConversation' }
   | { type: 'openConversation'; id: string }
   | { type: 'copyCode'; code: string }
   | { type: 'insertCode'; code: string }
   | { type: 'newFileWithCode'; code: string; language?: string }
   | { type: 'openLink'; href: string }
-  | { type: 'revealCitation'; volume: string; fileId: string };
+  /** A source chip (or marker) of answer `turnId`: opens its passage and reveals its file. */
+  | { type: 'openCitation'; turnId: string; marker: number };
 
 export type WebviewMessageType = WebviewToHost['type'];
 

@@ -1,4 +1,5 @@
-import type { AttachmentView, WebviewToHost } from '../chat/protocol';
+import type { AttachmentView, ConversationView, WebviewToHost } from '../chat/protocol';
+import { ContextBar } from './contextChips';
 import { button, el } from './dom';
 import { attachmentChips } from './turnView';
 
@@ -11,12 +12,15 @@ export class Composer {
   private readonly send = button('Send', 'Send ➤', 'primary-button');
   private readonly stop = button('Stop', '■ Stop', 'secondary-button', { hidden: true });
   private readonly attachments = el('div', { class: 'pending-attachments' });
+  private readonly context: ContextBar;
   private busy = false;
 
   constructor(private readonly post: Post, private readonly onDraftChange: (draft: string) => void) {
+    this.context = new ContextBar(post);
     this.element = el(
       'footer',
       { class: 'composer' },
+      this.context.element,
       this.attachments,
       this.input,
       el('div', { class: 'composer-actions' }, this.stop, this.send),
@@ -60,6 +64,11 @@ export class Composer {
   setAttachments(pending: AttachmentView[]): void {
     this.attachments.replaceChildren();
     if (pending.length) this.attachments.append(attachmentChips(pending, (fileId) => this.post({ type: 'removeAttachment', fileId })));
+  }
+
+  /** The code chips and (agent mode) the searched volumes of the open conversation. */
+  setContext(conversation: Pick<ConversationView, 'mode' | 'pendingCode' | 'contextVolumes'>): void {
+    this.context.show(conversation);
   }
 
   private submit(): void {

@@ -45,6 +45,7 @@ host.onMessage((message: HostToWebview) => {
       header.show(message.conversation, message.conversations);
       transcript.show(message.conversation);
       composer.setAttachments(message.conversation.pendingAttachments);
+      composer.setContext(message.conversation);
       // After a reload of the same conversation, put the reader back where they were.
       if (message.type === 'init' && sameConversation && state.scrollTop) transcript.restoreScroll(state.scrollTop);
       state.conversationId = message.conversation.id;

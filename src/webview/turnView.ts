@@ -1,5 +1,6 @@
 import type { AnswerState, AttachmentView, CitationView, TurnView, UsageView, WebviewToHost } from '../chat/protocol';
 import { button, el, formatTokens } from './dom';
+import { citationChips, codeChips } from './contextChips';
 import { StreamingMarkdown } from './streamingMarkdown';
 
 type Post = (message: WebviewToHost) => void;
@@ -11,6 +12,7 @@ export function userTurnElement(turn: TurnView): HTMLElement {
     { class: 'turn user-turn', 'data-role': 'user', 'data-turn-id': turn.id, 'aria-label': 'You' },
     el('div', { class: 'turn-author' }, 'You'),
     // The user's own words are shown as typed: plain text, never markup.
+    turn.code?.length ? codeChips(turn.code) : null,
     el('div', { class: 'user-text' }, turn.content),
     turn.attachments?.length ? attachmentChips(turn.attachments) : null,
   );
@@ -143,14 +145,7 @@ export class AssistantTurnElement {
     this.citations.hidden = citations.length === 0;
     if (citations.length === 0) return;
     this.citations.append(el('span', { class: 'citations-label' }, 'Sources'));
-    for (const citation of citations) {
-      const label = citation.volume ? `${citation.filename} — ${citation.volume}` : citation.filename;
-      const source = button(`Open source ${label}`, citation.filename, 'citation', { title: citation.snippet ?? label });
-      source.addEventListener('click', () =>
-        this.post({ type: 'revealCitation', volume: citation.volume ?? '', fileId: citation.fileId }),
-      );
-      this.citations.append(source);
-    }
+    this.citations.append(...citationChips(this.turn.id, citations, this.post));
   }
 
   private renderFooter(usage: UsageView | undefined, finishReason: string | undefined): void {

@@ -29,9 +29,12 @@ describe('chat: webview message validation', () => {
       { type: 'newFileWithCode', code: 'print(1)', language: 'python' },
       { type: 'newFileWithCode', code: 'print(1)' },
       { type: 'openLink', href: 'https://example.com/a?b=c' },
-      { type: 'revealCitation', volume: 'docs', fileId: 'b7c1-uuid' },
-      // A citation the service gave without a volume: the host decides what to do with it.
-      { type: 'revealCitation', volume: '', fileId: 'b7c1-uuid' },
+      { type: 'openCitation', turnId: 't-0123456789ab', marker: 1 },
+      { type: 'openCitation', turnId: 't-0123456789ab', marker: 12 },
+      { type: 'removeCode', id: 'x-0123456789ab' },
+      { type: 'chooseContextVolumes' },
+      { type: 'removeContextVolume', volume: 'docs' },
+      { type: 'removeContextVolume', volume: '{dev}' },
     ];
     for (const message of valid) assert.deepEqual(parseWebviewMessage(message), message, JSON.stringify(message));
   });
@@ -59,10 +62,19 @@ describe('chat: webview message validation', () => {
       { type: 'newFileWithCode', code: 'x', language: '../../etc/passwd' },
       { type: 'newFileWithCode', code: 'x', language: 'a'.repeat(65) },
       { type: 'openLink', href: 'h'.repeat(9000) },
-      { type: 'revealCitation', volume: 'docs', fileId: '' },
-      { type: 'revealCitation', volume: 'docs\u0000', fileId: 'x' },
-      { type: 'revealCitation', volume: 7, fileId: 'x' },
-      { type: 'revealCitation', fileId: 'x' },
+      // A citation is named by its answer and marker only: no path, volume or text from the page.
+      { type: 'openCitation', turnId: 't-0123456789ab', marker: 0 },
+      { type: 'openCitation', turnId: 't-0123456789ab', marker: 1.5 },
+      { type: 'openCitation', turnId: 't-0123456789ab', marker: '1' },
+      { type: 'openCitation', turnId: '../../etc/passwd', marker: 1 },
+      { type: 'openCitation', turnId: 't-0123456789ab', marker: 1, fileId: 'x' },
+      { type: 'openCitation', turnId: 't-0123456789ab' },
+      { type: 'revealCitation', volume: 'docs', fileId: 'x' },
+      { type: 'removeCode', id: 'x-01' },
+      { type: 'removeCode', id: 7 },
+      { type: 'chooseContextVolumes', volumes: ['docs'] },
+      { type: 'removeContextVolume', volume: '' },
+      { type: 'removeContextVolume', volume: 'docs\u0000' },
       { type: 'removeAttachment', fileId: 7 },
     ];
     for (const message of invalid) assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message).slice(0, 120));

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { KsmClient } from '../../src/api/client';
-import { askAboutFilePlan, openMarkdownExport, selectionPrefill } from '../../src/chat/vscode/chatCommands';
+import { askAboutFilePlan, askAboutSelectionPlan, openMarkdownExport } from '../../src/chat/vscode/chatCommands';
 import { ChatSession } from '../../src/chat/panel/chatSession';
 import { renderChatHtml } from '../../src/chat/vscode/chatViewProvider';
 import { ConversationStore } from '../../src/chat/core/conversationStore';
@@ -43,26 +43,27 @@ describe('chat: VS Code integration', () => {
     await vscode.commands.executeCommand('ksm.chat.focus');
   });
 
-  it('prefills the selection as a fenced, language-tagged block with the file name and lines', async () => {
+  it('attaches the selection as code context with the file name, language and lines', async () => {
     const editor = await openUntitled('const a = 1;\nconst b = 2;\nconst c = 3;\n', 'typescript');
     editor.selection = new vscode.Selection(1, 0, 2, 12);
-    const text = selectionPrefill(editor);
-    assert.ok(text, 'a selection gives a prefill');
-    assert.match(text, /^`Untitled-\d+` \(lines 2-3\):\n\n```typescript\nconst b = 2;\nconst c = 3;\n```\n/);
+    const plan = askAboutSelectionPlan(editor);
+    assert.equal(plan?.kind, 'attach', 'a selection is attached');
+    const code = plan?.kind === 'attach' ? plan.code : undefined;
+    assert.match(code?.filename ?? '', /^Untitled-\d+$/);
+    assert.deepEqual({ languageId: code?.languageId, lines: code?.lines, text: code?.text }, { languageId: 'typescript', lines: { start: 2, end: 3 }, text: 'const b = 2;\nconst c = 3;' });
     editor.selection = new vscode.Selection(0, 0, 0, 0);
-    assert.equal(selectionPrefill(editor), undefined, 'an empty selection gives nothing');
+    assert.equal(askAboutSelectionPlan(editor), undefined, 'an empty selection gives nothing');
     editor.selection = new vscode.Selection(0, 0, 0, 12);
     // Runs the real command on the real editor; it must finish without an error notification.
     await vscode.commands.executeCommand('ksm.chat.askAboutSelection');
   });
 
-  it('asks about a small real file: its name and a markdown-tagged fence of the whole file, pasted without asking', async () => {
+  it('asks about a small real file: attached whole under its name and language, without asking', async () => {
     const path = join(requiredEnv('KSM_TEST_WORKSPACE'), 'docs', 'guides', 'release-process.md');
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(path)));
     const content = editor.document.getText();
     assert.ok(content.length > 0 && !content.includes('```'), 'the fixture is a small markdown file without fences');
-    const body = content.endsWith('\n') ? content : `${content}\n`;
-    assert.deepEqual(askAboutFilePlan(editor.document), { kind: 'prefill', prefill: `\`release-process.md\`:\n\n\`\`\`markdown\n${body}\`\`\`\n\n` });
+    assert.deepEqual(askAboutFilePlan(editor.document), { kind: 'attach', code: { filename: 'release-process.md', languageId: 'markdown', text: content } });
     // The real command on the real editor: a small file must not raise the size question
     // (a modal would keep this promise from settling and time the test out).
     await vscode.commands.executeCommand('ksm.chat.askAboutFile');

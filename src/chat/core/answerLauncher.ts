@@ -3,6 +3,7 @@
 // latest), checkpoints while text arrives (a crash loses at most a second), and saves once
 // more however the stream ended before reporting `finished`. Partial text is never thrown
 // away: stopped, cut-off and error answers keep what arrived.
+import { mergeCitations } from './citations';
 import type { KsmService } from '../../api/service';
 import type { ClientLogger } from '../../api/types';
 import { describeAnswerFailure } from './answerErrors';
@@ -101,7 +102,7 @@ function applyEvent(conversation: StoredConversation, answer: Turn, event: Exclu
       answer.reasoning = (answer.reasoning ?? '') + event.text;
       return;
     case 'citations':
-      answer.citations = [...(answer.citations ?? []), ...event.citations];
+      answer.citations = mergeCitations(answer.citations ?? [], event.citations);
       return;
     case 'thread':
       conversation.threadId ||= event.threadId;

@@ -8,6 +8,7 @@ import type { KsmService } from '../../api/service';
 import type { AgentEvent, AgentRequest, ChatCompletionChunk, ChatCompletionRequest, Citation, Usage } from '../../api/types';
 import { errorFix, type ErrorFix } from '../../common/core/errorFixes';
 import { describeAnswerFailure } from './answerErrors';
+import { CitationNumbering } from './citations';
 import type { AnswerState, SourceCitation, TokenUsage } from './conversationModel';
 
 // Other features may import only this file of chat/core (PUBLIC_CORE), so the types its
@@ -37,6 +38,7 @@ export type AnswerEvent =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string }
   /** Passages the agent retrieved, only those this answer has not reported yet. */
+  /** New passages, each with its marker numbers; a repeat of a passage comes again with only its new number (merge with `mergeCitations`). */
   | { type: 'citations'; citations: SourceCitation[] }
   /** The agent thread this answer belongs to, once, from the first event that names it. */
   | { type: 'thread'; threadId: string }
@@ -80,7 +82,7 @@ class RunState {
   /** An error the service reported inside the stream (agent `error` event, `finish_reason: "error"`). */
   serviceError: string | undefined;
   private threadId: string | undefined;
-  private readonly citationKeys = new Set<string>();
+  private readonly citationNumbers = new CitationNumbering();
   private readonly calls = new Map<number, { callId: string; name: string; arguments: string }>();
 
   finished(reason: AnswerEndReason, error?: AnswerError): AnswerEvent {
@@ -113,7 +115,7 @@ class RunState {
     }
     switch (event.kind) {
       case 'retrieval': {
-        const fresh = event.citations.map(sourceCitation).filter((c) => this.isNewCitation(c));
+        const fresh = this.citationNumbers.add(event.citations.map(sourceCitation));
         if (fresh.length > 0) yield { type: 'citations', citations: fresh };
         return;
       }
@@ -152,12 +154,6 @@ class RunState {
     }
   }
 
-  private isNewCitation(citation: SourceCitation): boolean {
-    const key = JSON.stringify([citation.fileId, citation.volume ?? null, citation.snippet ?? null]);
-    if (this.citationKeys.has(key)) return false;
-    this.citationKeys.add(key);
-    return true;
-  }
 }
 
 /** A failure as the events carry it; `fix` only when one click repairs it. */
@@ -176,5 +172,5 @@ function tokenUsage(usage: Usage): TokenUsage {
 }
 
 function sourceCitation(c: Citation): SourceCitation {
-  return { fileId: c.file_id, filename: c.filename, volume: c.volume, snippet: c.snippet, score: c.score };
+  return { fileId: c.file_id, filename: c.filename, volume: c.volume, snippet: c.snippet, score: c.score, ...(c.chunk_index !== undefined ? { chunkIndex: c.chunk_index } : {}) };
 }

@@ -1,43 +1,73 @@
-// What "Ask About Selection/File" put in the composer, without `vscode`: the code as a
-// fenced block under its file name; for a whole file, paste it, ask first (a large file
-// costs many tokens), or refuse (it cannot fit in one message) with a pointer to the agent,
-// which reads uploaded files itself.
-import { codePrefill, MAX_TEXT_CHARS } from '../../common/core/chatText';
+// What "Ask About Selection/File" attach to the next question, without `vscode`: the code as
+// a context chip (file name and line range), never pasted into the composer. A whole file
+// is attached at once, after asking first when it is large (many tokens), or refused when
+// it cannot fit in one message, with a pointer to the agent, which reads uploaded files itself.
+import { MAX_CODE_CONTEXT_CHARS } from '../../common/core/chatText';
 import { formatBytes } from '../../common/core/byteSize';
-
-/** Room left under the message limit for the question the user types after the pasted code. */
-export const PREFILL_HEADROOM_CHARS = 2_000;
-
-/** The largest prefill the composer is given: the rest of the message limit is left for the question. */
-export const MAX_PREFILL_CHARS = MAX_TEXT_CHARS - PREFILL_HEADROOM_CHARS;
+import type { CodeContext } from './conversationModel';
 
 export const ASK_ANYWAY = 'Ask Anyway';
 
 /**
- * Above this, "Ask About File" asks before pasting the whole file (many tokens). Files too
- * big for one message (MAX_TEXT_CHARS) are refused with a pointer to upload + agent instead.
+ * Above this, "Ask About File" asks before attaching the whole file (many tokens). Files too
+ * big for one message (MAX_CODE_CONTEXT_CHARS) are refused with a pointer to upload + agent instead.
  */
 export const LARGE_FILE_CHARS = 50 * 1024;
 
+export type NewCodeContext = Omit<CodeContext, 'id'>;
 
-export type AskAboutFilePlan =
-  | { kind: 'prefill'; prefill: string }
-  | { kind: 'confirm'; prefill: string; message: string; confirmLabel: typeof ASK_ANYWAY }
+export type AskAboutCodePlan =
+  | { kind: 'attach'; code: NewCodeContext }
+  | { kind: 'confirm'; code: NewCodeContext; message: string; confirmLabel: typeof ASK_ANYWAY }
   | { kind: 'refuse'; message: string };
 
-export function planAskAboutFile(fileName: string, languageId: string, content: string): AskAboutFilePlan {
-  const prefill = codePrefill(fileName, languageId, content);
-  if (prefill.length > MAX_PREFILL_CHARS) {
+function limitText(): string {
+  return `${MAX_CODE_CONTEXT_CHARS.toLocaleString('en-US')} characters`;
+}
+
+export function planAskAboutFile(filename: string, languageId: string, text: string): AskAboutCodePlan {
+  const code: NewCodeContext = { filename, languageId, text };
+  if (text.length > MAX_CODE_CONTEXT_CHARS) {
     return {
       kind: 'refuse',
       message:
-        `${fileName} is too large to paste into the chat (over ${MAX_TEXT_CHARS.toLocaleString('en-US')} characters). ` +
+        `${filename} is too large to send with a question (${text.length.toLocaleString('en-US')} characters; the limit is ${limitText()}). ` +
         'Select the part you want and use Ask About Selection, or upload the file to a volume and ask the agent about it.',
     };
   }
-  if (content.length > LARGE_FILE_CHARS) {
-    const message = `${fileName} is ${formatBytes(content.length)}. Large files may exceed the model's context and cost many tokens.`;
-    return { kind: 'confirm', prefill, message, confirmLabel: ASK_ANYWAY };
+  if (text.length > LARGE_FILE_CHARS) {
+    const message = `${filename} is ${formatBytes(text.length)}. Large files may exceed the model's context and cost many tokens.`;
+    return { kind: 'confirm', code, message, confirmLabel: ASK_ANYWAY };
   }
-  return { kind: 'prefill', prefill };
+  return { kind: 'attach', code };
+}
+
+export function planAskAboutSelection(filename: string, languageId: string, text: string, lines: { start: number; end: number }): AskAboutCodePlan {
+  if (text.length > MAX_CODE_CONTEXT_CHARS) {
+    return { kind: 'refuse', message: `The selection is too large to send (${text.length.toLocaleString('en-US')} characters; the limit is ${limitText()}). Select less.` };
+  }
+  return { kind: 'attach', code: { filename, languageId, lines, text } };
+}
+
+/**
+ * Whether `code` may join the code already waiting for the next question: together they
+ * must stay under MAX_CODE_CONTEXT_CHARS. The same file and lines replace the old chip.
+ */
+export function codeContextProblem(pending: readonly CodeContext[], code: NewCodeContext): string | undefined {
+  const others = pending.filter((p) => !sameCode(p, code));
+  const total = others.reduce((sum, p) => sum + p.text.length, 0) + code.text.length;
+  if (total <= MAX_CODE_CONTEXT_CHARS) return undefined;
+  return (
+    `${codeLabel(code)} would bring the code sent with this question to ${total.toLocaleString('en-US')} characters; the limit is ${limitText()}. ` +
+    'Remove a chip above the message box, or select less.'
+  );
+}
+
+export function sameCode(a: NewCodeContext, b: NewCodeContext): boolean {
+  return a.filename === b.filename && a.lines?.start === b.lines?.start && a.lines?.end === b.lines?.end;
+}
+
+/** "release.py · lines 3-9", or "release.py" for a whole file: chips, messages and the request alike. */
+export function codeLabel(code: Pick<CodeContext, 'filename' | 'lines'>): string {
+  return code.lines ? `${code.filename} · lines ${code.lines.start}-${code.lines.end}` : code.filename;
 }

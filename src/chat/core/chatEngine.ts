@@ -11,8 +11,11 @@ import {
   lastTurn,
   newTurnId,
   titleFromQuestion,
+  newCodeContextId,
   type AttachedFile,
   type ChatMode,
+  type CodeContext,
+  type ContextVolume,
   type ChatParameters,
   type ConversationSummary,
   type ModelOptions,
@@ -21,6 +24,8 @@ import {
 } from './conversationModel';
 import type { ConversationStore } from './conversationStore';
 import { buildAgentRequest, buildChatRequest } from './requestBuilder';
+import { codeContextProblem, sameCode, type NewCodeContext } from './askAboutFile';
+import { citationByMarker } from './citations';
 
 export type { AnswerOutcome } from './answerLauncher';
 
@@ -54,6 +59,15 @@ export interface CitedFile {
   fileId: string;
   filename: string;
   volume?: string;
+}
+
+/** A passage an answer of the open conversation cited, by its marker number. */
+export interface CitedPassage extends CitedFile {
+  marker: number;
+  markers: number[];
+  snippet?: string;
+  chunkIndex?: number;
+  score?: number;
 }
 
 export const CONTINUE_PROMPT = 'Please continue exactly where your previous answer stopped.';
@@ -119,6 +133,10 @@ export class ChatEngine {
     if (conversation.mode === 'agent' && conversation.pendingAttachments.length > 0) {
       question.attachments = conversation.pendingAttachments;
       conversation.pendingAttachments = [];
+    }
+    if (conversation.pendingCode?.length) {
+      question.code = conversation.pendingCode;
+      conversation.pendingCode = [];
     }
     if (!conversation.turns.some((t) => t.role === 'user')) conversation.title = titleFromQuestion(text);
     conversation.turns.push(question);
@@ -186,6 +204,48 @@ export class ChatEngine {
       return;
     }
     await this.update((c) => void (c.pendingAttachments = c.pendingAttachments.filter((a) => a.fileId !== fileId)));
+  }
+
+  /**
+   * Attaches code to the next question of the open conversation (a chip above the composer);
+   * the same file and lines replace the earlier chip. Resolves to a sentence for the user
+   * when it would pass the size limit of one question's code, and attaches nothing then.
+   */
+  async attachCode(code: NewCodeContext): Promise<string | undefined> {
+    const conversation = await this.current();
+    const pending = conversation.pendingCode ?? [];
+    const problem = codeContextProblem(pending, code);
+    if (problem) return problem;
+    const attached: CodeContext = { id: newCodeContextId(), ...code };
+    await this.update((c) => void (c.pendingCode = [...pending.filter((p) => !sameCode(p, code)), attached]));
+    return undefined;
+  }
+
+  async removeCode(id: string): Promise<void> {
+    const conversation = await this.current();
+    if (!conversation.pendingCode?.some((c) => c.id === id)) {
+      this.engineHost.log.warn(`[chat] remove of unknown code chip ${id}; dropped`);
+      return;
+    }
+    await this.update((c) => void (c.pendingCode = (c.pendingCode ?? []).filter((p) => p.id !== id)));
+  }
+
+  /** The volumes the open conversation searches in agent mode; an empty list means all (My files and the settings' volumes). */
+  async setContextVolumes(volumes: ContextVolume[]): Promise<void> {
+    await this.update((c) => {
+      if (volumes.length === 0) delete c.contextVolumes;
+      else c.contextVolumes = volumes.map((v) => ({ ...v }));
+    });
+  }
+
+  async removeContextVolume(volume: string): Promise<void> {
+    const conversation = await this.current();
+    const chosen = conversation.contextVolumes ?? [];
+    if (!chosen.some((v) => v.volume === volume)) {
+      this.engineHost.log.warn(`[chat] remove of a context volume the conversation did not choose; dropped`);
+      return;
+    }
+    await this.setContextVolumes(chosen.filter((v) => v.volume !== volume));
   }
 
   async newConversation(mode: ChatMode = 'chat'): Promise<StoredConversation> {
@@ -258,6 +318,29 @@ export class ChatEngine {
     return { fileId, filename: citation.filename, ...(attached ? { volume: attached.volume } : {}) };
   }
 
+  /**
+   * The passage behind marker `marker` of answer `turnId` in the open conversation, or
+   * undefined when that answer has no such source (the webview is untrusted). The volume is
+   * filled in from an attachment like `citedFile` does.
+   */
+  citedPassage(turnId: string, marker: number): CitedPassage | undefined {
+    const turn = this.conversation?.turns.find((t) => t.id === turnId && t.role === 'assistant');
+    const citation = turn ? citationByMarker(turn.citations ?? [], marker) : undefined;
+    if (!citation) return undefined;
+    const file = this.citedFile(citation.volume ?? '', citation.fileId);
+    const index = turn!.citations!.indexOf(citation);
+    return {
+      fileId: citation.fileId,
+      filename: citation.filename,
+      ...(file?.volume ? { volume: file.volume } : {}),
+      marker,
+      markers: citation.markers?.length ? citation.markers : [index + 1],
+      ...(citation.snippet !== undefined ? { snippet: citation.snippet } : {}),
+      ...(citation.chunkIndex !== undefined ? { chunkIndex: citation.chunkIndex } : {}),
+      ...(citation.score !== undefined ? { score: citation.score } : {}),
+    };
+  }
+
   /** True only for a citation that an answer of the open conversation actually showed. */
   hasCitation(volume: string, fileId: string): boolean {
     return this.citedFile(volume, fileId) !== undefined;
@@ -314,7 +397,8 @@ export class ChatEngine {
 
   /** Saves a conversation once it holds something worth keeping (an empty new chat is not listed). */
   private async persist(conversation: StoredConversation): Promise<void> {
-    if (conversation.turns.length === 0 && conversation.pendingAttachments.length === 0) return;
+    const holdsSomething = conversation.turns.length > 0 || conversation.pendingAttachments.length > 0 || !!conversation.pendingCode?.length || !!conversation.contextVolumes?.length;
+    if (!holdsSomething) return;
     conversation.updatedAt = Date.now();
     await this.store.save(conversation);
   }

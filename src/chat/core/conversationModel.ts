@@ -25,6 +25,34 @@ export interface SourceCitation {
   volume?: string;
   snippet?: string;
   score?: number;
+  /** The chunk of the file the passage comes from, when the service says. */
+  chunkIndex?: number;
+  /** The answer's markers [n] that point at this passage (citations.ts); absent in conversations saved before numbering. */
+  markers?: number[];
+  /** How the volume is shown ("My files" for the personal one). */
+  volumeLabel?: string;
+}
+
+/**
+ * Code from an editor sent with a question (Ask About Selection / Active File): shown as a
+ * chip, put in front of the question only in the request the model sees (contextText.ts).
+ */
+export interface CodeContext {
+  id: string;
+  filename: string;
+  languageId: string;
+  /** 1-based and inclusive; absent for a whole file. */
+  lines?: { start: number; end: number };
+  text: string;
+}
+
+/** A volume the agent searches in a conversation that chose its volumes (D18). */
+export interface ContextVolume {
+  /** The service's name: `{<user_id>}` for the personal volume. */
+  volume: string;
+  /** As volumeTargets.ts labels it ("My files" for the personal volume). */
+  label: string;
+  personal: boolean;
 }
 
 /** A volume file sent with an agent question (`files[]`). */
@@ -59,6 +87,8 @@ export interface Turn {
   usage?: TokenUsage;
   citations?: SourceCitation[];
   attachments?: AttachedFile[];
+  /** Code sent with this question (shown as chips, never pasted into its text). */
+  code?: CodeContext[];
   /**
    * Agent answers: the service thread the answer was given in (from its `thread` event).
    * A thread that holds the answer also holds its question, so a retry does not ask it again.
@@ -78,6 +108,10 @@ export interface Conversation {
   parameters: ChatParameters;
   turns: Turn[];
   pendingAttachments: AttachedFile[];
+  /** Code waiting to be sent with the next question. */
+  pendingCode?: CodeContext[];
+  /** Agent mode: the volumes this conversation searches; absent = My files and every volume of `ksm.volumes.list`. */
+  contextVolumes?: ContextVolume[];
   updatedAt: number;
 }
 
@@ -116,6 +150,12 @@ const TITLE_LENGTH = 60;
 
 export function newConversationId(): string {
   return `c-${randomBytes(8).toString('hex')}`;
+}
+
+export const CODE_CONTEXT_ID_PATTERN = /^x-[0-9a-f]{12}$/;
+
+export function newCodeContextId(): string {
+  return `x-${randomBytes(6).toString('hex')}`;
 }
 
 export function newTurnId(): string {

@@ -341,7 +341,7 @@ function applyOthers(target: StoredConversation, local: StoredConversation, show
     return turn;
   });
   result.turns.push(...addedMeanwhile);
-  for (const field of ['title', 'model', 'threadId', 'parameters', 'pendingAttachments'] as const) {
+  for (const field of ['title', 'model', 'threadId', 'parameters', 'pendingAttachments', 'pendingCode', 'contextVolumes'] as const) {
     if (JSON.stringify(local[field]) === JSON.stringify(shown[field])) (result as unknown as Record<string, unknown>)[field] = target[field];
   }
   applyInPlace(target, result);

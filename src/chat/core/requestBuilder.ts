@@ -2,14 +2,35 @@
 // (the completions endpoint is stateless); agent mode sends only the new question with the
 // thread id, because the service keeps the thread's history itself (D17).
 import type { AgentRequest, ChatCompletionRequest, ChatMessage } from '../../api/types';
+import { codePrefill } from '../../common/core/chatText';
 import type { Conversation, Turn } from './conversationModel';
+
+/**
+ * A question as the model reads it: the code chips sent with it, each as a fenced block under
+ * its file name and lines, then the question. Only the request carries this; the transcript
+ * shows the question and its chips.
+ */
+export function questionForModel(question: Pick<Turn, 'content' | 'code'>): string {
+  const code = (question.code ?? []).map((c) => codePrefill(c.filename, c.languageId, c.text, c.lines)).join('');
+  return `${code}${question.content}`;
+}
+
+/**
+ * What an agent question searches (D18): the conversation's chosen volumes, or (none chosen)
+ * the personal volume and every named volume of the settings.
+ */
+export function agentSearchScope(conversation: Pick<Conversation, 'contextVolumes'>, configuredVolumes: readonly string[]): { volumes: string[]; searchPersonal: boolean } {
+  const chosen = conversation.contextVolumes;
+  if (!chosen?.length) return { volumes: [...configuredVolumes], searchPersonal: true };
+  return { volumes: chosen.filter((v) => !v.personal).map((v) => v.volume), searchPersonal: chosen.some((v) => v.personal) };
+}
 
 export function buildChatRequest(conversation: Conversation, reasoningModels: readonly string[]): ChatCompletionRequest {
   const { parameters } = conversation;
   const messages: ChatMessage[] = [];
   if (parameters.systemPrompt?.trim()) messages.push({ role: 'system', content: parameters.systemPrompt });
   for (const turn of conversation.turns) {
-    if (turn.role === 'user') messages.push({ role: 'user', content: turn.content });
+    if (turn.role === 'user') messages.push({ role: 'user', content: questionForModel(turn) });
     // An answer that failed before any text arrived has nothing to tell the model.
     else if (turn.content.trim() !== '' && turn.state !== 'streaming' && turn.state !== 'elsewhere') messages.push({ role: 'assistant', content: turn.content });
   }
@@ -39,9 +60,13 @@ export function buildAgentRequest(conversation: Conversation, question: Turn, vo
   const request: AgentRequest = {
     agent_id: conversation.agentId ?? 'rag-agent',
     thread_id: heldBy ?? conversation.threadId ?? null,
-    query: heldBy ? RETRY_IN_THREAD_PROMPT : question.content,
-    context: { model: conversation.model, enable_thinking: conversation.enableThinking === true, volumes: [...volumes] },
+    query: heldBy ? RETRY_IN_THREAD_PROMPT : questionForModel(question),
+    context: { model: conversation.model, enable_thinking: conversation.enableThinking === true, volumes: [] },
   };
+  const scope = agentSearchScope(conversation, volumes);
+  request.context!.volumes = scope.volumes;
+  // Sent only when it restricts, so a service that does not know it sees the request as before.
+  if (!scope.searchPersonal) request.context!.search_personal_volume = false;
   const files = question.attachments ?? [];
   if (files.length > 0) request.files = files.map((f) => ({ file_id: f.fileId, filename: f.filename, size: f.size }));
   return request;

@@ -12,7 +12,7 @@ import {
   topPProblem,
   type ReasoningEffort,
 } from '../../api/chatParameterLimits';
-import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN, MAX_TEXT_CHARS } from '../core/conversationModel';
+import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN, CODE_CONTEXT_ID_PATTERN, MAX_TEXT_CHARS } from '../core/conversationModel';
 import type { ChatParameters, WebviewMessageType, WebviewToHost } from '../protocol';
 
 export const MAX_CODE_CHARS = 1_000_000;
@@ -53,10 +53,13 @@ const validators = {
       : undefined;
   },
   openLink: (m) => (onlyKeys(m, ['href']) && isText(m.href, MAX_LINK_CHARS) ? { type: 'openLink', href: m.href } : undefined),
-  // '' is what the webview sends for a citation the service gave without a volume.
-  revealCitation: (m) =>
-    onlyKeys(m, ['volume', 'fileId']) && (m.volume === '' || isId(m.volume)) && isId(m.fileId)
-      ? { type: 'revealCitation', volume: m.volume, fileId: m.fileId }
+  removeCode: (m) => (onlyKeys(m, ['id']) && isMatch(m.id, CODE_CONTEXT_ID_PATTERN) ? { type: 'removeCode', id: m.id } : undefined),
+  chooseContextVolumes: (m) => (onlyKeys(m, []) ? { type: 'chooseContextVolumes' } : undefined),
+  removeContextVolume: (m) => (onlyKeys(m, ['volume']) && isId(m.volume) ? { type: 'removeContextVolume', volume: m.volume } : undefined),
+  // Which answer and which of its markers: the session checks that the answer cited it.
+  openCitation: (m) =>
+    onlyKeys(m, ['turnId', 'marker']) && isMatch(m.turnId, TURN_ID_PATTERN) && isMarker(m.marker)
+      ? { type: 'openCitation', turnId: m.turnId, marker: m.marker }
       : undefined,
 } satisfies { [K in WebviewMessageType]: (m: Raw) => Extract<WebviewToHost, { type: K }> | undefined };
 
@@ -117,6 +120,11 @@ function isId(value: unknown): value is string {
   // Control characters are exactly what this check looks for.
   // eslint-disable-next-line no-control-regex
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_CHARS && !/[\u0000-\u001f\u007f]/.test(value);
+}
+
+/** A citation marker [n]: a small positive integer. */
+function isMarker(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 10_000;
 }
 
 function isModelId(value: unknown): value is string {

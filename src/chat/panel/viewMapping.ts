@@ -6,6 +6,8 @@ import type {
   AttachedFile,
   ChatMode,
   ChatParameters,
+  CodeContext,
+  ContextVolume,
   Conversation,
   ConversationSummary,
   ModelOptions,
@@ -24,17 +26,19 @@ export type ViewMirrorsModel = [
   Same<TokenUsage, View.UsageView>,
   Same<SourceCitation, View.CitationView>,
   Same<AttachedFile, View.AttachmentView>,
+  Same<CodeContext, View.CodeContextView>,
+  Same<ContextVolume, View.ContextVolumeView>,
   Same<ChatParameters, View.ChatParameters>,
   Same<Turn, View.TurnView>,
   Same<Conversation, View.ConversationView>,
   Same<ConversationSummary, View.ConversationSummary>,
   Same<ModelOptions, View.ModelOptions>,
 ];
-const mirrors: ViewMirrorsModel = [true, true, true, true, true, true, true, true, true, true];
+const mirrors: ViewMirrorsModel = [true, true, true, true, true, true, true, true, true, true, true, true];
 void mirrors;
 
 /** A snapshot of the conversation for the view: later changes to the model do not reach it. */
 export function conversationView(conversation: Conversation): View.ConversationView {
-  const { id, title, mode, model, agentId, threadId, enableThinking, parameters, turns, pendingAttachments, updatedAt } = conversation;
-  return structuredClone({ id, title, mode, model, agentId, threadId, enableThinking, parameters, turns, pendingAttachments, updatedAt });
+  const { id, title, mode, model, agentId, threadId, enableThinking, parameters, turns, pendingAttachments, pendingCode, contextVolumes, updatedAt } = conversation;
+  return structuredClone({ id, title, mode, model, agentId, threadId, enableThinking, parameters, turns, pendingAttachments, pendingCode, contextVolumes, updatedAt });
 }

@@ -5,10 +5,9 @@ import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/vscode/services';
 import type { ChatSession } from '../panel/chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
-import { codePrefill } from '../../common/core/chatText';
-import { MAX_PREFILL_CHARS, planAskAboutFile, type AskAboutFilePlan } from '../core/askAboutFile';
+import { planAskAboutFile, planAskAboutSelection, type AskAboutCodePlan } from '../core/askAboutFile';
 import { conversationPickEntry, conversationToMarkdown } from '../core/conversationText';
-import { MAX_TEXT_CHARS, type Conversation } from '../core/conversationModel';
+import type { Conversation } from '../core/conversationModel';
 import { COMMAND } from '../../common/core/contributionIds';
 
 export function registerChatCommands(services: ExtensionServices, session: () => ChatSession, view: ChatViewProvider): void {
@@ -16,18 +15,29 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
     await session().newConversation();
     await view.reveal();
   });
+  // Both attach the code as a chip above the composer (file name and lines), sent with the
+  // next question; the composer keeps only what the user types.
+  const attach = async (plan: AskAboutCodePlan): Promise<void> => {
+    if (plan.kind === 'refuse') {
+      void vscode.window.showWarningMessage(plan.message);
+      return;
+    }
+    if (plan.kind === 'confirm' && (await vscode.window.showWarningMessage(plan.message, { modal: true }, plan.confirmLabel)) !== plan.confirmLabel) return;
+    const problem = await session().attachCode(plan.code);
+    if (problem) {
+      void vscode.window.showWarningMessage(problem);
+      return;
+    }
+    await view.reveal();
+  };
   services.registerCommand(COMMAND.chatAskAboutSelection, async () => {
     const editor = vscode.window.activeTextEditor;
-    const text = editor ? selectionPrefill(editor) : undefined;
-    if (!text) {
+    const plan = editor ? askAboutSelectionPlan(editor) : undefined;
+    if (!plan) {
       void vscode.window.showInformationMessage('Select some code in an editor first.');
       return;
     }
-    if (text.length > MAX_PREFILL_CHARS) {
-      void vscode.window.showWarningMessage(`The selection is too large to send (the limit is ${MAX_TEXT_CHARS.toLocaleString()} characters). Select less.`);
-      return;
-    }
-    await view.prefill(text);
+    await attach(plan);
   });
   services.registerCommand(COMMAND.chatAskAboutFile, async () => {
     const editor = vscode.window.activeTextEditor;
@@ -35,13 +45,7 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
       void vscode.window.showInformationMessage('Open a file in an editor first.');
       return;
     }
-    const plan = askAboutFilePlan(editor.document);
-    if (plan.kind === 'refuse') {
-      void vscode.window.showWarningMessage(plan.message);
-      return;
-    }
-    if (plan.kind === 'confirm' && (await vscode.window.showWarningMessage(plan.message, { modal: true }, plan.confirmLabel)) !== plan.confirmLabel) return;
-    await view.prefill(plan.prefill);
+    await attach(askAboutFilePlan(editor.document));
   });
   services.registerCommand(COMMAND.chatConversations, () => pickConversation(session()).then((picked) => (picked ? view.reveal() : undefined)));
   services.registerCommand(COMMAND.chatExport, async () => {
@@ -54,18 +58,18 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
   });
 }
 
-/** What Ask About File does with this document: paste it, ask first, or refuse. */
-export function askAboutFilePlan(document: vscode.TextDocument): AskAboutFilePlan {
+/** What Ask About File does with this document: attach it, ask first, or refuse. */
+export function askAboutFilePlan(document: vscode.TextDocument): AskAboutCodePlan {
   return planAskAboutFile(fileNameOf(document), document.languageId, document.getText());
 }
 
-/** The composer text for the editor's selection, or undefined when nothing is selected. */
-export function selectionPrefill(editor: vscode.TextEditor): string | undefined {
+/** What Ask About Selection does with the editor's selection, or undefined when nothing is selected. */
+export function askAboutSelectionPlan(editor: vscode.TextEditor): AskAboutCodePlan | undefined {
   const selection = editor.selection;
   const code = editor.document.getText(selection);
   if (selection.isEmpty || code.trim() === '') return undefined;
   const endLine = selection.end.character === 0 && selection.end.line > selection.start.line ? selection.end.line : selection.end.line + 1;
-  return codePrefill(fileNameOf(editor.document), editor.document.languageId, code, { start: selection.start.line + 1, end: endLine });
+  return planAskAboutSelection(fileNameOf(editor.document), editor.document.languageId, code, { start: selection.start.line + 1, end: endLine });
 }
 
 export async function openMarkdownExport(conversation: Conversation): Promise<vscode.TextEditor> {

@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Log } from '../../common/vscode/log';
-import { planCitationReveal } from '../core/citationReveal';
+import { planCitationOpen } from '../core/citationReveal';
+import type { ContextVolume } from '../core/conversationModel';
+import type { CitationDocuments } from './chatContext';
 import { MAX_TEXT_CHARS } from '../core/conversationModel';
 import { isViewMessage, type ChatSession, type ViewMessage } from '../panel/chatSession';
 import { parseWebviewMessage } from '../panel/messageValidation';
@@ -25,6 +27,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     private readonly session: () => ChatSession,
     private readonly log: Log,
     private readonly revealFile: (volume: string, fileId: string) => Promise<void>,
+    private readonly passages: CitationDocuments,
+    private readonly chooseVolumes: (current: ContextVolume[] | undefined) => Promise<ContextVolume[] | undefined>,
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -107,17 +111,20 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     insertCode: async (m) => void (await insertCodeAtSelection(m.code)),
     newFileWithCode: async (m) => void (await openCodeInNewFile(m.code, m.language)),
     openLink: async (m) => void (await openExternalLink(m.href, this.log)),
-    revealCitation: async (m) => {
-      const plan = planCitationReveal(this.session().citedFile(m.volume, m.fileId));
+    openCitation: async (m) => {
+      const plan = planCitationOpen(m.turnId, this.session().citedPassage(m.turnId, m.marker));
       if (plan.kind === 'refuse') {
-        this.log.warn(`[chat] refused to reveal ${m.volume}/${m.fileId}: no answer cited it`);
+        this.log.warn(`[chat] refused to open source [${m.marker}] of ${m.turnId}: that answer cited no such source`);
         return;
       }
-      if (plan.kind === 'explain') {
-        void vscode.window.showInformationMessage(plan.message);
-        return;
-      }
-      return this.revealFile(plan.volume, plan.fileId);
+      await this.passages.open(plan.passage);
+      if (plan.reveal.kind === 'explain') void vscode.window.showInformationMessage(plan.reveal.message);
+      else await this.revealFile(plan.reveal.volume, plan.reveal.fileId);
+    },
+    chooseContextVolumes: async () => {
+      const session = this.session();
+      const chosen = await this.chooseVolumes((await session.current()).contextVolumes);
+      if (chosen) await session.setContextVolumes(chosen);
     },
   } satisfies HandlerMap<ViewMessage, Promise<void>>;
 

@@ -6,6 +6,13 @@
 export const MAX_TEXT_CHARS = 100_000;
 
 /**
+ * The most code one question carries as context (Ask About Selection / Active File chips,
+ * all of them together), in characters: the message limit less room for the question, so
+ * code and question fit in one message. A chip that would pass it is refused with this number.
+ */
+export const MAX_CODE_CONTEXT_CHARS = MAX_TEXT_CHARS - 2_000;
+
+/**
  * The composer text for a piece of code: the file name, then a fenced block tagged with the
  * language. The fence is longer than any backtick run inside the code, so code that itself
  * contains ``` stays one block.

@@ -1,0 +1,70 @@
+// How an answer's sources line up with the markers [1]..[n] in its text. The service numbers
+// its citations by their order in the stream (D19: the n-th citation is marker [n]); the
+// same passage (file and chunk) can arrive more than once, which showed as repeated,
+// unnumbered chips. Each passage is kept once, with every marker number that points at it,
+// so the chips read "[1] guide.md" and "[2][4] plan.md" and match the text. Pure functions,
+// shared by the stream (answerStream.ts) and the engine that stores the turn.
+import { isPersonalVolumeName, PERSONAL_VOLUME_LABEL } from '../../common/core/volumeTargets';
+import type { SourceCitation } from './conversationModel';
+
+/** "My files" for the personal volume, else the volume's name (volumeTargets.ts labels it so everywhere). */
+export function citationVolumeLabel(volume: string | undefined): string | undefined {
+  if (!volume) return undefined;
+  return isPersonalVolumeName(volume) ? PERSONAL_VOLUME_LABEL : volume;
+}
+
+/** The passage a citation points at: one file's chunk, or its snippet when the service gave no chunk index. */
+export function citationKey(citation: SourceCitation): string {
+  const where = citation.chunkIndex !== undefined ? `#${citation.chunkIndex}` : `~${citation.snippet ?? ''}`;
+  return JSON.stringify([citation.volume ?? '', citation.fileId, where]);
+}
+
+/** The marker numbers of a stored citation; conversations saved before numbering get their position. */
+export function markerNumbers(citation: SourceCitation, position: number): number[] {
+  return citation.markers?.length ? citation.markers : [position + 1];
+}
+
+/**
+ * Numbers the citations of one answer as they stream: `add` takes a retrieval event's list
+ * in the service's order and returns what is new, each with its marker numbers; a repeat of
+ * a passage already returned comes back once more with only its new number, for
+ * `mergeCitations` to add to the first.
+ */
+export class CitationNumbering {
+  private count = 0;
+
+  add(citations: readonly SourceCitation[]): SourceCitation[] {
+    const out = new Map<string, SourceCitation>();
+    for (const citation of citations) {
+      const number = ++this.count;
+      const key = citationKey(citation);
+      const pending = out.get(key);
+      if (pending) pending.markers = [...(pending.markers ?? []), number];
+      else out.set(key, { ...citation, ...(citation.volume ? { volumeLabel: citationVolumeLabel(citation.volume) } : {}), markers: [number] });
+    }
+    return [...out.values()];
+  }
+}
+
+/** `existing` plus `incoming`, one entry per passage, marker numbers merged in order. */
+export function mergeCitations(existing: readonly SourceCitation[], incoming: readonly SourceCitation[]): SourceCitation[] {
+  const merged = existing.map((c, i) => ({ ...c, markers: markerNumbers(c, i) }));
+  const byKey = new Map(merged.map((c) => [citationKey(c), c]));
+  for (const citation of incoming) {
+    const known = byKey.get(citationKey(citation));
+    const numbers = citation.markers?.length ? citation.markers : [merged.reduce((max, c) => Math.max(max, ...c.markers), 0) + 1];
+    if (known) {
+      known.markers = [...new Set([...known.markers, ...numbers])].sort((a, b) => a - b);
+    } else {
+      const entry = { ...citation, markers: numbers };
+      merged.push(entry);
+      byKey.set(citationKey(entry), entry);
+    }
+  }
+  return merged;
+}
+
+/** The citation a marker number points at, if any. */
+export function citationByMarker(citations: readonly SourceCitation[], marker: number): SourceCitation | undefined {
+  return citations.find((c, i) => markerNumbers(c, i).includes(marker));
+}
