@@ -74,6 +74,55 @@ describe('webview controls', function () {
       assert.equal(await webview.page.getByLabel('Message', { exact: true }).inputValue(), 'half-written question');
     });
 
+    it('shows code from the editor as chips above the composer, removable with the mouse or the keyboard, never in the message box', async () => {
+      const code = [
+        { id: 'x-000000000001', filename: 'release.py', languageId: 'python', lines: { start: 3, end: 9 }, text: 'def ship():\n    return True\n' },
+        { id: 'x-000000000002', filename: 'big.log', languageId: 'log', text: 'x'.repeat(70 * 1024) },
+      ];
+      await webview.hostPost(init(conversation([], { pendingCode: code })));
+      await webview.settle();
+      const chips = webview.page.getByTestId('code-chips');
+      assert.deepEqual(await chips.locator('.chip-label').allTextContents(), ['release.py · lines 3-9', 'big.log']);
+      assert.equal(await webview.page.getByLabel('Message', { exact: true }).inputValue(), '', 'nothing is pasted into the message box');
+      await webview.page.getByLabel('Remove release.py · lines 3-9').click();
+      // Keyboard: Tab reaches the second chip's × from the first, Enter presses it.
+      await webview.page.getByLabel('Remove release.py · lines 3-9').focus();
+      await webview.page.keyboard.press('Tab');
+      assert.equal(await webview.page.evaluate<string | null>('document.activeElement?.getAttribute("aria-label") ?? null'), 'Remove big.log');
+      await webview.page.keyboard.press('Enter');
+      assert.deepEqual(await webview.posted(), [
+        { type: 'removeCode', id: 'x-000000000001' },
+        { type: 'removeCode', id: 'x-000000000002' },
+      ]);
+    });
+
+    it('shows the code a question was sent with as chips on the question, its text without fences', async () => {
+      const code = [{ id: 'x-000000000001', filename: 'release.py', languageId: 'python', lines: { start: 3, end: 4 }, text: 'def ship():\n    return True' }];
+      await webview.hostPost(init(conversation([{ ...userTurn('u1', 'Why True?'), code }, assistantTurn('a1', 'Because.')])));
+      await webview.settle();
+      const question = webview.page.locator('[data-role="user"]');
+      assert.deepEqual(await question.getByTestId('code-chips').locator('.chip-label').allTextContents(), ['release.py · lines 3-4']);
+      assert.equal(await question.locator('.user-text').textContent(), 'Why True?');
+      assert.ok(!((await question.textContent()) ?? '').includes('```'), 'no fences in the transcript');
+      assert.equal(await question.getByRole('button').count(), 0, 'a sent chip cannot be removed');
+    });
+
+    it('shows the volumes an agent conversation searches: All volumes until chosen, chips removable, Volumes… asks the host', async () => {
+      await webview.hostPost(init(conversation([], { mode: 'chat' })));
+      await webview.settle();
+      assert.equal(await webview.page.getByTestId('volume-chips').count(), 0, 'chat mode searches no volume');
+      await webview.hostPost({ type: 'conversation', conversation: conversation([], { mode: 'agent' }), conversations: [] });
+      await webview.settle();
+      assert.deepEqual(await webview.page.getByTestId('volume-chips').locator('.chip-label').allTextContents(), ['All volumes']);
+      await webview.page.getByRole('button', { name: 'Choose the volumes the agent searches' }).click();
+      const contextVolumes = [{ volume: '{dev}', label: 'My files', personal: true }, { volume: 'lamps', label: 'lamps', personal: false }];
+      await webview.hostPost({ type: 'conversation', conversation: conversation([], { mode: 'agent', contextVolumes }), conversations: [] });
+      await webview.settle();
+      assert.deepEqual(await webview.page.getByTestId('volume-chips').locator('.chip-label').allTextContents(), ['My files', 'lamps']);
+      await webview.page.getByRole('button', { name: 'Stop searching lamps' }).click();
+      assert.deepEqual(await webview.posted(), [{ type: 'chooseContextVolumes' }, { type: 'removeContextVolume', volume: 'lamps' }]);
+    });
+
     it('shows pending attachments as chips that can be removed, and prefill fills the composer', async () => {
       const attachment = { fileId: 'file-9', filename: 'notes.md', size: 10, volume: 'vol-a' };
       await webview.hostPost(init(conversation([], { mode: 'agent', pendingAttachments: [attachment] })));
@@ -142,21 +191,32 @@ describe('webview controls', function () {
       assert.match(await turn.locator('.turn-status').textContent() ?? '', /Stopped/);
     });
 
-    it('lists citations whose buttons reveal the source', async () => {
+    it('numbers sources to match the markers, once each with their volume, and a click asks for that marker', async () => {
       const citations = [
-        { fileId: 'f1', filename: 'design.md', volume: 'vol-a', snippet: 'the design' },
-        { fileId: 'f2', filename: 'api.ts', volume: 'vol-b' },
+        { fileId: 'f1', filename: 'design.md', volume: '{dev}', volumeLabel: 'My files', snippet: 'the design', chunkIndex: 0, markers: [1, 3] },
+        { fileId: 'f2', filename: 'api.ts', volume: 'vol-b', chunkIndex: 4, markers: [2] },
+        { fileId: 'f3', filename: 'extra.md', volume: 'vol-b', markers: [4] },
       ];
-      await webview.hostPost(init(conversation([assistantTurn('a1', 'See sources.', { citations })], { mode: 'agent' })));
+      await webview.hostPost(init(conversation([assistantTurn('a1', 'Design [1], API [2], design again [3].', { citations })], { mode: 'agent' })));
       await webview.settle();
       const list = webview.page.getByTestId('citations');
-      assert.equal(await list.getByRole('button').count(), 2);
-      await list.getByRole('button').nth(1).click();
-      await list.getByRole('button').nth(0).click();
+      assert.deepEqual(await list.getByRole('button').allTextContents(), ['[1][3] design.md My files', '[2] api.ts vol-b', '[4] extra.md vol-b']);
+      const markersInText = [...((await webview.page.locator('.answer-body').textContent()) ?? '').matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+      const onChips = (await list.getByRole('button').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-markers') ?? ''))).flatMap((m) => m.split(' ').map(Number));
+      assert.ok(markersInText.every((n) => onChips.includes(n)), `every marker ${JSON.stringify(markersInText)} has its chip ${JSON.stringify(onChips)}`);
+      await list.getByRole('button', { name: 'Open source [2] api.ts · vol-b' }).click();
+      await list.getByRole('button').nth(0).press('Enter');
       assert.deepEqual(await webview.posted(), [
-        { type: 'revealCitation', volume: 'vol-b', fileId: 'f2' },
-        { type: 'revealCitation', volume: 'vol-a', fileId: 'f1' },
+        { type: 'openCitation', turnId: 'a1', marker: 2 },
+        { type: 'openCitation', turnId: 'a1', marker: 1 },
       ]);
+    });
+
+    it('numbers the sources of a conversation saved before numbering by their position', async () => {
+      const citations = [{ fileId: 'f1', filename: 'a.md', volume: 'v' }, { fileId: 'f2', filename: 'b.md' }];
+      await webview.hostPost(init(conversation([assistantTurn('a1', 'x', { citations })], { mode: 'agent' })));
+      await webview.settle();
+      assert.deepEqual(await webview.page.getByTestId('citations').getByRole('button').allTextContents(), ['[1] a.md v', '[2] b.md']);
     });
 
     it('turns a link click into openLink without navigating', async () => {

@@ -125,29 +125,36 @@ describe('hostile payloads', function () {
         await assertContained();
       });
 
-      it('as citation names, attachment names and error text', async () => {
-        const citations = HOSTILE_PAYLOADS.map((payload, index) => ({ fileId: `f${index}`, filename: payload, volume: payload, snippet: payload }));
+      it('as citation names, attachment names, code chips, context volumes and error text', async () => {
+        const citations = HOSTILE_PAYLOADS.map((payload, index) => ({ fileId: `f${index}`, filename: payload, volume: payload, volumeLabel: payload, snippet: payload }));
         const attachments = HOSTILE_PAYLOADS.map((payload, index) => ({ fileId: `p${index}`, filename: payload, size: 1, volume: payload }));
+        const code = HOSTILE_PAYLOADS.map((payload, index) => ({ id: `x-${String(index).padStart(12, '0')}`, filename: payload, languageId: payload, text: payload, lines: { start: index + 1, end: index + 2 } }));
+        const contextVolumes = HOSTILE_PAYLOADS.map((payload) => ({ volume: payload, label: payload, personal: false }));
         await webview.hostPost(
           init(
             conversation(
               [
-                { ...userTurn('u1', 'q'), attachments },
+                { ...userTurn('u1', 'q'), attachments, code },
                 assistantTurn('a1', 'See the sources.', { citations }),
                 ...HOSTILE_PAYLOADS.map((payload, index) => assistantTurn(`e${index}`, 'partial', { state: 'error', error: payload })),
               ],
-              { mode: 'agent', pendingAttachments: attachments },
+              { mode: 'agent', pendingAttachments: attachments, pendingCode: code, contextVolumes },
             ),
           ),
         );
         await webview.settle();
-        const buttons = await webview.page.getByTestId('citations').getByRole('button').allTextContents();
-        assert.deepEqual(buttons, [...HOSTILE_PAYLOADS]);
+        const sources = webview.page.getByTestId('citations');
+        assert.deepEqual(await sources.locator('.citation-file').allTextContents(), [...HOSTILE_PAYLOADS], 'file names shown exactly, as text');
+        assert.deepEqual(await sources.locator('.citation-number').allTextContents(), HOSTILE_PAYLOADS.map((_, i) => `[${i + 1}]`));
+        const codeLabels = HOSTILE_PAYLOADS.map((payload, i) => `${payload} · lines ${i + 1}-${i + 2}`);
+        assert.deepEqual(await webview.page.locator('.user-turn .code-chip .chip-label').allTextContents(), codeLabels, 'sent code chips as text');
+        assert.deepEqual(await webview.page.locator('.composer .code-chip .chip-label').allTextContents(), codeLabels, 'waiting code chips as text');
+        assert.deepEqual(await webview.page.getByTestId('volume-chips').locator('.chip-label').allTextContents(), [...HOSTILE_PAYLOADS], 'volume chips as text');
         const errors = await webview.page.locator('.turn-error').allTextContents();
         assert.deepEqual(errors, HOSTILE_PAYLOADS.map((payload) => `⚠ ${payload}`));
         await assertContained();
-        const revealed = (await webview.posted()).filter((message) => message.type === 'revealCitation');
-        assert.equal(revealed.length, HOSTILE_PAYLOADS.length, 'each citation posts revealCitation');
+        const opened = (await webview.posted()).filter((message) => message.type === 'openCitation');
+        assert.deepEqual(opened, HOSTILE_PAYLOADS.map((_, i) => ({ type: 'openCitation', turnId: 'a1', marker: i + 1 })), 'each source posts only its answer and marker');
       });
 
       it('as conversation titles and model names', async () => {
