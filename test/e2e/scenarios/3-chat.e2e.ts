@@ -80,7 +80,7 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask Abo
     assert.equal(clipboard.trim(), code);
   });
 
-  it('fills the composer with the selected lines as a fenced block from "Ask About Selection"', async () => {
+  it('attaches the selected lines as a chip (not pasted) from "Ask About Selection", removable with ×', async () => {
     const { workbench, run } = scenario;
     const fileName = 'release-process.md';
     const lines = readFileSync(join(run.workspace, 'docs', 'guides', fileName), 'utf8').split('\n');
@@ -89,13 +89,16 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask Abo
     await workbench.page.locator('.editor-group-container.active .monaco-editor .view-line').filter({ hasText: lines[2]!.slice(0, 30) }).first().click();
     for (const key of ['Control+Home', 'Shift+ArrowDown', 'Shift+ArrowDown', 'Shift+End']) await workbench.page.keyboard.press(key);
     await workbench.runCommand('KSM: Ask About Selection');
-    const expected = `\`${fileName}\` (lines 1-3):\n\n\`\`\`markdown\n${lines.slice(0, 3).join('\n')}\n\`\`\`\n\n`;
+    const chip = chat.frame.locator('.composer [data-testid="code-chips"] .chip-label');
     await eventually(
-      async () => (await chat.composer().inputValue()) === expected,
-      async () => `the composer holds ${JSON.stringify(await chat.composer().inputValue())}, not ${JSON.stringify(expected)}`,
+      async () => (await chip.allInnerTexts()).join('|') === `${fileName} · lines 1-3`,
+      async () => `the composer's chips are ${JSON.stringify(await chip.allInnerTexts())}`,
       15_000,
     );
-    await chat.composer().fill('');
+    assert.equal(await chat.composer().inputValue(), '', 'nothing is pasted into the message box');
+    // Scenario 12 sends one; this conversation goes on without it.
+    await chat.frame.locator(`button[aria-label="Remove ${fileName} · lines 1-3"]`).click();
+    await chip.first().waitFor({ state: 'detached', timeout: 10_000 });
   });
 
   it('finds the conversation by a word of a later question in "Show Conversations…", and renames it there', async () => {

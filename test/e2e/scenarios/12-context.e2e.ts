@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ChatView } from '../harness/chat';
+import { eventually } from '../harness/eventually';
+import { TEAM_VOLUME } from '../harness/run';
+import { useScenario } from '../harness/scenario';
+import { setApiKeyThroughPalette } from '../harness/steps';
+
+// The same topic in My files and in the team volume: unrestricted, the agent cites both.
+const TEAM_FILE = 'lamps-team-guide.md';
+const TEAM_TEXT = '# Team lamp guide\n\nThe team lamp guide recommends warm dimmable lamps for the reading room. Reading room lamps are switched off at night.\n';
+const MY_FILE = 'lamps-my-notes.md';
+const MY_TEXT = '# My lamp notes\n\nMy notes say the reading room lamps flicker. The reading room lamps need new bulbs.\n';
+const LAMPS_QUESTION = 'What do my files say about the reading room lamps?';
+const SELECTION_QUESTION = 'What is this part of the release process about?';
+
+describe('Scenario 12: context — code as chips, a conversation’s volumes, numbered sources that open their passage', function () {
+  this.timeout(240_000);
+  const scenario = useScenario('12-context');
+  let chat: ChatView;
+
+  before(async function () {
+    const { run, workbench } = scenario;
+    const personal = `{${run.emulator.userId}}`;
+    const seeded = [await run.emulator.uploadFile(TEAM_VOLUME, TEAM_FILE, TEAM_TEXT, 1), await run.emulator.uploadFile(personal, MY_FILE, MY_TEXT, 1)];
+    for (const [volume, file] of [[TEAM_VOLUME, seeded[0]!], [personal, seeded[1]!]] as const) {
+      await eventually(
+        async () => (await run.emulator.listFiles(volume)).find((f) => f.uuid === file.uuid)?.status === 'done',
+        () => `${file.filename} never reached done in the emulator`,
+        60_000,
+      );
+    }
+    await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
+    chat = new ChatView(workbench);
+    await chat.open();
+    await chat.frame.locator('button[aria-label="New chat"]').click();
+  });
+
+  it('Ask About Selection puts a chip above the composer; the sent question shows the chip, not fences, and the model got the code', async () => {
+    const { workbench, run } = scenario;
+    const fileName = 'release-process.md';
+    const lines = readFileSync(join(run.workspace, 'docs', 'guides', fileName), 'utf8').split('\n');
+    await openFileByQuickOpen(fileName);
+    await workbench.page.locator('.editor-group-container.active .monaco-editor .view-line').filter({ hasText: lines[2]!.slice(0, 30) }).first().click();
+    for (const key of ['Control+Home', 'Shift+ArrowDown', 'Shift+ArrowDown', 'Shift+End']) await workbench.page.keyboard.press(key);
+    await workbench.runCommand('KSM: Ask About Selection');
+    const pending = chat.frame.locator('.composer [data-testid="code-chips"] .chip-label');
+    await eventually(
+      async () => (await pending.allInnerTexts()).join('|') === `${fileName} · lines 1-3`,
+      async () => `the composer's chips are ${JSON.stringify(await pending.allInnerTexts())}`,
+      15_000,
+    );
+    assert.equal(await chat.composer().inputValue(), '', 'the message box stays empty: nothing pasted');
+
+    await chat.send(SELECTION_QUESTION);
+    assert.equal(await chat.waitForAnswerToSettle(), 'done');
+    const question = chat.userTurns().last();
+    assert.deepEqual(await question.locator('[data-testid="code-chips"] .chip-label').allInnerTexts(), [`${fileName} · lines 1-3`]);
+    assert.equal((await question.locator('.user-text').innerText()).trim(), SELECTION_QUESTION);
+    assert.ok(!(await question.innerText()).includes('```'), 'no literal fences in the transcript');
+    assert.equal(await pending.count(), 0, 'the chip went with the question');
+    // The emulator restates the start of the user message it received: the fenced code first.
+    assert.match(await chat.answerText(), /You asked: "`release-process\.md` \(lines 1-3\): ```markdown /);
+  });
+
+  it('choosing one volume restricts the agent: unrestricted it cites My files and the team volume, restricted only the team volume', async () => {
+    const { workbench } = scenario;
+    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.modeSelect().selectOption('agent');
+    const volumeChips = chat.frame.locator('[data-testid="volume-chips"] .chip-label');
+    await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === 'All volumes', async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
+
+    await chat.send(LAMPS_QUESTION);
+    assert.equal(await chat.waitForAnswerToSettle(), 'done');
+    const unrestricted = await chat.lastAnswer().locator('[data-testid="citations"]').innerText();
+    assert.ok(unrestricted.includes(MY_FILE) && unrestricted.includes(TEAM_FILE), `unrestricted sources: ${unrestricted}`);
+
+    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.modeSelect().selectOption('agent');
+    await chat.frame.locator('button[aria-label="Choose the volumes the agent searches"]').click();
+    const mine = workbench.quickInputRows().filter({ hasText: 'My files' });
+    await mine.waitFor({ timeout: 15_000 });
+    await workbench.quickInputRows().filter({ hasText: TEAM_VOLUME }).waitFor();
+    await mine.click(); // untick My files (every volume starts ticked)
+    await workbench.quickInputBox().press('Enter');
+    await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === TEAM_VOLUME, async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
+
+    await chat.send(LAMPS_QUESTION);
+    assert.equal(await chat.waitForAnswerToSettle(), 'done');
+    const sources = chat.lastAnswer().locator('[data-testid="citations"] button');
+    await sources.first().waitFor({ timeout: 10_000 });
+    const files = await sources.locator('.citation-file').allInnerTexts();
+    const volumes = await sources.locator('.citation-volume').allInnerTexts();
+    assert.ok(files.includes(TEAM_FILE), `restricted sources: ${JSON.stringify(files)}`);
+    assert.ok(!files.includes(MY_FILE), `My files was not chosen, yet cited: ${JSON.stringify(files)}`);
+    assert.deepEqual([...new Set(volumes)], [TEAM_VOLUME], 'every source shows its volume, the chosen one');
+    // Numbered like the markers of the answer, once each.
+    const numbers = (await sources.locator('.citation-number').allInnerTexts()).join('');
+    for (const marker of (await chat.answerText()).match(/\[\d+\]/g) ?? []) assert.ok(numbers.includes(marker), `marker ${marker} has a source chip (${numbers})`);
+  });
+
+  it('clicking a source opens its passage in a read-only editor and reveals the file in the Volumes tree', async () => {
+    const { workbench } = scenario;
+    const source = chat.lastAnswer().locator('[data-testid="citations"] button').filter({ hasText: TEAM_FILE }).first();
+    await source.click();
+    await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: TEAM_FILE }).waitFor({ timeout: 15_000 });
+    const editorText = workbench.page.locator('.editor-group-container.active .monaco-editor .view-lines');
+    const shown = async () => ((await editorText.innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+    await eventually(
+      async () => (await shown()).startsWith(`${TEAM_FILE} — ${TEAM_VOLUME}`) && /reading room lamps|lamps for the reading room/i.test(await shown()),
+      async () => `the passage editor shows ${JSON.stringify((await shown()).slice(0, 300))}`,
+      15_000,
+    );
+    await eventually(
+      async () => (await workbench.volumesRow(TEAM_FILE).getAttribute('aria-selected').catch(() => null)) === 'true',
+      async () => `the Volumes tree never selected ${TEAM_FILE}`,
+      30_000,
+    );
+  });
+
+  /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor is active. */
+  async function openFileByQuickOpen(fileName: string): Promise<void> {
+    const { workbench } = scenario;
+    await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+    await workbench.page.keyboard.press('Control+P');
+    await workbench.quickInputBox().fill(fileName);
+    await workbench.quickInputRows().filter({ hasText: fileName }).first().waitFor();
+    await workbench.quickInputBox().press('Enter');
+    await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: fileName }).waitFor({ timeout: 15_000 });
+  }
+});
