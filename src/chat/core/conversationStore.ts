@@ -197,6 +197,9 @@ export class ConversationStore {
     }
     const conversation = parsed as StoredConversation;
     if (conversation.pendingAttachments === undefined) conversation.pendingAttachments = [];
+    // Context chips are optional and shown as chips only: a damaged list is dropped, not fatal.
+    if (conversation.pendingCode !== undefined && !isCodeList(conversation.pendingCode)) delete conversation.pendingCode;
+    if (conversation.contextVolumes !== undefined && !isVolumeList(conversation.contextVolumes)) delete conversation.contextVolumes;
     return conversation;
   }
 
@@ -378,6 +381,14 @@ function isSummary(value: unknown): value is ConversationSummary {
     typeof v === 'object' && v !== null && typeof v.id === 'string' && CONVERSATION_ID_PATTERN.test(v.id) &&
     typeof v.title === 'string' && (v.mode === 'chat' || v.mode === 'agent') && typeof v.updatedAt === 'number'
   );
+}
+
+function isCodeList(value: unknown): boolean {
+  return Array.isArray(value) && value.every((c) => typeof c?.id === 'string' && typeof c.filename === 'string' && typeof c.languageId === 'string' && typeof c.text === 'string');
+}
+
+function isVolumeList(value: unknown): boolean {
+  return Array.isArray(value) && value.every((v) => typeof v?.volume === 'string' && typeof v.label === 'string' && typeof v.personal === 'boolean');
 }
 
 /** Why a parsed file is not a conversation we can show, or undefined when it is one. */

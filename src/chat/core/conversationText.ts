@@ -2,6 +2,8 @@
 // Markdown) and as an entry of the conversations quick pick (KSM: Show Conversations…).
 // Pure text functions, no `vscode`, so both are tested under plain mocha.
 import { searchableText, type Conversation, type Turn } from './conversationModel';
+import { markerNumbers } from './citations';
+import { questionForModel } from './requestBuilder';
 
 export function conversationToMarkdown(conversation: Conversation): string {
   const lines: string[] = [`# ${conversation.title}`, ''];
@@ -15,7 +17,8 @@ export function conversationToMarkdown(conversation: Conversation): string {
 function turnToMarkdown(turn: Turn): string[] {
   if (turn.role === 'user') {
     const files = (turn.attachments ?? []).map((a) => `\`${a.filename}\``).join(', ');
-    return ['## You', '', ...(files ? [`_Files: ${files}_`, ''] : []), turn.content];
+    // The export is Markdown, so the code sent with the question is shown as the model read it.
+    return ['## You', '', ...(files ? [`_Files: ${files}_`, ''] : []), questionForModel(turn)];
   }
   const out = ['## Assistant', ''];
   if (turn.reasoning?.trim()) out.push('<details><summary>Reasoning</summary>', '', turn.reasoning.trim(), '', '</details>', '');
@@ -24,7 +27,7 @@ function turnToMarkdown(turn: Turn): string[] {
   if (note) out.push('', `> ${note}`);
   if (turn.citations?.length) {
     out.push('', '**Sources:**', '');
-    for (const c of turn.citations) out.push(`- \`${c.filename}\`${c.volume ? ` (${c.volume})` : ''}`);
+    turn.citations.forEach((c, i) => out.push(`- ${markerNumbers(c, i).map((n) => `[${n}]`).join('')} \`${c.filename}\`${c.volume ? ` (${c.volumeLabel ?? c.volume})` : ''}`));
   }
   return out;
 }
