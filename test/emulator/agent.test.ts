@@ -31,6 +31,7 @@ describe('emulator: rag-agent', () => {
     ['context.tools not objects', { context: { model: 'emu-chat', tools: ['x'] } }, 400, 'context.tools'],
     ['a bad volume in context.volumes', { context: { model: 'emu-chat', volumes: ['bad name'] } }, 400, 'context.volumes[0]'],
     ['another user\'s personal volume', { context: { model: 'emu-chat', volumes: ['{bob}'] } }, 403, 'context.volumes[0]'],
+    ['a string search_personal_volume', { context: { model: 'emu-chat', search_personal_volume: 'no' } }, 400, 'context.search_personal_volume'],
     ['files not an array', { files: 'x' }, 400, 'files'],
     ['a file without file_id', { files: [{ filename: 'a', size: 1 }] }, 400, 'files[0].file_id'],
     ['a file with a string size', { files: [{ file_id: 'a', filename: 'a', size: '1' }] }, 400, 'files[0].size'],
@@ -90,6 +91,9 @@ describe('emulator: rag-agent', () => {
     assert.equal(withTeam.json.citations[0].file_id, files.ferry);
     const restricted = await call(s.emu, 'POST', PATH, ask('harbour ferry pier', { stream: false, files: [{ file_id: files.bread, filename: 'bread.txt', size: 10 }], context: { model: 'emu-chat', volumes: ['team'] } }));
     assert.ok(restricted.json.citations.every((c: any) => c.file_id === files.bread));
+    const teamOnly = await call(s.emu, 'POST', PATH, ask('harbour ferry pier bread', { stream: false, context: { model: 'emu-chat', volumes: ['team'], search_personal_volume: false } }));
+    assert.ok(teamOnly.json.citations.length > 0);
+    assert.ok(teamOnly.json.citations.every((c: any) => c.volume === 'team'), 'search_personal_volume: false leaves the personal volume out');
   });
 
   it('answers that nothing was found when no file matches', async () => {
