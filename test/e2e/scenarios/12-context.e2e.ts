@@ -60,8 +60,9 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     assert.equal((await question.locator('.user-text').innerText()).trim(), SELECTION_QUESTION);
     assert.ok(!(await question.innerText()).includes('```'), 'no literal fences in the transcript');
     assert.equal(await pending.count(), 0, 'the chip went with the question');
-    // The emulator restates the start of the user message it received: the fenced code first.
-    assert.match(await chat.answerText(), /You asked: "`release-process\.md` \(lines 1-3\): ```markdown /);
+    // The emulator restates the start of the user message it received (shown as Markdown, so the
+    // fence and backticks render): the file, its lines and the code come before the question.
+    assert.match(await chat.answerText(), /You asked: "release-process\.md \(lines 1-3\): markdown # Release process /);
   });
 
   it('choosing one volume restricts the agent: unrestricted it cites My files and the team volume, restricted only the team volume', async () => {
