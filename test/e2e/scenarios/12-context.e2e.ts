@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
@@ -63,6 +63,34 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     // The emulator restates the start of the user message it received (shown as Markdown, so the
     // fence and backticks render): the file, its lines and the code come before the question.
     assert.match(await chat.answerText(), /You asked: "release-process\.md \(lines 1-3\): markdown # Release process /);
+  });
+
+  it('Ask About Active File on a 70 KB file asks first, then attaches a chip without filling the message box; a 120 KB file is refused with the limit', async () => {
+    const { workbench, run } = scenario;
+    const line = (n: number) => `line ${String(n).padStart(5, '0')}: the quick brown fox jumps over the lazy dog again\n`;
+    const textOf = (bytes: number) => Array.from({ length: Math.ceil(bytes / line(0).length) }, (_, i) => line(i)).join('').slice(0, bytes);
+    writeFileSync(join(run.workspace, 'context-70k.log'), textOf(70 * 1024));
+    writeFileSync(join(run.workspace, 'context-120k.log'), textOf(120 * 1024));
+
+    await openFileByQuickOpen('context-70k.log');
+    await workbench.runCommand('KSM: Ask About Active File');
+    await workbench.dialogButton('Ask Anyway').click();
+    const pending = chat.frame.locator('.composer [data-testid="code-chips"] .chip-label');
+    await eventually(async () => (await pending.allInnerTexts()).join('|') === 'context-70k.log', async () => `chips: ${JSON.stringify(await pending.allInnerTexts())}`, 15_000);
+    assert.equal(await chat.composer().inputValue(), '', 'the 70 KB file is not in the message box');
+    // The panel stays responsive: typing lands at once.
+    await chat.composer().fill('still typing');
+    assert.equal(await chat.composer().inputValue(), 'still typing');
+    await chat.composer().fill('');
+    await chat.frame.locator('button[aria-label="Remove context-70k.log"]').click();
+    await pending.first().waitFor({ state: 'detached', timeout: 10_000 });
+
+    await openFileByQuickOpen('context-120k.log');
+    await workbench.runCommand('KSM: Ask About Active File');
+    const refused = /context-120k\.log is too large to send with a question \(122,880 characters; the limit is 98,000 characters\)/;
+    await eventually(() => workbench.findNotification(refused), () => 'no "too large" warning naming the limit', 15_000, 1_000);
+    assert.equal(await pending.count(), 0, 'nothing attached');
+    await workbench.page.keyboard.press('Escape');
   });
 
   it('choosing one volume restricts the agent: unrestricted it cites My files and the team volume, restricted only the team volume', async () => {
