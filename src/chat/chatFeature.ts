@@ -7,7 +7,7 @@ import { offerFix } from '../common/vscode/commands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
 import { CITATION_SCHEME } from './core/citationReveal';
-import { CitationDocuments, pickContextVolumes } from './vscode/chatContext';
+import { CitationDocuments, pickContextFiles, pickContextVolumes, type ContextPickers } from './vscode/chatContext';
 import { registerChatCommands } from './vscode/chatCommands';
 import { ChatSession } from './panel/chatSession';
 import { CHAT_VIEW_ID, ChatViewProvider } from './vscode/chatViewProvider';
@@ -29,8 +29,11 @@ export function registerChatFeature(services: ExtensionServices, deps: ChatFeatu
   let session: ChatSession | undefined;
   const getSession = (): ChatSession => (session ??= createSession(services, (m) => view.post(m)));
   const passages = new CitationDocuments();
-  const chooseVolumes = (current: Parameters<typeof pickContextVolumes>[2]) => pickContextVolumes(personalVolume(), settings.volumes(), current);
-  const view = new ChatViewProvider(context.extensionUri, getSession, log, deps.revealFile, passages, chooseVolumes);
+  const pickers: ContextPickers = {
+    volumes: (current) => pickContextVolumes(personalVolume(), settings.volumes(), current),
+    files: (current) => pickContextFiles(() => services.getClient(), personalVolume(), settings.volumes(), current),
+  };
+  const view = new ChatViewProvider(context.extensionUri, getSession, log, deps.revealFile, passages, pickers);
 
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(CITATION_SCHEME, passages),

@@ -97,6 +97,8 @@ export interface ConversationView {
   pendingCode?: CodeContextView[];
   /** Agent mode: the chosen volumes; absent = My files and every configured volume. */
   contextVolumes?: ContextVolumeView[];
+  /** Agent mode: files searched instead of whole volumes, with every question. */
+  contextFiles?: AttachmentView[];
   updatedAt: number;
 }
 
@@ -145,6 +147,9 @@ export type WebviewToHost =
   /** Opens the host's picker of volumes the agent searches in this conversation. */
   | { type: 'chooseContextVolumes' }
   | { type: 'removeContextVolume'; volume: string }
+  /** Opens the host's picker of files (of one volume) the agent searches in this conversation. */
+  | { type: 'chooseContextFiles' }
+  | { type: 'removeContextFile'; fileId: string }
   | { type: 'newConversation' }
   | { type: 'openConversation'; id: string }
   | { type: 'copyCode'; code: string }

@@ -67,7 +67,7 @@ export class Composer {
   }
 
   /** The code chips and (agent mode) the searched volumes of the open conversation. */
-  setContext(conversation: Pick<ConversationView, 'mode' | 'pendingCode' | 'contextVolumes'>): void {
+  setContext(conversation: Pick<ConversationView, 'mode' | 'pendingCode' | 'contextVolumes' | 'contextFiles'>): void {
     this.context.show(conversation);
   }
 

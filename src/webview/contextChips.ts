@@ -42,15 +42,37 @@ export class ContextBar {
 
   constructor(private readonly post: Post) {}
 
-  show(conversation: Pick<ConversationView, 'mode' | 'pendingCode' | 'contextVolumes'>): void {
+  show(conversation: Pick<ConversationView, 'mode' | 'pendingCode' | 'contextVolumes' | 'contextFiles'>): void {
     this.element.replaceChildren();
     const code = conversation.pendingCode ?? [];
     if (code.length) this.element.append(codeChips(code, (id) => this.post({ type: 'removeCode', id })));
-    if (conversation.mode === 'agent') this.element.append(this.volumesRow(conversation.contextVolumes ?? []));
+    if (conversation.mode === 'agent') this.element.append(this.searchRow(conversation.contextVolumes ?? [], conversation.contextFiles ?? []));
     this.element.hidden = this.element.childElementCount === 0;
   }
 
-  private volumesRow(chosen: NonNullable<ConversationView['contextVolumes']>): HTMLElement {
+  /** Chosen files restrict the search to themselves (D18), so they replace the volumes while there are any. */
+  private searchRow(chosen: NonNullable<ConversationView['contextVolumes']>, files: NonNullable<ConversationView['contextFiles']>): HTMLElement {
+    const list = files.length ? this.fileChips(files) : this.volumeChips(chosen);
+    const chooseVolumes = button('Choose the volumes the agent searches', 'Volumes…', 'ghost-button choose-volumes');
+    chooseVolumes.addEventListener('click', () => this.post({ type: 'chooseContextVolumes' }));
+    const chooseFiles = button('Choose files the agent searches', 'Files…', 'ghost-button choose-volumes');
+    chooseFiles.addEventListener('click', () => this.post({ type: 'chooseContextFiles' }));
+    return el('div', { class: 'context-volumes' }, el('span', { class: 'context-label' }, 'Searches'), list, chooseVolumes, chooseFiles);
+  }
+
+  private fileChips(files: NonNullable<ConversationView['contextFiles']>): HTMLElement {
+    const list = el('ul', { class: 'chips file-chips', 'aria-label': 'Files the agent searches', 'data-testid': 'file-chips' });
+    for (const file of files) {
+      const chip = el('li', { class: 'chip file-chip', title: `${file.filename} (${file.volume})` }, el('span', { class: 'chip-label' }, file.filename));
+      const remove = button(`Stop searching ${file.filename}`, '×', 'chip-remove');
+      remove.addEventListener('click', () => this.post({ type: 'removeContextFile', fileId: file.fileId }));
+      chip.append(remove);
+      list.append(chip);
+    }
+    return list;
+  }
+
+  private volumeChips(chosen: NonNullable<ConversationView['contextVolumes']>): HTMLElement {
     const list = el('ul', { class: 'chips volume-chips', 'aria-label': 'Volumes the agent searches', 'data-testid': 'volume-chips' });
     if (chosen.length === 0) list.append(el('li', { class: 'chip volume-chip all-volumes' }, el('span', { class: 'chip-label' }, 'All volumes')));
     for (const volume of chosen) {
@@ -60,9 +82,7 @@ export class ContextBar {
       chip.append(remove);
       list.append(chip);
     }
-    const choose = button('Choose the volumes the agent searches', 'Volumes…', 'ghost-button choose-volumes');
-    choose.addEventListener('click', () => this.post({ type: 'chooseContextVolumes' }));
-    return el('div', { class: 'context-volumes' }, el('span', { class: 'context-label' }, 'Searches'), list, choose);
+    return list;
   }
 }
 

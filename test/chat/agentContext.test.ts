@@ -84,6 +84,24 @@ describe('chat: context a conversation sends, and the sources it cites (emulator
     assert.equal((await engine.current()).contextVolumes, undefined, 'no chip left: back to every volume');
   });
 
+  it('a conversation that chose files searches only those files, kept across a reload; removing them searches the volumes again', async () => {
+    const listed: Array<{ uuid: string; filename: string; filesize: number }> = [];
+    for await (const info of client().listAllFiles('reports')) listed.push(info);
+    const report = listed.find((f) => f.filename === 'lamp-report.md');
+    assert.ok(report);
+    const engine = newEngine();
+    await engine.newConversation('agent');
+    await engine.setContextFiles([{ fileId: report.uuid, filename: report.filename, size: report.filesize, volume: 'reports' }]);
+    assert.equal((await engine.send(LAMPS_QUESTION))?.state, 'done');
+    assert.deepEqual([...new Set((await engine.current()).turns[1].citations?.map((c) => c.fileId))], [report.uuid]);
+    const reloaded = newEngine();
+    assert.equal((await reloaded.current()).contextFiles?.[0].fileId, report.uuid);
+    await reloaded.removeContextFile(report.uuid);
+    assert.equal((await reloaded.current()).contextFiles, undefined);
+    assert.equal((await reloaded.send(LAMPS_QUESTION))?.state, 'done');
+    assert.ok(new Set((await reloaded.current()).turns[3].citations?.map((c) => c.volume)).size > 1, 'all volumes again');
+  });
+
   it('numbers the cited passages like the markers and opens one by answer and marker; an unknown marker is refused', async () => {
     const engine = newEngine();
     await engine.newConversation('agent');

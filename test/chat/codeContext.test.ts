@@ -80,4 +80,13 @@ describe('chat: code sent as context (Ask About Selection / File)', () => {
     const mine = buildAgentRequest(conversation, question, ['lamps', 'reports']);
     assert.deepEqual([mine.context?.volumes, mine.context?.search_personal_volume], [[], undefined], 'My files alone: the personal volume only');
   });
+
+  it('sends the conversation\'s chosen files with every question, beside the question\'s own attachments, once each', () => {
+    const conversation = createConversation('agent', options);
+    conversation.contextFiles = [{ fileId: 'f1', filename: 'lamps.md', size: 10, volume: 'lamps' }, { fileId: 'f2', filename: 'bulbs.md', size: 20, volume: '{dev}' }];
+    const plain: Turn = { id: 't-000000000001', role: 'user', content: 'lamps?', createdAt: 0 };
+    assert.deepEqual(buildAgentRequest(conversation, plain, []).files, [{ file_id: 'f1', filename: 'lamps.md', size: 10 }, { file_id: 'f2', filename: 'bulbs.md', size: 20 }]);
+    const attached: Turn = { ...plain, attachments: [{ fileId: 'f2', filename: 'bulbs.md', size: 20, volume: '{dev}' }, { fileId: 'f3', filename: 'x.md', size: 1, volume: 'lamps' }] };
+    assert.deepEqual(buildAgentRequest(conversation, attached, []).files?.map((f) => f.file_id), ['f2', 'f3', 'f1']);
+  });
 });

@@ -48,15 +48,17 @@ describe('chat: conversation store', () => {
     const c = conversationWith('q', 'a', 1000);
     c.pendingCode = [{ id: 'x-000000000001', filename: 'a.py', languageId: 'python', lines: { start: 1, end: 2 }, text: 'x = 1\ny = 2' }];
     c.contextVolumes = [{ volume: 'lamps', label: 'lamps', personal: false }];
+    c.contextFiles = [{ fileId: 'f1', filename: 'lamps.md', size: 3, volume: 'lamps' }];
     await store().save(c);
     assert.deepEqual(await store().load(c.id), c);
     const file = join(root, 'conversations', `${c.id}.json`);
-    const damaged = { ...JSON.parse(readFileSync(file, 'utf8')), pendingCode: 'not a list', contextVolumes: [{ volume: 7 }] };
+    const damaged = { ...JSON.parse(readFileSync(file, 'utf8')), pendingCode: 'not a list', contextVolumes: [{ volume: 7 }], contextFiles: {} };
     writeFileSync(file, JSON.stringify(damaged));
     const loaded = await store().load(c.id);
     assert.equal(loaded?.turns.length, 2, 'the conversation still loads');
     assert.equal(loaded?.pendingCode, undefined);
     assert.equal(loaded?.contextVolumes, undefined);
+    assert.equal(loaded?.contextFiles, undefined);
     assert.deepEqual(problems, []);
   });
 

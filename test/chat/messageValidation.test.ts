@@ -35,6 +35,8 @@ describe('chat: webview message validation', () => {
       { type: 'chooseContextVolumes' },
       { type: 'removeContextVolume', volume: 'docs' },
       { type: 'removeContextVolume', volume: '{dev}' },
+      { type: 'chooseContextFiles' },
+      { type: 'removeContextFile', fileId: 'b7c1-uuid' },
     ];
     for (const message of valid) assert.deepEqual(parseWebviewMessage(message), message, JSON.stringify(message));
   });
@@ -75,6 +77,8 @@ describe('chat: webview message validation', () => {
       { type: 'chooseContextVolumes', volumes: ['docs'] },
       { type: 'removeContextVolume', volume: '' },
       { type: 'removeContextVolume', volume: 'docs\u0000' },
+      { type: 'chooseContextFiles', volume: 'docs' },
+      { type: 'removeContextFile', fileId: '' },
       { type: 'removeAttachment', fileId: 7 },
     ];
     for (const message of invalid) assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message).slice(0, 120));

@@ -123,6 +123,17 @@ describe('webview controls', function () {
       assert.deepEqual(await webview.posted(), [{ type: 'chooseContextVolumes' }, { type: 'removeContextVolume', volume: 'lamps' }]);
     });
 
+    it('shows chosen files in place of the volumes (they restrict the search), removable, and Files… asks the host', async () => {
+      const contextFiles = [{ fileId: 'f1', filename: 'lamps.md', size: 3, volume: 'lamps' }];
+      await webview.hostPost(init(conversation([], { mode: 'agent', contextVolumes: [{ volume: 'lamps', label: 'lamps', personal: false }], contextFiles })));
+      await webview.settle();
+      assert.deepEqual(await webview.page.getByTestId('file-chips').locator('.chip-label').allTextContents(), ['lamps.md']);
+      assert.equal(await webview.page.getByTestId('volume-chips').count(), 0);
+      await webview.page.getByRole('button', { name: 'Choose files the agent searches' }).click();
+      await webview.page.getByRole('button', { name: 'Stop searching lamps.md' }).click();
+      assert.deepEqual(await webview.posted(), [{ type: 'chooseContextFiles' }, { type: 'removeContextFile', fileId: 'f1' }]);
+    });
+
     it('shows pending attachments as chips that can be removed, and prefill fills the composer', async () => {
       const attachment = { fileId: 'file-9', filename: 'notes.md', size: 10, volume: 'vol-a' };
       await webview.hostPost(init(conversation([], { mode: 'agent', pendingAttachments: [attachment] })));

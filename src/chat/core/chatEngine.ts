@@ -248,6 +248,23 @@ export class ChatEngine {
     await this.setContextVolumes(chosen.filter((v) => v.volume !== volume));
   }
 
+  /** Files the open conversation searches instead of whole volumes (added to the ones chosen before); an empty list clears them. */
+  async setContextFiles(files: AttachedFile[]): Promise<void> {
+    await this.update((c) => {
+      if (files.length === 0) delete c.contextFiles;
+      else c.contextFiles = files.map((f) => ({ ...f }));
+    });
+  }
+
+  async removeContextFile(fileId: string): Promise<void> {
+    const chosen = (await this.current()).contextFiles ?? [];
+    if (!chosen.some((f) => f.fileId === fileId)) {
+      this.engineHost.log.warn(`[chat] remove of a context file the conversation did not choose; dropped`);
+      return;
+    }
+    await this.setContextFiles(chosen.filter((f) => f.fileId !== fileId));
+  }
+
   async newConversation(mode: ChatMode = 'chat'): Promise<StoredConversation> {
     this.conversation = createConversation(mode, this.engineHost.getOptions());
     this.emit({ type: 'conversation', conversation: this.conversation });
@@ -313,7 +330,7 @@ export class ChatEngine {
     const citation = turns.flatMap((t) => t.citations ?? []).find((c) => c.fileId === fileId && (c.volume ?? '') === volume);
     if (!citation) return undefined;
     if (citation.volume) return { fileId, filename: citation.filename, volume: citation.volume };
-    const attachments = [...turns.flatMap((t) => t.attachments ?? []), ...(this.conversation?.pendingAttachments ?? [])];
+    const attachments = [...turns.flatMap((t) => t.attachments ?? []), ...(this.conversation?.pendingAttachments ?? []), ...(this.conversation?.contextFiles ?? [])];
     const attached = attachments.find((a) => a.fileId === fileId && a.volume);
     return { fileId, filename: citation.filename, ...(attached ? { volume: attached.volume } : {}) };
   }
@@ -397,7 +414,7 @@ export class ChatEngine {
 
   /** Saves a conversation once it holds something worth keeping (an empty new chat is not listed). */
   private async persist(conversation: StoredConversation): Promise<void> {
-    const holdsSomething = conversation.turns.length > 0 || conversation.pendingAttachments.length > 0 || !!conversation.pendingCode?.length || !!conversation.contextVolumes?.length;
+    const holdsSomething = conversation.turns.length > 0 || conversation.pendingAttachments.length > 0 || !!conversation.pendingCode?.length || !!conversation.contextVolumes?.length || !!conversation.contextFiles?.length;
     if (!holdsSomething) return;
     conversation.updatedAt = Date.now();
     await this.store.save(conversation);

@@ -9,7 +9,7 @@ import type { StoredConversation } from './conversationModel';
 import type { Turn as TurnView } from './conversationModel';
 
 /** Conversation fields merged one by one (turns are merged by id, `updatedAt` takes the later). */
-const FIELDS = ['title', 'mode', 'model', 'agentId', 'threadId', 'enableThinking', 'parameters', 'pendingAttachments', 'pendingCode', 'contextVolumes', 'createdAt', 'schema'] as const;
+const FIELDS = ['title', 'mode', 'model', 'agentId', 'threadId', 'enableThinking', 'parameters', 'pendingAttachments', 'pendingCode', 'contextVolumes', 'contextFiles', 'createdAt', 'schema'] as const;
 
 /**
  * The conversation to write: the disk's version, with what this window changed since

@@ -112,6 +112,8 @@ export interface Conversation {
   pendingCode?: CodeContext[];
   /** Agent mode: the volumes this conversation searches; absent = My files and every volume of `ksm.volumes.list`. */
   contextVolumes?: ContextVolume[];
+  /** Agent mode: files this conversation searches instead of whole volumes (sent as `files[]` with every question, D18). */
+  contextFiles?: AttachedFile[];
   updatedAt: number;
 }
 

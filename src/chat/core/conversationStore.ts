@@ -200,6 +200,7 @@ export class ConversationStore {
     // Context chips are optional and shown as chips only: a damaged list is dropped, not fatal.
     if (conversation.pendingCode !== undefined && !isCodeList(conversation.pendingCode)) delete conversation.pendingCode;
     if (conversation.contextVolumes !== undefined && !isVolumeList(conversation.contextVolumes)) delete conversation.contextVolumes;
+    if (conversation.contextFiles !== undefined && !isFileList(conversation.contextFiles)) delete conversation.contextFiles;
     return conversation;
   }
 
@@ -344,7 +345,7 @@ function applyOthers(target: StoredConversation, local: StoredConversation, show
     return turn;
   });
   result.turns.push(...addedMeanwhile);
-  for (const field of ['title', 'model', 'threadId', 'parameters', 'pendingAttachments', 'pendingCode', 'contextVolumes'] as const) {
+  for (const field of ['title', 'model', 'threadId', 'parameters', 'pendingAttachments', 'pendingCode', 'contextVolumes', 'contextFiles'] as const) {
     if (JSON.stringify(local[field]) === JSON.stringify(shown[field])) (result as unknown as Record<string, unknown>)[field] = target[field];
   }
   applyInPlace(target, result);
@@ -389,6 +390,10 @@ function isCodeList(value: unknown): boolean {
 
 function isVolumeList(value: unknown): boolean {
   return Array.isArray(value) && value.every((v) => typeof v?.volume === 'string' && typeof v.label === 'string' && typeof v.personal === 'boolean');
+}
+
+function isFileList(value: unknown): boolean {
+  return Array.isArray(value) && value.every((f) => typeof f?.fileId === 'string' && typeof f.filename === 'string' && typeof f.volume === 'string' && typeof f.size === 'number');
 }
 
 /** Why a parsed file is not a conversation we can show, or undefined when it is one. */

@@ -67,7 +67,8 @@ export function buildAgentRequest(conversation: Conversation, question: Turn, vo
   request.context!.volumes = scope.volumes;
   // Sent only when it restricts, so a service that does not know it sees the request as before.
   if (!scope.searchPersonal) request.context!.search_personal_volume = false;
-  const files = question.attachments ?? [];
+  // The question's own files and the conversation's chosen files; either restricts retrieval to files (D18).
+  const files = [...(question.attachments ?? []), ...(conversation.contextFiles ?? []).filter((f) => !question.attachments?.some((a) => a.fileId === f.fileId))];
   if (files.length > 0) request.files = files.map((f) => ({ file_id: f.fileId, filename: f.filename, size: f.size }));
   return request;
 }

@@ -24,7 +24,7 @@ export interface ChatSessionTuning extends ChatEngineTuning {
 }
 
 /** Messages the view provider handles itself (editor, clipboard, browser, Volumes view). */
-export const VIEW_MESSAGE_TYPES = ['ready', 'copyCode', 'insertCode', 'newFileWithCode', 'openLink', 'openCitation', 'chooseContextVolumes'] as const satisfies readonly WebviewMessageType[];
+export const VIEW_MESSAGE_TYPES = ['ready', 'copyCode', 'insertCode', 'newFileWithCode', 'openLink', 'openCitation', 'chooseContextVolumes', 'chooseContextFiles'] as const satisfies readonly WebviewMessageType[];
 export type ViewMessage = Extract<WebviewToHost, { type: (typeof VIEW_MESSAGE_TYPES)[number] }>;
 /** Every other message is the session's: a new message type lands here and must get a handler. */
 export type SessionMessage = Exclude<WebviewToHost, ViewMessage>;
@@ -52,6 +52,7 @@ export class ChatSession extends ChatEngine {
     removeAttachment: (m) => this.removeAttachment(m.fileId),
     removeCode: (m) => this.removeCode(m.id),
     removeContextVolume: (m) => this.removeContextVolume(m.volume),
+    removeContextFile: (m) => this.removeContextFile(m.fileId),
     newConversation: () => this.newConversation(),
     openConversation: (m) => this.openConversation(m.id),
   } satisfies HandlerMap<SessionMessage, unknown>;

@@ -55,6 +55,8 @@ const validators = {
   openLink: (m) => (onlyKeys(m, ['href']) && isText(m.href, MAX_LINK_CHARS) ? { type: 'openLink', href: m.href } : undefined),
   removeCode: (m) => (onlyKeys(m, ['id']) && isMatch(m.id, CODE_CONTEXT_ID_PATTERN) ? { type: 'removeCode', id: m.id } : undefined),
   chooseContextVolumes: (m) => (onlyKeys(m, []) ? { type: 'chooseContextVolumes' } : undefined),
+  chooseContextFiles: (m) => (onlyKeys(m, []) ? { type: 'chooseContextFiles' } : undefined),
+  removeContextFile: (m) => (onlyKeys(m, ['fileId']) && isId(m.fileId) ? { type: 'removeContextFile', fileId: m.fileId } : undefined),
   removeContextVolume: (m) => (onlyKeys(m, ['volume']) && isId(m.volume) ? { type: 'removeContextVolume', volume: m.volume } : undefined),
   // Which answer and which of its markers: the session checks that the answer cited it.
   openCitation: (m) =>

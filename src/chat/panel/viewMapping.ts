@@ -39,6 +39,6 @@ void mirrors;
 
 /** A snapshot of the conversation for the view: later changes to the model do not reach it. */
 export function conversationView(conversation: Conversation): View.ConversationView {
-  const { id, title, mode, model, agentId, threadId, enableThinking, parameters, turns, pendingAttachments, pendingCode, contextVolumes, updatedAt } = conversation;
-  return structuredClone({ id, title, mode, model, agentId, threadId, enableThinking, parameters, turns, pendingAttachments, pendingCode, contextVolumes, updatedAt });
+  const { id, title, mode, model, agentId, threadId, enableThinking, parameters, turns, pendingAttachments, pendingCode, contextVolumes, contextFiles, updatedAt } = conversation;
+  return structuredClone({ id, title, mode, model, agentId, threadId, enableThinking, parameters, turns, pendingAttachments, pendingCode, contextVolumes, contextFiles, updatedAt });
 }

@@ -2,9 +2,22 @@
 // conversation searches, and the read-only documents that show a cited passage
 // (`ksm-citation:` URIs, served from memory by a TextDocumentContentProvider).
 import * as vscode from 'vscode';
-import { shownVolumes, volumeLabel } from '../../common/core/volumeTargets';
+import type { KsmService } from '../../api/service';
+import { shownVolumes, volumeLabel, type VolumeTarget } from '../../common/core/volumeTargets';
 import { CITATION_SCHEME, type PassageDocument } from '../core/citationReveal';
-import type { ContextVolume } from '../core/conversationModel';
+import type { AttachedFile, ContextVolume } from '../core/conversationModel';
+
+/** The pickers the chat view opens for the context of an agent conversation. */
+export interface ContextPickers {
+  volumes(current: readonly ContextVolume[] | undefined): Promise<ContextVolume[] | undefined>;
+  files(current: readonly AttachedFile[] | undefined): Promise<AttachedFile[] | undefined>;
+}
+
+/**
+ * The most files the file picker lists from one volume. The quick pick filters thousands
+ * well; past this the user is told to narrow down with a volume instead.
+ */
+export const MAX_PICKABLE_FILES = 5000;
 
 type VolumeItem = vscode.QuickPickItem & { choice: ContextVolume };
 
@@ -38,6 +51,68 @@ export async function pickContextVolumes(personal: string | undefined, named: re
   }
   // Every volume ticked is the default: stored as "no choice", so volumes added later are searched too.
   return picked.length === targets.length ? [] : picked.map((item) => item.choice);
+}
+
+type FileItem = vscode.QuickPickItem & { file: AttachedFile };
+
+/**
+ * Two steps: one volume (My files or a named one), then any of its searchable (`done`)
+ * files, the conversation's current files of that volume ticked. Resolves to the whole new
+ * list (other volumes' files kept), or undefined when the user cancelled.
+ */
+export async function pickContextFiles(
+  service: () => KsmService,
+  personal: string | undefined,
+  named: readonly string[],
+  current: readonly AttachedFile[] | undefined,
+): Promise<AttachedFile[] | undefined> {
+  const targets = shownVolumes(personal, named);
+  const volume = await vscode.window.showQuickPick(
+    targets.map((target) => ({ label: `$(${target.personal ? 'account' : 'database'}) ${volumeLabel(target)}`, target })),
+    { title: 'KSM: Files the Agent Searches — 1/2: Volume', placeHolder: 'Whose files should this conversation search?' },
+  );
+  if (!volume) return undefined;
+  let files: AttachedFile[];
+  try {
+    files = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing ${volumeLabel(volume.target)}…` }, () =>
+      searchableFiles(service(), volume.target),
+    );
+  } catch (error) {
+    // A named volume nobody uploaded to yet answers 404 (D6): it has no files to choose.
+    const missing = (error as { status?: unknown }).status === 404;
+    void vscode.window.showWarningMessage(
+      missing ? `${volumeLabel(volume.target)} has no files yet.` : `Could not list ${volumeLabel(volume.target)}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return undefined;
+  }
+  if (files.length === 0) {
+    void vscode.window.showInformationMessage(`${volumeLabel(volume.target)} has no searchable files yet (only processed files can be searched).`);
+    return undefined;
+  }
+  const items: FileItem[] = files.map((file) => ({
+    label: file.filename,
+    description: volumeLabel(volume.target),
+    picked: current?.some((c) => c.fileId === file.fileId) ?? false,
+    file,
+  }));
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `KSM: Files the Agent Searches — 2/2: ${volumeLabel(volume.target)}`,
+    placeHolder: 'Tick the files to search (the agent then searches only the chosen files)',
+    canPickMany: true,
+    matchOnDescription: true,
+  });
+  if (!picked) return undefined;
+  const others = (current ?? []).filter((c) => c.volume !== volume.target.volume);
+  return [...others, ...picked.map((item) => item.file)];
+}
+
+async function searchableFiles(service: KsmService, target: VolumeTarget): Promise<AttachedFile[]> {
+  const files: AttachedFile[] = [];
+  for await (const info of service.listAllFiles(target.volume)) {
+    if (info.status === 'done' && info.isdir !== 1) files.push({ fileId: info.uuid, filename: info.filename, size: info.filesize, volume: target.volume });
+    if (files.length >= MAX_PICKABLE_FILES) break;
+  }
+  return files;
 }
 
 /** Serves the passage documents; each is kept until the window closes (they are small). */

@@ -6,8 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Log } from '../../common/vscode/log';
 import { planCitationOpen } from '../core/citationReveal';
-import type { ContextVolume } from '../core/conversationModel';
-import type { CitationDocuments } from './chatContext';
+import type { CitationDocuments, ContextPickers } from './chatContext';
 import { MAX_TEXT_CHARS } from '../core/conversationModel';
 import { isViewMessage, type ChatSession, type ViewMessage } from '../panel/chatSession';
 import { parseWebviewMessage } from '../panel/messageValidation';
@@ -28,7 +27,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     private readonly log: Log,
     private readonly revealFile: (volume: string, fileId: string) => Promise<void>,
     private readonly passages: CitationDocuments,
-    private readonly chooseVolumes: (current: ContextVolume[] | undefined) => Promise<ContextVolume[] | undefined>,
+    private readonly pickers: ContextPickers,
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -123,8 +122,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     },
     chooseContextVolumes: async () => {
       const session = this.session();
-      const chosen = await this.chooseVolumes((await session.current()).contextVolumes);
+      const chosen = await this.pickers.volumes((await session.current()).contextVolumes);
       if (chosen) await session.setContextVolumes(chosen);
+    },
+    chooseContextFiles: async () => {
+      const session = this.session();
+      const chosen = await this.pickers.files((await session.current()).contextFiles);
+      if (chosen) await session.setContextFiles(chosen);
     },
   } satisfies HandlerMap<ViewMessage, Promise<void>>;
 

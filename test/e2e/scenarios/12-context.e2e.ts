@@ -148,6 +148,25 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     );
   });
 
+  it('choosing files searches only them: Files… → volume → file, a file chip, citations from that file only', async () => {
+    const { workbench } = scenario;
+    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.modeSelect().selectOption('agent');
+    await chat.frame.locator('button[aria-label="Choose files the agent searches"]').click();
+    await workbench.pick('My files');
+    const row = workbench.quickInputRows().filter({ hasText: MY_FILE });
+    await row.waitFor({ timeout: 15_000 });
+    await row.click(); // tick it
+    await workbench.quickInputBox().press('Enter');
+    const fileChips = chat.frame.locator('[data-testid="file-chips"] .chip-label');
+    await eventually(async () => (await fileChips.allInnerTexts()).join('|') === MY_FILE, async () => `file chips: ${JSON.stringify(await fileChips.allInnerTexts())}`, 15_000);
+    await chat.send(LAMPS_QUESTION);
+    assert.equal(await chat.waitForAnswerToSettle(), 'done');
+    const files = await chat.lastAnswer().locator('[data-testid="citations"] .citation-file').allInnerTexts();
+    assert.deepEqual([...new Set(files)], [MY_FILE], `sources: ${JSON.stringify(files)}`);
+    assert.deepEqual(await chat.lastAnswer().locator('[data-testid="citations"] .citation-volume').first().innerText(), 'My files');
+  });
+
   /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor is active. */
   async function openFileByQuickOpen(fileName: string): Promise<void> {
     const { workbench } = scenario;
