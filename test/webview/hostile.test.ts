@@ -155,6 +155,11 @@ describe('hostile payloads', function () {
         await assertContained();
         const opened = (await webview.posted()).filter((message) => message.type === 'openCitation');
         assert.deepEqual(opened, HOSTILE_PAYLOADS.map((_, i) => ({ type: 'openCitation', turnId: 'a1', marker: i + 1 })), 'each source posts only its answer and marker');
+        const contextFiles = HOSTILE_PAYLOADS.map((payload, index) => ({ fileId: `c${index}`, filename: payload, size: 1, volume: payload }));
+        await webview.hostPost({ type: 'conversation', conversation: conversation([assistantTurn('a1', 'See the sources.', { citations })], { mode: 'agent', contextFiles }), conversations: [] });
+        await webview.settle();
+        assert.deepEqual(await webview.page.getByTestId('file-chips').locator('.chip-label').allTextContents(), [...HOSTILE_PAYLOADS], 'file chips as text');
+        await assertContained();
       });
 
       it('as conversation titles and model names', async () => {
