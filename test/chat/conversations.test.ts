@@ -181,7 +181,7 @@ describe('chat: conversation list, rename, delete and citation links', () => {
       '## You\n\n_Files: `runbook.md`_\n\nWhat does the kestrel runbook say about backups?',
       `<details><summary>Reasoning</summary>\n\n${answer.reasoning.trim()}\n\n</details>`,
       answer.content,
-      '**Sources:**\n\n- `runbook.md` (ops)',
+      '**Sources:**\n\n- [1] `runbook.md` (ops)',
       'Agent `rag-agent` with model `emu-chat`',
     ];
     for (const part of parts) assert.ok(md.includes(part), `missing ${JSON.stringify(part.slice(0, 80))} in\n${md}`);
