@@ -74,6 +74,12 @@ export class ServerError extends KsmError {
 /** The connection failed or broke (DNS, refused, reset, TLS, proxy). */
 export class NetworkError extends KsmError {
   readonly kind = 'network' as const;
+  /** The system's error code when there was one (ECONNREFUSED, ENOTFOUND…): the fix depends on it. */
+  readonly code?: string;
+  constructor(message: string, options?: { code?: string; cause?: unknown }) {
+    super(message, options);
+    this.code = options?.code;
+  }
 }
 
 export class TimeoutError extends KsmError {

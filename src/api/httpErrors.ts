@@ -196,7 +196,12 @@ export function errorFromFailure(error: unknown, what: string, signal: AbortSign
   if (code && TIMEOUT_CODES.has(code)) {
     return new TimeoutError(`${what} timed out (${detail}). Check the connection, or raise 'ksm.request.timeoutSeconds'.`, { cause: error });
   }
-  return new NetworkError(`${what} failed: could not reach the service (${code ? `${code}: ` : ''}${detail}). Check 'ksm.baseUrl', the network and proxy settings.`, { cause: error });
+  // Node's own text usually names the code already ("connect ECONNREFUSED 127.0.0.1:8787"): say it once.
+  const said = code && !detail.includes(code) ? `${code}: ${detail}` : detail;
+  // Refused: nothing listens at the address. What to do about it (start the service, check the
+  // address, Check Connection) is worded once, by src/common/core/errorFixes.ts.
+  if (code === 'ECONNREFUSED') return new NetworkError(`${what} failed: nothing accepted the connection (${said}).`, { code, cause: error });
+  return new NetworkError(`${what} failed: could not reach the service (${said}). Check 'ksm.baseUrl', the network and proxy settings.`, { ...(code ? { code } : {}), cause: error });
 }
 
 export function codeOf(error: unknown): string | undefined {

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentFileRef } from '../api/types';
+import { CONTEXT_KEY } from '../common/core/contributionIds';
 import { offerFix } from '../common/vscode/commands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
@@ -27,20 +28,23 @@ export interface ChatFeature {
 export function registerChatFeature(services: ExtensionServices, deps: ChatFeatureDeps): ChatFeature {
   const { context, log } = services;
   let session: ChatSession | undefined;
-  const getSession = (): ChatSession => (session ??= createSession(services, (m) => view.post(m)));
+  const isConnected = async (): Promise<boolean> => Boolean(settings.baseUrl().trim()) && Boolean(await services.apiKey.get());
+  const getSession = (): ChatSession => (session ??= createSession(services, (m) => view.post(m), isConnected));
   const passages = new CitationDocuments();
   const pickers: ContextPickers = {
     volumes: (current) => pickContextVolumes(personalVolume(), settings.volumes(), current),
     files: (current) => pickContextFiles(() => services.getClient(), personalVolume(), settings.volumes(), current),
   };
-  const view = new ChatViewProvider(context.extensionUri, getSession, log, deps.revealFile, passages, pickers);
+  const view = new ChatViewProvider(context.extensionUri, getSession, log, deps.revealFile, passages, pickers, isConnected);
 
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(CITATION_SCHEME, passages),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: false } }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('ksm') && session) session.optionsChanged();
+      if (e.affectsConfiguration('ksm.baseUrl')) void view.connectionChanged();
     }),
+    services.apiKey.onDidChange(() => void view.connectionChanged()),
     // Keeps a streaming answer's text when the window closes or the extension is disabled.
     { dispose: () => void session?.dispose() },
   );
@@ -64,21 +68,29 @@ export function currentModelOptions(): ModelOptions {
   };
 }
 
-function createSession(services: ExtensionServices, post: (message: HostToWebview) => void): ChatSession {
+function createSession(services: ExtensionServices, post: (message: HostToWebview) => void, isConnected: () => Promise<boolean>): ChatSession {
   const { context, log } = services;
   // Per workspace, so one project's chats never show up in another's; a window without a
   // folder keeps its chats in global storage.
   const root = join((context.storageUri ?? context.globalStorageUri).fsPath, 'chat');
   const store = new ConversationStore(root, (problem) => reportStoreProblem(services, problem));
-  return new ChatSession(store, {
+  const session = new ChatSession(store, {
     getService: () => services.getClient(),
     getOptions: currentModelOptions,
     getVolumes: () => settings.volumes(),
+    isConnected,
     post,
     log: log.scoped('chat'),
     // The inline error already says what happened; a key or settings problem also gets its fix in one click.
     onAnswerFailed: (error) => void offerFix(error),
   });
+  // The walkthrough's "Ask a question" step completes on the first answer that arrives.
+  const answered = session.subscribe((event) => {
+    if (event.type !== 'answer' || event.event.type !== 'finished' || event.event.reason !== 'done') return;
+    answered.dispose();
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEY.chatAnswered, true);
+  });
+  return session;
 }
 
 function reportStoreProblem(services: ExtensionServices, problem: StoreProblem): void {

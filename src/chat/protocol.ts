@@ -128,7 +128,12 @@ export type HostToWebview =
   | { type: 'busy'; busy: boolean }
   /** Pre-fills the composer (Ask About Selection). */
   | { type: 'prefill'; text: string; attachments?: AttachmentView[] }
-  | { type: 'focusComposer' };
+  | { type: 'focusComposer' }
+  /** Whether a service is set up (address and key): the empty chat then shows example questions, else the two ways to connect. */
+  | { type: 'connection'; connected: boolean };
+
+/** The ways to connect the in-chat welcome offers (run as the commands of the same names). */
+export type ConnectAction = 'setApiKey' | 'useLocalEmulator';
 
 /** Webview → host. Every field is validated by the host before use. */
 export type WebviewToHost =
@@ -157,7 +162,8 @@ export type WebviewToHost =
   | { type: 'newFileWithCode'; code: string; language?: string }
   | { type: 'openLink'; href: string }
   /** A source chip (or marker) of answer `turnId`: opens its passage and reveals its file. */
-  | { type: 'openCitation'; turnId: string; marker: number };
+  | { type: 'openCitation'; turnId: string; marker: number }
+  | { type: 'connect'; action: ConnectAction };
 
 export type WebviewMessageType = WebviewToHost['type'];
 

@@ -5,6 +5,7 @@ import { Composer } from './composer';
 import { Header } from './header';
 import { Transcript } from './transcript';
 import { HostBridge, type PersistedState } from './vscodeApi';
+import { Welcome } from './welcome';
 
 const host = new HostBridge();
 const post = host.post.bind(host);
@@ -27,9 +28,16 @@ const composer = new Composer(post, (draft) => {
   host.saveState(state);
 });
 
+const welcome = new Welcome(post, (text) => {
+  composer.setDraft(text);
+  state.draft = text;
+  host.saveState(state);
+  composer.focus();
+});
+
 const app = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
 app.classList.add('chat-app');
-app.replaceChildren(header.element, transcript.element, composer.element);
+app.replaceChildren(header.element, welcome.element, transcript.element, composer.element);
 composer.setDraft(state.draft);
 
 document.addEventListener('keydown', (event) => {
@@ -44,6 +52,7 @@ host.onMessage((message: HostToWebview) => {
       const sameConversation = state.conversationId === message.conversation.id;
       header.show(message.conversation, message.conversations);
       transcript.show(message.conversation);
+      welcome.setConversation(message.conversation.mode, message.conversation.turns.length);
       composer.setAttachments(message.conversation.pendingAttachments);
       composer.setContext(message.conversation);
       // After a reload of the same conversation, put the reader back where they were.
@@ -71,6 +80,9 @@ host.onMessage((message: HostToWebview) => {
       break;
     case 'focusComposer':
       composer.focus();
+      break;
+    case 'connection':
+      welcome.setConnected(message.connected);
       break;
     default: {
       // Every message type of the protocol has a case above: a new one fails to compile here.

@@ -3,6 +3,7 @@
 // A key or settings problem shows the error's own text (src/api says there what to set);
 // the one-click fix is offered once, by src/common/core/errorFixes.ts, not worded again here.
 import { isCancellation, isKsmError, redactSecrets } from '../../api/errors';
+import { messageWithFix } from '../../common/core/errorFixes';
 import type { AnswerState } from './conversationModel';
 
 export interface AnswerFailure {
@@ -42,7 +43,6 @@ export function describeAnswerFailure(error: unknown): AnswerFailure {
 }
 
 function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const line = (text.split('\n')[0] ?? '').trim() || 'Unknown error.';
+  const line = messageWithFix(error) || 'Unknown error.';
   return redactSecrets(line.length > 300 ? `${line.slice(0, 297)}…` : line);
 }

@@ -6,6 +6,7 @@
 import { mergeCitations } from './citations';
 import type { KsmService } from '../../api/service';
 import type { ClientLogger } from '../../api/types';
+import { NotConnectedError } from '../../common/core/errorFixes';
 import { describeAnswerFailure } from './answerErrors';
 import { answerError, ask, type AnswerEndReason, type AnswerError, type AnswerEvent, type AnswerRequest } from './answerStream';
 import { newTurnId, type StoredConversation, type Turn } from './conversationModel';
@@ -29,6 +30,8 @@ export interface LaunchOptions {
   question: Turn;
   request: (conversation: StoredConversation, question: Turn) => AnswerRequest;
   service: () => KsmService;
+  /** False when no service is set up (no address or no key): the answer then says "not connected", not a missing model. */
+  connected?: () => Promise<boolean>;
   store: ConversationStore;
   log: ClientLogger;
   /** How often a streaming answer is written to disk. */
@@ -57,6 +60,7 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
       // Reported even when the save failed: the failure then ends the answer as `finished`.
       options.onStarted(answer);
     }
+    if (options.connected && !(await options.connected())) throw new NotConnectedError();
     if (!conversation.model.trim()) {
       const message = 'No model is set. Type a model id in the model picker, or set ksm.chat.models / ksm.agent.model.';
       return { type: 'finished', reason: 'error', error: { message, retryable: false } };

@@ -34,6 +34,8 @@ export interface ChatEngineHost {
   getOptions(): ModelOptions;
   /** Named volumes the agent searches besides the personal one (`ksm.volumes.list`). */
   getVolumes(): string[];
+  /** Whether a service is set up (address and key); without it an answer says "not connected". */
+  isConnected?(): Promise<boolean>;
   log: ClientLogger;
 }
 
@@ -393,6 +395,13 @@ export class ChatEngine {
 
   private answer(conversation: StoredConversation, question: Turn, questionHeldBy?: string): Promise<AnswerOutcome> {
     const { engineHost: host } = this;
+    const isConnected = host.isConnected?.bind(host);
+    // A chat begun before any service was set up has no model; once connected (settings now
+    // list models), its next question or Retry takes the default instead of failing again.
+    if (!conversation.model.trim()) {
+      const options = host.getOptions();
+      conversation.model = conversation.mode === 'agent' ? options.agentModel : options.defaultModel;
+    }
     const running = launchAnswer({
       conversation,
       question,
@@ -401,6 +410,7 @@ export class ChatEngine {
           ? { kind: 'agent', body: buildAgentRequest(c, q, host.getVolumes(), questionHeldBy) }
           : { kind: 'chat', body: buildChatRequest(c, host.getOptions().reasoningModels) },
       service: () => host.getService(),
+      ...(isConnected ? { connected: isConnected } : {}),
       store: this.store,
       log: host.log,
       checkpointMs: this.tuning.checkpointMs ?? 1000,

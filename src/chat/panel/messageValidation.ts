@@ -63,6 +63,7 @@ const validators = {
     onlyKeys(m, ['turnId', 'marker']) && isMatch(m.turnId, TURN_ID_PATTERN) && isMarker(m.marker)
       ? { type: 'openCitation', turnId: m.turnId, marker: m.marker }
       : undefined,
+  connect: (m) => (onlyKeys(m, ['action']) && (m.action === 'setApiKey' || m.action === 'useLocalEmulator') ? { type: 'connect', action: m.action } : undefined),
 } satisfies { [K in WebviewMessageType]: (m: Raw) => Extract<WebviewToHost, { type: K }> | undefined };
 
 /** The message if it is well formed, else undefined. Extra fields make it invalid. */

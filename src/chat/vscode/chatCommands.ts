@@ -15,6 +15,7 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
     await session().newConversation();
     await view.reveal();
   });
+  services.registerCommand(COMMAND.chatOpen, () => view.reveal());
   // Both attach the code as a chip above the composer (file name and lines), sent with the
   // next question; the composer keeps only what the user types.
   const attach = async (plan: AskAboutCodePlan): Promise<void> => {

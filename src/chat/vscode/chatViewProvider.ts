@@ -12,7 +12,7 @@ import { isViewMessage, type ChatSession, type ViewMessage } from '../panel/chat
 import { parseWebviewMessage } from '../panel/messageValidation';
 import type { AttachmentView, HandlerMap, HostToWebview, WebviewToHost } from '../protocol';
 import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from './webviewActions';
-import { VIEW_ID } from '../../common/core/contributionIds';
+import { COMMAND, VIEW_ID } from '../../common/core/contributionIds';
 
 export const CHAT_VIEW_ID = VIEW_ID.chat;
 
@@ -28,7 +28,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     private readonly revealFile: (volume: string, fileId: string) => Promise<void>,
     private readonly passages: CitationDocuments,
     private readonly pickers: ContextPickers,
+    /** Whether a service is set up; the empty chat shows the two ways to connect until it is. */
+    private readonly isConnected: () => Promise<boolean> = async () => true,
   ) {}
+
+  /** The address or the key changed: the in-chat welcome switches between "connect" and example questions. */
+  async connectionChanged(): Promise<void> {
+    if (this.ready) this.post({ type: 'connection', connected: await this.isConnected() });
+  }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
@@ -103,6 +110,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       this.ready = true;
       this.post(init);
       this.post({ type: 'busy', busy: this.session().busy });
+      this.post({ type: 'connection', connected: await this.isConnected() });
       if (this.pendingPrefill) this.post(this.pendingPrefill);
       this.pendingPrefill = undefined;
     },
@@ -110,6 +118,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     insertCode: async (m) => void (await insertCodeAtSelection(m.code)),
     newFileWithCode: async (m) => void (await openCodeInNewFile(m.code, m.language)),
     openLink: async (m) => void (await openExternalLink(m.href, this.log)),
+    // Only these two commands, named by the protocol: the page never names a command itself.
+    connect: async (m) => void (await vscode.commands.executeCommand(m.action === 'setApiKey' ? COMMAND.setApiKey : COMMAND.useLocalEmulator)),
     openCitation: async (m) => {
       const plan = planCitationOpen(m.turnId, this.session().citedPassage(m.turnId, m.marker));
       if (plan.kind === 'refuse') {

@@ -9,6 +9,7 @@ export const COMMAND = {
   useLocalEmulator: 'ksm.useLocalEmulator',
   showLog: 'ksm.showLog',
   openSettings: 'ksm.openSettings',
+  getStarted: 'ksm.getStarted',
   checkConnection: 'ksm.checkConnection',
   copyConnectionReport: 'ksm.copyConnectionReport',
   volumesAdd: 'ksm.volumes.add',
@@ -26,6 +27,7 @@ export const COMMAND = {
   filesCopyId: 'ksm.files.copyId',
   filesAskAgent: 'ksm.files.askAgent',
   chatNew: 'ksm.chat.new',
+  chatOpen: 'ksm.chat.open',
   chatAskAboutSelection: 'ksm.chat.askAboutSelection',
   chatAskAboutFile: 'ksm.chat.askAboutFile',
   chatConversations: 'ksm.chat.conversations',
@@ -45,11 +47,27 @@ export const CONTEXT_KEY = {
   hasApiKey: 'ksm.hasApiKey',
   hasConnectionReport: 'ksm.hasConnectionReport',
   volumesFiltered: 'ksm.volumes.filtered',
+  /** A service address and a key are set (the walkthrough's "connect" step is done). */
+  connected: 'ksm.connected',
+  /** An answer finished in the chat (the walkthrough's "ask" step is done). */
+  chatAnswered: 'ksm.chat.answered',
 } as const;
 
 export type ContextKey = (typeof CONTEXT_KEY)[keyof typeof CONTEXT_KEY];
 
-/** The views of the KSM container in package.json. */
+/**
+ * The activity-bar containers: Volumes in one, the chat in its own so it gets the full
+ * height and can be dragged to the secondary side bar (issue 14, defect 2).
+ */
+export const VIEW_CONTAINER_ID = {
+  volumes: 'ksm',
+  chat: 'ksm-chat',
+} as const;
+
+/** The walkthrough (`contributes.walkthroughs`), opened by KSM: Get Started. */
+export const WALKTHROUGH_ID = 'gettingStarted';
+
+/** The views of the KSM containers in package.json. */
 export const VIEW_ID = {
   volumes: 'ksm.volumes',
   chat: 'ksm.chat',

@@ -2,7 +2,9 @@ import * as vscode from 'vscode';
 import { promptForApiKey } from './apiKey';
 import type { ExtensionServices } from './services';
 import { settings, updateSetting } from './settings';
-import { COMMAND, CONTEXT_KEY } from '../core/contributionIds';
+import { COMMAND, CONTEXT_KEY, WALKTHROUGH_ID } from '../core/contributionIds';
+import { checkApiKey, KEY_ACCEPTED, keyCheckVolume, type KeyCheck } from '../core/keyCheck';
+import { withAbortSignal } from './cancellation';
 
 /** The emulator's defaults (emulator/README.md); used by "Connect to Local Emulator". */
 export const EMULATOR_DEFAULTS = {
@@ -21,18 +23,57 @@ export function registerAccountCommands(services: ExtensionServices): void {
   const refreshContextKey = async () => {
     const has = Boolean(await apiKey.get());
     await vscode.commands.executeCommand('setContext', CONTEXT_KEY.hasApiKey, has);
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEY.connected, has && Boolean(settings.baseUrl()));
   };
   // Reading a secret is local (no network), and the welcome view needs the answer.
   void refreshContextKey();
-  context.subscriptions.push(apiKey.onDidChange(() => void refreshContextKey()));
+  context.subscriptions.push(
+    apiKey.onDidChange(() => void refreshContextKey()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('ksm.baseUrl')) void refreshContextKey();
+    }),
+  );
+
+  /** One cheap request with the stored key, under a progress notification; the outcome is logged without the key. */
+  const checkStoredKey = async (): Promise<KeyCheck> => {
+    const check = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'KSM: checking the API key…', cancellable: true },
+      (_progress, token) => withAbortSignal(token, (signal) => checkApiKey(services.getClient(), keyCheckVolume(settings.userId(), settings.volumes()), signal)),
+    );
+    log.info(`[account] API key check: ${check.outcome}. ${check.message}`);
+    // A tree that showed "refused" for the old key lists again.
+    if (check.outcome === 'accepted') void vscode.commands.executeCommand(COMMAND.volumesRefresh);
+    return check;
+  };
+
+  const reportKeyCheck = async (check: KeyCheck, accepted: string): Promise<void> => {
+    if (check.outcome === 'accepted') {
+      void vscode.window.showInformationMessage(check.message === KEY_ACCEPTED ? accepted : check.message);
+      return;
+    }
+    const show = check.outcome === 'refused' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+    const choice = await show(check.message, ...(check.fix ? [check.fix.title] : []), 'Show Log');
+    if (choice === 'Show Log') log.show();
+    else if (check.fix && choice === check.fix.title) await vscode.commands.executeCommand(check.fix.command);
+  };
 
   services.registerCommand(COMMAND.setApiKey, async () => {
     const key = await promptForApiKey();
     if (!key) return;
     await apiKey.set(key);
     log.info('[account] API key stored in secret storage.');
-    void vscode.window.showInformationMessage('KSM API key saved.');
+    if (!settings.baseUrl()) {
+      void vscode.window.showWarningMessage(
+        "KSM API key saved. It is checked once a service address is set: set 'ksm.baseUrl', or run Connect to Local Emulator.",
+      );
+      return;
+    }
+    await reportKeyCheck(await checkStoredKey(), 'KSM API key saved: the service accepted it.');
   });
+
+  services.registerCommand(COMMAND.getStarted, () =>
+    vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false),
+  );
 
   services.registerCommand(COMMAND.clearApiKey, async () => {
     const answer = await vscode.window.showWarningMessage('Remove the stored KSM API key?', { modal: true }, 'Remove');
@@ -67,6 +108,16 @@ export function registerAccountCommands(services: ExtensionServices): void {
       if (replace === 'Replace') await apiKey.set(d.apiKey);
     }
     log.info(`[account] Pointed at the local emulator ${d.baseUrl}.`);
-    void vscode.window.showInformationMessage(`KSM Assistant now uses the local emulator at ${d.baseUrl}. Start it with "npm run emulator".`);
+    // Ask the emulator instead of guessing whether it runs: say what actually happened.
+    const check = await checkStoredKey();
+    if (check.outcome === 'unchecked' && check.nothingListens) {
+      const choice = await vscode.window.showWarningMessage(
+        `KSM Assistant now points at the local emulator at ${d.baseUrl}, but nothing answers there. Start it with "npm run emulator", then run Check Connection.`,
+        'Check Connection',
+      );
+      if (choice) await vscode.commands.executeCommand(COMMAND.checkConnection);
+      return;
+    }
+    await reportKeyCheck(check, `Connected to the local emulator at ${d.baseUrl}: it answered and accepted the key.`);
   });
 }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { isCancellation, redactSecrets } from '../../api/errors';
 import type { Log } from './log';
 import { type CommandId } from '../core/contributionIds';
-import { errorFix } from '../core/errorFixes';
+import { errorFix, messageWithFix, type ErrorFix } from '../core/errorFixes';
 
 /**
  * The one error wrapper every command goes through: user cancellation is silent, any
@@ -31,22 +31,32 @@ export async function reportError(log: Log, error: unknown, context: string): Pr
   log.error(`${context}: ${error instanceof Error ? '' : String(error)}`);
   if (error instanceof Error) log.error(error);
   const short = redactSecrets(shortMessage(error));
-  const fix = errorFix(error)?.action;
-  const choice = await vscode.window.showErrorMessage(short, ...(fix ? [fix.title] : []), 'Show Log');
+  const fixes = fixActions(error);
+  const choice = await vscode.window.showErrorMessage(short, ...fixes.map((f) => f.title), 'Show Log');
   if (choice === 'Show Log') log.show();
-  else if (fix && choice === fix.title) await vscode.commands.executeCommand(fix.command);
+  else await runChosenFix(fixes, choice);
+}
+
+function fixActions(error: unknown): ErrorFix['action'][] {
+  const fix = errorFix(error);
+  return fix ? [fix.action, ...(fix.alternatives ?? [])] : [];
+}
+
+async function runChosenFix(fixes: ErrorFix['action'][], choice: string | undefined): Promise<void> {
+  const chosen = fixes.find((f) => f.title === choice);
+  if (chosen) await vscode.commands.executeCommand(chosen.command);
 }
 
 /** For failures already shown elsewhere (an answer's inline error): the one-click fix, if there is one. */
 export async function offerFix(error: unknown): Promise<void> {
   const fix = errorFix(error);
   if (!fix) return;
-  const choice = await vscode.window.showErrorMessage(fix.problem, fix.action.title);
-  if (choice === fix.action.title) await vscode.commands.executeCommand(fix.action.command);
+  const fixes = fixActions(error);
+  const choice = await vscode.window.showErrorMessage(fix.problem, ...fixes.map((f) => f.title));
+  await runChosenFix(fixes, choice);
 }
 
 export function shortMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const firstLine = message.split('\n')[0] ?? message;
+  const firstLine = messageWithFix(error);
   return firstLine.length > 300 ? `${firstLine.slice(0, 297)}…` : firstLine;
 }

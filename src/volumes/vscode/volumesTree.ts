@@ -3,7 +3,7 @@
 // events only for nodes that changed and starts live status polling for unsettled files.
 import * as vscode from 'vscode';
 import { AuthenticationError, isKsmError } from '../../api/errors';
-import { errorFix } from '../../common/core/errorFixes';
+import { errorFix, messageWithFix } from '../../common/core/errorFixes';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import { sortFiles, type FileSortOrder } from '../core/fileDisplay';
@@ -259,6 +259,6 @@ function errorNode(volume: string, error: Error): VolumesNode {
   const auth = error instanceof AuthenticationError;
   const label = auth ? 'The API key was refused' : isKsmError(error) && error.kind === 'config' ? 'Not configured' : 'Could not list files';
   const fix = errorFix(error)?.action;
-  const detail = auth ? 'Click to set the API key' : `${error.message.split('\n')[0]} — click to ${fix ? fix.title.toLowerCase() : 'retry'}`;
+  const detail = auth ? 'Click to set the API key' : `${messageWithFix(error)} — click to ${fix ? fix.title.toLowerCase() : 'retry'}`;
   return { kind: 'message', volume, role: 'error', label, detail, fix };
 }

@@ -1,0 +1,62 @@
+// Set API Key checks the key it just saved with one cheap request (list one file of the
+// personal volume) and says what happened: accepted, refused (with the fix), or could not be
+// checked (offline, no address: with the reason). Before, "saved" showed while the tree said
+// "refused" at the same moment. vscode-free, so the outcome mapping is tested under mocha.
+import { isKsmError, NetworkError } from '../../api/errors';
+import type { KsmService } from '../../api/service';
+import { COMMAND } from './contributionIds';
+import { errorFix, messageWithFix, type ErrorFix } from './errorFixes';
+
+export const KEY_ACCEPTED = 'The KSM service accepted the API key.';
+
+export type KeyCheck =
+  | { outcome: 'accepted'; message: string }
+  | { outcome: 'refused'; message: string; fix: ErrorFix['action'] }
+  /** `nothingListens`: the connection was refused (no service runs at the address). */
+  | { outcome: 'unchecked'; message: string; fix?: ErrorFix['action']; nothingListens: boolean };
+
+/** The volume whose one-file listing proves the key: the personal one, else a named one (a 404 still comes after authentication). */
+export function keyCheckVolume(userId: string, volumes: readonly string[]): string {
+  return userId ? `{${userId}}` : volumes[0] ?? 'ksm-key-check';
+}
+
+export async function checkApiKey(service: KsmService, volume: string, signal?: AbortSignal): Promise<KeyCheck> {
+  try {
+    await service.listFiles({ volume, limit: 1 }, signal ? { signal } : undefined);
+    return keyCheckOutcome(undefined, volume);
+  } catch (error) {
+    return keyCheckOutcome(error, volume);
+  }
+}
+
+/** What the listing's result says about the key. The messages never hold the key: src/api redacts what the server echoes. */
+export function keyCheckOutcome(error: unknown, volume: string): KeyCheck {
+  if (error === undefined) return { outcome: 'accepted', message: KEY_ACCEPTED };
+  if (!isKsmError(error)) return unchecked(error);
+  switch (error.kind) {
+    case 'auth':
+      return {
+        outcome: 'refused',
+        message:
+          'The KSM service refused this API key (it is stored, but nothing will work with it). Set the key of this service: an emulator key does not work on the real service, nor the other way round.',
+        fix: { title: 'Set API Key', command: COMMAND.setApiKey },
+      };
+    case 'permission':
+      // Authenticated: the key is good, the volume is someone else's.
+      return { outcome: 'accepted', message: `The KSM service accepted the API key, but it may not read ${volume}: set 'ksm.userId' to the user id of this key.` };
+    case 'not-found':
+    case 'invalid-request':
+    case 'rate-limited':
+      // The service answered after authenticating: the key passed.
+      return { outcome: 'accepted', message: KEY_ACCEPTED };
+    default:
+      return unchecked(error);
+  }
+}
+
+function unchecked(error: unknown): KeyCheck {
+  const fix = errorFix(error)?.action;
+  const reason = messageWithFix(error);
+  const nothingListens = error instanceof NetworkError && error.code === 'ECONNREFUSED';
+  return { outcome: 'unchecked', message: `The API key is stored, but it could not be checked: ${reason}`, nothingListens, ...(fix ? { fix } : {}) };
+}
