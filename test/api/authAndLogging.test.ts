@@ -62,9 +62,12 @@ describe('api: keys, errors and request logging', () => {
     assert.equal(h.logLines.filter((l) => l.includes('curl ')).length, 0);
   });
 
-  it('reports a server that is not there as NetworkError naming the base URL setting', async () => {
+  it('reports a server that is not there as NetworkError naming ECONNREFUSED once, with its code (the fix comes from errorFixes)', async () => {
     const client = new KsmClient({ baseUrl: 'http://127.0.0.1:9', apiKey: async () => 'k', retry: { retries: 0 } });
-    await assert.rejects(client.createChatCompletion({ model: 'emu-chat', messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => e instanceof NetworkError && /ksm\.baseUrl/.test(e.message) && /ECONNREFUSED/.test(e.message));
+    await assert.rejects(
+      client.createChatCompletion({ model: 'emu-chat', messages: [{ role: 'user', content: 'x' }] }),
+      (e: unknown) => e instanceof NetworkError && e.code === 'ECONNREFUSED' && e.message.split('ECONNREFUSED').length === 2 && /nothing accepted the connection/.test(e.message),
+    );
   });
 
   it('times out a slow answer (emulator latency fault) with TimeoutError', async () => {

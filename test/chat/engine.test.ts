@@ -210,6 +210,38 @@ describe('chat engine: answer events against the emulator', () => {
       return { events, diskAtFinish, answerEvents };
     }
 
+    it('first run: a question before connecting says "not connected" with both ways to connect (not "No model is set"); after connecting, Retry takes the default model and answers', async () => {
+      let connected = false;
+      let current: ModelOptions = { models: [], reasoningModels: [], defaultModel: '', agentId: 'rag-agent', agentModel: '' };
+      const engine = new ChatEngine(
+        new ConversationStore(storeDir),
+        { getService: client, getOptions: () => current, getVolumes: () => volumes, isConnected: async () => connected, log: quietLog },
+        { checkpointMs: 50 },
+      );
+      const { answerEvents } = record(engine);
+      const first = await engine.send('Hello before connecting');
+      assert.equal(first?.state, 'error');
+      assert.match(first?.error?.message ?? '', /^Not connected to a KSM service\./);
+      assert.doesNotMatch(first?.error?.message ?? '', /No model/);
+      assert.equal(first?.error?.retryable, true, 'Retry is offered');
+      assert.deepEqual(
+        [first?.error?.fix?.action.command, ...(first?.error?.fix?.alternatives ?? []).map((a) => a.command)],
+        [COMMAND.setApiKey, COMMAND.useLocalEmulator],
+        'the two ways to connect',
+      );
+      const failed = (await engine.current()).turns[1];
+      assert.equal((await engine.current()).model, '', 'the chat was begun with no model');
+      // Connect to Local Emulator: settings now list models, the key is stored.
+      connected = true;
+      current = options;
+      const retried = await engine.retry(failed.id);
+      assert.equal(retried?.state, 'done');
+      const conversation = await engine.current();
+      assert.equal(conversation.model, 'emu-chat', 'the same conversation picked up the default model');
+      assert.equal(conversation.turns.length, 2, 'the failed answer was replaced in place');
+      assert.ok(answerEvents(conversation.turns[1].id).some((e) => e.type === 'text'));
+    });
+
     it('chat: turnStarted, the answer events, then finished once the answer is on disk; the turn equals what the events said', async () => {
       const engine = newEngine();
       const { events, diskAtFinish, answerEvents } = record(engine);

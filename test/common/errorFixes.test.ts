@@ -8,7 +8,7 @@ import { AuthenticationError, BadResponseError, ConfigurationError, NetworkError
 import { checkBaseUrl } from '../../src/api/baseUrl';
 import { NO_API_KEY_MESSAGE } from '../../src/api/errors';
 import { COMMAND } from '../../src/common/core/contributionIds';
-import { errorFix } from '../../src/common/core/errorFixes';
+import { errorFix, messageWithFix, NotConnectedError } from '../../src/common/core/errorFixes';
 
 const thrown = (run: () => unknown): unknown => {
   try {
@@ -36,6 +36,21 @@ describe('common: error → fix', () => {
     for (const error of [new NetworkError('down'), new TimeoutError('slow'), new BadResponseError('html')]) {
       assert.equal(errorFix(error)?.action.command, COMMAND.checkConnection, String(error));
     }
+  });
+
+  it('a refused connection: the message names ECONNREFUSED once and says the fix (start the emulator, check the URL, Check Connection)', () => {
+    const refused = new NetworkError('List files failed: nothing accepted the connection (connect ECONNREFUSED 127.0.0.1:8787).', { code: 'ECONNREFUSED' });
+    const message = messageWithFix(refused);
+    assert.equal(message.split('ECONNREFUSED').length, 2, message);
+    assert.match(message, /Start the service \(the local emulator: npm run emulator\), check the address in 'ksm\.baseUrl', or run 'KSM: Check Connection'\./);
+    assert.equal(errorFix(refused)?.action.command, COMMAND.checkConnection);
+    // Other network failures keep their own wording (src/api already says what to check).
+    assert.equal(messageWithFix(new NetworkError('down. Check the proxy.', { code: 'ENOTFOUND' })), 'down. Check the proxy.');
+  });
+
+  it('not connected offers both ways to connect', () => {
+    const fix = errorFix(new NotConnectedError());
+    assert.deepEqual([fix?.action.command, ...(fix?.alternatives ?? []).map((a) => a.command)], [COMMAND.setApiKey, COMMAND.useLocalEmulator]);
   });
 
   it('offers no one-click fix where none exists', () => {

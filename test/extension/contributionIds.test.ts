@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMAND, CONTEXT_KEY, VIEW_ID } from '../../src/common/core/contributionIds';
+import { COMMAND, CONTEXT_KEY, VIEW_CONTAINER_ID, VIEW_ID, WALKTHROUGH_ID } from '../../src/common/core/contributionIds';
 import { GLOBAL_STATE_KEY, SECRET_KEY, WORKSPACE_STATE_KEY } from '../../src/common/core/storageKeys';
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -79,8 +79,15 @@ describe('package.json and the code name the same commands, views and keys', () 
   it('uses only declared views and context keys the extension sets in when clauses', () => {
     const contextKeys = new Set<string>(Object.values(CONTEXT_KEY));
     const views = new Set<string>(Object.values(VIEW_ID));
-    assert.deepEqual(contributes.views.ksm.map((v: { id: string }) => v.id).sort(), [...views].sort());
+    assert.deepEqual(Object.values<Array<{ id: string }>>(contributes.views).flat().map((v) => v.id).sort(), [...views].sort());
+    assert.deepEqual(Object.keys(contributes.views).sort(), Object.values(VIEW_CONTAINER_ID).sort(), 'views sit in the typed containers');
+    assert.deepEqual(contributes.viewsContainers.activitybar.map((c: { id: string }) => c.id).sort(), Object.values(VIEW_CONTAINER_ID).sort());
+    assert.deepEqual(contributes.views[VIEW_CONTAINER_ID.chat].map((v: { id: string }) => v.id), [VIEW_ID.chat], 'the chat has a container of its own (full height)');
+    assert.deepEqual(contributes.walkthroughs.map((w: { id: string }) => w.id), [WALKTHROUGH_ID]);
     const whens: string[] = [
+      ...(contributes.walkthroughs ?? []).flatMap((w: { steps: Array<{ completionEvents?: string[] }> }) =>
+        w.steps.flatMap((step) => (step.completionEvents ?? []).filter((e) => e.startsWith('onContext:')).map((e) => e.slice('onContext:'.length))),
+      ),
       ...Object.values<Array<{ when?: string }>>(contributes.menus ?? {}).flat().map((entry) => entry.when ?? ''),
       ...(contributes.viewsWelcome ?? []).map((w: { when?: string }) => w.when ?? ''),
       ...(contributes.keybindings ?? []).map((k: { when?: string }) => k.when ?? ''),

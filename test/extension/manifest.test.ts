@@ -39,12 +39,36 @@ describe('package.json contributions', () => {
     assert.ok(!keys.some((k) => /api.?key|secret|token/i.test(k)), keys.join(', '));
   });
 
-  it('has a Volumes tree, a Chat webview and welcome content for both setup steps', () => {
-    const views = contributes.views.ksm;
-    assert.deepEqual(views.map((v: any) => [v.id, v.type]), [['ksm.volumes', 'tree'], ['ksm.chat', 'webview']]);
+  it('has a Volumes tree and, in a container of its own (full height, movable to the secondary side bar), the Chat webview; welcome content for both setup steps', () => {
+    assert.deepEqual(contributes.views.ksm.map((v: any) => [v.id, v.type]), [['ksm.volumes', 'tree']]);
+    assert.deepEqual(contributes.views['ksm-chat'].map((v: any) => [v.id, v.type]), [['ksm.chat', 'webview']]);
+    assert.deepEqual(contributes.viewsContainers.activitybar.map((c: any) => c.title), ['KSM Assistant', 'KSM Chat']);
     const whens = contributes.viewsWelcome.map((w: any) => w.when).join(' | ');
     assert.match(whens, /!config\.ksm\.baseUrl/);
     assert.match(whens, /!ksm\.hasApiKey/);
+  });
+
+  it('writes welcome views as VS Code renders them: no inline code (shown as literal backticks), no sentence cut off before its button', () => {
+    for (const welcome of contributes.viewsWelcome) {
+      const lines = String(welcome.contents).split('\n');
+      assert.ok(!welcome.contents.includes('`'), `${welcome.when}: backticks show literally in a welcome view`);
+      for (const [index, line] of lines.entries()) {
+        if (/^\[[^\]]+\]\(command:/.test(line)) continue;
+        // A text line is a whole sentence: a button cannot continue it.
+        assert.match(line, /[.?!:]$/, `${welcome.when}: line ${index + 1} "${line}" ends mid-sentence`);
+      }
+    }
+  });
+
+  it('has a walkthrough: connect, upload a file, ask a question, each with its markdown media and a completion event', () => {
+    const [walkthrough] = contributes.walkthroughs;
+    assert.deepEqual(walkthrough.steps.map((s: any) => s.id), ['connect', 'upload', 'ask']);
+    for (const step of walkthrough.steps) {
+      assert.ok(step.completionEvents?.length, `${step.id} has a completion event`);
+      assert.match(step.media.markdown, /^media\/walkthrough\/.+\.md$/);
+      assert.ok(readFileSync(step.media.markdown, 'utf8').startsWith('# '), `${step.media.markdown} exists`);
+      assert.match(step.description, /\]\(command:ksm\./, `${step.id} has an action`);
+    }
   });
 
   it('offers upload in the Explorer context menu', () => {
