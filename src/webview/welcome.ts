@@ -25,7 +25,7 @@ const CONNECT_ACTIONS: Array<{ action: ConnectAction; label: string; className: 
 ];
 
 export class Welcome {
-  readonly element = el('section', { class: 'welcome', 'aria-label': 'Welcome', hidden: true });
+  readonly element = el('div', { class: 'welcome', role: 'region', 'aria-label': 'Welcome', hidden: true });
   /** Unknown until the host says; treated as connected so nothing flashes "connect" at a connected user. */
   private connected = true;
   private mode: ChatMode = 'chat';
