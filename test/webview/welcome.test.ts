@@ -66,11 +66,12 @@ describe('webview: the in-chat welcome', function () {
     await webview.page.setViewportSize({ width: 170, height: 500 });
     await webview.hostPost(init(conversation([])), { type: 'connection', connected: false });
     await webview.settle();
-    const geometry = await webview.page.evaluate(() => {
-      const root = document.scrollingElement!;
+    // Plain JS for the page (tests compile without the DOM lib).
+    const geometry = (await webview.page.evaluate(`(() => {
+      const root = document.scrollingElement;
       const buttons = [...document.querySelectorAll('.welcome button')].map((b) => b.getBoundingClientRect());
       return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, rights: buttons.map((r) => r.right) };
-    });
+    })()`)) as { scrollWidth: number; clientWidth: number; rights: number[] };
     assert.ok(geometry.scrollWidth <= geometry.clientWidth, JSON.stringify(geometry));
     for (const right of geometry.rights) assert.ok(right <= 170, JSON.stringify(geometry));
   });

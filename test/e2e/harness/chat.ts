@@ -14,11 +14,9 @@ export class ChatView {
     this.frame = workbench.chatFrame();
   }
 
-  /** Opens the KSM side bar and waits until the chat page is ready to type into. */
+  /** Opens the KSM Chat container (its own, beside Volumes) and waits until the page is ready to type into. */
   async open(): Promise<void> {
-    await this.workbench.openKsmSideBar();
-    const header = this.workbench.paneHeader('Chat');
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    await this.workbench.openKsmChat();
     await this.composer().waitFor({ timeout: 30_000 });
   }
 

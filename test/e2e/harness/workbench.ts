@@ -33,23 +33,68 @@ export class Workbench {
   }
 
   /**
-   * Opens the KSM Assistant side bar. Clicking an entry that is already active closes the
-   * side bar, and right after a reload the workbench marks the entry active before it has
-   * drawn the panes; so click only an inactive entry, and otherwise wait for the panes.
+   * Opens the KSM Assistant side bar (the Volumes view). Clicking an entry that is already
+   * active closes the side bar, and right after a reload the workbench marks the entry active
+   * before it has drawn the panes; so click only an inactive entry, and otherwise wait for the
+   * pane. Volumes and the chat have a container each (issue 14, defect 2): a view alone in its
+   * container has its header merged into the side bar's title, so the pane is what shows.
    */
   async openKsmSideBar(): Promise<void> {
+    await this.openContainer('KSM Assistant', 'Volumes');
+  }
+
+  /** Opens the KSM Chat container (the chat webview alone, full height). */
+  async openKsmChat(): Promise<void> {
+    await this.openContainer('KSM Chat', 'Chat');
+  }
+
+  private async openContainer(title: string, view: string): Promise<void> {
     await eventually(
       async () => {
-        if (await this.paneHeader('Volumes').isVisible()) return true;
-        const entry = this.page.locator('.activitybar .action-item:has([aria-label^="KSM Assistant"])').first();
+        if (await this.pane(view).isVisible()) return true;
+        const entry = this.page.locator(`.activitybar .action-item:has([aria-label^="${title}"])`).first();
         const active = /\bchecked\b/.test((await entry.getAttribute('class')) ?? '');
-        if (!active) await this.activityBarEntry().click();
+        if (!active) await entry.locator(`[aria-label^="${title}"]`).first().click();
         return false;
       },
-      () => 'the KSM Assistant side bar never showed its Volumes pane',
+      () => `the ${title} side bar never showed its ${view} pane`,
       30_000,
       500,
     );
+  }
+
+  /**
+   * Drags the side bar's sash until the side bar is `width` px wide (VS Code stops it at its
+   * minimum, 170 px), as a user resizes it.
+   */
+  async setSideBarWidth(width: number): Promise<void> {
+    const sideBar = this.page.locator('.part.sidebar');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const box = await sideBar.boundingBox();
+      if (!box) throw new Error('the side bar is not shown');
+      if (Math.abs(box.width - width) <= 2) return;
+      const y = box.y + box.height / 2;
+      await this.page.mouse.move(box.x + box.width - 1, y);
+      await this.page.mouse.down();
+      await this.page.mouse.move(box.x + (box.width + width) / 2, y, { steps: 5 });
+      await this.page.mouse.move(box.x + width, y, { steps: 5 });
+      await this.page.mouse.up();
+    }
+  }
+
+  /**
+   * A view's title-bar action (Refresh, New Chat…): in the pane header when the view shares
+   * its container, in the side bar's title when it is alone there.
+   */
+  async viewAction(view: string, label: string): Promise<Locator> {
+    const header = this.paneHeader(view);
+    if (await header.isVisible()) {
+      await header.hover();
+      return header.locator(`.action-label[aria-label="${label}"]`);
+    }
+    const title = this.page.locator('.part.sidebar > .composite.title');
+    await title.hover();
+    return title.locator(`.action-label[aria-label="${label}"]`);
   }
 
   async openExplorer(): Promise<void> {

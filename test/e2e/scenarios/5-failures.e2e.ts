@@ -25,8 +25,7 @@ describe('Scenario 5: failures — refused key in the tree and the chat, dropped
     await run.emulator.addFault({ kind: 'status', status: 401, path: '/ksm/rag/v5/files', method: 'GET', times: 1000 });
     await workbench.openKsmSideBar();
     // Refresh first: the tree may have listed "My files" before the fault was added.
-    await workbench.paneHeader('Volumes').hover();
-    await workbench.paneHeader('Volumes').locator('.action-label[aria-label="Refresh"]').click();
+    await (await workbench.viewAction('Volumes', 'Refresh')).click();
     await expandRow(workbench, 'My files');
     const errorRow = workbench.volumesRow('The API key was refused');
     await eventually(
