@@ -63,6 +63,16 @@ export class Workbench {
     );
   }
 
+  /** Preferences: Color Theme, then the theme by its exact label, as a user picks it. */
+  async setColorTheme(label: string): Promise<void> {
+    await this.runCommand('Preferences: Color Theme');
+    await this.quickInputBox().fill(label);
+    const row = this.quickInputRows().filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) }).first();
+    await row.waitFor();
+    await row.click();
+    await this.quickInput().waitFor({ state: 'hidden' });
+  }
+
   /**
    * Drags the side bar's sash until the side bar is `width` px wide (VS Code stops it at its
    * minimum, 170 px), as a user resizes it.

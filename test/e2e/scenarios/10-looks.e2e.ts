@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
 import { useScenario } from '../harness/scenario';
@@ -80,17 +78,17 @@ describe('Scenario 10: looks — four theme kinds, side bar at 170 px and wide: 
   this.timeout(300_000);
   const scenario = useScenario('10-looks');
   let chat: ChatView;
-  let settingsFile: string;
-  let originalSettings: string;
+  let originalWidth: number | undefined;
+  let startTheme = 'Light Modern';
 
   before(async function () {
     const { workbench, run } = scenario;
-    settingsFile = join(run.userDataDir, 'User', 'settings.json');
-    originalSettings = readFileSync(settingsFile, 'utf8');
+    if (await workbench.page.locator('.monaco-workbench.vs-dark').count()) startTheme = 'Dark Modern';
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
     await workbench.runCommand('Notifications: Clear All Notifications');
     chat = new ChatView(workbench);
     await chat.open();
+    originalWidth = (await workbench.page.locator('.part.sidebar').boundingBox())?.width;
     await chat.frame.locator('button[aria-label="New chat"]').click();
     await chat.modeSelect().selectOption('chat');
     // The emulator answers a question about code with a fenced block (emulator/responder.ts).
@@ -99,16 +97,10 @@ describe('Scenario 10: looks — four theme kinds, side bar at 170 px and wide: 
     await chat.lastAnswer().locator('pre code').first().waitFor();
   });
 
-  after(() => {
-    if (settingsFile && originalSettings) writeFileSync(settingsFile, originalSettings);
-  });
-
   for (const theme of THEMES) {
     it(`${theme.name}: narrow and wide`, async () => {
       const { workbench } = scenario;
-      const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
-      settings['workbench.colorTheme'] = theme.setting;
-      writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+      await workbench.setColorTheme(theme.name);
       await eventually(
         async () => (await workbench.page.locator(`.monaco-workbench.${theme.bodyClass}`).count()) > 0,
         async () => `the workbench never switched to ${theme.name}; classes: ${await workbench.page.locator('.monaco-workbench').getAttribute('class')}`,
@@ -136,6 +128,11 @@ describe('Scenario 10: looks — four theme kinds, side bar at 170 px and wide: 
         const poor = looks.runs.filter((run) => run.ratio < minimum).map((run) => `${JSON.stringify(run.text)} ${run.color}: ${run.ratio.toFixed(2)}`);
         assert.deepEqual(poor, [], `${where}: code text below ${minimum}:1`);
       }
+      if (originalWidth) await workbench.setSideBarWidth(Math.round(originalWidth));
     });
   }
+
+  it('goes back to the theme the run started with', async () => {
+    await scenario.workbench.setColorTheme(startTheme);
+  });
 });
