@@ -8,6 +8,7 @@ import { AuthenticationError, BadResponseError, ConfigurationError, NetworkError
 import { checkBaseUrl } from '../../src/api/baseUrl';
 import { NO_API_KEY_MESSAGE } from '../../src/api/errors';
 import { COMMAND } from '../../src/common/core/contributionIds';
+import { describeError } from '../../src/cli/environment';
 import { errorFix, messageWithFix, NotConnectedError } from '../../src/common/core/errorFixes';
 
 const thrown = (run: () => unknown): unknown => {
@@ -44,6 +45,8 @@ describe('common: error → fix', () => {
     assert.equal(message.split('ECONNREFUSED').length, 2, message);
     assert.match(message, /Start the service \(the local emulator: npm run emulator\), check the address in 'ksm\.baseUrl', or run 'KSM: Check Connection'\./);
     assert.equal(errorFix(refused)?.action.command, COMMAND.checkConnection);
+    // The ksm CLI says the same fix, in its own variable names.
+    assert.match(describeError(refused), /ECONNREFUSED 127\.0\.0\.1:8787\)\. Start the service \(the local emulator: npm run emulator\), check the address in KSM_BASE_URL\.$/);
     // Other network failures keep their own wording (src/api already says what to check).
     assert.equal(messageWithFix(new NetworkError('down. Check the proxy.', { code: 'ENOTFOUND' })), 'down. Check the proxy.');
   });
