@@ -62,6 +62,20 @@ describe('webview: the in-chat welcome', function () {
     assert.ok((await welcome().locator('.welcome-example').count()) > 0);
   });
 
+  it('fits a view only 180 px tall: the page itself never scrolls, the composer stays on screen', async () => {
+    await webview.page.setViewportSize({ width: 170, height: 180 });
+    await webview.hostPost(init(conversation([])), { type: 'connection', connected: false });
+    await webview.settle();
+    const geometry = (await webview.page.evaluate(`(() => {
+      const root = document.scrollingElement;
+      const composer = document.querySelector('.composer').getBoundingClientRect();
+      return { scrollHeight: root.scrollHeight, clientHeight: root.clientHeight, scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, composerBottom: composer.bottom, height: innerHeight };
+    })()`)) as { scrollHeight: number; clientHeight: number; scrollWidth: number; clientWidth: number; composerBottom: number; height: number };
+    assert.ok(geometry.scrollHeight <= geometry.clientHeight + 1, JSON.stringify(geometry));
+    assert.ok(geometry.scrollWidth <= geometry.clientWidth, JSON.stringify(geometry));
+    assert.ok(geometry.composerBottom <= geometry.height + 1, JSON.stringify(geometry));
+  });
+
   it('fits a 170 px side bar: no sideways scroll, both buttons on screen', async () => {
     await webview.page.setViewportSize({ width: 170, height: 500 });
     await webview.hostPost(init(conversation([])), { type: 'connection', connected: false });
