@@ -231,9 +231,13 @@ describe('chat engine: answer events against the emulator', () => {
       );
       const failed = (await engine.current()).turns[1];
       assert.equal((await engine.current()).model, '', 'the chat was begun with no model');
-      // Connect to Local Emulator: settings now list models, the key is stored.
+      await engine.adoptDefaultModel();
+      assert.equal((await engine.current()).model, '', 'still none while settings name none');
+      // Connect to Local Emulator: settings now list models, the key is stored; the open chat shows the default at once.
       connected = true;
       current = options;
+      await engine.adoptDefaultModel();
+      assert.equal((await engine.current()).model, 'emu-chat');
       const retried = await engine.retry(failed.id);
       assert.equal(retried?.state, 'done');
       const conversation = await engine.current();

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
 import { KsmClient } from '../../src/api/client';
-import { AuthenticationError, ConfigurationError, NotFoundError, PermissionError, ServerError, TimeoutError } from '../../src/api/errors';
+import { AuthenticationError, ConfigurationError, NetworkError, NotFoundError, PermissionError, ServerError, TimeoutError } from '../../src/api/errors';
 import { COMMAND } from '../../src/common/core/contributionIds';
-import { checkApiKey, keyCheckOutcome, keyCheckVolume } from '../../src/common/core/keyCheck';
+import { checkApiKey, emulatorConnectReport, keyCheckOutcome, keyCheckVolume } from '../../src/common/core/keyCheck';
 
 describe('common: the API key check', () => {
   it('maps the listing result to accepted, refused or could not check', () => {
@@ -29,6 +29,23 @@ describe('common: the API key check', () => {
       assert.match(check.message, /could not be checked: /);
       assert.ok(check.message.includes(error.message.split('\n')[0]!), 'says the reason');
     }
+  });
+
+  it('Connect to Local Emulator says what happened: connected, refused key, or nothing answering (start it), never a guess', () => {
+    const url = 'http://127.0.0.1:8787';
+    const connected = emulatorConnectReport(keyCheckOutcome(undefined, '{dev}'), url);
+    assert.equal(connected.level, 'info');
+    assert.match(connected.message, /^Connected to the local emulator at http:\/\/127\.0\.0\.1:8787: it answered/);
+    assert.doesNotMatch(connected.message, /npm run emulator/, 'no "start it" for an emulator that answers');
+    const refused = emulatorConnectReport(keyCheckOutcome(new AuthenticationError('401', { status: 401 }), '{dev}'), url);
+    assert.equal(refused.level, 'error');
+    assert.equal(refused.action?.command, COMMAND.setApiKey);
+    const down = emulatorConnectReport(keyCheckOutcome(new NetworkError('List files failed: nothing accepted the connection (connect ECONNREFUSED 127.0.0.1:8787).', { code: 'ECONNREFUSED' }), '{dev}'), url);
+    assert.equal(down.level, 'warning');
+    assert.match(down.message, /nothing answers there\. Start it with "npm run emulator"/);
+    assert.equal(down.action?.command, COMMAND.checkConnection);
+    const slow = emulatorConnectReport(keyCheckOutcome(new TimeoutError('List files timed out.'), '{dev}'), url);
+    assert.match(slow.message, /could not check it: List files timed out\./);
   });
 
   it('lists the personal volume when a user id is set, else a named volume', () => {

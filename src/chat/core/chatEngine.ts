@@ -396,12 +396,7 @@ export class ChatEngine {
   private answer(conversation: StoredConversation, question: Turn, questionHeldBy?: string): Promise<AnswerOutcome> {
     const { engineHost: host } = this;
     const isConnected = host.isConnected?.bind(host);
-    // A chat begun before any service was set up has no model; once connected (settings now
-    // list models), its next question or Retry takes the default instead of failing again.
-    if (!conversation.model.trim()) {
-      const options = host.getOptions();
-      conversation.model = conversation.mode === 'agent' ? options.agentModel : options.defaultModel;
-    }
+    this.takeDefaultModel(conversation);
     const running = launchAnswer({
       conversation,
       question,
@@ -420,6 +415,25 @@ export class ChatEngine {
     });
     this.running = running;
     return running.done;
+  }
+
+  /**
+   * A chat begun before any service was set up has no model; once connected (settings now
+   * list models) it takes the default, so its next question or Retry does not fail again.
+   */
+  private takeDefaultModel(conversation: StoredConversation): boolean {
+    if (conversation.model.trim()) return false;
+    const options = this.engineHost.getOptions();
+    conversation.model = conversation.mode === 'agent' ? options.agentModel : options.defaultModel;
+    return conversation.model !== '';
+  }
+
+  /** Settings changed: the open chat, if it has no model yet, shows the default at once. */
+  async adoptDefaultModel(): Promise<void> {
+    const conversation = this.conversation;
+    if (!conversation || this.busy || !this.takeDefaultModel(conversation)) return;
+    await this.persist(conversation);
+    this.emit({ type: 'conversation', conversation });
   }
 
   /** Saves a conversation once it holds something worth keeping (an empty new chat is not listed). */

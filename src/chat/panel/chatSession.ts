@@ -114,6 +114,7 @@ export class ChatSession extends ChatEngine {
 
   optionsChanged(): void {
     this.postInOrder({ type: 'options', options: this.host.getOptions() });
+    void this.adoptDefaultModel().catch((error: unknown) => this.host.log.warn(`[chat] could not take the default model: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   override async idle(): Promise<void> {

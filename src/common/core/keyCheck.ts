@@ -60,3 +60,22 @@ function unchecked(error: unknown): KeyCheck {
   const nothingListens = error instanceof NetworkError && error.code === 'ECONNREFUSED';
   return { outcome: 'unchecked', message: `The API key is stored, but it could not be checked: ${reason}`, nothingListens, ...(fix ? { fix } : {}) };
 }
+
+/** What Connect to Local Emulator says after asking the emulator: what happened, not a guess that it needs starting. */
+export function emulatorConnectReport(check: KeyCheck, baseUrl: string): { level: 'info' | 'warning' | 'error'; message: string; action?: ErrorFix['action'] } {
+  switch (check.outcome) {
+    case 'accepted':
+      return { level: 'info', message: `Connected to the local emulator at ${baseUrl}: it answered and accepted the key.` };
+    case 'refused':
+      return { level: 'error', message: `The emulator at ${baseUrl} refused the stored key (was it started with --api-key?). Set that key.`, action: check.fix };
+    case 'unchecked':
+      if (check.nothingListens) {
+        return {
+          level: 'warning',
+          message: `KSM Assistant now points at the local emulator at ${baseUrl}, but nothing answers there. Start it with "npm run emulator", then run Check Connection.`,
+          action: { title: 'Check Connection', command: COMMAND.checkConnection },
+        };
+      }
+      return { level: 'warning', message: `KSM Assistant now points at the local emulator at ${baseUrl}, but could not check it: ${check.message.replace(/^The API key is stored, but it could not be checked: /, '')}`, ...(check.fix ? { action: check.fix } : {}) };
+  }
+}

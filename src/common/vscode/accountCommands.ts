@@ -3,7 +3,7 @@ import { promptForApiKey } from './apiKey';
 import type { ExtensionServices } from './services';
 import { settings, updateSetting } from './settings';
 import { COMMAND, CONTEXT_KEY, WALKTHROUGH_ID } from '../core/contributionIds';
-import { checkApiKey, KEY_ACCEPTED, keyCheckVolume, type KeyCheck } from '../core/keyCheck';
+import { checkApiKey, emulatorConnectReport, KEY_ACCEPTED, keyCheckVolume, type KeyCheck } from '../core/keyCheck';
 import { withAbortSignal } from './cancellation';
 
 /** The emulator's defaults (emulator/README.md); used by "Connect to Local Emulator". */
@@ -109,15 +109,9 @@ export function registerAccountCommands(services: ExtensionServices): void {
     }
     log.info(`[account] Pointed at the local emulator ${d.baseUrl}.`);
     // Ask the emulator instead of guessing whether it runs: say what actually happened.
-    const check = await checkStoredKey();
-    if (check.outcome === 'unchecked' && check.nothingListens) {
-      const choice = await vscode.window.showWarningMessage(
-        `KSM Assistant now points at the local emulator at ${d.baseUrl}, but nothing answers there. Start it with "npm run emulator", then run Check Connection.`,
-        'Check Connection',
-      );
-      if (choice) await vscode.commands.executeCommand(COMMAND.checkConnection);
-      return;
-    }
-    await reportKeyCheck(check, `Connected to the local emulator at ${d.baseUrl}: it answered and accepted the key.`);
+    const report = emulatorConnectReport(await checkStoredKey(), d.baseUrl);
+    const show = { info: vscode.window.showInformationMessage, warning: vscode.window.showWarningMessage, error: vscode.window.showErrorMessage }[report.level];
+    const choice = await show(report.message, ...(report.action ? [report.action.title] : []));
+    if (report.action && choice === report.action.title) await vscode.commands.executeCommand(report.action.command);
   });
 }
