@@ -53,6 +53,17 @@ describe('Scenario 9: first run guides — walkthrough, in-chat welcome, not con
     assert.match(text, /Not connected to a KSM service/);
     assert.doesNotMatch(text, /No model/);
     assert.equal(await chat.lastAnswer().locator('button[aria-label="Retry"]').count(), 1, 'Retry is offered');
+    // The notification offers both ways to connect as buttons.
+    const { workbench } = scenario;
+    const notification = await eventually(
+      () => workbench.findNotification(/not connected to a service/),
+      async () => `no "not connected" notification; notifications: ${JSON.stringify(await workbench.notifications().allInnerTexts())}`,
+      15_000,
+    );
+    for (const action of ['Set API Key', 'Connect to Local Emulator']) {
+      assert.equal(await notification.locator('.monaco-button', { hasText: action }).count(), 1, `the notification offers "${action}"`);
+    }
+    await workbench.runCommand('Notifications: Clear All Notifications');
   });
 
   it('Set API Key with a wrong key says the service refused it', async () => {
@@ -96,5 +107,14 @@ describe('Scenario 9: first run guides — walkthrough, in-chat welcome, not con
       60_000,
     );
     assert.doesNotMatch(await chat.answerText(), /Not connected/);
+  });
+
+  it('a new chat, once connected, offers example questions that fill the message box', async () => {
+    await chat.frame.locator('button[aria-label="New chat"]').click();
+    const example = chat.frame.getByRole('region', { name: 'Welcome' }).locator('.welcome-example').first();
+    await example.waitFor({ timeout: 15_000 });
+    const text = await example.innerText();
+    await example.click();
+    assert.equal(await chat.composer().inputValue(), text);
   });
 });
