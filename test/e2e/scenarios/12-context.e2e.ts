@@ -150,6 +150,8 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
 
   it('choosing files searches only them: Files… → volume → file, a file chip, citations from that file only', async () => {
     const { workbench } = scenario;
+    // Revealing the file showed the Volumes side bar; the chat has its own container, so open it again.
+    await chat.open();
     await chat.frame.locator('button[aria-label="New chat"]').click();
     await chat.modeSelect().selectOption('agent');
     await chat.frame.locator('button[aria-label="Choose files the agent searches"]').click();
