@@ -1,97 +1,153 @@
 import type { ConversationView, TurnView, WebviewToHost } from '../chat/protocol';
 import { el } from './dom';
 import { codeOfBlock } from './markdown';
+import { TurnWindow } from './turnWindow';
 import { AssistantTurnElement, userTurnElement } from './turnView';
 
 type Post = (message: WebviewToHost) => void;
+type TurnPatch = Partial<Omit<TurnView, 'id' | 'role' | 'content'>>;
 
-/** Distance from the bottom (px) within which the user still counts as "following". */
-const FOLLOW_SLACK = 32;
+/**
+ * One turn of the conversation as the transcript knows it, whether or not it is on screen:
+ * the latest data (streamed text included) and the reader's own choices, so a turn that
+ * scrolls out and is rebuilt later looks as the reader left it.
+ */
+interface TurnEntry {
+  turn: TurnView;
+  answer?: AssistantTurnElement;
+  /** The reader opened or closed the reasoning; kept when the element is rebuilt. */
+  reasoningOpen?: boolean;
+}
 
-/** The scrolling list of turns. Streamed text is applied at most once per animation frame. */
+/**
+ * The scrolling list of turns. Only the turns near the viewport are in the DOM
+ * (`TurnWindow`); streamed text is applied at most once per animation frame, together with
+ * any mounting the scroll position needs, so a frame does its DOM writes in one place.
+ */
 export class Transcript {
   readonly element = el('main', { class: 'transcript', 'aria-label': 'Transcript', tabindex: 0 });
-  private readonly answers = new Map<string, AssistantTurnElement>();
-  private readonly dirty = new Set<AssistantTurnElement>();
+  private entries: TurnEntry[] = [];
+  private readonly indexById = new Map<string, number>();
+  private readonly dirty = new Set<TurnEntry>();
   private frameRequested = false;
-  private following = true;
-  private programmaticScrollTop = -1;
+  private conversationId: string | undefined;
   private readonly emptyNote = el('p', { class: 'empty-note' }, 'Ask a question to start.');
-  private readonly turns = el('div', { class: 'turns' });
+  /** The turns as a feed of articles: each carries its position, so a screen reader can say "12 of 1,000". */
+  private readonly turns = el('div', { class: 'turns', role: 'feed', 'aria-label': 'Messages', 'aria-busy': 'false' });
+  /** Says when an answer starts and ends; the streamed words themselves would be noise. */
+  private readonly announcer = el('div', { class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
+  private readonly window: TurnWindow;
 
   constructor(private readonly post: Post, onScroll: (scrollTop: number) => void) {
-    this.element.append(this.turns, this.emptyNote);
-    // Following is applied after layout, whenever the turns or the viewport change size: no
-    // forced layout in the render frame, and an expanded block or a resized panel still
-    // ends at the bottom.
-    const follow = new ResizeObserver(() => {
-      if (this.following) this.scrollToBottom();
-    });
-    follow.observe(this.turns);
-    follow.observe(this.element);
+    this.element.append(this.turns, this.emptyNote, this.announcer);
+    this.window = new TurnWindow(
+      this.element,
+      this.turns,
+      {
+        create: (index) => this.createTurn(this.entries[index]),
+        estimate: (index, width) => estimateTurnHeight(this.entries[index].turn, width),
+        evicted: (index, element) => this.forget(this.entries[index], element),
+        pinned: (index) => this.entries[index]?.turn.state === 'streaming' || this.dirty.has(this.entries[index]),
+      },
+      () => this.requestFrame(),
+    );
     this.element.addEventListener('click', (event) => this.onClick(event));
-    this.element.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && event.target instanceof HTMLElement && event.target.dataset.href) {
-        event.preventDefault();
-        this.post({ type: 'openLink', href: event.target.dataset.href });
-      }
-    });
+    this.element.addEventListener('keydown', (event) => this.onKeyDown(event));
     this.element.addEventListener(
       'scroll',
       () => {
-        const top = this.element.scrollTop;
-        // Only the reader's own scrolling changes whether we follow; our own scrolls do not.
-        if (Math.abs(top - this.programmaticScrollTop) > 1) this.following = this.isAtBottom();
-        onScroll(top);
+        this.window.onScroll();
+        onScroll(this.element.scrollTop);
       },
       { passive: true },
     );
   }
 
   show(conversation: ConversationView): void {
-    this.answers.clear();
-    this.dirty.clear();
-    this.turns.replaceChildren(...conversation.turns.map((turn) => this.createTurn(turn)));
-    this.emptyNote.hidden = conversation.turns.length > 0;
-    for (const answer of this.answers.values()) answer.render();
-    this.following = true;
-    this.scrollToBottom();
+    // The host sends the whole conversation again after each question: turns that did not
+    // change keep their elements, so a long conversation is not rebuilt per question.
+    const same = conversation.id === this.conversationId;
+    let keep = 0;
+    if (same) {
+      while (keep < this.entries.length && keep < conversation.turns.length && sameTurn(this.entries[keep].turn, conversation.turns[keep])) keep++;
+    }
+    for (const entry of this.entries.slice(keep)) this.dirty.delete(entry);
+    this.entries = [...this.entries.slice(0, keep), ...conversation.turns.slice(keep).map((turn) => ({ turn: { ...turn } }))];
+    this.conversationId = conversation.id;
+    this.indexById.clear();
+    this.entries.forEach((entry, index) => this.indexById.set(entry.turn.id, index));
+    this.window.splice(keep, this.entries.length - keep);
+    this.emptyNote.hidden = this.entries.length > 0;
+    this.updateBusy();
+    this.window.followBottom();
   }
 
   appendDelta(turnId: string, content?: string, reasoning?: string): void {
-    let answer = this.answers.get(turnId);
-    if (!answer) {
+    let index = this.indexById.get(turnId);
+    if (index === undefined) {
       // The host normally sends the new turn in a `conversation` message first; a delta for
       // an unknown turn still gets a place rather than being dropped.
-      this.turns.append(this.createTurn({ id: turnId, role: 'assistant', content: '', state: 'streaming', createdAt: Date.now() }));
+      index = this.entries.length;
+      this.entries.push({ turn: { id: turnId, role: 'assistant', content: '', state: 'streaming', createdAt: Date.now() } });
+      this.indexById.set(turnId, index);
+      this.window.splice(index, 1);
       this.emptyNote.hidden = true;
-      answer = this.answers.get(turnId)!;
+      this.updateBusy();
     }
-    answer.appendDelta(content, reasoning);
-    this.markDirty(answer);
+    const entry = this.entries[index];
+    if (content) entry.turn.content += content;
+    if (reasoning) entry.turn.reasoning = (entry.turn.reasoning ?? '') + reasoning;
+    entry.answer?.appendDelta(content, reasoning);
+    this.markDirty(entry, index);
   }
 
-  patch(turnId: string, patch: Partial<Omit<TurnView, 'id' | 'role' | 'content'>>): void {
-    const answer = this.answers.get(turnId);
-    if (!answer) return;
-    answer.applyPatch(patch);
-    this.markDirty(answer);
+  patch(turnId: string, patch: TurnPatch): void {
+    const index = this.indexById.get(turnId);
+    if (index === undefined) return;
+    const entry = this.entries[index];
+    const wasStreaming = entry.turn.state === 'streaming';
+    entry.turn = { ...entry.turn, ...patch };
+    entry.answer?.applyPatch(patch);
+    if (wasStreaming && entry.turn.state && entry.turn.state !== 'streaming') {
+      this.announcer.textContent = entry.turn.state === 'done' ? 'Answer finished.' : `Answer ${entry.turn.state}.`;
+    }
+    this.updateBusy();
+    this.markDirty(entry, index);
   }
 
   restoreScroll(scrollTop: number): void {
-    this.element.scrollTop = scrollTop;
-    this.following = this.isAtBottom();
+    this.window.restoreScroll(scrollTop);
   }
 
-  private createTurn(turn: TurnView): HTMLElement {
-    if (turn.role === 'user') return userTurnElement(turn);
-    const answer = new AssistantTurnElement(turn, this.post);
-    this.answers.set(turn.id, answer);
+  private createTurn(entry: TurnEntry): HTMLElement {
+    if (entry.turn.role === 'user') return userTurnElement(entry.turn);
+    const answer = new AssistantTurnElement(entry.turn, this.post);
+    entry.answer = answer;
+    answer.render();
+    this.dirty.delete(entry);
+    if (entry.reasoningOpen !== undefined) {
+      const details = answer.element.querySelector('details.reasoning');
+      if (details instanceof HTMLDetailsElement) details.open = entry.reasoningOpen;
+    }
     return answer.element;
   }
 
-  private markDirty(answer: AssistantTurnElement): void {
-    this.dirty.add(answer);
+  /** The element is being dropped: keep what the reader chose in it. */
+  private forget(entry: TurnEntry | undefined, element: HTMLElement): void {
+    if (!entry) return;
+    const details = element.querySelector('details.reasoning');
+    if (details instanceof HTMLDetailsElement && !details.hidden) entry.reasoningOpen = details.open;
+    entry.answer = undefined;
+    this.dirty.delete(entry);
+  }
+
+  private markDirty(entry: TurnEntry, index: number): void {
+    if (entry.answer) this.dirty.add(entry);
+    this.window.contentChanged(index);
+    this.requestFrame();
+  }
+
+  private requestFrame(): void {
     if (this.frameRequested) return;
     this.frameRequested = true;
     requestAnimationFrame(() => this.renderFrame());
@@ -99,18 +155,47 @@ export class Transcript {
 
   private renderFrame(): void {
     this.frameRequested = false;
-    for (const answer of this.dirty) answer.render();
-    this.dirty.clear();
+    // Reads (scroll position) and mounting first, then the streamed text: one layout after.
+    this.window.update();
+    for (const entry of this.dirty) {
+      const index = this.indexById.get(entry.turn.id);
+      // A detached answer keeps its text queued until it is mounted again: nobody sees it.
+      if (!entry.answer || index === undefined || !this.window.isMounted(index)) continue;
+      entry.answer.render();
+      this.dirty.delete(entry);
+    }
   }
 
-  private isAtBottom(): boolean {
-    const { scrollHeight, scrollTop, clientHeight } = this.element;
-    return scrollHeight - scrollTop - clientHeight <= FOLLOW_SLACK;
+  private updateBusy(): void {
+    const busy = this.entries.some((entry) => entry.turn.state === 'streaming');
+    this.turns.setAttribute('aria-busy', String(busy));
   }
 
-  private scrollToBottom(): void {
-    this.element.scrollTop = this.element.scrollHeight;
-    this.programmaticScrollTop = this.element.scrollTop;
+  /**
+   * Keyboard: on a focused turn, ↑/↓ go to the previous/next turn and Home/End to the first
+   * and last; Alt+↑/↓/Home/End do the same from anywhere in the transcript. Turns that are
+   * not rendered yet are rendered on the way, so every turn can be reached.
+   */
+  private onKeyDown(event: KeyboardEvent): void {
+    const target = event.target instanceof HTMLElement ? event.target : null;
+    if (event.key === 'Enter' && target?.dataset.href) {
+      event.preventDefault();
+      this.post({ type: 'openLink', href: target.dataset.href });
+      return;
+    }
+    if (!target || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const onTurn = target.classList.contains('turn') && target.parentElement === this.turns;
+    if (!onTurn && !event.altKey) return;
+    const turn = target.closest<HTMLElement>('.turn');
+    const current = turn?.parentElement === this.turns ? this.indexById.get(turn.dataset.turnId ?? '') : undefined;
+    let next: number | undefined;
+    if (event.key === 'Home') next = 0;
+    else if (event.key === 'End') next = this.entries.length - 1;
+    else if (event.key === 'ArrowUp') next = current === undefined ? this.window.firstVisibleIndex() : current - 1;
+    else if (event.key === 'ArrowDown') next = current === undefined ? this.window.firstVisibleIndex() : current + 1;
+    if (next === undefined || this.entries.length === 0) return;
+    event.preventDefault();
+    this.window.focusRow(next);
   }
 
   private onClick(event: MouseEvent): void {
@@ -133,6 +218,48 @@ export class Transcript {
     else if (action.dataset.action === 'insert-code') this.post({ type: 'insertCode', code });
     else if (action.dataset.action === 'new-file-with-code') this.post({ type: 'newFileWithCode', code, ...(language ? { language } : {}) });
   }
+}
+
+/** Same id, text and metadata: the element already on screen shows exactly this turn. */
+function sameTurn(known: TurnView, incoming: TurnView): boolean {
+  if (known.id !== incoming.id || known.content !== incoming.content || (known.reasoning ?? '') !== (incoming.reasoning ?? '')) return false;
+  return JSON.stringify({ ...known, content: '', reasoning: '' }) === JSON.stringify({ ...incoming, content: '', reasoning: '' });
+}
+
+// Rough figures of chat.css and markdown.css at the default font size; a turn's real height
+// replaces the estimate once it has been on screen, and the scroll position is corrected
+// then, so being off only moves the scroll bar's thumb a little.
+const LINE_PX = 20;
+const CODE_LINE_PX = 18;
+const CODE_BLOCK_CHROME_PX = 44;
+const PARAGRAPH_GAP_PX = 10;
+const AUTHOR_PX = 22;
+const TURN_GAP_PX = 14;
+const CHAR_PX = 7;
+
+/** A cheap guess at a turn's slot height from its text: one pass over the lines. */
+export function estimateTurnHeight(turn: TurnView, width: number): number {
+  const charsPerLine = Math.max(16, Math.floor((width - 24) / CHAR_PX));
+  let height = AUTHOR_PX + TURN_GAP_PX;
+  if (turn.role === 'user') height += 16;
+  else if (turn.usage || turn.finishReason) height += LINE_PX;
+  if (turn.attachments?.length || turn.citations?.length) height += 28;
+  if (turn.reasoning) height += LINE_PX + 8;
+  const text = turn.content;
+  let inFence = false;
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const length = end - start;
+    if (text.startsWith('```', start) || text.startsWith('~~~', start)) {
+      inFence = !inFence;
+      if (inFence) height += CODE_BLOCK_CHROME_PX;
+    } else if (inFence) height += CODE_LINE_PX;
+    else if (length === 0) height += PARAGRAPH_GAP_PX;
+    else height += LINE_PX * Math.ceil(length / charsPerLine);
+    start = end + 1;
+  }
+  return height;
 }
 
 /** Brief confirmation on the button itself; the host does the actual clipboard write. */

@@ -67,6 +67,9 @@ describe('hostile payloads', function () {
 
       beforeEach(async () => {
         webview = await suite.openPage({ csp });
+        // The transcript renders only the turns near the viewport; a view tall enough for
+        // every payload's turn puts all of them in the DOM, so each one is audited.
+        await webview.page.setViewportSize({ width: 420, height: 40_000 });
         pageUrl = webview.page.url();
         await webview.clearPosted();
       });
