@@ -8,6 +8,14 @@ type Post = (message: WebviewToHost) => void;
 type TurnPatch = Partial<Omit<TurnView, 'id' | 'role' | 'content'>>;
 
 /**
+ * Streamed text is drawn at most this often (every second frame at 60 Hz, every third at
+ * 120 Hz). Each drawing costs a layout, paint and commit whatever the amount of new text,
+ * and the host already posts text in 24 ms batches (deltaBatcher.ts), so drawing every
+ * frame doubled the main thread's work without showing the reader more words.
+ */
+const STREAMED_TEXT_INTERVAL_MS = 25;
+
+/**
  * One turn of the conversation as the transcript knows it, whether or not it is on screen:
  * the latest data (streamed text included) and the reader's own choices, so a turn that
  * scrolls out and is rebuilt later looks as the reader left it.
@@ -30,6 +38,7 @@ export class Transcript {
   private readonly indexById = new Map<string, number>();
   private readonly dirty = new Set<TurnEntry>();
   private frameRequested = false;
+  private lastTextFrame = -Infinity;
   private conversationId: string | undefined;
   private readonly emptyNote = el('p', { class: 'empty-note' }, 'Ask a question to start.');
   /** The turns as a feed of articles: each carries its position, so a screen reader can say "12 of 1,000". */
@@ -150,13 +159,19 @@ export class Transcript {
   private requestFrame(): void {
     if (this.frameRequested) return;
     this.frameRequested = true;
-    requestAnimationFrame(() => this.renderFrame());
+    requestAnimationFrame((frameTime) => this.renderFrame(frameTime));
   }
 
-  private renderFrame(): void {
+  private renderFrame(frameTime: number): void {
     this.frameRequested = false;
     // Reads (scroll position) and mounting first, then the streamed text: one layout after.
     this.window.update();
+    if (this.dirty.size === 0) return;
+    if (frameTime - this.lastTextFrame < STREAMED_TEXT_INTERVAL_MS) {
+      this.requestFrame();
+      return;
+    }
+    this.lastTextFrame = frameTime;
     for (const entry of this.dirty) {
       const index = this.indexById.get(entry.turn.id);
       // A detached answer keeps its text queued until it is mounted again: nobody sees it.

@@ -3,27 +3,12 @@
 // streaming answer only while the reader is at the bottom, and the reader's place does not
 // jump when turns above them are rendered and measured.
 import { strict as assert } from 'node:assert';
-import type { TurnView } from '../../src/chat/protocol';
 import type { WebviewPage } from './support/chromium';
-import { assistantTurn, chunk, conversation, init, userTurn } from './support/conversations';
+import { assistantTurn, chunk, conversation, init, longConversationTurns } from './support/conversations';
 import { useWebviewSuite } from './support/suite';
 
 const TURNS = 1_000;
 const MOUNTED_LIMIT = 60;
-
-/** Questions and answers of varied length, each answer with a code block. */
-export function longConversationTurns(count: number): TurnView[] {
-  const turns: TurnView[] = [];
-  for (let index = 0; turns.length < count; index++) {
-    turns.push(userTurn(`u${index}`, `Question ${index}: how do I call the service ${index % 7 === 0 ? 'with a long explanation '.repeat(8) : ''}?`));
-    if (turns.length === count) break;
-    const lines = 3 + (index % 9);
-    const code = Array.from({ length: lines }, (_, line) => `const value${line} = await client.call(${index}, ${line});`).join('\n');
-    const prose = 'The service answers with a streamed reply and citations. '.repeat(1 + (index % 5));
-    turns.push(assistantTurn(`a${index}`, `Answer ${index}. ${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThat is all for ${index}.`));
-  }
-  return turns;
-}
 
 describe('webview long conversation (1,000 turns)', function () {
   const suite = useWebviewSuite();

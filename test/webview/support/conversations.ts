@@ -52,3 +52,17 @@ export function chunk(text: string, seed = 7): string[] {
   }
   return pieces;
 }
+
+/** Questions and answers of varied length, each answer with a code block. */
+export function longConversationTurns(count: number): TurnView[] {
+  const turns: TurnView[] = [];
+  for (let index = 0; turns.length < count; index++) {
+    turns.push(userTurn(`u${index}`, `Question ${index}: how do I call the service ${index % 7 === 0 ? 'with a long explanation '.repeat(8) : ''}?`));
+    if (turns.length === count) break;
+    const lines = 3 + (index % 9);
+    const code = Array.from({ length: lines }, (_, line) => `const value${line} = await client.call(${index}, ${line});`).join('\n');
+    const prose = 'The service answers with a streamed reply and citations. '.repeat(1 + (index % 5));
+    turns.push(assistantTurn(`a${index}`, `Answer ${index}. ${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThat is all for ${index}.`));
+  }
+  return turns;
+}
