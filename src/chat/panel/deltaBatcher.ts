@@ -1,6 +1,11 @@
 // Streams arrive as many tiny deltas; posting each one to the webview makes long answers
 // lag (a known complaint of chat extensions). Deltas are collected and posted together at
 // most every `intervalMs`, or at once when `maxPendingChars` have piled up.
+/** How long deltas are collected before they are posted (ms); the webview's bench streams at this pace too. */
+export const DELTA_BATCH_INTERVAL_MS = 24;
+/** Posted at once when this many characters are waiting. */
+export const DELTA_BATCH_MAX_CHARS = 4096;
+
 export interface DeltaBatch {
   content: string;
   reasoning: string;
@@ -13,8 +18,8 @@ export class DeltaBatcher {
 
   constructor(
     private readonly post: (batch: DeltaBatch) => void,
-    private readonly intervalMs = 24,
-    private readonly maxPendingChars = 4096,
+    private readonly intervalMs = DELTA_BATCH_INTERVAL_MS,
+    private readonly maxPendingChars = DELTA_BATCH_MAX_CHARS,
   ) {}
 
   add(delta: Partial<DeltaBatch>): void {
