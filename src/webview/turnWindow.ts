@@ -36,6 +36,8 @@ interface Row {
 export const FOLLOW_SLACK = 32;
 /** Rendered beyond each edge of the viewport, so a scroll step rarely shows an unrendered row. */
 const MIN_OVERSCAN_PX = 600;
+/** Rows beyond the viewport rendered for the first time in one frame. */
+const NEW_OVERSCAN_ROWS_PER_FRAME = 2;
 /** Detached row elements kept for quick re-mounting (and their state, like an open reasoning). */
 const DETACHED_CACHE = 150;
 
@@ -165,9 +167,27 @@ export class TurnWindow {
     const viewTop = this.scroller.scrollTop - this.list.offsetTop;
     const viewHeight = this.scroller.clientHeight;
     const overscan = Math.max(MIN_OVERSCAN_PX, viewHeight);
-    const first = this.indexAt(viewTop - overscan);
-    const last = this.indexAt(viewTop + viewHeight + overscan);
+    const wantFirst = this.indexAt(viewTop - overscan);
+    const wantLast = this.indexAt(viewTop + viewHeight + overscan);
+    // What is on screen is rendered now; the overscan grows outward by a few never-rendered
+    // rows a frame (rows rendered before cost nothing), so a fast scroll spreads the
+    // markdown work over frames instead of stalling one.
+    let first = this.indexAt(viewTop);
+    let last = this.indexAt(viewTop + viewHeight);
+    let budget = NEW_OVERSCAN_ROWS_PER_FRAME;
+    for (let grew = true; grew && (first > wantFirst || last < wantLast); ) {
+      grew = false;
+      if (last < wantLast && (this.rows[last + 1].element || budget-- > 0)) {
+        last++;
+        grew = true;
+      }
+      if (first > wantFirst && (this.rows[first - 1].element || budget-- > 0)) {
+        first--;
+        grew = true;
+      }
+    }
     this.setRange(first, last + 1);
+    if (first > wantFirst || last < wantLast) this.requestUpdate();
   }
 
   private applyEstimates(): void {
