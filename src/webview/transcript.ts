@@ -143,7 +143,9 @@ export class Transcript {
 
   /** The element is being dropped: keep what the reader chose in it. */
   private forget(entry: TurnEntry | undefined, element: HTMLElement): void {
-    if (!entry) return;
+    // A turn replaced by a new conversation has nothing to keep (and its index may already
+    // belong to a turn of the new one).
+    if (!entry?.answer || entry.answer.element !== element) return;
     const details = element.querySelector('details.reasoning');
     if (details instanceof HTMLDetailsElement && !details.hidden) entry.reasoningOpen = details.open;
     entry.answer = undefined;
