@@ -4,7 +4,7 @@
 // jump when turns above them are rendered and measured.
 import { strict as assert } from 'node:assert';
 import type { WebviewPage } from './support/chromium';
-import { assistantTurn, chunk, conversation, init, longConversationTurns } from './support/conversations';
+import { assistantTurn, chunk, conversation, init, longConversationTurns, userTurn } from './support/conversations';
 import { useWebviewSuite } from './support/suite';
 
 const TURNS = 1_000;
@@ -167,5 +167,20 @@ describe('webview long conversation (1,000 turns)', function () {
     await transcript().evaluate((node) => node.scrollTo({ top: 0 }));
     await settleFrames();
     assert.equal(await webview.page.locator('[data-turn-id="a0"] .reasoning-text').isVisible(), true, 'its reasoning is still open');
+  });
+  it('keeps the rendered turns when the host sends the conversation again with a new question', async () => {
+    const turns = longConversationTurns(TURNS);
+    await webview.hostPost(init(conversation(turns)));
+    await settleFrames();
+    const lastAnswer = `a${TURNS / 2 - 1}`;
+    await webview.page.locator(`[data-turn-id="${lastAnswer}"]`).evaluate((node) => node.setAttribute('data-test-mark', 'kept'));
+    // After Send the host posts the whole conversation with the question and an empty answer.
+    const next = [...turns, userTurn('u-new', 'One more question?'), assistantTurn('a-new', '', { state: 'streaming' })];
+    await webview.hostPost({ type: 'conversation', conversation: conversation(next), conversations: [] });
+    await settleFrames();
+    assert.equal(await webview.page.locator(`[data-turn-id="${lastAnswer}"][data-test-mark="kept"]`).count(), 1, 'the answer above is the same element');
+    assert.equal(await webview.page.locator('[data-turn-id="u-new"] .user-text').textContent(), 'One more question?');
+    assert.ok((await distanceFromBottom()) <= 32, 'the new question is in view at the bottom');
+    assert.equal(await webview.page.locator('[data-turn-id="a-new"]').getAttribute('aria-setsize'), String(TURNS + 2));
   });
 });
