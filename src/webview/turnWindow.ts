@@ -37,7 +37,9 @@ export const FOLLOW_SLACK = 32;
 /** Rendered beyond each edge of the viewport, so a scroll step rarely shows an unrendered row. */
 const MIN_OVERSCAN_PX = 600;
 /** Rows beyond the viewport rendered for the first time in one frame. */
-const NEW_OVERSCAN_ROWS_PER_FRAME = 2;
+const NEW_OVERSCAN_ROWS_PER_FRAME = 1;
+/** Idle time (ms) left to the browser when rendering rows ahead of the scroll. */
+const PREFETCH_RESERVE_MS = 3;
 /** Detached row elements kept for quick re-mounting (and their state, like an open reasoning). */
 const DETACHED_CACHE = 150;
 
@@ -65,6 +67,7 @@ export class TurnWindow {
   private width = 0;
   private following = true;
   private programmaticScrollTop = -1;
+  private prefetchScheduled = false;
 
   constructor(
     private readonly scroller: HTMLElement,
@@ -187,7 +190,33 @@ export class TurnWindow {
       }
     }
     this.setRange(first, last + 1);
-    if (first > wantFirst || last < wantLast) this.requestUpdate();
+    if (first > wantFirst || last < wantLast) {
+      this.requestUpdate();
+      this.prefetch(wantFirst, wantLast);
+    }
+  }
+
+  /**
+   * Renders the overscan's missing rows while the main thread is idle between frames
+   * (nearest to the viewport first), so the frames that mount them only attach elements.
+   */
+  private prefetch(wantFirst: number, wantLast: number): void {
+    if (this.prefetchScheduled || typeof requestIdleCallback !== 'function') return;
+    this.prefetchScheduled = true;
+    requestIdleCallback((deadline) => {
+      this.prefetchScheduled = false;
+      let below = this.end;
+      let above = this.start - 1;
+      let created = false;
+      while (deadline.timeRemaining() > PREFETCH_RESERVE_MS && (below <= wantLast || above >= wantFirst)) {
+        const row = below <= wantLast && (below - this.end <= this.start - 1 - above || above < wantFirst) ? this.rows[below++] : this.rows[above--];
+        if (!row || row.element) continue;
+        this.createElement(row);
+        this.cached.add(row);
+        created = true;
+      }
+      if (created) this.requestUpdate();
+    });
   }
 
   private applyEstimates(): void {
@@ -226,19 +255,23 @@ export class TurnWindow {
     const elements: HTMLElement[] = [];
     for (let i = from; i < to; i++) {
       const row = this.rows[i];
-      if (!row.element) {
-        row.element = this.source.create(i);
-        row.element.tabIndex = -1;
-        this.rowOf.set(row.element, row);
-      }
-      row.element.setAttribute('aria-posinset', String(i + 1));
-      row.element.setAttribute('aria-setsize', String(this.rows.length));
+      const element = row.element ?? this.createElement(row);
+      element.setAttribute('aria-posinset', String(i + 1));
+      element.setAttribute('aria-setsize', String(this.rows.length));
       this.cached.delete(row);
       this.cached.add(row);
-      this.observer.observe(row.element);
-      elements.push(row.element);
+      this.observer.observe(element);
+      elements.push(element);
     }
     return elements;
+  }
+
+  private createElement(row: Row): HTMLElement {
+    const element = this.source.create(row.index);
+    element.tabIndex = -1;
+    this.rowOf.set(element, row);
+    row.element = element;
+    return element;
   }
 
   private unmount(row: Row | undefined): void {
