@@ -84,20 +84,8 @@ export class TurnWindow {
     this.observer.observe(list);
   }
 
-  get count(): number {
-    return this.rows.length;
-  }
-
-  get isFollowing(): boolean {
-    return this.following;
-  }
-
   isMounted(index: number): boolean {
     return index >= this.start && index < this.end;
-  }
-
-  elementIfCreated(index: number): HTMLElement | undefined {
-    return this.rows[index]?.element;
   }
 
   /** Keeps rows [0, keep) with their elements, drops the rest and adds `added` new rows. */
