@@ -5,7 +5,8 @@
 //     the main thread busy less than 15% of the stream's duration, both when every chunk is
 //     its own message (the harsher case the figures above use) and when chunks come in 24 ms
 //     batches as the extension's host posts them (deltaBatcher.ts). The idle page's share,
-//     measured in the same page first, is the baseline.
+//     measured in the same page first, is the baseline; the same messages with empty deltas
+//     show how much of the per-chunk figure is message traffic rather than rendering.
 //  3. Smoothness: in the same stream, the 95th-percentile frame interval (a
 //     requestAnimationFrame timer) must stay under 50 ms, against the idle interval.
 // Run: npx tsx bench/webview-render.ts   (BENCH_SHORT_TOKENS, BENCH_LONG_TOKENS, BENCH_REPEATS to vary)
@@ -97,7 +98,7 @@ async function mainThreadSeconds(session: import('playwright-core').CDPSession):
 }
 
 /** Streams `tokens` tokens into a fresh page; returns main-thread time, its share of the stream and frame data. */
-async function measure(browser: HeadlessChromium, server: WebviewServer, tokens: number, batched = false) {
+async function measure(browser: HeadlessChromium, server: WebviewServer, tokens: number, batched = false, empty = false) {
   const webview = await WebviewPage.open(browser, server);
   const session = await browser.context.newCDPSession(webview.page);
   await session.send('Performance.enable');
@@ -106,10 +107,15 @@ async function measure(browser: HeadlessChromium, server: WebviewServer, tokens:
   const idleBefore = await mainThreadSeconds(session);
   const idle = await streamInPage(webview, null, 1_000);
   const idleShare = ((await mainThreadSeconds(session)) - idleBefore) * 1000 / idle.elapsedMs;
-  const chunks = answerChunks(tokens);
+  const chunks = answerChunks(tokens).map((chunk) => (empty ? '' : chunk));
   const before = await mainThreadSeconds(session);
   const streamed = await streamInPage(webview, chunks, 0, batched);
   const after = await mainThreadSeconds(session);
+  if (empty) {
+    await webview.close();
+    const mainThreadMs = (after - before) * 1000;
+    return { tokens: chunks.length, mainThreadMs, share: mainThreadMs / streamed.elapsedMs, idleShare, idle, streamed };
+  }
   const rendered = await webview.page.locator('[data-turn-id="live"] .answer-body').textContent();
   const lastWord = chunks[chunks.length - 1].trim().replace(/[`*#]/g, '');
   if (!rendered?.includes(lastWord) || (await webview.page.locator('.md-open').count()) !== 0) {
@@ -166,6 +172,9 @@ async function main(): Promise<void> {
         `${big.streamed.frameIntervals.length} frames: p95 frame ${p95.toFixed(1)} ms (idle baseline p95 ${idleP95.toFixed(1)} ms, ` +
         `ratio ${(p95 / idleP95).toFixed(2)}), max ${Math.max(...big.streamed.frameIntervals).toFixed(1)} ms (limit p95 < 50 ms) ${smooth ? 'PASS' : 'FAIL'}`,
     );
+    // The same 20,000 messages with empty deltas: the bench's own 500 timers a second plus
+    // delivering and dispatching the messages, without any text to render.
+    const traffic = await measure(browser, server, LONG_TOKENS, false, true);
     const batched = await measure(browser, server, LONG_TOKENS, true);
     for (const [label, run] of [['a message per chunk', big], [`${DELTA_BATCH_INTERVAL_MS} ms batches as the host posts them`, batched]] as const) {
       const light = run.share < SHARE_LIMIT;
@@ -176,6 +185,10 @@ async function main(): Promise<void> {
           `(idle page baseline ${(run.idleShare * 100).toFixed(1)}%) (limit ${SHARE_LIMIT * 100}%) ${light ? 'PASS' : 'FAIL'}`,
       );
     }
+    console.log(
+      `  of which message traffic: the same ${traffic.streamed.messages} messages with empty deltas take ${(traffic.share * 100).toFixed(1)}% ` +
+        `(bench timers, delivery, dispatch); rendering the text adds ${((big.share - traffic.share) * 100).toFixed(1)} points`,
+    );
     console.log(`machine load average while measuring: ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`);
   } finally {
     await browser.close();
