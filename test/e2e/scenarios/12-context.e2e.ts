@@ -19,6 +19,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
   this.timeout(240_000);
   const scenario = useScenario('12-context');
   let chat: ChatView;
+  let seededFiles: Array<{ volume: string; uuid: string }> = [];
 
   before(async function () {
     const { run, workbench } = scenario;
@@ -35,6 +36,15 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     chat = new ChatView(workbench);
     await chat.open();
     await chat.frame.locator('button[aria-label="New chat"]').click();
+    seededFiles = [
+      { volume: TEAM_VOLUME, uuid: seeded[0]!.uuid },
+      { volume: personal, uuid: seeded[1]!.uuid },
+    ];
+  });
+
+  // Other scenarios assert on exactly the files they put in the team volume: leave it as found.
+  after(async () => {
+    for (const { volume, uuid } of seededFiles) await scenario.run.emulator.api('DELETE', '/ksm/rag/v5/files', { volume, uuidz: [uuid] });
   });
 
   it('Ask About Selection puts a chip above the composer; the sent question shows the chip, not fences, and the model got the code', async () => {
