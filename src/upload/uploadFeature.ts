@@ -6,11 +6,12 @@ import * as vscode from 'vscode';
 import { NotFoundError } from '../api/errors';
 import type { DoChunking, FileInfo } from '../api/types';
 import type { ExtensionServices } from '../common/vscode/services';
-import { settings } from '../common/vscode/settings';
+import { personalVolume, settings } from '../common/vscode/settings';
+import { volumeDisplayName } from '../common/core/volumeTargets';
 import type { VolumesFeature } from '../volumes/volumesFeature';
 import { planUploads, type DuplicateChoice, type DuplicateDecider } from './core/duplicatePlanning';
 import { expandSelection } from '../common/core/folderExpansion';
-import { askAboutDuplicate, embeddingModel, pickChunking, pickVolume, rememberVolume, showSummary } from './vscode/uploadPrompts';
+import { askAboutDuplicate, chooseChunking, chunkingLabel, embeddingModel, pickVolume, rememberVolume, showNothingToUpload, showSummary } from './vscode/uploadPrompts';
 import { ReplacementTracker, type PendingReplacement } from './core/pendingReplacements';
 import { runUpload, type UploadSummary } from './core/uploadRun';
 import { formatBytes } from '../common/core/byteSize';
@@ -25,6 +26,8 @@ export interface UploadChoices {
   onDuplicate?: DuplicateChoice;
   /** No summary notification (the caller reads the returned summary). */
   quiet?: boolean;
+  /** Names to store files under, by path (Retry Failed keeps a folder file's D24 name). */
+  volumeNames?: ReadonlyMap<string, string>;
 }
 
 /** globalState key of the replacements waiting for their new copy to be processed. */
@@ -78,7 +81,12 @@ function selectedUris(uri: unknown, uris: unknown): vscode.Uri[] | undefined {
   return uri instanceof vscode.Uri ? [uri] : undefined;
 }
 
-/** The whole upload flow; every choice not given in `choices` is asked. */
+/**
+ * The whole upload flow; every choice not given in `choices` is asked. The selection is read
+ * first, so a selection of only skipped files says so (with the reasons) before any
+ * question; the rest (listing the volume, duplicate questions, sending) runs under one
+ * cancellable progress notification.
+ */
 export async function uploadToVolume(
   services: ExtensionServices,
   volumes: VolumesFeature,
@@ -91,50 +99,57 @@ export async function uploadToVolume(
   if (local.length < uris.length) void vscode.window.showWarningMessage('Only files on this machine can be uploaded; the others were left out.');
   if (local.length === 0) return undefined;
 
-  const volume = choices.volume ?? (await pickVolume(services, volumes));
-  if (!volume) return undefined;
-  const doChunking = choices.doChunking ?? (await pickChunking(services, volume));
+  const expansion = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'KSM: reading the selection' }, () =>
+    expandSelection(
+      local.map((u) => u.fsPath),
+      {
+        excludeGlobs: [...filesExcludeGlobs(), ...settings.uploadExclude()],
+        maxFileSizeBytes: settings.maxFileSizeBytes(),
+        workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+        skipGitignoreFiles: true,
+      },
+    ),
+  );
+  for (const skip of expansion.skipped) services.log.info(`[upload] skipped ${skip.path}: ${skip.reason}`);
+  for (const file of expansion.files) file.volumeName = choices.volumeNames?.get(file.path) ?? file.volumeName;
+  if (expansion.files.length === 0) {
+    if (!choices.quiet) void showNothingToUpload(services, expansion.skipped);
+    return undefined;
+  }
+
+  let volume = choices.volume;
+  let changeProcessing = false;
+  if (!volume) {
+    const picked = await pickVolume(services, volumes);
+    if (!picked) return undefined;
+    ({ volume, changeProcessing } = picked);
+  }
+  const doChunking = choices.doChunking ?? (await chooseChunking(services, volume, changeProcessing));
   if (doChunking === undefined) return undefined;
   const embedding = choices.embedding ?? (await embeddingModel());
   if (!embedding) return undefined;
   await rememberVolume(services, volume);
+  const target = volumeDisplayName(volume, personalVolume());
 
   const client = services.getClient();
   const decide: DuplicateDecider = choices.onDuplicate
     ? async () => ({ choice: choices.onDuplicate!, applyToAll: true })
-    : askAboutDuplicate;
+    : askAboutDuplicate(target);
 
-  const prepared = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Preparing upload to ${volume}…`, cancellable: true },
-    (_progress, token) => withAbortSignal(token, async (signal) => {
-      const expansion = await expandSelection(
-        local.map((u) => u.fsPath),
-        {
-          excludeGlobs: [...filesExcludeGlobs(), ...settings.uploadExclude()],
-          maxFileSizeBytes: settings.maxFileSizeBytes(),
-          workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
-          signal,
-        },
-      );
-      const existing: FileInfo[] = [];
-      if (expansion.files.length) {
-        try {
-          for await (const file of client.listAllFiles(volume, { signal, pageSize: 1000 })) existing.push(file);
-        } catch (error) {
-          if (!(error instanceof NotFoundError)) throw error; // D6: a new volume has no names yet
-        }
-      }
-      return { expansion, existing };
-    }),
-  );
-  const plan = await planUploads(prepared.expansion.files, prepared.existing, decide);
-  plan.skipped.unshift(...prepared.expansion.skipped);
-  for (const skip of plan.skipped) services.log.info(`[upload] skipped ${skip.path}: ${skip.reason}`);
-
-  const totalBytes = plan.uploads.reduce((sum, u) => sum + u.size, 0);
   const summary = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Uploading to ${volume}`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: `Uploading to ${target} (${chunkingLabel(doChunking)})`, cancellable: true },
     (progress, token) => withAbortSignal(token, async (signal) => {
+      progress.report({ message: `checking ${target} for names already there…` });
+      const existing: FileInfo[] = [];
+      try {
+        for await (const file of client.listAllFiles(volume, { signal, pageSize: 1000 })) existing.push(file);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error; // D6: a new volume has no names yet
+      }
+      const plan = await planUploads(expansion.files, existing, decide);
+      for (const skip of plan.skipped) services.log.info(`[upload] skipped ${skip.path}: ${skip.reason}`);
+      plan.skipped.unshift(...expansion.skipped);
+      const totalBytes = plan.uploads.reduce((sum, u) => sum + u.size, 0);
       let reportedFraction = 0;
       return runUpload({
         service: client,
@@ -158,7 +173,7 @@ export async function uploadToVolume(
   const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));
   // After a cancel a batch in flight may have been stored.
   if (summary.wasCancelled) volumes.refreshVolume(volume);
-  volumes.watchUploaded(volume, uploaded);
+  volumes.watchUploaded(volume, uploaded, doChunking);
   // The older copies stay searchable until the new ones are processed (and survive a reload).
   await replacementTracker(services, volumes).add(summary.replacements);
   for (const r of summary.results) {
@@ -167,7 +182,13 @@ export async function uploadToVolume(
   }
   if (!choices.quiet) {
     void showSummary(services, summary, (failedPaths) =>
-      uploadToVolume(services, volumes, failedPaths.map((p) => vscode.Uri.file(p)), { volume, doChunking, embedding, onDuplicate: choices.onDuplicate }),
+      uploadToVolume(services, volumes, failedPaths.map((p) => vscode.Uri.file(p)), {
+        volume,
+        doChunking,
+        embedding,
+        onDuplicate: choices.onDuplicate,
+        volumeNames: new Map(expansion.files.flatMap((f) => (f.volumeName ? [[f.path, f.volumeName] as const] : []))),
+      }),
     );
   }
   return summary;

@@ -30,7 +30,7 @@ describe('upload: folders, duplicates and cancel against the emulator', function
   });
   after(async () => fx.close());
 
-  it('uploads a folder without .gitignore-d, excluded, oversized or binary files, and a file selected twice once', async () => {
+  it('uploads a folder without .gitignore-d, excluded, oversized or binary files, nor the .gitignore files, keeping paths in names (D24), and a file selected twice once', async () => {
     const root = join(fx.workDir, 'ws1');
     await writeTree(root, {
       '.gitignore': 'build/\n*.log\n',
@@ -50,13 +50,15 @@ describe('upload: folders, duplicates and cancel against the emulator', function
       excludeGlobs: ['**/node_modules/**', '**/*.tmp'],
       maxFileSizeBytes: 1000,
       workspaceRoots: [root],
+      skipGitignoreFiles: true,
     });
     const picked = expansion.files.map((f) => f.displayPath).sort();
-    assert.deepEqual(picked, ['project/data/table.csv', 'project/docs/guide.md', 'project/src/.gitignore', 'project/src/main.ts']);
+    assert.deepEqual(picked, ['project/data/table.csv', 'project/docs/guide.md', 'project/src/main.ts']);
     const reasons = new Map(expansion.skipped.map((s) => [s.path.slice(root.length + 1), s.reason]));
     assert.match(reasons.get('project/build')!, /\.gitignore/);
     assert.match(reasons.get('project/debug.log')!, /\.gitignore/);
     assert.match(reasons.get('project/src/generated.ts')!, /\.gitignore/);
+    assert.match(reasons.get('project/src/.gitignore')!, /not uploaded/, 'the rules are applied, never uploaded themselves');
     assert.match(reasons.get('project/node_modules')!, /exclude/);
     assert.match(reasons.get('project/notes.tmp')!, /exclude/);
     assert.match(reasons.get('project/huge.txt')!, /larger than/);
@@ -65,10 +67,10 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     const volume = freshVolume('folder');
     const plan = await planUploads(expansion.files, [], never);
     const summary = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan });
-    assert.equal(summary.uploaded, 4);
+    assert.equal(summary.uploaded, 3);
     assert.equal(summary.failed, 0);
     const listed = (await listAll(fx, volume)).map((f) => f.filename).sort();
-    assert.deepEqual(listed, ['.gitignore', 'guide.md', 'main.ts', 'table.csv']);
+    assert.deepEqual(listed, ['data__table.csv', 'docs__guide.md', 'src__main.ts'], 'paths below the selected folder stay in the name, as folder sync names them');
   });
 
   it('asks once per clashing name until "apply to all": replace, then keep both for the rest', async () => {

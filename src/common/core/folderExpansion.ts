@@ -2,7 +2,10 @@
 // with a reason when skipped: `.gitignore` (the `ignore` library, nested files honoured),
 // exclude globs (`files.exclude` + `ksm.upload.exclude`, via picomatch), the size limit,
 // and files no filter can read. A file reached twice (selected and inside a selected
-// folder) is listed once. No `vscode` import.
+// folder) is listed once. Each file also gets the name it is stored under in a volume
+// (`volumeName`, D24): a folder's files keep their path below the selected folder, with
+// `/` spelled `__` (the service strips directories, D7), exactly as folder sync names them.
+// No `vscode` import.
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -19,6 +22,12 @@ export interface ExpansionOptions {
   workspaceRoots: string[];
   /** Honour `.gitignore` files (default true). */
   useGitignore?: boolean;
+  /**
+   * Leave the `.gitignore` files met inside a selected folder out (they are git's rules, not
+   * content to search); a `.gitignore` picked by name is still uploaded. Uploads set it;
+   * folder sync keeps mirroring them as before.
+   */
+  skipGitignoreFiles?: boolean;
   signal?: AbortSignal;
   /**
    * True when the caller already knows this file (same size and mtime) passed the
@@ -34,6 +43,12 @@ export interface SelectedFile {
   mtimeMs?: number;
   /** Path shown to people: relative to the workspace folder or the selection. */
   displayPath: string;
+  /**
+   * The name the file is stored under (D24): its path below the selected folder with `/`
+   * as `__` (`guides/setup.md` → `guides__setup.md`), or its own name when it was picked by
+   * name. Left out by callers that build a plan by hand: the base name then.
+   */
+  volumeName?: string;
 }
 
 export interface SkippedFile {
@@ -57,7 +72,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const seen = new Set<string>();
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
 
-  const consider = async (path: string, size: number, mtimeMs: number, anchor: string, explicit: boolean) => {
+  const consider = async (path: string, size: number, mtimeMs: number, anchor: string, explicit: boolean, volumeName: string) => {
     // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath then.
     const real = paths.length > 1 ? await realpath(path).catch(() => resolve(path)) : path;
     if (seen.has(real)) return;
@@ -69,10 +84,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     }
     const unreadable = options.knownReadable?.(path, size, mtimeMs) ? undefined : await unreadableReason(path);
     if (unreadable) return skipped.push({ path, reason: unreadable });
-    files.push({ path, size, mtimeMs, displayPath });
+    files.push({ path, size, mtimeMs, displayPath, volumeName });
   };
 
-  const walk = async (dir: string, anchor: string, scopes: IgnoreScope[]): Promise<void> => {
+  const walk = async (dir: string, anchor: string, scopes: IgnoreScope[], selected: string): Promise<void> => {
     options.signal?.throwIfAborted();
     const here = options.useGitignore === false ? scopes : [...scopes, ...(await gitignoreAt(dir))];
     const entries = await readdir(dir, { withFileTypes: true });
@@ -86,6 +101,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       const path = join(dir, entry.name);
       const isDir = entry.isDirectory();
       if (!isDir && !entry.isFile()) continue; // sockets, fifos, broken links
+      if (!isDir && entry.name === '.gitignore' && options.skipGitignoreFiles) {
+        skipped.push({ path, reason: 'git ignore rules (.gitignore) are applied, not uploaded' });
+        continue;
+      }
       const rel = toPosix(relative(anchor, path));
       if (isDir && isExcluded(rel)) {
         skipped.push({ path, reason: 'folder matches an exclude pattern' });
@@ -95,10 +114,11 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         skipped.push({ path, reason: isDir ? 'folder ignored by .gitignore' : 'ignored by .gitignore' });
         continue;
       }
-      if (isDir) await walk(path, anchor, here);
+      if (isDir) await walk(path, anchor, here, selected);
       else {
         const info = stats.get(entry.name);
-        if (info) await consider(path, info.size, info.mtimeMs, anchor, false); // else removed since the listing
+        // else removed since the listing
+        if (info) await consider(path, info.size, info.mtimeMs, anchor, false, volumeNameFor(toPosix(relative(selected, path))));
       }
     }
   };
@@ -115,15 +135,25 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const anchor = root ?? dirname(path);
     if (info.isDirectory()) {
       const inherited = root && options.useGitignore !== false ? await ancestorGitignores(root, path) : [];
-      await walk(path, anchor, inherited);
+      await walk(path, anchor, inherited, path);
     } else if (info.isFile()) {
       // A file the user picked by name is uploaded even if a glob would exclude it.
-      await consider(path, info.size, info.mtimeMs, anchor, true);
+      await consider(path, info.size, info.mtimeMs, anchor, true, basename(path));
     } else {
       skipped.push({ path, reason: 'not a regular file' });
     }
   }
   return { files, skipped };
+}
+
+/**
+ * The name a file at `rel` (relative to the selected or synced folder, `/`-separated) is
+ * stored under (D24): the service strips directories (D7), so `docs/guide.md` is sent as
+ * `docs__guide.md`, unique within the volume and still readable in citations. One source
+ * for uploads and folder sync.
+ */
+export function volumeNameFor(rel: string): string {
+  return rel.split('/').join('__');
 }
 
 async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {

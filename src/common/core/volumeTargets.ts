@@ -26,10 +26,10 @@ export function isPersonalVolumeName(name: string): boolean {
 
 /**
  * Where "Add Volume…" writes `ksm.volumes.list`, and the list it writes. VS Code does not
- * merge arrays across scopes (a workspace value replaces the user value), so writing a
- * one-name list into a workspace that had none would hide every volume of the user's list.
- * The name goes into the list the view shows, in the scope it comes from; with no list
- * anywhere, into the workspace when one is open (shared with the team), else the user's.
+ * merge arrays across scopes (a workspace value replaces the user value), so a workspace
+ * that has its own list gets the name there (anywhere else it would not show). Otherwise it
+ * goes into the user's settings: adding a volume never creates a `.vscode/settings.json`
+ * in the user's project (a team shares a list by putting it there themselves).
  */
 export function volumeListAddition(
   values: { workspaceValue?: unknown; globalValue?: unknown },
@@ -38,8 +38,7 @@ export function volumeListAddition(
 ): { scope: 'workspace' | 'global'; list: string[] } {
   const add = (list: unknown[]) => [...list.filter((v): v is string => typeof v === 'string' && v !== name), name];
   if (workspaceOpen && Array.isArray(values.workspaceValue)) return { scope: 'workspace', list: add(values.workspaceValue) };
-  if (Array.isArray(values.globalValue)) return { scope: 'global', list: add(values.globalValue) };
-  return { scope: workspaceOpen ? 'workspace' : 'global', list: [name] };
+  return { scope: 'global', list: add(Array.isArray(values.globalValue) ? values.globalValue : []) };
 }
 
 /** A volume as the view and the pickers show it. */
@@ -62,6 +61,15 @@ export function shownVolumes(personal: string | undefined, named: readonly strin
 /** What a volume is called in the tree and in pickers. */
 export function volumeLabel(target: VolumeTarget): string {
   return target.personal ? PERSONAL_VOLUME_LABEL : target.volume;
+}
+
+/**
+ * How messages name a volume: "My files" for the user's own personal volume (`personal`,
+ * from ksm.userId), the name otherwise. Every notification, title and dialog goes through
+ * this, so no raw `{user}` id reaches a sentence.
+ */
+export function volumeDisplayName(volume: string, personal: string | undefined): string {
+  return volume === personal ? PERSONAL_VOLUME_LABEL : volume;
 }
 
 /** The codicon id of a volume: `account` for the personal one, `database` for named ones. */

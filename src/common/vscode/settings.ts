@@ -17,6 +17,8 @@ export const settings = {
     const value = get<number>('upload.doChunking', 1);
     return value === 0 || value === 2 ? value : 1;
   },
+  /** Ask the processing (do_chunking) at every upload, even for a volume that remembers one. */
+  askProcessing: (): boolean => get<boolean>('upload.askProcessing', false),
   uploadExclude: (): string[] => uniqueStrings(get<string[]>('upload.exclude', [])),
   maxFileSizeBytes: (): number => Math.max(0, get<number>('upload.maxFileSizeMB', 100)) * 1024 * 1024,
   timeoutMs: (): number => Math.max(1, get<number>('request.timeoutSeconds', 60)) * 1000,

@@ -3,7 +3,7 @@
 // src/common/core/folderExpansion.ts), keyed by its path relative to the folder, with size and
 // mtime for the hash skip. No `vscode` import.
 import { relative, resolve, sep } from 'node:path';
-import { expandSelection, type SkippedFile } from '../../common/core/folderExpansion';
+import { expandSelection, volumeNameFor, type SkippedFile } from '../../common/core/folderExpansion';
 
 /** The CLI's manifest, kept in the synced folder; never synced itself. */
 export const CLI_MANIFEST_NAME = '.ksm-sync.json';
@@ -61,11 +61,11 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
 
 /**
  * The service strips directories from names (D7), so a nested file is stored under its
- * relative path with `/` turned into `__` (`docs/guide.md` → `docs__guide.md`): unique
- * within the volume and still readable in citations.
+ * relative path with `/` turned into `__` (`docs/guide.md` → `docs__guide.md`): the same
+ * rule as a folder upload (D24, `volumeNameFor`).
  */
 export function remoteNameFor(rel: string): string {
-  return rel.split('/').join('__');
+  return volumeNameFor(rel);
 }
 
 export function toPosix(path: string): string {

@@ -11,6 +11,8 @@ export type DuplicateChoice = 'replace' | 'keepBoth' | 'skip';
 
 export interface DuplicateQuestion {
   filename: string;
+  /** The name "Keep both" would upload under (`name (2).ext`, the first free one). */
+  keepBothName: string;
   /** Files of the volume with that name. */
   existing: FileInfo[];
   /** How many conflicts remain including this one (for "apply to all"). */
@@ -50,21 +52,21 @@ export async function planUploads(files: SelectedFile[], existing: Iterable<File
   const taken = new Set(byName.keys());
   const plannedNames = new Set<string>();
   // Names are compared as the service stores them (D7), not as the local file system spells them.
-  const conflicts = files.filter((f) => byName.has(storedFileName(basename(f.path)))).length;
+  const conflicts = files.filter((f) => byName.has(nameOf(f))).length;
   let answered = 0;
   let sticky: DuplicateChoice | undefined;
   const uploads: PlannedUpload[] = [];
   const skipped: SkippedFile[] = [];
 
   for (const file of files) {
-    const name = storedFileName(basename(file.path));
+    const name = nameOf(file);
     let filename = name;
     let replaces: FileInfo[] = [];
     const clash = byName.get(name);
     if (clash && !plannedNames.has(name)) {
       let choice = sticky;
       if (!choice) {
-        const answer = await decide({ filename: name, existing: clash, remaining: conflicts - answered });
+        const answer = await decide({ filename: name, keepBothName: freeName(name, taken, plannedNames), existing: clash, remaining: conflicts - answered });
         if (!answer) throw new UploadCancelledByUser();
         choice = answer.choice;
         if (answer.applyToAll) sticky = choice;
@@ -84,6 +86,11 @@ export async function planUploads(files: SelectedFile[], existing: Iterable<File
     uploads.push({ source: { path: file.path, filename }, size: file.size, displayPath: file.displayPath, replaces });
   }
   return { uploads, skipped };
+}
+
+/** The name the service will store `file` under (D7, D24), as volumes list it. */
+function nameOf(file: SelectedFile): string {
+  return storedFileName(file.volumeName ?? basename(file.path));
 }
 
 /** `report.pdf` → `report (2).pdf`, `report (3).pdf`… the first not taken. */

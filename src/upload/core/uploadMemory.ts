@@ -42,6 +42,15 @@ export function withChunking(remembered: unknown, volume: string, value: DoChunk
   return kept;
 }
 
+/**
+ * The processing an upload uses without asking: the one remembered for `volume`, unless
+ * the user wants to be asked every time (ksm.upload.askProcessing) or chose to change it.
+ * Undefined = ask.
+ */
+export function processingWithoutAsking(remembered: unknown, volume: string, askEveryTime: boolean): DoChunking | undefined {
+  return askEveryTime ? undefined : rememberedChunking(remembered, volume);
+}
+
 /** Processing options in the order offered: the current one first, then 1, 2, 0. */
 export function chunkingOrder(current: DoChunking): DoChunking[] {
   return [current, ...([1, 2, 0] as const).filter((v) => v !== current)];

@@ -7,27 +7,67 @@ import type { DoChunking } from '../../api/types';
 import type { ExtensionServices } from '../../common/vscode/services';
 import type { VolumesFeature } from '../../volumes/volumesFeature';
 import { personalVolume, settings, updateSetting } from '../../common/vscode/settings';
-import { volumeCodicon, volumeLabel, volumeNameProblem } from '../../common/core/volumeTargets';
+import { volumeCodicon, volumeDisplayName, volumeLabel, volumeNameProblem } from '../../common/core/volumeTargets';
 import type { DuplicateDecider } from '../core/duplicatePlanning';
-import { chunkingOrder, rememberedChunking, volumeChoices, withChunking, withRecentVolume } from '../core/uploadMemory';
+import { chunkingOrder, processingWithoutAsking, rememberedChunking, volumeChoices, withChunking, withRecentVolume } from '../core/uploadMemory';
+import { duplicateOptions, duplicateTitle, nothingToUploadMessage, summaryLine, type DuplicateOption } from '../core/uploadMessages';
+import type { SkippedFile } from '../../common/core/folderExpansion';
 import { GLOBAL_STATE_KEY } from '../../common/core/storageKeys';
 import type { UploadSummary } from '../core/uploadRun';
 
 
-export async function pickVolume(services: ExtensionServices, volumes: VolumesFeature): Promise<string | undefined> {
+/** The target volume, and whether the user asked to choose its processing this time. */
+export interface VolumePick {
+  volume: string;
+  changeProcessing: boolean;
+}
+
+/**
+ * The target volume, recent first. Each volume shows the processing it remembers; its
+ * gear button ("Change processing…") picks the volume and asks the processing again.
+ */
+export async function pickVolume(services: ExtensionServices, volumes: VolumesFeature): Promise<VolumePick | undefined> {
   const named = settings.volumes();
-  const choices = volumeChoices(personalVolume(), named, services.context.globalState.get(GLOBAL_STATE_KEY.recentUploadVolumes));
+  const state = services.context.globalState;
+  const choices = volumeChoices(personalVolume(), named, state.get(GLOBAL_STATE_KEY.recentUploadVolumes));
   type Item = vscode.QuickPickItem & { volume?: string; add?: boolean };
-  const items: Item[] = choices.map((choice) => ({
-    label: volumeLabel(choice),
-    description: [choice.personal ? choice.volume : undefined, choice.recent ? 'recently used' : undefined].filter(Boolean).join(' · ') || undefined,
-    iconPath: new vscode.ThemeIcon(volumeCodicon(choice)),
-    volume: choice.volume,
-  }));
+  const changeButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('settings-gear'), tooltip: 'Upload here and choose the processing again' };
+  const items: Item[] = choices.map((choice) => {
+    const remembered = rememberedChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), choice.volume);
+    return {
+      label: volumeLabel(choice),
+      description: [choice.personal ? choice.volume : undefined, choice.recent ? 'recently used' : undefined, remembered === undefined ? undefined : CHUNKING_OPTIONS[remembered].label]
+        .filter(Boolean)
+        .join(' · ') || undefined,
+      iconPath: new vscode.ThemeIcon(volumeCodicon(choice)),
+      volume: choice.volume,
+      buttons: remembered === undefined ? undefined : [changeButton],
+    };
+  });
   items.push({ label: 'Add Volume…', iconPath: new vscode.ThemeIcon('add'), add: true, alwaysShow: true });
-  const picked = await vscode.window.showQuickPick(items, { title: 'Upload to Volume', placeHolder: 'Choose the volume to upload to' });
+  const picked = await new Promise<{ item: Item; changeProcessing: boolean } | undefined>((resolve) => {
+    const quickPick = vscode.window.createQuickPick<Item>();
+    quickPick.title = 'Upload to Volume';
+    quickPick.placeholder = 'Choose the volume to upload to (the gear changes its processing)';
+    quickPick.items = items;
+    let result: { item: Item; changeProcessing: boolean } | undefined;
+    quickPick.onDidAccept(() => {
+      const item = quickPick.selectedItems[0];
+      if (item) result = { item, changeProcessing: false };
+      quickPick.hide();
+    });
+    quickPick.onDidTriggerItemButton((e) => {
+      result = { item: e.item, changeProcessing: true };
+      quickPick.hide();
+    });
+    quickPick.onDidHide(() => {
+      quickPick.dispose();
+      resolve(result);
+    });
+    quickPick.show();
+  });
   if (!picked) return undefined;
-  if (!picked.add) return picked.volume;
+  if (!picked.item.add) return { volume: picked.item.volume!, changeProcessing: picked.changeProcessing };
   const name = await vscode.window.showInputBox({
     title: 'Upload to a New Volume',
     prompt: 'Named volume; it is created by this upload and added to the Volumes view.',
@@ -35,7 +75,7 @@ export async function pickVolume(services: ExtensionServices, volumes: VolumesFe
   });
   if (!name) return undefined;
   await volumes.addVolumeToView(name.trim());
-  return name.trim();
+  return { volume: name.trim(), changeProcessing: false };
 }
 
 export async function rememberVolume(services: ExtensionServices, volume: string): Promise<void> {
@@ -49,15 +89,33 @@ const CHUNKING_OPTIONS: Record<DoChunking, { label: string; detail: string }> = 
   0: { label: 'Store only', detail: 'Kept as is, not searchable (do_chunking = 0)' },
 };
 
+/**
+ * The processing for an upload to `volume`: the one remembered for it without a question
+ * (unless `ask` or ksm.upload.askProcessing), else the pick below.
+ */
+export async function chooseChunking(services: ExtensionServices, volume: string, ask: boolean): Promise<DoChunking | undefined> {
+  const known = ask ? undefined : processingWithoutAsking(services.context.globalState.get(GLOBAL_STATE_KEY.chunkingByVolume), volume, settings.askProcessing());
+  return known ?? pickChunking(services, volume);
+}
+
+/** Asks the processing, the remembered (or default) one first, and remembers the answer for the volume. */
 export async function pickChunking(services: ExtensionServices, volume: string): Promise<DoChunking | undefined> {
   const state = services.context.globalState;
   const last = rememberedChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), volume);
   const first = last === undefined ? 'default (ksm.upload.doChunking)' : 'last used';
   const items = chunkingOrder(last ?? settings.doChunking()).map((value, index) => ({ value, ...CHUNKING_OPTIONS[value], description: index === 0 ? first : undefined }));
-  const picked = await vscode.window.showQuickPick(items, { title: `Processing for ${volume}` });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `Processing for ${volumeDisplayName(volume, personalVolume())}`,
+    placeHolder: 'Remembered for this volume (change it later with the gear in the volume list, or ask every time: ksm.upload.askProcessing)',
+  });
   if (!picked) return undefined;
   await state.update(GLOBAL_STATE_KEY.chunkingByVolume, withChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), volume, picked.value));
   return picked.value;
+}
+
+/** The short name of a processing choice ("Chunk and embed"), for titles. */
+export function chunkingLabel(value: DoChunking): string {
+  return CHUNKING_OPTIONS[value].label;
 }
 
 export async function embeddingModel(): Promise<string | undefined> {
@@ -76,64 +134,63 @@ export async function embeddingModel(): Promise<string | undefined> {
   return model.trim();
 }
 
-/** Replace / Keep Both / Skip, each also "for all", in one modal. */
-export const askAboutDuplicate: DuplicateDecider = async ({ filename, existing, remaining }) => {
-  const many = remaining > 1;
-  const buttons = many ? ['Replace', 'Keep Both', 'Skip', 'Replace All', 'Keep All', 'Skip All'] : ['Replace', 'Keep Both', 'Skip'];
-  const answer = await vscode.window.showWarningMessage(
-    `"${filename}" already exists in the volume${existing.length > 1 ? ` (${existing.length} copies)` : ''}.`,
-    {
-      modal: true,
-      detail: `Replace uploads the new file, then deletes the old one. Keep Both uploads it under a new name.${many ? ` ${remaining} names clash in this upload; "… All" answers for every one.` : ''}`,
-    },
-    ...buttons,
-  );
-  switch (answer) {
-    case 'Replace':
-    case 'Replace All':
-      return { choice: 'replace', applyToAll: answer === 'Replace All' };
-    case 'Keep Both':
-    case 'Keep All':
-      return { choice: 'keepBoth', applyToAll: answer === 'Keep All' };
-    case 'Skip':
-    case 'Skip All':
-      return { choice: 'skip', applyToAll: answer === 'Skip All' };
-    default:
-      return undefined;
-  }
-};
+/**
+ * The duplicate question for uploads to `volume` (its display name): Skip / Keep Both /
+ * Replace and, with more clashes to come, the same "for all" (uploadMessages.ts). A quick
+ * pick rather than a modal: each choice says what it does, and the safe Skip is the
+ * default (Enter), never Replace. Escape cancels the whole upload.
+ */
+export function askAboutDuplicate(volume: string): DuplicateDecider {
+  return async (question) => {
+    type Item = vscode.QuickPickItem & { option?: DuplicateOption };
+    const options = duplicateOptions(question, volume);
+    const items: Item[] = [];
+    options.forEach((option, index) => {
+      if (index === 3) items.push({ label: `This and the ${question.remaining - 1} remaining clashes`, kind: vscode.QuickPickItemKind.Separator });
+      items.push({ label: option.label, detail: option.detail, option });
+    });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: duplicateTitle(question, volume),
+      placeHolder: question.remaining > 1 ? `${question.remaining} names clash in this upload; Escape cancels the upload` : 'Escape cancels the upload',
+      ignoreFocusOut: true,
+    });
+    return picked?.option ? { choice: picked.option.choice, applyToAll: picked.option.applyToAll } : undefined;
+  };
+}
 
 let detailsChannel: vscode.OutputChannel | undefined;
-
-function summaryLine(summary: UploadSummary): string {
-  const parts = [`${summary.uploaded} uploaded`];
-  if (summary.failed) parts.push(`${summary.failed} failed`);
-  if (summary.skipped) parts.push(`${summary.skipped} skipped`);
-  if (summary.cancelled) parts.push(`${summary.cancelled} not sent (cancelled)`);
-  const replacing = summary.replacements.length;
-  if (replacing) parts.push(`${replacing} replace${replacing === 1 ? 's' : ''} an older copy once processed`);
-  return `${parts.join(', ')} — ${summary.volume}`;
-}
 
 export async function showSummary(services: ExtensionServices, summary: UploadSummary, retry: (paths: string[]) => unknown): Promise<void> {
   const failedPaths = summary.results.filter((r) => r.outcome === 'failed' || r.outcome === 'cancelled').map((r) => r.path);
   const actions = ['Show Details', ...(failedPaths.length ? ['Retry Failed'] : [])];
-  const line = summaryLine(summary);
-  const show = summary.failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const line = summaryLine(summary, volumeDisplayName(summary.volume, personalVolume()));
+  // Nothing stored while something was skipped or failed is worth a warning, not an info.
+  const show = summary.failed || (summary.uploaded === 0 && summary.skipped) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   const choice = await show(line, ...actions);
   if (choice === 'Show Details') {
-    if (!detailsChannel) {
-      detailsChannel = vscode.window.createOutputChannel('KSM Upload Details');
-      services.context.subscriptions.push(detailsChannel);
-    }
-    detailsChannel.clear();
-    detailsChannel.appendLine(line);
-    for (const r of summary.results) {
+    showDetails(services, line, summary.results.map((r) => {
       const why = r.outcome === 'uploaded' ? `as ${r.info.uuid}${r.replacing ? `; the older copy stays searchable until this one is processed` : ''}` : r.reason;
-      detailsChannel.appendLine(`${r.outcome.padEnd(9)} ${r.filename}  ${why}  [${r.path}]`);
-    }
-    detailsChannel.show(true);
+      return `${r.outcome.padEnd(9)} ${r.filename}  ${why}  [${r.path}]`;
+    }));
   } else if (choice === 'Retry Failed') {
     await retry(failedPaths);
   }
+}
+
+/** A selection where every file was skipped: said at once, as a warning with the reasons. */
+export async function showNothingToUpload(services: ExtensionServices, skipped: readonly SkippedFile[]): Promise<void> {
+  const line = nothingToUploadMessage(skipped);
+  const choice = await vscode.window.showWarningMessage(line, ...(skipped.length ? ['Show Details'] : []));
+  if (choice === 'Show Details') showDetails(services, line, skipped.map((s) => `skipped   ${s.path}  ${s.reason}`));
+}
+
+function showDetails(services: ExtensionServices, line: string, rows: string[]): void {
+  if (!detailsChannel) {
+    detailsChannel = vscode.window.createOutputChannel('KSM Upload Details');
+    services.context.subscriptions.push(detailsChannel);
+  }
+  detailsChannel.clear();
+  detailsChannel.appendLine(line);
+  for (const row of rows) detailsChannel.appendLine(row);
+  detailsChannel.show(true);
 }
