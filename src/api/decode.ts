@@ -52,6 +52,8 @@ export function decodeFileInfo(value: unknown): FileInfo | undefined {
   };
   const detail = toStringValue(value.status_detail ?? value.statusDetail);
   if (detail) info.statusDetail = detail;
+  const doChunking = toNumber(value.do_chunking ?? value.doChunking);
+  if (doChunking === 0 || doChunking === 1 || doChunking === 2) info.doChunking = doChunking;
   return info;
 }
 

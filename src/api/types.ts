@@ -17,6 +17,11 @@ export interface FileInfo {
   isdir: 0 | 1;
   /** Optional human explanation of the status (D8); never required. */
   statusDetail?: string;
+  /**
+   * The `do_chunking` the file was uploaded with, when a server echoes it (D24: our
+   * emulator does not; the extension then remembers what it sent).
+   */
+  doChunking?: DoChunking;
 }
 
 export interface FileListPage {

@@ -1,7 +1,9 @@
 // The Volumes view: tree, drag and drop, commands, and the API other features use
 // (chat citations reveal files; uploads refresh a volume and watch new files settle).
 import * as vscode from 'vscode';
-import type { AgentFileRef, FileInfo } from '../api/types';
+import type { AgentFileRef, DoChunking, FileInfo } from '../api/types';
+import { ProcessingModes } from './core/processingModes';
+import { GLOBAL_STATE_KEY } from '../common/core/storageKeys';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
 import { addVolumeToView, registerVolumeCommands } from './vscode/volumeCommands';
@@ -22,8 +24,11 @@ export interface VolumesFeature {
   revealFile(volume: string, fileId: string): Promise<RevealOutcome>;
   /** Re-lists a volume and starts live status polling for files not yet final. */
   refreshVolume(volume: string): void;
-  /** Shows files just uploaded (even beyond the loaded pages) and polls them until final. */
-  watchUploaded(volume: string, files: FileInfo[]): void;
+  /**
+   * Shows files just uploaded (even beyond the loaded pages) and polls them until final;
+   * `doChunking` (what they were sent with) tells a chosen `na` from a failed one (D24).
+   */
+  watchUploaded(volume: string, files: FileInfo[], doChunking?: DoChunking): void;
   /** Adds a named volume to `ksm.volumes.list` (the upload picker's "Add Volume…"). */
   addVolumeToView(name: string): Promise<void>;
   /** Marks volumes kept in sync with a workspace folder (volume → folder label). */
@@ -38,6 +43,10 @@ const REVEAL_MAX_PAGES = 40;
 export function registerVolumesFeature(services: ExtensionServices, deps: VolumesFeatureDeps): VolumesFeature {
   const { context } = services;
   const tree = createVolumesTree(services);
+  const modes = new ProcessingModes(context.globalState.get(GLOBAL_STATE_KEY.processingModes), (entries) => {
+    void context.globalState.update(GLOBAL_STATE_KEY.processingModes, entries);
+  });
+  tree.processingMode = (uuid) => modes.get(uuid);
   const view = vscode.window.createTreeView<VolumesNode>(VIEW_ID.volumes, {
     treeDataProvider: tree,
     canSelectMany: true,
@@ -59,8 +68,8 @@ export function registerVolumesFeature(services: ExtensionServices, deps: Volume
     }),
   );
 
-  registerVolumeCommands(services, tree, (files) => deps.askAgentAbout(files));
-  return createVolumesApi(tree, view);
+  registerVolumeCommands(services, tree, view, (files) => deps.askAgentAbout(files));
+  return createVolumesApi(tree, view, modes);
 }
 
 /** The tree over the current settings and key: roots only when a base URL and a key exist. */
@@ -79,7 +88,7 @@ export function createVolumesTree(services: ExtensionServices): VolumesTreeProvi
 }
 
 /** What other features call; `view` is needed only to reveal files. */
-export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeView<VolumesNode>): VolumesFeature {
+export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeView<VolumesNode>, modes?: ProcessingModes): VolumesFeature {
   return {
     tree,
     addVolumeToView,
@@ -87,7 +96,8 @@ export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeVi
       void tree.listing(volume).reload();
     },
     markSynced: (marks) => tree.setSyncMarks(marks),
-    watchUploaded: (volume, files) => {
+    watchUploaded: (volume, files, doChunking) => {
+      if (doChunking !== undefined) modes?.remember(files.map((f) => f.uuid), doChunking);
       const listing = tree.listing(volume);
       if (listing.state.kind === 'loaded') listing.addUploaded(files);
       else void listing.reload();

@@ -93,11 +93,11 @@ describe('package.json and the code name the same commands, views and keys', () 
       ...(contributes.keybindings ?? []).map((k: { when?: string }) => k.when ?? ''),
     ];
     for (const when of whens) {
-      for (const [, view] of when.matchAll(/\bview\s*==\s*([\w.]+)/g)) assert.ok(views.has(view!), `when "${when}" names the unknown view ${view}`);
+      for (const [, view] of when.matchAll(/\b(?:view|focusedView)\s*==\s*([\w.]+)/g)) assert.ok(views.has(view!), `when "${when}" names the unknown view ${view}`);
       // What is left after settings (config.ksm.*), view ids and tree item values must be a key we set.
       const rest = when
         .replace(/config\.ksm\.[\w.]+/g, '')
-        .replace(/\b(view|viewItem)\s*(==|=~)\s*(\/(?:[^/\\]|\\.)*\/|[\w.]+)/g, '');
+        .replace(/\b(view|viewItem|focusedView)\s*(==|=~)\s*(\/(?:[^/\\]|\\.)*\/|[\w.]+)/g, '');
       for (const [key] of rest.matchAll(/\bksm\.[\w.]+/g)) assert.ok(contextKeys.has(key), `when "${when}" reads ${key}, which the extension never sets`);
     }
     for (const key of contextKeys) {

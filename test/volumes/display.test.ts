@@ -12,7 +12,9 @@ describe('volumes: display rules', () => {
   it('maps every processing state to its codicon (D9)', () => {
     for (const s of ['uploaded', 'waiting', 'chunking', 'embedding', 'indexing']) assert.equal(statusIconId(s), 'sync~spin');
     assert.equal(statusIconId('done'), 'check');
-    assert.equal(statusIconId('na'), 'warning');
+    assert.equal(statusIconId('na', 1), 'warning', 'sent to be indexed, ended na: failed');
+    assert.equal(statusIconId('na', 0), 'archive', 'Store only: a choice, neutral');
+    assert.equal(statusIconId('na'), 'circle-slash', 'mode unknown: neither claimed');
     assert.equal(statusIconId('something-new'), 'question');
   });
 

@@ -14,6 +14,8 @@ export const GLOBAL_STATE_KEY = {
   recentUploadVolumes: 'ksm.upload.recentVolumes',
   /** The do_chunking last picked per volume (uploadMemory.withChunking). */
   chunkingByVolume: 'ksm.upload.doChunkingByVolume',
+  /** The do_chunking each uploaded file was sent with, newest last (volumes/core/processingModes.ts). */
+  processingModes: 'ksm.volumes.processingModes',
 } as const;
 
 /** `context.workspaceState`: per workspace. */

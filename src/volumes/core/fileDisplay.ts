@@ -1,12 +1,52 @@
 // How a FileInfo is described to people: status icon, size, date. No `vscode` import, so
 // the formatting is unit-tested under plain mocha.
-import { FINAL_FILE_STATUSES, type FileInfo } from '../../api/types';
+import { FINAL_FILE_STATUSES, type DoChunking, type FileInfo } from '../../api/types';
 import { formatBytes } from '../../common/core/byteSize';
 
-/** Codicon id for a file's processing state (D9). */
-export function statusIconId(status: string): string {
+/**
+ * What a file's state means to people (D24): `na` is read with the processing the file was
+ * uploaded with (`mode`: echoed by the server or remembered from the upload). Store only
+ * and Chunk only end `na` by choice, shown neutrally; a file sent to be indexed that ends
+ * `na` failed, shown as a warning with the service's reason; with no mode known, `na` is
+ * only "not indexed", claiming neither.
+ */
+export interface FileState {
+  kind: 'done' | 'processing' | 'storedOnly' | 'chunkedOnly' | 'failed' | 'notIndexed' | 'unknown';
+  /** Short text for the row's description ("stored, not indexed", "failed: no text found"). */
+  text: string;
+  /** Codicon id. */
+  icon: string;
+  /** Drawn in the theme's warning colour. */
+  warning: boolean;
+  /** The full sentence for the tooltip. */
+  explanation?: string;
+}
+
+/** A failure reason longer than this is cut in the row (the tooltip has it whole). */
+const REASON_IN_ROW = 60;
+
+export function fileState(file: FileInfo, mode: DoChunking | undefined = file.doChunking): FileState {
+  const status = file.status;
+  if (status === 'done') return { kind: 'done', text: 'done', icon: 'check', warning: false };
+  if (status === 'na') {
+    if (mode === 0) return { kind: 'storedOnly', text: 'stored, not indexed', icon: 'archive', warning: false, explanation: 'Stored as is ("Store only"): kept in the volume, not searchable by the agent.' };
+    if (mode === 2) return { kind: 'chunkedOnly', text: 'chunked, not indexed', icon: 'archive', warning: false, explanation: 'Split into chunks without vectors ("Chunk only"): kept, not searchable by the agent.' };
+    if (mode === 1) {
+      const reason = file.statusDetail?.trim() || 'the service gave no reason';
+      const short = reason.length > REASON_IN_ROW ? `${reason.slice(0, REASON_IN_ROW - 1)}…` : reason;
+      return { kind: 'failed', text: `failed: ${short}`, icon: 'warning', warning: true, explanation: `Processing failed: ${reason}. The file is stored but not searchable; fix it and upload it again.` };
+    }
+    return { kind: 'notIndexed', text: 'not indexed', icon: 'circle-slash', warning: false, explanation: 'Not searchable. Uploaded from elsewhere, so whether it was stored only by choice or failed processing is not known.' };
+  }
+  if (FINAL_FILE_STATUSES.has(status)) return { kind: 'unknown', text: status, icon: 'circle-filled', warning: false };
+  if (['uploaded', 'waiting', 'chunking', 'embedding', 'indexing'].includes(status)) return { kind: 'processing', text: status, icon: 'sync~spin', warning: false };
+  return { kind: 'unknown', text: status, icon: 'question', warning: false };
+}
+
+/** Codicon id for a file's processing state (D9); `na` as read by `fileState`. */
+export function statusIconId(status: string, mode?: DoChunking): string {
   if (status === 'done') return 'check';
-  if (status === 'na') return 'warning';
+  if (status === 'na') return fileState({ uuid: '', filename: '', status, filesize: 0, date: '', isdir: 0 }, mode).icon;
   if (FINAL_FILE_STATUSES.has(status)) return 'circle-filled';
   if (['uploaded', 'waiting', 'chunking', 'embedding', 'indexing'].includes(status)) return 'sync~spin';
   return 'question';
@@ -25,13 +65,14 @@ export function parseServiceDate(value: string): Date | undefined {
   return Number.isNaN(date.getTime()) || date.getUTCMonth() !== mo! - 1 ? undefined : date;
 }
 
-/** "embedding · 1.2 MB" */
-export function fileDescription(file: FileInfo): string {
-  return file.isdir ? 'folder' : `${file.status} · ${formatBytes(file.filesize)}`;
+/** "embedding · 1.2 MB", "stored, not indexed · 3 KB" */
+export function fileDescription(file: FileInfo, mode?: DoChunking): string {
+  return file.isdir ? 'folder' : `${fileState(file, mode ?? file.doChunking).text} · ${formatBytes(file.filesize)}`;
 }
 
 /** Markdown lines of the tooltip; the adapter wraps them in a MarkdownString. */
-export function fileTooltipMarkdown(file: FileInfo, volume: string, locale?: string): string {
+export function fileTooltipMarkdown(file: FileInfo, volume: string, locale?: string, mode?: DoChunking): string {
+  const state = fileState(file, mode ?? file.doChunking);
   const date = parseServiceDate(file.date);
   const when = date ? date.toLocaleString(locale) : file.date || 'unknown';
   const lines = [
@@ -39,11 +80,13 @@ export function fileTooltipMarkdown(file: FileInfo, volume: string, locale?: str
     '',
     `- Volume: \`${volume}\``,
     `- ID: \`${file.uuid}\``,
-    `- Status: ${file.status}`,
+    `- Status: ${state.text === file.status ? file.status : `${escapeMarkdown(state.text)} (\`${file.status}\`)`}`,
     `- Size: ${file.filesize.toLocaleString(locale)} bytes`,
     `- Uploaded: ${when}`,
   ];
-  if (file.statusDetail) lines.push('', escapeMarkdown(file.statusDetail));
+  if (state.explanation) lines.push('', escapeMarkdown(state.explanation));
+  // A failure's explanation already quotes the service's detail.
+  if (file.statusDetail && state.kind !== 'failed') lines.push('', escapeMarkdown(file.statusDetail));
   return lines.join('\n');
 }
 

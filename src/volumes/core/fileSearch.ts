@@ -37,12 +37,36 @@ export function nameMatcher(query: string): (filename: string) => boolean {
   return (name) => glob(name.slice(name.lastIndexOf('/') + 1));
 }
 
+/**
+ * "100 matches", "1 match", "100+ matches": the `+` only when at least one more match is
+ * known to exist (VolumeSearch reads one match ahead), never for exactly 100.
+ */
+export function matchCountText(count: number, more: boolean, interrupted = false): string {
+  const text = `${count}${more ? '+' : ''} match${count === 1 && !more ? '' : 'es'}`;
+  return interrupted && !more ? `${text} so far` : text;
+}
+
 export class VolumeSearch {
   readonly matches: FileInfo[] = [];
   scanned = 0;
-  /** True once the whole volume was read. */
+  /**
+   * True once no further match exists: the whole volume was read. While false, a match
+   * beyond the ones shown has been found (read ahead), so "more" is a fact, not a guess.
+   */
   complete = false;
   private iterator?: AsyncIterator<FileInfo>;
+  /** The first match beyond `wanted`, held back for the next call. */
+  private ahead?: FileInfo;
+
+  /** A match beyond `matches` is known to exist. */
+  get hasMoreMatches(): boolean {
+    return this.ahead !== undefined;
+  }
+
+  /** "12 matches", "100+ matches", "3 matches so far" (stopped before the end). */
+  get countText(): string {
+    return matchCountText(this.matches.length, this.hasMoreMatches, !this.complete);
+  }
   private readonly matcher: (filename: string) => boolean;
 
   constructor(
@@ -61,6 +85,11 @@ export class VolumeSearch {
    */
   async findMore(wanted: number, signal?: AbortSignal, onProgress?: (p: SearchProgress) => void): Promise<FileInfo[]> {
     const found: FileInfo[] = [];
+    if (this.ahead && wanted > 0) {
+      found.push(this.ahead);
+      this.matches.push(this.ahead);
+      this.ahead = undefined;
+    }
     if (this.complete) return found;
     if (!this.iterator) {
       const seen = this.scanned;
@@ -75,7 +104,8 @@ export class VolumeSearch {
       }
     }
     try {
-      while (found.length < wanted) {
+      // Reads until one match more than wanted (kept in `ahead`), so "more" is known.
+      while (!this.ahead) {
         signal?.throwIfAborted();
         const next = await this.iterator.next();
         if (next.done) {
@@ -84,8 +114,12 @@ export class VolumeSearch {
         }
         this.scanned++;
         if (this.matcher(next.value.filename)) {
-          found.push(next.value);
-          this.matches.push(next.value);
+          if (found.length < wanted) {
+            found.push(next.value);
+            this.matches.push(next.value);
+          } else {
+            this.ahead = next.value;
+          }
         }
         if (this.scanned % 500 === 0) onProgress?.({ scanned: this.scanned, matches: this.matches.length });
       }

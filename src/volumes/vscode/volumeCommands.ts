@@ -5,7 +5,7 @@ import type { AgentFileRef } from '../../api/types';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { FILE_SORT_ORDERS, type FileSortOrder } from '../core/fileDisplay';
 import { deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
-import { VolumeSearch } from '../core/fileSearch';
+import { matchCountText, VolumeSearch } from '../core/fileSearch';
 import { volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
 import type { FileNode, VolumeNode, VolumesNode } from './volumeNodes';
 import type { VolumesTreeProvider } from './volumesTree';
@@ -19,10 +19,17 @@ const FILTER_BATCH = 100;
 export function registerVolumeCommands(
   services: ExtensionServices,
   tree: VolumesTreeProvider,
+  view: Pick<vscode.TreeView<VolumesNode>, 'selection' | 'description'>,
   askAgentAbout: (files: Array<AgentFileRef & { volume: string }>) => Promise<void>,
 ): void {
   const { context } = services;
   tree.sortOrder = context.workspaceState.get<FileSortOrder>(WORKSPACE_STATE_KEY.fileSortOrder, 'upload');
+  // An active filter shows in the view's title bar ("Filter "q" · 12 matches") with Clear
+  // Filter beside it, not only as a changed icon; the tree reports every change of filter.
+  tree.onSearchesChanged = () => {
+    view.description = filterDescription([...tree.searches()]);
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEY.volumesFiltered, tree.filtering);
+  };
 
   services.registerCommand(COMMAND.volumesAdd, async () => {
     const config = vscode.workspace.getConfiguration('ksm');
@@ -75,16 +82,12 @@ export function registerVolumeCommands(
     const volumes = await tree.currentVolumes();
     const client = services.getClient();
     const searches = new Map(volumes.map((v) => [v, new VolumeSearch(client, v, query.trim())]));
-    await vscode.commands.executeCommand('setContext', CONTEXT_KEY.volumesFiltered, true);
     tree.setSearches(searches);
     await runSearches([...searches.values()]);
     tree.refreshRoots();
   });
 
-  services.registerCommand(COMMAND.volumesClearFilter, async () => {
-    await vscode.commands.executeCommand('setContext', CONTEXT_KEY.volumesFiltered, false);
-    tree.setSearches(new Map());
-  });
+  services.registerCommand(COMMAND.volumesClearFilter, () => tree.setSearches(new Map()));
 
   services.registerCommand(COMMAND.volumesSort, async () => {
     const picked = await vscode.window.showQuickPick(
@@ -109,8 +112,9 @@ export function registerVolumeCommands(
     await askAgentAbout(files.map((f) => ({ file_id: f.file.uuid, filename: f.file.filename, size: f.file.filesize, volume: f.volume })));
   });
 
+  // From the context menu (node, selection) or the Delete key (no arguments: the view's selection).
   services.registerCommand(COMMAND.filesDelete, async (node?: VolumesNode, selected?: VolumesNode[]) => {
-    const files = selectedFiles(node, selected);
+    const files = node || selected?.length ? selectedFiles(node, selected) : selectedFiles(undefined, [...view.selection]);
     if (files.length === 0) return;
     const names = files.map((f) => f.file.filename);
     const answer = await vscode.window.showWarningMessage(
@@ -156,7 +160,16 @@ export function registerVolumeCommands(
           }
         }),
     );
+    tree.onSearchesChanged?.();
   }
+}
+
+/** The view's description while filtering: the query and the matches over every volume. */
+function filterDescription(searches: VolumeSearch[]): string | undefined {
+  if (searches.length === 0) return undefined;
+  const count = searches.reduce((sum, s) => sum + s.matches.length, 0);
+  const text = matchCountText(count, searches.some((s) => s.hasMoreMatches), searches.some((s) => !s.complete));
+  return `Filter "${searches[0]!.query}" · ${text}`;
 }
 
 function selectedFiles(node: VolumesNode | undefined, selected: VolumesNode[] | undefined): FileNode[] {

@@ -2,8 +2,8 @@
 // (one per volume, one per file) so change events can name exactly the nodes that changed.
 import * as vscode from 'vscode';
 import { PERSONAL_VOLUME_LABEL, volumeCodicon, volumeLabel } from '../../common/core/volumeTargets';
-import type { FileInfo } from '../../api/types';
-import { fileDescription, fileTooltipMarkdown, statusIconId } from '../core/fileDisplay';
+import type { DoChunking, FileInfo } from '../../api/types';
+import { fileDescription, fileState, fileTooltipMarkdown } from '../core/fileDisplay';
 import { COMMAND } from '../../common/core/contributionIds';
 import type { ErrorFix } from '../../common/core/errorFixes';
 
@@ -54,18 +54,21 @@ export function volumeItem(node: VolumeNode, summary: string | undefined, synced
   return item;
 }
 
-export function fileItem(node: FileNode): vscode.TreeItem {
+/** `mode`: the do_chunking this extension uploaded the file with, if it remembers (D24). */
+export function fileItem(node: FileNode, mode?: DoChunking): vscode.TreeItem {
   const { file } = node;
+  const known = file.doChunking ?? mode;
   // Folders have no listable children (the service lists a volume flat), so none expand.
   const item = new vscode.TreeItem(file.filename, vscode.TreeItemCollapsibleState.None);
   item.id = `file:${node.volume}:${file.uuid}`;
-  item.description = fileDescription(file);
-  item.tooltip = new vscode.MarkdownString(fileTooltipMarkdown(file, node.volume, vscode.env.language));
+  item.description = fileDescription(file, known);
+  item.tooltip = new vscode.MarkdownString(fileTooltipMarkdown(file, node.volume, vscode.env.language, known));
   if (file.isdir) {
     item.iconPath = vscode.ThemeIcon.Folder;
     item.contextValue = 'ksm.folder';
   } else {
-    item.iconPath = new vscode.ThemeIcon(statusIconId(file.status));
+    const state = fileState(file, known);
+    item.iconPath = new vscode.ThemeIcon(state.icon, state.warning ? new vscode.ThemeColor('list.warningForeground') : undefined);
     item.contextValue = `ksm.file.${file.status}`;
   }
   return item;

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { AuthenticationError, isKsmError } from '../../api/errors';
 import { errorFix, messageWithFix } from '../../common/core/errorFixes';
 import type { KsmService } from '../../api/service';
-import type { FileInfo } from '../../api/types';
+import type { DoChunking, FileInfo } from '../../api/types';
 import { sortFiles, type FileSortOrder } from '../core/fileDisplay';
 import { formatBytes } from '../../common/core/byteSize';
 import type { VolumeSearch } from '../core/fileSearch';
@@ -27,7 +27,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   private readonly listings = new Map<string, { listing: VolumeListing; unsubscribe: () => void }>();
   private readonly volumeNodes = new Map<string, VolumeNode>();
   private readonly fileNodes = new Map<string, FileNode>();
-  private searches = new Map<string, VolumeSearch>();
+  private searchesByVolume = new Map<string, VolumeSearch>();
   /** Last description drawn on each volume row, to redraw the row only when it changes. */
   private readonly shownSummaries = new Map<string, string | undefined>();
   /**
@@ -44,6 +44,8 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   private syncMarks: ReadonlyMap<string, string> = new Map();
   private viewVisible = true;
   poller: StatusPoller;
+  /** The do_chunking a file was uploaded with, when this extension remembers it (D24). */
+  processingMode: (uuid: string) => DoChunking | undefined = () => undefined;
 
   constructor(private readonly source: VolumesTreeSource, private readonly onPollError: (volume: string, error: unknown) => void) {
     this.poller = new StatusPoller((volume, signal) => this.listing(volume).pollPending(signal), undefined, onPollError);
@@ -80,7 +82,8 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     for (const { unsubscribe } of this.listings.values()) unsubscribe();
     this.listings.clear();
     this.fileNodes.clear();
-    this.searches.clear();
+    this.searchesByVolume.clear();
+    this.onSearchesChanged?.();
     this.poller = new StatusPoller((volume, signal) => this.listing(volume).pollPending(signal), undefined, this.onPollError);
     this.poller.setVisible(this.viewVisible);
     this.changed.fire();
@@ -109,16 +112,25 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   }
 
   setSearches(searches: Map<string, VolumeSearch>): void {
-    this.searches = searches;
+    this.searchesByVolume = searches;
     this.changed.fire();
+    this.onSearchesChanged?.();
   }
 
+  /** Called whenever the filter changes (set, cleared, reset with the tree). */
+  onSearchesChanged?: () => void;
+
   get filtering(): boolean {
-    return this.searches.size > 0;
+    return this.searchesByVolume.size > 0;
+  }
+
+  /** The active filter's search of each volume (none when not filtering). */
+  searches(): IterableIterator<VolumeSearch> {
+    return this.searchesByVolume.values();
   }
 
   search(volume: string): VolumeSearch | undefined {
-    return this.searches.get(volume);
+    return this.searchesByVolume.get(volume);
   }
 
   /** Volumes shown as roots right now. */
@@ -150,7 +162,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
         return volumeItem(node, summary, this.syncMarks.get(node.volume));
       }
       case 'file':
-        return fileItem(node);
+        return fileItem(node, this.processingMode(node.file.uuid));
       case 'loadMore': {
         const listing = this.listing(node.volume);
         const remaining = node.search ? '' : `${listing.visibleFiles.length} of ${listing.total}`;
@@ -168,7 +180,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   async getChildren(node?: VolumesNode): Promise<VolumesNode[]> {
     if (!node) return this.rootNodes();
     if (node.kind !== 'volume') return [];
-    const search = this.searches.get(node.volume);
+    const search = this.searchesByVolume.get(node.volume);
     if (search) return this.searchChildren(search);
     const volume = node.volume;
     const listing = this.listing(volume);
@@ -244,8 +256,8 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
 
   private volumeSummary(volume: string): string | undefined {
     const entry = this.listings.get(volume);
-    const search = this.searches.get(volume);
-    if (search) return `${search.matches.length}${search.complete ? '' : '+'} match${search.matches.length === 1 ? '' : 'es'}`;
+    const search = this.searchesByVolume.get(volume);
+    if (search) return search.countText;
     if (!entry || entry.listing.state.kind !== 'loaded') return undefined;
     const listing = entry.listing;
     const bytes = listing.visibleFiles.reduce((sum, f) => sum + f.filesize, 0);
