@@ -53,6 +53,7 @@ function replacementTracker(services: ExtensionServices, volumes: VolumesFeature
       volumes.refreshVolume(pending.volume);
       if (outcome !== 'replaced') void vscode.window.showWarningMessage(message);
     },
+    volumeName: (volume) => volumeDisplayName(volume, personalVolume()),
     onError: (error) => services.log.warn(`[upload] pending replacements: ${error instanceof Error ? error.message : String(error)}`),
   });
   services.context.subscriptions.push({ dispose: () => replacements.dispose() });

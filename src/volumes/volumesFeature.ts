@@ -11,6 +11,7 @@ import { VolumeDropController } from './vscode/volumeDrop';
 import type { VolumesNode } from './vscode/volumeNodes';
 import { VolumesTreeProvider } from './vscode/volumesTree';
 import { VIEW_ID } from '../common/core/contributionIds';
+import { volumeDisplayName } from '../common/core/volumeTargets';
 
 export interface VolumesFeatureDeps {
   askAgentAbout(files: Array<AgentFileRef & { volume: string }>): Promise<void>;
@@ -106,7 +107,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeVi
     revealFile: async (volume, fileId) => {
       const volumes = await tree.currentVolumes();
       if (!volumes.includes(volume)) {
-        void vscode.window.showInformationMessage(`Volume "${volume}" is not in the Volumes view. Add it with "Add Volume…" to browse it.`);
+        void vscode.window.showInformationMessage(`Volume "${volumeDisplayName(volume, personalVolume())}" is not in the Volumes view. Add it with "Add Volume…" to browse it.`);
         return 'volumeNotShown';
       }
       const listing = tree.listing(volume);
@@ -114,7 +115,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeVi
       for (let page = 0; !listing.find(fileId) && listing.hasMore && page < REVEAL_MAX_PAGES; page++) await listing.loadMore();
       const file = listing.find(fileId);
       if (!file) {
-        void vscode.window.showInformationMessage(`File ${fileId} was not found in "${volume}" (it may have been deleted).`);
+        void vscode.window.showInformationMessage(`File ${fileId} was not found in ${volumeDisplayName(volume, personalVolume())} (it may have been deleted).`);
         return 'fileNotFound';
       }
       await view?.reveal(tree.fileNode(volume, file), { select: true, focus: true, expand: true });

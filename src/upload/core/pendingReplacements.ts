@@ -42,6 +42,8 @@ export interface ReplacementTrackerOptions {
   service: () => KsmService;
   storage: ReplacementStorage;
   onSettled: (settled: SettledReplacement) => void;
+  /** How messages name a volume ("My files" for the personal one); the raw name by default. */
+  volumeName?: (volume: string) => string;
   onError?: (error: unknown) => void;
   /** Between two looks at the listing while copies are still processing. */
   pollMs?: number;
@@ -111,7 +113,7 @@ export class ReplacementTracker {
 
   private async settle(pending: PendingReplacement, files: Map<string, FileInfo>): Promise<SettledReplacement | undefined> {
     const fresh = files.get(pending.uuid);
-    const name = `'${pending.filename}' in ${pending.volume}`;
+    const name = `'${pending.filename}' in ${this.options.volumeName?.(pending.volume) ?? pending.volume}`;
     if (!fresh) return { pending, outcome: 'new-gone', message: `${name}: the new copy is no longer in the volume, so the older copy was kept.` };
     if (fresh.status !== 'done' && fresh.status !== 'na') return undefined;
     const older = pending.replaces.map((uuid) => files.get(uuid)).filter((f): f is FileInfo => f !== undefined);

@@ -6,7 +6,8 @@ import type { ExtensionServices } from '../../common/vscode/services';
 import { FILE_SORT_ORDERS, type FileSortOrder } from '../core/fileDisplay';
 import { deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
 import { matchCountText, VolumeSearch } from '../core/fileSearch';
-import { volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
+import { volumeDisplayName, volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
+import { personalVolume } from '../../common/vscode/settings';
 import type { FileNode, VolumeNode, VolumesNode } from './volumeNodes';
 import type { VolumesTreeProvider } from './volumesTree';
 import { COMMAND, CONTEXT_KEY } from '../../common/core/contributionIds';
@@ -151,7 +152,7 @@ export function registerVolumeCommands(
         withAbortSignal(token, async (signal) => {
           for (const search of searches) {
             try {
-              await search.findMore(FILTER_BATCH, signal, (p) => progress.report({ message: `${search.volume}: ${p.scanned} files read, ${p.matches} matches` }));
+              await search.findMore(FILTER_BATCH, signal, (p) => progress.report({ message: `${volumeDisplayName(search.volume, personalVolume())}: ${p.scanned} files read, ${p.matches} matches` }));
             } catch (error) {
               if (signal.aborted) return;
               services.log.warn(`[volumes] filter in ${search.volume} failed: ${(error as Error).message}`);

@@ -4,8 +4,8 @@ import { TEAM_VOLUME } from '../harness/run';
 import { useScenario } from '../harness/scenario';
 import { expandRow, setApiKeyThroughPalette, volumesRowTexts, waitForRowDescription } from '../harness/steps';
 
-/** What uploading the fixture's docs/ folder must store: its files, nested ones flattened (D7), the .gitignore'd draft left out. */
-const UPLOADED = ['architecture-overview.md', 'onboarding.txt', 'release-process.md'];
+/** What uploading the fixture's docs/ folder must store: its files, nested ones under their path below docs/ (D24), the .gitignore'd draft left out. */
+const UPLOADED = ['architecture-overview.md', 'guides__release-process.md', 'onboarding.txt'];
 const IGNORED = 'meeting.draft.md';
 
 describe('Scenario 2: upload a folder from the Explorer, watch it process, delete two files, retry a refused upload', function () {
@@ -77,7 +77,7 @@ describe('Scenario 2: upload a folder from the Explorer, watch it process, delet
     await workbench.openExplorer();
     await workbench.contextMenu(workbench.explorerRow('notes.txt'), 'Upload Files to Volume…');
     await workbench.pick(new RegExp(`^\\s*${TEAM_VOLUME}`));
-    await workbench.pick(/Chunk and embed/);
+    // The processing chosen for this volume by the first upload is remembered, not asked again.
     const notificationTexts = async () => JSON.stringify(await workbench.page.locator('.notification-list-item').allInnerTexts());
     const failedSummary = new RegExp(`0 uploaded, 1 failed — ${TEAM_VOLUME}`);
     const failed = await eventually(() => workbench.findNotification(failedSummary), async () => `no "1 failed" summary; notifications: ${await notificationTexts()}`, 20_000, 1_000);

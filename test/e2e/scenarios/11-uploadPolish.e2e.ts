@@ -1,0 +1,191 @@
+// Issue 14, defects 8, 9, 10 and 17 (the Volumes tree and upload flows) as a user meets them
+// in a real VS Code: Add Volume keeps to user settings, a selection of only skipped files
+// warns before any question, a folder upload honours its .gitignore and keeps sub-paths in
+// names (D24), the processing is remembered, the duplicate question defaults to Skip and
+// names the volume, "Store only" is not shown as a failure while a failed PDF is, the
+// Delete key deletes, and a filter shows in the view's description until cleared.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually } from '../harness/eventually';
+import { useScenario } from '../harness/scenario';
+import { expandRow, setApiKeyThroughPalette, volumesRowTexts, waitForRowDescription } from '../harness/steps';
+
+const VOLUME = 'e2e-polish';
+const ROOT = 'polish';
+const FOLDER = 'polish-notes';
+const FILES: Record<string, string | Buffer> = {
+  [`${FOLDER}/.gitignore`]: '*.secret\n',
+  [`${FOLDER}/alpha.md`]: '# Alpha\nThe first note.\n',
+  [`${FOLDER}/sub/beta.md`]: '# Beta\nA nested note.\n',
+  [`${FOLDER}/key.secret`]: 'ignored by the folder .gitignore\n',
+  'blob.bin': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13, 0xff, 0xfe]),
+  'scan.pdf': '%PDF-1.4\nnot a real PDF body: its filter finds no text\n%%EOF\n',
+  'kept-as-is.txt': 'Stored only, by choice.\n',
+};
+
+describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17)', function () {
+  this.timeout(300_000);
+  const scenario = useScenario('11-upload-polish');
+  const stored = async () => (await scenario.run.emulator.listFiles(VOLUME).catch(() => [])).map((f) => f.filename).sort();
+  const notificationTexts = async () => JSON.stringify(await scenario.workbench.page.locator('.notification-list-item').allInnerTexts());
+  const explorerFile = async (name: string) => {
+    const { workbench } = scenario;
+    await workbench.openExplorer();
+    const folder = workbench.explorerRow(ROOT);
+    await folder.waitFor({ timeout: 30_000 });
+    if ((await folder.getAttribute('aria-expanded')) === 'false') await folder.click();
+    const row = workbench.explorerRow(name);
+    await row.waitFor({ timeout: 30_000 });
+    return row;
+  };
+
+  before(async function () {
+    const { workbench, run } = scenario;
+    for (const [rel, content] of Object.entries(FILES)) {
+      mkdirSync(join(run.workspace, ROOT, rel, '..'), { recursive: true });
+      writeFileSync(join(run.workspace, ROOT, rel), content);
+    }
+    await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
+  });
+
+  it('Add Volume keeps the volume in the user settings and creates no .vscode/settings.json', async () => {
+    const { workbench, run } = scenario;
+    await workbench.openKsmSideBar();
+    await workbench.runCommand('KSM: Add Volume…');
+    await workbench.typeInQuickInput(VOLUME);
+    await workbench.volumesRow(VOLUME).waitFor({ timeout: 30_000 });
+    const workspaceSettings = join(run.workspace, '.vscode', 'settings.json');
+    assert.ok(!existsSync(workspaceSettings) || !readFileSync(workspaceSettings, 'utf8').includes(VOLUME), 'nothing written into the project');
+    assert.match(readFileSync(join(run.userDataDir, 'User', 'settings.json'), 'utf8'), new RegExp(`"${VOLUME}"`), 'the user settings list it');
+  });
+
+  it('warns at once, with the reason, when every selected file is skipped, before asking a volume', async () => {
+    const { workbench } = scenario;
+    await workbench.contextMenu(await explorerFile('blob.bin'), 'Upload Files to Volume…');
+    const warning = await eventually(
+      () => workbench.findNotification(/Nothing to upload: the file was skipped\. blob\.bin: binary file/),
+      async () => `no "Nothing to upload" warning; notifications: ${await notificationTexts()}`,
+      20_000,
+      500,
+    );
+    assert.equal(await warning.locator('.codicon-warning').count(), 1, 'a warning, not an info');
+    assert.equal(await workbench.quickInput().isVisible(), false, 'no volume or processing was asked');
+    await workbench.page.keyboard.press('Escape');
+  });
+
+  it('uploads a folder without its .gitignore or what it ignores, keeping the sub-folder in the name', async () => {
+    const { workbench } = scenario;
+    await workbench.contextMenu(await explorerFile(FOLDER), 'Upload Files to Volume…');
+    await workbench.pick(new RegExp(`^\\s*${VOLUME}`));
+    await workbench.quickInput().locator('.quick-input-title', { hasText: /^Processing for e2e-polish/ }).waitFor();
+    await workbench.pick(/Chunk and embed/);
+    await eventually(
+      async () => JSON.stringify(await stored()) === JSON.stringify(['alpha.md', 'sub__beta.md']),
+      async () => `the volume holds ${JSON.stringify(await stored())}; notifications: ${await notificationTexts()}`,
+      30_000,
+    );
+    await workbench.openKsmSideBar();
+    await expandRow(workbench, VOLUME);
+    for (const name of ['alpha.md', 'sub__beta.md']) await waitForRowDescription(workbench, name, /\bdone\b/, 60_000);
+  });
+
+  it('asks about a clashing name without asking the remembered processing: Skip is the default, the volume is named, Keep Both picks a free name', async () => {
+    const { workbench } = scenario;
+    await workbench.contextMenu(await explorerFile(FOLDER), 'Upload Files to Volume…');
+    await workbench.pick(new RegExp(`^\\s*${VOLUME}`));
+    const title = workbench.quickInput().locator('.quick-input-title');
+    // The processing remembered for the volume is not asked again: the next question is the clash.
+    await title.filter({ hasText: '"alpha.md" is already in e2e-polish' }).waitFor({ timeout: 20_000 });
+    const labels = await workbench.quickInputRows().locator('.label-name').allInnerTexts();
+    assert.deepEqual(labels.map((l) => l.trim()), ['Skip', 'Keep Both', 'Replace', 'Skip All', 'Keep Both for All', 'Replace All']);
+    const focused = workbench.quickInput().locator('.quick-input-list .monaco-list-row.focused');
+    assert.match((await focused.first().innerText()).trim(), /^Skip\b/, 'the safe choice is the default');
+    await workbench.quickInputBox().press('Enter'); // Skip alpha.md
+    await title.filter({ hasText: '"sub__beta.md" is already in e2e-polish' }).waitFor({ timeout: 20_000 });
+    await workbench.pick(/^\s*Keep Both/);
+    await eventually(
+      async () => JSON.stringify(await stored()) === JSON.stringify(['alpha.md', 'sub__beta (2).md', 'sub__beta.md']),
+      async () => `the volume holds ${JSON.stringify(await stored())}`,
+      30_000,
+    );
+    await eventually(
+      () => workbench.findNotification(/1 uploaded, 1 skipped — e2e-polish/),
+      async () => `no summary; notifications: ${await notificationTexts()}`,
+      20_000,
+      500,
+    );
+    await workbench.page.keyboard.press('Escape');
+  });
+
+  it('shows a PDF that failed processing as "failed: reason", a warning, and a Store only file as "stored, not indexed", neutrally', async () => {
+    const { workbench, run } = scenario;
+    // Sent to be indexed (the remembered Chunk and embed); the PDF filter finds no text.
+    await workbench.contextMenu(await explorerFile('scan.pdf'), 'Upload Files to Volume…');
+    await workbench.pick(new RegExp(`^\\s*${VOLUME}`));
+    // Store only, chosen through the volume's gear ("choose the processing again").
+    await workbench.contextMenu(await explorerFile('kept-as-is.txt'), 'Upload Files to Volume…');
+    const row = workbench.quickInputRows().filter({ hasText: new RegExp(`^\\s*${VOLUME}`) }).first();
+    await row.hover();
+    await row.locator('.codicon-settings-gear').click();
+    await workbench.pick(/Store only/);
+    // A file uploaded elsewhere with Store only: this window cannot tell, so it claims neither.
+    await run.emulator.uploadFile(VOLUME, 'from-elsewhere.txt', 'seeded\n', 0);
+
+    await workbench.openKsmSideBar();
+    await workbench.runCommand('KSM: Refresh');
+    await expandRow(workbench, VOLUME);
+    await waitForRowDescription(workbench, 'scan.pdf', /^failed: /, 60_000);
+    await waitForRowDescription(workbench, 'kept-as-is.txt', /^stored, not indexed/, 60_000);
+    await waitForRowDescription(workbench, 'from-elsewhere.txt', /^not indexed/, 60_000);
+    const failedIcon = workbench.volumesRow('scan.pdf').locator('.codicon-warning');
+    assert.equal(await failedIcon.count(), 1, 'the failure is a warning');
+    const colours = await failedIcon.evaluate((icon) => {
+      const style = (globalThis as unknown as { getComputedStyle(element: unknown): { color: string } }).getComputedStyle;
+      const label = icon.closest('.monaco-list-row')!.querySelector('.label-name')!;
+      return { icon: style(icon).color, label: style(label).color };
+    });
+    assert.notEqual(colours.icon, colours.label, 'in the theme\'s warning colour');
+    const storedRow = workbench.volumesRow('kept-as-is.txt');
+    assert.equal(await storedRow.locator('.codicon-warning').count(), 0, 'a choice is not a warning');
+    assert.equal(await storedRow.locator('.codicon-archive').count(), 1);
+    await workbench.volumesRow('scan.pdf').hover();
+    await workbench.page.locator('.monaco-hover, .workbench-hover').filter({ hasText: /Processing failed: .*filter/ }).first().waitFor({ timeout: 10_000 });
+    await workbench.screenshot('failed-and-stored-rows');
+  });
+
+  it('deletes the selected file with the Delete key, after the confirmation', async () => {
+    const { workbench } = scenario;
+    await workbench.page.keyboard.press('Escape');
+    await workbench.volumesRow('from-elsewhere.txt').click();
+    await workbench.page.keyboard.press('Delete');
+    const confirm = workbench.dialogButton('Delete');
+    await confirm.waitFor({ timeout: 10_000 });
+    assert.match(await workbench.page.locator('.monaco-dialog-box').innerText(), /Delete "from-elsewhere\.txt"\?/);
+    await confirm.click();
+    await eventually(
+      async () => (await workbench.volumesRow('from-elsewhere.txt').count()) === 0 && !(await stored()).includes('from-elsewhere.txt'),
+      async () => `still there; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`,
+      30_000,
+    );
+  });
+
+  it('shows an active filter in the view\'s description with Clear Filter, and clearing removes both', async () => {
+    const { workbench } = scenario;
+    await workbench.runCommand('KSM: Filter Files…');
+    await workbench.typeInQuickInput('sub__beta');
+    const sidebar = workbench.page.locator('.part.sidebar');
+    const description = sidebar.getByText(/Filter "sub__beta" · 2 matches/);
+    await description.first().waitFor({ timeout: 30_000 });
+    const clear = sidebar.locator('.action-label[aria-label^="Clear Filter"]');
+    assert.equal(await clear.count(), 1, 'Clear Filter is in the view title while filtered');
+    await workbench.paneHeader('Volumes').hover().catch(() => undefined);
+    await clear.click();
+    await eventually(
+      async () => (await description.count()) === 0 && (await clear.count()) === 0,
+      () => 'the filter description or Clear Filter stayed after clearing',
+      10_000,
+    );
+    await workbench.volumesRow('alpha.md').waitFor({ timeout: 10_000 });
+  });
+});
