@@ -8,7 +8,7 @@ import { COMMAND } from '../common/core/contributionIds';
 import { shownVolumes, volumeCodicon, volumeLabel, volumeNameProblem, type VolumeTarget } from '../common/core/volumeTargets';
 import type { VolumesFeature } from '../volumes/volumesFeature';
 import type { ExtensionServices } from '../common/vscode/services';
-import { personalVolume, settings } from '../common/vscode/settings';
+import { personalVolume, settings, shownVolume } from '../common/vscode/settings';
 import type { SyncSummary } from './core/apply';
 import type { SyncPlan } from './core/plan';
 import { PairingRunner } from './vscode/syncRunner';
@@ -37,7 +37,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     const parts = [`${summary.uploaded} uploaded`, `${summary.replaced} replaced`, `${summary.deleted} deleted`, `${plan.unchanged} unchanged`];
     if (summary.failed) parts.push(`${summary.failed} failed`);
     if (summary.cancelled) parts.push(`${summary.cancelled} not done (cancelled)`);
-    const line = `Sync ${runner.label} → ${runner.pairing.volume}: ${parts.join(', ')}`;
+    const line = `Sync ${runner.label} → ${shownVolume(runner.pairing.volume)}: ${parts.join(', ')}`;
     const actions = ['Show Details', ...(summary.failed || summary.cancelled ? ['Retry Failed'] : [])];
     const show = summary.failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void show(line, ...actions).then((choice) => {
@@ -105,7 +105,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     const all = [...runners.values()];
     if (all.length <= 1) return all[0];
     const picked = await vscode.window.showQuickPick(
-      all.map((r) => ({ label: r.label, description: `→ ${r.pairing.volume}`, runner: r })),
+      all.map((r) => ({ label: r.label, description: `→ ${shownVolume(r.pairing.volume)}`, runner: r })),
       { title, placeHolder: 'Which folder?' },
     );
     return picked?.runner;
@@ -128,7 +128,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
           { label: 'Delete removed files', description: 'files removed from the folder are deleted from the volume (after a preview)', id: 'delete', picked: false },
           { label: 'Sync on save', description: 'watch the folder and sync after changes', id: 'watch', picked: false },
         ],
-        { title: `Sync ${basename(folder.fsPath)} → ${volume}: options`, placeHolder: 'Tick what you want (Space), then Enter', canPickMany: true, ignoreFocusOut: true },
+        { title: `Sync ${basename(folder.fsPath)} → ${shownVolume(volume)}: options`, placeHolder: 'Tick what you want (Space), then Enter', canPickMany: true, ignoreFocusOut: true },
       );
       if (!options) return undefined;
       deleteRemoved ??= options.some((o) => o.id === 'delete');
@@ -158,7 +158,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     if (!runner) return;
     await savePairings(syncSettings.pairings().filter((p) => pairingKey(p) !== pairingKey(runner.pairing)));
     rebuild();
-    void vscode.window.showInformationMessage(`${runner.label} is no longer synced with ${runner.pairing.volume}. Nothing was deleted.`);
+    void vscode.window.showInformationMessage(`${runner.label} is no longer synced with ${shownVolume(runner.pairing.volume)}. Nothing was deleted.`);
   });
 }
 

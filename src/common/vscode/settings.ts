@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { DoChunking } from '../../api/types';
+import { volumeDisplayName } from '../core/volumeTargets';
 
 /** Typed, read-at-call-time access to the `ksm.*` settings (never cached: users edit them live). */
 export const settings = {
@@ -30,6 +31,11 @@ export const settings = {
 export function personalVolume(): string | undefined {
   const id = settings.userId();
   return id ? `{${id}}` : undefined;
+}
+
+/** How a message names `volume`: "My files" for the user's personal volume (volumeTargets.ts). */
+export function shownVolume(volume: string): string {
+  return volumeDisplayName(volume, personalVolume());
 }
 
 export async function updateSetting(key: string, value: unknown, target = vscode.ConfigurationTarget.Global): Promise<void> {

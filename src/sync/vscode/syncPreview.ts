@@ -5,6 +5,7 @@
 import { relative } from 'node:path';
 import * as vscode from 'vscode';
 import { deletionShare, exceedsDeleteGuard, planCounts, type SyncPlan } from '../core/plan';
+import { shownVolume } from '../../common/vscode/settings';
 
 export type PreviewAnswer = 'apply' | 'cancel';
 
@@ -14,7 +15,7 @@ interface Row extends vscode.QuickPickItem {
 
 export function planTitle(plan: SyncPlan, folderLabel: string): string {
   const c = planCounts(plan);
-  return `Sync ${folderLabel} → ${plan.volume}: ${c.upload} new · ${c.replace} changed · ${c.delete} to delete · ${c.unchanged} unchanged`;
+  return `Sync ${folderLabel} → ${shownVolume(plan.volume)}: ${c.upload} new · ${c.replace} changed · ${c.delete} to delete · ${c.unchanged} unchanged`;
 }
 
 export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<PreviewAnswer> {
@@ -62,7 +63,7 @@ export async function confirmDeletions(plan: SyncPlan, guardShare: number): Prom
   const removing = plan.deletes.filter((d) => d.reason === 'removed').length;
   const button = `Delete ${removing} Files`;
   const answer = await vscode.window.showWarningMessage(
-    `This sync would delete ${removing} of the ${plan.remoteCount} files in "${plan.volume}" (${Math.round(deletionShare(plan) * 100)}%, more than the ${Math.round(guardShare * 100)}% allowed by ksm.sync.deleteGuardPercent).`,
+    `This sync would delete ${removing} of the ${plan.remoteCount} files in ${shownVolume(plan.volume)} (${Math.round(deletionShare(plan) * 100)}%, more than the ${Math.round(guardShare * 100)}% allowed by ksm.sync.deleteGuardPercent).`,
     { modal: true, detail: 'Check that the folder is the right one and complete. The files are deleted from the volume for everyone.' },
     button,
   );

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { withAbortSignal } from '../../common/vscode/cancellation';
-import { settings } from '../../common/vscode/settings';
+import { settings, shownVolume } from '../../common/vscode/settings';
 import { applySync, type SyncSummary } from '../core/apply';
 import { FileManifestStore } from '../core/manifest';
 import { isInSync, planCounts, planSync, type SyncPlan } from '../core/plan';
@@ -112,7 +112,7 @@ export class PairingRunner implements vscode.Disposable {
     let plan: SyncPlan | undefined;
     try {
       plan = await vscode.window.withProgress(
-        { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Comparing ${this.label} with ${this.pairing.volume}…`, cancellable: !options.background },
+        { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Comparing ${this.label} with ${shownVolume(this.pairing.volume)}…`, cancellable: !options.background },
         (_progress, token) =>
           withAbortSignal(token, (signal) => planSync({
             folder: this.folderPath,
@@ -136,7 +136,7 @@ export class PairingRunner implements vscode.Disposable {
         if (options.background) {
           // A deletion is never applied behind the user's back: it waits for the preview.
           this.setState({ kind: 'pending', count: c.upload + c.replace + c.delete });
-          void vscode.window.showInformationMessage(`Sync of ${this.label} → ${this.pairing.volume} is ready: ${c.upload + c.replace} to upload, ${c.delete} to delete. Review it to apply.`, 'Review').then((choice) => {
+          void vscode.window.showInformationMessage(`Sync of ${this.label} → ${shownVolume(this.pairing.volume)} is ready: ${c.upload + c.replace} to upload, ${c.delete} to delete. Review it to apply.`, 'Review').then((choice) => {
             if (choice) void this.sync({ preview: true });
           });
           return undefined;
@@ -152,7 +152,7 @@ export class PairingRunner implements vscode.Disposable {
       }
       const ready = plan;
       const summary = await vscode.window.withProgress(
-        { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Syncing ${this.label} → ${this.pairing.volume}`, cancellable: !options.background },
+        { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Syncing ${this.label} → ${shownVolume(this.pairing.volume)}`, cancellable: !options.background },
         (progress, token) => {
           let reported = 0;
           return withAbortSignal(token, (signal) => applySync(ready, {

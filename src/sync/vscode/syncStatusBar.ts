@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { COMMAND } from '../../common/core/contributionIds';
 import type { PairingRunner } from './syncRunner';
+import { shownVolume } from '../../common/vscode/settings';
 
 export class SyncStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('ksm.sync.status', vscode.StatusBarAlignment.Left, 50);
@@ -20,7 +21,7 @@ export class SyncStatusBar implements vscode.Disposable {
     const states = runners.map((r) => r.state);
     const errors = runners.filter((r) => r.state.kind === 'error');
     const pending = states.reduce((sum, s) => sum + (s.kind === 'pending' ? s.count : 0), 0);
-    const lines = runners.map((r) => `${r.label} → ${r.pairing.volume}: ${describe(r)}`);
+    const lines = runners.map((r) => `${r.label} → ${shownVolume(r.pairing.volume)}: ${describe(r)}`);
     this.item.backgroundColor = undefined;
     if (states.some((s) => s.kind === 'syncing')) {
       this.item.text = '$(sync~spin) KSM: syncing';
