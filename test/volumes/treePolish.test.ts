@@ -1,6 +1,7 @@
 // Issue 14's Volumes tree rules without VS Code: a chosen `na` vs a failed one (D24), the
 // remembered upload modes, and exact match counts ("100 matches", "N+" only when more exist).
 import { strict as assert } from 'node:assert';
+import { NotFoundError } from '../../src/api/errors';
 import type { KsmService } from '../../src/api/service';
 import type { FileInfo } from '../../src/api/types';
 import { decodeFileInfo } from '../../src/api/decode';
@@ -80,6 +81,19 @@ describe('volumes: filter match counts are exact', () => {
     assert.equal(next.length, 50, 'the match read ahead is not lost');
     assert.equal(more.countText, '150 matches');
     assert.deepEqual(more.matches.map((m) => m.filename), Array.from({ length: 150 }, (_, i) => `match-${i}.md`));
+  });
+
+  it('counts a volume nobody has uploaded to (404, D6) as searched to its end: 0 matches, not "so far"', async () => {
+    const missing = {
+      // eslint-disable-next-line require-yield
+      async *listAllFiles() {
+        throw new NotFoundError('volume "x" does not exist yet', { status: 404 });
+      },
+    } as unknown as KsmService;
+    const search = new VolumeSearch(missing, 'x', 'a');
+    await search.findMore(100);
+    assert.equal(search.complete, true);
+    assert.equal(search.countText, '0 matches');
   });
 
   it('words counts for one, many, more and a stopped search', () => {

@@ -2,6 +2,7 @@
 // (`listAllFiles`) until enough matches are found, and can continue where it stopped.
 // No `vscode` import.
 import picomatch from 'picomatch';
+import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 
@@ -124,6 +125,11 @@ export class VolumeSearch {
         if (this.scanned % 500 === 0) onProgress?.({ scanned: this.scanned, matches: this.matches.length });
       }
     } catch (error) {
+      // D6: a volume nobody has uploaded to has no files, so the search is complete.
+      if (error instanceof NotFoundError) {
+        this.complete = true;
+        return found;
+      }
       // The iterator is bound to the aborted signal; drop it so a later call can resume.
       this.iterator = undefined;
       throw error;
