@@ -32,7 +32,7 @@ export function fileState(file: FileInfo, mode: DoChunking | undefined = file.do
     if (mode === 0) return { kind: 'storedOnly', text: 'stored, not indexed', icon: 'archive', warning: false, explanation: 'Stored as is ("Store only"): kept in the volume, not searchable by the agent.' };
     if (mode === 2) return { kind: 'chunkedOnly', text: 'chunked, not indexed', icon: 'archive', warning: false, explanation: 'Split into chunks without vectors ("Chunk only"): kept, not searchable by the agent.' };
     if (mode === 1) {
-      const reason = file.statusDetail?.trim() || 'the service gave no reason';
+      const reason = file.statusDetail?.trim().replace(/\.+$/, '') || 'the service gave no reason';
       const short = reason.length > REASON_IN_ROW ? `${reason.slice(0, REASON_IN_ROW - 1)}…` : reason;
       return { kind: 'failed', text: `failed: ${short}`, icon: 'warning', warning: true, explanation: `Processing failed: ${reason}. The file is stored but not searchable; fix it and upload it again.` };
     }
