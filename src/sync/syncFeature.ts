@@ -17,7 +17,7 @@ import { SyncStatusBar } from './vscode/syncStatusBar';
 
 export interface SyncFeatureDeps {
   /** Refresh a synced volume, mark synced volumes, put a newly paired volume in the view. */
-  volumes: Pick<VolumesFeature, 'refreshVolume' | 'markSynced' | 'addVolumeToView'>;
+  volumes: Pick<VolumesFeature, 'refreshVolume' | 'markSynced' | 'addVolumeToView' | 'rememberProcessing'>;
 }
 
 /** Answers given up front (tests, scripts); each one left out is asked. */
@@ -80,7 +80,11 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
         key,
         new PairingRunner(p, folder, services, {
           onState: () => statusBar.update([...runners.values()]),
-          onApplied: (volume) => deps.volumes.refreshVolume(volume),
+          onApplied: (volume, uploaded) => {
+            // What the sync sent, so a file that ends `na` reads as a choice or a failure (D24).
+            if (uploaded) deps.volumes.rememberProcessing(uploaded.uuids, uploaded.doChunking);
+            deps.volumes.refreshVolume(volume);
+          },
           showSummary,
         }),
       );

@@ -30,6 +30,8 @@ export interface VolumesFeature {
    * `doChunking` (what they were sent with) tells a chosen `na` from a failed one (D24).
    */
   watchUploaded(volume: string, files: FileInfo[], doChunking?: DoChunking): void;
+  /** Remembers the do_chunking files were uploaded with elsewhere (folder sync), for reading their `na` (D24). */
+  rememberProcessing(uuids: string[], doChunking: DoChunking): void;
   /** Adds a named volume to `ksm.volumes.list` (the upload picker's "Add Volume…"). */
   addVolumeToView(name: string): Promise<void>;
   /** Marks volumes kept in sync with a workspace folder (volume → folder label). */
@@ -97,6 +99,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeVi
       void tree.listing(volume).reload();
     },
     markSynced: (marks) => tree.setSyncMarks(marks),
+    rememberProcessing: (uuids, doChunking) => modes?.remember(uuids, doChunking),
     watchUploaded: (volume, files, doChunking) => {
       if (doChunking !== undefined) modes?.remember(files.map((f) => f.uuid), doChunking);
       const listing = tree.listing(volume);

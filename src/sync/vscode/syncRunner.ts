@@ -15,6 +15,7 @@ import { isInSync, planCounts, planSync, type SyncPlan } from '../core/plan';
 import { eventFilter, WatchBatcher } from '../core/watchBatcher';
 import { confirmDeletions, showPreview } from './syncPreview';
 import { syncSettings, workspaceRootOf, type Pairing } from './syncSettings';
+import type { DoChunking } from '../../api/types';
 
 export type SyncState =
   | { kind: 'idle' }
@@ -43,7 +44,7 @@ export class PairingRunner implements vscode.Disposable {
     readonly pairing: Pairing,
     readonly folderPath: string,
     private readonly services: ExtensionServices,
-    private readonly hooks: { onState(): void; onApplied(volume: string): void; showSummary(runner: PairingRunner, summary: SyncSummary, plan: SyncPlan): void },
+    private readonly hooks: { onState(): void; onApplied(volume: string, uploaded?: { uuids: string[]; doChunking: DoChunking }): void; showSummary(runner: PairingRunner, summary: SyncSummary, plan: SyncPlan): void },
   ) {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: this.excludeGlobs(), root: this.root });
     this.startWatching();
@@ -151,6 +152,7 @@ export class PairingRunner implements vscode.Disposable {
         throw new Error("No embedding model is set: set 'ksm.upload.embeddingModel' (the uploads' model) in Settings.");
       }
       const ready = plan;
+      const doChunking = settings.doChunking();
       const summary = await vscode.window.withProgress(
         { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Syncing ${this.label} → ${shownVolume(this.pairing.volume)}`, cancellable: !options.background },
         (progress, token) => {
@@ -159,7 +161,7 @@ export class PairingRunner implements vscode.Disposable {
             service: this.services.getClient(),
             store,
             embedding,
-            doChunking: settings.doChunking(),
+            doChunking,
             signal,
             onProgress: (p) => {
               const fraction = p.total ? p.done / p.total : 1;
@@ -171,7 +173,8 @@ export class PairingRunner implements vscode.Disposable {
       );
       this.syncedOnce = true;
       for (const r of summary.results) this.services.log.info(`[sync] ${this.pairing.volume}: ${r.rel} ${r.action}${'reason' in r ? ` — ${r.reason}` : ''}`);
-      this.hooks.onApplied(this.pairing.volume);
+      const uuids = summary.results.flatMap((r) => (r.action === 'uploaded' || r.action === 'replaced' ? [r.uuid] : []));
+      this.hooks.onApplied(this.pairing.volume, { uuids, doChunking });
       if (summary.failed) this.setState({ kind: 'error', message: `${summary.failed} file(s) failed` });
       else if (summary.wasCancelled) this.setState({ kind: 'pending', count: summary.cancelled });
       else this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
