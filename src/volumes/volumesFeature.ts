@@ -46,10 +46,13 @@ const REVEAL_MAX_PAGES = 40;
 export function registerVolumesFeature(services: ExtensionServices, deps: VolumesFeatureDeps): VolumesFeature {
   const { context } = services;
   const tree = createVolumesTree(services);
-  const modes = new ProcessingModes(context.globalState.get(GLOBAL_STATE_KEY.processingModes), (entries) => {
-    void context.globalState.update(GLOBAL_STATE_KEY.processingModes, entries);
-  });
-  tree.processingMode = (uuid) => modes.get(uuid);
+  // Read from globalState on first use (the first file row drawn), not at activation.
+  let loaded: ProcessingModes | undefined;
+  const modes = () =>
+    (loaded ??= new ProcessingModes(context.globalState.get(GLOBAL_STATE_KEY.processingModes), (entries) => {
+      void context.globalState.update(GLOBAL_STATE_KEY.processingModes, entries);
+    }));
+  tree.processingMode = (uuid) => modes().get(uuid);
   const view = vscode.window.createTreeView<VolumesNode>(VIEW_ID.volumes, {
     treeDataProvider: tree,
     canSelectMany: true,
@@ -91,7 +94,7 @@ export function createVolumesTree(services: ExtensionServices): VolumesTreeProvi
 }
 
 /** What other features call; `view` is needed only to reveal files. */
-export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeView<VolumesNode>, modes?: ProcessingModes): VolumesFeature {
+export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeView<VolumesNode>, modes?: () => ProcessingModes): VolumesFeature {
   return {
     tree,
     addVolumeToView,
@@ -99,9 +102,9 @@ export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeVi
       void tree.listing(volume).reload();
     },
     markSynced: (marks) => tree.setSyncMarks(marks),
-    rememberProcessing: (uuids, doChunking) => modes?.remember(uuids, doChunking),
+    rememberProcessing: (uuids, doChunking) => modes?.().remember(uuids, doChunking),
     watchUploaded: (volume, files, doChunking) => {
-      if (doChunking !== undefined) modes?.remember(files.map((f) => f.uuid), doChunking);
+      if (doChunking !== undefined) modes?.().remember(files.map((f) => f.uuid), doChunking);
       const listing = tree.listing(volume);
       if (listing.state.kind === 'loaded') listing.addUploaded(files);
       else void listing.reload();
