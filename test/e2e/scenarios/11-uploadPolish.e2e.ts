@@ -74,12 +74,24 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     await workbench.page.keyboard.press('Escape');
   });
 
-  it('uploads a folder without its .gitignore or what it ignores, keeping the sub-folder in the name', async () => {
-    const { workbench } = scenario;
+  it('uploads a folder without its .gitignore or what it ignores, keeping the sub-folder in the name, under one progress notification', async () => {
+    const { workbench, run } = scenario;
+    // A slow service keeps the progress on screen long enough to look at it.
+    await run.emulator.addFault({ kind: 'latency', ms: 5000, method: 'POST', path: '/ksm/rag/v5/files', times: 1 });
     await workbench.contextMenu(await explorerFile(FOLDER), 'Upload Files to Volume…');
     await workbench.pick(new RegExp(`^\\s*${VOLUME}`));
     await workbench.quickInput().locator('.quick-input-title', { hasText: /^Processing for e2e-polish/ }).waitFor();
     await workbench.pick(/Chunk and embed/);
+    const progress = await eventually(
+      () => workbench.findNotification(/Uploading to e2e-polish \(Chunk and embed\)/),
+      async () => `no upload progress; notifications: ${await notificationTexts()}`,
+      10_000,
+      250,
+    );
+    assert.equal(await progress.locator('.monaco-button', { hasText: /^Cancel$/ }).count(), 1, 'the progress has its Cancel');
+    const withCancel = workbench.page.locator('.notification-list-item').filter({ has: workbench.page.locator('.monaco-button', { hasText: /^Cancel$/ }) });
+    assert.equal(await withCancel.count(), 1, `one progress notification, not two stacked: ${await notificationTexts()}`);
+    await workbench.screenshot('one-progress-notification');
     await eventually(
       async () => JSON.stringify(await stored()) === JSON.stringify(['alpha.md', 'sub__beta.md']),
       async () => `the volume holds ${JSON.stringify(await stored())}; notifications: ${await notificationTexts()}`,
@@ -191,10 +203,9 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     await description.first().waitFor({ timeout: 30_000 });
     const clear = sidebar.locator('.action-label[aria-label^="Clear Filter"]');
     assert.equal(await clear.count(), 1, 'Clear Filter is in the view title while filtered');
-    // View title actions show while the view has focus or the pointer.
+    // View title actions show while the view has focus.
     await workbench.volumesRow('sub__beta.md').click();
-    await workbench.paneHeader('Volumes').hover().catch(() => undefined);
-    await clear.click();
+    await clear.click({ timeout: 10_000 });
     await eventually(
       async () => (await description.count()) === 0 && (await clear.count()) === 0,
       () => 'the filter description or Clear Filter stayed after clearing',
