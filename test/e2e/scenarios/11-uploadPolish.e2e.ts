@@ -5,7 +5,7 @@
 // names the volume, "Store only" is not shown as a failure while a failed PDF is, the
 // Delete key deletes, and a filter shows in the view's description until cleared.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '../harness/eventually';
 import { useScenario } from '../harness/scenario';
@@ -164,11 +164,19 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     const storedRow = workbench.volumesRow('kept-as-is.txt');
     assert.equal(await storedRow.locator('.codicon-warning').count(), 0, 'a choice is not a warning');
     assert.equal(await storedRow.locator('.codicon-archive').count(), 1);
-    await workbench.volumesRow('scan.pdf').locator('.label-name').hover();
-    await workbench.page.mouse.move(120, 205, { steps: 3 }).catch(() => undefined);
-    await workbench.volumesRow('scan.pdf').locator('.label-name').hover();
+    // The tooltip has the whole reason. A hover can be lost while the row redraws under the
+    // pointer, so the pointer leaves and comes back until it shows.
     const hover = workbench.page.locator('.monaco-hover-content, .workbench-hover').filter({ hasText: /Processing failed: .*filter/ }).first();
-    await hover.waitFor({ timeout: 15_000 });
+    await eventually(
+      async () => {
+        await workbench.page.mouse.move(900, 700);
+        await workbench.volumesRow('scan.pdf').locator('.label-name').hover();
+        return hover.waitFor({ timeout: 4_000 }).then(() => true, () => false);
+      },
+      () => 'the failed file\'s tooltip never showed the reason',
+      40_000,
+      0,
+    );
     await workbench.page.mouse.move(900, 700);
     await hover.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
     await workbench.screenshot('failed-and-stored-rows');
@@ -212,5 +220,21 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
       10_000,
     );
     await workbench.volumesRow('alpha.md').waitFor({ timeout: 10_000 });
+  });
+
+  it('Remove from View takes the added volume off the user settings again (leaving the run as it found it)', async () => {
+    const { workbench, run } = scenario;
+    await workbench.contextMenu(workbench.volumesRow(VOLUME), 'Remove from View');
+    await eventually(
+      async () => (await workbench.volumesRow(VOLUME).count()) === 0,
+      async () => `${VOLUME} is still shown; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`,
+      20_000,
+    );
+    assert.ok(!readFileSync(join(run.userDataDir, 'User', 'settings.json'), 'utf8').includes(`"${VOLUME}"`));
+  });
+
+  after(() => {
+    // Later scenarios see the fixture workspace without this scenario's files.
+    rmSync(join(scenario.run.workspace, ROOT), { recursive: true, force: true });
   });
 });
