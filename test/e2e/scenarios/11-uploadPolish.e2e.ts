@@ -5,7 +5,7 @@
 // names the volume, "Store only" is not shown as a failure while a failed PDF is, the
 // Delete key deletes, and a filter shows in the view's description until cleared.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '../harness/eventually';
 import { useScenario } from '../harness/scenario';
@@ -233,8 +233,4 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     assert.ok(!readFileSync(join(run.userDataDir, 'User', 'settings.json'), 'utf8').includes(`"${VOLUME}"`));
   });
 
-  after(() => {
-    // Later scenarios see the fixture workspace without this scenario's files.
-    rmSync(join(scenario.run.workspace, ROOT), { recursive: true, force: true });
-  });
 });
