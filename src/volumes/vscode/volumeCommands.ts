@@ -20,15 +20,19 @@ const FILTER_BATCH = 100;
 export function registerVolumeCommands(
   services: ExtensionServices,
   tree: VolumesTreeProvider,
-  view: Pick<vscode.TreeView<VolumesNode>, 'selection' | 'description'>,
+  view: Pick<vscode.TreeView<VolumesNode>, 'selection' | 'description' | 'message'>,
   askAgentAbout: (files: Array<AgentFileRef & { volume: string }>) => Promise<void>,
 ): void {
   const { context } = services;
   tree.sortOrder = context.workspaceState.get<FileSortOrder>(WORKSPACE_STATE_KEY.fileSortOrder, 'upload');
   // An active filter shows in the view's title bar ("Filter "q" · 12 matches") with Clear
   // Filter beside it, not only as a changed icon; the tree reports every change of filter.
+  // VS Code hides a view's description when the view is alone in its container (Volumes is,
+  // since the chat has its own), so the same words also head the tree as its message.
   tree.onSearchesChanged = () => {
-    view.description = filterDescription([...tree.searches()]);
+    const description = filterDescription([...tree.searches()]);
+    view.description = description;
+    view.message = description ? `${description}. Clear Filter shows every file.` : undefined;
     void vscode.commands.executeCommand('setContext', CONTEXT_KEY.volumesFiltered, tree.filtering);
   };
 
