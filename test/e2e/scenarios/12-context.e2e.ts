@@ -182,10 +182,21 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
   /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor is active. */
   async function openFileByQuickOpen(fileName: string): Promise<void> {
     const { workbench } = scenario;
-    await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
-    await workbench.page.keyboard.press('Control+P');
-    await workbench.quickInputBox().fill(fileName);
-    await workbench.quickInputRows().filter({ hasText: fileName }).first().waitFor();
+    // Quick Open answers from its previous file list until a new one has loaded, which under
+    // load (after scenario 11, say) can miss a file written a moment ago: open it again then.
+    await eventually(
+      async () => {
+        await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+        await workbench.page.keyboard.press('Control+P');
+        await workbench.quickInputBox().fill(fileName);
+        const found = await workbench.quickInputRows().filter({ hasText: fileName }).first().waitFor({ timeout: 5_000 }).then(() => true, () => false);
+        if (!found) await workbench.page.keyboard.press('Escape');
+        return found;
+      },
+      () => `Quick Open never listed ${fileName}`,
+      45_000,
+      500,
+    );
     await workbench.quickInputBox().press('Enter');
     await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: fileName }).waitFor({ timeout: 15_000 });
   }
