@@ -105,3 +105,63 @@ export function codeOfBlock(block: Element): string {
   const text = block.querySelector('pre code')?.textContent ?? block.querySelector('pre')?.textContent ?? '';
   return text.endsWith('\n') ? text.slice(0, -1) : text;
 }
+
+/** An answer's marker numbers [n] that have a source, each with the file it names. */
+export type CitationMarkers = ReadonlyMap<number, string>;
+
+const MARKER = /\[(\d{1,3})\]/g;
+/** Text inside these is shown as written: code, links and markers already made. */
+const NOT_MARKED = 'pre, code, a, [data-href], [data-citation-marker]';
+
+/**
+ * Turns the [n] markers of sanitized markdown that name a source into keyboard-reachable
+ * links (the transcript's delegated handlers post `openCitation`). It runs after DOMPurify
+ * and builds every element itself from text, so the answer's own markup can never forge
+ * one: `data-` attributes do not survive sanitizing. Markers without a source stay text;
+ * a marker whose source went away becomes text again.
+ */
+export function markCitations(root: Element | DocumentFragment, sources: CitationMarkers): void {
+  for (const marker of Array.from(root.querySelectorAll<HTMLElement>('[data-citation-marker]'))) {
+    const filename = sources.get(Number(marker.dataset.citationMarker));
+    if (filename === undefined) marker.replaceWith(marker.textContent ?? '');
+    else {
+      marker.setAttribute('aria-label', markerLabel(Number(marker.dataset.citationMarker), filename));
+      marker.title = filename;
+    }
+  }
+  if (sources.size === 0) return;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const texts: Text[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node as Text;
+    if (text.data.includes('[') && !text.parentElement?.closest(NOT_MARKED)) texts.push(text);
+  }
+  for (const text of texts) markText(text, sources);
+}
+
+function markText(text: Text, sources: CitationMarkers): void {
+  const parts: (string | HTMLElement)[] = [];
+  let last = 0;
+  for (const match of text.data.matchAll(MARKER)) {
+    const number = Number(match[1]);
+    const filename = sources.get(number);
+    if (filename === undefined) continue;
+    parts.push(text.data.slice(last, match.index), citationMarker(number, filename));
+    last = match.index + match[0].length;
+  }
+  if (parts.length === 0) return;
+  parts.push(text.data.slice(last));
+  text.replaceWith(...parts.filter((part) => part !== ''));
+}
+
+function citationMarker(number: number, filename: string): HTMLElement {
+  return el(
+    'span',
+    { class: 'citation-marker', role: 'link', tabindex: '0', 'data-citation-marker': String(number), 'aria-label': markerLabel(number, filename), title: filename },
+    `[${number}]`,
+  );
+}
+
+function markerLabel(number: number, filename: string): string {
+  return `Source ${number}: ${filename}`;
+}

@@ -1,6 +1,6 @@
 import { BlockSplitter } from './blockSplitter';
 import { el } from './dom';
-import { renderMarkdown } from './markdown';
+import { type CitationMarkers, markCitations, renderMarkdown } from './markdown';
 
 /**
  * Finished blocks are grouped so that layout and paint, which visit an element's children
@@ -22,6 +22,7 @@ export class StreamingMarkdown {
   private finished = false;
   private openRendered = '';
   private group: HTMLElement | undefined;
+  private citations: CitationMarkers = new Map();
 
   constructor() {
     this.element.append(this.finishedBlocks, this.openBlock);
@@ -45,7 +46,14 @@ export class StreamingMarkdown {
     const open = this.splitter.openBlock();
     if (open === this.openRendered) return;
     this.openRendered = open;
-    this.openBlock.replaceChildren(renderMarkdown(open, { highlight: !this.splitter.isInsideFence() }));
+    this.openBlock.replaceChildren(this.rendered(open, { highlight: !this.splitter.isInsideFence() }));
+  }
+
+  /** The answer's sources changed: its [n] markers link to the new ones (new text is marked as it is rendered). */
+  setCitations(citations: CitationMarkers): void {
+    if (citations.size === 0 && this.citations.size === 0) return;
+    this.citations = citations;
+    markCitations(this.element, citations);
   }
 
   /** The stream ended: the open block becomes a finished one. */
@@ -60,11 +68,17 @@ export class StreamingMarkdown {
 
   private appendFinished(block: string): void {
     const wrapper = el('div', { class: 'md-block' });
-    wrapper.append(renderMarkdown(block));
+    wrapper.append(this.rendered(block));
     if (!this.group || this.group.childElementCount >= BLOCKS_PER_GROUP) {
       this.group = el('div', { class: 'md-group' });
       this.finishedBlocks.append(this.group);
     }
     this.group.append(wrapper);
+  }
+
+  private rendered(source: string, options?: { highlight?: boolean }): DocumentFragment {
+    const fragment = renderMarkdown(source, options);
+    if (this.citations.size) markCitations(fragment, this.citations);
+    return fragment;
   }
 }

@@ -200,6 +200,11 @@ export class Transcript {
       this.post({ type: 'openLink', href: target.dataset.href });
       return;
     }
+    if (event.key === 'Enter' && target?.dataset.citationMarker) {
+      event.preventDefault();
+      this.openCitation(target);
+      return;
+    }
     if (!target || event.ctrlKey || event.metaKey || event.shiftKey) return;
     const onTurn = target.classList.contains('turn') && target.parentElement === this.turns;
     if (!onTurn && !event.altKey) return;
@@ -215,12 +220,25 @@ export class Transcript {
     this.window.focusRow(next);
   }
 
+  /** A marker [n] in an answer opens the same passage as its numbered source chip. */
+  private openCitation(marker: HTMLElement): void {
+    const turnId = marker.closest<HTMLElement>('.turn')?.dataset.turnId;
+    const number = Number(marker.dataset.citationMarker);
+    if (turnId && Number.isInteger(number)) this.post({ type: 'openCitation', turnId, marker: number });
+  }
+
   private onClick(event: MouseEvent): void {
     const target = event.target instanceof Element ? event.target : null;
     const link = target?.closest<HTMLElement>('[data-href]');
     if (link) {
       event.preventDefault();
       this.post({ type: 'openLink', href: link.dataset.href ?? '' });
+      return;
+    }
+    const marker = target?.closest<HTMLElement>('[data-citation-marker]');
+    if (marker) {
+      event.preventDefault();
+      this.openCitation(marker);
       return;
     }
     const action = target?.closest<HTMLElement>('button[data-action]');

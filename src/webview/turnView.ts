@@ -1,6 +1,6 @@
 import type { AnswerState, AttachmentView, CitationView, TurnView, UsageView, WebviewToHost } from '../chat/protocol';
 import { button, el, formatTokens } from './dom';
-import { citationChips, codeChips } from './contextChips';
+import { citationChips, codeChips, markersOf } from './contextChips';
 import { StreamingMarkdown } from './streamingMarkdown';
 
 type Post = (message: WebviewToHost) => void;
@@ -141,6 +141,7 @@ export class AssistantTurnElement {
   }
 
   private renderCitations(citations: CitationView[]): void {
+    this.body.setCitations(new Map(citations.flatMap((citation, i) => markersOf(citation, i).map((n) => [n, citation.filename] as const))));
     this.citations.replaceChildren();
     this.citations.hidden = citations.length === 0;
     if (citations.length === 0) return;

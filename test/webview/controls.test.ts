@@ -1,7 +1,7 @@
 // Every control of the panel posts exactly the message the host expects.
 import { strict as assert } from 'node:assert';
 import type { WebviewPage } from './support/chromium';
-import { assistantTurn, conversation, init, modelOptions, userTurn } from './support/conversations';
+import { assistantTurn, chunk, conversation, init, modelOptions, userTurn } from './support/conversations';
 import { useWebviewSuite } from './support/suite';
 
 describe('webview controls', function () {
@@ -221,6 +221,42 @@ describe('webview controls', function () {
         { type: 'openCitation', turnId: 'a1', marker: 2 },
         { type: 'openCitation', turnId: 'a1', marker: 1 },
       ]);
+    });
+
+    it('makes the markers [n] of an answer links to their sources (click and Enter ask for that marker); markers without a source, in code or in links stay text', async () => {
+      await webview.hostPost(init(conversation([assistantTurn('a1', '', { state: 'streaming' })], { mode: 'agent' })));
+      const text = 'Design [1], API [2][1], unknown [7], code `[1]` and [a link [2]](https://example.com).\n\n```\n[2]\n```\n\nLast [2]';
+      for (const content of chunk(text)) await webview.hostPost({ type: 'delta', turnId: 'a1', content });
+      await webview.settle();
+      const body = webview.page.locator('.answer-body');
+      assert.equal(await body.locator('[data-citation-marker]').count(), 0, 'no marker is a link before the answer has sources');
+      const citations = [
+        { fileId: 'f1', filename: 'guide.md', volume: 'v', markers: [1] },
+        { fileId: 'f2', filename: 'api.ts', volume: 'v', markers: [2] },
+      ];
+      await webview.hostPost({ type: 'answerUpdate', turnId: 'a1', patch: { state: 'done', citations } });
+      await webview.settle();
+      const markers = body.getByRole('link', { name: /^Source \d+:/ });
+      assert.deepEqual(await markers.evaluateAll((nodes) => nodes.map((n) => `${n.textContent} ${n.getAttribute('aria-label')}`)), [
+        '[1] Source 1: guide.md',
+        '[2] Source 2: api.ts',
+        '[1] Source 1: guide.md',
+        '[2] Source 2: api.ts',
+      ]);
+      assert.equal((await body.textContent())?.replace(/\s+/g, ' ').includes('unknown [7], code [1] and a link [2]'), true, 'the text reads as written');
+      assert.equal(await body.locator('code [data-citation-marker], a [data-citation-marker]').count(), 0, 'code and links are left alone');
+      await body.getByRole('link', { name: 'Source 2: api.ts' }).first().click();
+      await body.getByRole('link', { name: 'Source 1: guide.md' }).first().focus();
+      await webview.page.keyboard.press('Enter');
+      await body.getByText('[7]').click();
+      assert.deepEqual(await webview.posted(), [
+        { type: 'openCitation', turnId: 'a1', marker: 2 },
+        { type: 'openCitation', turnId: 'a1', marker: 1 },
+      ]);
+      // Sources replaced (a regenerated answer, a conversation reloaded): a marker that lost its source is text again.
+      await webview.hostPost({ type: 'answerUpdate', turnId: 'a1', patch: { citations: [citations[1]!] } });
+      await webview.settle();
+      assert.deepEqual(await body.locator('[data-citation-marker]').allTextContents(), ['[2]', '[2]']);
     });
 
     it('numbers the sources of a conversation saved before numbering by their position', async () => {
