@@ -110,8 +110,8 @@ export function codeOfBlock(block: Element): string {
 export type CitationMarkers = ReadonlyMap<number, string>;
 
 const MARKER = /\[(\d{1,3})\]/g;
-/** Text inside these is shown as written: code, links and markers already made. */
-const NOT_MARKED = 'pre, code, a, [data-href], [data-citation-marker]';
+/** Text inside these is shown as written: code, links (live or inert) and markers already made. */
+const NOT_MARKED = 'pre, code, a, .inert-link, [data-citation-marker]';
 
 /**
  * Turns the [n] markers of sanitized markdown that name a source into keyboard-reachable

@@ -165,6 +165,37 @@ describe('hostile payloads', function () {
         await assertContained();
       });
 
+      it('as forged citation markers: only the answer\'s own text [n] with a source becomes one, named as text', async () => {
+        const forged = [
+          '<span data-citation-marker="1" role="link" tabindex="0" onclick="globalThis.__pwned=1">[1]</span>',
+          '<a data-citation-marker="2" href="javascript:globalThis.__pwned=2">[2]</a>',
+          '[[1]](javascript:globalThis.__pwned=3)',
+          '[[2]](command:workbench.action.terminal.new)',
+          '`[1]`',
+          '<img src=x onerror="globalThis.__pwned=4">[9]',
+          '\\[1\\]',
+          'real [1] and [2]',
+        ].join('\n\n');
+        const citations = [HOSTILE_PAYLOADS[0]!, HOSTILE_PAYLOADS[1]!].map((payload, index) => ({ fileId: `f${index}`, filename: payload, markers: [index + 1] }));
+        await webview.hostPost(init(conversation([assistantTurn('whole', forged, { citations }), assistantTurn('live', '', { state: 'streaming' })], { mode: 'agent' })));
+        for (const content of chunk(forged)) await webview.hostPost({ type: 'delta', turnId: 'live', content });
+        await webview.hostPost({ type: 'answerUpdate', turnId: 'live', patch: { state: 'done', citations } });
+        await webview.settle();
+        const markers = webview.page.locator('.answer-body [data-citation-marker]');
+        const shown = await markers.evaluateAll((nodes) => nodes.map((node) => ({ tag: node.localName, text: node.textContent, label: node.getAttribute('aria-label'), attributes: node.getAttributeNames().sort().join(' ') })));
+        // Markup in the answer is shown as text, so the [n] it contains reads as a marker and
+        // becomes one of ours; what must never happen is a forged element or attribute.
+        const texts = ['[1]', '[2]', '[1]', '[1]', '[1]', '[2]'];
+        const expected = (turn: string) => texts.map((text) => ({ tag: 'span', text, label: `Source ${text[1]}: ${HOSTILE_PAYLOADS[Number(text[1]) - 1]}`, attributes: 'aria-label class data-citation-marker role tabindex title', turn }));
+        const withTurns = await markers.evaluateAll((nodes) => nodes.map((node) => node.closest('.turn')?.getAttribute('data-turn-id') ?? ''));
+        assert.deepEqual(shown.map((m, i) => ({ ...m, turn: withTurns[i] })), [...expected('whole'), ...expected('live')], 'markers are our own spans, the file names text in their label; code, links and [9] are left alone');
+        assert.equal(await webview.page.locator('.answer-body code [data-citation-marker], .answer-body .inert-link [data-citation-marker]').count(), 0);
+        await markers.evaluateAll((nodes) => nodes.forEach((node) => (node as unknown as ClickableNode).click()));
+        await webview.settle();
+        assert.deepEqual(await webview.posted(), ['whole', 'live'].flatMap((turnId) => texts.map((text) => ({ type: 'openCitation', turnId, marker: Number(text[1]) }))), 'each marker posts only its answer and number');
+        await assertContained();
+      });
+
       it('as conversation titles and model names', async () => {
         const summaries = HOSTILE_PAYLOADS.map((title, index) => ({ id: `c${index}`, title, mode: 'chat' as const, updatedAt: index }));
         await webview.hostPost({
