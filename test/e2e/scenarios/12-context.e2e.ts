@@ -158,6 +158,26 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     );
   });
 
+  it('clicking a marker [n] in the answer opens the same passage as its source chip', async () => {
+    const { workbench } = scenario;
+    // Revealing the file showed the Volumes side bar, and the passage editor is still open: start from neither.
+    await workbench.runCommand('View: Close All Editors');
+    await workbench.page.locator('.tabs-container .tab').filter({ hasText: TEAM_FILE }).waitFor({ state: 'detached', timeout: 15_000 });
+    await chat.open();
+    // The answer's own text: "From lamps-team-guide.md [n]: …", its marker a link named after the file.
+    const marker = chat.lastAnswer().locator('.answer-body').getByRole('link', { name: new RegExp(`^Source \\d+: ${TEAM_FILE.replace(/\./g, '\\.')}$`) }).first();
+    await marker.waitFor({ timeout: 15_000 });
+    await marker.click();
+    await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: TEAM_FILE }).waitFor({ timeout: 15_000 });
+    const editorText = workbench.page.locator('.editor-group-container.active .monaco-editor .view-lines');
+    const shown = async () => ((await editorText.innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+    await eventually(
+      async () => (await shown()).startsWith(`${TEAM_FILE} — ${TEAM_VOLUME}`),
+      async () => `the passage editor opened by the marker shows ${JSON.stringify((await shown()).slice(0, 300))}`,
+      15_000,
+    );
+  });
+
   it('choosing files searches only them: Files… → volume → file, a file chip, citations from that file only', async () => {
     const { workbench } = scenario;
     // Revealing the file showed the Volumes side bar; the chat has its own container, so open it again.
