@@ -84,6 +84,12 @@ function createSession(services: ExtensionServices, post: (message: HostToWebvie
     // The inline error already says what happened; a key or settings problem also gets its fix in one click.
     onAnswerFailed: (error) => void offerFix(error),
   });
+  // The palette offers Choose Volumes/Files for This Chat only while an agent conversation is open.
+  const showAgentMode = (mode: string) => void vscode.commands.executeCommand('setContext', CONTEXT_KEY.chatAgentMode, mode === 'agent');
+  void session.current().then((conversation) => showAgentMode(conversation.mode), () => undefined);
+  session.subscribe((event) => {
+    if (event.type === 'conversation') showAgentMode(event.conversation.mode);
+  });
   // The walkthrough's "Ask a question" step completes on the first answer that arrives.
   const answered = session.subscribe((event) => {
     if (event.type !== 'answer' || event.event.type !== 'finished' || event.event.reason !== 'done') return;

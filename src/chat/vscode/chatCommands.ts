@@ -49,6 +49,14 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
     await attach(askAboutFilePlan(editor.document));
   });
   services.registerCommand(COMMAND.chatConversations, () => pickConversation(session()).then((picked) => (picked ? view.reveal() : undefined)));
+  // The palette's way to the agent's context (the Volumes…/Files… buttons above the
+  // composer): the same pickers; the chat is shown afterwards so the new chips are seen.
+  services.registerCommand(COMMAND.chatChooseVolumes, async () => {
+    if (await view.chooseContextVolumes()) await view.reveal();
+  });
+  services.registerCommand(COMMAND.chatChooseFiles, async () => {
+    if (await view.chooseContextFiles()) await view.reveal();
+  });
   services.registerCommand(COMMAND.chatExport, async () => {
     const conversation = await session().current();
     if (conversation.turns.length === 0) {

@@ -77,6 +77,25 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     await this.reveal();
   }
 
+  /**
+   * The chat's Volumes… button and KSM: Choose Volumes for This Chat…: the host's picker for
+   * the open conversation; resolves true when the user chose (the chips then change).
+   */
+  async chooseContextVolumes(): Promise<boolean> {
+    const session = this.session();
+    const chosen = await this.pickers.volumes((await session.current()).contextVolumes);
+    if (chosen) await session.setContextVolumes(chosen);
+    return chosen !== undefined;
+  }
+
+  /** The chat's Files… button and KSM: Choose Files for This Chat…, like `chooseContextVolumes`. */
+  async chooseContextFiles(): Promise<boolean> {
+    const session = this.session();
+    const chosen = await this.pickers.files((await session.current()).contextFiles);
+    if (chosen) await session.setContextFiles(chosen);
+    return chosen !== undefined;
+  }
+
   private async receive(raw: unknown): Promise<void> {
     const message = parseWebviewMessage(raw);
     if (!message) {
@@ -130,16 +149,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       if (plan.reveal.kind === 'explain') void vscode.window.showInformationMessage(plan.reveal.message);
       else await this.revealFile(plan.reveal.volume, plan.reveal.fileId);
     },
-    chooseContextVolumes: async () => {
-      const session = this.session();
-      const chosen = await this.pickers.volumes((await session.current()).contextVolumes);
-      if (chosen) await session.setContextVolumes(chosen);
-    },
-    chooseContextFiles: async () => {
-      const session = this.session();
-      const chosen = await this.pickers.files((await session.current()).contextFiles);
-      if (chosen) await session.setContextFiles(chosen);
-    },
+    chooseContextVolumes: async () => void (await this.chooseContextVolumes()),
+    chooseContextFiles: async () => void (await this.chooseContextFiles()),
   } satisfies HandlerMap<ViewMessage, Promise<void>>;
 
   private async dispatch(message: WebviewToHost): Promise<void> {

@@ -32,6 +32,8 @@ export const COMMAND = {
   chatAskAboutFile: 'ksm.chat.askAboutFile',
   chatConversations: 'ksm.chat.conversations',
   chatExport: 'ksm.chat.export',
+  chatChooseVolumes: 'ksm.chat.chooseVolumes',
+  chatChooseFiles: 'ksm.chat.chooseFiles',
   syncFolder: 'ksm.sync.folder',
   syncNow: 'ksm.sync.now',
   syncShowPreview: 'ksm.sync.showPreview',
@@ -51,6 +53,8 @@ export const CONTEXT_KEY = {
   connected: 'ksm.connected',
   /** An answer finished in the chat (the walkthrough's "ask" step is done). */
   chatAnswered: 'ksm.chat.answered',
+  /** The chat's open conversation is an agent one (its volumes and files can be chosen). */
+  chatAgentMode: 'ksm.chat.agentMode',
 } as const;
 
 export type ContextKey = (typeof CONTEXT_KEY)[keyof typeof CONTEXT_KEY];
