@@ -199,6 +199,60 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     assert.deepEqual(await chat.lastAnswer().locator('[data-testid="citations"] .citation-volume').first().innerText(), 'My files');
   });
 
+  it('KSM: Choose Volumes for This Chat… in the palette: offered only in an agent conversation, it changes that chat\'s volume chips', async () => {
+    const { workbench } = scenario;
+    const title = 'KSM: Choose Volumes for This Chat…';
+    await chat.open();
+    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.modeSelect().selectOption('chat');
+    // A plain chat searches no volume: the palette does not offer the command.
+    await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+    await workbench.page.keyboard.press('Control+Shift+P');
+    await workbench.quickInputBox().fill(`>${title}`);
+    // VS Code lists "similar commands" (or "No matching commands") once it has filtered.
+    await workbench.quickInputRows().first().waitFor({ timeout: 15_000 });
+    await workbench.page.waitForTimeout(500);
+    assert.equal(await workbench.quickInputRows().filter({ hasText: title }).count(), 0, `${title} is offered in a plain chat`);
+    await workbench.page.keyboard.press('Escape');
+
+    await chat.modeSelect().selectOption('agent');
+    const volumeChips = chat.frame.locator('[data-testid="volume-chips"] .chip-label');
+    await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === 'All volumes', async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
+    await workbench.runCommand(title);
+    await workbench.quickInputRows().filter({ hasText: TEAM_VOLUME }).waitFor({ timeout: 15_000 });
+    await workbench.quickInputRows().filter({ hasText: 'My files' }).click(); // untick My files
+    await workbench.quickInputBox().press('Enter');
+    await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === TEAM_VOLUME, async () => `volume chips after the command: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
+  });
+
+  // media/screenshot-chat.png (the README's) is this step's screenshot, cropped and resized
+  // as CONTRIBUTING.md says: a chat with a code block and an agent answer with numbered sources.
+  it('the README\'s picture: in Dark Modern, a code block and an agent answer whose markers match its numbered sources', async () => {
+    const { workbench } = scenario;
+    const startTheme = (await workbench.page.locator('.monaco-workbench.vs-dark').count()) ? 'Dark Modern' : 'Light Modern';
+    await workbench.setColorTheme('Dark Modern');
+    try {
+      await workbench.runCommand('View: Close All Editors');
+      await openFileByQuickOpen('release-process.md');
+      await chat.open();
+      await chat.frame.locator('button[aria-label="New chat"]').click();
+      await chat.modeSelect().selectOption('chat');
+      await chat.send('Show me a TypeScript function that answers a question');
+      assert.equal(await chat.waitForAnswerToSettle(), 'done');
+      assert.equal(await chat.lastAnswer().locator('.code-block').count(), 1, 'the chat answer has a code block');
+      await chat.modeSelect().selectOption('agent');
+      await chat.send(LAMPS_QUESTION);
+      assert.equal(await chat.waitForAnswerToSettle(), 'done');
+      const markers = chat.lastAnswer().locator('.answer-body [data-citation-marker]');
+      await markers.first().waitFor({ timeout: 10_000 });
+      assert.ok((await chat.lastAnswer().locator('[data-testid="citations"] .citation-number').count()) > 0, 'numbered sources under the answer');
+      await chat.frame.locator('textarea[aria-label="Message"]').blur();
+      await workbench.screenshot('readme-chat');
+    } finally {
+      await workbench.setColorTheme(startTheme);
+    }
+  });
+
   /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor is active. */
   async function openFileByQuickOpen(fileName: string): Promise<void> {
     const { workbench } = scenario;

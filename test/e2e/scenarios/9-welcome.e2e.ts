@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Locator, Page } from 'playwright-core';
 import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
 import { useScenario } from '../harness/scenario';
@@ -29,6 +30,14 @@ describe('Scenario 9: first run guides — walkthrough, in-chat welcome, not con
     for (const step of ['Connect to a service', 'Upload a file to a volume', 'Ask a question']) {
       assert.ok((await page.getByText(step, { exact: true }).count()) > 0, `the walkthrough shows "${step}"`);
     }
+    // Step 1 is open and its media (media/walkthrough/connect.md) is rendered, in a webview of its own.
+    await eventually(
+      () => frameShowing(workbench.page, 'Connect to a KSM service', 'No account yet: the local emulator'),
+      () => 'no frame shows the "connect" step\'s markdown (media/walkthrough/connect.md)',
+      20_000,
+      500,
+    );
+    assert.equal(await connectStepCheckbox(page).getAttribute('aria-checked'), 'false', 'not connected yet: "connect" is not checked');
     await workbench.screenshot('walkthrough');
     await workbench.runCommand('View: Close All Editors');
   });
@@ -109,6 +118,20 @@ describe('Scenario 9: first run guides — walkthrough, in-chat welcome, not con
     assert.doesNotMatch(await chat.answerText(), /Not connected/);
   });
 
+  it('once connected, the walkthrough\'s "connect" step is checked', async () => {
+    const { workbench } = scenario;
+    await workbench.runCommand('KSM: Get Started');
+    const page = workbench.page.locator('.gettingStartedContainer');
+    await page.getByText('Get Started with KSM Assistant').first().waitFor({ timeout: 20_000 });
+    await eventually(
+      async () => (await connectStepCheckbox(page).getAttribute('aria-checked')) === 'true',
+      async () => `"connect" is not checked: aria-checked=${await connectStepCheckbox(page).getAttribute('aria-checked')}`,
+      15_000,
+    );
+    await workbench.runCommand('View: Close All Editors');
+    await chat.open();
+  });
+
   it('a new chat, once connected, offers example questions that fill the message box', async () => {
     await chat.frame.locator('button[aria-label="New chat"]').click();
     const example = chat.frame.getByRole('region', { name: 'Welcome' }).locator('.welcome-example').first();
@@ -118,3 +141,17 @@ describe('Scenario 9: first run guides — walkthrough, in-chat welcome, not con
     assert.equal(await chat.composer().inputValue(), text);
   });
 });
+
+/** The walkthrough's check mark of its "connect" step (VS Code marks a done step `aria-checked="true"`). */
+function connectStepCheckbox(walkthrough: Locator): Locator {
+  return walkthrough.locator('[data-done-step-id$="#connect"]').first();
+}
+
+/** A frame of the page (webviews are frames in frames) whose text holds every one of `texts`. */
+async function frameShowing(page: Page, ...texts: string[]): Promise<boolean> {
+  for (const frame of page.frames()) {
+    const text = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
+    if (texts.every((t) => text.includes(t))) return true;
+  }
+  return false;
+}
