@@ -233,7 +233,12 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await workbench.setColorTheme('Dark Modern');
     try {
       await workbench.runCommand('View: Close All Editors');
-      await openFileByQuickOpen('release-process.md');
+      // Quick Open, clicking the file's row: Enter could take the first recent file before the list filters.
+      await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+      await workbench.page.keyboard.press('Control+P');
+      await workbench.quickInputBox().fill('release-process.md');
+      await workbench.quickInputRows().filter({ hasText: 'release-process.md' }).first().click();
+      await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: 'release-process.md' }).waitFor({ timeout: 15_000 });
       await chat.open();
       await chat.frame.locator('button[aria-label="New chat"]').click();
       await chat.modeSelect().selectOption('chat');
