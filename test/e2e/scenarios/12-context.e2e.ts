@@ -230,7 +230,11 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
   it('the README\'s picture: in Dark Modern, a code block and an agent answer whose markers match its numbered sources', async () => {
     const { workbench } = scenario;
     const startTheme = (await workbench.page.locator('.monaco-workbench.vs-dark').count()) ? 'Dark Modern' : 'Light Modern';
+    const startViewport = workbench.page.viewportSize();
+    const startWidth = (await workbench.page.locator('.part.sidebar').boundingBox())?.width;
     await workbench.setColorTheme('Dark Modern');
+    // Tall enough, and a side bar wide enough, for the code block and the cited answer below it.
+    await workbench.page.setViewportSize({ width: 1440, height: 1000 });
     try {
       await workbench.runCommand('View: Close All Editors');
       // Quick Open, clicking the file's row: Enter could take the first recent file before the list filters.
@@ -239,21 +243,27 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
       await workbench.quickInputBox().fill('release-process.md');
       await workbench.quickInputRows().filter({ hasText: 'release-process.md' }).first().click();
       await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: 'release-process.md' }).waitFor({ timeout: 15_000 });
+      await workbench.page.keyboard.press('Control+Home'); // drop the selection an earlier step left
       await chat.open();
+      await workbench.setSideBarWidth(460);
       await chat.frame.locator('button[aria-label="New chat"]').click();
       await chat.modeSelect().selectOption('chat');
       await chat.send('Show me a TypeScript function that answers a question');
       assert.equal(await chat.waitForAnswerToSettle(), 'done');
-      assert.equal(await chat.lastAnswer().locator('.code-block').count(), 1, 'the chat answer has a code block');
+      const codeBlock = chat.lastAnswer().locator('.code-block');
+      assert.equal(await codeBlock.count(), 1, 'the chat answer has a code block');
       await chat.modeSelect().selectOption('agent');
       await chat.send(LAMPS_QUESTION);
       assert.equal(await chat.waitForAnswerToSettle(), 'done');
       const markers = chat.lastAnswer().locator('.answer-body [data-citation-marker]');
       await markers.first().waitFor({ timeout: 10_000 });
       assert.ok((await chat.lastAnswer().locator('[data-testid="citations"] .citation-number').count()) > 0, 'numbered sources under the answer');
-      await chat.frame.locator('textarea[aria-label="Message"]').blur();
+      await chat.composer().blur();
+      await workbench.page.waitForTimeout(500);
       await workbench.screenshot('readme-chat');
     } finally {
+      if (startWidth) await workbench.setSideBarWidth(Math.round(startWidth));
+      if (startViewport) await workbench.page.setViewportSize(startViewport);
       await workbench.setColorTheme(startTheme);
     }
   });
