@@ -15,6 +15,9 @@ import { CHAT_VIEW_ID, ChatViewProvider } from './vscode/chatViewProvider';
 import { ConversationStore, type StoreProblem } from './core/conversationStore';
 import type { ModelOptions } from './core/conversationModel';
 import type { HostToWebview } from './protocol';
+import { GLOBAL_STATE_KEY } from '../common/core/storageKeys';
+import { parseRecentModels, withRecentModel } from './core/modelChoices';
+import { showModelPicker } from './vscode/modelPicker';
 
 export interface ChatFeatureDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
@@ -35,7 +38,7 @@ export function registerChatFeature(services: ExtensionServices, deps: ChatFeatu
     volumes: (current) => pickContextVolumes(personalVolume(), settings.volumes(), current),
     files: (current) => pickContextFiles(() => services.getClient(), personalVolume(), settings.volumes(), current),
   };
-  const view = new ChatViewProvider(context.extensionUri, getSession, log, deps.revealFile, passages, pickers, isConnected);
+  const view = new ChatViewProvider(context.extensionUri, getSession, log, deps.revealFile, passages, pickers, isConnected, () => chooseModel(context, getSession()));
 
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(CITATION_SCHEME, passages),
@@ -56,6 +59,19 @@ export function registerChatFeature(services: ExtensionServices, deps: ChatFeatu
       await view.reveal();
     },
   };
+}
+
+/** The model picker for the open chat conversation; the pick is remembered as recent (all windows). */
+async function chooseModel(context: vscode.ExtensionContext, session: ChatSession): Promise<void> {
+  const conversation = await session.current();
+  // Agent conversations use ksm.agent.model; the header shows no picker for them.
+  if (conversation.mode !== 'chat') return;
+  const stored = context.globalState.get<unknown>(GLOBAL_STATE_KEY.recentChatModels);
+  const model = await showModelPicker(conversation.model, currentModelOptions(), parseRecentModels(stored));
+  if (!model) return;
+  await context.globalState.update(GLOBAL_STATE_KEY.recentChatModels, withRecentModel(context.globalState.get<unknown>(GLOBAL_STATE_KEY.recentChatModels), model));
+  // The user may have switched conversations while the picker was open.
+  if (session.currentIfLoaded?.id === conversation.id) await session.setModel(model);
 }
 
 export function currentModelOptions(): ModelOptions {

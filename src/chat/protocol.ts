@@ -80,6 +80,8 @@ export interface TurnView {
    * A thread that holds the answer also holds its question, so a retry does not ask it again.
    */
   threadId?: string;
+  /** The user's max-tokens limit when this answer was (last) requested: a `length` end under it was the user's own limit. */
+  maxTokens?: number;
   createdAt: number;
 }
 
@@ -122,6 +124,8 @@ export type HostToWebview =
   | { type: 'init'; conversation: ConversationView; conversations: ConversationSummary[]; options: ModelOptions }
   | { type: 'conversation'; conversation: ConversationView; conversations: ConversationSummary[] }
   | { type: 'options'; options: ModelOptions }
+  /** The saved conversations changed (one that is not open was renamed or deleted). */
+  | { type: 'conversationList'; conversations: ConversationSummary[] }
   /** Appends streamed text to the open answer; the host batches deltas before posting. */
   | { type: 'delta'; turnId: string; content?: string; reasoning?: string }
   | { type: 'answerUpdate'; turnId: string; patch: Partial<Omit<TurnView, 'id' | 'role' | 'content'>> }
@@ -142,6 +146,14 @@ export type WebviewToHost =
   | { type: 'stop' }
   | { type: 'retry'; turnId: string }
   | { type: 'continue'; turnId: string }
+  /** Asks the last question again in place of the last answer (which ended, well or not). */
+  | { type: 'regenerate'; turnId: string }
+  /** Replaces the last question (`turnId`) and its answer with `text`, and asks it. */
+  | { type: 'editQuestion'; turnId: string; text: string }
+  /** Copies an answer's Markdown source to the clipboard (the host reads it from the conversation). */
+  | { type: 'copyAnswer'; turnId: string }
+  /** Opens the model picker (a quick pick: recent models, the configured ones, free entry). */
+  | { type: 'pickModel' }
   | { type: 'setMode'; mode: ChatMode }
   | { type: 'setModel'; model: string }
   | { type: 'setThinking'; enabled: boolean }

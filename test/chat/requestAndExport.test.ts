@@ -66,8 +66,11 @@ describe('chat: requests, titles, prefill and export', () => {
     assert.equal(titleFromQuestion('How do I upload a folder?\nMore detail'), 'How do I upload a folder?');
     assert.equal(titleFromQuestion('```ts\ncode\n```'), 'code');
     assert.equal(titleFromQuestion('   \n  '), 'New chat');
-    const long = titleFromQuestion('word '.repeat(40));
-    assert.ok(long.length <= 60 && long.endsWith('…'));
+    // Kept whole (a rename starts from it; views shorten it for display), capped like a rename.
+    const long = 'word '.repeat(30).trim();
+    assert.equal(titleFromQuestion(long), long);
+    const tooLong = titleFromQuestion('word '.repeat(60));
+    assert.ok(tooLong.length <= 200 && tooLong.endsWith('…'));
   });
 
   it('prefills code as a language-tagged fence that survives backticks inside the code', () => {

@@ -9,7 +9,7 @@ import type { ClientLogger } from '../../api/types';
 import { NotConnectedError } from '../../common/core/errorFixes';
 import { describeAnswerFailure } from './answerErrors';
 import { answerError, ask, type AnswerEndReason, type AnswerError, type AnswerEvent, type AnswerRequest } from './answerStream';
-import { newTurnId, type StoredConversation, type Turn } from './conversationModel';
+import { newTurnId, type StoredConversation, type TokenUsage, type Turn } from './conversationModel';
 import type { ConversationStore } from './conversationStore';
 
 export interface AnswerOutcome {
@@ -29,6 +29,11 @@ export interface LaunchOptions {
   conversation: StoredConversation;
   question: Turn;
   request: (conversation: StoredConversation, question: Turn) => AnswerRequest;
+  /**
+   * Continue: the cut-short answer (the last turn) that this request's text extends in place,
+   * instead of a new answer turn. Its text, reasoning and citations are kept; usage adds up.
+   */
+  resume?: Turn;
   service: () => KsmService;
   /** False when no service is set up (no address or no key): the answer then says "not connected", not a missing model. */
   connected?: () => Promise<boolean>;
@@ -36,7 +41,7 @@ export interface LaunchOptions {
   log: ClientLogger;
   /** How often a streaming answer is written to disk. */
   checkpointMs: number;
-  /** The question and its empty answer are saved; the answer's events follow. */
+  /** The question and its empty answer (or the resumed answer, streaming again) are saved; the answer's events follow. */
   onStarted(answer: Turn): void;
   /** An event, after it was applied to the answer turn (`finished` after the final save). */
   onEvent(event: AnswerEvent, answer: Turn): void;
@@ -45,10 +50,21 @@ export interface LaunchOptions {
 }
 
 export function launchAnswer(options: LaunchOptions): RunningAnswer {
-  const { conversation, question, store, log } = options;
-  const answer: Turn = { id: newTurnId(), role: 'assistant', content: '', state: 'streaming', createdAt: Date.now() };
+  const { conversation, question, store, log, resume } = options;
+  // Built before the resumed answer turns `streaming`: its text so far is part of the request.
   const request = options.request(conversation, question);
-  conversation.turns.push(answer);
+  const answer: Turn = resume ?? { id: newTurnId(), role: 'assistant', content: '', state: 'streaming', createdAt: Date.now() };
+  const earlierUsage = resume?.usage;
+  if (resume) {
+    resume.state = 'streaming';
+    delete resume.error;
+    delete resume.finishReason;
+  } else {
+    conversation.turns.push(answer);
+  }
+  const maxTokens = request.kind === 'chat' ? request.body.max_completion_tokens : undefined;
+  if (maxTokens !== undefined && maxTokens !== null) answer.maxTokens = maxTokens;
+  else delete answer.maxTokens;
   conversation.updatedAt = Date.now();
   const controller = new AbortController();
   const checkpoint = new Checkpoint(() => store.save(conversation), options.checkpointMs, log);
@@ -67,7 +83,7 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
     }
     for await (const event of ask(options.service(), request, controller.signal)) {
       if (event.type === 'finished') return event;
-      applyEvent(conversation, answer, event);
+      applyEvent(conversation, answer, event, earlierUsage);
       options.onEvent(event, answer);
       checkpoint.schedule();
     }
@@ -97,7 +113,7 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
 }
 
 /** Folds one streamed event into the answer turn and the conversation (thread continuity). */
-function applyEvent(conversation: StoredConversation, answer: Turn, event: Exclude<AnswerEvent, { type: 'finished' }>): void {
+function applyEvent(conversation: StoredConversation, answer: Turn, event: Exclude<AnswerEvent, { type: 'finished' }>, earlierUsage?: TokenUsage): void {
   switch (event.type) {
     case 'text':
       answer.content += event.text;
@@ -114,13 +130,24 @@ function applyEvent(conversation: StoredConversation, answer: Turn, event: Exclu
       answer.threadId = event.threadId;
       return;
     case 'usage':
-      answer.usage = event.usage;
+      // A continued answer cost both requests.
+      answer.usage = earlierUsage ? addUsage(earlierUsage, event.usage) : event.usage;
       return;
     case 'toolCall':
       // Panel conversations offer no tools, so a call has nothing to run; consumers that
       // offer tools (VS Code's Chat) use `ask` directly.
       return;
   }
+}
+
+function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  const reasoning = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    ...(a.reasoningTokens != null || b.reasoningTokens != null ? { reasoningTokens: reasoning } : {}),
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
 }
 
 class Checkpoint {

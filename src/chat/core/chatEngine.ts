@@ -9,6 +9,7 @@ import type { AnswerEvent, AnswerRequest } from './answerStream';
 import {
   createConversation,
   lastTurn,
+  MAX_TITLE_CHARS,
   newTurnId,
   titleFromQuestion,
   newCodeContextId,
@@ -23,7 +24,15 @@ import {
   type Turn,
 } from './conversationModel';
 import type { ConversationStore } from './conversationStore';
-import { buildAgentRequest, buildChatRequest } from './requestBuilder';
+import {
+  buildAgentRequest,
+  buildChatRequest,
+  buildContinueRequest,
+  CONTINUE_PROMPT,
+  REGENERATE_IN_THREAD_PROMPT,
+  RETRY_IN_THREAD_PROMPT,
+  type AskInThread,
+} from './requestBuilder';
 import { codeContextProblem, sameCode, type NewCodeContext } from './askAboutFile';
 import { citationByMarker } from './citations';
 
@@ -49,6 +58,10 @@ export type ChatEngineEvent =
   | { type: 'conversation'; conversation: StoredConversation }
   /** A question and its empty, streaming answer were added and saved; the answer's events follow. */
   | { type: 'turnStarted'; conversation: StoredConversation; question: Turn; answer: Turn }
+  /** Continue: the last answer streams again, in place (its text so far kept); its events follow. */
+  | { type: 'answerResumed'; conversation: StoredConversation; answer: Turn }
+  /** A conversation that is not the open one was renamed or deleted: the list of conversations changed. */
+  | { type: 'listChanged' }
   /**
    * One event of a streaming answer, already applied to the answer turn. The last is
    * `finished`, reported after the final save, when the engine takes questions again.
@@ -72,7 +85,15 @@ export interface CitedPassage extends CitedFile {
   score?: number;
 }
 
-export const CONTINUE_PROMPT = 'Please continue exactly where your previous answer stopped.';
+export { CONTINUE_PROMPT } from './requestBuilder';
+
+type AnswerState = NonNullable<Turn['state']>;
+/** Answers Retry may replace: they ended badly. */
+const RETRYABLE: readonly AnswerState[] = ['stopped', 'error', 'cut-off', 'length'];
+/** Answers Regenerate may replace: any that ended. */
+const REGENERABLE: readonly AnswerState[] = ['done', ...RETRYABLE];
+/** Answers Continue may extend: cut short with their text usable. */
+const CONTINUABLE: readonly AnswerState[] = ['length', 'stopped', 'cut-off'];
 
 export class ChatEngine {
   private conversation: StoredConversation | undefined;
@@ -151,30 +172,75 @@ export class ChatEngine {
   }
 
   /** Asks the last question again in place of the last answer, if that answer did not finish normally. */
-  async retry(turnId: string): Promise<AnswerOutcome | undefined> {
-    const conversation = await this.current();
-    const last = lastTurn(conversation);
-    const notRetryable = last?.state === 'done' || last?.state === 'streaming' || last?.state === 'elsewhere';
-    if (this.running || this.starting || !last || last.id !== turnId || last.role !== 'assistant' || notRetryable) {
-      this.engineHost.log.warn(`[chat] retry of turn ${turnId} refused (not the last finished-badly answer)`);
-      return undefined;
-    }
-    conversation.turns.pop();
-    const question = lastTurn(conversation);
-    if (question?.role !== 'user') return undefined;
-    // An agent thread that began the failed answer already holds the question (D17).
-    return this.answer(conversation, question, conversation.mode === 'agent' ? last.threadId : undefined);
+  retry(turnId: string): Promise<AnswerOutcome | undefined> {
+    return this.reanswer(turnId, RETRYABLE, 'retry');
   }
 
-  /** Asks for the rest of the last answer when it was cut short (max tokens, stopped, cut off). */
+  /** Regenerate: asks the last question again in place of the last answer, however it ended. */
+  regenerate(turnId: string): Promise<AnswerOutcome | undefined> {
+    return this.reanswer(turnId, REGENERABLE, 'regenerate');
+  }
+
+  /**
+   * Continue: asks for the rest of the last answer when it was cut short (max tokens,
+   * stopped, cut off). The new text extends that same answer in place; the continuation
+   * request is sent, never added to the transcript as a question.
+   */
   async continueAnswer(turnId: string): Promise<AnswerOutcome | undefined> {
-    const last = lastTurn(await this.current());
-    const continuable = last?.role === 'assistant' && (last.state === 'length' || last.state === 'stopped' || last.state === 'cut-off');
-    if (!continuable || last.id !== turnId) {
+    const conversation = await this.idleConversation();
+    const last = conversation && lastTurn(conversation);
+    const question = conversation?.turns.findLast((t) => t.role === 'user');
+    if (!conversation || !last || !question || last.id !== turnId || last.role !== 'assistant' || !CONTINUABLE.includes(last.state ?? 'done')) {
       this.engineHost.log.warn(`[chat] continue of turn ${turnId} refused (not the last cut-short answer)`);
       return undefined;
     }
-    return this.send(CONTINUE_PROMPT);
+    // The agent's thread holds the cut answer: ask it there for the rest.
+    const threadId = last.threadId ?? conversation.threadId ?? undefined;
+    const inThread = conversation.mode === 'agent' && threadId ? { threadId, query: CONTINUE_PROMPT } : undefined;
+    if (conversation.mode === 'agent' && !inThread) {
+      this.engineHost.log.warn(`[chat] continue of turn ${turnId} refused (the agent never started a thread for it)`);
+      return undefined;
+    }
+    return this.answer(conversation, question, inThread, last);
+  }
+
+  /**
+   * Edit and resend: replaces the last question (and its answer) with `text` and asks it.
+   * Older turns stay. In agent mode the thread keeps the earlier exchange (the reference
+   * has no way to remove a turn from a thread), except for a first question, which starts
+   * a new thread.
+   */
+  async editLastQuestion(turnId: string, text: string): Promise<AnswerOutcome | undefined> {
+    const conversation = await this.idleConversation();
+    const index = conversation ? conversation.turns.findLastIndex((t) => t.role === 'user') : -1;
+    if (!conversation || index < 0 || conversation.turns[index].id !== turnId) {
+      this.engineHost.log.warn(`[chat] edit of turn ${turnId} refused (not the last question)`);
+      return undefined;
+    }
+    const old = conversation.turns[index];
+    const first = !conversation.turns.slice(0, index).some((t) => t.role === 'user');
+    conversation.turns.splice(index);
+    if (first) {
+      // A title the user did not choose follows the question it came from.
+      if (conversation.title === titleFromQuestion(old.content)) conversation.title = titleFromQuestion(text);
+      if (conversation.mode === 'agent') conversation.threadId = null;
+    }
+    // The question's files and code chips stay with it: only its words were edited.
+    const question: Turn = {
+      id: newTurnId(),
+      role: 'user',
+      content: text,
+      createdAt: Date.now(),
+      ...(old.attachments ? { attachments: old.attachments } : {}),
+      ...(old.code ? { code: old.code } : {}),
+    };
+    conversation.turns.push(question);
+    return this.answer(conversation, question);
+  }
+
+  /** The Markdown source of an answer (or question) of the open conversation, for Copy. */
+  turnMarkdown(turnId: string): string | undefined {
+    return this.conversation?.turns.find((t) => t.id === turnId)?.content;
   }
 
   /** Resolves when the streaming answer (if any) has ended and been saved. */
@@ -295,9 +361,9 @@ export class ChatEngine {
   async rename(id: string, title: string): Promise<void> {
     const conversation = this.conversation?.id === id ? this.conversation : await this.store.load(id);
     if (!conversation) return;
-    conversation.title = title.trim().slice(0, 200) || conversation.title;
+    conversation.title = title.trim().slice(0, MAX_TITLE_CHARS) || conversation.title;
     await this.store.save(conversation);
-    if (conversation === this.conversation) this.emit({ type: 'conversation', conversation });
+    this.emit(conversation === this.conversation ? { type: 'conversation', conversation } : { type: 'listChanged' });
   }
 
   async delete(id: string): Promise<void> {
@@ -307,6 +373,7 @@ export class ChatEngine {
     }
     await this.store.delete(id);
     if (this.conversation?.id === id) await this.newConversation();
+    else this.emit({ type: 'listChanged' });
   }
 
   /** Opens an agent conversation with these files waiting to be sent with the next question. */
@@ -393,23 +460,55 @@ export class ChatEngine {
     this.emit({ type: 'conversation', conversation });
   }
 
-  private answer(conversation: StoredConversation, question: Turn, questionHeldBy?: string): Promise<AnswerOutcome> {
+  /**
+   * Replaces the last answer with a new answer to the same question. An agent thread that
+   * began the old answer already holds the question, so it is asked again there (D17).
+   */
+  private async reanswer(turnId: string, allowed: readonly AnswerState[], action: string): Promise<AnswerOutcome | undefined> {
+    const conversation = await this.idleConversation();
+    const last = conversation && lastTurn(conversation);
+    if (!conversation || !last || last.id !== turnId || last.role !== 'assistant' || !allowed.includes(last.state ?? 'done')) {
+      this.engineHost.log.warn(`[chat] ${action} of turn ${turnId} refused (not the last answer, or not in a state to ${action})`);
+      return undefined;
+    }
+    const question = conversation.turns.at(-2);
+    if (question?.role !== 'user') return undefined;
+    conversation.turns.pop();
+    const query = last.state === 'done' || last.state === 'length' ? REGENERATE_IN_THREAD_PROMPT : RETRY_IN_THREAD_PROMPT;
+    const inThread = conversation.mode === 'agent' && last.threadId ? { threadId: last.threadId, query } : undefined;
+    return this.answer(conversation, question, inThread);
+  }
+
+  /** The open conversation when no answer is streaming or starting, else undefined. */
+  private async idleConversation(): Promise<StoredConversation | undefined> {
+    if (this.running || this.starting) return undefined;
+    this.starting = true;
+    try {
+      return await this.current();
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private answer(conversation: StoredConversation, question: Turn, inThread?: AskInThread, resume?: Turn): Promise<AnswerOutcome> {
     const { engineHost: host } = this;
     const isConnected = host.isConnected?.bind(host);
     this.takeDefaultModel(conversation);
     const running = launchAnswer({
       conversation,
       question,
+      resume,
       request: (c, q): AnswerRequest =>
         c.mode === 'agent'
-          ? { kind: 'agent', body: buildAgentRequest(c, q, host.getVolumes(), questionHeldBy) }
-          : { kind: 'chat', body: buildChatRequest(c, host.getOptions().reasoningModels) },
+          ? { kind: 'agent', body: buildAgentRequest(c, q, host.getVolumes(), inThread) }
+          : { kind: 'chat', body: resume ? buildContinueRequest(c, host.getOptions().reasoningModels) : buildChatRequest(c, host.getOptions().reasoningModels) },
       service: () => host.getService(),
       ...(isConnected ? { connected: isConnected } : {}),
       store: this.store,
       log: host.log,
       checkpointMs: this.tuning.checkpointMs ?? 1000,
-      onStarted: (answer) => this.emit({ type: 'turnStarted', conversation, question, answer }),
+      onStarted: (answer) =>
+        this.emit(resume ? { type: 'answerResumed', conversation, answer } : { type: 'turnStarted', conversation, question, answer }),
       onEvent: (event, answer) => this.emit({ type: 'answer', conversationId: conversation.id, turnId: answer.id, event }),
       onSettled: () => void (this.running = undefined),
     });

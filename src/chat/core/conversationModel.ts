@@ -94,6 +94,11 @@ export interface Turn {
    * A thread that holds the answer also holds its question, so a retry does not ask it again.
    */
   threadId?: string;
+  /**
+   * The max-tokens limit the user had set (⚙) when the request that last wrote this answer
+   * was sent: a `length` end under it was the user's own limit, which the panel says.
+   */
+  maxTokens?: number;
   createdAt: number;
 }
 
@@ -148,7 +153,8 @@ export const DEFAULT_TITLE = 'New chat';
 
 /** The longest question (or system prompt) the chat sends: one source for both chat front ends. */
 export { MAX_TEXT_CHARS };
-const TITLE_LENGTH = 60;
+/** Titles are kept whole up to this length (the same cap as a rename); views shorten them for display. */
+export const MAX_TITLE_CHARS = 200;
 
 export function newConversationId(): string {
   return `c-${randomBytes(8).toString('hex')}`;
@@ -182,7 +188,7 @@ export function createConversation(mode: ChatMode, options: ModelOptions, now = 
   };
 }
 
-/** The first line of the first question, trimmed to a readable length. */
+/** The first line of the first question, whole (views shorten it), capped at MAX_TITLE_CHARS. */
 export function titleFromQuestion(question: string): string {
   const firstLine = question
     .split('\n')
@@ -190,7 +196,7 @@ export function titleFromQuestion(question: string): string {
     .map((line) => line.replace(/`/g, '').replace(/^[#>*\-\s]+/, '').trim())
     .find((line) => line.length > 0);
   if (!firstLine) return DEFAULT_TITLE;
-  return firstLine.length > TITLE_LENGTH ? `${firstLine.slice(0, TITLE_LENGTH - 1).trimEnd()}…` : firstLine;
+  return firstLine.length > MAX_TITLE_CHARS ? `${firstLine.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…` : firstLine;
 }
 
 export function summarize(conversation: Conversation): ConversationSummary {

@@ -1,7 +1,7 @@
 // How a conversation reads outside the chat panel: as Markdown (KSM: Export Conversation as
 // Markdown) and as an entry of the conversations quick pick (KSM: Show Conversations…).
 // Pure text functions, no `vscode`, so both are tested under plain mocha.
-import { searchableText, type Conversation, type Turn } from './conversationModel';
+import { searchableText, titleFromQuestion, type Conversation, type Turn } from './conversationModel';
 import { markerNumbers } from './citations';
 import { questionForModel } from './requestBuilder';
 
@@ -75,4 +75,45 @@ export function conversationPickEntry(
     description: `${conversation.mode === 'agent' ? 'Agent' : 'Chat'} · ${formatDate(conversation.updatedAt)}`,
     detail: searchableText(conversation),
   };
+}
+
+/**
+ * The title a rename starts from, whole: a title an older version cut to 60 characters
+ * (ending "…") is made whole again from the question it was taken from.
+ */
+export function fullTitle(conversation: Conversation): string {
+  const { title } = conversation;
+  const question = conversation.turns.find((turn) => turn.role === 'user');
+  if (!title.endsWith('…') || !question) return title;
+  const whole = titleFromQuestion(question.content);
+  return whole.length >= title.length && whole.startsWith(title.slice(0, -1)) ? whole : title;
+}
+
+/** How much text a search result shows around its match. */
+const SNIPPET_CHARS = 140;
+const SNIPPET_LEAD = 40;
+
+/**
+ * The part of `text` around the first match of `query` (case-insensitive; else of its first
+ * word that matches), so a search result shows why it matched rather than the transcript's
+ * start. Undefined when nothing matches or the query is empty.
+ */
+export function matchSnippet(text: string, query: string): string | undefined {
+  const wanted = query.trim().toLowerCase();
+  if (!wanted) return undefined;
+  const haystack = text.toLowerCase();
+  let at = haystack.indexOf(wanted);
+  if (at < 0) {
+    const word = wanted.split(/\s+/).find((w) => w.length > 1 && haystack.includes(w));
+    if (!word) return undefined;
+    at = haystack.indexOf(word);
+  }
+  let start = Math.max(0, at - SNIPPET_LEAD);
+  // Start at a word, not inside one.
+  if (start > 0) {
+    const space = text.indexOf(' ', start);
+    if (space >= 0 && space < at) start = space + 1;
+  }
+  const end = Math.min(text.length, Math.max(start + SNIPPET_CHARS, at + wanted.length));
+  return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? '…' : ''}`;
 }

@@ -49,18 +49,42 @@ export function buildChatRequest(conversation: Conversation, reasoningModels: re
 }
 
 /**
+ * What Continue asks after an answer was cut short. It goes with the request only: the
+ * transcript shows one answer growing, never this as a question.
+ */
+export const CONTINUE_PROMPT = 'Please continue exactly where your previous answer stopped.';
+
+/**
+ * Continue in chat mode: the whole history, the cut answer last (its text is already in it
+ * as the assistant's), then the continuation request.
+ */
+export function buildContinueRequest(conversation: Conversation, reasoningModels: readonly string[]): ChatCompletionRequest {
+  const request = buildChatRequest(conversation, reasoningModels);
+  request.messages.push({ role: 'user', content: CONTINUE_PROMPT });
+  return request;
+}
+
+/**
  * What a retry sends to an agent thread that already holds the question (the failed answer
  * got a `thread` event): the thread keeps the question once, and the agent is asked to
  * answer it again rather than told it a second time (docs/service-contract.md, D17).
  */
 export const RETRY_IN_THREAD_PROMPT = 'Your answer to my last question was cut off or failed. Please answer that question again, in full.';
 
-/** `heldBy`: the thread that already holds `question` (a retry), if any. */
-export function buildAgentRequest(conversation: Conversation, question: Turn, volumes: readonly string[], heldBy?: string): AgentRequest {
+/** Regenerate of a finished agent answer: its thread holds the question and that answer. */
+export const REGENERATE_IN_THREAD_PROMPT = 'Please answer my last question again, in full, as a new answer.';
+
+/** A thread that already holds the question (retry, regenerate, continue), and what to ask it instead. */
+export interface AskInThread {
+  threadId: string;
+  query: string;
+}
+
+export function buildAgentRequest(conversation: Conversation, question: Turn, volumes: readonly string[], inThread?: AskInThread): AgentRequest {
   const request: AgentRequest = {
     agent_id: conversation.agentId ?? 'rag-agent',
-    thread_id: heldBy ?? conversation.threadId ?? null,
-    query: heldBy ? RETRY_IN_THREAD_PROMPT : questionForModel(question),
+    thread_id: inThread?.threadId ?? conversation.threadId ?? null,
+    query: inThread?.query ?? questionForModel(question),
     context: { model: conversation.model, enable_thinking: conversation.enableThinking === true, volumes: [] },
   };
   const scope = agentSearchScope(conversation, volumes);

@@ -24,7 +24,7 @@ export interface ChatSessionTuning extends ChatEngineTuning {
 }
 
 /** Messages the view provider handles itself (editor, clipboard, browser, Volumes view). */
-export const VIEW_MESSAGE_TYPES = ['ready', 'copyCode', 'insertCode', 'newFileWithCode', 'openLink', 'openCitation', 'chooseContextVolumes', 'chooseContextFiles', 'connect'] as const satisfies readonly WebviewMessageType[];
+export const VIEW_MESSAGE_TYPES = ['ready', 'copyCode', 'insertCode', 'newFileWithCode', 'openLink', 'copyAnswer', 'pickModel', 'openCitation', 'chooseContextVolumes', 'chooseContextFiles', 'connect'] as const satisfies readonly WebviewMessageType[];
 export type ViewMessage = Extract<WebviewToHost, { type: (typeof VIEW_MESSAGE_TYPES)[number] }>;
 /** Every other message is the session's: a new message type lands here and must get a handler. */
 export type SessionMessage = Exclude<WebviewToHost, ViewMessage>;
@@ -45,6 +45,8 @@ export class ChatSession extends ChatEngine {
     stop: () => this.stop(),
     retry: (m) => this.retry(m.turnId),
     continue: (m) => this.continueAnswer(m.turnId),
+    regenerate: (m) => this.regenerate(m.turnId),
+    editQuestion: (m) => this.editLastQuestion(m.turnId, m.text),
     setMode: (m) => this.setMode(m.mode),
     setModel: (m) => this.setModel(m.model),
     setThinking: (m) => this.setThinking(m.enabled),
@@ -63,6 +65,12 @@ export class ChatSession extends ChatEngine {
       this.streaming = e.answer;
       if (this.isShown(e.conversation.id)) this.postConversation();
     },
+    // The answer is shown again whole, streaming, with its text so far; the deltas extend it.
+    answerResumed: (e) => {
+      this.streaming = e.answer;
+      if (this.isShown(e.conversation.id)) this.postConversation();
+    },
+    listChanged: () => this.postConversationList(),
     answer: (e) => {
       const shown = this.isShown(e.conversationId) && this.streaming?.id === e.turnId;
       const view = this.answerEventViews[e.event.type] as (event: AnswerEvent, answer: Turn, shown: boolean) => void;
@@ -148,6 +156,16 @@ export class ChatSession extends ChatEngine {
       if (!conversations.some((c) => c.id === snapshot.id)) conversations.unshift(summarize(snapshot));
       this.host.post({ type: 'conversation', conversation: snapshot, conversations });
       this.host.post({ type: 'busy', busy });
+    });
+  }
+
+  /** The list of conversations alone (the open one is unchanged). */
+  private postConversationList(): void {
+    const open = this.currentIfLoaded;
+    this.enqueue(async () => {
+      const conversations = await this.summaries();
+      if (open && !conversations.some((c) => c.id === open.id)) conversations.unshift(summarize(open));
+      this.host.post({ type: 'conversationList', conversations });
     });
   }
 

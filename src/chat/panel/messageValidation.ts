@@ -13,10 +13,10 @@ import {
   type ReasoningEffort,
 } from '../../api/chatParameterLimits';
 import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN, CODE_CONTEXT_ID_PATTERN, MAX_TEXT_CHARS } from '../core/conversationModel';
+import { modelIdProblem } from '../core/modelChoices';
 import type { ChatParameters, WebviewMessageType, WebviewToHost } from '../protocol';
 
 export const MAX_CODE_CHARS = 1_000_000;
-const MAX_MODEL_CHARS = 200;
 const MAX_LINK_CHARS = 8_192;
 const MAX_ID_CHARS = 256;
 const MAX_LANGUAGE_CHARS = 64;
@@ -34,6 +34,13 @@ const validators = {
   send: (m) => (onlyKeys(m, ['text']) && isText(m.text, MAX_TEXT_CHARS) && m.text.trim() !== '' ? { type: 'send', text: m.text } : undefined),
   retry: (m) => (onlyKeys(m, ['turnId']) && isMatch(m.turnId, TURN_ID_PATTERN) ? { type: 'retry', turnId: m.turnId } : undefined),
   continue: (m) => (onlyKeys(m, ['turnId']) && isMatch(m.turnId, TURN_ID_PATTERN) ? { type: 'continue', turnId: m.turnId } : undefined),
+  regenerate: (m) => (onlyKeys(m, ['turnId']) && isMatch(m.turnId, TURN_ID_PATTERN) ? { type: 'regenerate', turnId: m.turnId } : undefined),
+  copyAnswer: (m) => (onlyKeys(m, ['turnId']) && isMatch(m.turnId, TURN_ID_PATTERN) ? { type: 'copyAnswer', turnId: m.turnId } : undefined),
+  editQuestion: (m) =>
+    onlyKeys(m, ['turnId', 'text']) && isMatch(m.turnId, TURN_ID_PATTERN) && isText(m.text, MAX_TEXT_CHARS) && m.text.trim() !== ''
+      ? { type: 'editQuestion', turnId: m.turnId, text: m.text }
+      : undefined,
+  pickModel: (m) => (onlyKeys(m, []) ? { type: 'pickModel' } : undefined),
   setMode: (m) => (onlyKeys(m, ['mode']) && (m.mode === 'chat' || m.mode === 'agent') ? { type: 'setMode', mode: m.mode } : undefined),
   setModel: (m) => (onlyKeys(m, ['model']) && isModelId(m.model) ? { type: 'setModel', model: m.model.trim() } : undefined),
   setThinking: (m) => (onlyKeys(m, ['enabled']) && typeof m.enabled === 'boolean' ? { type: 'setThinking', enabled: m.enabled } : undefined),
@@ -131,8 +138,7 @@ function isMarker(value: unknown): value is number {
 }
 
 function isModelId(value: unknown): value is string {
-  // eslint-disable-next-line no-control-regex
-  return typeof value === 'string' && value.trim().length > 0 && value.length <= MAX_MODEL_CHARS && !/[\s\u0000-\u001f\u007f]/.test(value.trim());
+  return typeof value === 'string' && value.length <= MAX_ID_CHARS && modelIdProblem(value) === undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ExtensionServices } from '../../common/vscode/services';
 import type { ChatSession } from '../panel/chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
 import { planAskAboutFile, planAskAboutSelection, type AskAboutCodePlan } from '../core/askAboutFile';
-import { conversationPickEntry, conversationToMarkdown } from '../core/conversationText';
+import { conversationPickEntry, conversationToMarkdown, fullTitle, matchSnippet } from '../core/conversationText';
 import type { Conversation } from '../core/conversationModel';
 import { COMMAND } from '../../common/core/contributionIds';
 
@@ -90,7 +90,7 @@ function fileNameOf(document: vscode.TextDocument): string {
   return document.isUntitled ? document.uri.path : basename(document.fileName);
 }
 
-type ConversationItem = vscode.QuickPickItem & { id: string };
+type ConversationItem = vscode.QuickPickItem & { id: string; fullTitle: string; text: string };
 const renameButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('edit'), tooltip: 'Rename' };
 const deleteButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete' };
 
@@ -101,12 +101,23 @@ async function pickConversation(session: ChatSession): Promise<boolean> {
   pick.placeholder = 'Search conversations by title or message text';
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
+  let entries: ConversationItem[] = [];
+  // The detail shows the text around what was typed, so a result shows why it matched.
+  const showMatches = () => {
+    const query = pick.value;
+    pick.items = entries.map((entry) => ({ ...entry, detail: matchSnippet(entry.text, query) ?? entry.text }));
+  };
   const refresh = async () => {
     pick.busy = true;
     const all = await session.conversationsForSearch();
-    pick.items = all.map((c) => ({ ...conversationPickEntry(c), buttons: [renameButton, deleteButton] }));
+    entries = all.map((c) => {
+      const entry = conversationPickEntry(c);
+      return { ...entry, fullTitle: fullTitle(c), text: entry.detail, buttons: [renameButton, deleteButton] };
+    });
+    showMatches();
     pick.busy = false;
   };
+  pick.onDidChangeValue(showMatches);
   return new Promise<boolean>((resolve) => {
     let opened = false;
     // A rename box or a confirmation hides the pick for a moment; that hide must not end it.
@@ -114,7 +125,7 @@ async function pickConversation(session: ChatSession): Promise<boolean> {
     pick.onDidTriggerItemButton(async ({ item, button }) => {
       askingAboutItem = true;
       if (button === renameButton) {
-        const title = await vscode.window.showInputBox({ title: 'Rename Conversation', value: item.label, validateInput: (v) => (v.trim() ? undefined : 'The title cannot be empty.') });
+        const title = await vscode.window.showInputBox({ title: 'Rename Conversation', value: item.fullTitle, validateInput: (v) => (v.trim() ? undefined : 'The title cannot be empty.') });
         if (title) await session.rename(item.id, title);
       } else if (button === deleteButton) {
         const choice = await vscode.window.showWarningMessage(`Delete the conversation "${item.label}"? This cannot be undone.`, { modal: true }, 'Delete');

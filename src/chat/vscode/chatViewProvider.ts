@@ -30,6 +30,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     private readonly pickers: ContextPickers,
     /** Whether a service is set up; the empty chat shows the two ways to connect until it is. */
     private readonly isConnected: () => Promise<boolean> = async () => true,
+    /** Opens the model picker for the open conversation (modelPicker.ts). */
+    private readonly pickModel: () => Promise<void> = async () => undefined,
   ) {}
 
   /** The address or the key changed: the in-chat welcome switches between "connect" and example questions. */
@@ -134,6 +136,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       this.pendingPrefill = undefined;
     },
     copyCode: (m) => copyToClipboard(m.code),
+    copyAnswer: async (m) => {
+      const markdown = this.session().turnMarkdown(m.turnId);
+      if (markdown === undefined) {
+        this.log.warn(`[chat] copy of unknown turn ${m.turnId}; dropped`);
+        return;
+      }
+      await copyToClipboard(markdown);
+    },
+    pickModel: () => this.pickModel(),
     insertCode: async (m) => void (await insertCodeAtSelection(m.code)),
     newFileWithCode: async (m) => void (await openCodeInNewFile(m.code, m.language)),
     openLink: async (m) => void (await openExternalLink(m.href, this.log)),

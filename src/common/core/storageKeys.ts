@@ -16,6 +16,8 @@ export const GLOBAL_STATE_KEY = {
   chunkingByVolume: 'ksm.upload.doChunkingByVolume',
   /** The do_chunking each uploaded file was sent with, newest last (volumes/core/processingModes.ts). */
   processingModes: 'ksm.volumes.processingModes',
+  /** Chat models picked in the model picker, most recent first (chat/core/modelChoices.ts). */
+  recentChatModels: 'ksm.chat.recentModels',
 } as const;
 
 /** `context.workspaceState`: per workspace. */

@@ -1,0 +1,62 @@
+// What the model picker offers: the models used recently (newest first), then every model the
+// settings name (`ksm.chat.models`, the default, the agent's and the reasoning models), each
+// once, the conversation's own model always among them. Free entry stays possible: any id
+// that passes `modelIdProblem` may be typed. No `vscode`, so it is tested under plain mocha.
+import type { ModelOptions } from './conversationModel';
+
+export const MAX_MODEL_ID_CHARS = 200;
+/** How many recently used models are remembered. */
+export const MAX_RECENT_MODELS = 8;
+
+export interface ModelChoice {
+  model: string;
+  group: 'recent' | 'settings';
+  /** Why the model is listed besides being there: shown next to it. */
+  notes: string[];
+}
+
+/** Why `value` cannot be a model id, or undefined when it can (the host checks the webview's ids the same way). */
+export function modelIdProblem(value: string): string | undefined {
+  const id = value.trim();
+  if (!id) return 'Type a model id.';
+  if (id.length > MAX_MODEL_ID_CHARS) return `A model id has at most ${MAX_MODEL_ID_CHARS} characters.`;
+  // Control characters and spaces are exactly what this check looks for.
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\u0000-\u001f\u007f]/.test(id)) return 'A model id has no spaces or control characters.';
+  return undefined;
+}
+
+export function modelChoices(options: ModelOptions, recent: readonly string[], current: string): ModelChoice[] {
+  const notesOf = (model: string): string[] => [
+    ...(model === current ? ['current'] : []),
+    ...(model === options.defaultModel ? ['default for new chats'] : []),
+    ...(options.reasoningModels.includes(model) ? ['reasoning'] : []),
+  ];
+  const seen = new Set<string>();
+  const choices: ModelChoice[] = [];
+  const add = (model: string, group: ModelChoice['group']) => {
+    if (!model || seen.has(model) || modelIdProblem(model)) return;
+    seen.add(model);
+    choices.push({ model, group, notes: notesOf(model) });
+  };
+  // A model typed before (or set by an older version) is listed even if it was never picked here.
+  const recentFirst = current && !recent.includes(current) && !configured(options).includes(current) ? [current, ...recent] : recent;
+  for (const model of recentFirst) add(model, 'recent');
+  for (const model of configured(options)) add(model, 'settings');
+  return choices;
+}
+
+/** The remembered list after `model` was picked: it first, each model once, at most MAX_RECENT_MODELS. */
+export function withRecentModel(stored: unknown, model: string): string[] {
+  return [model, ...parseRecentModels(stored).filter((m) => m !== model)].slice(0, MAX_RECENT_MODELS);
+}
+
+/** What globalState holds, checked (an older version may have written another shape). */
+export function parseRecentModels(stored: unknown): string[] {
+  if (!Array.isArray(stored)) return [];
+  return stored.filter((m): m is string => typeof m === 'string' && modelIdProblem(m) === undefined).slice(0, MAX_RECENT_MODELS);
+}
+
+function configured(options: ModelOptions): string[] {
+  return [...options.models, options.defaultModel, options.agentModel, ...options.reasoningModels].filter(Boolean);
+}
