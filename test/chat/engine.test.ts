@@ -326,17 +326,159 @@ describe('chat engine: answer events against the emulator', () => {
       assert.equal(await engine.retry(turns[1].id), undefined, 'a finished answer is not retried');
     });
 
-    it('max tokens, then continue: the cut answer is length, continue asks for the rest as a new turn', async () => {
+    it('max tokens, then continue: the same answer grows in place, the continuation prompt goes only with the request, usage adds up', async () => {
       const engine = newEngine();
+      const { events, answerEvents } = record(engine);
       await engine.setParameters({ maxTokens: 5 });
       assert.equal((await engine.send('Explain everything about volumes'))?.state, 'length');
-      const cut = (await engine.current()).turns[1];
+      const cut = structuredClone((await engine.current()).turns[1]);
       assert.equal(cut.finishReason, 'length');
+      assert.equal(cut.maxTokens, 5, 'the answer records that the user\'s own limit was in force');
       await engine.setParameters({});
       assert.equal((await engine.continueAnswer(cut.id))?.state, 'done');
       const turns = (await engine.current()).turns;
+      assert.equal(turns.length, 2, 'no question and no second answer were added');
+      const [question, answer] = turns;
+      assert.equal(question.content, 'Explain everything about volumes');
+      assert.equal(answer.id, cut.id, 'the same answer');
+      assert.ok(answer.content.startsWith(cut.content) && answer.content.length > cut.content.length, 'it grew from where it stopped');
+      // The emulator restates the last user message: the request carried the continuation prompt.
+      assert.ok(answer.content.slice(cut.content.length).includes(CONTINUE_PROMPT), answer.content);
+      assert.equal(answer.state, 'done');
+      assert.equal(answer.finishReason, 'stop');
+      assert.equal(answer.maxTokens, undefined, 'no user limit on the continuation');
+      assert.ok(answer.usage && cut.usage && answer.usage.completionTokens > cut.usage.completionTokens, 'usage counts both requests');
+      const resumed = events.filter((e) => e.type === 'answerResumed');
+      assert.equal(resumed.length, 1);
+      assert.equal(events.filter((e) => e.type === 'turnStarted').length, 1, 'only the first question started a turn');
+      assert.equal(answerEvents(cut.id).filter((e) => e.type === 'finished').length, 2);
+      await engine.idle();
+      assert.deepEqual(onDisk((await engine.current()).id).turns, turns);
+      assert.equal(await engine.continueAnswer(cut.id), undefined, 'a finished answer is not continued again');
+    });
+
+    it('continue of a stopped answer extends it; continue of an older answer or while answering is refused', async () => {
+      const engine = newEngine();
+      const stopOnText = engine.subscribe((event) => {
+        if (event.type === 'answer' && event.event.type === 'text') engine.stop();
+      });
+      assert.equal((await engine.send('Write a very long essay about streaming'))?.state, 'stopped');
+      stopOnText.dispose();
+      const stopped = structuredClone((await engine.current()).turns[1]);
+      const running = engine.continueAnswer(stopped.id);
+      assert.equal(await engine.continueAnswer(stopped.id), undefined, 'one answer at a time');
+      assert.equal((await running)?.state, 'done');
+      const grown = (await engine.current()).turns[1];
+      assert.equal(grown.id, stopped.id);
+      assert.ok(grown.content.startsWith(stopped.content) && grown.content.length > stopped.content.length);
+      await engine.setParameters({ maxTokens: 5 });
+      assert.equal((await engine.send('Another question'))?.state, 'length');
+      assert.equal(await engine.continueAnswer(stopped.id), undefined, 'only the last answer continues');
+    });
+
+    it('regenerate replaces the last answer however it ended (done included); retry replaces a stopped one; older answers are refused', async () => {
+      const engine = newEngine();
+      const { events } = record(engine);
+      assert.equal((await engine.send('First question'))?.state, 'done');
+      const older = (await engine.current()).turns[1];
+      assert.equal((await engine.send('Second question'))?.state, 'done');
+      const done = (await engine.current()).turns[3];
+      assert.equal(await engine.retry(done.id), undefined, 'Retry is for answers that ended badly');
+      assert.equal(await engine.regenerate(older.id), undefined, 'only the last answer is regenerated');
+      assert.equal((await engine.regenerate(done.id))?.state, 'done');
+      let turns = (await engine.current()).turns;
+      assert.equal(turns.length, 4, 'replaced, not appended');
+      assert.equal(turns[1].id, older.id, 'older turns stay');
+      assert.notEqual(turns[3].id, done.id);
+      assert.equal(turns[2].content, 'Second question', 'the same question, asked once');
+      const started = events.filter((e) => e.type === 'turnStarted').at(-1);
+      assert.ok(started?.type === 'turnStarted' && started.question.id === turns[2].id);
+
+      const stopOnText = engine.subscribe((event) => {
+        if (event.type === 'answer' && event.event.type === 'text') engine.stop();
+      });
+      assert.equal((await engine.regenerate(turns[3].id))?.state, 'stopped');
+      stopOnText.dispose();
+      const stopped = (await engine.current()).turns[3];
+      assert.equal((await engine.retry(stopped.id))?.state, 'done', 'a stopped answer can be retried');
+      turns = (await engine.current()).turns;
       assert.equal(turns.length, 4);
-      assert.equal(turns[2].content, CONTINUE_PROMPT);
+      assert.equal(turns[3].state, 'done');
+    });
+
+    it('edit and resend replaces the last question and its answer; older turns stay; a first question retitles an automatic title', async () => {
+      const engine = newEngine();
+      assert.equal((await engine.send('Waht are volumes?'))?.state, 'done');
+      const [firstQuestion] = (await engine.current()).turns;
+      assert.equal((await engine.editLastQuestion(firstQuestion.id, 'What are volumes?'))?.state, 'done');
+      let conversation = await engine.current();
+      assert.equal(conversation.turns.length, 2);
+      assert.equal(conversation.turns[0].content, 'What are volumes?');
+      assert.match(conversation.turns[1].content, /What are volumes\?/, 'the answer is to the edited question');
+      assert.equal(conversation.title, 'What are volumes?', 'the automatic title follows the edit');
+
+      await engine.rename(conversation.id, 'My volumes chat');
+      assert.equal((await engine.send('How do I upload?'))?.state, 'done');
+      const kept = structuredClone((await engine.current()).turns.slice(0, 2));
+      const second = (await engine.current()).turns[2];
+      assert.equal(await engine.editLastQuestion(firstQuestion.id, 'x'), undefined, 'an older question is not edited');
+      assert.equal(await engine.editLastQuestion(conversation.turns[0].id, 'x'), undefined, 'an older question is not edited');
+      assert.equal((await engine.editLastQuestion(second.id, 'How do I upload a folder?'))?.state, 'done');
+      conversation = await engine.current();
+      assert.equal(conversation.turns.length, 4);
+      assert.deepEqual(conversation.turns.slice(0, 2), kept, 'older turns stay as they were');
+      assert.equal(conversation.turns[2].content, 'How do I upload a folder?');
+      assert.notEqual(conversation.turns[2].id, second.id);
+      assert.equal(conversation.title, 'My volumes chat', 'a title the user chose stays');
+      await engine.idle();
+      assert.deepEqual(onDisk(conversation.id).turns, conversation.turns);
+    });
+
+    it('agent: continue and regenerate ask in the same thread without repeating the question', async () => {
+      const engine = newEngine();
+      await engine.newConversation('agent');
+      const stopOnText = engine.subscribe((event) => {
+        if (event.type === 'answer' && event.event.type === 'text') engine.stop();
+      });
+      assert.equal((await engine.send('Tell me about my files'))?.state, 'stopped');
+      stopOnText.dispose();
+      const stopped = structuredClone((await engine.current()).turns[1]);
+      assert.equal((await engine.continueAnswer(stopped.id))?.state, 'done');
+      const conversation = await engine.current();
+      assert.equal(conversation.turns.length, 2);
+      assert.ok(conversation.turns[1].content.startsWith(stopped.content));
+      assert.equal((await engine.regenerate(conversation.turns[1].id))?.state, 'done');
+      const queries = await threadQueries(conversation.threadId ?? '', 3);
+      assert.equal(queries[0], 'Tell me about my files');
+      assert.equal(queries[1], CONTINUE_PROMPT);
+      assert.equal(queries.filter((q) => q === 'Tell me about my files').length, 1, JSON.stringify(queries));
+      assert.equal((await engine.current()).turns.length, 2);
+    });
+
+    it('Copy reads the Markdown source of an answer of the open conversation', async () => {
+      const engine = newEngine();
+      await engine.send('Write a typescript function snippet that adds two numbers');
+      const [question, answer] = (await engine.current()).turns;
+      assert.equal(engine.turnMarkdown(answer.id), answer.content);
+      assert.match(engine.turnMarkdown(answer.id) ?? '', /```/, 'fences and all');
+      assert.equal(engine.turnMarkdown(question.id), question.content);
+      assert.equal(engine.turnMarkdown('t-000000000000'), undefined);
+    });
+
+    it('renaming or deleting a conversation that is not open reports the list change', async () => {
+      const engine = newEngine();
+      const { events } = record(engine);
+      await engine.send('First conversation');
+      const first = await engine.current();
+      await engine.newConversation();
+      await engine.send('Second conversation');
+      const before = events.length;
+      await engine.rename(first.id, 'Renamed elsewhere');
+      assert.deepEqual(events.slice(before).map((e) => e.type), ['listChanged']);
+      assert.equal((await engine.summaries()).find((c) => c.id === first.id)?.title, 'Renamed elsewhere');
+      await engine.delete(first.id);
+      assert.deepEqual(events.slice(before).map((e) => e.type), ['listChanged', 'listChanged']);
+      assert.equal((await engine.summaries()).some((c) => c.id === first.id), false);
     });
 
     it('agent: one thread across three turns, each answer reporting it, the emulator seeing one thread', async () => {

@@ -176,17 +176,49 @@ describe('chat session against the emulator', () => {
     assert.ok(!JSON.stringify(posted).includes('wrong-key'), 'the key never reaches the webview');
   });
 
-  it('marks an answer that hit max tokens as length, and Continue asks for the rest', async () => {
+  it('marks an answer that hit max tokens as length; Continue shows the same answer streaming again and extends it in place', async () => {
     const session = newSession();
     await session.handle({ type: 'setParameters', parameters: { maxTokens: 5 } });
     const outcome = await session.send('Explain everything about volumes');
     assert.equal(outcome?.state, 'length');
-    const cut = (await session.current()).turns[1];
+    const cut = structuredClone((await session.current()).turns[1]);
+    assert.equal(cut.maxTokens, 5);
+    await session.idle();
+    posted = [];
+    await session.handle({ type: 'setParameters', parameters: {} });
     await session.handle({ type: 'continue', turnId: cut.id });
     await session.idle();
     const turns = (await session.current()).turns;
-    assert.equal(turns.length, 4);
-    assert.equal(turns[2].content, CONTINUE_PROMPT);
+    assert.equal(turns.length, 2, 'no question and no second answer');
+    assert.equal(turns[1].id, cut.id);
+    const snapshots = posted.filter((m): m is Extract<HostToWebview, { type: 'conversation' }> => m.type === 'conversation');
+    const resumed = snapshots.at(-1)?.conversation.turns;
+    assert.equal(resumed?.length, 2, 'the view never shows the continuation prompt as a question');
+    assert.ok(!snapshots.some((m) => m.conversation.turns.some((t) => t.role === 'user' && t.content === CONTINUE_PROMPT)), 'no view shows the continuation prompt as a question');
+    assert.equal(resumed?.[1].state, 'streaming', 'the same answer shows streaming again, with its text so far');
+    assert.equal(resumed?.[1].content, cut.content);
+    assert.equal(cut.content + deltasOf(cut.id), turns[1].content, 'the deltas extend it to exactly the saved text');
+    const end = posted.filter((m) => m.type === 'answerUpdate' && m.turnId === cut.id).at(-1);
+    assert.ok(end?.type === 'answerUpdate' && end.patch.state === 'done');
+  });
+
+  it('posts the conversation list alone when another conversation is renamed or deleted', async () => {
+    const session = newSession();
+    await session.send('First conversation');
+    const first = await session.current();
+    await session.handle({ type: 'newConversation' });
+    await session.idle();
+    posted = [];
+    await session.rename(first.id, 'Renamed from the list');
+    await session.idle();
+    const lists = posted.filter((m): m is Extract<HostToWebview, { type: 'conversationList' }> => m.type === 'conversationList');
+    assert.deepEqual(posted.map((m) => m.type), ['conversationList']);
+    assert.equal(lists[0].conversations.find((c) => c.id === first.id)?.title, 'Renamed from the list');
+    assert.ok(lists[0].conversations.some((c) => c.id === session.currentIfLoaded?.id), 'the open (unsaved) chat stays listed');
+    await session.delete(first.id);
+    await session.idle();
+    const after = posted.filter((m): m is Extract<HostToWebview, { type: 'conversationList' }> => m.type === 'conversationList').at(-1);
+    assert.equal(after?.conversations.some((c) => c.id === first.id), false);
   });
 
   it('sends attached files to the agent and only reveals citations the answer gave', async () => {
