@@ -13,6 +13,9 @@ export class Composer {
   private readonly stop = button('Stop', '■ Stop', 'secondary-button', { hidden: true });
   private readonly attachments = el('div', { class: 'pending-attachments' });
   private readonly context: ContextBar;
+  private readonly editBanner = el('div', { class: 'edit-banner', hidden: true });
+  /** Editing the last question: Send replaces it (and its answer). The draft before editing comes back on Cancel. */
+  private editing: { turnId: string; draftBefore: string } | undefined;
   private busy = false;
 
   constructor(private readonly post: Post, private readonly onDraftChange: (draft: string) => void) {
@@ -20,11 +23,15 @@ export class Composer {
     this.element = el(
       'footer',
       { class: 'composer' },
+      this.editBanner,
       this.context.element,
       this.attachments,
       this.input,
       el('div', { class: 'composer-actions' }, this.stop, this.send),
     );
+    const cancelEdit = button('Cancel editing', 'Cancel', 'ghost-button');
+    cancelEdit.addEventListener('click', () => this.cancelEdit());
+    this.editBanner.append(el('span', { class: 'status-note' }, '✎ Editing your last question: Send replaces it and its answer.'), cancelEdit);
     this.send.addEventListener('click', () => this.submit());
     this.stop.addEventListener('click', () => this.requestStop());
     this.input.addEventListener('input', () => this.onDraftChange(this.input.value));
@@ -59,6 +66,28 @@ export class Composer {
 
   requestStop(): void {
     if (this.busy) this.post({ type: 'stop' });
+    else if (this.editing) this.cancelEdit();
+  }
+
+  /** Puts the last question into the box; sending then replaces it. */
+  startEdit(turnId: string, text: string): void {
+    this.editing = { turnId, draftBefore: this.editing?.draftBefore ?? this.input.value };
+    this.editBanner.hidden = false;
+    this.setDraft(text);
+    this.focus();
+    this.input.setSelectionRange(text.length, text.length);
+  }
+
+  cancelEdit(): void {
+    if (!this.editing) return;
+    const { draftBefore } = this.editing;
+    this.endEdit();
+    this.setDraft(draftBefore);
+  }
+
+  /** Ends editing when the conversation shown no longer has that question last (another chat opened, or it was answered anew). */
+  keepEditOnlyFor(lastQuestionId: string | undefined): void {
+    if (this.editing && this.editing.turnId !== lastQuestionId) this.cancelEdit();
   }
 
   setAttachments(pending: AttachmentView[]): void {
@@ -74,7 +103,17 @@ export class Composer {
   private submit(): void {
     const text = this.input.value;
     if (this.busy || !text.trim()) return;
-    this.post({ type: 'send', text });
+    if (this.editing) {
+      this.post({ type: 'editQuestion', turnId: this.editing.turnId, text });
+      this.endEdit();
+    } else {
+      this.post({ type: 'send', text });
+    }
     this.setDraft('');
+  }
+
+  private endEdit(): void {
+    this.editing = undefined;
+    this.editBanner.hidden = true;
   }
 }

@@ -4,14 +4,20 @@ import { ParametersPopover } from './parametersPopover';
 
 type Post = (message: WebviewToHost) => void;
 
+const TITLE_SHOWN_CHARS = 60;
+
 /** Conversation switcher, mode, model / agent settings and the parameters popover. */
 export class Header {
   readonly element: HTMLElement;
   readonly parameters: ParametersPopover;
   private readonly conversations = el('select', { class: 'conversation-select', 'aria-label': 'Conversation' });
   private readonly mode = el('select', { 'aria-label': 'Mode' }, el('option', { value: 'chat' }, 'Chat'), el('option', { value: 'agent' }, 'Agent'));
-  private readonly model = el('input', { type: 'text', 'aria-label': 'Model', list: 'known-models', spellcheck: false, autocomplete: 'off', placeholder: 'model id' });
-  private readonly knownModels = el('datalist', { id: 'known-models' });
+  /**
+   * Opens the host's model picker (a VS Code quick pick: recent models first, then those from
+   * settings, free entry) rather than a list squeezed into a side bar that may be 170 px wide.
+   */
+  private readonly model = button('Model', '', 'model-button', { 'aria-haspopup': 'listbox' });
+  private readonly modelName = el('span', { class: 'model-name' });
   private readonly chatControls: HTMLElement;
   private readonly agentControls: HTMLElement;
   private readonly agentLabel = el('span', { class: 'agent-id' });
@@ -23,7 +29,8 @@ export class Header {
     const newChat = button('New chat', '+', 'icon-button');
     newChat.addEventListener('click', () => this.post({ type: 'newConversation' }));
     this.parameters = new ParametersPopover(post);
-    this.chatControls = el('div', { class: 'header-group model-group' }, this.model, this.knownModels, this.parameters.toggle);
+    this.model.replaceChildren(this.modelName, el('span', { class: 'model-chevron', 'aria-hidden': 'true' }, '▾'));
+    this.chatControls = el('div', { class: 'header-group model-group' }, this.model, this.parameters.toggle);
     this.agentControls = el(
       'div',
       { class: 'header-group' },
@@ -40,33 +47,37 @@ export class Header {
 
     this.conversations.addEventListener('change', () => this.post({ type: 'openConversation', id: this.conversations.value }));
     this.mode.addEventListener('change', () => this.post({ type: 'setMode', mode: this.mode.value as ChatMode }));
-    this.model.addEventListener('change', () => {
-      const model = this.model.value.trim();
-      // Free entry is allowed, but an empty model would only fail at send time.
-      if (model) this.post({ type: 'setModel', model });
-      else this.model.value = this.conversation?.model ?? '';
-    });
+    this.model.addEventListener('click', () => this.post({ type: 'pickModel' }));
     this.thinking.addEventListener('change', () => this.post({ type: 'setThinking', enabled: this.thinking.checked }));
   }
 
   setOptions(options: ModelOptions): void {
     this.options = options;
-    this.knownModels.replaceChildren(...options.models.map((model) => el('option', { value: model })));
     if (this.conversation) this.showSettings(this.conversation);
   }
 
   show(conversation: ConversationView, summaries: ConversationSummary[]): void {
     this.conversation = conversation;
-    const list = summaries.some((summary) => summary.id === conversation.id)
-      ? summaries
-      : [{ id: conversation.id, title: conversation.title, mode: conversation.mode, updatedAt: conversation.updatedAt }, ...summaries];
-    this.conversations.replaceChildren(
-      ...list.map((summary) =>
-        el('option', { value: summary.id }, `${summary.title || 'Untitled'} · ${summary.mode === 'agent' ? 'Agent' : 'Chat'} · ${formatDate(summary.updatedAt)}`),
-      ),
-    );
-    this.conversations.value = conversation.id;
+    this.showList(summaries);
     this.showSettings(conversation);
+  }
+
+  /** The conversations dropdown (after a rename or delete elsewhere, alone). The open one is always listed and selected. */
+  showList(summaries: ConversationSummary[]): void {
+    const open = this.conversation;
+    const list =
+      !open || summaries.some((summary) => summary.id === open.id)
+        ? summaries
+        : [{ id: open.id, title: open.title, mode: open.mode, updatedAt: open.updatedAt }, ...summaries];
+    this.conversations.replaceChildren(
+      ...list.map((summary) => {
+        const title = summary.title || 'Untitled';
+        // Titles are kept whole; the dropdown shortens long ones and shows them whole on hover.
+        const shown = title.length > TITLE_SHOWN_CHARS ? `${title.slice(0, TITLE_SHOWN_CHARS - 1).trimEnd()}…` : title;
+        return el('option', { value: summary.id, title }, `${shown} · ${summary.mode === 'agent' ? 'Agent' : 'Chat'} · ${formatDate(summary.updatedAt)}`);
+      }),
+    );
+    if (open) this.conversations.value = open.id;
   }
 
   private showSettings(conversation: ConversationView): void {
@@ -74,7 +85,8 @@ export class Header {
     const agent = conversation.mode === 'agent';
     this.chatControls.hidden = agent;
     this.agentControls.hidden = !agent;
-    if (document.activeElement !== this.model) this.model.value = conversation.model;
+    this.modelName.textContent = conversation.model || 'Pick a model';
+    this.model.title = conversation.model ? `Model: ${conversation.model} (click to pick another)` : 'No model set: click to pick one';
     const agentId = conversation.agentId ?? this.options?.agentId ?? '';
     this.agentLabel.textContent = `Agent ${agentId || '(not set)'}`;
     this.agentLabel.title = this.options?.agentModel ? `Model: ${this.options.agentModel}` : '';

@@ -4,6 +4,7 @@ import type { HostToWebview } from '../chat/protocol';
 import { Composer } from './composer';
 import { Header } from './header';
 import { Transcript } from './transcript';
+import { EDIT_QUESTION_EVENT, RAISE_MAX_TOKENS_EVENT, type EditQuestionDetail } from './turnView';
 import { HostBridge, type PersistedState } from './vscodeApi';
 import { Welcome } from './welcome';
 
@@ -40,6 +41,13 @@ app.classList.add('chat-app');
 app.replaceChildren(header.element, welcome.element, transcript.element, composer.element);
 composer.setDraft(state.draft);
 
+// A turn's Edit puts its question into the composer; "Raise limit…" opens ⚙ at Max tokens.
+document.addEventListener(EDIT_QUESTION_EVENT, (event) => {
+  const { turnId, text } = (event as CustomEvent<EditQuestionDetail>).detail;
+  composer.startEdit(turnId, text);
+});
+document.addEventListener(RAISE_MAX_TOKENS_EVENT, () => header.parameters.open('maxTokens'));
+
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Escape' && !header.parameters.isOpen) composer.requestStop();
 });
@@ -55,6 +63,7 @@ host.onMessage((message: HostToWebview) => {
       welcome.setConversation(message.conversation.mode, message.conversation.turns.length);
       composer.setAttachments(message.conversation.pendingAttachments);
       composer.setContext(message.conversation);
+      composer.keepEditOnlyFor(message.conversation.turns.findLast((turn) => turn.role === 'user')?.id);
       // After a reload of the same conversation, put the reader back where they were.
       if (message.type === 'init' && sameConversation && state.scrollTop) transcript.restoreScroll(state.scrollTop);
       state.conversationId = message.conversation.id;
@@ -63,6 +72,9 @@ host.onMessage((message: HostToWebview) => {
     }
     case 'options':
       header.setOptions(message.options);
+      break;
+    case 'conversationList':
+      header.showList(message.conversations);
       break;
     case 'delta':
       transcript.appendDelta(message.turnId, message.content, message.reasoning);

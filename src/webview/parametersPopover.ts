@@ -8,7 +8,16 @@ type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
 
 /** The Parameters button and its popover. Values are validated before anything is posted. */
 export class ParametersPopover {
-  readonly toggle = button('Parameters', '⚙', 'icon-button', { 'aria-expanded': 'false', 'aria-controls': 'parameters-panel', 'aria-haspopup': 'dialog' });
+  readonly toggle = button('Parameters', '⚙', 'icon-button parameters-toggle', {
+    'aria-expanded': 'false',
+    'aria-controls': 'parameters-panel',
+    'aria-haspopup': 'dialog',
+    'aria-describedby': 'parameters-active',
+  });
+  /** The sign on ⚙ that parameters differ from the defaults; the list is its tooltip and description. */
+  private readonly badge = el('span', { class: 'parameters-badge', 'aria-hidden': 'true', hidden: true });
+  // Hidden, yet aria-describedby still reads it: screen readers hear what the dot shows.
+  private readonly activeDescription = el('span', { id: 'parameters-active', hidden: true });
   readonly panel = el('form', { id: 'parameters-panel', class: 'popover', role: 'dialog', 'aria-label': 'Chat parameters', hidden: true, novalidate: true });
   private readonly fields: Record<keyof ParameterForm, Field>;
   private readonly errors = new Map<keyof ParameterForm, HTMLElement>();
@@ -16,6 +25,7 @@ export class ParametersPopover {
   private reasoningModel = false;
 
   constructor(private readonly post: Post) {
+    this.toggle.append(this.badge, this.activeDescription);
     this.fields = {
       temperature: el('input', { type: 'number', min: TEMPERATURE.min, max: TEMPERATURE.max, step: 0.1, placeholder: 'default 0.3' }),
       topP: el('input', { type: 'number', min: TOP_P.above, max: TOP_P.max, step: 0.05, placeholder: 'default 0.75' }),
@@ -68,6 +78,7 @@ export class ParametersPopover {
 
   /** Shows the conversation's values; reasoning fields only for reasoning models. */
   show(parameters: ChatParameters, reasoningModel: boolean): void {
+    this.showActive(activeParameters(parameters, reasoningModel));
     this.reasoningModel = reasoningModel;
     this.reasoningGroup.hidden = !reasoningModel;
     const form = parametersToForm(parameters);
@@ -75,10 +86,21 @@ export class ParametersPopover {
     this.showErrors({});
   }
 
-  open(): void {
+  /** Opens the popover with `focus` (default: the first field) focused. */
+  open(focus: keyof ParameterForm = 'temperature'): void {
     this.panel.hidden = false;
     this.toggle.setAttribute('aria-expanded', 'true');
-    this.fields.temperature.focus();
+    this.fields[focus].focus();
+    if (this.fields[focus] instanceof HTMLInputElement) (this.fields[focus] as HTMLInputElement).select();
+  }
+
+  /** The badge and tooltip: which parameters are not at their defaults. */
+  private showActive(active: string[]): void {
+    this.badge.hidden = active.length === 0;
+    this.toggle.classList.toggle('has-active-parameters', active.length > 0);
+    const summary = active.length ? `${active.length} set: ${active.join(', ')}` : 'all at their defaults';
+    this.toggle.title = `Parameters (${summary})`;
+    this.activeDescription.textContent = active.length ? `${summary}.` : '';
   }
 
   close(): void {
@@ -110,6 +132,19 @@ export class ParametersPopover {
     }
     first?.focus();
   }
+}
+
+/** The parameters that differ from the defaults, as "Name value"; reasoning only where it is sent (reasoning models). */
+export function activeParameters(parameters: ChatParameters, reasoningModel: boolean): string[] {
+  const active: string[] = [];
+  if (parameters.temperature !== undefined) active.push(`Temperature ${parameters.temperature}`);
+  if (parameters.topP !== undefined) active.push(`Top P ${parameters.topP}`);
+  if (parameters.maxTokens !== undefined) active.push(`Max tokens ${parameters.maxTokens}`);
+  if (parameters.systemPrompt?.trim()) active.push('System prompt');
+  if (parameters.responseFormat === 'json_object') active.push('JSON response');
+  if (reasoningModel && parameters.reasoningEffort) active.push(`Reasoning effort ${parameters.reasoningEffort}`);
+  if (reasoningModel && parameters.reasoningBudget !== undefined) active.push(`Reasoning budget ${parameters.reasoningBudget}`);
+  return active;
 }
 
 function select(options: [string, string][]): HTMLSelectElement {

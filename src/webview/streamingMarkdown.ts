@@ -20,6 +20,7 @@ export class StreamingMarkdown {
   private readonly splitter = new BlockSplitter();
   private pending = '';
   private finished = false;
+  private anyText = false;
   private openRendered = '';
   private group: HTMLElement | undefined;
   private citations: CitationMarkers = new Map();
@@ -31,6 +32,12 @@ export class StreamingMarkdown {
   append(text: string): void {
     if (this.finished) return;
     this.pending += text;
+    if (text.trim()) this.anyText = true;
+  }
+
+  /** Whether any visible text arrived (an answer that failed before its first word has nothing to copy). */
+  get hasText(): boolean {
+    return this.anyText;
   }
 
   get hasPendingWork(): boolean {

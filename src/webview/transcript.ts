@@ -2,7 +2,7 @@ import type { ConversationView, TurnView, WebviewToHost } from '../chat/protocol
 import { el } from './dom';
 import { codeOfBlock } from './markdown';
 import { TurnWindow } from './turnWindow';
-import { AssistantTurnElement, userTurnElement } from './turnView';
+import { AssistantTurnElement, editQuestionButton, userTurnElement } from './turnView';
 
 type Post = (message: WebviewToHost) => void;
 type TurnPatch = Partial<Omit<TurnView, 'id' | 'role' | 'content'>>;
@@ -86,9 +86,30 @@ export class Transcript {
     this.indexById.clear();
     this.entries.forEach((entry, index) => this.indexById.set(entry.turn.id, index));
     this.window.splice(keep, this.entries.length - keep);
+    this.markLatest();
     this.emptyNote.hidden = this.entries.length > 0;
     this.updateBusy();
     this.window.followBottom();
+  }
+
+  /**
+   * The last answer gets Regenerate/Retry/Continue and the last question Edit; turns kept
+   * on screen from before a new question lose theirs. Derived from `entries` alone, so a
+   * turn mounted later (scrolled to) gets the same.
+   */
+  private markLatest(): void {
+    const last = this.entries.at(-1);
+    for (const entry of this.entries) entry.answer?.setLatest(entry === last);
+    const question = this.lastQuestion();
+    for (const edit of this.turns.querySelectorAll<HTMLElement>('.edit-question')) {
+      if (edit.closest<HTMLElement>('.turn')?.dataset.turnId !== question?.turn.id) edit.remove();
+    }
+    const mounted = question && this.turns.querySelector<HTMLElement>(`.user-turn[data-turn-id="${CSS.escape(question.turn.id)}"]`);
+    if (question && mounted && !mounted.querySelector('.edit-question')) mounted.append(editQuestionButton(question.turn));
+  }
+
+  private lastQuestion(): TurnEntry | undefined {
+    return this.entries.findLast((entry) => entry.turn.role === 'user');
   }
 
   appendDelta(turnId: string, content?: string, reasoning?: string): void {
@@ -129,8 +150,13 @@ export class Transcript {
   }
 
   private createTurn(entry: TurnEntry): HTMLElement {
-    if (entry.turn.role === 'user') return userTurnElement(entry.turn);
+    if (entry.turn.role === 'user') {
+      const element = userTurnElement(entry.turn);
+      if (entry === this.lastQuestion()) element.append(editQuestionButton(entry.turn));
+      return element;
+    }
     const answer = new AssistantTurnElement(entry.turn, this.post);
+    answer.setLatest(entry === this.entries.at(-1));
     entry.answer = answer;
     answer.render();
     this.dirty.delete(entry);

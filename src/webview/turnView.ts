@@ -6,6 +6,26 @@ import { StreamingMarkdown } from './streamingMarkdown';
 type Post = (message: WebviewToHost) => void;
 type TurnPatch = Partial<Omit<TurnView, 'id' | 'role' | 'content'>>;
 
+/**
+ * DOM events a turn raises for what the panel around it does (the composer, ⚙), so a turn
+ * needs no reference to them. Both bubble to the document.
+ */
+export const EDIT_QUESTION_EVENT = 'ksm-edit-question';
+export const RAISE_MAX_TOKENS_EVENT = 'ksm-raise-max-tokens';
+export type EditQuestionDetail = { turnId: string; text: string };
+
+/**
+ * The Edit button of the last question (the transcript adds it to that turn only): puts the
+ * question back into the composer, where sending replaces it and its answer.
+ */
+export function editQuestionButton(turn: TurnView): HTMLButtonElement {
+  const edit = button('Edit and resend', '✎ Edit', 'ghost-button turn-action edit-question');
+  edit.addEventListener('click', () =>
+    edit.dispatchEvent(new CustomEvent<EditQuestionDetail>(EDIT_QUESTION_EVENT, { bubbles: true, detail: { turnId: turn.id, text: turn.content } })),
+  );
+  return edit;
+}
+
 export function userTurnElement(turn: TurnView): HTMLElement {
   return el(
     'article',
@@ -42,6 +62,11 @@ export class AssistantTurnElement {
   private readonly status = el('div', { class: 'turn-status' });
   private readonly citations = el('div', { class: 'citations', 'data-testid': 'citations', hidden: true });
   private readonly footer = el('div', { class: 'turn-footer' });
+  private readonly actions = el('div', { class: 'turn-actions', role: 'group', 'aria-label': 'Answer actions' });
+  /** Only the conversation's last answer can be regenerated, retried or continued. */
+  private latest = false;
+  /** An action was clicked and its answer has not come back yet: no second click. */
+  private actionSent = false;
   private pendingReasoning = '';
   private answerStarted = false;
   /**
@@ -65,6 +90,7 @@ export class AssistantTurnElement {
       this.body.element,
       this.status,
       this.citations,
+      this.actions,
       this.footer,
     );
     this.appendDelta(turn.content, turn.reasoning);
@@ -73,6 +99,13 @@ export class AssistantTurnElement {
 
   get id(): string {
     return this.turn.id;
+  }
+
+  /** Marks this answer as the conversation's last (or not): the last one gets Regenerate, Retry and Continue. */
+  setLatest(latest: boolean): void {
+    if (this.latest === latest) return;
+    this.latest = latest;
+    this.renderActions(this.turn.state ?? 'done');
   }
 
   get hasPendingWork(): boolean {
@@ -106,11 +139,13 @@ export class AssistantTurnElement {
 
   applyPatch(patch: TurnPatch): void {
     this.turn = { ...this.turn, ...patch };
+    if (patch.state) this.actionSent = false;
     const state: AnswerState = this.turn.state ?? 'done';
     this.element.dataset.state = state;
     this.element.setAttribute('aria-busy', String(state === 'streaming'));
     this.renderReasoningSummary();
     this.renderStatus(state);
+    this.renderActions(state);
     if ('citations' in patch) this.renderCitations(this.turn.citations ?? []);
     this.renderFooter(this.turn.usage, this.turn.finishReason);
   }
@@ -120,23 +155,62 @@ export class AssistantTurnElement {
     this.reasoningSummary.textContent = tokens ? `Reasoning · ${formatTokens(tokens)} tokens` : 'Reasoning';
   }
 
+  /** What happened to the answer, in words; the buttons that act on it are in `renderActions`. */
   private renderStatus(state: AnswerState): void {
     this.status.replaceChildren();
     if (state === 'streaming') {
       this.status.append(el('span', { class: 'typing', 'aria-label': 'Answering' }, '●●●'));
     } else if (state === 'length') {
-      const resume = button('Continue', 'Continue', 'secondary-button');
-      resume.addEventListener('click', () => this.post({ type: 'continue', turnId: this.turn.id }));
-      this.status.append(el('span', { class: 'status-note' }, 'Cut by the token limit'), resume);
+      const limit = this.turn.maxTokens;
+      if (limit !== undefined) {
+        // The user's own ⚙ limit cut it: say so, and offer to raise it.
+        const raise = button('Raise the Max tokens limit', 'Raise limit…', 'secondary-button');
+        raise.addEventListener('click', () => raise.dispatchEvent(new CustomEvent(RAISE_MAX_TOKENS_EVENT, { bubbles: true })));
+        this.status.append(el('span', { class: 'status-note length-note' }, `Cut at your Max tokens limit (${formatTokens(limit)}, set in ⚙).`), raise);
+      } else {
+        this.status.append(el('span', { class: 'status-note length-note' }, "Cut by the model's token limit."));
+      }
     } else if (state === 'error' || state === 'cut-off') {
-      const retry = button('Retry', 'Retry', 'secondary-button');
-      retry.addEventListener('click', () => this.post({ type: 'retry', turnId: this.turn.id }));
       const fallback = state === 'cut-off' ? 'The answer was cut off.' : 'The answer failed.';
-      this.status.append(el('div', { class: 'turn-error', role: 'alert' }, `⚠ ${this.turn.error || fallback}`), retry);
+      this.status.append(el('div', { class: 'turn-error', role: 'alert' }, `⚠ ${this.turn.error || fallback}`));
     } else if (state === 'stopped') {
       this.status.append(el('span', { class: 'status-note stopped-note' }, '■ Stopped'));
     } else if (state === 'elsewhere') {
       this.status.append(el('span', { class: 'status-note' }, 'Answering in another window…'));
+    }
+  }
+
+  /**
+   * Copy on every answer that ended; on the last answer also Continue (cut short), Retry
+   * (ended badly) or Regenerate (ended well). A clicked action disables them all until the
+   * answer changes, so a double click never asks twice.
+   */
+  private renderActions(state: AnswerState): void {
+    this.actions.replaceChildren();
+    const ended = state !== 'streaming' && state !== 'elsewhere';
+    if (!ended) return;
+    const add = (label: string, text: string, message: WebviewToHost | (() => void), className = 'ghost-button turn-action') => {
+      const action = button(label, text, className, this.actionSent ? { disabled: true } : {});
+      action.addEventListener('click', () => {
+        if (typeof message === 'function') return message();
+        this.actionSent = true;
+        for (const other of this.actions.querySelectorAll('button')) other.disabled = true;
+        this.post(message);
+      });
+      this.actions.append(action);
+    };
+    const turnId = this.turn.id;
+    if (this.latest && (state === 'length' || state === 'stopped' || state === 'cut-off')) add('Continue', 'Continue', { type: 'continue', turnId }, 'secondary-button turn-action');
+    if (this.latest && state !== 'done' && state !== 'length') add('Retry', 'Retry', { type: 'retry', turnId }, 'secondary-button turn-action');
+    if (this.latest && (state === 'done' || state === 'length')) add('Regenerate', '↻ Regenerate', { type: 'regenerate', turnId });
+    if (this.body.hasText) {
+      add('Copy answer', '⧉ Copy', () => {
+        this.post({ type: 'copyAnswer', turnId });
+        const copy = this.actions.querySelector<HTMLButtonElement>('[aria-label="Copy answer"]');
+        if (!copy) return;
+        copy.textContent = '✓ Copied';
+        window.setTimeout(() => (copy.textContent = '⧉ Copy'), 1500);
+      });
     }
   }
 
