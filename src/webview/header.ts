@@ -16,7 +16,7 @@ export class Header {
    * Opens the host's model picker (a VS Code quick pick: recent models first, then those from
    * settings, free entry) rather than a list squeezed into a side bar that may be 170 px wide.
    */
-  private readonly model = button('Model', '', 'model-button', { 'aria-haspopup': 'listbox' });
+  private readonly model = button('Model', '', 'model-button');
   private readonly modelName = el('span', { class: 'model-name' });
   private readonly chatControls: HTMLElement;
   private readonly agentControls: HTMLElement;
