@@ -89,7 +89,14 @@ export class ChatSession extends ChatEngine {
     finished: (e, answer, shown) => {
       if (shown) {
         this.batcher.flush();
-        this.postAnswerPatch(answer, { state: answer.state, error: answer.error, finishReason: answer.finishReason, usage: answer.usage, citations: answer.citations });
+        this.postAnswerPatch(answer, {
+          state: answer.state,
+          error: answer.error,
+          finishReason: answer.finishReason,
+          usage: answer.usage,
+          citations: answer.citations,
+          maxTokens: answer.maxTokens,
+        });
         this.postInOrder({ type: 'busy', busy: false });
       }
       this.streaming = undefined;
