@@ -89,7 +89,8 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
 
     const counts = [await chat.userTurns().count(), await chat.assistantTurns().count()];
     await action(answer, 'Continue').click();
-    assert.equal(await chat.waitForAnswerToSettle(), 'done');
+    // The cut answer itself goes back to streaming, then ends: wait for its end, not its cut.
+    await eventually(async () => (await chat.lastAnswer().getAttribute('data-state')) === 'done', async () => `the answer is ${await chat.lastAnswer().getAttribute('data-state')} after Continue`, 60_000, 100);
     const grown = chat.lastAnswer();
     assert.equal(await turnIdOf(grown), id, 'the same answer, not a new one');
     assert.deepEqual([await chat.userTurns().count(), await chat.assistantTurns().count()], counts, 'no question or answer added');
