@@ -141,6 +141,7 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
     const { workbench } = scenario;
     const firstId = await chat.frame.locator('select[aria-label="Conversation"]').inputValue();
     await chat.frame.locator('button[aria-label="New chat"]').click();
+    await eventually(async () => (await chat.assistantTurns().count()) === 0, () => 'New chat did not empty the transcript', 15_000);
     await chat.send('A second conversation about lamps');
     assert.equal(await chat.waitForAnswerToSettle(), 'done');
     const option = chat.frame.locator(`select[aria-label="Conversation"] option[value="${firstId}"]`);
