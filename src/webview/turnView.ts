@@ -204,12 +204,12 @@ export class AssistantTurnElement {
     if (this.latest && state !== 'done' && state !== 'length') add('Retry', 'Retry', { type: 'retry', turnId }, 'secondary-button turn-action');
     if (this.latest && (state === 'done' || state === 'length')) add('Regenerate', '↻ Regenerate', { type: 'regenerate', turnId });
     if (this.body.hasText) {
-      add('Copy answer', '⧉ Copy', () => {
+      add('Copy answer', 'Copy', () => {
         this.post({ type: 'copyAnswer', turnId });
         const copy = this.actions.querySelector<HTMLButtonElement>('[aria-label="Copy answer"]');
         if (!copy) return;
         copy.textContent = '✓ Copied';
-        window.setTimeout(() => (copy.textContent = '⧉ Copy'), 1500);
+        window.setTimeout(() => (copy.textContent = 'Copy'), 1500);
       });
     }
   }

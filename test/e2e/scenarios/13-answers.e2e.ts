@@ -81,6 +81,7 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
     const id = await turnIdOf(answer);
     const cutText = (await answer.locator('.answer-body').innerText()).trim();
     assert.match(await answer.locator('.turn-status').innerText(), /Cut at your Max tokens limit \(8/);
+    await scenario.workbench.screenshot('length-cut-by-own-limit');
     // Raise limit… opens ⚙ at Max tokens; clearing it removes the limit.
     await answer.getByRole('button', { name: 'Raise the Max tokens limit' }).click();
     await chat.frame.locator('#parameter-maxTokens').fill('');
@@ -129,6 +130,7 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
     await model.click();
     await workbench.quickInput().locator('.quick-input-title', { hasText: 'KSM: Chat Model' }).waitFor({ timeout: 15_000 });
     await eventually(async () => (await workbench.quickInputRows().count()) >= 3, async () => `the picker lists ${JSON.stringify(await listed())}`, 10_000);
+    await workbench.screenshot('model-picker-open');
     const rows = await workbench.quickInputRows().allInnerTexts();
     assert.match(rows[0] ?? '', /my-typed-model/, `the recent pick comes first: ${JSON.stringify(rows)}`);
     assert.ok(rows.some((row) => /emu-chat/.test(row)) && rows.some((row) => /emu-reasoner/.test(row)), `the other models stay listed: ${JSON.stringify(rows)}`);
