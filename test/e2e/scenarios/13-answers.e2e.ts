@@ -172,5 +172,16 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
     await eventually(async () => (await option.count()) === 0, () => 'the deleted conversation is still in the dropdown', 15_000);
     await workbench.page.keyboard.press('Escape');
     assert.match(await chat.answerText(), /lamps/, 'the open conversation is untouched');
+
+    // Leave the store as this scenario found it: later scenarios (3-chat) ask in the open chat.
+    await workbench.runCommand('KSM: Show Conversations');
+    const lamps = workbench.quickInputRows().filter({ hasText: 'A second conversation about lamps' });
+    await lamps.waitFor({ timeout: 15_000 });
+    await lamps.hover();
+    await lamps.locator('.action-label.codicon-trash').click();
+    await workbench.dialogButton('Delete').click();
+    await eventually(async () => (await lamps.count()) === 0, () => 'the lamps conversation is still listed', 15_000);
+    await workbench.page.keyboard.press('Escape');
+    await eventually(async () => (await chat.assistantTurns().count()) === 0, () => 'the chat still shows the deleted conversation', 15_000);
   });
 });
