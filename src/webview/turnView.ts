@@ -164,7 +164,7 @@ export class AssistantTurnElement {
       const limit = this.turn.maxTokens;
       if (limit !== undefined) {
         // The user's own ⚙ limit cut it: say so, and offer to raise it.
-        const raise = button('Raise the Max tokens limit', 'Raise limit…', 'secondary-button');
+        const raise = button('Raise the Max tokens limit', 'Raise limit…', 'secondary-button turn-action');
         raise.addEventListener('click', () => raise.dispatchEvent(new CustomEvent(RAISE_MAX_TOKENS_EVENT, { bubbles: true })));
         this.status.append(el('span', { class: 'status-note length-note' }, `Cut at your Max tokens limit (${formatTokens(limit)}, set in ⚙).`), raise);
       } else {
