@@ -104,8 +104,8 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
 
   it('edits the last question and sends it again, replacing that exchange and keeping older ones', async () => {
     const turns = await turnCount();
-    const older = (await chat.userTurns().allInnerTexts()).at(-2);
-    assert.ok(older, 'an older question is on screen');
+    // Only turns near the viewport are rendered; the last question's place tells the older turns stayed.
+    const position = await chat.userTurns().last().getAttribute('aria-posinset');
     await chat.userTurns().last().getByRole('button', { name: 'Edit and resend' }).click();
     assert.equal(await chat.composer().inputValue(), 'Explain everything about volumes');
     await chat.composer().fill('Explain volumes in one paragraph');
@@ -113,7 +113,7 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
     await eventually(async () => (await chat.userTurns().last().innerText()).includes('Explain volumes in one paragraph'), () => 'the edited question is not shown', 15_000);
     assert.equal(await chat.waitForAnswerToSettle(), 'done');
     assert.equal(await turnCount(), turns, 'the last exchange was replaced, nothing added');
-    assert.ok((await chat.userTurns().allInnerTexts()).includes(older.replace('\n✎ Edit', '')), 'the older question stays, without Edit');
+    assert.equal(await chat.userTurns().last().getAttribute('aria-posinset'), position, 'the edited question keeps its place: the older turns stay');
     assert.match(await chat.answerText(), /Explain volumes in one paragraph/);
   });
 
