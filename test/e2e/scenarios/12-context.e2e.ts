@@ -121,7 +121,11 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     const mine = workbench.quickInputRows().filter({ hasText: 'My files' });
     await mine.waitFor({ timeout: 15_000 });
     await workbench.quickInputRows().filter({ hasText: TEAM_VOLUME }).waitFor();
-    await mine.click(); // untick My files (every volume starts ticked)
+    // Every volume starts ticked: keep only the team volume (earlier scenarios may have added
+    // volumes of their own, such as the sync scenario's).
+    for (const row of await workbench.quickInputRows().all()) {
+      if (!(await row.innerText()).includes(TEAM_VOLUME)) await row.click();
+    }
     await workbench.quickInputBox().press('Enter');
     await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === TEAM_VOLUME, async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
 
