@@ -287,7 +287,7 @@ function sameTurn(known: TurnView, incoming: TurnView): boolean {
   return JSON.stringify({ ...known, content: '', reasoning: '' }) === JSON.stringify({ ...incoming, content: '', reasoning: '' });
 }
 
-// Rough figures of chat.css and markdown.css at the default font size; a turn's real height
+// Rough figures of transcript.css and markdown.css at the default font size; a turn's real height
 // replaces the estimate once it has been on screen, and the scroll position is corrected
 // then, so being off only moves the scroll bar's thumb a little.
 const LINE_PX = 20;

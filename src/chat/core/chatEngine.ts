@@ -6,16 +6,15 @@ import type { KsmService } from '../../api/service';
 import type { ClientLogger } from '../../api/types';
 import { launchAnswer, type AnswerOutcome, type RunningAnswer } from './answerLauncher';
 import type { AnswerEvent, AnswerRequest } from './answerStream';
+import { AnswerActions } from './answerActions';
+import { ConversationContext, type CitedFile, type CitedPassage } from './conversationContext';
 import {
   createConversation,
-  lastTurn,
   MAX_TITLE_CHARS,
   newTurnId,
   titleFromQuestion,
-  newCodeContextId,
   type AttachedFile,
   type ChatMode,
-  type CodeContext,
   type ContextVolume,
   type ChatParameters,
   type ConversationSummary,
@@ -24,19 +23,11 @@ import {
   type Turn,
 } from './conversationModel';
 import type { ConversationStore } from './conversationStore';
-import {
-  buildAgentRequest,
-  buildChatRequest,
-  buildContinueRequest,
-  CONTINUE_PROMPT,
-  REGENERATE_IN_THREAD_PROMPT,
-  RETRY_IN_THREAD_PROMPT,
-  type AskInThread,
-} from './requestBuilder';
-import { codeContextProblem, sameCode, type NewCodeContext } from './askAboutFile';
-import { citationByMarker } from './citations';
+import { buildAgentRequest, buildChatRequest, buildContinueRequest, type AskInThread } from './requestBuilder';
+import type { NewCodeContext } from './askAboutFile';
 
 export type { AnswerOutcome } from './answerLauncher';
+export type { CitedFile, CitedPassage } from './conversationContext';
 
 export interface ChatEngineHost {
   getService(): KsmService;
@@ -70,30 +61,7 @@ export type ChatEngineEvent =
 
 export type ChatEngineListener = (event: ChatEngineEvent) => void;
 
-export interface CitedFile {
-  fileId: string;
-  filename: string;
-  volume?: string;
-}
-
-/** A passage an answer of the open conversation cited, by its marker number. */
-export interface CitedPassage extends CitedFile {
-  marker: number;
-  markers: number[];
-  snippet?: string;
-  chunkIndex?: number;
-  score?: number;
-}
-
 export { CONTINUE_PROMPT } from './requestBuilder';
-
-type AnswerState = NonNullable<Turn['state']>;
-/** Answers Retry may replace: they ended badly. */
-const RETRYABLE: readonly AnswerState[] = ['stopped', 'error', 'cut-off', 'length'];
-/** Answers Regenerate may replace: any that ended. */
-const REGENERABLE: readonly AnswerState[] = ['done', ...RETRYABLE];
-/** Answers Continue may extend: cut short with their text usable. */
-const CONTINUABLE: readonly AnswerState[] = ['length', 'stopped', 'cut-off'];
 
 export class ChatEngine {
   private conversation: StoredConversation | undefined;
@@ -101,12 +69,27 @@ export class ChatEngine {
   /** A question is between `send` and its answer starting. */
   private starting = false;
   private readonly listeners = new Set<ChatEngineListener>();
+  /** Retry, Regenerate, Continue, Edit and resend, Copy. */
+  private readonly actions: AnswerActions;
+  /** Attachments, code chips, chosen volumes and files, cited passages. */
+  private readonly context: ConversationContext;
 
   constructor(
     protected readonly store: ConversationStore,
     protected readonly engineHost: ChatEngineHost,
     private readonly tuning: ChatEngineTuning = {},
-  ) {}
+  ) {
+    const engine = {
+      current: () => this.current(),
+      openConversation: () => this.conversation,
+      idleConversation: () => this.idleConversation(),
+      update: (change: (conversation: StoredConversation) => void) => this.update(change),
+      answer: (conversation: StoredConversation, question: Turn, inThread?: AskInThread, resume?: Turn) => this.answer(conversation, question, inThread, resume),
+      log: () => this.engineHost.log,
+    };
+    this.actions = new AnswerActions(engine);
+    this.context = new ConversationContext(engine);
+  }
 
   /** Listens to every event until the returned handle is disposed. Listeners run synchronously, in order. */
   subscribe(listener: ChatEngineListener): { dispose(): void } {
@@ -173,74 +156,27 @@ export class ChatEngine {
 
   /** Asks the last question again in place of the last answer, if that answer did not finish normally. */
   retry(turnId: string): Promise<AnswerOutcome | undefined> {
-    return this.reanswer(turnId, RETRYABLE, 'retry');
+    return this.actions.retry(turnId);
   }
 
   /** Regenerate: asks the last question again in place of the last answer, however it ended. */
   regenerate(turnId: string): Promise<AnswerOutcome | undefined> {
-    return this.reanswer(turnId, REGENERABLE, 'regenerate');
+    return this.actions.regenerate(turnId);
   }
 
-  /**
-   * Continue: asks for the rest of the last answer when it was cut short (max tokens,
-   * stopped, cut off). The new text extends that same answer in place; the continuation
-   * request is sent, never added to the transcript as a question.
-   */
-  async continueAnswer(turnId: string): Promise<AnswerOutcome | undefined> {
-    const conversation = await this.idleConversation();
-    const last = conversation && lastTurn(conversation);
-    const question = conversation?.turns.findLast((t) => t.role === 'user');
-    if (!conversation || !last || !question || last.id !== turnId || last.role !== 'assistant' || !CONTINUABLE.includes(last.state ?? 'done')) {
-      this.engineHost.log.warn(`[chat] continue of turn ${turnId} refused (not the last cut-short answer)`);
-      return undefined;
-    }
-    // The agent's thread holds the cut answer: ask it there for the rest.
-    const threadId = last.threadId ?? conversation.threadId ?? undefined;
-    const inThread = conversation.mode === 'agent' && threadId ? { threadId, query: CONTINUE_PROMPT } : undefined;
-    if (conversation.mode === 'agent' && !inThread) {
-      this.engineHost.log.warn(`[chat] continue of turn ${turnId} refused (the agent never started a thread for it)`);
-      return undefined;
-    }
-    return this.answer(conversation, question, inThread, last);
+  /** Continue: extends the last answer in place when it was cut short (see answerActions.ts). */
+  continueAnswer(turnId: string): Promise<AnswerOutcome | undefined> {
+    return this.actions.continueAnswer(turnId);
   }
 
-  /**
-   * Edit and resend: replaces the last question (and its answer) with `text` and asks it.
-   * Older turns stay. In agent mode the thread keeps the earlier exchange (the reference
-   * has no way to remove a turn from a thread), except for a first question, which starts
-   * a new thread.
-   */
-  async editLastQuestion(turnId: string, text: string): Promise<AnswerOutcome | undefined> {
-    const conversation = await this.idleConversation();
-    const index = conversation ? conversation.turns.findLastIndex((t) => t.role === 'user') : -1;
-    if (!conversation || index < 0 || conversation.turns[index].id !== turnId) {
-      this.engineHost.log.warn(`[chat] edit of turn ${turnId} refused (not the last question)`);
-      return undefined;
-    }
-    const old = conversation.turns[index];
-    const first = !conversation.turns.slice(0, index).some((t) => t.role === 'user');
-    conversation.turns.splice(index);
-    if (first) {
-      // A title the user did not choose follows the question it came from.
-      if (conversation.title === titleFromQuestion(old.content)) conversation.title = titleFromQuestion(text);
-      if (conversation.mode === 'agent') conversation.threadId = null;
-    }
-    // The question's files and code chips stay with it: only its words were edited.
-    const question: Turn = {
-      id: newTurnId(),
-      role: 'user',
-      content: text,
-      createdAt: Date.now(),
-      ...(old.attachments ? { attachments: old.attachments } : {}),
-      ...(old.code ? { code: old.code } : {}),
-    };
-    conversation.turns.push(question);
-    return this.answer(conversation, question);
+  /** Edit and resend: replaces the last question (and its answer) with `text` and asks it. */
+  editLastQuestion(turnId: string, text: string): Promise<AnswerOutcome | undefined> {
+    return this.actions.editLastQuestion(turnId, text);
   }
 
   /** The Markdown source of an answer (or question) of the open conversation, for Copy. */
   turnMarkdown(turnId: string): string | undefined {
-    return this.conversation?.turns.find((t) => t.id === turnId)?.content;
+    return this.actions.turnMarkdown(turnId);
   }
 
   /** Resolves when the streaming answer (if any) has ended and been saved. */
@@ -265,72 +201,35 @@ export class ChatEngine {
     return this.update((c) => void (c.parameters = parameters));
   }
 
-  async removeAttachment(fileId: string): Promise<void> {
-    const conversation = await this.current();
-    if (!conversation.pendingAttachments.some((a) => a.fileId === fileId)) {
-      this.engineHost.log.warn(`[chat] remove of unknown attachment ${fileId}; dropped`);
-      return;
-    }
-    await this.update((c) => void (c.pendingAttachments = c.pendingAttachments.filter((a) => a.fileId !== fileId)));
+  removeAttachment(fileId: string): Promise<void> {
+    return this.context.removeAttachment(fileId);
   }
 
-  /**
-   * Attaches code to the next question of the open conversation (a chip above the composer);
-   * the same file and lines replace the earlier chip. Resolves to a sentence for the user
-   * when it would pass the size limit of one question's code, and attaches nothing then.
-   */
-  async attachCode(code: NewCodeContext): Promise<string | undefined> {
-    const conversation = await this.current();
-    const pending = conversation.pendingCode ?? [];
-    const problem = codeContextProblem(pending, code);
-    if (problem) return problem;
-    const attached: CodeContext = { id: newCodeContextId(), ...code };
-    await this.update((c) => void (c.pendingCode = [...pending.filter((p) => !sameCode(p, code)), attached]));
-    return undefined;
+  /** Attaches a code chip to the next question; resolves to a sentence for the user when it is too big. */
+  attachCode(code: NewCodeContext): Promise<string | undefined> {
+    return this.context.attachCode(code);
   }
 
-  async removeCode(id: string): Promise<void> {
-    const conversation = await this.current();
-    if (!conversation.pendingCode?.some((c) => c.id === id)) {
-      this.engineHost.log.warn(`[chat] remove of unknown code chip ${id}; dropped`);
-      return;
-    }
-    await this.update((c) => void (c.pendingCode = (c.pendingCode ?? []).filter((p) => p.id !== id)));
+  removeCode(id: string): Promise<void> {
+    return this.context.removeCode(id);
   }
 
-  /** The volumes the open conversation searches in agent mode; an empty list means all (My files and the settings' volumes). */
-  async setContextVolumes(volumes: ContextVolume[]): Promise<void> {
-    await this.update((c) => {
-      if (volumes.length === 0) delete c.contextVolumes;
-      else c.contextVolumes = volumes.map((v) => ({ ...v }));
-    });
+  /** The volumes the open conversation searches in agent mode; an empty list means all. */
+  setContextVolumes(volumes: ContextVolume[]): Promise<void> {
+    return this.context.setContextVolumes(volumes);
   }
 
-  async removeContextVolume(volume: string): Promise<void> {
-    const conversation = await this.current();
-    const chosen = conversation.contextVolumes ?? [];
-    if (!chosen.some((v) => v.volume === volume)) {
-      this.engineHost.log.warn(`[chat] remove of a context volume the conversation did not choose; dropped`);
-      return;
-    }
-    await this.setContextVolumes(chosen.filter((v) => v.volume !== volume));
+  removeContextVolume(volume: string): Promise<void> {
+    return this.context.removeContextVolume(volume);
   }
 
-  /** Files the open conversation searches instead of whole volumes (added to the ones chosen before); an empty list clears them. */
-  async setContextFiles(files: AttachedFile[]): Promise<void> {
-    await this.update((c) => {
-      if (files.length === 0) delete c.contextFiles;
-      else c.contextFiles = files.map((f) => ({ ...f }));
-    });
+  /** Files the open conversation searches instead of whole volumes; an empty list clears them. */
+  setContextFiles(files: AttachedFile[]): Promise<void> {
+    return this.context.setContextFiles(files);
   }
 
-  async removeContextFile(fileId: string): Promise<void> {
-    const chosen = (await this.current()).contextFiles ?? [];
-    if (!chosen.some((f) => f.fileId === fileId)) {
-      this.engineHost.log.warn(`[chat] remove of a context file the conversation did not choose; dropped`);
-      return;
-    }
-    await this.setContextFiles(chosen.filter((f) => f.fileId !== fileId));
+  removeContextFile(fileId: string): Promise<void> {
+    return this.context.removeContextFile(fileId);
   }
 
   async newConversation(mode: ChatMode = 'chat'): Promise<StoredConversation> {
@@ -388,48 +287,19 @@ export class ChatEngine {
     this.emit({ type: 'conversation', conversation });
   }
 
-  /**
-   * The file behind a citation an answer of the open conversation showed (`volume` '' for
-   * one the service gave without a volume), or undefined when no answer cited it. A citation
-   * without a volume takes the volume of the same file attached to the conversation, if any;
-   * else `volume` stays undefined and the caller must say it cannot be located.
-   */
+  /** The file behind a citation an answer of the open conversation showed, or undefined (see conversationContext.ts). */
   citedFile(volume: string, fileId: string): CitedFile | undefined {
-    const turns = this.conversation?.turns ?? [];
-    const citation = turns.flatMap((t) => t.citations ?? []).find((c) => c.fileId === fileId && (c.volume ?? '') === volume);
-    if (!citation) return undefined;
-    if (citation.volume) return { fileId, filename: citation.filename, volume: citation.volume };
-    const attachments = [...turns.flatMap((t) => t.attachments ?? []), ...(this.conversation?.pendingAttachments ?? []), ...(this.conversation?.contextFiles ?? [])];
-    const attached = attachments.find((a) => a.fileId === fileId && a.volume);
-    return { fileId, filename: citation.filename, ...(attached ? { volume: attached.volume } : {}) };
+    return this.context.citedFile(volume, fileId);
   }
 
-  /**
-   * The passage behind marker `marker` of answer `turnId` in the open conversation, or
-   * undefined when that answer has no such source (the webview is untrusted). The volume is
-   * filled in from an attachment like `citedFile` does.
-   */
+  /** The passage behind marker `marker` of answer `turnId`, or undefined when that answer has no such source. */
   citedPassage(turnId: string, marker: number): CitedPassage | undefined {
-    const turn = this.conversation?.turns.find((t) => t.id === turnId && t.role === 'assistant');
-    const citation = turn ? citationByMarker(turn.citations ?? [], marker) : undefined;
-    if (!citation) return undefined;
-    const file = this.citedFile(citation.volume ?? '', citation.fileId);
-    const index = turn!.citations!.indexOf(citation);
-    return {
-      fileId: citation.fileId,
-      filename: citation.filename,
-      ...(file?.volume ? { volume: file.volume } : {}),
-      marker,
-      markers: citation.markers?.length ? citation.markers : [index + 1],
-      ...(citation.snippet !== undefined ? { snippet: citation.snippet } : {}),
-      ...(citation.chunkIndex !== undefined ? { chunkIndex: citation.chunkIndex } : {}),
-      ...(citation.score !== undefined ? { score: citation.score } : {}),
-    };
+    return this.context.citedPassage(turnId, marker);
   }
 
   /** True only for a citation that an answer of the open conversation actually showed. */
   hasCitation(volume: string, fileId: string): boolean {
-    return this.citedFile(volume, fileId) !== undefined;
+    return this.context.hasCitation(volume, fileId);
   }
 
   /** Stops a streaming answer and writes everything to disk (the front end or the window is closing). */
@@ -458,25 +328,6 @@ export class ChatEngine {
     change(conversation);
     await this.persist(conversation);
     this.emit({ type: 'conversation', conversation });
-  }
-
-  /**
-   * Replaces the last answer with a new answer to the same question. An agent thread that
-   * began the old answer already holds the question, so it is asked again there (D17).
-   */
-  private async reanswer(turnId: string, allowed: readonly AnswerState[], action: string): Promise<AnswerOutcome | undefined> {
-    const conversation = await this.idleConversation();
-    const last = conversation && lastTurn(conversation);
-    if (!conversation || !last || last.id !== turnId || last.role !== 'assistant' || !allowed.includes(last.state ?? 'done')) {
-      this.engineHost.log.warn(`[chat] ${action} of turn ${turnId} refused (not the last answer, or not in a state to ${action})`);
-      return undefined;
-    }
-    const question = conversation.turns.at(-2);
-    if (question?.role !== 'user') return undefined;
-    conversation.turns.pop();
-    const query = last.state === 'done' || last.state === 'length' ? REGENERATE_IN_THREAD_PROMPT : RETRY_IN_THREAD_PROMPT;
-    const inThread = conversation.mode === 'agent' && last.threadId ? { threadId: last.threadId, query } : undefined;
-    return this.answer(conversation, question, inThread);
   }
 
   /** The open conversation when no answer is streaming or starting, else undefined. */

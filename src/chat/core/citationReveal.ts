@@ -4,7 +4,7 @@
 // attachment of the conversation says which; refuse a source no answer cited (the webview
 // is untrusted). The reference has no endpoint for a whole chunk, so the passage is the
 // citation's snippet (docs/service-contract.md, D19).
-import type { CitedFile, CitedPassage } from './chatEngine';
+import type { CitedFile, CitedPassage } from './conversationContext';
 import { citationVolumeLabel } from './citations';
 
 /** The URI scheme of the read-only passage documents (a TextDocumentContentProvider). */
