@@ -6,6 +6,7 @@ import { eventually } from '../harness/eventually';
 import { TEAM_VOLUME } from '../harness/run';
 import { useScenario } from '../harness/scenario';
 import { setApiKeyThroughPalette } from '../harness/steps';
+import type { Workbench } from '../harness/workbench';
 
 // The same topic in My files and in the team volume: unrestricted, the agent cites both.
 const TEAM_FILE = 'lamps-team-guide.md';
@@ -121,11 +122,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     const mine = workbench.quickInputRows().filter({ hasText: 'My files' });
     await mine.waitFor({ timeout: 15_000 });
     await workbench.quickInputRows().filter({ hasText: TEAM_VOLUME }).waitFor();
-    // Every volume starts ticked: keep only the team volume (earlier scenarios may have added
-    // volumes of their own, such as the sync scenario's).
-    for (const row of await workbench.quickInputRows().all()) {
-      if (!(await row.innerText()).includes(TEAM_VOLUME)) await row.click();
-    }
+    await keepOnlyTeamVolumeTicked(workbench);
     await workbench.quickInputBox().press('Enter');
     await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === TEAM_VOLUME, async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
 
@@ -224,7 +221,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === 'All volumes', async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
     await workbench.runCommand(title);
     await workbench.quickInputRows().filter({ hasText: TEAM_VOLUME }).waitFor({ timeout: 15_000 });
-    await workbench.quickInputRows().filter({ hasText: 'My files' }).click(); // untick My files
+    await keepOnlyTeamVolumeTicked(workbench);
     await workbench.quickInputBox().press('Enter');
     await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === TEAM_VOLUME, async () => `volume chips after the command: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
   });
@@ -294,3 +291,13 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: fileName }).waitFor({ timeout: 15_000 });
   }
 });
+
+/**
+ * Every volume starts ticked in the volume picker: untick all but the team volume (earlier
+ * scenarios may have added volumes of their own, such as the sync scenario's).
+ */
+async function keepOnlyTeamVolumeTicked(workbench: Workbench): Promise<void> {
+  for (const row of await workbench.quickInputRows().all()) {
+    if (!(await row.innerText()).includes(TEAM_VOLUME)) await row.click();
+  }
+}
