@@ -15,6 +15,8 @@ describe('Scenario 5: failures — refused key in the tree and the chat, dropped
     const { run, workbench } = scenario;
     await run.emulator.uploadFile(`{${run.emulator.userId}}`, SEEDED, 'Weekly status: all systems nominal.\n', 0);
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
+    // Set API Key checks the key with one listing: let it finish before faults are injected.
+    await eventually(() => workbench.findNotification(/the service accepted it/), () => 'Set API Key never said the key was accepted', 30_000);
     chat = new ChatView(workbench);
   });
 
@@ -35,10 +37,25 @@ describe('Scenario 5: failures — refused key in the tree and the chat, dropped
     );
     assert.equal(await workbench.volumesRow(SEEDED).count(), 0);
     await run.emulator.clearFaults();
-    await errorRow.hover();
-    await errorRow.locator('.action-label[aria-label="Refresh Volume"]').click();
+    const refreshVolume = async () => {
+      await errorRow.hover({ timeout: 5_000 });
+      await errorRow.locator('.action-label[aria-label="Refresh Volume"]').click({ timeout: 5_000 });
+    };
+    await refreshVolume();
+    let clicks = 1;
+    let lastClick = Date.now();
     await eventually(
-      async () => (await workbench.volumesRow(SEEDED).count()) > 0 && (await errorRow.count()) === 0,
+      async () => {
+        if ((await workbench.volumesRow(SEEDED).count()) > 0 && (await errorRow.count()) === 0) return true;
+        // Under load the inline action's click was seen to be lost (no listing request followed
+        // it): click again, as a user would, at most twice more.
+        if (clicks < 3 && Date.now() - lastClick > 8_000 && (await errorRow.count()) > 0) {
+          clicks += 1;
+          lastClick = Date.now();
+          await refreshVolume().catch(() => undefined);
+        }
+        return false;
+      },
       async () => `the tree did not recover after the fault cleared; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`,
       30_000,
     );
