@@ -5,25 +5,59 @@
 import * as esbuild from 'esbuild';
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const outdirFlag = process.argv.indexOf('--outdir');
 const outdir = outdirFlag > 0 ? process.argv[outdirFlag + 1] : 'dist';
 
+const requireFromHere = createRequire(import.meta.url);
 /**
- * undici is most of the extension's code but is needed only once a request is made.
- * The tokenizer (gpt-tokenizer's cl100k_base, about 1 MB) is needed only when VS Code's
- * Chat counts tokens for a KSM model; it gets the same treatment.
- * Parsing it inside extension.js would cost activation ~10-20 ms even though it only
- * runs later, so it is built as its own file and required at first use (src/api imports
- * it only from modules that load lazily; see src/common/core/lazyClient.ts).
+ * What loads at first use instead of at activation: the module specifier, its file under
+ * dist/vendor/ and the file the vendor bundle is built from. Parsing these inside
+ * extension.js would cost activation time even though they only run later, so each is
+ * built as its own file and required at first use, and src/ imports them only with
+ * `await import()` or from modules that load lazily (see src/common/core/lazyClient.ts).
+ * undici is most of the extension's code but is needed only once a request is made; the
+ * tokenizer (about 1 MB) only when VS Code's Chat counts tokens for a KSM model;
+ * proper-lockfile and
+ * write-file-atomic (with graceful-fs, retry and signal-exit under them, about 28 KB
+ * minified) are needed only when a conversation or a sync manifest is first written, and
+ * are imported only with `await import()`; inside extension.js they still cost parsing at
+ * activation, which had crept past its 20 ms budget.
  */
+const LAZY_VENDOR = [
+  { specifier: 'undici', out: 'undici', entry: 'node_modules/undici/index.js' },
+  { specifier: 'gpt-tokenizer/encoding/cl100k_base', out: 'tokenizer', entry: 'node_modules/gpt-tokenizer/cjs/encoding/cl100k_base.js' },
+  { specifier: 'proper-lockfile', out: 'lockfile', entry: requireFromHere.resolve('proper-lockfile') },
+  { specifier: 'write-file-atomic', out: 'write-file-atomic', entry: requireFromHere.resolve('write-file-atomic') },
+];
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const lazyVendorPlugin = {
   name: 'lazy-vendor',
   setup(build) {
-    build.onResolve({ filter: /^undici$/ }, () => ({ path: './vendor/undici.js', external: true }));
-    build.onResolve({ filter: /^gpt-tokenizer\/encoding\/cl100k_base$/ }, () => ({ path: './vendor/tokenizer.js', external: true }));
+    for (const { specifier, out } of LAZY_VENDOR) {
+      build.onResolve({ filter: new RegExp(`^${escapeRegExp(specifier)}$`) }, () => ({ path: `./vendor/${out}.js`, external: true }));
+    }
+  },
+};
+
+/**
+ * Every `import * as vscode from 'vscode'` of an external CommonJS module makes esbuild copy
+ * the whole API object's properties at that import site (`__toESM`), once per importing
+ * file: 30-odd copies of a few hundred properties, measured at about a third of the
+ * bundle's load time. Routing every import through one ESM module that re-exports
+ * `vscode` makes the copy happen once.
+ */
+const VSCODE_ONCE = 'vscode-once';
+const vscodeOncePlugin = {
+  name: VSCODE_ONCE,
+  setup(build) {
+    build.onResolve({ filter: /^vscode$/ }, (args) =>
+      args.namespace === VSCODE_ONCE ? { path: 'vscode', external: true } : { path: 'vscode', namespace: VSCODE_ONCE },
+    );
+    build.onLoad({ filter: /.*/, namespace: VSCODE_ONCE }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
   },
 };
 
@@ -73,24 +107,16 @@ const allTargets = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
-    plugins: [...common.plugins, lazyVendorPlugin],
+    plugins: [...common.plugins, lazyVendorPlugin, vscodeOncePlugin],
   },
-  {
+  ...LAZY_VENDOR.map(({ out, entry }) => ({
     ...common,
-    entryPoints: { 'vendor/undici': 'node_modules/undici/index.js' },
+    entryPoints: { [`vendor/${out}`]: entry },
     outdir,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-  },
-  {
-    ...common,
-    entryPoints: { 'vendor/tokenizer': 'node_modules/gpt-tokenizer/cjs/encoding/cl100k_base.js' },
-    outdir,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-  },
+  })),
   {
     ...common,
     entryPoints: { 'webview/chat': 'src/webview/main.ts', 'webview/chat-style': 'src/webview/chat.css' },
