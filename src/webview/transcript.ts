@@ -138,11 +138,19 @@ export class Transcript {
     const wasStreaming = entry.turn.state === 'streaming';
     entry.turn = { ...entry.turn, ...patch };
     entry.answer?.applyPatch(patch);
-    if (wasStreaming && entry.turn.state && entry.turn.state !== 'streaming') {
+    const ended = wasStreaming && entry.turn.state !== undefined && entry.turn.state !== 'streaming';
+    if (ended) {
       this.announcer.textContent = entry.turn.state === 'done' ? 'Answer finished.' : `Answer ${entry.turn.state}.`;
     }
     this.updateBusy();
     this.markDirty(entry, index);
+    // Streamed text is drawn at most every STREAMED_TEXT_INTERVAL_MS; an answer that ends
+    // shows all the text received before its end at once, so nothing seems to arrive after
+    // "Stopped".
+    if (ended && entry.answer && this.window.isMounted(index)) {
+      entry.answer.render();
+      this.dirty.delete(entry);
+    }
   }
 
   restoreScroll(scrollTop: number): void {

@@ -188,4 +188,30 @@ describe('webview streaming render', function () {
     await webview.settle();
     assert.equal(await transcript.evaluate((node) => node.scrollTop), 100, 'scrolled up, the view stays put');
   });
+
+  it('shows all the text received before an answer ends together with its end, so nothing arrives after Stop', async () => {
+    await webview.hostPost(init(conversation([userTurn('u1', 'explain'), assistantTurn('a1', '', { state: 'streaming' })])));
+    await webview.settle();
+    await webview.hostPost({ type: 'delta', turnId: 'a1', content: 'First words. ' });
+    await webview.settle();
+    // Read the answer in the same task that delivers the end (a listener added after the
+    // webview's own runs right after it): streamed text is drawn at most every 25 ms, and the
+    // last words must not wait for that.
+    const textWhenStopped = await webview.page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          const page = globalThis as unknown as {
+            addEventListener(type: 'message', listener: (event: { data?: { type?: string } }) => void): void;
+            postMessage(message: unknown, origin: string): void;
+            document: { querySelector(selector: string): { textContent: string | null } | null };
+          };
+          page.addEventListener('message', (event) => {
+            if (event.data?.type === 'answerUpdate') resolve(page.document.querySelector('[data-turn-id="a1"] .answer-body')?.textContent ?? '');
+          });
+          page.postMessage({ type: 'delta', turnId: 'a1', content: 'Last words before Stop.' }, '*');
+          page.postMessage({ type: 'answerUpdate', turnId: 'a1', patch: { state: 'stopped' } }, '*');
+        }),
+    );
+    assert.match(textWhenStopped, /First words\. Last words before Stop\./);
+  });
 });
