@@ -6,20 +6,12 @@ import { strict as assert } from 'node:assert';
 import type { AnswerState } from '../../src/chat/protocol';
 import type { WebviewPage } from './support/chromium';
 import { assistantTurn, conversation, init, userTurn } from './support/conversations';
-import { useWebviewSuite } from './support/suite';
+import { useFreshPage, useWebviewSuite } from './support/suite';
 
 describe('webview answers and conversations', function () {
   const suite = useWebviewSuite();
   let webview: WebviewPage;
-
-  beforeEach(async () => {
-    webview = await suite.openPage();
-    await webview.clearPosted();
-  });
-  afterEach(async () => {
-    assert.deepEqual(webview.pageErrors, []);
-    await webview.close();
-  });
+  useFreshPage(suite, (page) => (webview = page));
 
   const actionsOf = async (turnId: string) =>
     webview.page.locator(`[data-turn-id="${turnId}"] .turn-actions button`).evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label')));

@@ -2,20 +2,12 @@
 import { strict as assert } from 'node:assert';
 import type { WebviewPage } from './support/chromium';
 import { assistantTurn, chunk, conversation, init, modelOptions, userTurn } from './support/conversations';
-import { useWebviewSuite } from './support/suite';
+import { useFreshPage, useWebviewSuite } from './support/suite';
 
 describe('webview controls', function () {
   const suite = useWebviewSuite();
   let webview: WebviewPage;
-
-  beforeEach(async () => {
-    webview = await suite.openPage();
-    await webview.clearPosted();
-  });
-  afterEach(async () => {
-    assert.deepEqual(webview.pageErrors, []);
-    await webview.close();
-  });
+  useFreshPage(suite, (page) => (webview = page));
 
   describe('composer', () => {
     it('sends on Enter, adds a newline on Shift+Enter, and ignores an empty message', async () => {

@@ -5,20 +5,12 @@
 import { strict as assert } from 'node:assert';
 import type { WebviewPage } from './support/chromium';
 import { assistantTurn, conversation, init, userTurn } from './support/conversations';
-import { useWebviewSuite } from './support/suite';
+import { useFreshPage, useWebviewSuite } from './support/suite';
 
 describe('webview: the in-chat welcome', function () {
   const suite = useWebviewSuite();
   let webview: WebviewPage;
-
-  beforeEach(async () => {
-    webview = await suite.openPage();
-    await webview.clearPosted();
-  });
-  afterEach(async () => {
-    assert.deepEqual(webview.pageErrors, []);
-    await webview.close();
-  });
+  useFreshPage(suite, (page) => (webview = page));
 
   const welcome = () => webview.page.getByRole('region', { name: 'Welcome' });
 

@@ -1,5 +1,6 @@
 // One webview bundle served on loopback and one headless Chromium per suite: the before/after
 // pair every webview suite needs, so a suite only says what it checks.
+import { strict as assert } from 'node:assert';
 import { HeadlessChromium, WebviewPage } from './chromium';
 import { buildWebviewBundle, WebviewServer, type PageOptions } from './webviewServer';
 
@@ -36,4 +37,28 @@ export function useWebviewSuite(): WebviewSuite {
     },
     openPage: (options) => WebviewPage.open(started(browser), started(server), options),
   };
+}
+
+/**
+ * A fresh page before each test, its posted messages cleared, handed to the suite's own
+ * `let webview` through `onOpen`; after each test the page must have had no error, and it
+ * is closed either way.
+ */
+export function useFreshPage(suite: WebviewSuite, onOpen: (page: WebviewPage) => void): void {
+  let page: WebviewPage | undefined;
+  beforeEach(async () => {
+    page = await suite.openPage();
+    await page.clearPosted();
+    onOpen(page);
+  });
+  afterEach(async () => {
+    const current = page;
+    page = undefined;
+    if (!current) return;
+    try {
+      assert.deepEqual(current.pageErrors, []);
+    } finally {
+      await current.close();
+    }
+  });
 }
