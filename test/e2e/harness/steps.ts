@@ -36,3 +36,26 @@ export async function waitForRowDescription(workbench: Workbench, label: string,
     timeoutMs,
   );
 }
+
+/**
+ * Opens a workspace file through Quick Open (Ctrl+P), as a user does. Quick Open answers
+ * from its previous file list until a new one has loaded, which under load can miss a file
+ * written a moment ago: it is opened again then.
+ */
+export async function openFileByQuickOpen(workbench: Workbench, fileName: string): Promise<void> {
+  await eventually(
+    async () => {
+      await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+      await workbench.page.keyboard.press('Control+P');
+      await workbench.quickInputBox().fill(fileName);
+      const found = await workbench.quickInputRows().filter({ hasText: fileName }).first().waitFor({ timeout: 5_000 }).then(() => true, () => false);
+      if (!found) await workbench.page.keyboard.press('Escape');
+      return found;
+    },
+    () => `Quick Open never listed ${fileName}`,
+    45_000,
+    500,
+  );
+  await workbench.quickInputBox().press('Enter');
+  await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: fileName }).waitFor({ timeout: 15_000 });
+}

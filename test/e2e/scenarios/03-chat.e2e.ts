@@ -5,7 +5,7 @@ import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
 import { delay } from '../harness/processes';
 import { useScenario } from '../harness/scenario';
-import { setApiKeyThroughPalette } from '../harness/steps';
+import { openFileByQuickOpen, setApiKeyThroughPalette } from '../harness/steps';
 
 const FIRST_QUESTION = 'How does the release process work?';
 const SECOND_QUESTION = 'Tell me about the onboarding checklist in detail';
@@ -84,7 +84,7 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask Abo
     const { workbench, run } = scenario;
     const fileName = 'release-process.md';
     const lines = readFileSync(join(run.workspace, 'docs', 'guides', fileName), 'utf8').split('\n');
-    await openFileByQuickOpen(fileName);
+    await openFileByQuickOpen(scenario.workbench, fileName);
     // Lines 1-3, selected with the keyboard in the real editor, as a user does.
     await workbench.page.locator('.editor-group-container.active .monaco-editor .view-line').filter({ hasText: lines[2]!.slice(0, 30) }).first().click();
     for (const key of ['Control+Home', 'Shift+ArrowDown', 'Shift+ArrowDown', 'Shift+End']) await workbench.page.keyboard.press(key);
@@ -168,15 +168,4 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask Abo
       15_000,
     );
   });
-
-  /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor is active. */
-  async function openFileByQuickOpen(fileName: string): Promise<void> {
-    const { workbench } = scenario;
-    await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
-    await workbench.page.keyboard.press('Control+P');
-    await workbench.quickInputBox().fill(fileName);
-    await workbench.quickInputRows().filter({ hasText: fileName }).first().waitFor();
-    await workbench.quickInputBox().press('Enter');
-    await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: fileName }).waitFor({ timeout: 15_000 });
-  }
 });

@@ -5,7 +5,7 @@ import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
 import { TEAM_VOLUME } from '../harness/run';
 import { useScenario } from '../harness/scenario';
-import { setApiKeyThroughPalette } from '../harness/steps';
+import { openFileByQuickOpen, setApiKeyThroughPalette } from '../harness/steps';
 import type { Workbench } from '../harness/workbench';
 
 // The same topic in My files and in the team volume: unrestricted, the agent cites both.
@@ -52,7 +52,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     const { workbench, run } = scenario;
     const fileName = 'release-process.md';
     const lines = readFileSync(join(run.workspace, 'docs', 'guides', fileName), 'utf8').split('\n');
-    await openFileByQuickOpen(fileName);
+    await openFileByQuickOpen(scenario.workbench, fileName);
     await workbench.page.locator('.editor-group-container.active .monaco-editor .view-line').filter({ hasText: lines[2]!.slice(0, 30) }).first().click();
     for (const key of ['Control+Home', 'Shift+ArrowDown', 'Shift+ArrowDown', 'Shift+End']) await workbench.page.keyboard.press(key);
     await workbench.runCommand('KSM: Ask About Selection');
@@ -83,7 +83,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     writeFileSync(join(run.workspace, 'context-70k.log'), textOf(70 * 1024));
     writeFileSync(join(run.workspace, 'context-120k.log'), textOf(120 * 1024));
 
-    await openFileByQuickOpen('context-70k.log');
+    await openFileByQuickOpen(scenario.workbench, 'context-70k.log');
     await workbench.runCommand('KSM: Ask About Active File');
     await workbench.dialogButton('Ask Anyway').click();
     const pending = chat.frame.locator('.composer [data-testid="code-chips"] .chip-label');
@@ -96,7 +96,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await chat.frame.locator('button[aria-label="Remove context-70k.log"]').click();
     await pending.first().waitFor({ state: 'detached', timeout: 10_000 });
 
-    await openFileByQuickOpen('context-120k.log');
+    await openFileByQuickOpen(scenario.workbench, 'context-120k.log');
     await workbench.runCommand('KSM: Ask About Active File');
     const refused = /context-120k\.log is too large to send with a question \(122,880 characters; the limit is 98,000 characters\)/;
     await eventually(() => workbench.findNotification(refused), () => 'no "too large" warning naming the limit', 15_000, 1_000);
@@ -268,28 +268,6 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
       await workbench.setColorTheme(startTheme);
     }
   });
-
-  /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor is active. */
-  async function openFileByQuickOpen(fileName: string): Promise<void> {
-    const { workbench } = scenario;
-    // Quick Open answers from its previous file list until a new one has loaded, which under
-    // load (after scenario 11, say) can miss a file written a moment ago: open it again then.
-    await eventually(
-      async () => {
-        await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
-        await workbench.page.keyboard.press('Control+P');
-        await workbench.quickInputBox().fill(fileName);
-        const found = await workbench.quickInputRows().filter({ hasText: fileName }).first().waitFor({ timeout: 5_000 }).then(() => true, () => false);
-        if (!found) await workbench.page.keyboard.press('Escape');
-        return found;
-      },
-      () => `Quick Open never listed ${fileName}`,
-      45_000,
-      500,
-    );
-    await workbench.quickInputBox().press('Enter');
-    await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: fileName }).waitFor({ timeout: 15_000 });
-  }
 });
 
 /**
