@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import type { WebviewPage } from './support/chromium';
 import { assistantTurn, chunk, conversation, init, longConversationTurns, userTurn } from './support/conversations';
-import { useWebviewSuite } from './support/suite';
+import { useFreshPage, useWebviewSuite } from './support/suite';
 
 const TURNS = 1_000;
 const MOUNTED_LIMIT = 60;
@@ -13,14 +13,7 @@ const MOUNTED_LIMIT = 60;
 describe('webview long conversation (1,000 turns)', function () {
   const suite = useWebviewSuite();
   let webview: WebviewPage;
-
-  beforeEach(async () => {
-    webview = await suite.openPage();
-  });
-  afterEach(async () => {
-    assert.deepEqual(webview.pageErrors, []);
-    await webview.close();
-  });
+  useFreshPage(suite, (page) => (webview = page), { keepPosted: true });
 
   const mountedTurns = () => webview.page.locator('.transcript .turn').count();
   const transcript = () => webview.page.locator('.transcript');

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import type { WebviewPage } from './support/chromium';
 import { assistantTurn, chunk, conversation, init, userTurn } from './support/conversations';
-import { useWebviewSuite } from './support/suite';
+import { useFreshPage, useWebviewSuite } from './support/suite';
 
 const CODE = 'function add(a: number, b: number) {\n  return a + b;\n\n  // a blank line inside the fence\n}';
 const ANSWER = [
@@ -34,14 +34,7 @@ const ANSWER = [
 describe('webview streaming render', function () {
   const suite = useWebviewSuite();
   let webview: WebviewPage;
-
-  beforeEach(async () => {
-    webview = await suite.openPage();
-  });
-  afterEach(async () => {
-    assert.deepEqual(webview.pageErrors, []);
-    await webview.close();
-  });
+  useFreshPage(suite, (page) => (webview = page), { keepPosted: true });
 
   async function streamInto(turnId: string, pieces: string[], perMessage = 1): Promise<void> {
     for (let index = 0; index < pieces.length; index += 25 * perMessage) {

@@ -47,8 +47,9 @@ describe('Scenario 5: failures — refused key in the tree and the chat, dropped
     await eventually(
       async () => {
         if ((await workbench.volumesRow(SEEDED).count()) > 0 && (await errorRow.count()) === 0) return true;
-        // Under load the inline action's click was seen to be lost (no listing request followed
-        // it): click again, as a user would, at most twice more.
+        // The first click on the error row's inline Refresh Volume is sometimes not acted on
+        // (no listing request follows, nothing is logged; seen even on a quiet machine, cause
+        // not found yet — an open defect, see the stop note): click again, at most twice more.
         if (clicks < 3 && Date.now() - lastClick > 8_000 && (await errorRow.count()) > 0) {
           clicks += 1;
           lastClick = Date.now();

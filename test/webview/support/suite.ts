@@ -40,15 +40,15 @@ export function useWebviewSuite(): WebviewSuite {
 }
 
 /**
- * A fresh page before each test, its posted messages cleared, handed to the suite's own
- * `let webview` through `onOpen`; after each test the page must have had no error, and it
- * is closed either way.
+ * A fresh page before each test (its posted messages cleared unless `keepPosted`), handed
+ * to the suite's own `let webview` through `onOpen`; after each test the page must have had
+ * no error, and it is closed either way.
  */
-export function useFreshPage(suite: WebviewSuite, onOpen: (page: WebviewPage) => void): void {
+export function useFreshPage(suite: WebviewSuite, onOpen: (page: WebviewPage) => void, { keepPosted = false } = {}): void {
   let page: WebviewPage | undefined;
   beforeEach(async () => {
     page = await suite.openPage();
-    await page.clearPosted();
+    if (!keepPosted) await page.clearPosted();
     onOpen(page);
   });
   afterEach(async () => {
