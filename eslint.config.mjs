@@ -30,7 +30,7 @@ const publicCoresOf = (feature) =>
   Object.entries(PUBLIC_CORE).flatMap(([owner, files]) => (owner === feature ? [] : files.map((file) => `./${owner}/${file.slice(2)}`)));
 
 /** The layers free of `vscode`: they run under plain mocha and could serve a CLI. */
-const VSCODE_FREE = ['src/api/**', 'src/*/core/**', 'src/chat/panel/**', 'src/cli/**', 'src/webview/**', 'src/chat/protocol.ts'];
+const VSCODE_FREE = ['src/api/**', 'src/*/core/**', 'src/chat/panel/**', 'src/cli/**', 'src/mcp/**', 'src/webview/**', 'src/chat/protocol.ts'];
 
 const noVscode = {
   name: 'vscode',
@@ -97,8 +97,15 @@ const zones = [
   {
     target: './src/cli',
     from: './src',
-    except: ['./api', './common/core', './cli', ...FEATURES.map((feature) => `./${feature}/core`)],
-    message: 'src/cli runs without VS Code: it imports src/api and the vscode-free cores only.',
+    except: ['./api', './common/core', './cli', './mcp', ...FEATURES.map((feature) => `./${feature}/core`)],
+    message: 'src/cli runs without VS Code: it imports src/api, the vscode-free cores and the MCP server only.',
+  },
+  {
+    // The MCP server (`ksm mcp`): a thin front end over the cores, like the CLI that starts it.
+    target: './src/mcp',
+    from: './src',
+    except: ['./api', './common/core', './mcp', ...FEATURES.map((feature) => `./${feature}/core`)],
+    message: 'src/mcp is a thin front end without VS Code: it imports src/api, src/common/core and the features\' vscode-free cores only.',
   },
 ];
 

@@ -7,6 +7,7 @@ import type { DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { askCommand, type AskFlags } from './askCommand';
 import { describeError, environmentFrom, EXIT, exitCodeFor, type CliEnvironment } from './environment';
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
+import { mcpCommand, type McpFlags } from './mcpCommand';
 import { createOutput, type Output } from './output';
 import { syncCommand, type SyncFlags } from './syncCommand';
 
@@ -17,6 +18,8 @@ Environment:
   KSM_EMBEDDING_MODEL   embedding model for uploads (or --embedding)
   KSM_MODEL             chat model for \`ksm ask\` (or --model)
   KSM_CA_BUNDLE         extra PEM CA bundle; HTTPS_PROXY / NO_PROXY are honoured
+  KSM_USER_ID           your user id: \`ksm mcp\` then reads your personal volume too
+  KSM_MCP_TOKEN         \`ksm mcp --http\` requires "Authorization: Bearer <this>" (recommended)
 
 Exit codes:
   0 done   1 some files failed   2 usage error   3 configuration or key refused
@@ -134,6 +137,18 @@ export function buildProgram(): Command {
     .option('--json', 'print one JSON document at the end instead of streaming')
     .action(async (words: string[], flags: AskFlags & { json?: boolean }) => {
       process.exitCode = await run(Boolean(flags.json), (env, out, signal) => askCommand(env, out, words.join(' '), flags, signal));
+    });
+
+  program
+    .command('mcp')
+    .description("Run the MCP server: your KSM volumes for any agent (tools search, fetch, list_files, ask). Stdio by default; logs go to stderr.")
+    .option('--http', 'serve Streamable HTTP on 127.0.0.1 instead of stdio (endpoint /mcp)')
+    .option('--port <n>', 'port for --http (0 = any free port)', integer(0, 65_535), 8765)
+    .option('--volume <name>', 'named volume the tools may read (repeatable); the personal one comes from KSM_USER_ID', collect, [])
+    .option('--model <id>', 'chat model the agent uses for search and ask (default: KSM_MODEL)')
+    .addHelpText('after', '\nExamples:\n  claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=me -- npx ksm mcp --volume team-docs\n  KSM_MCP_TOKEN=$(openssl rand -hex 16) ksm mcp --http --port 8765 --volume team-docs')
+    .action(async (flags: McpFlags) => {
+      process.exitCode = await mcpCommand(flags);
     });
 
   return program;
