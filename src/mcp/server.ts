@@ -62,7 +62,10 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
       const { structured } = await body(scope);
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (error) {
-      const described = error instanceof RetrievalError || !deps.describe ? failureText(error, deps.secrets()) : failureText(new RetrievalError(deps.describe(error)), deps.secrets());
+      // A retrieval error that wraps a service error is described by the front end (its sentence names KSM_API_KEY, not a VS Code command).
+      const underlying = error instanceof RetrievalError && error.cause !== undefined ? error.cause : error;
+      const described =
+        underlying instanceof RetrievalError || !deps.describe ? failureText(underlying, deps.secrets()) : failureText(new RetrievalError(deps.describe(underlying)), deps.secrets());
       const text = described.split('\n')[0]!.trim() || 'The request failed.';
       deps.log(`tool ${tool} failed: ${text}`);
       return { content: [{ type: 'text', text }], isError: true };

@@ -259,7 +259,7 @@ export class Retrieval {
       else if (event.type === 'citations') citations.push(...event.citations);
       else if (event.type === 'finished') {
         if (event.reason === 'stopped') throw new RetrievalError('Cancelled.');
-        if (event.error) throw new RetrievalError(event.error.message);
+        if (event.error) throw new RetrievalError(event.error.message, { cause: event.error.cause });
       }
     }
     return { answer, threadId, passages: this.remember(citations) };
@@ -319,7 +319,7 @@ async function retrieve(query: string, volumes: readonly string[], scope: Retrie
     if (event.type === 'text') return [];
     if (event.type === 'finished') {
       if (event.reason === 'stopped') throw new RetrievalError('Cancelled.');
-      if (event.error) throw new RetrievalError(event.error.message);
+      if (event.error) throw new RetrievalError(event.error.message, { cause: event.error.cause });
       return [];
     }
   }
