@@ -9,6 +9,7 @@ import type { ExtensionServices } from '../common/vscode/services';
 import { KSM_VENDOR } from './core/modelCatalog';
 import { RecentUploads } from './core/participant';
 import { KsmModelProvider } from './vscode/modelProvider';
+import { refreshInstalledLauncher, registerMcpCommands, registerMcpServerProvider } from './vscode/mcpServerProvider';
 import { registerParticipant } from './vscode/participantAdapter';
 import { providerApiOf } from './vscode/providerApi';
 import { registerVolumeTools } from './vscode/volumeToolsAdapter';
@@ -22,12 +23,14 @@ export interface NativeChatStatus {
   modelProvider: boolean;
   tools: boolean;
   participant: boolean;
+  /** The bundled `ksm mcp` is in VS Code's MCP server list (1.101+). */
+  mcpServer: boolean;
 }
 
 export function registerNativeChatFeature(services: ExtensionServices, deps: NativeChatDeps): NativeChatStatus {
   const { context, log } = services;
   const recent = new RecentUploads();
-  const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false };
+  const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false, mcpServer: false };
 
   // The model picker's "Manage Models" entry: the key first if there is none, then our settings.
   services.registerCommand(COMMAND.vscodeChatManageModels, async () => {
@@ -56,6 +59,11 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
     context.subscriptions.push(registerParticipant(services, recent));
     status.participant = true;
   }
+  // Every agent, VS Code's own included, reaches the volumes through the bundled MCP server.
+  registerMcpCommands(services);
+  status.mcpServer = registerMcpServerProvider(services);
+  setTimeout(() => refreshInstalledLauncher(context, log), 0);
+  log.info(`[vscode-chat] MCP server: ${status.mcpServer ? 'registered' : 'not available (VS Code < 1.101)'}.`);
   log.info(`[vscode-chat] model provider: ${status.modelProvider ? 'registered' : 'not available (VS Code < 1.104)'}, tools: ${status.tools ? 'registered' : 'not available'}, @ksm participant: ${status.participant ? 'registered' : 'not available'}.`);
   return status;
 }

@@ -40,6 +40,8 @@ export const COMMAND = {
   syncStop: 'ksm.sync.stop',
   vscodeChatManageModels: 'ksm.vscodeChat.manageModels',
   vscodeChatRevealCitation: 'ksm.vscodeChat.revealCitation',
+  mcpUseInOtherAgents: 'ksm.mcp.useInOtherAgents',
+  mcpInstallCommand: 'ksm.mcp.installCommand',
 } as const;
 
 export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];
