@@ -271,6 +271,19 @@ describe('ksm mcp --http: loopback only, Host/Origin checks, the bearer token', 
     }
   });
 
+  it('speaks the protocol versions clients use today: 2025-06-18 and 2025-11-25', async () => {
+    for (const version of ['2025-06-18', '2025-11-25']) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+      const body = (await response.json()) as { result: { protocolVersion: string; capabilities: { tools?: unknown } } };
+      assert.equal(body.result.protocolVersion, version);
+      assert.ok(body.result.capabilities.tools);
+    }
+  });
+
   it('refuses a missing or wrong token, a foreign Host, a foreign Origin', async () => {
     assert.equal((await post({ authorization: `Bearer ${TOKEN}` })).status, 200);
     assert.equal((await post({})).status, 401);
