@@ -54,6 +54,9 @@ export function registerMcpServerProvider(services: ExtensionServices): boolean 
   const lm = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: RegisterMcpProvider } | undefined;
   const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpStdioServerDefinitionCtor }).McpStdioServerDefinition;
   if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') return false;
+  // Before 1.101 the function exists as a proposed API with another contribution point
+  // (code-server 4.100 enables proposed APIs) and throws for ours: only the stable one is used.
+  if (!isAtLeast(vscode.version, 1, 101)) return false;
   const { context } = services;
   const changed = new vscode.EventEmitter<void>();
   context.subscriptions.push(
@@ -81,8 +84,21 @@ export function registerMcpServerProvider(services: ExtensionServices): boolean 
       return server;
     },
   };
-  context.subscriptions.push(lm.registerMcpServerDefinitionProvider.call(vscode.lm, MCP_PROVIDER_ID, provider));
-  return true;
+  try {
+    context.subscriptions.push(lm.registerMcpServerDefinitionProvider.call(vscode.lm, MCP_PROVIDER_ID, provider));
+    return true;
+  } catch (error) {
+    services.log.warn(`[mcp] VS Code refused the MCP server provider: ${(error as Error).message.split('\n')[0]}`);
+    return false;
+  }
+}
+
+/** `version` (VS Code's, like "1.139.0-insider") is at least major.minor. */
+export function isAtLeast(version: string, major: number, minor: number): boolean {
+  const match = /^(\d+)\.(\d+)/.exec(version);
+  if (!match) return false;
+  const [vMajor, vMinor] = [Number(match[1]), Number(match[2])];
+  return vMajor > major || (vMajor === major && vMinor >= minor);
 }
 
 /** Where `KSM: Install 'ksm' Command in PATH` puts the launcher: ~/.local/bin, the user's own bin folder. */
