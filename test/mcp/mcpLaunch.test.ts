@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentConfigs, launcherScript, mcpArgsAndEnv, vscodeLaunch, type McpSettings } from '../../src/nativeChat/core/mcpLaunch';
+import { agentConfigs, isAtLeast, launcherScript, mcpArgsAndEnv, vscodeLaunch, type McpSettings } from '../../src/nativeChat/core/mcpLaunch';
 
 const SETTINGS: McpSettings = { baseUrl: 'https://ksm.example.com', userId: 'dev', volumes: ['team-docs', 'it handbook'], agentId: 'rag-agent', agentModel: 'emu-chat', caBundle: '', timeoutSeconds: 60 };
 
@@ -29,6 +29,14 @@ describe('mcp launch: VS Code definition and other agents\u2019 configuration', 
     const [claude, cursor] = agentConfigs('/home/u/.local/bin/ksm', SETTINGS);
     assert.equal(claude!.text, "claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=dev -e KSM_MODEL=emu-chat -- /home/u/.local/bin/ksm mcp --volume team-docs --volume 'it handbook'\n");
     assert.deepEqual(JSON.parse(cursor!.text), { mcpServers: { ksm: { command: '/home/u/.local/bin/ksm', args: ['mcp', '--volume', 'team-docs', '--volume', 'it handbook'], env: mcpArgsAndEnv(SETTINGS).env } } });
+  });
+
+  it('offers the MCP provider from VS Code 1.101 on (1.100 has only a proposed API that throws)', () => {
+    assert.equal(isAtLeast('1.100.3', 1, 101), false);
+    assert.equal(isAtLeast('1.101.0', 1, 101), true);
+    assert.equal(isAtLeast('1.139.0-insider', 1, 101), true);
+    assert.equal(isAtLeast('2.0.0', 1, 101), true);
+    assert.equal(isAtLeast('garbage', 1, 101), false);
   });
 
   it('the launcher runs the bundle under the given runtime, whatever quotes or spaces its paths hold', () => {

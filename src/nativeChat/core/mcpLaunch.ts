@@ -79,3 +79,11 @@ export function launcherScript(runtime: string, cliBundle: string): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   return `#!/bin/sh\n${LAUNCHER_MARKER} (KSM: Install 'ksm' Command in PATH); rewritten when the extension updates.\nELECTRON_RUN_AS_NODE=1 exec ${q(runtime)} ${q(cliBundle)} "$@"\n`;
 }
+
+/** `version` (VS Code's, like "1.139.0-insider") is at least major.minor. */
+export function isAtLeast(version: string, major: number, minor: number): boolean {
+  const match = /^(\d+)\.(\d+)/.exec(version);
+  if (!match) return false;
+  const [vMajor, vMinor] = [Number(match[1]), Number(match[2])];
+  return vMajor > major || (vMajor === major && vMinor >= minor);
+}

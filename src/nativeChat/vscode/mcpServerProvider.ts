@@ -12,7 +12,7 @@ import { COMMAND } from '../../common/core/contributionIds';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
-import { agentConfigs, LAUNCHER_MARKER, launcherScript, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
+import { agentConfigs, isAtLeast, LAUNCHER_MARKER, launcherScript, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
 
 /** The id package.json declares under `contributes.mcpServerDefinitionProviders`. */
 export const MCP_PROVIDER_ID = 'ksm.mcp';
@@ -93,13 +93,6 @@ export function registerMcpServerProvider(services: ExtensionServices): boolean 
   }
 }
 
-/** `version` (VS Code's, like "1.139.0-insider") is at least major.minor. */
-export function isAtLeast(version: string, major: number, minor: number): boolean {
-  const match = /^(\d+)\.(\d+)/.exec(version);
-  if (!match) return false;
-  const [vMajor, vMinor] = [Number(match[1]), Number(match[2])];
-  return vMajor > major || (vMajor === major && vMinor >= minor);
-}
 
 /** Where `KSM: Install 'ksm' Command in PATH` puts the launcher: ~/.local/bin, the user's own bin folder. */
 function launcherPath(): string {
