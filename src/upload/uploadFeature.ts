@@ -7,6 +7,7 @@ import { NotFoundError } from '../api/errors';
 import type { DoChunking, FileInfo } from '../api/types';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
+import { excludeGlobs } from '../common/vscode/excludeGlobs';
 import { volumeDisplayName } from '../common/core/volumeTargets';
 import type { VolumesFeature } from '../volumes/volumesFeature';
 import { planUploads, type DuplicateChoice, type DuplicateDecider } from './core/duplicatePlanning';
@@ -104,7 +105,7 @@ export async function uploadToVolume(
     expandSelection(
       local.map((u) => u.fsPath),
       {
-        excludeGlobs: [...filesExcludeGlobs(), ...settings.uploadExclude()],
+        excludeGlobs: excludeGlobs(),
         maxFileSizeBytes: settings.maxFileSizeBytes(),
         workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
         skipGitignoreFiles: true,
@@ -205,10 +206,4 @@ async function pickFiles(): Promise<vscode.Uri[] | undefined> {
     canSelectMany: true,
     defaultUri: active?.scheme === 'file' ? active : vscode.workspace.workspaceFolders?.[0]?.uri,
   });
-}
-
-/** `files.exclude` entries switched on (`true`); conditional `{when}` entries are not applied. */
-function filesExcludeGlobs(): string[] {
-  const excludes = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
-  return Object.entries(excludes).filter(([, on]) => on === true).map(([glob]) => glob);
 }

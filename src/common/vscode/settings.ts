@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { DoChunking } from '../../api/types';
-import { volumeDisplayName } from '../core/volumeTargets';
+import { personalVolumeName, volumeDisplayName } from '../core/volumeTargets';
 
 /** Typed, read-at-call-time access to the `ksm.*` settings (never cached: users edit them live). */
 export const settings = {
@@ -29,8 +29,7 @@ export const settings = {
 
 /** The personal volume name `{<user_id>}`, or undefined when no user id is set. */
 export function personalVolume(): string | undefined {
-  const id = settings.userId();
-  return id ? `{${id}}` : undefined;
+  return personalVolumeName(settings.userId());
 }
 
 /** How a message names `volume`: "My files" for the user's personal volume (volumeTargets.ts). */

@@ -8,6 +8,7 @@ import { isKsmError } from '../../api/errors';
 import type { ProbeResult } from '../../api/probe';
 import type { KsmService } from '../../api/service';
 import type { ShapeObservation, ShapeObserver } from '../../api/shapes';
+import { personalVolumeName } from '../../common/core/volumeTargets';
 import { diagnose, fixFor, type FixContext, type Problem } from './fixes';
 
 export type StepId = 'address' | 'reach' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'agent';
@@ -140,7 +141,7 @@ export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionRep
     return report;
   }
   const client = deps.client(shapes);
-  const personal = target.userId ? `{${target.userId}}` : undefined;
+  const personal = personalVolumeName(target.userId);
   // Without a user id the key is tried on a named volume: an unknown one still answers 404 after authentication.
   const keyVolume = personal ?? target.volumes[0] ?? 'ksm-connection-check';
   const listing = await timed(() => client.listFiles({ volume: keyVolume, limit: 1 }, { signal: deps.signal }));
