@@ -3,7 +3,7 @@
 // Both commands return the UploadSummary, so scripts and tests can drive them with
 // `UploadChoices` instead of answering the pickers.
 import * as vscode from 'vscode';
-import { NotFoundError } from '../api/errors';
+import { errorMessage, NotFoundError } from '../api/errors';
 import type { DoChunking, FileInfo } from '../api/types';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
@@ -17,6 +17,7 @@ import { ReplacementTracker, type PendingReplacement } from './core/pendingRepla
 import { runUpload, type UploadSummary } from './core/uploadRun';
 import { formatBytes } from '../common/core/byteSize';
 import { COMMAND } from '../common/core/contributionIds';
+import { GLOBAL_STATE_KEY } from '../common/core/storageKeys';
 import { withAbortSignal } from '../common/vscode/cancellation';
 
 /** Answers given up front instead of asking (each one left out is asked as usual). */
@@ -31,8 +32,6 @@ export interface UploadChoices {
   volumeNames?: ReadonlyMap<string, string>;
 }
 
-/** globalState key of the replacements waiting for their new copy to be processed. */
-const PENDING_REPLACEMENTS_KEY = 'ksm.upload.pendingReplacements';
 /** After a reload, pending replacements are looked at this long after activation (never during it). */
 const RESUME_DELAY_MS = 10_000;
 
@@ -46,8 +45,8 @@ function replacementTracker(services: ExtensionServices, volumes: VolumesFeature
   const replacements = new ReplacementTracker({
     service: () => services.getClient(),
     storage: {
-      get: () => state.get<PendingReplacement[]>(PENDING_REPLACEMENTS_KEY, []),
-      set: async (pending) => void (await state.update(PENDING_REPLACEMENTS_KEY, pending)),
+      get: () => state.get<PendingReplacement[]>(GLOBAL_STATE_KEY.pendingReplacements, []),
+      set: async (pending) => void (await state.update(GLOBAL_STATE_KEY.pendingReplacements, pending)),
     },
     onSettled: ({ pending, outcome, message }) => {
       services.log.info(`[upload] replace ${outcome}: ${message}`);
@@ -55,7 +54,7 @@ function replacementTracker(services: ExtensionServices, volumes: VolumesFeature
       if (outcome !== 'replaced') void vscode.window.showWarningMessage(message);
     },
     volumeName: (volume) => volumeDisplayName(volume, personalVolume()),
-    onError: (error) => services.log.warn(`[upload] pending replacements: ${error instanceof Error ? error.message : String(error)}`),
+    onError: (error) => services.log.warn(`[upload] pending replacements: ${errorMessage(error)}`),
   });
   services.context.subscriptions.push({ dispose: () => replacements.dispose() });
   trackers.set(services, replacements);

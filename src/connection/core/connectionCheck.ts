@@ -4,7 +4,7 @@
 // (limit 1), a one-token completion, and, only when the user agreed, one tiny agent
 // question (which starts a thread, so it is asked first).
 import { checkBaseUrl } from '../../api/baseUrl';
-import { isKsmError } from '../../api/errors';
+import { errorFirstLine, isKsmError } from '../../api/errors';
 import type { ProbeResult } from '../../api/probe';
 import type { KsmService } from '../../api/service';
 import type { ShapeObservation, ShapeObserver } from '../../api/shapes';
@@ -119,7 +119,7 @@ export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionRep
     const secure = parsed.protocol === 'https:';
     add({ id: 'address', title: 'Service address', status: secure || isLocal(parsed.hostname) ? 'passed' : 'warning', detail: `${url} (${secure ? 'https' : isLocal(parsed.hostname) ? 'plain http on this machine' : 'plain http: the key travels unencrypted'}).`, ...(secure || isLocal(parsed.hostname) ? {} : { fix: "Use an https:// address unless this is a trusted local network." }) });
   } catch (error) {
-    add({ id: 'address', title: 'Service address', status: 'failed', detail: firstLine(error), problem: 'address', fix: fixFor('address', fixContext).replace('the host name does not resolve', 'it is missing or not a valid http(s) URL') });
+    add({ id: 'address', title: 'Service address', status: 'failed', detail: errorFirstLine(error), problem: 'address', fix: fixFor('address', fixContext).replace('the host name does not resolve', 'it is missing or not a valid http(s) URL') });
     skipRest(later, 'the service address is not usable');
     return report;
   }
@@ -267,7 +267,3 @@ function isLocal(hostname: string): boolean {
   return /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/i.test(hostname);
 }
 
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0] ?? text;
-}

@@ -5,7 +5,7 @@
 // name, upload paths must resolve (symlinks included) inside a workspace folder.
 import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import { isCancellation, redactSecrets } from '../../api/errors';
+import { errorFirstLine, isCancellation, redactSecrets } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { DoChunking, FileInfo } from '../../api/types';
 import { ask, type SourceCitation } from '../../chat/core/answerStream';
@@ -278,7 +278,7 @@ export class ToolInputError extends Error {}
 export function failureText(error: unknown): string {
   if (error instanceof ToolInputError) return error.message;
   if (isCancellation(error)) return 'Cancelled.';
-  const line = ((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '').trim();
+  const line = errorFirstLine(error);
   return redactSecrets(line || 'The request failed.');
 }
 
