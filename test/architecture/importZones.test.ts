@@ -58,13 +58,13 @@ describe('architecture: lint enforces the layers', function () {
     await assertReported('src/upload/vscode/probe.ts', use('../../volumes/vscode/volumesTree'), 'import/no-restricted-paths');
     await assertReported('src/upload/core/probe.ts', use('../../volumes/core/volumeListing'), 'import/no-restricted-paths');
     await assertReported('src/sync/vscode/probe.ts', use('../../volumes/core/volumeListing'), 'import/no-restricted-paths');
-    await assertReported('src/extension.ts', use('./chat/vscode/chatCommands'), 'import/no-restricted-paths');
+    await assertReported('src/extension.ts', use('./chat/vscode/commands'), 'import/no-restricted-paths');
     await assertClean('src/upload/vscode/probe.ts', use('../../volumes/volumesFeature'));
     await assertClean('src/upload/core/probe.ts', use('../../common/core/volumeTargets'));
   });
 
   it('keeps cores off adapters, src/api and src/common off features, and the CLI on api + cores', async () => {
-    await assertReported('src/chat/core/probe.ts', use('../vscode/chatCommands'), 'import/no-restricted-paths');
+    await assertReported('src/chat/core/probe.ts', use('../vscode/commands'), 'import/no-restricted-paths');
     await assertReported('src/chat/core/probe.ts', use('../../common/vscode/log'), 'import/no-restricted-paths');
     await assertReported('src/common/core/probe.ts', use('../vscode/settings'), 'import/no-restricted-paths');
     await assertReported('src/api/probe.ts', use('../common/core/volumeTargets'), 'import/no-restricted-paths');
@@ -77,7 +77,7 @@ describe('architecture: lint enforces the layers', function () {
   it('keeps the chat engine free of the panel: chat/core never sees the protocol or chat/panel; chat/panel maps the two', async () => {
     await assertReported('src/chat/core/probe.ts', use('../protocol'), 'import/no-restricted-paths');
     await assertReported('src/chat/core/probe.ts', use('../panel/chatSession'), 'import/no-restricted-paths');
-    await assertReported('src/chat/panel/probe.ts', use('../vscode/chatCommands'), 'import/no-restricted-paths');
+    await assertReported('src/chat/panel/probe.ts', use('../vscode/commands'), 'import/no-restricted-paths');
     await assertReported('src/chat/panel/probe.ts', use('../../common/vscode/log'), 'import/no-restricted-paths');
     await assertClean('src/chat/panel/probe.ts', use('../protocol'));
     await assertClean('src/chat/panel/probe.ts', use('../core/chatEngine'));
