@@ -36,7 +36,7 @@ export async function checkConnection(services: ExtensionServices): Promise<{ ma
       token.onCancellationRequested(() => abort.abort());
       return runConnectionCheck({
         target: {
-          baseUrl: vscode.workspace.getConfiguration('ksm').get<string>('baseUrl', '').trim(),
+          baseUrl: settings.baseUrl(),
           userId: settings.userId(),
           volumes: settings.volumes(),
           model: settings.defaultModel(),

@@ -12,11 +12,11 @@ import { toNeutralMessage, toNeutralTools, toVscodePart } from './partConversion
 import type { LanguageModelChatInformation, LanguageModelChatProvider, LanguageModelChatRequestMessage, LanguageModelResponsePart, ProvideLanguageModelChatResponseOptions } from './providerApi';
 import { errorMessage } from '../../api/errors';
 
-export const SHOW_MODELS_SETTING = 'vscodeChat.showModels';
+import { SETTINGS } from '../../common/core/settingsTable';
 
 export function catalogSettings(): CatalogSettings {
   return {
-    show: vscode.workspace.getConfiguration('ksm').get<boolean>(SHOW_MODELS_SETTING, true) !== false,
+    show: settings.showVscodeChatModels(),
     models: settings.models(),
     agentId: settings.agentId(),
     agentModel: settings.agentModel(),
@@ -31,7 +31,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
 
   constructor(private readonly services: ExtensionServices) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ksm.chat.models') || e.affectsConfiguration('ksm.agent') || e.affectsConfiguration('ksm.chat.defaultModel') || e.affectsConfiguration(`ksm.${SHOW_MODELS_SETTING}`)) {
+      if (e.affectsConfiguration('ksm.chat.models') || e.affectsConfiguration('ksm.agent') || e.affectsConfiguration('ksm.chat.defaultModel') || e.affectsConfiguration(SETTINGS.vscodeChatShowModels.key)) {
         this.changed.fire();
       }
     });
