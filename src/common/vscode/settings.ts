@@ -5,7 +5,7 @@
 // own value or the default counts.
 import * as vscode from 'vscode';
 import { SETTINGS, settingByKey, type SettingName, type SettingValue } from '../core/settingsTable';
-import { volumeDisplayName } from '../core/volumeTargets';
+import { personalVolumeName, volumeDisplayName } from '../core/volumeTargets';
 
 export function readSetting<N extends SettingName>(name: N): SettingValue<N> {
   const spec = SETTINGS[name];
@@ -56,8 +56,7 @@ export const settings = {
 
 /** The personal volume name `{<user_id>}`, or undefined when no user id is set. */
 export function personalVolume(): string | undefined {
-  const id = settings.userId();
-  return id ? `{${id}}` : undefined;
+  return personalVolumeName(settings.userId());
 }
 
 /** How a message names `volume`: "My files" for the user's personal volume (volumeTargets.ts). */

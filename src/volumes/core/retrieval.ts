@@ -5,11 +5,11 @@
 // and the MCP server (src/mcp/) all call these functions; only the result texts differ.
 // Every input is untrusted (a model wrote it): volumes are checked by name against the
 // volumes the caller was given, ids are parsed strictly, sizes are bounded.
-import { isCancellation, redactSecrets } from '../../api/errors';
+import { errorFirstLine, isCancellation, redactSecrets } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import { ask, type SourceCitation } from '../../chat/core/answerStream';
-import { PERSONAL_VOLUME_LABEL } from '../../common/core/volumeTargets';
+import { PERSONAL_VOLUME_LABEL, personalVolumeName, servedVolumeLabel } from '../../common/core/volumeTargets';
 
 export { PERSONAL_VOLUME_LABEL };
 
@@ -78,13 +78,13 @@ export interface Passage {
 
 /** Shown for the personal volume's wire name `{id}`. */
 export function volumeLabel(volume: string | undefined): string {
-  return volume && /^\{.*\}$/.test(volume) ? PERSONAL_VOLUME_LABEL : (volume ?? 'unknown volume');
+  return volume ? servedVolumeLabel(volume) : 'unknown volume';
 }
 
 /** `My files` (or `{<user_id>}` itself) means the personal volume; a named volume must be one of the scope's. */
 export function resolveVolume(name: unknown, scope: Pick<RetrievalScope, 'userId' | 'volumes' | 'names'>): Checked<string> {
   const names = scope.names ?? VSCODE_SETTING_NAMES;
-  const personal = scope.userId ? `{${scope.userId}}` : undefined;
+  const personal = personalVolumeName(scope.userId);
   if (name === undefined || name === null || name === '' || name === PERSONAL_VOLUME_LABEL || (personal && name === personal)) {
     if (personal) return { ok: true, value: personal };
     return { ok: false, message: `There is no personal volume: set ${names.userId}, or name one of the volumes in ${names.volumes}.` };
@@ -121,7 +121,7 @@ export function checkSearchInput(input: unknown, scope: Pick<RetrievalScope, 'us
     const resolved = resolveVolume(v, scope);
     if (!resolved.ok) return resolved;
     // The personal volume is always searched (D18); only named ones go into context.volumes.
-    if (resolved.value !== `{${scope.userId}}` && !named.includes(resolved.value)) named.push(resolved.value);
+    if (resolved.value !== personalVolumeName(scope.userId) && !named.includes(resolved.value)) named.push(resolved.value);
   }
   return { ok: true, value: { query, volumes: named, ...(limit ? { limit } : {}) } };
 }
@@ -300,7 +300,7 @@ export class Retrieval {
 }
 
 function personalOf(volume: string, scope: Pick<RetrievalScope, 'userId'>): boolean {
-  return Boolean(scope.userId) && volume === `{${scope.userId}}`;
+  return volume === personalVolumeName(scope.userId);
 }
 
 /**
@@ -339,6 +339,5 @@ function shortText(value: unknown): string {
 export function failureText(error: unknown, secrets: ReadonlyArray<string | undefined> = []): string {
   if (error instanceof RetrievalError) return redactSecrets(error.message, secrets);
   if (isCancellation(error)) return 'Cancelled.';
-  const line = ((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '').trim();
-  return redactSecrets(line || 'The request failed.', secrets);
+  return redactSecrets(errorFirstLine(error) || 'The request failed.', secrets);
 }
