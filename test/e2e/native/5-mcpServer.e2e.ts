@@ -8,9 +8,9 @@ import { VsCodeChat } from './vscodeChat';
 // VS Code names an MCP server's tools `mcp_<server label, lower case, _ for spaces>_<tool>`.
 const SEARCH_TOOL = 'mcp_ksm_volumes_search';
 
-describe('VS Code Chat 4: the bundled MCP server is in VS Code\u2019s MCP list and the agent calls its search', function () {
+describe('VS Code Chat 5: the bundled MCP server is in VS Code\u2019s MCP list and the agent calls its search', function () {
   this.timeout(300_000);
-  const scenario = useScenario('native-4-mcp-server');
+  const scenario = useScenario('native-5-mcp-server');
 
   it('lists "KSM volumes" under MCP: List Servers', async () => {
     const { workbench, run } = scenario;
