@@ -17,8 +17,8 @@ export interface NativeChatDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
 }
 
-/** Which parts the running VS Code supports (logged, and read by tests). */
-export interface NativeChatStatus {
+/** Which parts the running VS Code supports (logged). */
+interface NativeChatStatus {
   modelProvider: boolean;
   tools: boolean;
   participant: boolean;
@@ -26,7 +26,7 @@ export interface NativeChatStatus {
   mcpServer: boolean;
 }
 
-export function registerNativeChatFeature(services: ExtensionServices, deps: NativeChatDeps): NativeChatStatus {
+export function registerNativeChatFeature(services: ExtensionServices, deps: NativeChatDeps): void {
   const { context, log } = services;
   const recent = new RecentUploads();
   const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false, mcpServer: false };
@@ -53,5 +53,4 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
   setTimeout(() => refreshInstalledLauncher(context, log), 0);
   log.info(`[vscode-chat] MCP server: ${status.mcpServer ? 'registered' : 'not available (VS Code < 1.101)'}.`);
   log.info(`[vscode-chat] model provider: ${status.modelProvider ? 'registered' : 'not available (VS Code < 1.104)'}, tools: ${status.tools ? 'registered' : 'not available'}, @ksm participant: ${status.participant ? 'registered' : 'not available'}.`);
-  return status;
 }
