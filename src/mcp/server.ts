@@ -64,8 +64,7 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
     } catch (error) {
       // A retrieval error that wraps a service error is described by the front end (its sentence names KSM_API_KEY, not a VS Code command).
       const underlying = error instanceof RetrievalError && error.cause !== undefined ? error.cause : error;
-      const described =
-        underlying instanceof RetrievalError || !deps.describe ? failureText(underlying, deps.secrets()) : failureText(new RetrievalError(deps.describe(underlying)), deps.secrets());
+      const described = underlying instanceof RetrievalError || !deps.describe ? failureText(underlying, deps.secrets()) : failureText(new RetrievalError(deps.describe(underlying)), deps.secrets());
       const text = described.split('\n')[0]!.trim() || 'The request failed.';
       deps.log(`tool ${tool} failed: ${text}`);
       return { content: [{ type: 'text', text }], isError: true };
@@ -117,7 +116,8 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
     'fetch',
     {
       title: 'Fetch a KSM passage',
-      description: "Returns the whole text of a search result by its id (ksm://<volume>/<file id>#<chunk>), with its file name, volume and the file's status. An id without '#<chunk>' returns every passage of that file the service returns.",
+      description:
+        "Returns the whole text of a search result by its id (ksm://<volume>/<file id>#<chunk>), with its file name, volume and the file's status. An id without '#<chunk>' returns every passage of that file the service returns.",
       inputSchema: { id: z.string().describe("The 'id' of a search or ask result.") },
       outputSchema: {
         id: z.string(),
@@ -189,7 +189,7 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
     'ask',
     {
       title: 'Ask the KSM agent',
-      description: "Puts a question to the KSM RAG agent, which searches the volumes and answers with citations. Pass the returned thread_id to continue the same conversation.",
+      description: 'Puts a question to the KSM RAG agent, which searches the volumes and answers with citations. Pass the returned thread_id to continue the same conversation.',
       inputSchema: {
         question: z.string().describe('The question.'),
         thread_id: z.string().optional().describe('Continue this thread (from an earlier ask).'),

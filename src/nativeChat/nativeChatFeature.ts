@@ -8,7 +8,7 @@ import { KSM_VENDOR } from './core/modelCatalog';
 import { RecentUploads } from './core/participant';
 import { registerNativeChatCommands } from './vscode/commands';
 import { KsmModelProvider } from './vscode/modelProvider';
-import { refreshInstalledLauncher, registerMcpCommands, registerMcpServerProvider } from './vscode/mcpServerProvider';
+import { refreshInstalledLauncher, registerMcpServerProvider } from './vscode/mcpServerProvider';
 import { registerParticipant } from './vscode/participantAdapter';
 import { providerApiOf } from './vscode/providerApi';
 import { registerVolumeTools } from './vscode/volumeToolsAdapter';
@@ -48,7 +48,6 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
     status.participant = true;
   }
   // Every agent, VS Code's own included, reaches the volumes through the bundled MCP server.
-  registerMcpCommands(services);
   status.mcpServer = registerMcpServerProvider(services);
   setTimeout(() => refreshInstalledLauncher(context, log), 0);
   log.info(`[vscode-chat] MCP server: ${status.mcpServer ? 'registered' : 'not available (VS Code < 1.101)'}.`);

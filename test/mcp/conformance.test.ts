@@ -31,7 +31,10 @@ describe('ksm mcp --http passes the official MCP conformance suite', function ()
   let url: string;
 
   before(async () => {
-    node = execFileSync('bash', [join(ROOT, 'scripts', 'setup-node24.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+    node = execFileSync('bash', [join(ROOT, 'scripts', 'setup-node24.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+      .trim()
+      .split('\n')
+      .pop()!;
     child = spawn(process.execPath, [join(ROOT, 'bin', 'ksm.js'), 'mcp', '--http', '--port', '0', '--volume', 'team-docs'], {
       env: { PATH: process.env.PATH ?? '', KSM_BASE_URL: h.emulator.url, KSM_API_KEY: h.emulator.apiKey, KSM_USER_ID: h.emulator.userId, KSM_MODEL: 'emu-chat' },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentConfigs, isAtLeast, launcherScript, mcpArgsAndEnv, vscodeLaunch, type McpSettings } from '../../src/nativeChat/core/mcpLaunch';
 
-const SETTINGS: McpSettings = { baseUrl: 'https://ksm.example.com', userId: 'dev', volumes: ['team-docs', 'it handbook'], agentId: 'rag-agent', agentModel: 'emu-chat', caBundle: '', timeoutSeconds: 60 };
+const SETTINGS: McpSettings = {
+  baseUrl: 'https://ksm.example.com',
+  userId: 'dev',
+  volumes: ['team-docs', 'it handbook'],
+  agentId: 'rag-agent',
+  agentModel: 'emu-chat',
+  caBundle: '',
+  timeoutSeconds: 60,
+};
 
 describe('mcp launch: VS Code definition and other agents\u2019 configuration', () => {
   it('passes settings as environment and --volume flags, never a key', () => {
@@ -27,8 +35,13 @@ describe('mcp launch: VS Code definition and other agents\u2019 configuration', 
 
   it('writes JSON for Cursor and Claude Desktop and a quoted command for Claude Code', () => {
     const [claude, cursor] = agentConfigs('/home/u/.local/bin/ksm', SETTINGS);
-    assert.equal(claude!.text, "claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=dev -e KSM_MODEL=emu-chat -- /home/u/.local/bin/ksm mcp --volume team-docs --volume 'it handbook'\n");
-    assert.deepEqual(JSON.parse(cursor!.text), { mcpServers: { ksm: { command: '/home/u/.local/bin/ksm', args: ['mcp', '--volume', 'team-docs', '--volume', 'it handbook'], env: mcpArgsAndEnv(SETTINGS).env } } });
+    assert.equal(
+      claude!.text,
+      "claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=dev -e KSM_MODEL=emu-chat -- /home/u/.local/bin/ksm mcp --volume team-docs --volume 'it handbook'\n",
+    );
+    assert.deepEqual(JSON.parse(cursor!.text), {
+      mcpServers: { ksm: { command: '/home/u/.local/bin/ksm', args: ['mcp', '--volume', 'team-docs', '--volume', 'it handbook'], env: mcpArgsAndEnv(SETTINGS).env } },
+    });
   });
 
   it('offers the MCP provider from VS Code 1.101 on (1.100 has only a proposed API that throws)', () => {

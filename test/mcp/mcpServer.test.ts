@@ -124,7 +124,10 @@ describe('ksm mcp: the MCP server over stdio with the SDK client, against the em
     assert.ok(!listed.isError, text(listed));
     const { files, volume } = listed.structuredContent as { volume: string; files: Array<{ name: string; status: string }> };
     assert.equal(volume, TEAM);
-    assert.deepEqual(files.map((f) => [f.name, f.status]), [['heron.md', 'done']]);
+    assert.deepEqual(
+      files.map((f) => [f.name, f.status]),
+      [['heron.md', 'done']],
+    );
     const mine = await call(mcp, 'list_files', {});
     assert.deepEqual((mine.structuredContent as { volume: string; files: unknown[] }).files, []);
   });
@@ -183,7 +186,12 @@ describe('ksm mcp: the MCP server over stdio with the SDK client, against the em
     const wrongKey = 'sk-wrong-key-0123456789abcdef';
     const bad = await connect({ ...env, KSM_API_KEY: wrongKey }, ['--volume', TEAM]);
     try {
-      for (const [name, args] of [['search', { query: 'heron' }], ['list_files', { volume: TEAM }], ['fetch', { id: `ksm://${TEAM}/x#0` }], ['ask', { question: 'hi' }]] as const) {
+      for (const [name, args] of [
+        ['search', { query: 'heron' }],
+        ['list_files', { volume: TEAM }],
+        ['fetch', { id: `ksm://${TEAM}/x#0` }],
+        ['ask', { question: 'hi' }],
+      ] as const) {
         const result = await call(bad, name, args);
         assert.equal(result.isError, true, name);
         assert.match(text(result), /KSM_API_KEY/, name);
@@ -294,7 +302,13 @@ describe('ksm mcp --http: loopback only, Host/Origin checks, the bearer token', 
     const port = new URL(url).port;
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host: `evil.example:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}` } },
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { host: `evil.example:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}` },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);

@@ -35,7 +35,11 @@ describe('the packed CLI package installs into an empty folder and runs ksm and 
     ksm = join(app, 'node_modules', '.bin', 'ksm');
     assert.ok(existsSync(ksm));
     assert.ok(!existsSync(join(app, 'node_modules', 'ksm-assistant', 'src')), 'no sources in the package');
-    assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')), ['ksm-assistant'], 'no dependency was installed');
+    assert.deepEqual(
+      readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')),
+      ['ksm-assistant'],
+      'no dependency was installed',
+    );
   });
   after(() => {
     rmSync(work, { recursive: true, force: true });

@@ -17,7 +17,23 @@ describe('retrieval: passage ids', () => {
   });
 
   it('refuses anything else', () => {
-    for (const bad of [undefined, 42, '', 'nonsense', 'http://evil/x', 'ksm://team-docs', 'ksm://team-docs/', 'ksm://team-docs/a/b', 'ksm://team-docs/a#x', 'ksm://team-docs/a#-1', 'ksm://%E0%A4%A/abc', 'ksm://te%0Aam/abc', 'ksm://team/a b', `ksm://${'v'.repeat(401)}/a`, 'ksm://team/a#12345678']) {
+    for (const bad of [
+      undefined,
+      42,
+      '',
+      'nonsense',
+      'http://evil/x',
+      'ksm://team-docs',
+      'ksm://team-docs/',
+      'ksm://team-docs/a/b',
+      'ksm://team-docs/a#x',
+      'ksm://team-docs/a#-1',
+      'ksm://%E0%A4%A/abc',
+      'ksm://te%0Aam/abc',
+      'ksm://team/a b',
+      `ksm://${'v'.repeat(401)}/a`,
+      'ksm://team/a#12345678',
+    ]) {
       assert.equal(parsePassageId(bad), undefined, String(bad));
     }
   });

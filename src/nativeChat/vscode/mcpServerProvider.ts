@@ -8,7 +8,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as vscode from 'vscode';
-import { COMMAND } from '../../common/core/contributionIds';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
@@ -93,7 +92,6 @@ export function registerMcpServerProvider(services: ExtensionServices): boolean 
   }
 }
 
-
 /** Where `KSM: Install 'ksm' Command in PATH` puts the launcher: ~/.local/bin, the user's own bin folder. */
 function launcherPath(): string {
   return join(homedir(), '.local', 'bin', 'ksm');
@@ -119,59 +117,56 @@ export function refreshInstalledLauncher(context: vscode.ExtensionContext, log: 
   }
 }
 
-export function registerMcpCommands(services: ExtensionServices): void {
+/** KSM: Install 'ksm' Command in PATH: the launcher's path, or undefined when it was not installed (the user was told why). */
+export async function installKsmCommand(services: ExtensionServices): Promise<string | undefined> {
   const { context } = services;
+  if (process.platform === 'win32') {
+    void vscode.window.showWarningMessage(vscode.l10n.t('Installing \'ksm\' in PATH is available on Linux and macOS. On Windows run it with: node "{0}"', cliBundle(context)));
+    return undefined;
+  }
+  const path = launcherPath();
+  if (existsSync(path) && !readFileSync(path, 'utf8').includes(LAUNCHER_MARKER)) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('{0} exists and was not installed by KSM Assistant; it was left alone.', path));
+    return undefined;
+  }
+  mkdirSync(join(homedir(), '.local', 'bin'), { recursive: true });
+  writeFileSync(path, launcherScript(process.execPath, cliBundle(context)), { mode: 0o755 });
+  const onPath = (process.env.PATH ?? '').split(delimiter).includes(join(homedir(), '.local', 'bin'));
+  services.log.info(`[mcp] installed ${path}`);
+  void vscode.window.showInformationMessage(
+    onPath
+      ? vscode.l10n.t("Installed 'ksm' in {0}. Open a new terminal and run: ksm --help", path)
+      : vscode.l10n.t("Installed 'ksm' in {0}, which is not in your PATH yet: add ~/.local/bin to PATH in your shell profile.", path),
+  );
+  return path;
+}
 
-  const install = async (): Promise<string | undefined> => {
-    if (process.platform === 'win32') {
-      void vscode.window.showWarningMessage(vscode.l10n.t("Installing 'ksm' in PATH is available on Linux and macOS. On Windows run it with: node \"{0}\"", cliBundle(context)));
-      return undefined;
-    }
-    const path = launcherPath();
-    if (existsSync(path) && !readFileSync(path, 'utf8').includes(LAUNCHER_MARKER)) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('{0} exists and was not installed by KSM Assistant; it was left alone.', path));
-      return undefined;
-    }
-    mkdirSync(join(homedir(), '.local', 'bin'), { recursive: true });
-    writeFileSync(path, launcherScript(process.execPath, cliBundle(context)), { mode: 0o755 });
-    const onPath = (process.env.PATH ?? '').split(delimiter).includes(join(homedir(), '.local', 'bin'));
-    services.log.info(`[mcp] installed ${path}`);
-    void vscode.window.showInformationMessage(
-      onPath
-        ? vscode.l10n.t("Installed 'ksm' in {0}. Open a new terminal and run: ksm --help", path)
-        : vscode.l10n.t("Installed 'ksm' in {0}, which is not in your PATH yet: add ~/.local/bin to PATH in your shell profile.", path),
-    );
-    return path;
+/** KSM: Use KSM in Other Agents…: ready configuration for the picked agent, without the key. */
+export async function useKsmInOtherAgents(services: ExtensionServices): Promise<void> {
+  const labels: Record<AgentClient, string> = {
+    claudeCode: vscode.l10n.t('Claude Code'),
+    cursor: vscode.l10n.t('Cursor'),
+    claudeDesktop: vscode.l10n.t('Claude Desktop'),
   };
-
-  services.registerCommand(COMMAND.mcpInstallCommand, install);
-
-  services.registerCommand(COMMAND.mcpUseInOtherAgents, async () => {
-    const labels: Record<AgentClient, string> = {
-      claudeCode: vscode.l10n.t('Claude Code'),
-      cursor: vscode.l10n.t('Cursor'),
-      claudeDesktop: vscode.l10n.t('Claude Desktop'),
-    };
-    let command = launcherPath();
-    if (process.platform === 'win32' || !existsSync(command)) {
-      const choice = await vscode.window.showInformationMessage(
-        vscode.l10n.t("Other agents start KSM's MCP server with the 'ksm' command. Install it in PATH first, so the configuration keeps working after the extension updates?"),
-        { modal: true },
-        vscode.l10n.t('Install and Continue'),
-      );
-      if (!choice) return;
-      const installed = await install();
-      if (!installed) return;
-      command = installed;
-    }
-    const configs = agentConfigs(command, mcpSettings());
-    const picked = await vscode.window.showQuickPick(
-      configs.map((c) => ({ label: labels[c.client], detail: c.where, config: c })),
-      { title: vscode.l10n.t('Use KSM in Other Agents'), placeHolder: vscode.l10n.t('Which agent?') },
+  let command = launcherPath();
+  if (process.platform === 'win32' || !existsSync(command)) {
+    const choice = await vscode.window.showInformationMessage(
+      vscode.l10n.t("Other agents start KSM's MCP server with the 'ksm' command. Install it in PATH first, so the configuration keeps working after the extension updates?"),
+      { modal: true },
+      vscode.l10n.t('Install and Continue'),
     );
-    if (!picked) return;
-    const document = await vscode.workspace.openTextDocument({ language: picked.config.language, content: picked.config.text });
-    await vscode.window.showTextDocument(document);
-    void vscode.window.showInformationMessage(picked.config.where);
-  });
+    if (!choice) return;
+    const installed = await installKsmCommand(services);
+    if (!installed) return;
+    command = installed;
+  }
+  const configs = agentConfigs(command, mcpSettings());
+  const picked = await vscode.window.showQuickPick(
+    configs.map((c) => ({ label: labels[c.client], detail: c.where, config: c })),
+    { title: vscode.l10n.t('Use KSM in Other Agents'), placeHolder: vscode.l10n.t('Which agent?') },
+  );
+  if (!picked) return;
+  const document = await vscode.workspace.openTextDocument({ language: picked.config.language, content: picked.config.text });
+  await vscode.window.showTextDocument(document);
+  void vscode.window.showInformationMessage(picked.config.where);
 }

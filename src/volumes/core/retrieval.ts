@@ -150,7 +150,7 @@ export function parsePassageId(id: unknown): { volume: string; fileId: string; c
   try {
     const volume = decodeURIComponent(match[1]!);
     const fileId = decodeURIComponent(match[2]!);
-    if (!volume || !fileId || [...volume + fileId].some((ch) => ch.charCodeAt(0) < 0x20)) return undefined;
+    if (!volume || !fileId || [...(volume + fileId)].some((ch) => ch.charCodeAt(0) < 0x20)) return undefined;
     return { volume, fileId, ...(match[3] !== undefined ? { chunkIndex: Number(match[3]) } : {}) };
   } catch {
     return undefined;
@@ -218,7 +218,10 @@ export class Retrieval {
     const found = this.storedOf(volume.value, parsed.fileId);
     if (parsed.chunkIndex !== undefined) {
       const passage = found.find((p) => p.chunkIndex === parsed.chunkIndex);
-      if (!passage) throw new RetrievalError(`Passage ${parsed.chunkIndex} of ${filename} could not be retrieved${meta && meta.status !== 'done' ? ` (the file is '${meta.status}', only 'done' files are searchable)` : ''}. Fetch ${passageId(volume.value, parsed.fileId)} for the file's passages.`);
+      if (!passage)
+        throw new RetrievalError(
+          `Passage ${parsed.chunkIndex} of ${filename} could not be retrieved${meta && meta.status !== 'done' ? ` (the file is '${meta.status}', only 'done' files are searchable)` : ''}. Fetch ${passageId(volume.value, parsed.fileId)} for the file's passages.`,
+        );
       return { ...base, id: passage.id, text: passage.text, chunkIndex: passage.chunkIndex };
     }
     if (found.length === 0) {
@@ -327,7 +330,7 @@ async function retrieve(query: string, volumes: readonly string[], scope: Retrie
 }
 
 function shortText(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
