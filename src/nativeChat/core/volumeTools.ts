@@ -7,16 +7,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { DoChunking, FileInfo } from '../../api/types';
-import {
-  failureText,
-  MAX_LISTED_FILES,
-  resolveVolume,
-  RetrievalError,
-  volumeLabel,
-  type Checked,
-  type Passage,
-  type RetrievalScope,
-} from '../../volumes/core/retrieval';
+import { failureText, MAX_LISTED_FILES, resolveVolume, RetrievalError, volumeLabel, type Checked, type Passage, type RetrievalScope } from '../../volumes/core/retrieval';
 
 // The retrieval engine is the volumes feature's (one engine for the LM tools, the CLI and
 // the MCP server); re-exported for the nativeChat files that import these names from here.

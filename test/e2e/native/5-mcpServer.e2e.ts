@@ -17,7 +17,11 @@ describe('VS Code Chat 5: the bundled MCP server is in VS Code\u2019s MCP list a
     await seedHandbook(run);
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
     await workbench.runCommand('MCP: List Servers');
-    const row = workbench.quickInput().locator('.monaco-list-row').filter({ hasText: /KSM volumes/ }).first();
+    const row = workbench
+      .quickInput()
+      .locator('.monaco-list-row')
+      .filter({ hasText: /KSM volumes/ })
+      .first();
     await row.waitFor({ timeout: 30_000 });
     await workbench.screenshot('mcp-server-list');
     await workbench.page.keyboard.press('Escape');
@@ -33,7 +37,10 @@ describe('VS Code Chat 5: the bundled MCP server is in VS Code\u2019s MCP list a
     await chat.send(`Use ${SEARCH_TOOL} to find "brass lens" in "My files"`);
     await eventually(
       async () => {
-        const allow = workbench.page.locator('.interactive-session a.monaco-button, .interactive-session .monaco-button').filter({ hasText: /^(Allow|Continue)$/ }).first();
+        const allow = workbench.page
+          .locator('.interactive-session a.monaco-button, .interactive-session .monaco-button')
+          .filter({ hasText: /^(Allow|Continue)$/ })
+          .first();
         if (await allow.isVisible().catch(() => false)) await allow.click().catch(() => undefined);
         return /The tool mcp_ksm_volumes_search answered/.test(await chat.responseText().catch(() => ''));
       },
