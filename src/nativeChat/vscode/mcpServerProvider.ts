@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
@@ -92,9 +92,15 @@ export function registerMcpServerProvider(services: ExtensionServices): boolean 
   }
 }
 
-/** Where `KSM: Install 'ksm' Command in PATH` puts the launcher: ~/.local/bin, the user's own bin folder. */
+/** The user's own bin folder: $XDG_BIN_HOME when set, else ~/.local/bin. */
+function binFolder(): string {
+  const xdg = process.env.XDG_BIN_HOME?.trim();
+  return xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'bin');
+}
+
+/** Where `KSM: Install 'ksm' Command in PATH` puts the launcher. */
 function launcherPath(): string {
-  return join(homedir(), '.local', 'bin', 'ksm');
+  return join(binFolder(), 'ksm');
 }
 
 /**
@@ -129,14 +135,14 @@ export async function installKsmCommand(services: ExtensionServices): Promise<st
     void vscode.window.showErrorMessage(vscode.l10n.t('{0} exists and was not installed by KSM Assistant; it was left alone.', path));
     return undefined;
   }
-  mkdirSync(join(homedir(), '.local', 'bin'), { recursive: true });
+  mkdirSync(binFolder(), { recursive: true });
   writeFileSync(path, launcherScript(process.execPath, cliBundle(context)), { mode: 0o755 });
-  const onPath = (process.env.PATH ?? '').split(delimiter).includes(join(homedir(), '.local', 'bin'));
+  const onPath = (process.env.PATH ?? '').split(delimiter).includes(binFolder());
   services.log.info(`[mcp] installed ${path}`);
   void vscode.window.showInformationMessage(
     onPath
       ? vscode.l10n.t("Installed 'ksm' in {0}. Open a new terminal and run: ksm --help", path)
-      : vscode.l10n.t("Installed 'ksm' in {0}, which is not in your PATH yet: add ~/.local/bin to PATH in your shell profile.", path),
+      : vscode.l10n.t("Installed 'ksm' in {0}, which is not in your PATH yet: add {1} to PATH in your shell profile.", path, binFolder()),
   );
   return path;
 }

@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { eventually } from '../harness/eventually';
 import { useScenario } from '../harness/scenario';
 import { setApiKeyThroughPalette } from '../harness/steps';
@@ -54,5 +58,46 @@ describe('VS Code Chat 5: the bundled MCP server is in VS Code\u2019s MCP list a
     await workbench.screenshot('agent-called-mcp-search');
     const after = run.emulator.agentThreads().filter((t) => t.turns.some((turn) => turn.query === 'brass lens')).length;
     assert.equal(after, before + 1, 'the MCP search ran through the agent retrieval once');
+  });
+
+  it("KSM: Use KSM in Other Agents… installs 'ksm' (Install and Continue) and shows Claude Code's command without the key; that command starts a server that answers", async () => {
+    const { workbench, run } = scenario;
+    const launcher = join(run.binDir, 'ksm');
+    assert.ok(!existsSync(launcher));
+    await workbench.runCommand('KSM: Use KSM in Other Agents…');
+    const install = workbench.dialogButton('Install and Continue');
+    await install.waitFor({ timeout: 30_000 });
+    await install.click();
+    await workbench.pick('Claude Code');
+    const editor = workbench.page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await eventually(
+      async () => /claude mcp add ksm/.test((await editor.innerText().catch(() => '')).replace(/\u00a0/g, ' ')),
+      async () => `no configuration in the editor; got: ${await editor.innerText().catch(() => '')}`,
+      30_000,
+    );
+    const command = (await editor.innerText()).replace(/\u00a0/g, ' ');
+    await workbench.screenshot('use-in-other-agents-claude-code');
+    assert.ok(command.includes(`-e KSM_BASE_URL=${run.emulator.url}`), command);
+    assert.ok(command.includes(`-- ${launcher} mcp --volume e2e-team`), command);
+    assert.ok(!command.includes(run.emulator.apiKey) && !/KSM_API_KEY=/.test(command), 'the key is not in the configuration');
+    assert.ok(existsSync(launcher), 'the launcher was installed');
+
+    // What Claude Code would run: the installed launcher, the key from the environment.
+    const client = new Client({ name: 'e2e', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: launcher,
+        args: ['mcp', '--volume', 'e2e-team'],
+        env: { PATH: process.env.PATH ?? '', KSM_BASE_URL: run.emulator.url, KSM_USER_ID: run.emulator.userId, KSM_MODEL: 'emu-chat', KSM_API_KEY: run.emulator.apiKey },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const result = (await client.callTool({ name: 'search', arguments: { query: 'brass lens' } })) as { isError?: boolean; structuredContent?: { results: Array<{ title: string }> } };
+      assert.ok(!result.isError);
+      assert.ok(result.structuredContent?.results.some((r) => r.title === 'lighthouse-handbook.md'));
+    } finally {
+      await client.close();
+    }
   });
 });
