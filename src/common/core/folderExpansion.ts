@@ -156,6 +156,16 @@ export function volumeNameFor(rel: string): string {
   return rel.split('/').join('__');
 }
 
+/**
+ * Whether the `.gitignore` files from `root` down to the file's own folder ignore `path` (a
+ * file inside the workspace folder `root`), as the walk above applies them. One reader of
+ * ignore rules for uploads, sync and the private-file rules (privateFiles.ts).
+ */
+export async function isGitignored(path: string, root: string): Promise<boolean> {
+  const scopes = await ancestorGitignores(resolve(root), resolve(path));
+  return scopes.some((scope) => scope.rules.ignores(toPosix(relative(scope.base, path))));
+}
+
 async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {
   const text = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => undefined);
   return text === undefined ? [] : [{ base: dir, rules: ignore().add(text) }];
