@@ -75,3 +75,9 @@ export async function updateSetting(key: string, value: unknown, target = vscode
 export function inspectSetting<N extends SettingName>(name: N): { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined {
   return vscode.workspace.getConfiguration().inspect<unknown>(SETTINGS[name].key);
 }
+
+/** The `files.exclude` globs that are on (VS Code's own setting, read where ksm settings are). */
+export function filesExcludeGlobs(): string[] {
+  const excludes = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
+  return Object.entries(excludes ?? {}).filter(([, on]) => on === true).map(([glob]) => glob);
+}
