@@ -1,11 +1,14 @@
-// "KSM: Check Connection" and "KSM: Copy Connection Report": registration only. The check
+// "KSM: Check Connection" and "KSM: Copy Connection Report", and the account commands (API
+// key, settings, log, Connect to Local Emulator: vscode/accountCommands.ts). The check
 // itself (and the HTTP stack it needs) loads when the command first runs, so activation
 // stays free of network code.
 import * as vscode from 'vscode';
 import { COMMAND, CONTEXT_KEY } from '../common/core/contributionIds';
 import type { ExtensionServices } from '../common/vscode/services';
+import { registerAccountCommands } from './vscode/accountCommands';
 
 export function registerConnectionFeature(services: ExtensionServices): void {
+  registerAccountCommands(services);
   let lastReport: string | undefined;
 
   services.registerCommand(COMMAND.checkConnection, async () => {

@@ -8,13 +8,13 @@ import * as vscode from 'vscode';
 import { isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { withAbortSignal } from '../../common/vscode/cancellation';
-import { settings, shownVolume } from '../../common/vscode/settings';
+import { filesExcludeGlobs, settings, shownVolume } from '../../common/vscode/settings';
 import { applySync, type SyncSummary } from '../core/apply';
 import { FileManifestStore } from '../core/manifest';
 import { isInSync, planCounts, planSync, type SyncPlan } from '../core/plan';
 import { eventFilter, WatchBatcher } from '../core/watchBatcher';
 import { confirmDeletions, showPreview } from './syncPreview';
-import { syncSettings, workspaceRootOf, type Pairing } from './syncSettings';
+import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
 import type { DoChunking } from '../../api/types';
 
 export type SyncState =
@@ -68,8 +68,7 @@ export class PairingRunner implements vscode.Disposable {
   }
 
   private excludeGlobs(): string[] {
-    const filesExclude = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
-    return [...Object.entries(filesExclude).filter(([, on]) => on === true).map(([glob]) => glob), ...settings.uploadExclude()];
+    return [...filesExcludeGlobs(), ...settings.uploadExclude()];
   }
 
   private store(): FileManifestStore {
@@ -83,7 +82,7 @@ export class PairingRunner implements vscode.Disposable {
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.folderPath), '**/*'));
     const batcher = new WatchBatcher(async () => {
       await this.sync({ background: true });
-    }, { quietMs: syncSettings.watchDelayMs() });
+    }, { quietMs: settings.syncWatchDelayMs() });
     this.batcher = batcher;
     const onEvent = async (uri: vscode.Uri) => {
       if (!(await this.isRelevant(uri.fsPath))) return;
@@ -105,7 +104,27 @@ export class PairingRunner implements vscode.Disposable {
     return this.running;
   }
 
+  /**
+   * Before every run, watch runs included: the workspace is trusted and the pairing's folder
+   * still resolves (symlinks included) to the real folder it was built for, inside the
+   * workspace. Otherwise the run is refused with the reason, in the status bar and the log.
+   */
+  private refusal(): string | undefined {
+    if (!vscode.workspace.isTrusted) return 'the workspace is not trusted (Restricted Mode): sync waits for trust';
+    const now = resolvePairingFolder(this.pairing);
+    if (!now.ok) return now.reason;
+    if (now.path !== this.folderPath) return `the folder '${this.pairing.folder}' now resolves to ${now.path}, not ${this.folderPath} (a symbolic link changed)`;
+    return undefined;
+  }
+
   private async runOnce(options: SyncRunOptions): Promise<SyncSummary | undefined> {
+    const refusal = this.refusal();
+    if (refusal) {
+      this.services.log.warn(`[sync] refused to sync ${this.label} → ${this.pairing.volume}: ${refusal}.`);
+      this.setState({ kind: 'error', message: `refused: ${refusal}` });
+      if (options.background) return undefined;
+      throw new Error(`Sync of ${this.label} refused: ${refusal}.`);
+    }
     const store = this.store();
     const before = this.stateValue;
     this.setState({ kind: 'syncing' });
@@ -142,7 +161,7 @@ export class PairingRunner implements vscode.Disposable {
           });
           return undefined;
         }
-        if ((await showPreview(plan, this.label)) !== 'apply' || !(await confirmDeletions(plan, syncSettings.deleteGuardShare()))) {
+        if ((await showPreview(plan, this.label)) !== 'apply' || !(await confirmDeletions(plan, settings.syncDeleteGuardShare()))) {
           this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
           return undefined;
         }

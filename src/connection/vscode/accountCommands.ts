@@ -1,10 +1,16 @@
+// The account commands (API key, settings, log, walkthrough) and Connect to Local Emulator /
+// Restore Previous Connection. The emulator command never sends the stored key anywhere: it
+// asks first, keeps the previous address and key in SecretStorage, replaces the key before
+// it changes the address, and only then checks, with the emulator's own key.
 import * as vscode from 'vscode';
-import { promptForApiKey } from './apiKey';
-import type { ExtensionServices } from './services';
-import { settings, updateSetting } from './settings';
-import { COMMAND, CONTEXT_KEY, WALKTHROUGH_ID } from '../core/contributionIds';
-import { checkApiKey, emulatorConnectReport, KEY_ACCEPTED, keyCheckVolume, type KeyCheck } from '../core/keyCheck';
-import { withAbortSignal } from './cancellation';
+import { promptForApiKey } from '../../common/vscode/apiKey';
+import type { ExtensionServices } from '../../common/vscode/services';
+import { settings, updateSetting } from '../../common/vscode/settings';
+import { COMMAND, CONTEXT_KEY, WALKTHROUGH_ID } from '../../common/core/contributionIds';
+import { checkApiKey, emulatorConnectReport, KEY_ACCEPTED, keyCheckVolume, type KeyCheck } from '../../common/core/keyCheck';
+import { withAbortSignal } from '../../common/vscode/cancellation';
+import { parsePreviousConnection, type PreviousConnection } from '../core/previousConnection';
+import { SECRET_KEY } from '../../common/core/storageKeys';
 
 /** The emulator's defaults (emulator/README.md); used by "Connect to Local Emulator". */
 export const EMULATOR_DEFAULTS = {
@@ -91,27 +97,58 @@ export function registerAccountCommands(services: ExtensionServices): void {
 
   services.registerCommand(COMMAND.useLocalEmulator, async () => {
     const d = EMULATOR_DEFAULTS;
-    await updateSetting('baseUrl', d.baseUrl);
+    const previous: PreviousConnection = { baseUrl: settings.baseUrl(), apiKey: (await apiKey.get()) ?? '' };
+    const alreadyThere = previous.baseUrl === d.baseUrl && previous.apiKey === d.apiKey;
+    if (!alreadyThere) {
+      const hasPrevious = Boolean(previous.baseUrl || previous.apiKey);
+      const choice = await vscode.window.showWarningMessage(
+        `Connect to the local emulator at ${d.baseUrl}?`,
+        {
+          modal: true,
+          detail: [
+            "This stores the emulator's development key in place of your API key and points KSM Assistant at the emulator. Your key is never sent to the emulator.",
+            hasPrevious
+              ? `Your current ${previous.baseUrl ? `address (${previous.baseUrl}) and ` : ''}key are kept in VS Code's secret storage: "KSM: Restore Previous Connection" puts them back.`
+              : '',
+          ]
+            .filter(Boolean)
+            .join('\n\n'),
+        },
+        'Connect',
+      );
+      if (choice !== 'Connect') return;
+      // A second run must not overwrite the user's own connection with the emulator's.
+      if (hasPrevious) await context.secrets.store(SECRET_KEY.previousConnection, JSON.stringify(previous));
+      // The key first: no request can leave with the stored key for the emulator's address.
+      await apiKey.set(d.apiKey);
+      await updateSetting('baseUrl', d.baseUrl);
+    }
     if (!settings.userId()) await updateSetting('userId', d.userId);
     if (settings.models().length === 0) await updateSetting('chat.models', [...d.models]);
     if (settings.reasoningModels().length === 0) await updateSetting('chat.reasoningModels', [...d.reasoningModels]);
     if (!settings.embeddingModel()) await updateSetting('upload.embeddingModel', d.embeddingModel);
-    const current = await apiKey.get();
-    if (!current) {
-      await apiKey.set(d.apiKey);
-    } else if (current !== d.apiKey) {
-      const replace = await vscode.window.showWarningMessage(
-        'Replace your stored API key with the emulator\u2019s development key?',
-        { modal: true, detail: 'Keep yours if you started the emulator with --api-key.' },
-        'Replace',
-      );
-      if (replace === 'Replace') await apiKey.set(d.apiKey);
-    }
-    log.info(`[account] Pointed at the local emulator ${d.baseUrl}.`);
+    log.info(`[account] Pointed at the local emulator ${d.baseUrl} with its development key.`);
     // Ask the emulator instead of guessing whether it runs: say what actually happened.
     const report = emulatorConnectReport(await checkStoredKey(), d.baseUrl);
+    const restore = (await context.secrets.get(SECRET_KEY.previousConnection)) ? 'Restore Previous Connection' : undefined;
     const show = { info: vscode.window.showInformationMessage, warning: vscode.window.showWarningMessage, error: vscode.window.showErrorMessage }[report.level];
-    const choice = await show(report.message, ...(report.action ? [report.action.title] : []));
+    const choice = await show(report.message, ...(report.action ? [report.action.title] : []), ...(restore ? [restore] : []));
     if (report.action && choice === report.action.title) await vscode.commands.executeCommand(report.action.command);
+    else if (restore && choice === restore) await vscode.commands.executeCommand(COMMAND.restorePreviousConnection);
+  });
+
+  services.registerCommand(COMMAND.restorePreviousConnection, async () => {
+    const previous = parsePreviousConnection(await context.secrets.get(SECRET_KEY.previousConnection));
+    if (!previous) {
+      void vscode.window.showInformationMessage('There is no previous connection to restore: Connect to Local Emulator keeps one when it replaces your address or key.');
+      return;
+    }
+    // The address first: the key goes back only once requests no longer go to the emulator.
+    await updateSetting('baseUrl', previous.baseUrl || undefined);
+    if (previous.apiKey) await apiKey.set(previous.apiKey);
+    else await apiKey.clear();
+    await context.secrets.delete(SECRET_KEY.previousConnection);
+    log.info(`[account] Restored the previous connection (${previous.baseUrl || 'no address'}).`);
+    void vscode.window.showInformationMessage(`Restored your previous connection: ${previous.baseUrl || 'no service address'}${previous.apiKey ? ' and your API key' : ', no API key'}.`);
   });
 }
