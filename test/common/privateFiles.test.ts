@@ -105,3 +105,27 @@ describe('private-file rules (what a writing tool never sends)', () => {
     for (const name of ['README.md', 'environment.md', 'keys.md', 'monkey.ts']) assert.equal(credentialNameReason(name), undefined, name);
   });
 });
+
+describe('folder uploads and sync skip credentials and private folders whatever the excludes say', () => {
+  it('skips .env, keys and .git/ in a folder walk even with no exclude globs, and still uploads a credential picked by name', async () => {
+    const { expandSelection } = await import('../../src/common/core/folderExpansion');
+    const root = mkdtempSync(join(tmpdir(), 'ksm-private-walk-'));
+    try {
+      mkdirSync(join(root, 'docs', '.git'), { recursive: true });
+      writeFileSync(join(root, 'docs', 'guide.md'), '# Guide\n');
+      writeFileSync(join(root, 'docs', '.env'), 'TOKEN=1\n');
+      writeFileSync(join(root, 'docs', 'id_rsa'), 'key\n');
+      writeFileSync(join(root, 'docs', '.git', 'config'), '[core]\n');
+      const walked = await expandSelection([join(root, 'docs')], { excludeGlobs: [], maxFileSizeBytes: 0, workspaceRoots: [root] });
+      assert.deepEqual(walked.files.map((f) => f.displayPath), ['docs/guide.md']);
+      const reasons = Object.fromEntries(walked.skipped.map((s) => [s.path.slice(root.length + 1), s.reason]));
+      assert.match(reasons['docs/.env']!, /credential/);
+      assert.match(reasons['docs/id_rsa']!, /SSH keys/);
+      assert.match(reasons['docs/.git']!, /\.git\//);
+      const picked = await expandSelection([join(root, 'docs', '.env')], { excludeGlobs: [], maxFileSizeBytes: 0, workspaceRoots: [root] });
+      assert.equal(picked.files.length, 1, 'the Explorer upload of a file the user picked by name is theirs to make');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

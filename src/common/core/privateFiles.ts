@@ -56,6 +56,11 @@ export function credentialNameReason(name: string): string | undefined {
   return hit ? `looks like a credential: ${hit.what}` : undefined;
 }
 
+/** Why a folder of this name is private (`.git`, `.ssh`, …), or undefined. */
+export function privateFolderNameReason(name: string): string | undefined {
+  return PRIVATE_FOLDERS.get(name.toLowerCase());
+}
+
 /** Why a path (relative, `/`-separated) lies in a private folder, or undefined. */
 export function privateFolderReason(rel: string): string | undefined {
   for (const segment of rel.split('/').slice(0, -1)) {
