@@ -12,7 +12,7 @@ import type { SyncSummary } from './core/apply';
 import type { SyncPlan } from './core/plan';
 import { registerSyncCommands } from './vscode/commands';
 import { PairingRunner } from './vscode/syncRunner';
-import { allPairings, pairingKey, resolvePairingFolder, type SourcedPairing } from './vscode/syncSettings';
+import { allPairings, pairingKey, pairingsWaitingForTrust, resolvePairingFolder, type SourcedPairing } from './vscode/syncSettings';
 import { SyncStatusBar, type SyncNotices } from './vscode/syncStatusBar';
 
 export interface SyncFeatureDeps {
@@ -73,7 +73,11 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     const wanted = new Map<string, { pairing: SourcedPairing; folder: string }>();
     if (!vscode.workspace.isTrusted) {
       // Restricted Mode: nothing syncs or watches; the status bar says why.
-      next.untrusted = pairings.length;
+      void pairingsWaitingForTrust(state).then((count) => {
+        if (vscode.workspace.isTrusted) return;
+        notices = { ...notices, untrusted: count };
+        statusBar.update([...runners.values()], notices);
+      });
     } else {
       for (const p of pairings) {
         if (!p.approved) {

@@ -101,22 +101,25 @@ export function registerAccountCommands(services: ExtensionServices): void {
     const alreadyThere = previous.baseUrl === d.baseUrl && previous.apiKey === d.apiKey;
     if (!alreadyThere) {
       const hasPrevious = Boolean(previous.baseUrl || previous.apiKey);
+      const connect = vscode.l10n.t('Connect');
       const choice = await vscode.window.showWarningMessage(
-        `Connect to the local emulator at ${d.baseUrl}?`,
+        vscode.l10n.t('Connect to the local emulator at {0}?', d.baseUrl),
         {
           modal: true,
           detail: [
-            "This stores the emulator's development key in place of your API key and points KSM Assistant at the emulator. Your key is never sent to the emulator.",
+            vscode.l10n.t("This stores the emulator's development key in place of your API key and points KSM Assistant at the emulator. Your key is never sent to the emulator."),
             hasPrevious
-              ? `Your current ${previous.baseUrl ? `address (${previous.baseUrl}) and ` : ''}key are kept in VS Code's secret storage: "KSM: Restore Previous Connection" puts them back.`
+              ? previous.baseUrl
+                ? vscode.l10n.t('Your current address ({0}) and key are kept in VS Code\'s secret storage: "KSM: Restore Previous Connection" puts them back.', previous.baseUrl)
+                : vscode.l10n.t('Your current key is kept in VS Code\'s secret storage: "KSM: Restore Previous Connection" puts it back.')
               : '',
           ]
             .filter(Boolean)
             .join('\n\n'),
         },
-        'Connect',
+        connect,
       );
-      if (choice !== 'Connect') return;
+      if (choice !== connect) return;
       // A second run must not overwrite the user's own connection with the emulator's.
       if (hasPrevious) await context.secrets.store(SECRET_KEY.previousConnection, JSON.stringify(previous));
       // The key first: no request can leave with the stored key for the emulator's address.
@@ -130,7 +133,7 @@ export function registerAccountCommands(services: ExtensionServices): void {
     log.info(`[account] Pointed at the local emulator ${d.baseUrl} with its development key.`);
     // Ask the emulator instead of guessing whether it runs: say what actually happened.
     const report = emulatorConnectReport(await checkStoredKey(), d.baseUrl);
-    const restore = (await context.secrets.get(SECRET_KEY.previousConnection)) ? 'Restore Previous Connection' : undefined;
+    const restore = (await context.secrets.get(SECRET_KEY.previousConnection)) ? vscode.l10n.t('Restore Previous Connection') : undefined;
     const show = { info: vscode.window.showInformationMessage, warning: vscode.window.showWarningMessage, error: vscode.window.showErrorMessage }[report.level];
     const choice = await show(report.message, ...(report.action ? [report.action.title] : []), ...(restore ? [restore] : []));
     if (report.action && choice === report.action.title) await vscode.commands.executeCommand(report.action.command);
@@ -140,7 +143,7 @@ export function registerAccountCommands(services: ExtensionServices): void {
   services.registerCommand(COMMAND.restorePreviousConnection, async () => {
     const previous = parsePreviousConnection(await context.secrets.get(SECRET_KEY.previousConnection));
     if (!previous) {
-      void vscode.window.showInformationMessage('There is no previous connection to restore: Connect to Local Emulator keeps one when it replaces your address or key.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('There is no previous connection to restore: Connect to Local Emulator keeps one when it replaces your address or key.'));
       return;
     }
     // The address first: the key goes back only once requests no longer go to the emulator.
@@ -149,6 +152,10 @@ export function registerAccountCommands(services: ExtensionServices): void {
     else await apiKey.clear();
     await context.secrets.delete(SECRET_KEY.previousConnection);
     log.info(`[account] Restored the previous connection (${previous.baseUrl || 'no address'}).`);
-    void vscode.window.showInformationMessage(`Restored your previous connection: ${previous.baseUrl || 'no service address'}${previous.apiKey ? ' and your API key' : ', no API key'}.`);
+    void vscode.window.showInformationMessage(
+      previous.apiKey
+        ? vscode.l10n.t('Restored your previous connection: {0} and your API key.', previous.baseUrl || vscode.l10n.t('no service address'))
+        : vscode.l10n.t('Restored your previous connection: {0}, no API key.', previous.baseUrl || vscode.l10n.t('no service address')),
+    );
   });
 }

@@ -70,16 +70,16 @@ export function registerVolumeTools(services: ExtensionServices, recent: RecentU
         const context = toolContext(services);
         const planned = await planUpload(options.input, context, uploadEnvironment(recent, confirmations));
         // Refused or invalid input is not confirmed: invoke() answers it with the reason, uploading nothing.
-        if (!planned.ok) return { invocationMessage: vscode.workspace.isTrusted ? 'Checking the files to upload' : 'Uploading waits for workspace trust' };
+        if (!planned.ok) return { invocationMessage: vscode.workspace.isTrusted ? vscode.l10n.t('Checking the files to upload') : vscode.l10n.t('Uploading waits for workspace trust') };
         const { title, message } = uploadConfirmation(planned.value, context.userId);
         confirmations.record(options.input, planned.value);
         return {
-          invocationMessage: `Uploading ${planned.value.files.length} file(s) to ${exactVolumeName(planned.value.volume, context.userId)}`,
+          invocationMessage: vscode.l10n.t('Uploading {0} file(s) to {1}', planned.value.files.length, exactVolumeName(planned.value.volume, context.userId)),
           confirmationMessages: { title, message: new vscode.MarkdownString(message) },
         };
       } catch (error) {
         services.log.warn(`[vscode-chat] upload confirmation could not be prepared, nothing will be uploaded: ${error instanceof Error ? error.message : String(error)}`);
-        return { invocationMessage: 'Checking the files to upload' };
+        return { invocationMessage: vscode.l10n.t('Checking the files to upload') };
       }
     },
     invoke: (options, token) => invoke(TOOL_NAMES.upload, options.input, token),

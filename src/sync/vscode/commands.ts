@@ -22,9 +22,9 @@ export interface PairingChoices {
   target?: 'workspace' | 'local';
 }
 
-export const WAITS_FOR_TRUST =
-  'KSM folder sync waits for workspace trust: this workspace is open in Restricted Mode, so nothing is synced, watched or uploaded by sync. Trust the workspace to use it.';
-const NO_PAIRING = 'No folder is paired with a volume yet. Right-click a folder in the Explorer and choose "Sync Folder to Volume…".';
+const waitsForTrust = () =>
+  vscode.l10n.t('KSM folder sync waits for workspace trust: this workspace is open in Restricted Mode, so nothing is synced, watched or uploaded by sync. Trust the workspace to use it.');
+const noPairing = () => vscode.l10n.t('No folder is paired with a volume yet. Right-click a folder in the Explorer and choose "Sync Folder to Volume…".');
 
 export function registerSyncCommands(services: ExtensionServices, deps: SyncFeatureDeps, runners: SyncRunners): void {
   const state = services.context.workspaceState;
@@ -32,8 +32,8 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
   /** False (after saying why, with a button to trust) in Restricted Mode. */
   const trusted = async (): Promise<boolean> => {
     if (vscode.workspace.isTrusted) return true;
-    const manage = 'Manage Workspace Trust';
-    const choice = await vscode.window.showWarningMessage(WAITS_FOR_TRUST, manage);
+    const manage = vscode.l10n.t('Manage Workspace Trust');
+    const choice = await vscode.window.showWarningMessage(waitsForTrust(), manage);
     if (choice === manage) await vscode.commands.executeCommand('workbench.trust.manage');
     return false;
   };
@@ -52,16 +52,16 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
   const explainNoRunner = async (): Promise<void> => {
     const { unapproved, refused } = runners.notices();
     if (unapproved.length) {
-      const review = 'Review';
+      const review = vscode.l10n.t('Review');
       const choice = await vscode.window.showWarningMessage(
-        `${unapproved.length} sync pairing(s) come from this workspace's settings (the repository) and do nothing until you approve them.`,
+        vscode.l10n.t("{0} sync pairing(s) come from this workspace's settings (the repository) and do nothing until you approve them.", unapproved.length),
         review,
       );
       if (choice === review) await vscode.commands.executeCommand(COMMAND.syncReviewPairings);
     } else if (refused.length) {
-      void vscode.window.showWarningMessage(`Sync refused: ${refused.map((r) => `'${r.pairing.folder}' → ${r.pairing.volume}: ${r.reason}`).join('; ')}.`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Sync refused: {0}.', refused.map((r) => `'${r.pairing.folder}' → ${r.pairing.volume}: ${r.reason}`).join('; ')));
     } else {
-      void vscode.window.showInformationMessage(NO_PAIRING);
+      void vscode.window.showInformationMessage(noPairing());
     }
   };
 
@@ -70,7 +70,7 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
     const folder = uri instanceof vscode.Uri && uri.scheme === 'file' ? uri : await pickFolder();
     if (!folder) return undefined;
     const real = resolvePickedFolder(folder.fsPath);
-    if (!real.ok) return void vscode.window.showWarningMessage(`This folder cannot be synced: ${real.reason}.`);
+    if (!real.ok) return void vscode.window.showWarningMessage(vscode.l10n.t('This folder cannot be synced: {0}.', real.reason));
     const stored = storedFolder(real.path);
     if (!stored) return void vscode.window.showWarningMessage('Only a folder inside this workspace can be synced. Open its parent folder first.');
     const existing = runners.all().find((r) => r.folderPath === real.path && (!choices.volume || r.pairing.volume === choices.volume));
@@ -127,19 +127,23 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
   services.registerCommand(COMMAND.syncReviewPairings, async () => {
     if (!(await trusted())) return;
     const waiting = runners.notices().unapproved;
-    if (waiting.length === 0) return void vscode.window.showInformationMessage('No sync pairing from the repository is waiting for approval.');
+    if (waiting.length === 0) return void vscode.window.showInformationMessage(vscode.l10n.t('No sync pairing from the repository is waiting for approval.'));
     const picked = await vscode.window.showQuickPick(
       waiting.map((p) => ({
         label: `$(repo) ${p.folder} → ${p.volume}`,
-        description: 'from the repository',
-        detail: [`uploads the folder's files to the volume '${p.volume}'`, p.deleteRemoved ? 'DELETES files removed from the folder' : undefined, p.watch ? 'syncs after every save' : undefined]
+        description: vscode.l10n.t('from the repository'),
+        detail: [
+          vscode.l10n.t("uploads the folder's files to the volume '{0}'", p.volume),
+          p.deleteRemoved ? vscode.l10n.t('DELETES files removed from the folder') : undefined,
+          p.watch ? vscode.l10n.t('syncs after every save') : undefined,
+        ]
           .filter(Boolean)
           .join(' · '),
         pairing: p,
       })),
       {
-        title: "Sync pairings from this workspace's settings",
-        placeHolder: 'These came with the repository, not from you. Tick the ones to approve on this machine (Space), then Enter',
+        title: vscode.l10n.t("Sync pairings from this workspace's settings"),
+        placeHolder: vscode.l10n.t('These came with the repository, not from you. Tick the ones to approve on this machine (Space), then Enter'),
         canPickMany: true,
         ignoreFocusOut: true,
       },
@@ -157,10 +161,20 @@ async function pairingTarget(state: vscode.Memento): Promise<'workspace' | 'loca
   if (remembered === 'workspace' || remembered === 'local') return remembered;
   const picked = await vscode.window.showQuickPick(
     [
-      { label: "$(file) Save in this workspace's settings", description: '.vscode/settings.json', detail: 'Shared with everyone who uses this folder or clones its repository.', target: 'workspace' as const },
-      { label: '$(lock) Keep on this machine only', description: "VS Code's storage", detail: 'Nothing is written to the workspace; other people and other machines do not get this pairing.', target: 'local' as const },
+      {
+        label: `$(file) ${vscode.l10n.t("Save in this workspace's settings")}`,
+        description: '.vscode/settings.json',
+        detail: vscode.l10n.t('Shared with everyone who uses this folder or clones its repository.'),
+        target: 'workspace' as const,
+      },
+      {
+        label: `$(lock) ${vscode.l10n.t('Keep on this machine only')}`,
+        description: vscode.l10n.t("VS Code's storage"),
+        detail: vscode.l10n.t('Nothing is written to the workspace; other people and other machines do not get this pairing.'),
+        target: 'local' as const,
+      },
     ],
-    { title: 'Sync Folder to Volume: where should the pairing be saved?', placeHolder: 'Asked once for this workspace', ignoreFocusOut: true },
+    { title: vscode.l10n.t('Sync Folder to Volume: where should the pairing be saved?'), placeHolder: vscode.l10n.t('Asked once for this workspace'), ignoreFocusOut: true },
   );
   if (picked) await state.update(WORKSPACE_STATE_KEY.syncPairingTarget, picked.target);
   return picked?.target;

@@ -10,7 +10,10 @@
 // again before every run: outside the workspace folders it is refused with the reason.
 import * as vscode from 'vscode';
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+// The ESM build: the package's UMD main loads its parts with a require() esbuild cannot follow.
+import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
 import { SETTINGS, type PairingSetting } from '../../common/core/settingsTable';
 import { WORKSPACE_STATE_KEY } from '../../common/core/storageKeys';
 import { settingLayers, updateSetting } from '../../common/vscode/settings';
@@ -42,6 +45,30 @@ export function allPairings(state: vscode.Memento): SourcedPairing[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * In Restricted Mode VS Code hides a restricted setting's workspace value from extensions,
+ * so the pairings waiting for trust are counted from the settings files themselves (only
+ * to say so in the status bar; nothing runs from them).
+ */
+export async function pairingsWaitingForTrust(state: vscode.Memento): Promise<number> {
+  const files = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => join(f.uri.fsPath, '.vscode', 'settings.json'));
+  const counts = await Promise.all(
+    files.map(async (file) => {
+      const text = await readFile(file, 'utf8').catch(() => undefined);
+      const parsed: unknown = text === undefined ? undefined : parseJsonc(text, [], { allowTrailingComma: true });
+      const value = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>)[SETTINGS.syncFolders.key] : undefined;
+      return SETTINGS.syncFolders.read(value).length;
+    }),
+  );
+  const workspaceFile = vscode.workspace.workspaceFile?.scheme === 'file' ? vscode.workspace.workspaceFile.fsPath : undefined;
+  if (workspaceFile) {
+    const text = await readFile(workspaceFile, 'utf8').catch(() => undefined);
+    const parsed = (text === undefined ? undefined : parseJsonc(text, [], { allowTrailingComma: true })) as { settings?: Record<string, unknown> } | undefined;
+    counts.push(SETTINGS.syncFolders.read(parsed?.settings?.[SETTINGS.syncFolders.key]).length);
+  }
+  return counts.reduce((a, b) => a + b, 0) + (settingLayers('syncFolders').user ?? []).length + localPairings(state).length;
 }
 
 export function localPairings(state: vscode.Memento): Pairing[] {

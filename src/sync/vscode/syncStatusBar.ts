@@ -30,22 +30,28 @@ export class SyncStatusBar implements vscode.Disposable {
     this.item.backgroundColor = undefined;
     this.item.command = COMMAND.syncShowPreview;
     if (notices.untrusted) {
-      this.item.text = '$(workspace-untrusted) KSM: sync waits for trust';
+      this.item.text = `$(workspace-untrusted) ${vscode.l10n.t('KSM: sync waits for trust')}`;
       this.item.command = 'workbench.trust.manage';
-      this.show(`**KSM folder sync waits for workspace trust**\n\nThis workspace is open in Restricted Mode: its ${notices.untrusted} pairing(s) neither sync nor watch, and the KSM upload tool does not run. Click to manage workspace trust.`, 'KSM sync waits for workspace trust');
+      this.show(
+        vscode.l10n.t(
+          '**KSM folder sync waits for workspace trust**\n\nThis workspace is open in Restricted Mode: its {0} pairing(s) neither sync nor watch, and the KSM upload tool does not run. Click to manage workspace trust.',
+          notices.untrusted,
+        ),
+        vscode.l10n.t('KSM sync waits for workspace trust'),
+      );
       return;
     }
     const extra = [
-      ...notices.unapproved.map((p) => `${p.folder} → ${p.volume}: from the repository, waits for your approval`),
-      ...notices.refused.map((r) => `${r.pairing.folder} → ${r.pairing.volume}: refused, ${r.reason}`),
+      ...notices.unapproved.map((p) => vscode.l10n.t('{0} → {1}: from the repository, waits for your approval', p.folder, p.volume)),
+      ...notices.refused.map((r) => vscode.l10n.t('{0} → {1}: refused, {2}', r.pairing.folder, r.pairing.volume, r.reason)),
     ];
     if (runners.length === 0) {
       if (notices.unapproved.length) {
-        this.item.text = `$(workspace-untrusted) KSM: ${notices.unapproved.length} pairing(s) from the repository`;
+        this.item.text = `$(workspace-untrusted) ${vscode.l10n.t('KSM: {0} pairing(s) from the repository', notices.unapproved.length)}`;
         this.item.command = COMMAND.syncReviewPairings;
-        this.show(`**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}\n\nClick to review them; nothing syncs until you approve.`, `KSM sync. ${extra.join('. ')}`);
+        this.show(`**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to review them; nothing syncs until you approve.')}`, `KSM sync. ${extra.join('. ')}`);
       } else if (notices.refused.length) {
-        this.item.text = '$(error) KSM: sync refused';
+        this.item.text = `$(error) ${vscode.l10n.t('KSM: sync refused')}`;
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         this.show(`**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}`, `KSM sync. ${extra.join('. ')}`);
       } else {
