@@ -9,7 +9,7 @@ import { settings, updateSetting } from '../../common/vscode/settings';
 import { COMMAND, CONTEXT_KEY, WALKTHROUGH_ID } from '../../common/core/contributionIds';
 import { checkApiKey, emulatorConnectReport, KEY_ACCEPTED, keyCheckVolume, type KeyCheck } from '../../common/core/keyCheck';
 import { withAbortSignal } from '../../common/vscode/cancellation';
-import { parsePreviousConnection, type PreviousConnection } from '../core/previousConnection';
+import { restorePreviousConnection, switchToEmulator, type ConnectionStore } from '../core/previousConnection';
 import { SECRET_KEY } from '../../common/core/storageKeys';
 
 /** The emulator's defaults (emulator/README.md); used by "Connect to Local Emulator". */
@@ -95,22 +95,29 @@ export function registerAccountCommands(services: ExtensionServices): void {
     vscode.commands.executeCommand('workbench.action.openSettings', typeof query === 'string' && /^ksm\.[\w.]*$/.test(query) ? query : `@ext:${context.extension.id}`),
   );
 
+  /** The address in the user's settings, the key and the kept connection in SecretStorage. */
+  const connectionStore: ConnectionStore = {
+    baseUrl: () => settings.baseUrl(),
+    setBaseUrl: (url) => updateSetting('baseUrl', url),
+    apiKey: () => apiKey.get(),
+    setApiKey: (key) => (key ? apiKey.set(key) : apiKey.clear()),
+    previous: async () => context.secrets.get(SECRET_KEY.previousConnection),
+    setPrevious: async (raw) => (raw === undefined ? context.secrets.delete(SECRET_KEY.previousConnection) : context.secrets.store(SECRET_KEY.previousConnection, raw)),
+  };
+
   services.registerCommand(COMMAND.useLocalEmulator, async () => {
     const d = EMULATOR_DEFAULTS;
-    const previous: PreviousConnection = { baseUrl: settings.baseUrl(), apiKey: (await apiKey.get()) ?? '' };
-    const alreadyThere = previous.baseUrl === d.baseUrl && previous.apiKey === d.apiKey;
-    if (!alreadyThere) {
-      const hasPrevious = Boolean(previous.baseUrl || previous.apiKey);
-      const connect = vscode.l10n.t('Connect');
+    const connect = vscode.l10n.t('Connect');
+    const outcome = await switchToEmulator(connectionStore, d, async (kept) => {
       const choice = await vscode.window.showWarningMessage(
         vscode.l10n.t('Connect to the local emulator at {0}?', d.baseUrl),
         {
           modal: true,
           detail: [
             vscode.l10n.t("This stores the emulator's development key in place of your API key and points KSM Assistant at the emulator. Your key is never sent to the emulator."),
-            hasPrevious
-              ? previous.baseUrl
-                ? vscode.l10n.t('Your current address ({0}) and key are kept in VS Code\'s secret storage: "KSM: Restore Previous Connection" puts them back.', previous.baseUrl)
+            kept
+              ? kept.baseUrl
+                ? vscode.l10n.t('Your current address ({0}) and key are kept in VS Code\'s secret storage: "KSM: Restore Previous Connection" puts them back.', kept.baseUrl)
                 : vscode.l10n.t('Your current key is kept in VS Code\'s secret storage: "KSM: Restore Previous Connection" puts it back.')
               : '',
           ]
@@ -119,13 +126,9 @@ export function registerAccountCommands(services: ExtensionServices): void {
         },
         connect,
       );
-      if (choice !== connect) return;
-      // A second run must not overwrite the user's own connection with the emulator's.
-      if (hasPrevious) await context.secrets.store(SECRET_KEY.previousConnection, JSON.stringify(previous));
-      // The key first: no request can leave with the stored key for the emulator's address.
-      await apiKey.set(d.apiKey);
-      await updateSetting('baseUrl', d.baseUrl);
-    }
+      return choice === connect;
+    });
+    if (outcome === 'declined') return;
     if (!settings.userId()) await updateSetting('userId', d.userId);
     if (settings.models().length === 0) await updateSetting('chat.models', [...d.models]);
     if (settings.reasoningModels().length === 0) await updateSetting('chat.reasoningModels', [...d.reasoningModels]);
@@ -141,16 +144,11 @@ export function registerAccountCommands(services: ExtensionServices): void {
   });
 
   services.registerCommand(COMMAND.restorePreviousConnection, async () => {
-    const previous = parsePreviousConnection(await context.secrets.get(SECRET_KEY.previousConnection));
+    const previous = await restorePreviousConnection(connectionStore);
     if (!previous) {
       void vscode.window.showInformationMessage(vscode.l10n.t('There is no previous connection to restore: Connect to Local Emulator keeps one when it replaces your address or key.'));
       return;
     }
-    // The address first: the key goes back only once requests no longer go to the emulator.
-    await updateSetting('baseUrl', previous.baseUrl || undefined);
-    if (previous.apiKey) await apiKey.set(previous.apiKey);
-    else await apiKey.clear();
-    await context.secrets.delete(SECRET_KEY.previousConnection);
     log.info(`[account] Restored the previous connection (${previous.baseUrl || 'no address'}).`);
     void vscode.window.showInformationMessage(
       previous.apiKey
