@@ -32,15 +32,16 @@ describe('VS Code Chat 4: the upload tool confirms with full paths and the exact
     // The emulator's model calls the tool the request names, quoted words filling its arguments in order (paths, then volume).
     await chat.send(`Use ksm_upload_files to upload "${FILE}" to "My files"`);
     const title = `Upload 1 file(s) to My files (${personal()})?`;
-    const confirmation = chat.session().getByText(title, { exact: false }).first();
+    // VS Code 1.139 shows the confirmation above the input (a hidden copy lives in the response for screen readers).
+    const confirmation = chat.session().getByText(title, { exact: false }).and(chat.page.locator(':visible')).first();
     await confirmation.waitFor({ timeout: 90_000 });
-    const text = await chat.responseText();
+    const text = ((await chat.session().innerText()) ?? '').replace(/\u00a0/g, ' ');
     assert.ok(text.includes(FILE), `the confirmation names the workspace-relative path: ${text}`);
     assert.match(text, new RegExp(`${Buffer.byteLength(CONTENT)} B`), `and the size: ${text}`);
     assert.ok(text.includes(personal()), `and the exact volume name: ${text}`);
     await workbench.screenshot('native-4-tool-confirmation');
     assert.ok(!(await storedNames()).includes('tool-upload.md'), 'nothing is sent before the user allows it');
-    const allow = chat.session().locator('.monaco-button, a.monaco-button').filter({ hasText: /^(Allow|Continue)$/ }).first();
+    const allow = chat.session().locator('.monaco-button').filter({ hasText: /^(Allow|Continue)/ }).and(chat.page.locator(':visible')).first();
     await allow.click();
     await chat.waitUntilIdle(90_000);
     assert.match(await chat.responseText(), /Uploaded 1 file\(s\) to My files/);
