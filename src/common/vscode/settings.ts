@@ -5,7 +5,7 @@
 // own value or the default counts.
 import * as vscode from 'vscode';
 import { SETTINGS, settingByKey, type SettingName, type SettingValue } from '../core/settingsTable';
-import { volumeDisplayName } from '../core/volumeTargets';
+import { personalVolumeName, volumeDisplayName } from '../core/volumeTargets';
 
 export function readSetting<N extends SettingName>(name: N): SettingValue<N> {
   const spec = SETTINGS[name];
@@ -56,8 +56,7 @@ export const settings = {
 
 /** The personal volume name `{<user_id>}`, or undefined when no user id is set. */
 export function personalVolume(): string | undefined {
-  const id = settings.userId();
-  return id ? `{${id}}` : undefined;
+  return personalVolumeName(settings.userId());
 }
 
 /** How a message names `volume`: "My files" for the user's personal volume (volumeTargets.ts). */
@@ -74,10 +73,4 @@ export async function updateSetting(key: string, value: unknown, target = vscode
 /** The current value of a table setting in one scope (for commands that edit a list in the scope that holds it). */
 export function inspectSetting<N extends SettingName>(name: N): { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined {
   return vscode.workspace.getConfiguration().inspect<unknown>(SETTINGS[name].key);
-}
-
-/** The `files.exclude` globs that are on (VS Code's own setting, read where ksm settings are). */
-export function filesExcludeGlobs(): string[] {
-  const excludes = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
-  return Object.entries(excludes ?? {}).filter(([, on]) => on === true).map(([glob]) => glob);
 }

@@ -10,6 +10,7 @@ import { ThreadBook } from '../core/threadBook';
 import { countMessageTokens, countTextTokens } from '../core/tokenCount';
 import { toNeutralMessage, toNeutralTools, toVscodePart } from './partConversion';
 import type { LanguageModelChatInformation, LanguageModelChatProvider, LanguageModelChatRequestMessage, LanguageModelResponsePart, ProvideLanguageModelChatResponseOptions } from './providerApi';
+import { errorMessage } from '../../api/errors';
 
 import { SETTINGS } from '../../common/core/settingsTable';
 
@@ -74,7 +75,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
       });
       if (outcome.stopped) this.services.log.info(`[vscode-chat] ${model.id}: stopped by the user.`);
     } catch (error) {
-      this.services.log.error(`[vscode-chat] ${model.id}: ${error instanceof Error ? error.message : String(error)}`);
+      this.services.log.error(`[vscode-chat] ${model.id}: ${errorMessage(error)}`);
       if (error instanceof AnswerFailedError && error.original instanceof Error) this.services.log.error(error.original);
       throw error;
     } finally {

@@ -4,7 +4,9 @@
 import * as vscode from 'vscode';
 import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
-import { filesExcludeGlobs, settings } from '../../common/vscode/settings';
+import { filesExcludeGlobs } from '../../common/vscode/excludeGlobs';
+import { settings } from '../../common/vscode/settings';
+import { PERSONAL_VOLUME_LABEL } from '../../common/core/volumeTargets';
 import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment, type VolumeToolName } from '../core/toolRuns';
 import { exactVolumeName, MAX_QUERY_CHARS, TOOL_NAMES, uploadConfirmation, type ToolContext } from '../core/volumeTools';
 import type { RecentUploads } from '../core/participant';
@@ -57,7 +59,7 @@ export function registerVolumeTools(services: ExtensionServices, recent: RecentU
 
   const listFiles: vscode.LanguageModelTool<{ volume?: unknown }> = {
     prepareInvocation: (options) => ({
-      invocationMessage: `Listing the files of ${typeof options.input?.volume === 'string' ? exactVolumeName(options.input.volume, settings.userId()) : 'My files'}`,
+      invocationMessage: `Listing the files of ${typeof options.input?.volume === 'string' ? exactVolumeName(options.input.volume, settings.userId()) : PERSONAL_VOLUME_LABEL}`,
     }),
     invoke: (options, token) => invoke(TOOL_NAMES.listFiles, options.input, token),
   };

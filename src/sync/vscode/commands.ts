@@ -6,7 +6,8 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMAND } from '../../common/core/contributionIds';
 import { WORKSPACE_STATE_KEY } from '../../common/core/storageKeys';
-import { shownVolumes, volumeCodicon, volumeLabel, volumeNameProblem, type VolumeTarget } from '../../common/core/volumeTargets';
+import { shownVolumes, type VolumeTarget } from '../../common/core/volumeTargets';
+import { pickVolume } from '../../common/vscode/volumePicker';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { personalVolume, settings, shownVolume } from '../../common/vscode/settings';
 import type { SyncFeatureDeps, SyncRunners } from '../syncFeature';
@@ -75,7 +76,7 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
     if (!stored) return void vscode.window.showWarningMessage('Only a folder inside this workspace can be synced. Open its parent folder first.');
     const existing = runners.all().find((r) => r.folderPath === real.path && (!choices.volume || r.pairing.volume === choices.volume));
     if (existing) return existing.sync();
-    const volume = choices.volume ?? (await pickVolume(shownVolumes(personalVolume(), settings.volumes())));
+    const volume = choices.volume ?? (await pickSyncVolume(shownVolumes(personalVolume(), settings.volumes())));
     if (!volume) return undefined;
     let deleteRemoved = choices.deleteRemoved;
     let watch = choices.watch;
@@ -192,19 +193,12 @@ async function pickFolder(): Promise<vscode.Uri | undefined> {
   return picked?.[0];
 }
 
-async function pickVolume(known: VolumeTarget[]): Promise<string | undefined> {
-  const other = { label: '$(edit) Another volume…', volume: undefined };
-  const picked = await vscode.window.showQuickPick(
-    [...known.map((t) => ({ label: `$(${volumeCodicon(t)}) ${volumeLabel(t)}`, description: t.personal ? t.volume : undefined, volume: t.volume as string | undefined })), other],
-    { title: 'Sync Folder to Volume: which volume?', placeHolder: 'The volume that will mirror the folder', ignoreFocusOut: true },
-  );
-  if (!picked) return undefined;
-  if (picked.volume) return picked.volume;
-  const typed = await vscode.window.showInputBox({
-    title: 'Volume name',
-    prompt: 'A new volume is created by the first upload.',
+async function pickSyncVolume(known: VolumeTarget[]): Promise<string | undefined> {
+  const picked = await pickVolume(known, {
+    title: 'Sync Folder to Volume: which volume?',
+    placeholder: 'The volume that will mirror the folder',
+    newVolume: { label: 'Another volume…', icon: 'edit', title: 'Volume name', prompt: 'A new volume is created by the first upload.' },
     ignoreFocusOut: true,
-    validateInput: (value) => volumeNameProblem(value),
   });
-  return typed?.trim() || undefined;
+  return picked?.volume;
 }
