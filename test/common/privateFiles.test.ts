@@ -117,7 +117,10 @@ describe('folder uploads and sync skip credentials and private folders whatever 
       writeFileSync(join(root, 'docs', 'id_rsa'), 'key\n');
       writeFileSync(join(root, 'docs', '.git', 'config'), '[core]\n');
       const walked = await expandSelection([join(root, 'docs')], { excludeGlobs: [], maxFileSizeBytes: 0, workspaceRoots: [root] });
-      assert.deepEqual(walked.files.map((f) => f.displayPath), ['docs/guide.md']);
+      assert.deepEqual(
+        walked.files.map((f) => f.displayPath),
+        ['docs/guide.md'],
+      );
       const reasons = Object.fromEntries(walked.skipped.map((s) => [s.path.slice(root.length + 1), s.reason]));
       assert.match(reasons['docs/.env']!, /credential/);
       assert.match(reasons['docs/id_rsa']!, /SSH keys/);

@@ -74,7 +74,10 @@ describe('connection: switching to the local emulator and back', () => {
     assert.deepEqual(writes, ['previous kept', 'key=ksm-emulator-key', `baseUrl=${emulatorUrl}`]);
     await new KsmClient({ baseUrl: state.baseUrl, apiKey: async () => state.apiKey!, retry: { retries: 0 } }).listFiles({ volume: '{dev}', limit: 1 });
     assert.ok(keysSeen.length >= 2, 'the emulator address was called');
-    assert.ok(keysSeen.every((h) => !h.includes(PRODUCTION_KEY)), `the production key reached the emulator: ${keysSeen.join(', ')}`);
+    assert.ok(
+      keysSeen.every((h) => !h.includes(PRODUCTION_KEY)),
+      `the production key reached the emulator: ${keysSeen.join(', ')}`,
+    );
     assert.deepEqual(parsePreviousConnection(state.previous), { baseUrl: 'https://ksm.example.com', apiKey: PRODUCTION_KEY });
   });
 
@@ -86,7 +89,7 @@ describe('connection: switching to the local emulator and back', () => {
     assert.equal(keysSeen.length, 0);
   });
 
-  it('a second run keeps the user\'s own connection, not the emulator\'s; restore puts the address back first, then the key, and forgets it', async () => {
+  it("a second run keeps the user's own connection, not the emulator's; restore puts the address back first, then the key, and forgets it", async () => {
     const { store, state, writes } = storeWith({ baseUrl: 'https://ksm.example.com', apiKey: PRODUCTION_KEY });
     await switchToEmulator(store, { baseUrl: emulatorUrl, apiKey: EMULATOR_KEY }, async () => true);
     assert.equal(await switchToEmulator(store, { baseUrl: emulatorUrl, apiKey: EMULATOR_KEY }, async () => assert.fail('not asked again')), 'already');

@@ -34,7 +34,10 @@ const CREDENTIAL_NAMES: ReadonlyArray<{ test: (name: string) => boolean; what: s
   { test: (n) => /^\.env/i.test(n), what: "'.env*' files hold secrets" },
   { test: (n) => /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/i.test(n), what: 'key and certificate stores (*.pem, *.key, *.p12, *.pfx, *.jks, *.keystore, *.ppk) hold private keys' },
   { test: (n) => /^id_(rsa|ed25519|ecdsa|dsa)/i.test(n), what: "SSH keys ('id_rsa*', 'id_ed25519*', 'id_ecdsa*', 'id_dsa*')" },
-  { test: (n) => /^(\.npmrc|\.yarnrc\.yml|\.pypirc|\.netrc|_netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|credentials(\.json)?)$/i.test(n), what: 'a credentials file (registry, netrc, database or cloud tokens)' },
+  {
+    test: (n) => /^(\.npmrc|\.yarnrc\.yml|\.pypirc|\.netrc|_netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|credentials(\.json)?)$/i.test(n),
+    what: 'a credentials file (registry, netrc, database or cloud tokens)',
+  },
 ];
 
 /** Folders whose content is private whatever the file is called. */
@@ -94,9 +97,7 @@ export async function checkPrivateFile(given: string, rules: PrivateFileRules): 
 
 async function check(given: string, rules: PrivateFileRules): Promise<PrivateFileCheck> {
   if (rules.workspaceRoots.length === 0) return { ok: false, reason: 'no workspace folder is open: only files inside one can be sent' };
-  const roots = await Promise.all(
-    rules.workspaceRoots.map(async (r) => ({ lexical: resolve(r), real: await realpath(r).catch(() => resolve(r)) })),
-  );
+  const roots = await Promise.all(rules.workspaceRoots.map(async (r) => ({ lexical: resolve(r), real: await realpath(r).catch(() => resolve(r)) })));
   const candidates = isAbsolute(given) ? [resolve(given)] : roots.map((r) => resolve(r.lexical, given));
   let lexical: string | undefined;
   let real: string | undefined;
@@ -123,7 +124,10 @@ async function check(given: string, rules: PrivateFileRules): Promise<PrivateFil
     const reason = privateFolderReason(rel) ?? credentialNameReason(basename(rel));
     if (reason) return { ok: false, reason };
   }
-  for (const [setting, globs] of [['files.exclude', rules.filesExclude], ['ksm.upload.exclude', rules.uploadExclude]] as const) {
+  for (const [setting, globs] of [
+    ['files.exclude', rules.filesExclude],
+    ['ksm.upload.exclude', rules.uploadExclude],
+  ] as const) {
     const glob = globs.find((g) => picomatch(g, { dot: true })(lexicalRel) || picomatch(g, { dot: true })(realRel));
     if (glob) return { ok: false, reason: `is excluded by ${setting} ('${glob}')` };
   }

@@ -150,7 +150,10 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
       },
     );
     if (!picked?.length) return;
-    await approvePairings(state, picked.map((p) => p.pairing));
+    await approvePairings(
+      state,
+      picked.map((p) => p.pairing),
+    );
     services.log.info(`[sync] approved ${picked.length} pairing(s) from the workspace settings: ${picked.map((p) => `${p.pairing.folder} → ${p.pairing.volume}`).join(', ')}.`);
     runners.rebuild();
   });

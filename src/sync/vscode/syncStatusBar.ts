@@ -49,7 +49,10 @@ export class SyncStatusBar implements vscode.Disposable {
       if (notices.unapproved.length) {
         this.item.text = `$(workspace-untrusted) ${vscode.l10n.t('KSM: {0} pairing(s) from the repository', notices.unapproved.length)}`;
         this.item.command = COMMAND.syncReviewPairings;
-        this.show(`**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to review them; nothing syncs until you approve.')}`, `KSM sync. ${extra.join('. ')}`);
+        this.show(
+          `**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to review them; nothing syncs until you approve.')}`,
+          `KSM sync. ${extra.join('. ')}`,
+        );
       } else if (notices.refused.length) {
         this.item.text = `$(error) ${vscode.l10n.t('KSM: sync refused')}`;
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');

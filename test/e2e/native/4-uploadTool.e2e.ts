@@ -41,11 +41,20 @@ describe('VS Code Chat 4: the upload tool confirms with full paths and the exact
     assert.ok(text.includes(personal()), `and the exact volume name: ${text}`);
     await workbench.screenshot('native-4-tool-confirmation');
     assert.ok(!(await storedNames()).includes('tool-upload.md'), 'nothing is sent before the user allows it');
-    const allow = chat.session().locator('.monaco-button').filter({ hasText: /^(Allow|Continue)/ }).and(chat.page.locator(':visible')).first();
+    const allow = chat
+      .session()
+      .locator('.monaco-button')
+      .filter({ hasText: /^(Allow|Continue)/ })
+      .and(chat.page.locator(':visible'))
+      .first();
     await allow.click();
     await chat.waitUntilIdle(90_000);
     assert.match(await chat.responseText(), /Uploaded 1 file\(s\) to My files/);
-    await eventually(async () => (await storedNames()).includes('tool-upload.md'), async () => `My files holds ${JSON.stringify(await storedNames())}`, 30_000);
+    await eventually(
+      async () => (await storedNames()).includes('tool-upload.md'),
+      async () => `My files holds ${JSON.stringify(await storedNames())}`,
+      30_000,
+    );
   });
 
   it('refuses a .env without asking, and tells the model which file and why', async () => {

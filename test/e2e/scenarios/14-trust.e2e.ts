@@ -32,8 +32,18 @@ describe('Scenario 14: an untrusted workspace with hostile settings syncs nothin
   const statusItem = () => workbench.page.locator('.statusbar-item').filter({ hasText: /KSM: / });
   const waitForStatus = (text: RegExp) =>
     eventually(
-      async () => text.test((await statusItem().first().textContent({ timeout: 1000 }).catch(() => '')) ?? ''),
-      async () => `the status bar never showed ${text}; it shows "${await statusItem().first().textContent().catch(() => '(none)')}"`,
+      async () =>
+        text.test(
+          (await statusItem()
+            .first()
+            .textContent({ timeout: 1000 })
+            .catch(() => '')) ?? '',
+        ),
+      async () =>
+        `the status bar never showed ${text}; it shows "${await statusItem()
+          .first()
+          .textContent()
+          .catch(() => '(none)')}"`,
       60_000,
     );
   const hostileFiles = async () => ((await run.emulator.listFiles(HOSTILE_VOLUME).catch(() => [])) as unknown[]).length;
@@ -106,7 +116,7 @@ describe('Scenario 14: an untrusted workspace with hostile settings syncs nothin
     await context?.close().catch(() => undefined);
   });
 
-  it('in Restricted Mode: browses with the user\'s settings only, syncs nothing and says that sync waits for trust', async () => {
+  it("in Restricted Mode: browses with the user's settings only, syncs nothing and says that sync waits for trust", async () => {
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
     await workbench.openKsmSideBar();
     await waitForStatus(/KSM: sync waits for trust/);
@@ -125,7 +135,10 @@ describe('Scenario 14: an untrusted workspace with hostile settings syncs nothin
   it('after trust: the pairing is shown as from the repository, and once approved it is refused because its folder leads outside', async () => {
     await workbench.page.keyboard.press('Escape');
     await workbench.runCommand('Workspaces: Manage Workspace Trust');
-    const trust = workbench.page.locator('.workspace-trust-editor .monaco-button').filter({ hasText: /^Trust( Folder)?$/ }).first();
+    const trust = workbench.page
+      .locator('.workspace-trust-editor .monaco-button')
+      .filter({ hasText: /^Trust( Folder)?$/ })
+      .first();
     await trust.waitFor({ timeout: 30_000 });
     await trust.click();
     await waitForStatus(/KSM: 1 pairing\(s\) from the repository/);
