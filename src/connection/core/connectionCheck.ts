@@ -10,7 +10,8 @@ import type { KsmService } from '../../api/service';
 import type { ShapeObservation, ShapeObserver } from '../../api/shapes';
 import { diagnose, fixFor, type FixContext, type Problem } from './fixes';
 
-export type StepId = 'address' | 'reach' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'agent';
+/** `api`: added only when the address answers but not as the KSM API (or the service fails), so the key is not blamed. */
+export type StepId = 'address' | 'reach' | 'api' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'agent';
 export type StepStatus = 'passed' | 'failed' | 'warning' | 'skipped';
 
 export interface StepResult {
@@ -66,6 +67,8 @@ export interface ConnectionReport {
   steps: StepResult[];
   shapes: ShapeObservation[];
 }
+
+export const API_STEP_TITLE = 'The address answers as the KSM API';
 
 /** How many configured named volumes are listed (each with limit 1). */
 const MAX_NAMED_VOLUMES = 5;
@@ -150,6 +153,14 @@ export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionRep
   // comes from the API after authentication; any other 404 is the address's.
   const volumeNotFound = (error: unknown) => isKsmError(error) && error.kind === 'not-found' && (error.param === 'volume' || /volume/i.test(error.message.replace(/^Listing files of volume '[^']*'/, '')));
   if (listingError && (!isKsmError(listingError) || !['permission', 'not-found', 'invalid-request'].includes(listingError.kind) || (listingError.kind === 'not-found' && !volumeNotFound(listingError)))) {
+    const problem = diagnose(listingError, 'key', fixContext).problem;
+    if (!keyRefused && problem !== 'key' && problem !== 'no-key' && problem !== 'user-id') {
+      // The key was never judged: the address answers, but not as the KSM API (or the
+      // service failed). The first failing step is that one, not "API key accepted".
+      failed('api', API_STEP_TITLE, listingError, 'key', listing.ms);
+      skipRest(later.slice(1), 'the address did not answer as the KSM API');
+      return report;
+    }
     failed('key', later[1][1], listingError, 'key', listing.ms);
     skipRest(later.slice(2), keyRefused ? 'the API key was not accepted' : 'the service did not answer the listing');
     return report;
@@ -185,7 +196,7 @@ export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionRep
         worst ??= { id: 'volumes', title: later[3][1], status: 'failed', detail: '', problem: diagnosis.problem, fix: diagnosis.fix };
       }
     }
-    add({ ...(worst ?? { id: 'volumes', title: later[3][1], status: 'passed' }), ms: total, detail: `${notes.join('; ')}.` });
+    add({ ...(worst ?? { id: 'volumes', title: later[3][1], status: 'passed' }), ms: total, detail: asSentence(notes.map((note) => note.replace(/\.$/, '')).join('; ')) });
   }
 
   // 6. One streamed token of the default model: time to the first chunk.
@@ -264,6 +275,12 @@ function networkPath(network: NetworkSummary, url: string): string {
 
 function isLocal(hostname: string): boolean {
   return /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/i.test(hostname);
+}
+
+/** Ends text with one full stop, unless it already ends a sentence ("…", "?", "!"): never "..". */
+export function asSentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 function firstLine(error: unknown): string {
