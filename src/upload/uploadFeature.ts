@@ -16,6 +16,8 @@ import { ReplacementTracker, type PendingReplacement } from './core/pendingRepla
 import { runUpload, type UploadSummary } from './core/uploadRun';
 import { formatBytes } from '../common/core/byteSize';
 import { COMMAND } from '../common/core/contributionIds';
+import { WORKSPACE_STATE_KEY } from '../common/core/storageKeys';
+import { sha256OfFile, UploadedContents, type UploadedContent } from './core/uploadedContents';
 import { withAbortSignal } from '../common/vscode/cancellation';
 
 /** Answers given up front instead of asking (each one left out is asked as usual). */
@@ -36,6 +38,18 @@ const PENDING_REPLACEMENTS_KEY = 'ksm.upload.pendingReplacements';
 const RESUME_DELAY_MS = 10_000;
 
 const trackers = new WeakMap<ExtensionServices, ReplacementTracker>();
+const contents = new WeakMap<ExtensionServices, UploadedContents>();
+
+/** What this workspace uploaded, by content (read from workspaceState on first use). */
+function uploadedContents(services: ExtensionServices): UploadedContents {
+  let known = contents.get(services);
+  if (!known) {
+    const state = services.context.workspaceState;
+    known = new UploadedContents(state.get(WORKSPACE_STATE_KEY.uploadedContents), (entries) => void state.update(WORKSPACE_STATE_KEY.uploadedContents, entries));
+    contents.set(services, known);
+  }
+  return known;
+}
 
 /** The one tracker of pending replacements per extension instance (created on first use). */
 function replacementTracker(services: ExtensionServices, volumes: VolumesFeature): ReplacementTracker {
@@ -147,7 +161,15 @@ export async function uploadToVolume(
       } catch (error) {
         if (!(error instanceof NotFoundError)) throw error; // D6: a new volume has no names yet
       }
-      const plan = await planUploads(expansion.files, existing, decide);
+      const known = uploadedContents(services);
+      const plan = await planUploads(expansion.files, existing, decide, async (file, clash) => {
+        if (!known.knowsAny(volume, clash)) return false;
+        try {
+          return known.identical(volume, clash, await sha256OfFile(file.path, signal)) !== undefined;
+        } catch {
+          return false; // unreadable now: the upload reports it
+        }
+      });
       for (const skip of plan.skipped) services.log.info(`[upload] skipped ${skip.path}: ${skip.reason}`);
       plan.skipped.unshift(...expansion.skipped);
       const totalBytes = plan.uploads.reduce((sum, u) => sum + u.size, 0);
@@ -172,6 +194,7 @@ export async function uploadToVolume(
   );
 
   const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));
+  await rememberContents(services, volume, summary);
   // After a cancel a batch in flight may have been stored.
   if (summary.wasCancelled) volumes.refreshVolume(volume);
   volumes.watchUploaded(volume, uploaded, doChunking);
@@ -193,6 +216,21 @@ export async function uploadToVolume(
     );
   }
   return summary;
+}
+
+/** Remembers what each uploaded file held, so an identical re-upload is skipped without a question. */
+async function rememberContents(services: ExtensionServices, volume: string, summary: UploadSummary): Promise<void> {
+  const entries: UploadedContent[] = [];
+  for (const result of summary.results) {
+    if (result.outcome !== 'uploaded') continue;
+    try {
+      const sha256 = await sha256OfFile(result.path);
+      entries.push({ uuid: result.info.uuid, volume, sha256, size: result.info.filesize });
+    } catch (error) {
+      services.log.debug(`[upload] could not read ${result.path} again to remember it: ${String(error)}`);
+    }
+  }
+  uploadedContents(services).remember(entries);
 }
 
 async function pickFiles(): Promise<vscode.Uri[] | undefined> {

@@ -24,5 +24,7 @@ export const GLOBAL_STATE_KEY = {
 export const WORKSPACE_STATE_KEY = {
   /** The Volumes view's file order (FileSortOrder). */
   fileSortOrder: 'ksm.volumes.sort',
+  /** What this workspace uploaded, by content (upload/core/uploadedContents.ts). */
+  uploadedContents: 'ksm.upload.uploadedContents',
 } as const;
 
