@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { COMMAND } from '../../common/core/contributionIds';
 import type { PairingRunner } from './syncRunner';
 import { shownVolume } from '../../common/vscode/settings';
+import { describeSyncState, syncStatusText } from './syncStatusText';
 
 export class SyncStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('ksm.sync.status', vscode.StatusBarAlignment.Left, 50);
@@ -18,23 +19,10 @@ export class SyncStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const states = runners.map((r) => r.state);
-    const errors = runners.filter((r) => r.state.kind === 'error');
-    const pending = states.reduce((sum, s) => sum + (s.kind === 'pending' ? s.count : 0), 0);
-    const lines = runners.map((r) => `${r.label} → ${shownVolume(r.pairing.volume)}: ${describe(r)}`);
-    this.item.backgroundColor = undefined;
-    if (states.some((s) => s.kind === 'syncing')) {
-      this.item.text = '$(sync~spin) KSM: syncing';
-    } else if (errors.length) {
-      this.item.text = '$(error) KSM: sync error';
-      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-    } else if (pending) {
-      this.item.text = `$(cloud-upload) KSM: ${pending} pending`;
-    } else if (states.every((s) => s.kind === 'inSync')) {
-      this.item.text = '$(check) KSM: in sync';
-    } else {
-      this.item.text = '$(sync) KSM: sync';
-    }
+    const lines = runners.map((r) => `${r.label} → ${shownVolume(r.pairing.volume)}: ${describeSyncState(r.state)}`);
+    const status = syncStatusText(runners.map((r) => r.state));
+    this.item.text = status.text;
+    this.item.backgroundColor = status.error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.item.tooltip = new vscode.MarkdownString(`**KSM folder sync**\n\n${lines.map((l) => `- ${escape(l)}`).join('\n')}\n\nClick to preview and sync.`);
     this.item.accessibilityInformation = { label: `KSM sync. ${lines.join('. ')}`, role: 'button' };
     this.item.show();
@@ -42,22 +30,6 @@ export class SyncStatusBar implements vscode.Disposable {
 
   dispose(): void {
     this.item.dispose();
-  }
-}
-
-function describe(runner: PairingRunner): string {
-  const s = runner.state;
-  switch (s.kind) {
-    case 'idle':
-      return 'not synced in this window yet';
-    case 'inSync':
-      return 'in sync';
-    case 'pending':
-      return `${s.count} pending`;
-    case 'syncing':
-      return 'syncing…';
-    case 'error':
-      return `error: ${s.message}`;
   }
 }
 
