@@ -4,7 +4,7 @@
 // used. The whole text passes redactSecrets with the key last, whatever a server echoed.
 import { redactSecrets } from '../../api/errors';
 import { COMMAND, type CommandId } from '../../common/core/contributionIds';
-import { asSentence, type ConnectionReport, type StepResult } from './connectionCheck';
+import { asSentence, type ConnectionReport, type StepResult } from './checkRun';
 import type { Problem } from './fixes';
 
 // Plain words, not emoji: the report is pasted into mail and tickets, and fonts vary.

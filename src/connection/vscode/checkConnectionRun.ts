@@ -6,7 +6,8 @@ import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
 import { probeAddress } from '../../api/probe';
 import { redactorFor } from '../../api/redact';
-import { runConnectionCheck, type NetworkSummary } from '../core/connectionCheck';
+import type { NetworkSummary } from '../core/checkRun';
+import { runConnectionCheck } from '../core/connectionCheck';
 import { firstFailure, fixActions, renderReport, verdict, type FixAction } from '../core/report';
 
 /**
@@ -65,7 +66,7 @@ export async function checkConnection(
       token.onCancellationRequested(() => abort.abort());
       return runConnectionCheck({
         target: {
-          baseUrl: vscode.workspace.getConfiguration('ksm').get<string>('baseUrl', '').trim(),
+          baseUrl: settings.baseUrl(),
           userId: settings.userId(),
           volumes: settings.volumes(),
           model: settings.defaultModel(),
