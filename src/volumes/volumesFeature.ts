@@ -103,7 +103,7 @@ export function createVolumesTree(services: ExtensionServices): VolumesTreeProvi
 }
 
 /** What other features call: over the tree, the view that reveals files, and the remembered processing modes. */
-export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.TreeView<VolumesNode>, 'reveal'>, modes: () => ProcessingModes): VolumesFeature {
+export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.TreeView<VolumesNode>, 'reveal'> & { readonly visible?: boolean }, modes: () => ProcessingModes): VolumesFeature {
   return {
     addVolumeToView,
     refreshVolume: (volume) => {

@@ -156,6 +156,8 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
     // The notification offers the fix itself, not only Copy Report.
     const notification = workbench.page.locator('.notification-list-item').filter({ hasText: 'First failing step: Reach the service' }).last();
     await notification.waitFor({ timeout: 15_000 });
+    // The buttons are drawn just after the text.
+    await notification.locator('.monaco-button', { hasText: 'Open Settings' }).waitFor({ timeout: 10_000 });
     assert.equal(await notification.locator('.monaco-button', { hasText: 'Open Settings' }).count(), 1, 'the result offers Open Settings');
     assert.doesNotMatch((await notification.innerText()).replace(/\.\.\./g, ''), /\.\./, 'no ".." in the notification');
     await workbench.screenshot('check-connection-wrong-base-url');
