@@ -3,7 +3,8 @@
 // ksm.volumes.list (limit 1 each). Nothing is written.
 import { isKsmError } from '../../api/errors';
 import { asSentence, type CheckStep, type StepResult } from './checkRun';
-import { diagnose, fixFor } from './fixes';
+import { fixFor } from '../../common/core/errorFixes';
+import { diagnose } from './fixes';
 
 export const API_STEP_TITLE = 'The address answers as the KSM API';
 

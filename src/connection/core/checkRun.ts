@@ -7,7 +7,8 @@ import type { KsmService } from '../../api/service';
 import type { ShapeObservation, ShapeObserver } from '../../api/shapes';
 import type { FileListPage } from '../../api/types';
 import { personalVolumeName } from '../../common/core/volumeTargets';
-import { diagnose, type FixContext, type Problem } from './fixes';
+import type { FixContext, Problem } from '../../common/core/errorFixes';
+import { diagnose } from './fixes';
 
 /** `api`: added only when the address answers but not as the KSM API (or the service fails), so the key is not blamed. */
 export type StepId = 'address' | 'reach' | 'api' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'agent';

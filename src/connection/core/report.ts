@@ -5,7 +5,7 @@
 import { redactSecrets } from '../../api/errors';
 import { COMMAND, type CommandId } from '../../common/core/contributionIds';
 import { asSentence, type ConnectionReport, type StepResult } from './checkRun';
-import type { Problem } from './fixes';
+import type { Problem } from '../../common/core/errorFixes';
 
 // Plain words, not emoji: the report is pasted into mail and tickets, and fonts vary.
 const MARK: Record<StepResult['status'], string> = { passed: 'passed', failed: '**FAILED**', warning: 'warning', skipped: 'skipped' };
