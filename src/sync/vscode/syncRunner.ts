@@ -17,13 +17,10 @@ import { eventFilter, WatchBatcher } from '../core/watchBatcher';
 import { confirmDeletions, showPreview } from './syncPreview';
 import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
 import type { DoChunking } from '../../api/types';
+import type { SyncState } from './syncStatusText';
+import { stat } from 'node:fs/promises';
 
-export type SyncState =
-  | { kind: 'idle' }
-  | { kind: 'inSync' }
-  | { kind: 'pending'; count: number }
-  | { kind: 'syncing' }
-  | { kind: 'error'; message: string };
+export type { SyncState } from './syncStatusText';
 
 export interface SyncRunOptions {
   /** From a watcher: no preview pops up by itself; a plan that needs one waits for the user. */
@@ -49,6 +46,13 @@ export class PairingRunner implements vscode.Disposable {
   ) {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
     this.startWatching();
+    // After a reload: say when this folder was last synced (its manifest's time), not a bare "sync".
+    void stat(this.store().location).then(
+      (info) => {
+        if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
+      },
+      () => undefined,
+    );
   }
 
   get state(): SyncState {
@@ -158,11 +162,14 @@ export class PairingRunner implements vscode.Disposable {
           });
           return undefined;
         }
+        // While the preview waits for Apply nothing is being synced: the status bar says "review".
+        this.setState({ kind: 'review', count: c.upload + c.replace + c.delete });
         if ((await showPreview(plan, this.label)) !== 'apply' || !(await confirmDeletions(plan, settings.syncDeleteGuardShare()))) {
-          this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
+          this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' || before.kind === 'review' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
           return undefined;
         }
       }
+      if (needsPreview) this.setState({ kind: 'syncing' });
       const embedding = settings.embeddingModel();
       if (plan.uploads.length && !embedding) {
         throw new Error("No embedding model is set: set 'ksm.upload.embeddingModel' (the uploads' model) in Settings.");
