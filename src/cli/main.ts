@@ -146,6 +146,7 @@ export function buildProgram(): Command {
     .option('--port <n>', 'port for --http (0 = any free port)', integer(0, 65_535), 8765)
     .option('--volume <name>', 'named volume the tools may read (repeatable); the personal one comes from KSM_USER_ID', collect, [])
     .option('--model <id>', 'chat model the agent uses for search and ask (default: KSM_MODEL)')
+    .option('--allow-upload <folder>', 'offer the upload tool, for files inside <folder> only (private files refused; KSM_EMBEDDING_MODEL required)')
     .addHelpText('after', '\nExamples:\n  claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=me -- npx ksm mcp --volume team-docs\n  KSM_MCP_TOKEN=$(openssl rand -hex 16) ksm mcp --http --port 8765 --volume team-docs')
     .action(async (flags: McpFlags) => {
       process.exitCode = await mcpCommand(flags);

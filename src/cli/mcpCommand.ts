@@ -2,6 +2,8 @@
 // read once, when the first tool runs: a server started without KSM_BASE_URL or
 // KSM_API_KEY still starts and lists its tools, and every call answers with the sentence
 // that says what to set (an agent shows it; a crash would only show "server exited").
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { volumeNameProblem } from '../common/core/volumeTargets';
 import { createKsmMcpServer, type KsmMcpDeps } from '../mcp/server';
 import { serveHttp, serveStdio } from '../mcp/transports';
@@ -10,6 +12,8 @@ import { describeError, environmentFrom, EXIT, type CliEnvironment } from './env
 
 export interface McpFlags {
   http?: boolean;
+  /** The one folder the `upload` tool may read from; without it there is no upload tool. */
+  allowUpload?: string;
   port: number;
   volume: string[];
   model?: string;
@@ -28,9 +32,21 @@ export function mcpDeps(flags: McpFlags, env: NodeJS.ProcessEnv = process.env): 
     const problem = volumeNameProblem(volume);
     if (problem) throw new RetrievalError(`--volume ${JSON.stringify(volume)}: ${problem}`);
   }
+  let upload: KsmMcpDeps['upload'];
+  if (flags.allowUpload !== undefined) {
+    let folder: string;
+    try {
+      folder = realpathSync(resolve(flags.allowUpload));
+    } catch {
+      throw new RetrievalError(`--allow-upload ${JSON.stringify(flags.allowUpload)}: no such folder.`);
+    }
+    if (!statSync(folder).isDirectory()) throw new RetrievalError(`--allow-upload ${JSON.stringify(flags.allowUpload)}: not a folder.`);
+    upload = { folder, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '', doChunking: 1, maxFileBytes: 100 * 1024 * 1024 };
+  }
   let environment: CliEnvironment | undefined;
   const retrieval = new Retrieval();
   return {
+    upload,
     retrieval,
     version: process.env.KSM_CLI_VERSION ?? 'dev',
     log,

@@ -20,6 +20,7 @@ import {
   type Retrieval,
   type RetrievalScope,
 } from '../volumes/core/retrieval';
+import { uploadFromFolder, type FolderUploadOptions } from './upload';
 
 export const MCP_TOOL_NAMES = ['search', 'fetch', 'list_files', 'ask'] as const;
 
@@ -37,6 +38,8 @@ export interface KsmMcpDeps {
   /** One line to stderr. */
   log(line: string): void;
   version: string;
+  /** `--allow-upload <folder>`: the `upload` tool exists only with this. */
+  upload?: FolderUploadOptions;
 }
 
 const passageOut = {
@@ -224,6 +227,40 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
         };
       }),
   );
+
+  const upload = deps.upload;
+  if (upload) {
+    server.registerTool(
+      'upload',
+      {
+        title: 'Upload files to a KSM volume',
+        description: `Uploads files from ${upload.folder} (paths relative to it, or absolute inside it; nothing else) to a KSM volume, so search finds them once processed. Private files are refused with the reason: .env*, keys and certificates, files in .git/ or .ssh/, .gitignored files, symbolic links leading out.`,
+        inputSchema: {
+          paths: z.array(z.string()).describe(`Files inside ${upload.folder} (at most 20).`),
+          volume: z.string().optional().describe(`The volume to upload to. Default: '${PERSONAL_VOLUME_LABEL}'.`),
+        },
+        outputSchema: {
+          volume: z.string(),
+          uploaded: z.array(z.object({ id: z.string(), name: z.string(), status: z.string() })),
+          refused: z.array(z.object({ path: z.string(), reason: z.string() })),
+          failed: z.array(z.object({ name: z.string(), reason: z.string() })),
+        },
+        annotations: { title: 'Upload files to a KSM volume', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      },
+      (args, extra) =>
+        run('upload', extra, async (scope) => {
+          const result = await uploadFromFolder(args, upload, scope);
+          return {
+            structured: {
+              volume: volumeLabel(result.volume),
+              uploaded: result.uploaded.map((f) => ({ id: f.uuid, name: f.filename, status: f.status })),
+              refused: result.refused,
+              failed: result.failed,
+            },
+          };
+        }),
+    );
+  }
 
   return server;
 }
