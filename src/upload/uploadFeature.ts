@@ -107,7 +107,6 @@ export async function uploadToVolume(
         excludeGlobs: [...filesExcludeGlobs(), ...settings.uploadExclude()],
         maxFileSizeBytes: settings.maxFileSizeBytes(),
         workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
-        skipGitignoreFiles: true,
       },
     ),
   );

@@ -1,10 +1,12 @@
-// Turns what the user selected (files and folders) into the list of files to upload, each
-// with a reason when skipped: `.gitignore` (the `ignore` library, nested files honoured),
+// What a folder contributes, one definition for uploads (editor and `ksm upload`) and folder
+// sync (editor and `ksm sync`): the files under it, each with a reason when skipped: `.gitignore` (the `ignore` library, nested files honoured),
 // exclude globs (`files.exclude` + `ksm.upload.exclude`, via picomatch), the size limit,
 // and files no filter can read. A file reached twice (selected and inside a selected
 // folder) is listed once. Each file also gets the name it is stored under in a volume
 // (`volumeName`, D24): a folder's files keep their path below the selected folder, with
 // `/` spelled `__` (the service strips directories, D7), exactly as folder sync names them.
+// `.gitignore` files met inside a folder are applied, never uploaded (a `.gitignore` picked
+// by name is). Symbolic links are never followed: each is listed as skipped with the reason.
 // No `vscode` import.
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -18,16 +20,12 @@ export interface ExpansionOptions {
   excludeGlobs: string[];
   /** 0 = no limit. */
   maxFileSizeBytes: number;
+  /** When set, a file met inside a selected folder is taken only if its path (relative to the exclude anchor) matches one of these globs. */
+  includeGlobs?: string[];
   /** Workspace folders: `.gitignore` files from a folder down to the selection apply, as in git. */
   workspaceRoots: string[];
   /** Honour `.gitignore` files (default true). */
   useGitignore?: boolean;
-  /**
-   * Leave the `.gitignore` files met inside a selected folder out (they are git's rules, not
-   * content to search); a `.gitignore` picked by name is still uploaded. Uploads set it;
-   * folder sync keeps mirroring them as before.
-   */
-  skipGitignoreFiles?: boolean;
   signal?: AbortSignal;
   /**
    * True when the caller already knows this file (same size and mtime) passed the
@@ -71,6 +69,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const skipped: SkippedFile[] = [];
   const seen = new Set<string>();
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
+  const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
 
   const consider = async (path: string, size: number, mtimeMs: number, anchor: string, explicit: boolean, volumeName: string) => {
     // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath then.
@@ -79,6 +78,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     seen.add(real);
     const displayPath = toPosix(relative(anchor, path)) || basename(path);
     if (!explicit && isExcluded(displayPath)) return skipped.push({ path, reason: 'matches an exclude pattern' });
+    if (!explicit && !isIncluded(displayPath)) return skipped.push({ path, reason: 'matches no include pattern' });
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
       return skipped.push({ path, reason: `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)` });
     }
@@ -100,8 +100,15 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     for (const entry of entries) {
       const path = join(dir, entry.name);
       const isDir = entry.isDirectory();
-      if (!isDir && !entry.isFile()) continue; // sockets, fifos, broken links
-      if (!isDir && entry.name === '.gitignore' && options.skipGitignoreFiles) {
+      if (entry.isSymbolicLink()) {
+        skipped.push({ path, reason: 'symbolic link: not followed (links are never followed out of the folder)' });
+        continue;
+      }
+      if (!isDir && !entry.isFile()) {
+        skipped.push({ path, reason: 'not a regular file' });
+        continue;
+      }
+      if (!isDir && entry.name === '.gitignore') {
         skipped.push({ path, reason: 'git ignore rules (.gitignore) are applied, not uploaded' });
         continue;
       }

@@ -33,17 +33,3 @@ export async function contentHash(
   stats.hashedBytes += file.size;
   return sha256OfFile(file.path, signal);
 }
-
-/** Runs `task` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
-}
