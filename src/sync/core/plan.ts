@@ -285,13 +285,13 @@ export function isInSync(plan: SyncPlan): boolean {
 }
 
 /**
- * Deletions that lower the volume's file count: every planned deletion except the older
- * copy of a file this run replaces (its new copy is stored before it goes). Older copies
- * left by earlier runs count, so a crafted manifest cannot slip deletions past the guard.
+ * Deletions that lower the volume's file count: every planned deletion (removed files,
+ * extra copies, older copies left by earlier runs: a crafted manifest cannot slip one past
+ * the guard). The older copies this run replaces (its own, or adopted same-name files) go
+ * only after their new copy is stored, so the count does not drop for them.
  */
 export function guardedDeletions(plan: SyncPlan): number {
-  const replacedThisRun = new Set(plan.uploads.flatMap((u) => (u.replaces ?? []).filter((r) => plan.base.files[u.rel]?.uuid === r.uuid).map((r) => r.uuid)));
-  return plan.deletes.filter((d) => !replacedThisRun.has(d.uuid)).length + plan.uploads.reduce((n, u) => n + (u.replaces ?? []).filter((r) => !replacedThisRun.has(r.uuid)).length, 0);
+  return plan.deletes.length;
 }
 
 /** Guarded deletions as a share of the volume. */
