@@ -11,6 +11,7 @@
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import pMap from 'p-map';
 import picomatch from 'picomatch';
 import { unreadableReason } from './readableFiles';
 import { formatBytes } from '../../common/core/byteSize';
@@ -71,20 +72,35 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
   const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
 
-  const consider = async (path: string, size: number, mtimeMs: number, anchor: string, explicit: boolean, volumeName: string) => {
-    // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath then.
-    const real = paths.length > 1 ? await realpath(path).catch(() => resolve(path)) : path;
-    if (seen.has(real)) return;
-    seen.add(real);
-    const displayPath = toPosix(relative(anchor, path)) || basename(path);
-    if (!explicit && isExcluded(displayPath)) return skipped.push({ path, reason: 'matches an exclude pattern' });
-    if (!explicit && !isIncluded(displayPath)) return skipped.push({ path, reason: 'matches no include pattern' });
+  /** The checks that decide whether a file is taken: undefined when taken, else the skip reason. */
+  const check = async (path: string, size: number, mtimeMs: number, displayPath: string, explicit: boolean): Promise<string | undefined> => {
+    if (!explicit && isExcluded(displayPath)) return 'matches an exclude pattern';
+    if (!explicit && !isIncluded(displayPath)) return 'matches no include pattern';
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
-      return skipped.push({ path, reason: `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)` });
+      return `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)`;
     }
-    const unreadable = options.knownReadable?.(path, size, mtimeMs) ? undefined : await unreadableReason(path);
-    if (unreadable) return skipped.push({ path, reason: unreadable });
-    files.push({ path, size, mtimeMs, displayPath, volumeName });
+    return options.knownReadable?.(path, size, mtimeMs) ? undefined : await unreadableReason(path);
+  };
+
+  /**
+   * Takes files in the order given. Their checks run together (bounded: the readable-files
+   * sniff opens each file, and 5,000 small files sniffed one after another cost more than
+   * uploading them); the results are applied in order, so the lists keep name order.
+   */
+  const considerAll = async (candidates: Array<{ path: string; size: number; mtimeMs: number; anchor: string; explicit: boolean; volumeName: string }>) => {
+    const fresh: Array<(typeof candidates)[number] & { displayPath: string }> = [];
+    for (const c of candidates) {
+      // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath then.
+      const real = paths.length > 1 ? await realpath(c.path).catch(() => resolve(c.path)) : c.path;
+      if (seen.has(real)) continue;
+      seen.add(real);
+      fresh.push({ ...c, displayPath: toPosix(relative(c.anchor, c.path)) || basename(c.path) });
+    }
+    const reasons = await pMap(fresh, (c) => check(c.path, c.size, c.mtimeMs, c.displayPath, c.explicit), { concurrency: 16, signal: options.signal });
+    fresh.forEach((c, i) => {
+      if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
+      else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: c.volumeName });
+    });
   };
 
   const walk = async (dir: string, anchor: string, scopes: IgnoreScope[], selected: string): Promise<void> => {
@@ -97,6 +113,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const stats = new Map(
       await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => [e.name, await stat(join(dir, e.name)).catch(() => undefined)] as const)),
     );
+    const candidates: Parameters<typeof considerAll>[0] = [];
     for (const entry of entries) {
       const path = join(dir, entry.name);
       const isDir = entry.isDirectory();
@@ -121,13 +138,16 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         skipped.push({ path, reason: isDir ? 'folder ignored by .gitignore' : 'ignored by .gitignore' });
         continue;
       }
-      if (isDir) await walk(path, anchor, here, selected);
-      else {
+      if (isDir) {
+        await considerAll(candidates.splice(0));
+        await walk(path, anchor, here, selected);
+      } else {
         const info = stats.get(entry.name);
         // else removed since the listing
-        if (info) await consider(path, info.size, info.mtimeMs, anchor, false, volumeNameFor(toPosix(relative(selected, path))));
+        if (info) candidates.push({ path, size: info.size, mtimeMs: info.mtimeMs, anchor, explicit: false, volumeName: volumeNameFor(toPosix(relative(selected, path))) });
       }
     }
+    await considerAll(candidates);
   };
 
   for (const selected of paths) {
@@ -145,7 +165,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       await walk(path, anchor, inherited, path);
     } else if (info.isFile()) {
       // A file the user picked by name is uploaded even if a glob would exclude it.
-      await consider(path, info.size, info.mtimeMs, anchor, true, basename(path));
+      await considerAll([{ path, size: info.size, mtimeMs: info.mtimeMs, anchor, explicit: true, volumeName: basename(path) }]);
     } else {
       skipped.push({ path, reason: 'not a regular file' });
     }

@@ -63,7 +63,7 @@ export interface ApplyOptions {
   concurrency?: number;
   /** Files per upload request (default 20, the service's batch limit). */
   batchFiles?: number;
-  /** The manifest is saved at most this often while uploading (default 3 s), and at the end. */
+  /** The manifest is saved at most this often while uploading (default 5 s), and at the end. */
   saveEveryMs?: number;
   /** Wait before the one retry of a batch that failed transiently (default 500 ms). */
   retryDelayMs?: number;
@@ -89,7 +89,7 @@ function isTransient(error: unknown): boolean {
 
 export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<SyncSummary> {
   const manifest: Manifest = structuredClone(plan.base);
-  const saver = throttledSaver(options.store, manifest, options.saveEveryMs ?? 3_000);
+  const saver = throttledSaver(options.store, manifest, options.saveEveryMs ?? 5_000);
   const results: SyncFileResult[] = [];
   const progress: SyncProgress = { done: 0, total: plan.uploads.length + plan.deletes.length };
   const report = (result: SyncFileResult) => {

@@ -3,10 +3,18 @@
 // cheap check `aws s3 sync` relies on; here it only saves work, the decision is by hash).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { ManifestEntry } from './manifest';
 
-export async function sha256OfFile(path: string, signal?: AbortSignal): Promise<string> {
+/** Below this, one readFile beats a stream (measured: the stream's set-up dominated 5,000 files of 1–4 KB). */
+const SMALL_FILE = 256 * 1024;
+
+export async function sha256OfFile(path: string, signal?: AbortSignal, size?: number): Promise<string> {
+  if (size !== undefined && size <= SMALL_FILE) {
+    signal?.throwIfAborted();
+    return createHash('sha256').update(await readFile(path)).digest('hex');
+  }
   const hash = createHash('sha256');
   await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), hash, { signal });
   return hash.digest('hex');
@@ -31,5 +39,5 @@ export async function contentHash(
   }
   stats.hashed++;
   stats.hashedBytes += file.size;
-  return sha256OfFile(file.path, signal);
+  return sha256OfFile(file.path, signal, file.size);
 }

@@ -178,7 +178,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
 
   const hashing: HashStats = { hashed: 0, hashedBytes: 0, skipped: 0 };
   const hashStarted = performance.now();
-  const hashes = await pMap(scan.files, (file) => contentHash(file, base.files[file.rel], hashing, signal), { concurrency: options.hashConcurrency ?? 4, signal });
+  const hashes = await pMap(scan.files, (file) => contentHash(file, base.files[file.rel], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
   timings.hashMs = performance.now() - hashStarted;
 
   const local = new Set(scan.files.map((f) => f.rel));
