@@ -16,7 +16,12 @@ export const DEFAULT_BATCH_LIMITS: UploadBatchLimits = { maxFiles: 20, maxBytes:
 /** Errors that would fail every later batch the same way: stop sending, fail the rest with it. */
 const CLOSED_MID_BODY = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET']);
 
-const FATAL_KINDS = new Set(['auth', 'permission', 'config', 'rate-limited']);
+const FATAL_KINDS = new Set(['auth', 'permission', 'config', 'rate-limited', 'not-found']);
+
+/** A refused key, a path that is not the API (404), or a refused embedding model or volume: every later batch would get the same answer. */
+function isFatal(error: KsmError): boolean {
+  return FATAL_KINDS.has(error.kind) || (error.kind === 'invalid-request' && (error.param === 'embedding' || error.param === 'volume'));
+}
 
 interface Sized {
   source: UploadSource;
@@ -82,7 +87,7 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
   for (let b = 0; b < batches.length; b++) {
     checkCancelled();
     const error = await sendBatch(transport, request.volume, fields, batches[b], progress, options, report);
-    if (error && FATAL_KINDS.has(error.kind)) {
+    if (error && isFatal(error)) {
       for (const later of batches.slice(b + 1)) for (const file of later) fail(file.source, error);
       break;
     }

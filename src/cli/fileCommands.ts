@@ -5,6 +5,7 @@ import type { DoChunking, FileInfo } from '../api/types';
 import { planUploads, type DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { expandSelection } from '../common/core/folderExpansion';
 import { runUpload } from '../upload/core/uploadRun';
+import { isConfigurationAnswer } from '../sync/core/apply';
 import { DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { ConfigurationError } from '../api/errors';
 import { ReplacementTracker, type PendingReplacement, type SettledReplacement } from '../upload/core/pendingReplacements';
@@ -98,10 +99,17 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   }
   const settled = summary.replacements.length && !summary.wasCancelled ? await finishReplacements(env, out, summary.replacements, flags.replaceWaitSeconds, signal) : [];
   const replaced = settled.filter((s) => s.outcome === 'replaced').length;
-  if (out.json) out.document({ ...summary, replacements: settled.map((s) => ({ uuid: s.pending.uuid, filename: s.pending.filename, replaces: s.pending.replaces, outcome: s.outcome, message: s.message })) });
+  if (out.json) out.document({ ...summary, results: summary.results.map((r) => ('error' in r ? { ...r, error: undefined } : r)), replacements: settled.map((s) => ({ uuid: s.pending.uuid, filename: s.pending.filename, replaces: s.pending.replaces, outcome: s.outcome, message: s.message })) });
   out.record({ summary: { uploaded: summary.uploaded, failed: summary.failed, skipped: summary.skipped, replaced } });
   out.notice(`${summary.uploaded} uploaded${summary.replacements.length ? ` (${replaced} replaced)` : ''}, ${summary.failed} failed, ${summary.skipped} skipped — ${shown(volume)}`);
   if (summary.wasCancelled) return EXIT.cancelled;
+  // Every file failed with one configuration-class answer (a refused model, key or path): exit 3, as sync does.
+  const failures = summary.results.filter((r) => r.outcome === 'failed');
+  const first = failures[0];
+  if (first && summary.uploaded === 0 && 'error' in first && isConfigurationAnswer(first.error)) {
+    process.stderr.write(`ksm upload: stopped: ${first.reason}\n`);
+    return EXIT.config;
+  }
   return summary.failed || settled.some((s) => s.outcome === 'delete-failed') ? EXIT.partial : EXIT.ok;
 }
 
