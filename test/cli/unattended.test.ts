@@ -171,4 +171,22 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     assert.ok(!ls.stdout.includes('\u001b'), 'no raw escape sequence');
     assert.match(ls.stdout, /evil\\x1b\[2Jname\\nforged line\.md/);
   });
+
+  it('--include, --exclude-from and --json-lines; a symlink is listed as skipped, never followed', async () => {
+    const folder = join(fx.workDir, 'filters');
+    const volume = freshVolume('cli-filters');
+    await writeTree(folder, { 'a.md': 'a', 'b.txt': 'b', 'drafts/c.md': 'c', 'notes/d.md': 'd' });
+    await writeTree(fx.workDir, { 'outside/secret.md': 'never uploaded' });
+    await symlink(join(fx.workDir, 'outside'), join(folder, 'linked'));
+    const excludes = join(fx.workDir, 'filters.exclude');
+    await writeFile(excludes, '# drafts are private\ndrafts/**\n');
+    const run = await ksm(['sync', folder, volume, '--include', '**/*.md', '--exclude-from', excludes, '--json-lines'], env);
+    assert.equal(run.code, 0, run.stderr);
+    const records = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(records.filter((r) => r.action === 'uploaded').map((r) => r.path).sort(), ['a.md', 'notes/d.md']);
+    assert.deepEqual(records.at(-1).summary.uploaded, 2);
+    assert.deepEqual(await names(volume), ['a.md', 'notes__d.md']);
+    const dry = await ksm(['sync', folder, volume, '--dry-run'], env);
+    assert.match(dry.stdout, /skip {4}.*linked: symbolic link: not followed/);
+  });
 });

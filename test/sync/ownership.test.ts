@@ -155,4 +155,18 @@ describe('sync ownership: the listing is the truth, the manifest a hint', functi
       fx.emulator.faults.clear();
     }
   });
+
+  it('a duplicate left by an earlier accident is reported; dedupe deletes the extra same-size copy of our own file only', async () => {
+    const { folder, volume, options, sync } = setup('dedupe');
+    await writeTree(folder, { 'a.md': 'aaaa', 'b.md': 'bbbb' });
+    await sync();
+    const extra = await writeTree(join(fx.workDir, 'dedupe-extra'), { 'a.md': 'AAAA', 'b.md': 'a different size' });
+    await fx.client.uploadFiles({ volume, embedding: EMBEDDING, files: extra.map((path) => ({ path })) });
+    const plan = await planSync(options());
+    assert.deepEqual(plan.duplicates.map((d) => [d.rel, d.sameSize]).sort(), [['a.md', true], ['b.md', false]]);
+    assert.deepEqual(plan.deletes, [], 'reported, not deleted, without dedupe');
+    const { summary } = await sync({ dedupe: true });
+    assert.equal(summary.deleted, 1);
+    assert.deepEqual(await names(volume), ['a.md', 'b.md', 'b.md']);
+  });
 });

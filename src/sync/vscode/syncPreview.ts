@@ -24,11 +24,11 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
     ? [
         {
           label: vscode.l10n.t('$(replace) Replace Them (Adopt)'),
-          description: vscode.l10n.t('{0} same-name file(s) in the volume are this folder\'s older copies: upload, then delete them', plan.conflicts.length),
+          description: vscode.l10n.t('they are older copies: replace {0}', plan.conflicts.length),
           action: 'adopt',
           alwaysShow: true,
         },
-        { label: vscode.l10n.t('$(files) Keep Them (Upload Alongside)'), description: vscode.l10n.t('upload this folder\'s files beside them and leave them alone'), action: 'keepOthers', alwaysShow: true },
+        { label: vscode.l10n.t('$(files) Keep Them (Upload Alongside)'), description: vscode.l10n.t('not ours: upload beside them'), action: 'keepOthers', alwaysShow: true },
         { label: '$(close) Cancel', description: 'change nothing', action: 'cancel', alwaysShow: true },
       ]
     : [
