@@ -1,4 +1,4 @@
-// The reference's ranges (service-api.md, contract D12), checked before `setParameters` is
+// The reference's ranges (docs/service-contract.md, D12), checked before `setParameters` is
 // posted so the user sees the problem next to the field instead of a 400 after sending.
 // The limits and their wording come from src/api/chatParameterLimits.ts, which the host and
 // the client check too, so the form never posts what the host would drop.

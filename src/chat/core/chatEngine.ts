@@ -25,6 +25,7 @@ import {
 import type { ConversationStore } from './conversationStore';
 import { buildAgentRequest, buildChatRequest, buildContinueRequest, type AskInThread } from './requestBuilder';
 import type { NewCodeContext } from './askAboutFile';
+import { errorMessage } from '../../api/errors';
 
 export type { AnswerOutcome } from './answerLauncher';
 export type { CitedFile, CitedPassage } from './conversationContext';
@@ -241,7 +242,7 @@ export class ChatEngine {
   async openConversation(id: string): Promise<boolean> {
     const conversation = this.running?.conversation.id === id ? this.running.conversation : await this.store.load(id);
     if (!conversation) {
-      this.engineHost.log.warn(`[chat] asked to open unknown conversation ${id}; dropped`);
+      this.engineHost.log.warn(`asked to open unknown conversation ${id}; dropped`);
       return false;
     }
     this.conversation = conversation;
@@ -399,7 +400,7 @@ export class ChatEngine {
       try {
         listener(event);
       } catch (error) {
-        this.engineHost.log.error(`[chat] an engine listener failed on "${event.type}": ${error instanceof Error ? error.message : String(error)}`);
+        this.engineHost.log.error(`an engine listener failed on "${event.type}": ${errorMessage(error)}`);
       }
     }
   }

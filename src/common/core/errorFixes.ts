@@ -4,7 +4,7 @@
 // missing key offered "Open Settings", and settings opened two different ways). The error's
 // own text already says what to do (src/api writes it so); this adds the button.
 // vscode-free: it names commands by their typed ids.
-import { isKsmError, NetworkError, NO_API_KEY_MESSAGE } from '../../api/errors';
+import { errorFirstLine, isKsmError, NetworkError, NO_API_KEY_MESSAGE } from '../../api/errors';
 import { COMMAND, type CommandId } from './contributionIds';
 
 export interface ErrorFix {
@@ -71,8 +71,7 @@ export function errorFix(error: unknown): ErrorFix | undefined {
  * caller passes text src/api already redacted.
  */
 export function messageWithFix(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const line = (text.split('\n')[0] ?? '').trim();
+  const line = errorFirstLine(error);
   const hint = errorFix(error)?.hint;
   return hint && !line.includes(hint) ? `${line} ${hint}` : line;
 }

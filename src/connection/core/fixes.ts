@@ -1,7 +1,7 @@
 // What went wrong in a Check Connection step, and what the user does about it: the one
 // table from failure to fix (wrong URL, proxy, certificate, key, model id, volume name…).
 import { codeOf } from '../../api/httpErrors';
-import { isKsmError } from '../../api/errors';
+import { errorFirstLine, errorMessage, isKsmError } from '../../api/errors';
 
 export type Problem =
   | 'address'
@@ -101,7 +101,7 @@ function causeText(error: unknown): string {
   const parts: string[] = [];
   let current = error instanceof Error ? error.cause : undefined;
   for (let depth = 0; current && depth < 5; depth++) {
-    parts.push(current instanceof Error ? current.message : String(current));
+    parts.push(errorMessage(current));
     current = current instanceof Error ? current.cause : undefined;
   }
   return parts.join(' ');
@@ -183,7 +183,6 @@ function problemOf(error: unknown, step: 'reach' | 'key' | 'volume' | 'model' | 
 }
 
 function firstSentence(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const line = text.split('\n')[0]?.trim() ?? '';
+  const line = errorFirstLine(error);
   return line.length > 300 ? `${line.slice(0, 297)}…` : line;
 }
