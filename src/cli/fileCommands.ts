@@ -56,6 +56,8 @@ export interface UploadFlags {
   exclude: string[];
   include: string[];
   maxFileSizeMb: number;
+  /** Upload requests in flight. */
+  concurrency: number;
   /** How long `replace` waits for the new copies to be processed before leaving the old ones (seconds). */
   replaceWaitSeconds: number;
 }
@@ -86,6 +88,7 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
       doChunking: flags.chunking,
       plan,
       signal,
+      concurrency: flags.concurrency,
       onProgress: (p) => bar.update(p.filesDone, p.filesTotal),
     });
   } finally {

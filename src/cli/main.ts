@@ -142,6 +142,7 @@ export function buildProgram(): Command {
         .choices(['skip', 'replace', 'keepBoth'])
         .default('skip'),
     )
+    .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
     .option('--replace-wait <seconds>', 'with replace: how long to wait for the new copies to be processed', integer(0, 86_400), 300)
     .option('--include <glob>', 'upload only files (inside folders) matching this glob (repeatable)', collect, [])
     .option('--exclude <glob>', 'exclude glob (repeatable)', collect, [])

@@ -33,6 +33,8 @@ export interface UploadRunOptions {
   plan: UploadPlan;
   signal?: AbortSignal;
   batch?: Partial<UploadBatchLimits>;
+  /** Upload requests in flight at once (default 1). */
+  concurrency?: number;
   /** Called at most once per `progressIntervalMs` (VS Code drops faster updates), and once at the end. */
   onProgress?: (progress: UploadProgress) => void;
   progressIntervalMs?: number;
@@ -52,6 +54,7 @@ export async function runUpload(options: UploadRunOptions): Promise<UploadSummar
         {
           signal: options.signal,
           batch: options.batch,
+          concurrency: options.concurrency,
           onProgress: report.call,
           onFileResult: (result) => {
             const planned = byPath.get(result.source.path);
