@@ -60,6 +60,8 @@ export interface Expansion {
   skipped: SkippedFile[];
 }
 
+const SNIFF = '\0sniff';
+
 interface IgnoreScope {
   base: string;
   rules: Ignore;
@@ -72,14 +74,14 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
   const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
 
-  /** The checks that decide whether a file is taken: undefined when taken, else the skip reason. */
-  const check = async (path: string, size: number, mtimeMs: number, displayPath: string, explicit: boolean): Promise<string | undefined> => {
+  /** The checks that need no disk read: the skip reason, 'sniff' when the readable-files rule must read the file, or undefined when taken. */
+  const precheck = (path: string, size: number, mtimeMs: number, displayPath: string, explicit: boolean): string | undefined => {
     if (!explicit && isExcluded(displayPath)) return 'matches an exclude pattern';
     if (!explicit && !isIncluded(displayPath)) return 'matches no include pattern';
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
       return `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)`;
     }
-    return options.knownReadable?.(path, size, mtimeMs) ? undefined : await unreadableReason(path);
+    return options.knownReadable?.(path, size, mtimeMs) ? undefined : SNIFF;
   };
 
   /**
@@ -96,7 +98,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       seen.add(real);
       fresh.push({ ...c, displayPath: toPosix(relative(c.anchor, c.path)) || basename(c.path) });
     }
-    const reasons = await pMap(fresh, (c) => check(c.path, c.size, c.mtimeMs, c.displayPath, c.explicit), { concurrency: 16, signal: options.signal });
+    const reasons = fresh.map((c) => precheck(c.path, c.size, c.mtimeMs, c.displayPath, c.explicit));
+    const sniffs = fresh.flatMap((_c, i) => (reasons[i] === SNIFF ? [i] : []));
+    const sniffed = await pMap(sniffs, (i) => unreadableReason(fresh[i].path), { concurrency: 16, signal: options.signal });
+    sniffs.forEach((index, k) => (reasons[index] = sniffed[k]));
     fresh.forEach((c, i) => {
       if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
       else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: c.volumeName });

@@ -269,14 +269,30 @@ export function needsOwnershipChoice(plan: SyncPlan): boolean {
   return plan.ownership === 'ask' && plan.conflicts.length > 0;
 }
 
+/**
+ * The whole listing: the first page says the total, the other pages are asked for 3 at a
+ * time (a 5,000-file volume is 5 pages; one after another they were most of a no-op sync).
+ * Deduplicated by uuid, in case the volume changed between pages.
+ */
 async function listVolume(service: KsmService, volume: string, signal?: AbortSignal): Promise<FileInfo[]> {
-  const files: FileInfo[] = [];
+  const limit = 1000;
   try {
-    for await (const file of service.listAllFiles(volume, { signal, pageSize: 1000 })) files.push(file);
+    const first = await service.listFiles({ volume, offset: 0, limit }, { signal });
+    const offsets: number[] = [];
+    for (let offset = first.files.length; first.files.length > 0 && offset < first.total; offset += limit) offsets.push(offset);
+    const pages = await pMap(offsets, (offset) => service.listFiles({ volume, offset, limit }, { signal }), { concurrency: 3 });
+    const byUuid = new Map<string, FileInfo>();
+    for (const file of [first, ...pages].flatMap((p) => p.files)) byUuid.set(file.uuid, file);
+    // A page shorter than asked (the volume shrank meanwhile) leaves no gap: what is missing is read in order.
+    const read = [first, ...pages].reduce((n, p) => n + p.files.length, 0);
+    if (read < first.total && pages.some((p) => p.files.length < limit)) {
+      for await (const file of service.listAllFiles(volume, { signal, pageSize: limit })) byUuid.set(file.uuid, file);
+    }
+    return [...byUuid.values()];
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error; // D6: a volume is created by its first upload
+    return [];
   }
-  return files;
 }
 
 /** Nothing to send and nothing to record. */
