@@ -147,7 +147,7 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     assert.equal(fx.emulator.stats.requests - before, 2, 'the listing and one upload request');
 
     const beforeUpload = fx.emulator.stats.requests;
-    const upload = await ksm(['upload', freshVolume('cli-model-up'), folder], { ...env, KSM_EMBEDDING_MODEL: 'no-such-model' });
+    const upload = await ksm(['upload', freshVolume('cli-model-up'), folder, '--concurrency', '1'], { ...env, KSM_EMBEDDING_MODEL: 'no-such-model' });
     assert.equal(upload.code, 3, upload.stderr);
     assert.equal(fx.emulator.stats.requests - beforeUpload, 2, 'ksm upload: the listing and one upload request');
   });
