@@ -2,7 +2,6 @@
 // every feature builds what it needs on first use, and every registration is disposed.
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './common/vscode/apiKey';
-import { registerAccountCommands } from './common/vscode/accountCommands';
 import { registerCommand } from './common/vscode/commands';
 import { LazyClient } from './common/core/lazyClient';
 import { Log } from './common/vscode/log';
@@ -30,7 +29,6 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   try {
-    registerAccountCommands(services);
     registerConnectionFeature(services);
     // Features reach each other through these late-bound closures, so the order of
     // registration does not matter and no feature imports another's internals.

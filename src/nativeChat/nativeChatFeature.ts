@@ -16,14 +16,14 @@ export interface NativeChatDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
 }
 
-/** Which parts the running VS Code supports (logged, and read by tests). */
-export interface NativeChatStatus {
+/** Which parts the running VS Code supports (logged). */
+interface NativeChatStatus {
   modelProvider: boolean;
   tools: boolean;
   participant: boolean;
 }
 
-export function registerNativeChatFeature(services: ExtensionServices, deps: NativeChatDeps): NativeChatStatus {
+export function registerNativeChatFeature(services: ExtensionServices, deps: NativeChatDeps): void {
   const { context, log } = services;
   const recent = new RecentUploads();
   const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false };
@@ -45,5 +45,4 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
     status.participant = true;
   }
   log.info(`[vscode-chat] model provider: ${status.modelProvider ? 'registered' : 'not available (VS Code < 1.104)'}, tools: ${status.tools ? 'registered' : 'not available'}, @ksm participant: ${status.participant ? 'registered' : 'not available'}.`);
-  return status;
 }

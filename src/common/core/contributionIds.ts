@@ -7,6 +7,7 @@ export const COMMAND = {
   setApiKey: 'ksm.setApiKey',
   clearApiKey: 'ksm.clearApiKey',
   useLocalEmulator: 'ksm.useLocalEmulator',
+  restorePreviousConnection: 'ksm.restorePreviousConnection',
   showLog: 'ksm.showLog',
   openSettings: 'ksm.openSettings',
   getStarted: 'ksm.getStarted',
@@ -38,6 +39,7 @@ export const COMMAND = {
   syncNow: 'ksm.sync.now',
   syncShowPreview: 'ksm.sync.showPreview',
   syncStop: 'ksm.sync.stop',
+  syncReviewPairings: 'ksm.sync.reviewPairings',
   vscodeChatManageModels: 'ksm.vscodeChat.manageModels',
   vscodeChatRevealCitation: 'ksm.vscodeChat.revealCitation',
 } as const;

@@ -1,7 +1,9 @@
 // What a folder contributes, one definition for uploads (editor and `ksm upload`) and folder
-// sync (editor and `ksm sync`): the files under it, each with a reason when skipped: `.gitignore` (the `ignore` library, nested files honoured),
-// exclude globs (`files.exclude` + `ksm.upload.exclude`, via picomatch), the size limit,
-// and files no filter can read. A file reached twice (selected and inside a selected
+// sync (editor and `ksm sync`): the files under it, each with a reason when skipped:
+// `.gitignore` (the `ignore` library, nested files honoured), exclude and include globs
+// (`files.exclude` + `ksm.upload.exclude`, via picomatch), credentials and private folders
+// (`.env*`, keys, `.git/`: privateFiles.ts, whatever the excludes say), the
+// size limit, and files no filter can read. A file reached twice (selected and inside a selected
 // folder) is listed once. Each file also gets the name it is stored under in a volume
 // (`volumeName`, D24): a folder's files keep their path below the selected folder, with
 // `/` spelled `__` (the service strips directories, D7), exactly as folder sync names them.
@@ -14,6 +16,7 @@ import ignore, { type Ignore } from 'ignore';
 import pMap from 'p-map';
 import picomatch from 'picomatch';
 import { unreadableReason } from './readableFiles';
+import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { formatBytes } from '../../common/core/byteSize';
 
 export interface ExpansionOptions {
@@ -77,6 +80,9 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   /** The checks that need no disk read: the skip reason, 'sniff' when the readable-files rule must read the file, or undefined when taken. */
   const precheck = (path: string, size: number, mtimeMs: number, displayPath: string, explicit: boolean): string | undefined => {
     if (!explicit && isExcluded(displayPath)) return 'matches an exclude pattern';
+    // Credentials never go with a folder, whatever the exclude settings say (privateFiles.ts).
+    const credential = explicit ? undefined : credentialNameReason(basename(path));
+    if (credential) return credential;
     if (!explicit && !isIncluded(displayPath)) return 'matches no include pattern';
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
       return `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)`;
@@ -139,6 +145,11 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         skipped.push({ path, reason: 'folder matches an exclude pattern' });
         continue;
       }
+      const privateFolder = isDir ? privateFolderNameReason(entry.name) : undefined;
+      if (privateFolder) {
+        skipped.push({ path, reason: `folder ${privateFolder}` });
+        continue;
+      }
       if (here.some((scope) => scope.rules.ignores(toPosix(relative(scope.base, path)) + (isDir ? '/' : '')))) {
         skipped.push({ path, reason: isDir ? 'folder ignored by .gitignore' : 'ignored by .gitignore' });
         continue;
@@ -186,6 +197,16 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
  */
 export function volumeNameFor(rel: string): string {
   return rel.split('/').join('__');
+}
+
+/**
+ * Whether the `.gitignore` files from `root` down to the file's own folder ignore `path` (a
+ * file inside the workspace folder `root`), as the walk above applies them. One reader of
+ * ignore rules for uploads, sync and the private-file rules (privateFiles.ts).
+ */
+export async function isGitignored(path: string, root: string): Promise<boolean> {
+  const scopes = await ancestorGitignores(resolve(root), resolve(path));
+  return scopes.some((scope) => scope.rules.ignores(toPosix(relative(scope.base, path))));
 }
 
 async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {

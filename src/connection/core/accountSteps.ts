@@ -3,7 +3,8 @@
 // ksm.volumes.list (limit 1 each). Nothing is written.
 import { isKsmError } from '../../api/errors';
 import type { CheckStep, StepResult } from './checkRun';
-import { diagnose, fixFor } from './fixes';
+import { fixFor } from '../../common/core/errorFixes';
+import { diagnose } from './fixes';
 
 /** How many configured named volumes are listed (each with limit 1). */
 const MAX_NAMED_VOLUMES = 5;

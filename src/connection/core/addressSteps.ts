@@ -3,7 +3,7 @@
 import { checkBaseUrl } from '../../api/baseUrl';
 import { errorFirstLine } from '../../api/errors';
 import type { CheckStep, NetworkSummary } from './checkRun';
-import { fixFor } from './fixes';
+import { fixFor } from '../../common/core/errorFixes';
 
 export const addressStep: CheckStep = {
   id: 'address',

@@ -2,7 +2,7 @@
 // (time to the first chunk) and, only when the user agreed, one tiny agent question (it
 // starts a thread on the service).
 import type { CheckStep } from './checkRun';
-import { fixFor } from './fixes';
+import { fixFor } from '../../common/core/errorFixes';
 
 const PING = 'Reply with one word: ok';
 

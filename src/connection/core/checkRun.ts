@@ -7,7 +7,8 @@ import type { KsmService } from '../../api/service';
 import type { ShapeObservation, ShapeObserver } from '../../api/shapes';
 import type { FileListPage } from '../../api/types';
 import { personalVolumeName } from '../../common/core/volumeTargets';
-import { diagnose, type FixContext, type Problem } from './fixes';
+import type { FixContext, Problem } from '../../common/core/errorFixes';
+import { diagnose } from './fixes';
 
 export type StepId = 'address' | 'reach' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'agent';
 export type StepStatus = 'passed' | 'failed' | 'warning' | 'skipped';

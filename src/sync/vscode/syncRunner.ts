@@ -16,7 +16,7 @@ import { acquireSyncLock } from '../core/lock';
 import { isInSync, needsOwnershipChoice, planCounts, planSync, type Ownership, type SyncPlan } from '../core/plan';
 import { eventFilter, WatchBatcher } from '../core/watchBatcher';
 import { confirmDeletions, showPreview } from './syncPreview';
-import { syncSettings, workspaceRootOf, type Pairing } from './syncSettings';
+import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
 import type { DoChunking } from '../../api/types';
 
 export type SyncState =
@@ -82,7 +82,7 @@ export class PairingRunner implements vscode.Disposable {
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.folderPath), '**/*'));
     const batcher = new WatchBatcher(async () => {
       await this.sync({ background: true });
-    }, { quietMs: syncSettings.watchDelayMs() });
+    }, { quietMs: settings.syncWatchDelayMs() });
     this.batcher = batcher;
     const onEvent = async (uri: vscode.Uri) => {
       if (!(await this.isRelevant(uri.fsPath))) return;
@@ -104,7 +104,27 @@ export class PairingRunner implements vscode.Disposable {
     return this.running;
   }
 
+  /**
+   * Before every run, watch runs included: the workspace is trusted and the pairing's folder
+   * still resolves (symlinks included) to the real folder it was built for, inside the
+   * workspace. Otherwise the run is refused with the reason, in the status bar and the log.
+   */
+  private refusal(): string | undefined {
+    if (!vscode.workspace.isTrusted) return 'the workspace is not trusted (Restricted Mode): sync waits for trust';
+    const now = resolvePairingFolder(this.pairing);
+    if (!now.ok) return now.reason;
+    if (now.path !== this.folderPath) return `the folder '${this.pairing.folder}' now resolves to ${now.path}, not ${this.folderPath} (a symbolic link changed)`;
+    return undefined;
+  }
+
   private async runOnce(options: SyncRunOptions): Promise<SyncSummary | undefined> {
+    const refusal = this.refusal();
+    if (refusal) {
+      this.services.log.warn(`[sync] refused to sync ${this.label} → ${this.pairing.volume}: ${refusal}.`);
+      this.setState({ kind: 'error', message: `refused: ${refusal}` });
+      if (options.background) return undefined;
+      throw new Error(`Sync of ${this.label} refused: ${refusal}.`);
+    }
     const store = this.store();
     // One run per pairing across windows: a second window waits for the first (the lock sits next to the manifest).
     const release = await vscode.window.withProgress(
@@ -161,7 +181,7 @@ export class PairingRunner implements vscode.Disposable {
           this.setState(before);
           return this.runLocked({ ...options, preview: true, ownership: answer }, store);
         }
-        if (answer !== 'apply' || !(await confirmDeletions(plan, syncSettings.deleteGuardShare()))) {
+        if (answer !== 'apply' || !(await confirmDeletions(plan, settings.syncDeleteGuardShare()))) {
           this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
           return undefined;
         }
