@@ -15,7 +15,8 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import pMap from 'p-map';
 import picomatch from 'picomatch';
-import { unreadableReason } from './readableFiles';
+import { createHash } from 'node:crypto';
+import { sniffFile } from './readableFiles';
 import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { formatBytes } from '../../common/core/byteSize';
 
@@ -36,6 +37,8 @@ export interface ExpansionOptions {
    * readable-files rule, so its head is not read again (folder sync: thousands of unchanged files).
    */
   knownReadable?: (path: string, size: number, mtimeMs: number) => boolean;
+  /** Give `sha256` for files the readable-files sniff read whole (folder sync: no second read). */
+  hashSmallFiles?: boolean;
 }
 
 export interface SelectedFile {
@@ -51,6 +54,8 @@ export interface SelectedFile {
    * name. Left out by callers that build a plan by hand: the base name then.
    */
   volumeName?: string;
+  /** The content hash, when `hashSmallFiles` was asked and the sniff read the file whole. */
+  sha256?: string;
 }
 
 export interface SkippedFile {
@@ -106,11 +111,17 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     }
     const reasons = fresh.map((c) => precheck(c.path, c.size, c.mtimeMs, c.displayPath, c.explicit));
     const sniffs = fresh.flatMap((_c, i) => (reasons[i] === SNIFF ? [i] : []));
-    const sniffed = await pMap(sniffs, (i) => unreadableReason(fresh[i].path), { concurrency: 16, signal: options.signal });
-    sniffs.forEach((index, k) => (reasons[index] = sniffed[k]));
+    const sniffed = await pMap(sniffs, (i) => sniffFile(fresh[i].path), { concurrency: 16, signal: options.signal });
+    const hashes = new Map<number, string>();
+    sniffs.forEach((index, k) => {
+      const { reason, head, complete } = sniffed[k];
+      reasons[index] = reason;
+      // Read whole and still the size stat saw: its hash costs no second read (folder sync asks for it).
+      if (options.hashSmallFiles && !reason && head && complete && head.length === fresh[index].size) hashes.set(index, createHash('sha256').update(head).digest('hex'));
+    });
     fresh.forEach((c, i) => {
       if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
-      else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: c.volumeName });
+      else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: c.volumeName, sha256: hashes.get(i) });
     });
   };
 

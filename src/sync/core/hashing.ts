@@ -28,7 +28,7 @@ export interface HashStats {
 
 /** The file's sha256, reusing the manifest's when size and mtime are unchanged. */
 export async function contentHash(
-  file: { path: string; size: number; mtimeMs: number },
+  file: { path: string; size: number; mtimeMs: number; sha256?: string },
   known: ManifestEntry | undefined,
   stats: HashStats,
   signal?: AbortSignal,
@@ -39,5 +39,6 @@ export async function contentHash(
   }
   stats.hashed++;
   stats.hashedBytes += file.size;
+  if (file.sha256) return file.sha256; // read whole by the scan's readable-files sniff
   return sha256OfFile(file.path, signal, file.size);
 }

@@ -36,6 +36,8 @@ export interface LocalFile {
   path: string;
   size: number;
   mtimeMs: number;
+  /** Known from the scan's own read of a small file (no second read to hash it). */
+  sha256?: string;
 }
 
 export interface Scan {
@@ -51,6 +53,7 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     maxFileSizeBytes: rules.maxFileSizeBytes,
     workspaceRoots: [rules.root ? resolve(rules.root) : base],
     signal,
+    hashSmallFiles: true,
     knownReadable: known
       ? (path, size, mtimeMs) => {
           const entry = known.get(toPosix(relative(base, path)));
@@ -62,7 +65,7 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
   for (const file of expansion.files) {
     const rel = toPosix(relative(base, file.path));
     if (isManifestPath(rel)) continue;
-    files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0 });
+    files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256 });
   }
   return { files, skipped: expansion.skipped };
 }
