@@ -33,8 +33,9 @@ export function activate(context: vscode.ExtensionContext): void {
     // Features reach each other through these late-bound closures, so the order of
     // registration does not matter and no feature imports another's internals.
     const chat = registerChatFeature(services, {
+      // The passage opens in the editor; the chat stays where it is (the row is selected only when Volumes is on screen).
       revealFile: async (volume, fileId) => {
-        await volumes.revealFile(volume, fileId);
+        await volumes.revealFile(volume, fileId, { onlyIfVisible: true });
       },
     });
     const volumes = registerVolumesFeature(services, {

@@ -33,6 +33,7 @@ export const COMMAND = {
   chatAskAboutFile: 'ksm.chat.askAboutFile',
   chatConversations: 'ksm.chat.conversations',
   chatExport: 'ksm.chat.export',
+  chatReadLastAnswer: 'ksm.chat.readLastAnswer',
   chatChooseVolumes: 'ksm.chat.chooseVolumes',
   chatChooseFiles: 'ksm.chat.chooseFiles',
   syncFolder: 'ksm.sync.folder',

@@ -34,5 +34,7 @@ export const WORKSPACE_STATE_KEY = {
   syncLocalPairings: 'ksm.sync.localPairings',
   /** Where a new pairing is saved: 'workspace' (.vscode/settings.json) or 'local'; asked the first time. */
   syncPairingTarget: 'ksm.sync.pairingTarget',
+  /** What this workspace uploaded, by content (upload/core/uploadedContents.ts). */
+  uploadedContents: 'ksm.upload.uploadedContents',
 } as const;
 

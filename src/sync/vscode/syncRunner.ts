@@ -18,13 +18,10 @@ import { eventFilter, WatchBatcher } from '../core/watchBatcher';
 import { confirmDeletions, showPreview } from './syncPreview';
 import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
 import type { DoChunking } from '../../api/types';
+import type { SyncState } from './syncStatusText';
+import { stat } from 'node:fs/promises';
 
-export type SyncState =
-  | { kind: 'idle' }
-  | { kind: 'inSync' }
-  | { kind: 'pending'; count: number }
-  | { kind: 'syncing' }
-  | { kind: 'error'; message: string };
+export type { SyncState } from './syncStatusText';
 
 export interface SyncRunOptions {
   /** From a watcher: no preview pops up by itself; a plan that needs one waits for the user. */
@@ -52,6 +49,13 @@ export class PairingRunner implements vscode.Disposable {
   ) {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
     this.startWatching();
+    // After a reload: say when this folder was last synced (its manifest's time), not a bare "sync".
+    void stat(this.store().location).then(
+      (info) => {
+        if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
+      },
+      () => undefined,
+    );
   }
 
   get state(): SyncState {
@@ -175,6 +179,8 @@ export class PairingRunner implements vscode.Disposable {
           });
           return undefined;
         }
+        // While the preview waits for Apply nothing is being synced: the status bar says "review".
+        this.setState({ kind: 'review', count: c.upload + c.replace + c.delete });
         const answer = await showPreview(plan, this.label);
         if (answer === 'adopt' || answer === 'keepOthers') {
           // The choice changes the plan: plan again with it (still holding the lock), then preview that.
@@ -182,10 +188,11 @@ export class PairingRunner implements vscode.Disposable {
           return this.runLocked({ ...options, preview: true, ownership: answer }, store);
         }
         if (answer !== 'apply' || !(await confirmDeletions(plan, settings.syncDeleteGuardShare()))) {
-          this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
+          this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' || before.kind === 'review' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
           return undefined;
         }
       }
+      if (needsPreview) this.setState({ kind: 'syncing' });
       const embedding = settings.embeddingModel();
       if (plan.uploads.length && !embedding) {
         throw new Error("No embedding model is set: set 'ksm.upload.embeddingModel' (the uploads' model) in Settings.");

@@ -7,6 +7,7 @@ import { COMMAND } from '../../common/core/contributionIds';
 import type { PairingRunner } from './syncRunner';
 import type { SourcedPairing } from './syncSettings';
 import { shownVolume } from '../../common/vscode/settings';
+import { describeSyncState, syncStatusText } from './syncStatusText';
 
 /** Why pairings do not run, for the status bar. */
 export interface SyncNotices {
@@ -62,22 +63,11 @@ export class SyncStatusBar implements vscode.Disposable {
       }
       return;
     }
-    const states = runners.map((r) => r.state);
-    const errors = runners.filter((r) => r.state.kind === 'error');
-    const pending = states.reduce((sum, s) => sum + (s.kind === 'pending' ? s.count : 0), 0);
-    const lines = [...runners.map((r) => `${r.label} → ${shownVolume(r.pairing.volume)}: ${describe(r)}`), ...extra];
-    if (states.some((s) => s.kind === 'syncing')) {
-      this.item.text = '$(sync~spin) KSM: syncing';
-    } else if (errors.length || notices.refused.length) {
-      this.item.text = '$(error) KSM: sync error';
-      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-    } else if (pending) {
-      this.item.text = `$(cloud-upload) KSM: ${pending} pending`;
-    } else if (states.every((s) => s.kind === 'inSync')) {
-      this.item.text = '$(check) KSM: in sync';
-    } else {
-      this.item.text = '$(sync) KSM: sync';
-    }
+    const lines = [...runners.map((r) => `${r.label} → ${shownVolume(r.pairing.volume)}: ${describeSyncState(r.state)}`), ...extra];
+    const status = syncStatusText(runners.map((r) => r.state));
+    const refused = notices.refused.length > 0 && !status.error;
+    this.item.text = refused ? `$(error) ${vscode.l10n.t('KSM: sync refused')}` : status.text;
+    this.item.backgroundColor = status.error || refused ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.show(`**KSM folder sync**\n\n${lines.map((l) => `- ${escape(l)}`).join('\n')}\n\nClick to preview and sync.`, `KSM sync. ${lines.join('. ')}`);
   }
 
@@ -89,22 +79,6 @@ export class SyncStatusBar implements vscode.Disposable {
 
   dispose(): void {
     this.item.dispose();
-  }
-}
-
-function describe(runner: PairingRunner): string {
-  const s = runner.state;
-  switch (s.kind) {
-    case 'idle':
-      return 'not synced in this window yet';
-    case 'inSync':
-      return 'in sync';
-    case 'pending':
-      return `${s.count} pending`;
-    case 'syncing':
-      return 'syncing…';
-    case 'error':
-      return `error: ${s.message}`;
   }
 }
 

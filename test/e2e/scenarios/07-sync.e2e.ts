@@ -65,6 +65,8 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     const rows = await workbench.quickInputRows().allTextContents();
     assert.ok(rows.some((r) => /teams\/platform\.md/.test(r)), `the preview lists the files: ${JSON.stringify(rows)}`);
     assert.ok(!rows.some((r) => /scratch\.draft\.md.*new/.test(r)), 'the .gitignore\'d file is not planned');
+    // While the preview waits for Apply nothing is sent: the status bar says so, not "syncing" (issue 26, rough edge 4).
+    await waitForStatus(/KSM: review sync \(5\)/);
     await workbench.screenshot('7-preview-first-run');
     await workbench.pick(/Apply/);
 
