@@ -7,7 +7,9 @@ import type { Output } from './output';
 
 export interface AskFlags {
   model?: string;
-  agent?: string | boolean;
+  agent?: boolean;
+  /** The agent id, from its own option (so `ksm ask --agent "question"` works as written). */
+  agentId?: string;
   thread?: string;
   volume: string[];
 }
@@ -19,8 +21,8 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
     if (!out.json) process.stdout.write(text);
   };
   let answer = '';
-  if (flags.agent) {
-    const agentId = typeof flags.agent === 'string' ? flags.agent : 'rag-agent';
+  if (flags.agent || flags.agentId) {
+    const agentId = flags.agentId?.trim() || 'rag-agent';
     let threadId: string | undefined;
     const sources: string[] = [];
     for await (const event of env.client.streamAgentMessage(
