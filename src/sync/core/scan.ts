@@ -55,15 +55,15 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     signal,
     hashSmallFiles: true,
     knownReadable: known
-      ? (path, size, mtimeMs) => {
-          const entry = known.get(toPosix(relative(base, path)));
+      ? (_path, size, mtimeMs, rel) => {
+          const entry = known.get(rel);
           return entry !== undefined && entry.size === size && entry.mtimeMs === mtimeMs;
         }
       : undefined,
   });
   const files: LocalFile[] = [];
   for (const file of expansion.files) {
-    const rel = toPosix(relative(base, file.path));
+    const rel = file.rel ?? toPosix(relative(base, file.path));
     if (isManifestPath(rel)) continue;
     files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256 });
   }
