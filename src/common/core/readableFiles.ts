@@ -1,6 +1,7 @@
 // Which files a service filter can read (D9 and emulator/filters.ts: text of any kind as
 // UTF-8, Markdown, code, JSON, CSV, HTML, PDF, DOCX). Anything else would be stored but
 // end `na` with nothing searchable, so uploads skip it with a reason instead.
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 
@@ -20,7 +21,29 @@ export async function unreadableReason(path: string): Promise<string | undefined
  */
 export async function sniffFile(path: string): Promise<{ reason?: string; head?: Buffer; complete?: boolean }> {
   if (READABLE_BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return {};
-  const head = await readHead(path);
+  return judged(await readHead(path));
+}
+
+/**
+ * `sniffFile` without the thread pool, for scans of thousands of small files (a promise
+ * open, read and close per file cost more than the reads). Opened non-blocking, so a file
+ * swapped for a FIFO since it was listed cannot hang the caller (it throws instead; callers
+ * fall back to `sniffFile`).
+ */
+export function sniffFileSync(path: string): { reason?: string; head?: Buffer; complete?: boolean } {
+  if (READABLE_BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return {};
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  let head: Buffer;
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    head = buffer.subarray(0, readSync(fd, buffer, 0, SNIFF_BYTES, 0));
+  } finally {
+    closeSync(fd);
+  }
+  return judged(head);
+}
+
+function judged(head: Buffer): { reason?: string; head?: Buffer; complete?: boolean } {
   const complete = head.length < SNIFF_BYTES;
   if (head.subarray(0, 5).toString('latin1') === '%PDF-') return { head, complete };
   return looksLikeText(head) ? { head, complete } : { reason: 'binary file: no filter can read it (text, Markdown, code, JSON, CSV, HTML, PDF and DOCX are supported)' };
