@@ -26,6 +26,13 @@ export interface HashStats {
   skipped: number;
 }
 
+/** The manifest's sha256 when size and mtime are unchanged (counted as skipped), else undefined. */
+export function knownHash(file: { size: number; mtimeMs: number }, known: ManifestEntry | undefined, stats: HashStats): string | undefined {
+  if (!known || known.size !== file.size || known.mtimeMs !== file.mtimeMs) return undefined;
+  stats.skipped++;
+  return known.sha256;
+}
+
 /** The file's sha256, reusing the manifest's when size and mtime are unchanged. */
 export async function contentHash(
   file: { path: string; size: number; mtimeMs: number; sha256?: string },
@@ -33,10 +40,8 @@ export async function contentHash(
   stats: HashStats,
   signal?: AbortSignal,
 ): Promise<string> {
-  if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) {
-    stats.skipped++;
-    return known.sha256;
-  }
+  const reused = knownHash(file, known, stats);
+  if (reused !== undefined) return reused;
   stats.hashed++;
   stats.hashedBytes += file.size;
   if (file.sha256) return file.sha256; // read whole by the scan's readable-files sniff

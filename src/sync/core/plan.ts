@@ -20,7 +20,7 @@ import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import type { SkippedFile } from '../../common/core/folderExpansion';
-import { contentHash, type HashStats } from './hashing';
+import { contentHash, knownHash, type HashStats } from './hashing';
 import { emptyManifest, type Manifest, type ManifestStore } from './manifest';
 import { remoteNameFor, scanFolder, type ScanRules } from './scan';
 
@@ -104,25 +104,20 @@ export interface PlanOptions {
 export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   const { volume, signal } = options;
   const ownership = options.ownership ?? 'ask';
+  const timings = { listMs: 0, scanMs: 0, hashMs: 0 };
+  // The listing does not depend on the manifest: asked for while the manifest is read.
+  const listStarted = performance.now();
+  const listing = listVolume(options.service, volume, signal).finally(() => (timings.listMs = performance.now() - listStarted));
+  listing.catch(() => undefined); // awaited below; a manifest refused meanwhile must not leave it unhandled
   const loaded = await options.store.load(volume);
   const stored = loaded.state === 'ok' ? loaded.manifest : emptyManifest(volume);
   const base: Manifest = emptyManifest(volume, stored.service);
   let baseChanged = loaded.state !== 'ok';
 
-  const timings = { listMs: 0, scanMs: 0, hashMs: 0 };
-  const timed = async <T>(key: 'listMs' | 'scanMs', work: Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      return await work;
-    } finally {
-      timings[key] = performance.now() - started;
-    }
-  };
-  const [listing, scan] = await Promise.all([
-    timed('listMs', listVolume(options.service, volume, signal)),
-    timed('scanMs', scanFolder(options.folder, options.rules, signal, new Map(Object.entries(stored.files)))),
-  ]);
-  const remote = listing.filter((f) => !f.isdir);
+  const scanStarted = performance.now();
+  const scanning = scanFolder(options.folder, options.rules, signal, new Map(Object.entries(stored.files))).finally(() => (timings.scanMs = performance.now() - scanStarted));
+  const [listed, scan] = await Promise.all([listing, scanning]);
+  const remote = listed.filter((f) => !f.isdir);
   const byUuid = new Map(remote.map((f) => [f.uuid, f]));
   const byName = new Map<string, FileInfo[]>();
   for (const file of remote) byName.set(file.filename, [...(byName.get(file.filename) ?? []), file]);
@@ -178,7 +173,12 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
 
   const hashing: HashStats = { hashed: 0, hashedBytes: 0, skipped: 0 };
   const hashStarted = performance.now();
-  const hashes = await pMap(scan.files, (file) => contentHash(file, base.files[file.rel], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
+  // Unchanged files (same size and mtime) reuse the recorded hash without a promise each; only the rest are hashed.
+  const reused = scan.files.map((file) => knownHash(file, base.files[file.rel], hashing));
+  const toHash = reused.flatMap((hash, i) => (hash === undefined ? [i] : []));
+  const computed = await pMap(toHash, (i) => contentHash(scan.files[i], base.files[scan.files[i].rel], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
+  toHash.forEach((index, k) => (reused[index] = computed[k]));
+  const hashes = reused as string[];
   timings.hashMs = performance.now() - hashStarted;
 
   const local = new Set(scan.files.map((f) => f.rel));
