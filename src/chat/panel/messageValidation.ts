@@ -10,7 +10,6 @@ import {
   temperatureProblem,
   tokenCountProblem,
   topPProblem,
-  type ReasoningEffort,
 } from '../../api/chatParameterLimits';
 import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN, CODE_CONTEXT_ID_PATTERN, MAX_TEXT_CHARS } from '../core/conversationModel';
 import { modelIdProblem } from '../core/modelChoices';
@@ -89,29 +88,31 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
 export function parseParameters(raw: unknown): ChatParameters | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const p = raw as Raw;
-  const allowed = ['temperature', 'topP', 'maxTokens', 'systemPrompt', 'responseFormat', 'reasoningEffort', 'reasoningBudget'];
-  if (!onlyKeys(p, allowed)) return undefined;
-  const checks: Array<[unknown, (value: unknown) => string | undefined]> = [
-    [p.temperature, temperatureProblem],
-    [p.topP, topPProblem],
-    [p.maxTokens, tokenCountProblem],
-    [p.systemPrompt, systemPromptProblem],
-    [p.responseFormat, (value) => ((CHAT_RESPONSE_FORMATS as readonly unknown[]).includes(value) ? undefined : 'unknown format')],
-    [p.reasoningEffort, reasoningEffortProblem],
-    [p.reasoningBudget, tokenCountProblem],
-  ];
-  if (checks.some(([value, problemOf]) => value !== undefined && problemOf(value) !== undefined)) return undefined;
+  if (!onlyKeys(p, Object.keys(PARAMETER_CHECKS))) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, problemOf] of Object.entries(PARAMETER_CHECKS)) {
+    if (p[key] === undefined) continue;
+    if (problemOf(p[key]) !== undefined) return undefined;
+    out[key] = p[key];
+  }
   if (effortAndBudgetProblem(p.reasoningEffort, p.reasoningBudget)) return undefined;
-  const out: ChatParameters = {};
-  if (p.temperature !== undefined) out.temperature = p.temperature as number;
-  if (p.topP !== undefined) out.topP = p.topP as number;
-  if (p.maxTokens !== undefined) out.maxTokens = p.maxTokens as number;
-  if (p.systemPrompt !== undefined) out.systemPrompt = p.systemPrompt as string;
-  if (p.responseFormat !== undefined) out.responseFormat = p.responseFormat as ChatParameters['responseFormat'];
-  if (p.reasoningEffort !== undefined) out.reasoningEffort = p.reasoningEffort as ReasoningEffort;
-  if (p.reasoningBudget !== undefined) out.reasoningBudget = p.reasoningBudget as number;
-  return out;
+  // Every key was checked by its own rule above: the record is a ChatParameters.
+  return out as ChatParameters;
 }
+
+/**
+ * One check per field of ChatParameters (the model's declaration, which the protocol
+ * shares): a field added there without a check here fails to compile.
+ */
+const PARAMETER_CHECKS: { [K in keyof Required<ChatParameters>]: (value: unknown) => string | undefined } = {
+  temperature: temperatureProblem,
+  topP: topPProblem,
+  maxTokens: tokenCountProblem,
+  systemPrompt: systemPromptProblem,
+  responseFormat: (value) => ((CHAT_RESPONSE_FORMATS as readonly unknown[]).includes(value) ? undefined : 'unknown format'),
+  reasoningEffort: reasoningEffortProblem,
+  reasoningBudget: tokenCountProblem,
+};
 
 function onlyKeys(m: Raw, keys: string[]): boolean {
   return Object.keys(m).every((k) => k === 'type' || keys.includes(k));
