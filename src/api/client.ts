@@ -10,6 +10,7 @@ import { DEFAULT_RETRY, type RetryPolicy, type Sleep } from './retry';
 import type { KsmService, UploadOptions } from './service';
 import { readServerSentEventBatches } from './sse';
 import { SessionShapeLog, type ShapeObserver } from './shapes';
+import { decodeResponsesObject, responsesStreamDecoder } from './responsesDecoding';
 import { chatChunkDecoder, type EventDecoder, type StreamState } from './streams';
 import { MIN_STREAM_IDLE_MS, Transport, type HttpCall } from './transport';
 import { uploadInBatches } from './upload';
@@ -147,7 +148,7 @@ export class KsmClient implements KsmService {
       accept: 'application/json',
       signal: options?.signal,
     });
-    return decodeChatCompletion(body, redact);
+    return request.output_parser === 'responses' ? decodeResponsesObject(body, redact) : decodeChatCompletion(body, redact);
   }
 
   streamChatCompletion(request: ChatCompletionRequest, options?: CallOptions): AsyncIterable<ChatCompletionChunk> {
@@ -160,6 +161,9 @@ export class KsmClient implements KsmService {
       accept: 'text/event-stream',
       signal: options?.signal,
     };
+    if (request.output_parser === 'responses') {
+      return this.streamEvents(call, (state, redact) => responsesStreamDecoder(state, redact, this.shapes), 'response.completed');
+    }
     return this.streamEvents(call, (state, redact) => chatChunkDecoder(state, redact, this.shapes), '[DONE]');
   }
 

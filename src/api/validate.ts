@@ -128,6 +128,7 @@ export function validateChatRequest(request: ChatCompletionRequest): void {
   validateReasoning(request.reasoning);
   validateResponseFormat(request.response_format);
   validateTools(request.tools);
+  if (request.output_parser !== undefined && request.output_parser !== null && request.output_parser !== 'responses') refuse('output_parser', 'output_parser must be null or "responses".');
   if (request.user !== undefined && typeof request.user !== 'string') refuse('user', 'user must be a string.');
 }
 
