@@ -5,6 +5,8 @@
 // types and imports nothing but the parameter declaration the webview bundles too
 // (eslint.config.mjs: both bundles may include it).
 
+import type { ChatParameters, OutputFormat } from '../../api/chatParameterLimits';
+
 export type ChatMode = 'chat' | 'agent';
 
 /** How an answer stands: streaming, or how it ended. */
@@ -63,16 +65,8 @@ export interface AttachedFile {
   volume: string;
 }
 
-/** Per-conversation request parameters of chat mode (D12). */
-export interface ChatParameters {
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  systemPrompt?: string;
-  responseFormat?: 'text' | 'json_object';
-  reasoningEffort?: 'low' | 'medium' | 'high';
-  reasoningBudget?: number;
-}
+/** Per-conversation request parameters of chat mode (D12): declared by the one parameter table. */
+export type { ChatParameters };
 
 export interface Turn {
   id: string;
@@ -136,4 +130,8 @@ export interface ModelOptions {
   defaultModel: string;
   agentId: string;
   agentModel: string;
+  /** `ksm.chat.outputFormat`: the answer format of a conversation that did not choose one. */
+  outputFormat?: OutputFormat;
+  /** `ksm.userId`: sent as `user` with every request, when set. */
+  userId?: string;
 }

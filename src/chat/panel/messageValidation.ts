@@ -2,15 +2,7 @@
 // message is checked for shape, type and size here before any handler sees it. Anything
 // that does not match exactly is dropped by the caller with a log line. Checks that need
 // state (does this turn or citation exist?) happen in the session, against what it knows.
-import {
-  CHAT_RESPONSE_FORMATS,
-  effortAndBudgetProblem,
-  reasoningEffortProblem,
-  systemPromptProblem,
-  temperatureProblem,
-  tokenCountProblem,
-  topPProblem,
-} from '../../api/chatParameterLimits';
+import { CHAT_PARAMETER_NAMES, parametersProblem } from '../../api/chatParameterLimits';
 import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN, CODE_CONTEXT_ID_PATTERN, MAX_TEXT_CHARS } from '../core/conversationModel';
 import { modelIdProblem } from '../core/modelChoices';
 import type { ChatParameters, WebviewMessageType, WebviewToHost } from '../protocol';
@@ -82,37 +74,19 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
 }
 
 /**
- * Parameters within the limits of src/api/chatParameterLimits.ts (the ones the form and the
- * client check too); any other key or value fails.
+ * Parameters within the limits of the one parameter table (src/api/chatParameterLimits.ts,
+ * which the form and the client check too); any other key or value fails.
  */
 export function parseParameters(raw: unknown): ChatParameters | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const p = raw as Raw;
-  if (!onlyKeys(p, Object.keys(PARAMETER_CHECKS))) return undefined;
+  if (!onlyKeys(p, CHAT_PARAMETER_NAMES)) return undefined;
+  if (parametersProblem(p)) return undefined;
   const out: Record<string, unknown> = {};
-  for (const [key, problemOf] of Object.entries(PARAMETER_CHECKS)) {
-    if (p[key] === undefined) continue;
-    if (problemOf(p[key]) !== undefined) return undefined;
-    out[key] = p[key];
-  }
-  if (effortAndBudgetProblem(p.reasoningEffort, p.reasoningBudget)) return undefined;
-  // Every key was checked by its own rule above: the record is a ChatParameters.
+  for (const name of CHAT_PARAMETER_NAMES) if (p[name] !== undefined) out[name] = structuredClone(p[name]);
+  // Every key is a parameter and every value passed its rule: the record is a ChatParameters.
   return out as ChatParameters;
 }
-
-/**
- * One check per field of ChatParameters (the model's declaration, which the protocol
- * shares): a field added there without a check here fails to compile.
- */
-const PARAMETER_CHECKS: { [K in keyof Required<ChatParameters>]: (value: unknown) => string | undefined } = {
-  temperature: temperatureProblem,
-  topP: topPProblem,
-  maxTokens: tokenCountProblem,
-  systemPrompt: systemPromptProblem,
-  responseFormat: (value) => ((CHAT_RESPONSE_FORMATS as readonly unknown[]).includes(value) ? undefined : 'unknown format'),
-  reasoningEffort: reasoningEffortProblem,
-  reasoningBudget: tokenCountProblem,
-};
 
 function onlyKeys(m: Raw, keys: string[]): boolean {
   return Object.keys(m).every((k) => k === 'type' || keys.includes(k));

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { OutputFormat } from '../../api/chatParameterLimits';
 import type { DoChunking } from '../../api/types';
 import { volumeDisplayName } from '../core/volumeTargets';
 
@@ -11,6 +12,8 @@ export const settings = {
   defaultModel: (): string => get<string>('chat.defaultModel', '').trim() || settings.models()[0] || '',
   models: (): string[] => uniqueStrings(get<string[]>('chat.models', [])),
   reasoningModels: (): string[] => uniqueStrings(get<string[]>('chat.reasoningModels', [])),
+  /** `ksm.chat.outputFormat`: anything but `responses` is the chat format. */
+  outputFormat: (): OutputFormat => (get<string>('chat.outputFormat', 'chat') === 'responses' ? 'responses' : 'chat'),
   agentId: (): string => get<string>('agent.id', 'rag-agent').trim() || 'rag-agent',
   agentModel: (): string => get<string>('agent.model', '').trim() || settings.defaultModel(),
   embeddingModel: (): string => get<string>('upload.embeddingModel', '').trim(),
