@@ -9,8 +9,10 @@ import type { ProbeResult } from '../../api/probe';
 import type { KsmService } from '../../api/service';
 import type { ShapeObservation, ShapeObserver } from '../../api/shapes';
 import { diagnose, fixFor, type FixContext, type Problem } from './fixes';
+import { checkOutputFormat } from './outputFormatCheck';
+import type { OutputFormat } from '../../api/chatParameterLimits';
 
-export type StepId = 'address' | 'reach' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'agent';
+export type StepId = 'address' | 'reach' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'output-format' | 'agent';
 export type StepStatus = 'passed' | 'failed' | 'warning' | 'skipped';
 
 export interface StepResult {
@@ -41,6 +43,8 @@ export interface CheckTarget {
   model: string;
   agentId: string;
   agentModel: string;
+  /** `ksm.chat.outputFormat`; the answer-format step runs only when it is set (outputFormatCheck.ts). */
+  outputFormat?: OutputFormat;
   network: NetworkSummary;
   /** The user agreed to one tiny agent question (it starts a thread on the service). */
   askAgent: boolean;
@@ -207,6 +211,8 @@ export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionRep
     });
     if (streamed.error) failed('model', modelTitle, streamed.error, 'model', streamed.ms);
     else add({ id: 'model', title: modelTitle, status: 'passed', ms: firstChunkMs, detail: `First chunk after ${firstChunkMs ?? '?'} ms, stream ended with [DONE] after ${streamed.ms} ms${finish ? ` (finish_reason '${finish}')` : ''}; answer ${JSON.stringify(text.slice(0, 20))}.` });
+    // 6b. Whether output_parser is honoured: its own step (outputFormatCheck.ts).
+    if (!streamed.error && target.outputFormat) add(await checkOutputFormat(client, target.model, target.outputFormat, { signal: deps.signal, now }));
   }
 
   // 7. The agent, only when the user agreed (it starts a thread on the service).
