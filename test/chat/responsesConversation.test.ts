@@ -12,7 +12,7 @@ import { KsmClient } from '../../src/api/client';
 import { ChatEngine } from '../../src/chat/core/chatEngine';
 import type { ModelOptions } from '../../src/chat/core/conversationModel';
 import { ConversationStore } from '../../src/chat/core/conversationStore';
-import { startRawServer, type RawServer } from '../api/rawServer';
+import { startRecordingProxy, type RawServer } from '../api/rawServer';
 
 const quietLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -25,18 +25,7 @@ describe('chat engine: a conversation in the Responses format', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ksm-responses-conv-'));
     emulator = await startEmulator({ port: 0, dataDir: join(dir, 'emulator'), testControls: true, stepMs: 5, tokenDelayMs: 2, responseWords: 60 });
-    // Passes every request to the emulator unchanged and streams its answer back.
-    proxy = await startRawServer(async (req, res, body) => {
-      const answer = await fetch(`${emulator.url}${req.url}`, { method: req.method, headers: { authorization: String(req.headers.authorization), 'content-type': 'application/json' }, body });
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-      res.on('close', () => void answer.body?.cancel().catch(() => undefined));
-      try {
-        for await (const piece of answer.body ?? []) if (!res.destroyed) res.write(piece);
-      } catch {
-        // The client went away (Stop): nothing more to pass on.
-      }
-      res.end();
-    });
+    proxy = await startRecordingProxy(() => emulator.url);
   });
   after(async () => {
     await proxy.close();
