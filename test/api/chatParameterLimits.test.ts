@@ -6,66 +6,14 @@
 // builder silently sent only the effort.
 import { strict as assert } from 'node:assert';
 import { InvalidRequestError } from '../../src/api/errors';
-import { EFFORT_AND_BUDGET_PROBLEM, STOP, temperatureProblem, TOKEN_COUNT, tokenCountProblem, topPProblem, wireFields } from '../../src/api/chatParameterLimits';
+import { EFFORT_AND_BUDGET_PROBLEM, temperatureProblem, TOKEN_COUNT, tokenCountProblem, topPProblem, wireFields } from '../../src/api/chatParameterLimits';
 import { AnswerFailedError, samplingOptions } from '../../src/nativeChat/core/modelResponse';
 import type { ChatCompletionRequest } from '../../src/api/types';
+import { CASES } from './chatParameterCases';
 import { validateChatRequest } from '../../src/api/validate';
 import { parseWebviewMessage } from '../../src/chat/panel/messageValidation';
 import type { ChatParameters } from '../../src/chat/protocol';
 import { parametersToForm, parseParameters as parseForm } from '../../src/webview/parameterRules';
-
-type Case = [name: string, parameters: Record<string, unknown>, allowed: boolean];
-
-const CASES: Case[] = [
-  ['nothing set (service defaults)', {}, true],
-  ['temperature 0', { temperature: 0 }, true],
-  ['temperature 2', { temperature: 2 }, true],
-  ['temperature -0.1', { temperature: -0.1 }, false],
-  ['temperature 2.01', { temperature: 2.01 }, false],
-  ['temperature NaN', { temperature: Number.NaN }, false],
-  ['temperature Infinity', { temperature: Number.POSITIVE_INFINITY }, false],
-  ['top P 0 (exclusive)', { topP: 0 }, false],
-  ['top P 0.0001', { topP: 0.0001 }, true],
-  ['top P 1', { topP: 1 }, true],
-  ['top P 1.0001', { topP: 1.0001 }, false],
-  ['max tokens 1', { maxTokens: 1 }, true],
-  ['max tokens 0', { maxTokens: 0 }, false],
-  ['max tokens -3', { maxTokens: -3 }, false],
-  ['max tokens 1.5', { maxTokens: 1.5 }, false],
-  ['max tokens at the bound', { maxTokens: TOKEN_COUNT.max }, true],
-  ['max tokens above the bound', { maxTokens: TOKEN_COUNT.max + 1 }, false],
-  ['response format text', { responseFormat: 'text' }, true],
-  ['response format JSON object', { responseFormat: 'json_object' }, true],
-  ['response format xml', { responseFormat: 'xml' }, false],
-  ['effort low', { reasoningEffort: 'low' }, true],
-  ['effort medium', { reasoningEffort: 'medium' }, true],
-  ['effort high', { reasoningEffort: 'high' }, true],
-  ['effort max', { reasoningEffort: 'max' }, false],
-  ['budget 1', { reasoningBudget: 1 }, true],
-  ['budget 0', { reasoningBudget: 0 }, false],
-  ['budget 2.5', { reasoningBudget: 2.5 }, false],
-  ['budget above the bound', { reasoningBudget: TOKEN_COUNT.max + 1 }, false],
-  ['effort and budget together', { reasoningEffort: 'high', reasoningBudget: 2000 }, false],
-  ['a typical set', { temperature: 0.7, topP: 0.9, maxTokens: 512, responseFormat: 'json_object', reasoningBudget: 4096 }, true],
-  ['answer format chat', { outputFormat: 'chat' }, true],
-  ['answer format responses', { outputFormat: 'responses' }, true],
-  ['answer format xml', { outputFormat: 'xml' }, false],
-  ['one stop sequence', { stop: ['END'] }, true],
-  ['four stop sequences', { stop: ['a', 'b', 'c', 'd'] }, true],
-  ['five stop sequences', { stop: ['a', 'b', 'c', 'd', 'e'] }, false],
-  ['a stop sequence too long', { stop: ['x'.repeat(STOP.maxChars + 1)] }, false],
-  ['seed 42', { seed: 42 }, true],
-  ['seed -1 (random)', { seed: -1 }, true],
-  ['seed -2', { seed: -2 }, false],
-  ['seed 1.5', { seed: 1.5 }, false],
-  ['frequency penalty -2', { frequencyPenalty: -2 }, true],
-  ['frequency penalty 2', { frequencyPenalty: 2 }, true],
-  ['frequency penalty 2.1', { frequencyPenalty: 2.1 }, false],
-  ['repetition penalty 0', { repetitionPenalty: 0 }, true],
-  ['repetition penalty 1.3', { repetitionPenalty: 1.3 }, true],
-  ['repetition penalty -0.1', { repetitionPenalty: -0.1 }, false],
-  ['the advanced set', { stop: ['###', 'END'], seed: 7, frequencyPenalty: 0.5, repetitionPenalty: 1.1 }, true],
-];
 
 /** VS Code's Chat: the option names a caller gives a KSM model (modelOptions), for the parameters it takes. */
 const VSCODE_OPTION: Record<string, string> = { temperature: 'temperature', topP: 'top_p', maxTokens: 'max_tokens', stop: 'stop', seed: 'seed', frequencyPenalty: 'frequency_penalty', repetitionPenalty: 'repetition_penalty' };
