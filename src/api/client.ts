@@ -205,12 +205,34 @@ export class KsmClient implements KsmService {
     const decoder = decoderFor(state, response.redact);
     try {
       // The one async step per item is this generator's own yield (see readServerSentEventBatches).
+      // A decoder that can merge items (Responses text deltas) yields one item per run of
+      // mergeable ones within a network read: the same text, fewer async steps.
+      const merge = decoder.merge?.bind(decoder);
       batches: for await (const batch of readServerSentEventBatches(response.body)) {
+        let pending: T | undefined;
         for (let i = 0; i < batch.length; i++) {
-          const item = decoder.decode(batch[i]);
-          if (item !== undefined) yield item;
-          if (state.finished) break batches;
+          let item: T | undefined;
+          try {
+            item = decoder.decode(batch[i]);
+          } catch (error) {
+            if (pending !== undefined) yield pending;
+            throw error;
+          }
+          if (item !== undefined) {
+            const merged = pending !== undefined && merge ? merge(pending, item) : undefined;
+            if (merged !== undefined) pending = merged;
+            else {
+              if (pending !== undefined) yield pending;
+              pending = merge ? item : undefined;
+              if (!merge) yield item;
+            }
+          }
+          if (state.finished) {
+            if (pending !== undefined) yield pending;
+            break batches;
+          }
         }
+        if (pending !== undefined) yield pending;
       }
       if (!state.finished) {
         // A clean close after an end event (message_end…) that no terminator followed.

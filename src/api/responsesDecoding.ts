@@ -107,9 +107,10 @@ export function responsesStreamDecoder(state: StreamState, redact: Redactor, sha
   /** Per reasoning item, which text kind it streams: a server sending both a summary and the full text is shown one. */
   const reasoningKind = new Map<string, string>();
 
-  const chunk = (delta: Delta, extra: Partial<ChatCompletionChunk> = {}, finishReason: FinishReason | null = null): ChatCompletionChunk => {
+  const chunk = (delta: Delta, extra?: Partial<ChatCompletionChunk>, finishReason: FinishReason | null = null): ChatCompletionChunk => {
     state.receivedAny = true;
-    return { id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra };
+    const out: ChatCompletionChunk = { id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] };
+    return extra ? Object.assign(out, extra) : out;
   };
   const callOf = (key: string): CallState => {
     let call = calls.get(key);
@@ -150,6 +151,11 @@ export function responsesStreamDecoder(state: StreamState, redact: Redactor, sha
       return chat.decode(event);
     }
     const type = (event.event && event.event !== 'message' ? event.event : undefined) ?? toStringValue(payload.type) ?? '';
+    // The hot path (most events of a stream): a text delta, nothing else to look at.
+    if (firstSeen && type === 'response.output_text.delta') {
+      const delta = payload.delta;
+      return typeof delta === 'string' && delta ? chunk({ content: delta }) : undefined;
+    }
     if (!firstSeen || TERMINAL_EVENTS.has(type)) {
       firstSeen = true;
       shapes?.observe({ source: 'responses stream', event: redact(type), shape: describeShape(payload, redact), paths: [] });
@@ -218,7 +224,23 @@ export function responsesStreamDecoder(state: StreamState, redact: Redactor, sha
     return chunk({ tool_calls: [{ index: call.index, function: { arguments: missing } }] });
   }
 
-  return { decode };
+  /** Two chunks that carry only text (or only reasoning) become one: the same deltas in one item. */
+  const merge = (previous: ChatCompletionChunk, next: ChatCompletionChunk): ChatCompletionChunk | undefined => {
+    if (chat || previous.citations || next.citations || previous.usage || next.usage) return undefined;
+    const [a, b] = [previous.choices[0], next.choices[0]];
+    if (!a || !b || a.finish_reason || b.finish_reason || a.delta.tool_calls || b.delta.tool_calls) return undefined;
+    if (typeof a.delta.content === 'string' && typeof b.delta.content === 'string' && a.delta.reasoning_content === undefined && b.delta.reasoning_content === undefined) {
+      a.delta.content += b.delta.content;
+      return previous;
+    }
+    if (typeof a.delta.reasoning_content === 'string' && typeof b.delta.reasoning_content === 'string' && a.delta.content === undefined && b.delta.content === undefined) {
+      a.delta.reasoning_content += b.delta.reasoning_content;
+      return previous;
+    }
+    return undefined;
+  };
+
+  return { decode, merge };
 }
 
 /** A plain `Response` object as a chat completion; a chat completion (output_parser ignored) as itself. */
