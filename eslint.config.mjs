@@ -7,9 +7,11 @@
 //   vscode-free entry point listed in PUBLIC_CORE), cores never reach adapters or the
 //   webview protocol (the chat engine knows no front end), the webview sees only the
 //   chat protocol.
-// Folders that do not exist yet (sync, connection, nativeChat, cli) are covered already.
+// Every top-level folder of src/ must be covered by a zone: lint stops with an error naming
+// a new folder that is not (foldersWithoutZone, below), so a layer cannot appear unchecked.
 // test/architecture/importZones.test.ts proves each zone still reports its violation.
 import js from '@eslint/js';
+import { readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
@@ -27,8 +29,8 @@ export const PUBLIC_CORE = { chat: ['./core/answerStream.ts'] };
 const publicCoresOf = (feature) =>
   Object.entries(PUBLIC_CORE).flatMap(([owner, files]) => (owner === feature ? [] : files.map((file) => `./${owner}/${file.slice(2)}`)));
 
-/** The layers free of `vscode`: they run under plain mocha and could serve a CLI. */
-const VSCODE_FREE = ['src/api/**', 'src/*/core/**', 'src/chat/panel/**', 'src/cli/**', 'src/webview/**', 'src/chat/protocol.ts'];
+/** The layers free of `vscode`: they run under plain mocha and serve the CLI and the MCP server. */
+const VSCODE_FREE = ['src/api/**', 'src/*/core/**', 'src/chat/panel/**', 'src/cli/**', 'src/mcp/**', 'src/webview/**', 'src/chat/protocol.ts'];
 
 const noVscode = {
   name: 'vscode',
@@ -113,7 +115,27 @@ const zones = [
     except: ['./api', './common/core', './cli', ...FEATURES.map((feature) => `./${feature}/core`)],
     message: 'src/cli runs without VS Code: it imports src/api and the vscode-free cores only.',
   },
+  {
+    target: './src/mcp',
+    from: './src',
+    except: ['./api', './common/core', './mcp', ...FEATURES.map((feature) => `./${feature}/core`)],
+    message: 'src/mcp (the MCP server) runs without VS Code: it imports src/api and the vscode-free cores only.',
+  },
 ];
+
+/** The top-level folders of src/ (`names`) that no zone's target covers; lint refuses to run while there is one. */
+export function foldersWithoutZone(names) {
+  const targets = zones.flatMap((zone) => (Array.isArray(zone.target) ? zone.target : [zone.target]));
+  return names.filter((name) => !targets.some((target) => target === `./src/${name}` || target.startsWith(`./src/${name}/`)));
+}
+
+const srcFolders = readdirSync(new URL('./src', import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const uncovered = foldersWithoutZone(srcFolders);
+if (uncovered.length) {
+  throw new Error(
+    `src/${uncovered.join(', src/')} has no lint zone: add it to FEATURES (a feature with core/ and vscode/) or give it a zone in eslint.config.mjs saying what it may import (docs/architecture.md).`,
+  );
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'out/**', '.vscode-test/**', 'test-results/**'] },

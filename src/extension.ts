@@ -41,8 +41,9 @@ export function activate(context: vscode.ExtensionContext): void {
     });
     const volumes = registerVolumesFeature(services, {
       askAgentAbout: (files) => chat.askAgentAbout(files),
+      uploadTo: (volume, uris) => upload.uploadTo(volume, uris),
     });
-    registerUploadFeature(services, { volumes });
+    const upload = registerUploadFeature(services, { volumes });
     registerSyncFeature(services, { volumes });
     registerNativeChatFeature(services, {
       revealFile: async (volume, fileId) => {

@@ -1,4 +1,4 @@
-// The chat parameter limits of the service reference (service-api.md, contract D12), written
+// The chat parameter limits of the service reference (docs/service-contract.md, D12), written
 // once. Three places check them and must agree: the webview's Parameters form
 // (src/webview/parameterRules.ts), the host's check of webview messages
 // (src/chat/panel/messageValidation.ts) and the client's check of every request

@@ -1,7 +1,7 @@
 // KsmClient: the service over HTTP. Every parameter is validated before sending; every
 // answer is decoded tolerantly; every failure becomes one of the classes in errors.ts.
 import type { Dispatcher } from 'undici';
-import { CancelledError, KsmError, StreamCutOffError } from './errors';
+import { CancelledError, errorMessage, KsmError, StreamCutOffError } from './errors';
 import { agentStreamDecoder, decodeAgentMessage } from './agentDecoding';
 import { decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject } from './decode';
 import { codeOf, errorFromResponse } from './httpErrors';
@@ -246,7 +246,7 @@ export class KsmClient implements KsmService {
       if (call.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError(`${call.what} was cancelled.`, { cause: error });
       if (error instanceof KsmError) throw error;
       const code = codeOf(error);
-      const detail = response.redact(error instanceof Error ? error.message : String(error));
+      const detail = response.redact(errorMessage(error));
       const why = code === 'UND_ERR_BODY_TIMEOUT' ? 'the service sent nothing for too long' : `the connection broke (${code ? `${code}: ` : ''}${detail})`;
       throw new StreamCutOffError(`${call.what} was cut off: ${why}. The answer may be incomplete. Try again.`, { receivedAny: state.receivedAny, cause: error });
     } finally {

@@ -147,3 +147,17 @@ export function isCancellation(error: unknown): boolean {
 
 // The key's redaction lives in redact.ts; re-exported for the callers that import it from here.
 export { redactSecrets } from './redact';
+
+/** What went wrong, as text: an error's message, or anything else thrown as a string. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The first line of what went wrong: the sentence a notification, a tool result or a report
+ * shows. src/api writes every error as "what went wrong. What to do." on its first line, with
+ * detail (the shapes, the cause) on later lines for the log.
+ */
+export function errorFirstLine(error: unknown): string {
+  return (errorMessage(error).split('\n')[0] ?? '').trim();
+}

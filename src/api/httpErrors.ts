@@ -1,19 +1,7 @@
 // Maps what came back (or failed to come back) over HTTP to the error classes in errors.ts.
 // Messages say what happened and what to do; everything taken from the answer (message,
 // excerpt, header) passes the call's Redactor before it becomes part of an error.
-import {
-  AuthenticationError,
-  BadResponseError,
-  CancelledError,
-  KsmError,
-  InvalidRequestError,
-  NetworkError,
-  NotFoundError,
-  PermissionError,
-  RateLimitedError,
-  ServerError,
-  TimeoutError,
-} from './errors';
+import { AuthenticationError, BadResponseError, CancelledError, errorMessage, InvalidRequestError, KsmError, NetworkError, NotFoundError, PermissionError, RateLimitedError, ServerError, TimeoutError } from './errors';
 import { describeShape, describeText, type ShapeObserver } from './shapes';
 import type { Redactor } from './redact';
 
@@ -192,7 +180,7 @@ export function errorFromFailure(error: unknown, what: string, signal: AbortSign
   if (error instanceof KsmError) return error;
   if (signal?.aborted) return new CancelledError(`${what} was cancelled.`, { cause: error });
   const code = codeOf(error);
-  const detail = redact(error instanceof Error ? error.message : String(error));
+  const detail = redact(errorMessage(error));
   if (code && TIMEOUT_CODES.has(code)) {
     return new TimeoutError(`${what} timed out (${detail}). Check the connection, or raise 'ksm.request.timeoutSeconds'.`, { cause: error });
   }

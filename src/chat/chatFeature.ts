@@ -9,7 +9,7 @@ import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
 import { CITATION_SCHEME } from './core/citationReveal';
 import { CitationDocuments, pickContextFiles, pickContextVolumes, type ContextPickers } from './vscode/chatContext';
-import { registerChatCommands } from './vscode/chatCommands';
+import { registerChatCommands } from './vscode/commands';
 import { ChatSession } from './panel/chatSession';
 import { CHAT_VIEW_ID, ChatViewProvider } from './vscode/chatViewProvider';
 import { ConversationStore, type StoreProblem } from './core/conversationStore';

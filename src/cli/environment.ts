@@ -3,7 +3,7 @@
 // extra CA bundle from KSM_CA_BUNDLE. Errors never contain the key. No `vscode` import.
 import { checkBaseUrl } from '../api/baseUrl';
 import { KsmClient } from '../api/client';
-import { ConfigurationError, NetworkError, redactSecrets, type KsmError } from '../api/errors';
+import { ConfigurationError, errorMessage, type KsmError, NetworkError, redactSecrets } from '../api/errors';
 import { messageWithFix } from '../common/core/errorFixes';
 import { createDispatcher } from '../api/network';
 import type { ClientLogger } from '../api/types';
@@ -62,7 +62,7 @@ export function exitCodeFor(error: unknown): number {
 /** One line for stderr: the error's message with the key removed, and the fix for a refused key. */
 export function describeError(error: unknown, apiKey?: string): string {
   const kind = (error as KsmError)?.kind;
-  let message = error instanceof Error ? error.message : String(error);
+  let message = errorMessage(error);
   // A refused connection gets the fix sentence of the one table (errorFixes), minus the editor-only command.
   if (error instanceof NetworkError && error.code === 'ECONNREFUSED') message = messageWithFix(error).replace(/, or run 'KSM: Check Connection'/, '');
   if (kind === 'auth') message = `The service refused the API key in KSM_API_KEY (${message.replace(/\s*Set your API key with 'KSM: Set API Key'\.?/, '')}). Check KSM_API_KEY.`;

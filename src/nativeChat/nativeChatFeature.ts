@@ -3,11 +3,10 @@
 // VSIX (engines ^1.100.0) activates on 1.100 and in VSCodium, where the panel stays the chat.
 // Nothing here does network or loads the tokenizer at activation.
 import * as vscode from 'vscode';
-import { COMMAND } from '../common/core/contributionIds';
-import { promptForApiKey } from '../common/vscode/apiKey';
 import type { ExtensionServices } from '../common/vscode/services';
 import { KSM_VENDOR } from './core/modelCatalog';
 import { RecentUploads } from './core/participant';
+import { registerNativeChatCommands } from './vscode/commands';
 import { KsmModelProvider } from './vscode/modelProvider';
 import { registerParticipant } from './vscode/participantAdapter';
 import { providerApiOf } from './vscode/providerApi';
@@ -17,30 +16,19 @@ export interface NativeChatDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
 }
 
-/** Which parts the running VS Code supports (logged, and read by tests). */
-export interface NativeChatStatus {
+/** Which parts the running VS Code supports (logged). */
+interface NativeChatStatus {
   modelProvider: boolean;
   tools: boolean;
   participant: boolean;
 }
 
-export function registerNativeChatFeature(services: ExtensionServices, deps: NativeChatDeps): NativeChatStatus {
+export function registerNativeChatFeature(services: ExtensionServices, deps: NativeChatDeps): void {
   const { context, log } = services;
   const recent = new RecentUploads();
   const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false };
 
-  // The model picker's "Manage Models" entry: the key first if there is none, then our settings.
-  services.registerCommand(COMMAND.vscodeChatManageModels, async () => {
-    if (!(await services.apiKey.get())) {
-      const key = await promptForApiKey();
-      if (key) await services.apiKey.set(key);
-    }
-    await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:ksm.ksm-assistant chat');
-  });
-  services.registerCommand(COMMAND.vscodeChatRevealCitation, async (volume: unknown, fileId: unknown) => {
-    if (typeof volume !== 'string' || typeof fileId !== 'string' || !fileId) return;
-    await deps.revealFile(volume, fileId);
-  });
+  registerNativeChatCommands(services, deps.revealFile);
 
   const registerProvider = providerApiOf(vscode);
   if (registerProvider) {
@@ -57,5 +45,4 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
     status.participant = true;
   }
   log.info(`[vscode-chat] model provider: ${status.modelProvider ? 'registered' : 'not available (VS Code < 1.104)'}, tools: ${status.tools ? 'registered' : 'not available'}, @ksm participant: ${status.participant ? 'registered' : 'not available'}.`);
-  return status;
 }

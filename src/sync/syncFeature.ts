@@ -5,7 +5,8 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMAND } from '../common/core/contributionIds';
-import { shownVolumes, volumeCodicon, volumeLabel, volumeNameProblem, type VolumeTarget } from '../common/core/volumeTargets';
+import { shownVolumes, type VolumeTarget } from '../common/core/volumeTargets';
+import { pickVolume } from '../common/vscode/volumePicker';
 import type { VolumesFeature } from '../volumes/volumesFeature';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings, shownVolume } from '../common/vscode/settings';
@@ -122,7 +123,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     if (!stored) return void vscode.window.showWarningMessage('Only a folder inside this workspace can be synced (the pairing is saved in the workspace settings). Open its parent folder first.');
     const existing = [...runners.values()].find((r) => r.folderPath === folder.fsPath && (!choices.volume || r.pairing.volume === choices.volume));
     if (existing) return existing.sync();
-    const volume = choices.volume ?? (await pickVolume(shownVolumes(personalVolume(), settings.volumes())));
+    const volume = choices.volume ?? (await pickSyncVolume(shownVolumes(personalVolume(), settings.volumes())));
     if (!volume) return undefined;
     let deleteRemoved = choices.deleteRemoved;
     let watch = choices.watch;
@@ -178,19 +179,12 @@ async function pickFolder(): Promise<vscode.Uri | undefined> {
   return picked?.[0];
 }
 
-async function pickVolume(known: VolumeTarget[]): Promise<string | undefined> {
-  const other = { label: '$(edit) Another volume…', volume: undefined };
-  const picked = await vscode.window.showQuickPick(
-    [...known.map((t) => ({ label: `$(${volumeCodicon(t)}) ${volumeLabel(t)}`, description: t.personal ? t.volume : undefined, volume: t.volume as string | undefined })), other],
-    { title: 'Sync Folder to Volume: which volume?', placeHolder: 'The volume that will mirror the folder', ignoreFocusOut: true },
-  );
-  if (!picked) return undefined;
-  if (picked.volume) return picked.volume;
-  const typed = await vscode.window.showInputBox({
-    title: 'Volume name',
-    prompt: 'A new volume is created by the first upload.',
+async function pickSyncVolume(known: VolumeTarget[]): Promise<string | undefined> {
+  const picked = await pickVolume(known, {
+    title: 'Sync Folder to Volume: which volume?',
+    placeholder: 'The volume that will mirror the folder',
+    newVolume: { label: 'Another volume…', icon: 'edit', title: 'Volume name', prompt: 'A new volume is created by the first upload.' },
     ignoreFocusOut: true,
-    validateInput: (value) => volumeNameProblem(value),
   });
-  return typed?.trim() || undefined;
+  return picked?.volume;
 }

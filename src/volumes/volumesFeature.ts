@@ -6,7 +6,7 @@ import { ProcessingModes } from './core/processingModes';
 import { GLOBAL_STATE_KEY } from '../common/core/storageKeys';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
-import { addVolumeToView, registerVolumeCommands } from './vscode/volumeCommands';
+import { addVolumeToView, registerVolumeCommands } from './vscode/commands';
 import { VolumeDropController } from './vscode/volumeDrop';
 import type { VolumesNode } from './vscode/volumeNodes';
 import { VolumesTreeProvider } from './vscode/volumesTree';
@@ -15,6 +15,8 @@ import { volumeDisplayName } from '../common/core/volumeTargets';
 
 export interface VolumesFeatureDeps {
   askAgentAbout(files: Array<AgentFileRef & { volume: string }>): Promise<void>;
+  /** Files dropped on a volume: the upload feature's flow. */
+  uploadTo(volume: string, uris: vscode.Uri[]): Promise<void>;
 }
 
 /** How `revealFile` ended; the two misses were also told to the user. */
@@ -36,8 +38,6 @@ export interface VolumesFeature {
   addVolumeToView(name: string): Promise<void>;
   /** Marks volumes kept in sync with a workspace folder (volume → folder label). */
   markSynced(marks: ReadonlyMap<string, string>): void;
-  /** The tree's data, for tests and the upload target picker. */
-  readonly tree: VolumesTreeProvider;
 }
 
 /** How far `revealFile` pages through a volume looking for a file. */
@@ -57,7 +57,7 @@ export function registerVolumesFeature(services: ExtensionServices, deps: Volume
     treeDataProvider: tree,
     canSelectMany: true,
     showCollapseAll: true,
-    dragAndDropController: new VolumeDropController(),
+    dragAndDropController: new VolumeDropController((volume, uris) => deps.uploadTo(volume, uris)),
   });
   tree.setViewVisible(view.visible);
   context.subscriptions.push(
@@ -93,18 +93,17 @@ export function createVolumesTree(services: ExtensionServices): VolumesTreeProvi
   );
 }
 
-/** What other features call; `view` is needed only to reveal files. */
-export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeView<VolumesNode>, modes?: () => ProcessingModes): VolumesFeature {
+/** What other features call: over the tree, the view that reveals files, and the remembered processing modes. */
+export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.TreeView<VolumesNode>, 'reveal'>, modes: () => ProcessingModes): VolumesFeature {
   return {
-    tree,
     addVolumeToView,
     refreshVolume: (volume) => {
       void tree.listing(volume).reload();
     },
     markSynced: (marks) => tree.setSyncMarks(marks),
-    rememberProcessing: (uuids, doChunking) => modes?.().remember(uuids, doChunking),
+    rememberProcessing: (uuids, doChunking) => modes().remember(uuids, doChunking),
     watchUploaded: (volume, files, doChunking) => {
-      if (doChunking !== undefined) modes?.().remember(files.map((f) => f.uuid), doChunking);
+      if (doChunking !== undefined) modes().remember(files.map((f) => f.uuid), doChunking);
       const listing = tree.listing(volume);
       if (listing.state.kind === 'loaded') listing.addUploaded(files);
       else void listing.reload();
@@ -124,7 +123,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view?: vscode.TreeVi
         void vscode.window.showInformationMessage(`File ${fileId} was not found in ${volumeDisplayName(volume, personalVolume())} (it may have been deleted).`);
         return 'fileNotFound';
       }
-      await view?.reveal(tree.fileNode(volume, file), { select: true, focus: true, expand: true });
+      await view.reveal(tree.fileNode(volume, file), { select: true, focus: true, expand: true });
       return 'revealed';
     },
   };

@@ -2,7 +2,8 @@
 // snippet is linted as if it lived at the given path (the file need not exist), so a rule
 // that stops resolving imports or loses a zone fails here, not silently in review.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ESLint } from 'eslint';
 
@@ -58,13 +59,13 @@ describe('architecture: lint enforces the layers', function () {
     await assertReported('src/upload/vscode/probe.ts', use('../../volumes/vscode/volumesTree'), 'import/no-restricted-paths');
     await assertReported('src/upload/core/probe.ts', use('../../volumes/core/volumeListing'), 'import/no-restricted-paths');
     await assertReported('src/sync/vscode/probe.ts', use('../../volumes/core/volumeListing'), 'import/no-restricted-paths');
-    await assertReported('src/extension.ts', use('./chat/vscode/chatCommands'), 'import/no-restricted-paths');
+    await assertReported('src/extension.ts', use('./chat/vscode/commands'), 'import/no-restricted-paths');
     await assertClean('src/upload/vscode/probe.ts', use('../../volumes/volumesFeature'));
     await assertClean('src/upload/core/probe.ts', use('../../common/core/volumeTargets'));
   });
 
   it('keeps cores off adapters, src/api and src/common off features, and the CLI on api + cores', async () => {
-    await assertReported('src/chat/core/probe.ts', use('../vscode/chatCommands'), 'import/no-restricted-paths');
+    await assertReported('src/chat/core/probe.ts', use('../vscode/commands'), 'import/no-restricted-paths');
     await assertReported('src/chat/core/probe.ts', use('../../common/vscode/log'), 'import/no-restricted-paths');
     await assertReported('src/common/core/probe.ts', use('../vscode/settings'), 'import/no-restricted-paths');
     await assertReported('src/api/probe.ts', use('../common/core/volumeTargets'), 'import/no-restricted-paths');
@@ -74,10 +75,33 @@ describe('architecture: lint enforces the layers', function () {
     await assertClean('src/cli/probe.ts', use('../upload/core/uploadRun'));
   });
 
+  it('keeps the MCP server on api + cores, like the CLI', async () => {
+    await assertReported('src/mcp/probe.ts', useVscode, 'no-restricted-imports');
+    await assertReported('src/mcp/probe.ts', use('../volumes/volumesFeature'), 'import/no-restricted-paths');
+    await assertReported('src/mcp/probe.ts', use('../common/vscode/log'), 'import/no-restricted-paths');
+    await assertClean('src/mcp/probe.ts', use('../nativeChat/core/volumeTools'));
+  });
+
+  it('covers every top-level folder of src/ with a zone, and refuses to lint while one is not', async () => {
+    const config = (await import('../../eslint.config.mjs' as string)) as { foldersWithoutZone(names: string[]): string[] };
+    const folders = readdirSync('src', { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    assert.deepEqual(config.foldersWithoutZone([...folders, 'mcp']), [], 'every folder of src/ (and src/mcp) has a zone');
+    assert.deepEqual(config.foldersWithoutZone(['api', 'reports', 'volumes']), ['reports'], 'a new folder is named');
+    const probe = 'src/zoneProbeFolder';
+    mkdirSync(probe);
+    try {
+      const result = spawnSync(process.execPath, ['node_modules/eslint/bin/eslint.js', 'src/extension.ts'], { encoding: 'utf8' });
+      assert.notEqual(result.status, 0, 'lint fails');
+      assert.match(result.stdout + result.stderr, /src\/zoneProbeFolder has no lint zone/);
+    } finally {
+      rmdirSync(probe);
+    }
+  });
+
   it('keeps the chat engine free of the panel: chat/core never sees the protocol or chat/panel; chat/panel maps the two', async () => {
     await assertReported('src/chat/core/probe.ts', use('../protocol'), 'import/no-restricted-paths');
     await assertReported('src/chat/core/probe.ts', use('../panel/chatSession'), 'import/no-restricted-paths');
-    await assertReported('src/chat/panel/probe.ts', use('../vscode/chatCommands'), 'import/no-restricted-paths');
+    await assertReported('src/chat/panel/probe.ts', use('../vscode/commands'), 'import/no-restricted-paths');
     await assertReported('src/chat/panel/probe.ts', use('../../common/vscode/log'), 'import/no-restricted-paths');
     await assertClean('src/chat/panel/probe.ts', use('../protocol'));
     await assertClean('src/chat/panel/probe.ts', use('../core/chatEngine'));

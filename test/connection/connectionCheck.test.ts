@@ -8,7 +8,8 @@ import { KsmClient } from '../../src/api/client';
 import { createDispatcher, type NetworkSettings } from '../../src/api/network';
 import { probeAddress } from '../../src/api/probe';
 import { redactorFor } from '../../src/api/redact';
-import { runConnectionCheck, type CheckDeps, type ConnectionReport, type StepId } from '../../src/connection/core/connectionCheck';
+import type { CheckDeps, ConnectionReport, StepId } from '../../src/connection/core/checkRun';
+import { runConnectionCheck } from '../../src/connection/core/connectionCheck';
 import { renderReport } from '../../src/connection/core/report';
 import { useEmulator } from '../api/harness';
 import { startRawServer, type RawServer } from '../api/rawServer';
@@ -74,10 +75,10 @@ describe('connection check against the emulator and a broken network', () => {
   it('passes every read-only step against a healthy service, with timings, and writes nothing', async () => {
     requests.length = 0;
     const { report, markdown } = await check({ volumes: ['team-docs'] });
-    assert.deepEqual(status(report), { address: 'passed', reach: 'passed', key: 'passed', 'personal-volume': 'passed', volumes: 'passed', model: 'passed', agent: 'skipped' });
+    assert.deepEqual(status(report), { address: 'passed', reach: 'passed', key: 'passed', 'personal-volume': 'passed', volumes: 'passed', model: 'passed', 'output-format': 'passed', agent: 'skipped' });
     assert.ok(step(report, 'model').ms !== undefined && /First chunk after \d+ ms/.test(step(report, 'model').detail));
     assert.match(step(report, 'volumes').detail, /team-docs: does not exist yet/);
-    assert.match(markdown, /^# KSM Connection Check\n\n\*\*Connected\.\*\* All 6 steps passed\./);
+    assert.match(markdown, /^# KSM Connection Check\n\n\*\*Connected\.\*\* All 7 steps passed\./);
     assert.match(markdown, /chat stream: `\{id: "cha…"/, 'the shapes seen are listed, values cut short');
     assert.match(markdown, /None: the answers had the shapes of the client's own decisions/);
     assert.ok(!markdown.includes(h.emulator.apiKey));
@@ -137,7 +138,7 @@ describe('connection check against the emulator and a broken network', () => {
     assert.equal(failure.id, 'reach');
     assert.equal(failure.problem, 'refused');
     assert.match(failure.fix!, /Nothing accepts connections at 127\.0\.0\.1:1\. Check the host and port in 'ksm\.baseUrl'/);
-    assert.deepEqual(report.steps.slice(2).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(report.steps.slice(2).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
     assert.match(markdown, /\*\*Failed\.\*\* First failing step: Reach the service \(network, proxy, TLS\)\. .*ECONNREFUSED/);
   });
 
@@ -210,7 +211,7 @@ describe('connection check against the emulator and a broken network', () => {
     assert.equal(firstFailure(report)!.id, 'key');
     assert.equal(firstFailure(report)!.problem, 'key');
     assert.match(firstFailure(report)!.fix!, /KSM: Set API Key/);
-    assert.deepEqual(report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
     const none = await check({ apiKey: null });
     assert.equal(firstFailure(none.report)!.problem, 'no-key');
   });

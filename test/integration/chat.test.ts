@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { KsmClient } from '../../src/api/client';
-import { askAboutFilePlan, askAboutSelectionPlan, openMarkdownExport } from '../../src/chat/vscode/chatCommands';
+import { askAboutFilePlan, askAboutSelectionPlan, openMarkdownExport } from '../../src/chat/vscode/commands';
 import { ChatSession } from '../../src/chat/panel/chatSession';
 import { renderChatHtml } from '../../src/chat/vscode/chatViewProvider';
 import { ConversationStore } from '../../src/chat/core/conversationStore';

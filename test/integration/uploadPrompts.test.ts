@@ -11,8 +11,9 @@ import { Log } from '../../src/common/vscode/log';
 import type { ExtensionServices } from '../../src/common/vscode/services';
 import { updateSetting } from '../../src/common/vscode/settings';
 import { pickChunking, pickVolume, rememberVolume } from '../../src/upload/vscode/uploadPrompts';
-import { createVolumesApi, createVolumesTree, type VolumesFeature } from '../../src/volumes/volumesFeature';
-import { requiredEnv, runnerContext } from './host';
+import { createVolumesTree, type VolumesFeature } from '../../src/volumes/volumesFeature';
+import type { VolumesTreeProvider } from '../../src/volumes/vscode/volumesTree';
+import { requiredEnv, runnerContext, volumesApiFor } from './host';
 
 const RECENT_KEY = 'ksm.upload.recentVolumes';
 const CHUNKING_KEY = 'ksm.upload.doChunkingByVolume';
@@ -35,6 +36,7 @@ describe('upload: the questions in real quick picks', function () {
   const beta = `itest-beta-${suffix}`;
   let services: ExtensionServices;
   let volumes: VolumesFeature;
+  let tree: VolumesTreeProvider;
   let log: Log;
   const previousState: Record<string, unknown> = {};
   let previousList: unknown;
@@ -46,7 +48,8 @@ describe('upload: the questions in real quick picks', function () {
     const keys = new ApiKeyStore(context.secrets);
     log = new Log(vscode.window.createOutputChannel('KSM upload prompts integration test', { log: true }));
     services = { context, log, apiKey: keys, getClient: () => createClientFromSettings(keys, log), registerCommand: () => undefined };
-    volumes = createVolumesApi(createVolumesTree(services));
+    tree = createVolumesTree(services);
+    volumes = volumesApiFor(tree);
     for (const key of [RECENT_KEY, CHUNKING_KEY]) previousState[key] = context.globalState.get(key);
     const config = vscode.workspace.getConfiguration('ksm');
     previousList = config.inspect('volumes.list')?.globalValue;
@@ -57,7 +60,7 @@ describe('upload: the questions in real quick picks', function () {
 
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-    volumes.tree.dispose();
+    tree.dispose();
     for (const [key, value] of Object.entries(previousState)) await services.context.globalState.update(key, value);
     await updateSetting('volumes.list', previousList);
     await updateSetting('userId', previousUserId);

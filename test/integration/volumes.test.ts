@@ -12,12 +12,11 @@ import { createClientFromSettings } from '../../src/common/vscode/client';
 import { Log } from '../../src/common/vscode/log';
 import type { ExtensionServices } from '../../src/common/vscode/services';
 import { updateSetting } from '../../src/common/vscode/settings';
-import { uploadToVolume } from '../../src/upload/uploadFeature';
-import { createVolumesApi, createVolumesTree } from '../../src/volumes/volumesFeature';
+import { createVolumesTree } from '../../src/volumes/volumesFeature';
 import type { VolumesNode } from '../../src/volumes/vscode/volumeNodes';
 import { VolumesTreeProvider } from '../../src/volumes/vscode/volumesTree';
 import { KsmClient } from '../../src/api/client';
-import { requiredEnv, runnerContext } from './host';
+import { requiredEnv, runnerContext, silentUploadFlow, volumesApiFor } from './host';
 
 const VOLUME_COMMANDS = [
   'ksm.volumes.add', 'ksm.volumes.remove', 'ksm.volumes.refresh', 'ksm.volumes.refreshVolume', 'ksm.volumes.loadMore',
@@ -84,14 +83,13 @@ describe('volumes: VS Code integration', function () {
     await writeFile(join(work, 'docs', 'blob.bin'), Buffer.from([0, 1, 2, 3]));
 
     const tree = createVolumesTree(services);
-    const api = createVolumesApi(tree);
+    const api = volumesApiFor(tree);
     try {
-      const summary = await uploadToVolume(services, api, [vscode.Uri.file(join(work, 'docs'))], {
+      const summary = await silentUploadFlow(services, api).run([vscode.Uri.file(join(work, 'docs'))], {
         volume,
         doChunking: 1,
         embedding: 'emu-embed',
         onDuplicate: 'keepBoth',
-        quiet: true,
       });
       assert.ok(summary);
       assert.equal(summary.uploaded, 4);

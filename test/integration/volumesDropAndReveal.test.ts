@@ -14,11 +14,10 @@ import { createClientFromSettings } from '../../src/common/vscode/client';
 import { Log } from '../../src/common/vscode/log';
 import type { ExtensionServices } from '../../src/common/vscode/services';
 import { updateSetting } from '../../src/common/vscode/settings';
-import { uploadToVolume } from '../../src/upload/uploadFeature';
 import { VolumeDropController } from '../../src/volumes/vscode/volumeDrop';
 import type { FileNode, VolumesNode } from '../../src/volumes/vscode/volumeNodes';
-import { createVolumesApi, createVolumesTree } from '../../src/volumes/volumesFeature';
-import { requiredEnv, runnerContext } from './host';
+import { createVolumesTree } from '../../src/volumes/volumesFeature';
+import { requiredEnv, runnerContext, silentUploadFlow, volumesApiFor } from './host';
 
 /** Waits for VS Code to report back; bounded by mocha's timeout, not a clock of our own. */
 async function until(condition: () => boolean): Promise<void> {
@@ -74,12 +73,12 @@ describe('volumes: drag and drop, and reveal, in VS Code', function () {
     for (const name of ['dropped-a.md', 'dropped-b.txt', 'dropped-c.md']) await writeFile(join(folder, name), `# ${name}\n`);
     const uri = (name: string) => vscode.Uri.file(join(folder, name)).toString();
     const tree = createVolumesTree(services);
-    const api = createVolumesApi(tree);
+    const api = volumesApiFor(tree);
     const uploadedTo: string[] = [];
     // The choices the drop's upload would ask for, given up front (as `UploadChoices` allow).
     const controller = new VolumeDropController((volume, uris) => {
       uploadedTo.push(volume);
-      return uploadToVolume(services, api, uris, { volume, doChunking: 1, embedding: 'emu-embed', onDuplicate: 'keepBoth', quiet: true });
+      return silentUploadFlow(services, api).run(uris, { volume, doChunking: 1, embedding: 'emu-embed', onDuplicate: 'keepBoth' });
     });
     const transfer = (uriList: string) => {
       const data = new vscode.DataTransfer();
@@ -108,7 +107,7 @@ describe('volumes: drag and drop, and reveal, in VS Code', function () {
       await controller.handleDrop(target, transfer('untitled:Untitled-1\r\nhttps://example.invalid/x.md'), token);
       assert.deepEqual(uploadedTo, [dropVolume, dropVolume], 'only the two drops with local files on a volume upload');
       assert.equal((await namesIn(dropVolume)).length, 3);
-      assert.deepEqual(new VolumeDropController().dropMimeTypes, ['text/uri-list'], 'the tree accepts what the Explorer drags');
+      assert.deepEqual(controller.dropMimeTypes, ['text/uri-list'], 'the tree accepts what the Explorer drags');
     } finally {
       tree.dispose();
     }
@@ -122,7 +121,7 @@ describe('volumes: drag and drop, and reveal, in VS Code', function () {
 
     const tree = createVolumesTree(services);
     const view = vscode.window.createTreeView<VolumesNode>('ksmIntegration.volumes', { treeDataProvider: tree, canSelectMany: true });
-    const api = createVolumesApi(tree, view);
+    const api = volumesApiFor(tree, view);
     const selected = () => view.selection.flatMap((n) => (n.kind === 'file' ? [n.file.uuid] : []));
     try {
       // The fifth file is on the second page of three.

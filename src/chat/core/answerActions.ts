@@ -49,14 +49,14 @@ export class AnswerActions {
     const last = conversation && lastTurn(conversation);
     const question = conversation?.turns.findLast((t) => t.role === 'user');
     if (!conversation || !last || !question || last.id !== turnId || last.role !== 'assistant' || !CONTINUABLE.includes(last.state ?? 'done')) {
-      this.engine.log().warn(`[chat] continue of turn ${turnId} refused (not the last cut-short answer)`);
+      this.engine.log().warn(`continue of turn ${turnId} refused (not the last cut-short answer)`);
       return undefined;
     }
     // The agent's thread holds the cut answer: ask it there for the rest.
     const threadId = last.threadId ?? conversation.threadId ?? undefined;
     const inThread = conversation.mode === 'agent' && threadId ? { threadId, query: CONTINUE_PROMPT } : undefined;
     if (conversation.mode === 'agent' && !inThread) {
-      this.engine.log().warn(`[chat] continue of turn ${turnId} refused (the agent never started a thread for it)`);
+      this.engine.log().warn(`continue of turn ${turnId} refused (the agent never started a thread for it)`);
       return undefined;
     }
     return this.engine.answer(conversation, question, inThread, last);
@@ -72,7 +72,7 @@ export class AnswerActions {
     const conversation = await this.engine.idleConversation();
     const index = conversation ? conversation.turns.findLastIndex((t) => t.role === 'user') : -1;
     if (!conversation || index < 0 || conversation.turns[index].id !== turnId) {
-      this.engine.log().warn(`[chat] edit of turn ${turnId} refused (not the last question)`);
+      this.engine.log().warn(`edit of turn ${turnId} refused (not the last question)`);
       return undefined;
     }
     const old = conversation.turns[index];
@@ -109,7 +109,7 @@ export class AnswerActions {
     const conversation = await this.engine.idleConversation();
     const last = conversation && lastTurn(conversation);
     if (!conversation || !last || last.id !== turnId || last.role !== 'assistant' || !allowed.includes(last.state ?? 'done')) {
-      this.engine.log().warn(`[chat] ${action} of turn ${turnId} refused (not the last answer, or not in a state to ${action})`);
+      this.engine.log().warn(`${action} of turn ${turnId} refused (not the last answer, or not in a state to ${action})`);
       return undefined;
     }
     const question = conversation.turns.at(-2);

@@ -11,6 +11,7 @@ import { describeAnswerFailure } from './answerErrors';
 import { answerError, ask, type AnswerEndReason, type AnswerError, type AnswerEvent, type AnswerRequest } from './answerStream';
 import { newTurnId, type StoredConversation, type TokenUsage, type Turn } from './conversationModel';
 import type { ConversationStore } from './conversationStore';
+import { errorMessage } from '../../api/errors';
 
 export interface AnswerOutcome {
   state: AnswerEndReason;
@@ -93,7 +94,7 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
   const done = stream()
     .catch((error: unknown): Extract<AnswerEvent, { type: 'finished' }> => {
       // Failures before the stream started: no client configured, disk full…
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return { type: 'finished', reason: 'error', error: answerError(message, describeAnswerFailure(error).retryable, error) };
     })
     .then(async (finished): Promise<AnswerOutcome> => {
@@ -101,9 +102,9 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
       answer.state = finished.reason;
       if (finished.finishReason) answer.finishReason = finished.finishReason;
       if (finished.error) answer.error = finished.error.message;
-      if (finished.error?.cause !== undefined) log.error(`[chat] answer ended in ${finished.reason}: ${describe(finished.error.cause)}`);
+      if (finished.error?.cause !== undefined) log.error(`answer ended in ${finished.reason}: ${describe(finished.error.cause)}`);
       conversation.updatedAt = Date.now();
-      await store.save(conversation).catch((error: unknown) => log.error(`[chat] could not save the conversation: ${describe(error)}`));
+      await store.save(conversation).catch((error: unknown) => log.error(`could not save the conversation: ${describe(error)}`));
       options.onSettled();
       options.onEvent(finished, answer);
       const threadId = conversation.threadId ?? undefined;
@@ -162,7 +163,7 @@ class Checkpoint {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.save().catch((error: unknown) => this.log.warn(`[chat] checkpoint failed: ${describe(error)}`));
+      void this.save().catch((error: unknown) => this.log.warn(`checkpoint failed: ${describe(error)}`));
     }, this.delayMs);
   }
 

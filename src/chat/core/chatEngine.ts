@@ -28,6 +28,7 @@ import { buildAgentRequest, buildChatRequest, buildContinueRequest, requestMetad
 /** How the chat panel's requests name their client in `metadata`. */
 const PANEL_CLIENT = 'ksm-assistant/chat-panel';
 import type { NewCodeContext } from './askAboutFile';
+import { errorMessage } from '../../api/errors';
 
 export type { AnswerOutcome } from './answerLauncher';
 export type { CitedFile, CitedPassage } from './conversationContext';
@@ -244,7 +245,7 @@ export class ChatEngine {
   async openConversation(id: string): Promise<boolean> {
     const conversation = this.running?.conversation.id === id ? this.running.conversation : await this.store.load(id);
     if (!conversation) {
-      this.engineHost.log.warn(`[chat] asked to open unknown conversation ${id}; dropped`);
+      this.engineHost.log.warn(`asked to open unknown conversation ${id}; dropped`);
       return false;
     }
     this.conversation = conversation;
@@ -405,7 +406,7 @@ export class ChatEngine {
       try {
         listener(event);
       } catch (error) {
-        this.engineHost.log.error(`[chat] an engine listener failed on "${event.type}": ${error instanceof Error ? error.message : String(error)}`);
+        this.engineHost.log.error(`an engine listener failed on "${event.type}": ${errorMessage(error)}`);
       }
     }
   }

@@ -4,13 +4,12 @@
 // unnumbered chips. Each passage is kept once, with every marker number that points at it,
 // so the chips read "[1] guide.md" and "[2][4] plan.md" and match the text. Pure functions,
 // shared by the stream (answerStream.ts) and the engine that stores the turn.
-import { isPersonalVolumeName, PERSONAL_VOLUME_LABEL } from '../../common/core/volumeTargets';
+import { servedVolumeLabel } from '../../common/core/volumeTargets';
 import type { SourceCitation } from './conversationModel';
 
 /** "My files" for the personal volume, else the volume's name (volumeTargets.ts labels it so everywhere). */
 export function citationVolumeLabel(volume: string | undefined): string | undefined {
-  if (!volume) return undefined;
-  return isPersonalVolumeName(volume) ? PERSONAL_VOLUME_LABEL : volume;
+  return volume ? servedVolumeLabel(volume) : undefined;
 }
 
 /** The passage a citation points at: one file's chunk, or its snippet when the service gave no chunk index. */

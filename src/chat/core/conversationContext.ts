@@ -39,7 +39,7 @@ export class ConversationContext {
   async removeAttachment(fileId: string): Promise<void> {
     const conversation = await this.engine.current();
     if (!conversation.pendingAttachments.some((a) => a.fileId === fileId)) {
-      this.engine.log().warn(`[chat] remove of unknown attachment ${fileId}; dropped`);
+      this.engine.log().warn(`remove of unknown attachment ${fileId}; dropped`);
       return;
     }
     await this.engine.update((c) => void (c.pendingAttachments = c.pendingAttachments.filter((a) => a.fileId !== fileId)));
@@ -63,7 +63,7 @@ export class ConversationContext {
   async removeCode(id: string): Promise<void> {
     const conversation = await this.engine.current();
     if (!conversation.pendingCode?.some((c) => c.id === id)) {
-      this.engine.log().warn(`[chat] remove of unknown code chip ${id}; dropped`);
+      this.engine.log().warn(`remove of unknown code chip ${id}; dropped`);
       return;
     }
     await this.engine.update((c) => void (c.pendingCode = (c.pendingCode ?? []).filter((p) => p.id !== id)));
@@ -81,7 +81,7 @@ export class ConversationContext {
     const conversation = await this.engine.current();
     const chosen = conversation.contextVolumes ?? [];
     if (!chosen.some((v) => v.volume === volume)) {
-      this.engine.log().warn(`[chat] remove of a context volume the conversation did not choose; dropped`);
+      this.engine.log().warn(`remove of a context volume the conversation did not choose; dropped`);
       return;
     }
     await this.setContextVolumes(chosen.filter((v) => v.volume !== volume));
@@ -98,7 +98,7 @@ export class ConversationContext {
   async removeContextFile(fileId: string): Promise<void> {
     const chosen = (await this.engine.current()).contextFiles ?? [];
     if (!chosen.some((f) => f.fileId === fileId)) {
-      this.engine.log().warn(`[chat] remove of a context file the conversation did not choose; dropped`);
+      this.engine.log().warn(`remove of a context file the conversation did not choose; dropped`);
       return;
     }
     await this.setContextFiles(chosen.filter((f) => f.fileId !== fileId));

@@ -37,7 +37,7 @@ export interface SourceCitation {
 
 /**
  * Code from an editor sent with a question (Ask About Selection / Active File): shown as a
- * chip, put in front of the question only in the request the model sees (contextText.ts).
+ * chip, put in front of the question only in the request the model sees (requestBuilder.questionForModel).
  */
 export interface CodeContext {
   id: string;

@@ -10,6 +10,7 @@ import { summarize, type Turn } from '../core/conversationModel';
 import type { HandlerMap, HostToWebview, WebviewMessageType, WebviewToHost } from '../protocol';
 import { DeltaBatcher, type DeltaBatch } from './deltaBatcher';
 import { conversationView } from './viewMapping';
+import { errorMessage } from '../../api/errors';
 
 export { CONTINUE_PROMPT } from '../core/chatEngine';
 
@@ -129,7 +130,7 @@ export class ChatSession extends ChatEngine {
 
   optionsChanged(): void {
     this.postInOrder({ type: 'options', options: this.host.getOptions() });
-    void this.adoptDefaultModel().catch((error: unknown) => this.host.log.warn(`[chat] could not take the default model: ${error instanceof Error ? error.message : String(error)}`));
+    void this.adoptDefaultModel().catch((error: unknown) => this.host.log.warn(`[chat] could not take the default model: ${errorMessage(error)}`));
   }
 
   override async idle(): Promise<void> {
@@ -183,7 +184,7 @@ export class ChatSession extends ChatEngine {
 
   private enqueue(step: () => void | Promise<void>): void {
     const next = (this.outbox ?? Promise.resolve()).then(step).catch((error: unknown) => {
-      this.host.log.error(`[chat] could not update the view: ${error instanceof Error ? error.message : String(error)}`);
+      this.host.log.error(`[chat] could not update the view: ${errorMessage(error)}`);
     });
     this.outbox = next;
     void next.then(() => {

@@ -6,6 +6,7 @@ import type { KsmService } from '../../api/service';
 import { shownVolumes, volumeLabel, type VolumeTarget } from '../../common/core/volumeTargets';
 import { CITATION_SCHEME, type PassageDocument } from '../core/citationReveal';
 import type { AttachedFile, ContextVolume } from '../core/conversationModel';
+import { errorMessage } from '../../api/errors';
 
 /** The pickers the chat view opens for the context of an agent conversation. */
 export interface ContextPickers {
@@ -81,7 +82,7 @@ export async function pickContextFiles(
     // A named volume nobody uploaded to yet answers 404 (D6): it has no files to choose.
     const missing = (error as { status?: unknown }).status === 404;
     void vscode.window.showWarningMessage(
-      missing ? `${volumeLabel(volume.target)} has no files yet.` : `Could not list ${volumeLabel(volume.target)}: ${error instanceof Error ? error.message : String(error)}`,
+      missing ? `${volumeLabel(volume.target)} has no files yet.` : `Could not list ${volumeLabel(volume.target)}: ${errorMessage(error)}`,
     );
     return undefined;
   }

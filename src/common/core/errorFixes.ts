@@ -1,10 +1,10 @@
-// Error → the one-click fix, in one place: the command error wrapper's buttons, the chat's
-// notification after a failed answer and the Volumes tree's clickable error row all ask
-// here, so a problem gets the same fix everywhere (before, three copies disagreed: a
-// missing key offered "Open Settings", and settings opened two different ways). The error's
-// own text already says what to do (src/api writes it so); this adds the button.
+// Problem → fix, in one table: what to change (Check Connection's report) and, where one
+// click fixes it, the button. The command error wrapper's buttons, the chat's notification
+// after a failed answer, the Volumes tree's clickable error row and Check Connection all
+// read it, so a problem gets the same fix everywhere. The error's own text already says
+// what to do (src/api writes it so); this adds the button, or the report's advice.
 // vscode-free: it names commands by their typed ids.
-import { isKsmError, NetworkError, NO_API_KEY_MESSAGE } from '../../api/errors';
+import { errorFirstLine, isKsmError, NetworkError, NO_API_KEY_MESSAGE } from '../../api/errors';
 import { COMMAND, type CommandId } from './contributionIds';
 
 export interface ErrorFix {
@@ -35,34 +35,146 @@ export class NotConnectedError extends Error {
   }
 }
 
-const REFUSED_FIX: ErrorFix = {
-  problem: 'Nothing accepts connections at the KSM service address.',
-  action: CHECK_CONNECTION,
-  hint: "Start the service (the local emulator: npm run emulator), check the address in 'ksm.baseUrl', or run 'KSM: Check Connection'.",
+/**
+ * Every problem the extension names, once: what the user changes to fix it (`advice`,
+ * phrased with what is known about the failing call: Check Connection's report reads it)
+ * and, where one click fixes it, the notification's one line and its button (`oneClick`,
+ * what `errorFix` offers). Check Connection decides which problem a failed step is
+ * (src/connection/core/fixes.ts, step-aware); `errorFix` decides it from the error alone.
+ */
+export type Problem =
+  | 'address'
+  | 'refused'
+  | 'unreachable'
+  | 'proxy'
+  | 'certificate'
+  | 'timeout'
+  | 'not-the-api'
+  | 'no-key'
+  | 'key'
+  | 'user-id'
+  | 'volume'
+  | 'model'
+  | 'agent'
+  | 'rate-limited'
+  | 'server'
+  | 'stream'
+  | 'not-connected'
+  | 'not-configured'
+  | 'other';
+
+/** What a fix may name: the settings and the call that failed. */
+export interface FixContext {
+  baseUrl: string;
+  host?: string;
+  proxy?: string;
+  caBundle?: string;
+  model?: string;
+  agentId?: string;
+  volume?: string;
+  userId?: string;
+}
+
+interface ProblemRow {
+  /** One or two sentences: what to change. */
+  advice(ctx: FixContext): string;
+  oneClick?: ErrorFix;
+}
+
+const REPORT_TO_ADMINS = "Send this report (Copy Report) to the service's administrators.";
+
+const PROBLEMS: Record<Problem, ProblemRow> = {
+  address: {
+    advice: (ctx) => `Check 'ksm.baseUrl' (now '${ctx.baseUrl}'): the host name does not resolve. Use the service's root address, for example https://ksm.example.com.`,
+  },
+  refused: {
+    advice: (ctx) =>
+      `Nothing accepts connections at ${ctx.host ?? ctx.baseUrl}. Check the host and port in 'ksm.baseUrl' (now '${ctx.baseUrl}'), or start the service (the local emulator: npm run emulator).`,
+    oneClick: {
+      problem: 'Nothing accepts connections at the KSM service address.',
+      action: CHECK_CONNECTION,
+      hint: "Start the service (the local emulator: npm run emulator), check the address in 'ksm.baseUrl', or run 'KSM: Check Connection'.",
+    },
+  },
+  unreachable: {
+    advice: (ctx) =>
+      `The network path to ${ctx.host ?? ctx.baseUrl} is broken. Check the network or VPN${ctx.proxy ? ` and the proxy ${ctx.proxy}` : ", and whether you need a proxy ('http.proxy')"}.`,
+    // Address, proxy, certificate or a server that is not the API: Check Connection names which, and its fix.
+    oneClick: { problem: 'The KSM service could not be reached or answered unexpectedly.', action: CHECK_CONNECTION },
+  },
+  proxy: {
+    advice: (ctx) =>
+      `The proxy ${ctx.proxy ?? ''} did not let the request through. Check 'http.proxy' (or HTTPS_PROXY/HTTP_PROXY), or add the service's host to 'http.noProxy' if it is reached directly.`,
+  },
+  certificate: {
+    advice: (ctx) =>
+      `The service's TLS certificate is not trusted. If your company inspects TLS, save its root CA as a PEM file and set 'ksm.network.caBundle' to it${ctx.caBundle ? ` (now '${ctx.caBundle}': it does not hold the right CA)` : ''}; turn off 'http.proxyStrictSSL' only for a test.`,
+  },
+  timeout: { advice: () => `The service did not answer in time. Check the network and proxy, or raise 'ksm.request.timeoutSeconds'.` },
+  'not-the-api': {
+    advice: (ctx) =>
+      `The address answers, but not as the KSM API (a sign-in page, a proxy or another server?). Check 'ksm.baseUrl' (now '${ctx.baseUrl}'): it must be the API's root, without a path such as /v3 or /ksm.`,
+  },
+  'no-key': {
+    advice: () => "Set your API key with 'KSM: Set API Key'.",
+    // No key stored is a set-up problem too, but settings cannot fix it: the key lives in secret storage.
+    oneClick: { problem: 'No KSM API key is set.', action: SET_API_KEY },
+  },
+  key: {
+    advice: () => "The service refused the API key. Set the right key with 'KSM: Set API Key' (keys are per service: an emulator key does not work on the real service).",
+    oneClick: { problem: 'The KSM service rejected the API key.', action: SET_API_KEY },
+  },
+  'user-id': {
+    advice: (ctx) =>
+      ctx.userId
+        ? `Your personal volume is {<your user id>}, and '${ctx.userId}' is not yours for this key. Set 'ksm.userId' to the user id of this API key.`
+        : "Set 'ksm.userId' to your user id: your personal volume is {<user id>}.",
+  },
+  volume: {
+    advice: (ctx) =>
+      `Check the volume name '${ctx.volume ?? ''}' in 'ksm.volumes.list': letters, digits, '.', '_' and '-', starting with a letter or digit; ask the administrators for access to a volume you may not read.`,
+  },
+  model: {
+    advice: (ctx) =>
+      ctx.model
+        ? `The service does not know the model '${ctx.model}'. Put model ids the service offers in 'ksm.chat.models' (the first is the default, or set 'ksm.chat.defaultModel').`
+        : "Set 'ksm.chat.models' to the chat model ids the service offers.",
+  },
+  agent: { advice: (ctx) => `Check 'ksm.agent.id' (now '${ctx.agentId ?? ''}') and 'ksm.agent.model'.` },
+  'rate-limited': { advice: () => 'The service is limiting requests. Wait a minute and check again.' },
+  server: { advice: () => "The service itself has a problem. Try again later; if it persists, send this report (Copy Report) to the service's administrators." },
+  stream: { advice: () => "The answer stream did not end as expected. Send this report (Copy Report) to the service's administrators; the shapes below show what arrived." },
+  'not-connected': {
+    advice: () => NOT_CONNECTED_MESSAGE,
+    oneClick: { problem: 'KSM Assistant is not connected to a service.', action: SET_API_KEY, alternatives: [CONNECT_EMULATOR] },
+  },
+  'not-configured': {
+    advice: () => "Check the KSM settings ('ksm.baseUrl', 'ksm.network.caBundle').",
+    oneClick: { problem: 'The KSM service is not configured.', action: OPEN_SETTINGS },
+  },
+  other: { advice: () => REPORT_TO_ADMINS },
 };
+
+/** What to change for `problem`, phrased with what is known (Check Connection's report). */
+export function fixFor(problem: Problem, ctx: FixContext): string {
+  return PROBLEMS[problem].advice(ctx);
+}
+
+/** The problem behind an error when nothing else is known (no step, no settings), for the one-click fix. */
+function problemOf(error: unknown): Problem | undefined {
+  if (error instanceof NotConnectedError) return 'not-connected';
+  if (!isKsmError(error)) return undefined;
+  if (error instanceof NetworkError && error.code === 'ECONNREFUSED') return 'refused';
+  if (error.kind === 'auth') return 'key';
+  if (error.kind === 'config') return error.message === NO_API_KEY_MESSAGE ? 'no-key' : 'not-configured';
+  if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'bad-response') return 'unreachable';
+  return undefined;
+}
 
 /** The fix for an error the user can repair in one click, or undefined (retry, wait, report). */
 export function errorFix(error: unknown): ErrorFix | undefined {
-  if (error instanceof NotConnectedError) {
-    return { problem: 'KSM Assistant is not connected to a service.', action: SET_API_KEY, alternatives: [CONNECT_EMULATOR] };
-  }
-  if (!isKsmError(error)) return undefined;
-  if (error instanceof NetworkError && error.code === 'ECONNREFUSED') return REFUSED_FIX;
-  if (error.kind === 'auth') {
-    return { problem: 'The KSM service rejected the API key.', action: SET_API_KEY };
-  }
-  if (error.kind === 'config') {
-    // No key stored is a set-up problem too, but settings cannot fix it: the key lives in secret storage.
-    if (error.message === NO_API_KEY_MESSAGE) {
-      return { problem: 'No KSM API key is set.', action: SET_API_KEY };
-    }
-    return { problem: 'The KSM service is not configured.', action: OPEN_SETTINGS };
-  }
-  // Address, proxy, certificate or a server that is not the API: Check Connection names which, and its fix.
-  if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'bad-response') {
-    return { problem: 'The KSM service could not be reached or answered unexpectedly.', action: CHECK_CONNECTION };
-  }
-  return undefined;
+  const problem = problemOf(error);
+  return problem ? PROBLEMS[problem].oneClick : undefined;
 }
 
 /**
@@ -71,8 +183,7 @@ export function errorFix(error: unknown): ErrorFix | undefined {
  * caller passes text src/api already redacted.
  */
 export function messageWithFix(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const line = (text.split('\n')[0] ?? '').trim();
+  const line = errorFirstLine(error);
   const hint = errorFix(error)?.hint;
   return hint && !line.includes(hint) ? `${line} ${hint}` : line;
 }

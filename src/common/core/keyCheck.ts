@@ -6,6 +6,7 @@ import { isKsmError, NetworkError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import { COMMAND } from './contributionIds';
 import { errorFix, messageWithFix, type ErrorFix } from './errorFixes';
+import { personalVolumeName } from './volumeTargets';
 
 export const KEY_ACCEPTED = 'The KSM service accepted the API key.';
 
@@ -17,7 +18,7 @@ export type KeyCheck =
 
 /** The volume whose one-file listing proves the key: the personal one, else a named one (a 404 still comes after authentication). */
 export function keyCheckVolume(userId: string, volumes: readonly string[]): string {
-  return userId ? `{${userId}}` : volumes[0] ?? 'ksm-key-check';
+  return personalVolumeName(userId) ?? volumes[0] ?? 'ksm-key-check';
 }
 
 export async function checkApiKey(service: KsmService, volume: string, signal?: AbortSignal): Promise<KeyCheck> {

@@ -18,6 +18,8 @@ export const GLOBAL_STATE_KEY = {
   processingModes: 'ksm.volumes.processingModes',
   /** Chat models picked in the model picker, most recent first (chat/core/modelChoices.ts). */
   recentChatModels: 'ksm.chat.recentModels',
+  /** Replacements waiting for their new copy to be processed (upload/core/pendingReplacements.ts). */
+  pendingReplacements: 'ksm.upload.pendingReplacements',
 } as const;
 
 /** `context.workspaceState`: per workspace. */

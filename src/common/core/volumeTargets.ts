@@ -24,6 +24,12 @@ export function isPersonalVolumeName(name: string): boolean {
   return PERSONAL_VOLUME.test(name);
 }
 
+/** The personal volume of a user id: `{<user_id>}` (D5), or undefined when no user id is set. */
+export function personalVolumeName(userId: string): string | undefined {
+  const id = userId.trim();
+  return id ? `{${id}}` : undefined;
+}
+
 /**
  * Where "Add Volume…" writes `ksm.volumes.list`, and the list it writes. VS Code does not
  * merge arrays across scopes (a workspace value replaces the user value), so a workspace
@@ -56,6 +62,11 @@ export function shownVolumes(personal: string | undefined, named: readonly strin
     ...(personal ? [{ volume: personal, personal: true }] : []),
     ...named.filter((v) => v !== personal).map((volume) => ({ volume, personal: false })),
   ];
+}
+
+/** How a volume name the service sent (a citation's, a listing's) is shown: "My files" for any personal volume `{…}`. */
+export function servedVolumeLabel(volume: string): string {
+  return isPersonalVolumeName(volume) ? PERSONAL_VOLUME_LABEL : volume;
 }
 
 /** What a volume is called in the tree and in pickers. */

@@ -5,19 +5,20 @@ import { type CommandId } from '../core/contributionIds';
 import { errorFix, messageWithFix, type ErrorFix } from '../core/errorFixes';
 
 /**
+ * A command's handler with the arguments it declares. VS Code passes whatever the caller gave
+ * (a menu's item, a command link's JSON, another extension's values), so a handler that
+ * takes arguments declares them `unknown` or optional and checks them before use.
+ */
+export type CommandHandler<Args extends unknown[] = []> = (...args: Args) => unknown;
+
+/**
  * The one error wrapper every command goes through: user cancellation is silent, any
  * other failure is logged in full and shown as one short line with actions that fix it.
  */
-export function registerCommand(
-  log: Log,
-  id: CommandId,
-  // VS Code passes whatever the caller gave; each handler declares the arguments it checks.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  handler: (...args: any[]) => unknown,
-): vscode.Disposable {
+export function registerCommand<Args extends unknown[]>(log: Log, id: CommandId, handler: CommandHandler<Args>): vscode.Disposable {
   return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
     try {
-      return await handler(...args);
+      return await handler(...(args as Args));
     } catch (error) {
       await reportError(log, error, `Command ${id} failed`);
       return undefined;

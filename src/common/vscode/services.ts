@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import type { KsmService } from '../../api/service';
 import type { CommandId } from '../core/contributionIds';
 import type { ApiKeyStore } from './apiKey';
+import type { CommandHandler } from './commands';
 import type { Log } from './log';
 
 /**
@@ -15,6 +16,5 @@ export interface ExtensionServices {
   /** A client for the current settings; throws ConfigurationError when no base URL is set. */
   getClient(): KsmService;
   /** Registers a command through the shared error wrapper and disposes it with the extension. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see registerCommand in commands.ts
-  registerCommand(id: CommandId, handler: (...args: any[]) => unknown): void;
+  registerCommand<Args extends unknown[]>(id: CommandId, handler: CommandHandler<Args>): void;
 }

@@ -1,26 +1,9 @@
-// What went wrong in a Check Connection step, and what the user does about it: the one
-// table from failure to fix (wrong URL, proxy, certificate, key, model id, volume name…).
+// Which problem a failed Check Connection step is (wrong URL, proxy, certificate, key, model
+// id, volume name…), read from the error and the step it failed in. What to change for each
+// problem is the one table of src/common/core/errorFixes.ts.
 import { codeOf } from '../../api/httpErrors';
-import { isKsmError } from '../../api/errors';
-
-export type Problem =
-  | 'address'
-  | 'refused'
-  | 'unreachable'
-  | 'proxy'
-  | 'certificate'
-  | 'timeout'
-  | 'not-the-api'
-  | 'no-key'
-  | 'key'
-  | 'user-id'
-  | 'volume'
-  | 'model'
-  | 'agent'
-  | 'rate-limited'
-  | 'server'
-  | 'stream'
-  | 'other';
+import { errorFirstLine, errorMessage, isKsmError } from '../../api/errors';
+import { fixFor, type FixContext, type Problem } from '../../common/core/errorFixes';
 
 export interface Diagnosis {
   problem: Problem;
@@ -30,64 +13,9 @@ export interface Diagnosis {
   fix: string;
 }
 
-export interface FixContext {
-  baseUrl: string;
-  host?: string;
-  proxy?: string;
-  caBundle?: string;
-  model?: string;
-  agentId?: string;
-  volume?: string;
-  userId?: string;
-}
-
 const CERTIFICATE_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS|ERR_SSL|EPROTO/i;
 const ADDRESS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'ERR_INVALID_URL']);
 const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ENETDOWN']);
-
-/** The fix for each problem, phrased for the context of the failing step. */
-export function fixFor(problem: Problem, ctx: FixContext): string {
-  switch (problem) {
-    case 'address':
-      return `Check 'ksm.baseUrl' (now '${ctx.baseUrl}'): the host name does not resolve. Use the service's root address, for example https://ksm.example.com.`;
-    case 'refused':
-      return `Nothing accepts connections at ${ctx.host ?? ctx.baseUrl}. Check the host and port in 'ksm.baseUrl' (now '${ctx.baseUrl}'), or start the service (the local emulator: npm run emulator).`;
-    case 'unreachable':
-      return `The network path to ${ctx.host ?? ctx.baseUrl} is broken. Check the network or VPN${ctx.proxy ? ` and the proxy ${ctx.proxy}` : ", and whether you need a proxy ('http.proxy')"}.`;
-    case 'proxy':
-      return `The proxy ${ctx.proxy ?? ''} did not let the request through. Check 'http.proxy' (or HTTPS_PROXY/HTTP_PROXY), or add the service's host to 'http.noProxy' if it is reached directly.`;
-    case 'certificate':
-      return `The service's TLS certificate is not trusted. If your company inspects TLS, save its root CA as a PEM file and set 'ksm.network.caBundle' to it${ctx.caBundle ? ` (now '${ctx.caBundle}': it does not hold the right CA)` : ''}; turn off 'http.proxyStrictSSL' only for a test.`;
-    case 'timeout':
-      return `The service did not answer in time. Check the network and proxy, or raise 'ksm.request.timeoutSeconds'.`;
-    case 'not-the-api':
-      return `The address answers, but not as the KSM API (a sign-in page, a proxy or another server?). Check 'ksm.baseUrl' (now '${ctx.baseUrl}'): it must be the API's root, without a path such as /v3 or /ksm.`;
-    case 'no-key':
-      return "Set your API key with 'KSM: Set API Key'.";
-    case 'key':
-      return "The service refused the API key. Set the right key with 'KSM: Set API Key' (keys are per service: an emulator key does not work on the real service).";
-    case 'user-id':
-      return ctx.userId
-        ? `Your personal volume is {<your user id>}, and '${ctx.userId}' is not yours for this key. Set 'ksm.userId' to the user id of this API key.`
-        : "Set 'ksm.userId' to your user id: your personal volume is {<user id>}.";
-    case 'volume':
-      return `Check the volume name '${ctx.volume ?? ''}' in 'ksm.volumes.list': letters, digits, '.', '_' and '-', starting with a letter or digit; ask the administrators for access to a volume you may not read.`;
-    case 'model':
-      return ctx.model
-        ? `The service does not know the model '${ctx.model}'. Put model ids the service offers in 'ksm.chat.models' (the first is the default, or set 'ksm.chat.defaultModel').`
-        : "Set 'ksm.chat.models' to the chat model ids the service offers.";
-    case 'agent':
-      return `Check 'ksm.agent.id' (now '${ctx.agentId ?? ''}') and 'ksm.agent.model'.`;
-    case 'rate-limited':
-      return 'The service is limiting requests. Wait a minute and check again.';
-    case 'server':
-      return 'The service itself has a problem. Try again later; if it persists, send this report (Copy Report) to the service\'s administrators.';
-    case 'stream':
-      return "The answer stream did not end as expected. Send this report (Copy Report) to the service's administrators; the shapes below show what arrived.";
-    default:
-      return "Send this report (Copy Report) to the service's administrators.";
-  }
-}
 
 /** Reads a failed call's error as the problem behind it. `step` says what the call was for. */
 export function diagnose(error: unknown, step: 'reach' | 'key' | 'volume' | 'model' | 'agent', ctx: FixContext): Diagnosis {
@@ -101,7 +29,7 @@ function causeText(error: unknown): string {
   const parts: string[] = [];
   let current = error instanceof Error ? error.cause : undefined;
   for (let depth = 0; current && depth < 5; depth++) {
-    parts.push(current instanceof Error ? current.message : String(current));
+    parts.push(errorMessage(current));
     current = current instanceof Error ? current.cause : undefined;
   }
   return parts.join(' ');
@@ -183,7 +111,6 @@ function problemOf(error: unknown, step: 'reach' | 'key' | 'volume' | 'model' | 
 }
 
 function firstSentence(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const line = text.split('\n')[0]?.trim() ?? '';
+  const line = errorFirstLine(error);
   return line.length > 300 ? `${line.slice(0, 297)}…` : line;
 }

@@ -5,6 +5,7 @@
 // the service does not speak.
 import type { OutputFormat } from '../../api/chatParameterLimits';
 import type { KsmService } from '../../api/service';
+import type { CheckStep } from './checkRun';
 
 export interface OutputFormatStep {
   id: 'output-format';
@@ -51,3 +52,21 @@ export async function checkOutputFormat(
     };
   }
 }
+
+/**
+ * The step in Check Connection's list (connectionCheck.ts): after the model answered, the
+ * same model once more with `output_parser: "responses"`; never stops the run.
+ */
+export const outputFormatStep: CheckStep = {
+  id: 'output-format',
+  title: OUTPUT_FORMAT_TITLE,
+  async run(check) {
+    const model = check.report.steps.find((s) => s.id === 'model');
+    if (model?.status !== 'passed') {
+      check.add({ id: 'output-format', title: OUTPUT_FORMAT_TITLE, status: 'skipped', detail: 'Not run: the model did not answer.' });
+      return undefined;
+    }
+    check.add(await checkOutputFormat(check.client(), check.target.model, check.target.outputFormat ?? 'chat', { signal: check.signal, now: () => check.now() }));
+    return undefined;
+  },
+};

@@ -3,7 +3,7 @@
 // its result, latency and fix, the response shapes seen and the tolerant reading paths
 // used. The whole text passes redactSecrets with the key last, whatever a server echoed.
 import { redactSecrets } from '../../api/errors';
-import type { ConnectionReport, StepResult } from './connectionCheck';
+import type { ConnectionReport, StepResult } from './checkRun';
 
 // Plain words, not emoji: the report is pasted into mail and tickets, and fonts vary.
 const MARK: Record<StepResult['status'], string> = { passed: 'passed', failed: '**FAILED**', warning: 'warning', skipped: 'skipped' };

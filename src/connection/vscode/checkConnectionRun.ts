@@ -6,7 +6,8 @@ import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
 import { probeAddress } from '../../api/probe';
 import { redactorFor } from '../../api/redact';
-import { runConnectionCheck, type NetworkSummary } from '../core/connectionCheck';
+import type { NetworkSummary } from '../core/checkRun';
+import { runConnectionCheck } from '../core/connectionCheck';
 import { firstFailure, renderReport, verdict } from '../core/report';
 
 /** A check takes seconds: no step waits longer than this for an answer's headers. */
@@ -35,7 +36,7 @@ export async function checkConnection(services: ExtensionServices): Promise<{ ma
       token.onCancellationRequested(() => abort.abort());
       return runConnectionCheck({
         target: {
-          baseUrl: vscode.workspace.getConfiguration('ksm').get<string>('baseUrl', '').trim(),
+          baseUrl: settings.baseUrl(),
           userId: settings.userId(),
           volumes: settings.volumes(),
           model: settings.defaultModel(),

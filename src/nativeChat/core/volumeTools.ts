@@ -5,10 +5,11 @@
 // name, upload paths must resolve (symlinks included) inside a workspace folder.
 import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import { isCancellation, redactSecrets } from '../../api/errors';
+import { errorFirstLine, isCancellation, redactSecrets } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { DoChunking, FileInfo } from '../../api/types';
 import { ask, type SourceCitation } from '../../chat/core/answerStream';
+import { PERSONAL_VOLUME_LABEL, personalVolumeName, servedVolumeLabel } from '../../common/core/volumeTargets';
 
 export const TOOL_NAMES = {
   search: 'ksm_search_volumes',
@@ -75,11 +76,9 @@ export interface UploadInput {
   paths: string[];
 }
 
-export const PERSONAL_VOLUME_LABEL = 'My files';
-
 /** `My files` (or `{<user_id>}` itself) means the personal volume; a named volume must be listed in ksm.volumes.list. */
 export function resolveVolume(name: unknown, context: Pick<ToolContext, 'userId' | 'volumes'>): Checked<string> {
-  const personal = context.userId ? `{${context.userId}}` : undefined;
+  const personal = personalVolumeName(context.userId);
   if (name === undefined || name === null || name === '' || name === PERSONAL_VOLUME_LABEL || (personal && name === personal)) {
     if (personal) return { ok: true, value: personal };
     return { ok: false, message: "There is no personal volume: set 'ksm.userId', or name one of the volumes in 'ksm.volumes.list'." };
@@ -108,7 +107,7 @@ export function checkSearchInput(input: unknown, context: Pick<ToolContext, 'use
     const resolved = resolveVolume(v, context);
     if (!resolved.ok) return resolved;
     // The personal volume is always searched (D18); only named ones go into context.volumes.
-    if (resolved.value !== `{${context.userId}}` && !named.includes(resolved.value)) named.push(resolved.value);
+    if (resolved.value !== personalVolumeName(context.userId) && !named.includes(resolved.value)) named.push(resolved.value);
   }
   return { ok: true, value: { query: o.query.trim(), volumes: named } };
 }
@@ -134,7 +133,7 @@ export function checkUploadInput(input: unknown, context: Pick<ToolContext, 'use
 
 /** Shown for the personal volume's wire name `{id}`. */
 export function volumeLabel(volume: string | undefined): string {
-  return volume && /^\{.*\}$/.test(volume) ? PERSONAL_VOLUME_LABEL : (volume ?? 'unknown volume');
+  return volume ? servedVolumeLabel(volume) : 'unknown volume';
 }
 
 // ---- search ----
@@ -279,7 +278,7 @@ export class ToolInputError extends Error {}
 export function failureText(error: unknown): string {
   if (error instanceof ToolInputError) return error.message;
   if (isCancellation(error)) return 'Cancelled.';
-  const line = ((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '').trim();
+  const line = errorFirstLine(error);
   return redactSecrets(line || 'The request failed.');
 }
 

@@ -10,12 +10,13 @@ import { ThreadBook } from '../core/threadBook';
 import { countMessageTokens, countTextTokens } from '../core/tokenCount';
 import { toNeutralMessage, toNeutralTools, toVscodePart } from './partConversion';
 import type { LanguageModelChatInformation, LanguageModelChatProvider, LanguageModelChatRequestMessage, LanguageModelResponsePart, ProvideLanguageModelChatResponseOptions } from './providerApi';
+import { errorMessage } from '../../api/errors';
 
-export const SHOW_MODELS_SETTING = 'vscodeChat.showModels';
+import { SETTINGS } from '../../common/core/settingsTable';
 
 export function catalogSettings(): CatalogSettings {
   return {
-    show: vscode.workspace.getConfiguration('ksm').get<boolean>(SHOW_MODELS_SETTING, true) !== false,
+    show: settings.showVscodeChatModels(),
     models: settings.models(),
     agentId: settings.agentId(),
     agentModel: settings.agentModel(),
@@ -30,7 +31,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
 
   constructor(private readonly services: ExtensionServices) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ksm.chat.models') || e.affectsConfiguration('ksm.agent') || e.affectsConfiguration('ksm.chat.defaultModel') || e.affectsConfiguration(`ksm.${SHOW_MODELS_SETTING}`)) {
+      if (e.affectsConfiguration('ksm.chat.models') || e.affectsConfiguration('ksm.agent') || e.affectsConfiguration('ksm.chat.defaultModel') || e.affectsConfiguration(SETTINGS.vscodeChatShowModels.key)) {
         this.changed.fire();
       }
     });
@@ -75,7 +76,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
       });
       if (outcome.stopped) this.services.log.info(`[vscode-chat] ${model.id}: stopped by the user.`);
     } catch (error) {
-      this.services.log.error(`[vscode-chat] ${model.id}: ${error instanceof Error ? error.message : String(error)}`);
+      this.services.log.error(`[vscode-chat] ${model.id}: ${errorMessage(error)}`);
       if (error instanceof AnswerFailedError && error.original instanceof Error) this.services.log.error(error.original);
       throw error;
     } finally {

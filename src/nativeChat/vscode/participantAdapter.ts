@@ -13,6 +13,7 @@ import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBoo
 import { runVolumeTool } from '../core/toolRuns';
 import { TOOL_NAMES, volumeLabel } from '../core/volumeTools';
 import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
+import { errorMessage } from '../../api/errors';
 
 const REVEAL_CITATION_COMMAND = COMMAND.vscodeChatRevealCitation;
 
@@ -35,7 +36,7 @@ export function registerParticipant(services: ExtensionServices, recent: RecentU
       }
     } catch (error) {
       if (token.isCancellationRequested) return {};
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       services.log.error(`[vscode-chat] @ksm /${command}: ${message}`);
       return { errorDetails: { message } };
     } finally {

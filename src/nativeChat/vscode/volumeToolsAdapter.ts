@@ -6,6 +6,7 @@ import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
 import { planUpload, runVolumeTool, type UploadEnvironment, type VolumeToolName } from '../core/toolRuns';
+import { PERSONAL_VOLUME_LABEL } from '../../common/core/volumeTargets';
 import { MAX_QUERY_CHARS, TOOL_NAMES, uploadConfirmation, volumeLabel, type ToolContext } from '../core/volumeTools';
 import type { RecentUploads } from '../core/participant';
 
@@ -52,7 +53,7 @@ export function registerVolumeTools(services: ExtensionServices, recent: RecentU
 
   const listFiles: vscode.LanguageModelTool<{ volume?: unknown }> = {
     prepareInvocation: (options) => ({
-      invocationMessage: `Listing the files of ${typeof options.input?.volume === 'string' ? volumeLabel(options.input.volume) : 'My files'}`,
+      invocationMessage: `Listing the files of ${typeof options.input?.volume === 'string' ? volumeLabel(options.input.volume) : PERSONAL_VOLUME_LABEL}`,
     }),
     invoke: (options, token) => invoke(TOOL_NAMES.listFiles, options.input, token),
   };

@@ -9,6 +9,7 @@ import { isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { withAbortSignal } from '../../common/vscode/cancellation';
 import { settings, shownVolume } from '../../common/vscode/settings';
+import { excludeGlobs } from '../../common/vscode/excludeGlobs';
 import { applySync, type SyncSummary } from '../core/apply';
 import { FileManifestStore } from '../core/manifest';
 import { isInSync, planCounts, planSync, type SyncPlan } from '../core/plan';
@@ -46,7 +47,7 @@ export class PairingRunner implements vscode.Disposable {
     private readonly services: ExtensionServices,
     private readonly hooks: { onState(): void; onApplied(volume: string, uploaded?: { uuids: string[]; doChunking: DoChunking }): void; showSummary(runner: PairingRunner, summary: SyncSummary, plan: SyncPlan): void },
   ) {
-    this.isRelevant = eventFilter(folderPath, { excludeGlobs: this.excludeGlobs(), root: this.root });
+    this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
     this.startWatching();
   }
 
@@ -65,11 +66,6 @@ export class PairingRunner implements vscode.Disposable {
   private setState(state: SyncState): void {
     this.stateValue = state;
     this.hooks.onState();
-  }
-
-  private excludeGlobs(): string[] {
-    const filesExclude = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
-    return [...Object.entries(filesExclude).filter(([, on]) => on === true).map(([glob]) => glob), ...settings.uploadExclude()];
   }
 
   private store(): FileManifestStore {
@@ -120,7 +116,7 @@ export class PairingRunner implements vscode.Disposable {
             volume: this.pairing.volume,
             service: this.services.getClient(),
             store,
-            rules: { excludeGlobs: this.excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
+            rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
             deleteRemoved: this.pairing.deleteRemoved,
             signal,
           })),

@@ -4,33 +4,20 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { PairingSetting } from '../../common/core/settingsTable';
+import { readSetting, settings, updateSetting } from '../../common/vscode/settings';
 
-export interface Pairing {
-  /** As stored: relative to a workspace folder (`/`-separated). Folders outside the workspace are refused. */
-  folder: string;
-  volume: string;
-  deleteRemoved: boolean;
-  watch: boolean;
-}
+export type Pairing = PairingSetting;
 
 export const syncSettings = {
-  pairings: (): Pairing[] => {
-    const raw = vscode.workspace.getConfiguration('ksm.sync').get<unknown[]>('folders', []);
-    if (!Array.isArray(raw)) return [];
-    return raw.flatMap((entry) => {
-      if (typeof entry !== 'object' || entry === null) return [];
-      const e = entry as Record<string, unknown>;
-      if (typeof e.folder !== 'string' || !e.folder.trim() || typeof e.volume !== 'string' || !e.volume.trim()) return [];
-      return [{ folder: e.folder.trim(), volume: e.volume.trim(), deleteRemoved: e.deleteRemoved === true, watch: e.watch === true }];
-    });
-  },
+  pairings: (): Pairing[] => readSetting('syncFolders'),
   /** 0..1: the share of a volume one sync may delete without an extra confirmation. */
-  deleteGuardShare: (): number => Math.min(100, Math.max(0, vscode.workspace.getConfiguration('ksm.sync').get<number>('deleteGuardPercent', 20))) / 100,
-  watchDelayMs: (): number => Math.max(100, vscode.workspace.getConfiguration('ksm.sync').get<number>('watchDelayMs', 1500)),
+  deleteGuardShare: (): number => settings.syncDeleteGuardShare(),
+  watchDelayMs: (): number => settings.syncWatchDelayMs(),
 };
 
 export async function savePairings(pairings: Pairing[]): Promise<void> {
-  await vscode.workspace.getConfiguration('ksm.sync').update('folders', pairings, vscode.ConfigurationTarget.Workspace);
+  await updateSetting('sync.folders', pairings, vscode.ConfigurationTarget.Workspace);
 }
 
 /**

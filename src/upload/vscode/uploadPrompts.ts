@@ -7,7 +7,8 @@ import type { DoChunking } from '../../api/types';
 import type { ExtensionServices } from '../../common/vscode/services';
 import type { VolumesFeature } from '../../volumes/volumesFeature';
 import { personalVolume, settings, updateSetting } from '../../common/vscode/settings';
-import { volumeCodicon, volumeDisplayName, volumeLabel, volumeNameProblem } from '../../common/core/volumeTargets';
+import { volumeDisplayName } from '../../common/core/volumeTargets';
+import { pickVolume as pickVolumeOrNew } from '../../common/vscode/volumePicker';
 import type { DuplicateDecider } from '../core/duplicatePlanning';
 import { chunkingOrder, processingWithoutAsking, rememberedChunking, volumeChoices, withChunking, withRecentVolume } from '../core/uploadMemory';
 import { duplicateOptions, duplicateTitle, nothingToUploadMessage, summaryLine, type DuplicateOption } from '../core/uploadMessages';
@@ -29,53 +30,23 @@ export interface VolumePick {
 export async function pickVolume(services: ExtensionServices, volumes: VolumesFeature): Promise<VolumePick | undefined> {
   const named = settings.volumes();
   const state = services.context.globalState;
-  const choices = volumeChoices(personalVolume(), named, state.get(GLOBAL_STATE_KEY.recentUploadVolumes));
-  type Item = vscode.QuickPickItem & { volume?: string; add?: boolean };
   const changeButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('settings-gear'), tooltip: 'Upload here and choose the processing again' };
-  const items: Item[] = choices.map((choice) => {
+  const choices = volumeChoices(personalVolume(), named, state.get(GLOBAL_STATE_KEY.recentUploadVolumes)).map((choice) => {
     const remembered = rememberedChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), choice.volume);
     return {
-      label: volumeLabel(choice),
-      description: [choice.personal ? choice.volume : undefined, choice.recent ? 'recently used' : undefined, remembered === undefined ? undefined : CHUNKING_OPTIONS[remembered].label]
-        .filter(Boolean)
-        .join(' · ') || undefined,
-      iconPath: new vscode.ThemeIcon(volumeCodicon(choice)),
-      volume: choice.volume,
-      buttons: remembered === undefined ? undefined : [changeButton],
+      ...choice,
+      notes: [choice.recent ? 'recently used' : undefined, remembered === undefined ? undefined : CHUNKING_OPTIONS[remembered].label].filter((n): n is string => !!n),
+      button: remembered === undefined ? undefined : changeButton,
     };
   });
-  items.push({ label: 'Add Volume…', iconPath: new vscode.ThemeIcon('add'), add: true, alwaysShow: true });
-  const picked = await new Promise<{ item: Item; changeProcessing: boolean } | undefined>((resolve) => {
-    const quickPick = vscode.window.createQuickPick<Item>();
-    quickPick.title = 'Upload to Volume';
-    quickPick.placeholder = 'Choose the volume to upload to (the gear changes its processing)';
-    quickPick.items = items;
-    let result: { item: Item; changeProcessing: boolean } | undefined;
-    quickPick.onDidAccept(() => {
-      const item = quickPick.selectedItems[0];
-      if (item) result = { item, changeProcessing: false };
-      quickPick.hide();
-    });
-    quickPick.onDidTriggerItemButton((e) => {
-      result = { item: e.item, changeProcessing: true };
-      quickPick.hide();
-    });
-    quickPick.onDidHide(() => {
-      quickPick.dispose();
-      resolve(result);
-    });
-    quickPick.show();
+  const picked = await pickVolumeOrNew(choices, {
+    title: 'Upload to Volume',
+    placeholder: 'Choose the volume to upload to (the gear changes its processing)',
+    newVolume: { label: 'Add Volume…', icon: 'add', title: 'Upload to a New Volume', prompt: 'Named volume; it is created by this upload and added to the Volumes view.', taken: named },
   });
   if (!picked) return undefined;
-  if (!picked.item.add) return { volume: picked.item.volume!, changeProcessing: picked.changeProcessing };
-  const name = await vscode.window.showInputBox({
-    title: 'Upload to a New Volume',
-    prompt: 'Named volume; it is created by this upload and added to the Volumes view.',
-    validateInput: (v) => volumeNameProblem(v, named),
-  });
-  if (!name) return undefined;
-  await volumes.addVolumeToView(name.trim());
-  return { volume: name.trim(), changeProcessing: false };
+  if (picked.isNew) await volumes.addVolumeToView(picked.volume);
+  return { volume: picked.volume, changeProcessing: picked.viaButton };
 }
 
 export async function rememberVolume(services: ExtensionServices, volume: string): Promise<void> {

@@ -1,6 +1,6 @@
 // Deleting selected files, possibly from several volumes, with one outcome per file:
 // deleted, already gone (D11 `not_found`), or failed with the reason. No `vscode` import.
-import { NotFoundError } from '../../api/errors';
+import { errorMessage, NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 
 export interface FileToDelete {
@@ -34,7 +34,7 @@ export async function deleteSelectedFiles(service: KsmService, files: readonly F
         for (const file of group) outcomes.push({ ...file, outcome: 'already gone' });
         continue;
       }
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       for (const file of group) outcomes.push({ ...file, outcome: 'failed', reason });
     }
   }

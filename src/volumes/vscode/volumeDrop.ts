@@ -1,23 +1,17 @@
 // Files dragged from the Explorer (or the OS) onto a volume, one of its files or its
 // placeholder rows are uploaded to that volume.
 import * as vscode from 'vscode';
-import type { VolumeNode, VolumesNode } from './volumeNodes';
-import { COMMAND } from '../../common/core/contributionIds';
+import type { VolumesNode } from './volumeNodes';
 
 /** Uploads local files to a volume; the questions left (processing, model) are asked there. */
 export type DropUpload = (volume: string, uris: vscode.Uri[]) => Thenable<unknown>;
-
-/** Through the command, so a drop runs exactly the flow of the volume's upload button. */
-const uploadThroughCommand: DropUpload = (volume, uris) => {
-  const target: VolumeNode = { kind: 'volume', volume, personal: false };
-  return vscode.commands.executeCommand(COMMAND.uploadToVolume, target, uris);
-};
 
 export class VolumeDropController implements vscode.TreeDragAndDropController<VolumesNode> {
   readonly dropMimeTypes = ['text/uri-list'];
   readonly dragMimeTypes: string[] = [];
 
-  constructor(private readonly upload: DropUpload = uploadThroughCommand) {}
+  /** `upload` is the upload feature's flow (handed over by extension.ts), the one a volume's upload button runs. */
+  constructor(private readonly upload: DropUpload) {}
 
   async handleDrop(target: VolumesNode | undefined, data: vscode.DataTransfer, token?: vscode.CancellationToken): Promise<void> {
     if (!target) return;

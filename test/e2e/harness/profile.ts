@@ -21,7 +21,7 @@ const DEFAULT_PROFILE: E2EProfile = { name: 'vscode-1.100', setupScript: 'setup-
 export const NATIVE_PROFILE: E2EProfile = {
   name: 'native',
   setupScript: 'setup-code-server-native.sh',
-  // Measured (shared/notes/native-chat-offline.md): with anonymous access the built-in
+  // Measured offline: with anonymous access the built-in
   // Chat runs fully offline on an extension's model; onboarding would cover the chat.
   userSettings: {
     'chat.allowAnonymousAccess': true,

@@ -8,7 +8,7 @@ import { askAgent, citedFiles, parseCommand, questionWithContext, RecentUploads,
 import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
 import { planUpload, runVolumeTool, type UploadEnvironment } from '../../src/nativeChat/core/toolRuns';
 import { TOOL_INPUT_SCHEMAS, TOOL_NAMES, type ToolContext } from '../../src/nativeChat/core/volumeTools';
-import { useEmulator } from './harness';
+import { useEmulator } from '../api/harness';
 import manifest from '../../package.json';
 
 const TEAM = 'team-docs';

@@ -7,7 +7,7 @@ import { FILE_SORT_ORDERS, type FileSortOrder } from '../core/fileDisplay';
 import { deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
 import { matchCountText, VolumeSearch } from '../core/fileSearch';
 import { volumeDisplayName, volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
-import { personalVolume } from '../../common/vscode/settings';
+import { inspectSetting, personalVolume, settings, updateSetting } from '../../common/vscode/settings';
 import type { FileNode, VolumeNode, VolumesNode } from './volumeNodes';
 import type { VolumesTreeProvider } from './volumesTree';
 import { COMMAND, CONTEXT_KEY } from '../../common/core/contributionIds';
@@ -37,8 +37,7 @@ export function registerVolumeCommands(
   };
 
   services.registerCommand(COMMAND.volumesAdd, async () => {
-    const config = vscode.workspace.getConfiguration('ksm');
-    const current = config.get<string[]>('volumes.list', []);
+    const current = settings.volumes();
     const name = await vscode.window.showInputBox({
       title: 'Add Volume',
       prompt: 'Name of a named volume. A volume that does not exist yet is created by its first upload.',
@@ -50,15 +49,14 @@ export function registerVolumeCommands(
 
   services.registerCommand(COMMAND.volumesRemove, async (node?: VolumeNode) => {
     if (node?.kind !== 'volume' || node.personal) return;
-    const config = vscode.workspace.getConfiguration('ksm');
-    const inspected = config.inspect<string[]>('volumes.list');
-    const scopes: Array<[string[] | undefined, vscode.ConfigurationTarget]> = [
+    const inspected = inspectSetting('volumesList');
+    const scopes: Array<[unknown, vscode.ConfigurationTarget]> = [
       [inspected?.workspaceFolderValue, vscode.ConfigurationTarget.WorkspaceFolder],
       [inspected?.workspaceValue, vscode.ConfigurationTarget.Workspace],
       [inspected?.globalValue, vscode.ConfigurationTarget.Global],
     ];
     for (const [values, target] of scopes) {
-      if (values?.includes(node.volume)) await config.update('volumes.list', values.filter((v) => v !== node.volume), target);
+      if (Array.isArray(values) && values.includes(node.volume)) await updateSetting('volumes.list', values.filter((v) => v !== node.volume), target);
     }
   });
 
@@ -184,8 +182,8 @@ function selectedFiles(node: VolumesNode | undefined, selected: VolumesNode[] | 
 
 /** Adds a named volume to `ksm.volumes.list` without hiding the volumes listed in another scope. */
 export async function addVolumeToView(name: string): Promise<void> {
-  const config = vscode.workspace.getConfiguration('ksm');
-  const inspected = config.inspect<string[]>('volumes.list');
-  const { scope, list } = volumeListAddition(inspected ?? {}, Boolean(vscode.workspace.workspaceFolders?.length), name);
-  await config.update('volumes.list', list, scope === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+  const inspected = inspectSetting('volumesList');
+  // In Restricted Mode the workspace's list is not read, so it is not written either.
+  const { scope, list } = volumeListAddition(inspected ?? {}, Boolean(vscode.workspace.workspaceFolders?.length) && vscode.workspace.isTrusted, name);
+  await updateSetting('volumes.list', list, scope === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
 }

@@ -11,7 +11,7 @@ import { ThreadBook } from '../../src/nativeChat/core/threadBook';
 import { countMessageTokens, countTextTokens } from '../../src/nativeChat/core/tokenCount';
 import { TOOL_INPUT_SCHEMAS, TOOL_NAMES } from '../../src/nativeChat/core/volumeTools';
 import { ask } from '../../src/chat/core/answerStream';
-import { drain, nextEvent, useEmulator, type Harness } from './harness';
+import { drain, nextEvent, useEmulator, type Harness } from '../api/harness';
 
 const CATALOG: CatalogSettings = { show: true, models: ['emu-chat', 'emu-reasoner'], agentId: 'rag-agent', agentModel: 'emu-chat' };
 const chatModel = findModel(CATALOG, 'emu-chat')!;

@@ -1,0 +1,91 @@
+// Check Connection's steps that ask for an answer: one streamed token of the default model
+// (time to the first chunk) and, only when the user agreed, one tiny agent question (it
+// starts a thread on the service).
+import type { CheckStep } from './checkRun';
+import { fixFor } from '../../common/core/errorFixes';
+
+const PING = 'Reply with one word: ok';
+
+export const modelStep: CheckStep = {
+  id: 'model',
+  title: 'Model answers (streamed, one token)',
+  async run(check) {
+    const { model } = check.target;
+    const title = `Model '${model || '(none)'}' answers (streamed, one token)`;
+    if (!model) {
+      check.add({ id: 'model', title, status: 'failed', detail: 'No chat model is configured.', problem: 'model', fix: fixFor('model', { ...check.fixContext, model: undefined }) });
+      return undefined;
+    }
+    const start = check.now();
+    let firstChunkMs: number | undefined;
+    let text = '';
+    let finish: string | undefined;
+    const streamed = await check.timed(async () => {
+      const stream = check.client().streamChatCompletion({ model, messages: [{ role: 'user', content: PING }], max_completion_tokens: 1 }, { signal: check.signal });
+      for await (const chunk of stream) {
+        firstChunkMs ??= Math.round(check.now() - start);
+        text += chunk.choices[0]?.delta.content ?? '';
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+      }
+    });
+    if (streamed.error) {
+      check.failed('model', title, streamed.error, 'model', streamed.ms);
+      return undefined;
+    }
+    const detail = `First chunk after ${firstChunkMs ?? '?'} ms, stream ended with [DONE] after ${streamed.ms} ms${finish ? ` (finish_reason '${finish}')` : ''}; answer ${JSON.stringify(text.slice(0, 20))}.`;
+    check.add({ id: 'model', title, status: 'passed', ms: firstChunkMs, detail });
+    return undefined;
+  },
+};
+
+export const agentStep: CheckStep = {
+  id: 'agent',
+  title: 'Agent answers a tiny question',
+  async run(check) {
+    const { agentId, agentModel, model } = check.target;
+    const title = `Agent '${agentId}' answers a tiny question`;
+    if (!check.target.askAgent) {
+      check.add({ id: 'agent', title, status: 'skipped', detail: 'Not asked: you chose the read-only check (an agent question starts a thread on the service).' });
+      return undefined;
+    }
+    const start = check.now();
+    let firstEventMs: number | undefined;
+    const kinds: string[] = [];
+    let threadId = '';
+    let text = '';
+    const asked = await check.timed(async () => {
+      const stream = check.client().streamAgentMessage({ agent_id: agentId, query: PING, context: { model: agentModel || model } }, { signal: check.signal });
+      for await (const event of stream) {
+        firstEventMs ??= Math.round(check.now() - start);
+        kinds.push(event.kind === 'unknown' ? `unknown '${event.event}'` : event.kind);
+        if ('threadId' in event && event.threadId && !threadId) threadId = event.threadId;
+        if (event.kind === 'message') text += event.delta;
+        if (event.kind === 'error') throw Object.assign(new Error(`The agent reported an error: ${event.message}`), { agentCode: event.code });
+      }
+    });
+    if (asked.error) {
+      check.failed('agent', title, asked.error, 'agent', asked.ms, { model: agentModel || model });
+      return undefined;
+    }
+    const problems = [!threadId && 'no thread id arrived', !text && 'no answer text arrived'].filter(Boolean) as string[];
+    const detail = `First event after ${firstEventMs ?? '?'} ms, ended after ${asked.ms} ms; events: ${summarizeKinds(kinds)}; thread id ${threadId ? 'received' : 'missing'}; answer ${JSON.stringify(text.slice(0, 20))}.`;
+    check.add(
+      problems.length
+        ? { id: 'agent', title, status: 'warning', ms: firstEventMs, detail: `${detail} But ${problems.join(' and ')}.`, problem: 'stream', fix: fixFor('stream', check.fixContext) }
+        : { id: 'agent', title, status: 'passed', ms: firstEventMs, detail },
+    );
+    return undefined;
+  },
+};
+
+/** "message ×3, end": runs of the same event kind counted. */
+function summarizeKinds(kinds: string[]): string {
+  const out: string[] = [];
+  for (const kind of kinds) {
+    const last = out[out.length - 1];
+    const match = last && new RegExp(`^${kind.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( ×(\\d+))?$`).exec(last);
+    if (match) out[out.length - 1] = `${kind} ×${Number(match[2] ?? 1) + 1}`;
+    else out.push(kind);
+  }
+  return out.join(', ') || 'none';
+}

@@ -1,0 +1,22 @@
+// VS Code's Chat's commands: the model picker's "Manage Models" entry, and the link a
+// `@ksm` source opens (reveal the file in the Volumes view).
+import * as vscode from 'vscode';
+import { COMMAND } from '../../common/core/contributionIds';
+import { promptForApiKey } from '../../common/vscode/apiKey';
+import type { ExtensionServices } from '../../common/vscode/services';
+
+export function registerNativeChatCommands(services: ExtensionServices, revealFile: (volume: string, fileId: string) => Promise<void>): void {
+  // The key first if there is none, then our settings.
+  services.registerCommand(COMMAND.vscodeChatManageModels, async () => {
+    if (!(await services.apiKey.get())) {
+      const key = await promptForApiKey();
+      if (key) await services.apiKey.set(key);
+    }
+    await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:ksm.ksm-assistant chat');
+  });
+  // The arguments come from a command link in a chat answer: checked, never trusted.
+  services.registerCommand(COMMAND.vscodeChatRevealCitation, async (volume: unknown, fileId: unknown) => {
+    if (typeof volume !== 'string' || typeof fileId !== 'string' || !fileId) return;
+    await revealFile(volume, fileId);
+  });
+}
