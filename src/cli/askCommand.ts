@@ -193,8 +193,9 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
   write('\n');
   if (finished?.reason === 'stopped') throw Object.assign(new Error('The answer was cancelled.'), { kind: 'cancelled' });
   if (finished?.reason === 'error' || finished?.reason === 'cut-off') {
-    const cause = finished.error?.cause;
-    throw cause instanceof Error ? Object.assign(cause, { message: finished.error?.message ?? cause.message }) : new Error(finished.error?.message ?? 'The answer stopped.');
+    // The engine's sentence, with the cause's kind so the exit code says what failed (a refused key is 3).
+    const kind = (finished.error?.cause as { kind?: unknown } | undefined)?.kind;
+    throw Object.assign(new Error(finished.error?.message ?? 'The answer stopped.', { cause: finished.error?.cause }), typeof kind === 'string' ? { kind } : {});
   }
   if (out.json) {
     out.document({

@@ -107,6 +107,18 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     assert.equal(JSON.parse(json.stdout).error.kind, 'usage');
   });
 
+  it('a refused key exits 3 with the engine\'s sentence and never prints the key; a Responses stream cut short exits 5', async () => {
+    const wrongKey = 'sk-wrong-ask-0123456789abcdef';
+    const refused = await ksm(['ask', '--model', 'emu-chat', '--output-format', 'responses', 'q'], { ...env, KSM_API_KEY: wrongKey });
+    assert.equal(refused.code, 3, refused.stderr);
+    assert.ok(!refused.stderr.includes(wrongKey) && !refused.stdout.includes(wrongKey));
+    fx.emulator.faults.add({ kind: 'no-terminator', path: '/v3/chat/completions' });
+    const cut = await ksm(['ask', '--model', 'emu-chat', '--output-format', 'responses', 'cut', 'me'], env);
+    assert.equal(cut.code, 5, cut.stderr);
+    assert.ok(cut.stdout.length > 0, 'the text that arrived was printed');
+    assert.match(cut.stderr, /cut off|incomplete|stopped/i);
+  });
+
   it('puts text piped to stdin before the question as context', async () => {
     const diff = 'diff --git a/x.ts b/x.ts\n+const answer = 42;\n';
     const run = await ksm(['ask', '--model', 'emu-chat', 'review', 'this'], env, diff);
