@@ -2,7 +2,6 @@
 // every feature builds what it needs on first use, and every registration is disposed.
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './common/vscode/apiKey';
-import { registerAccountCommands } from './common/vscode/accountCommands';
 import { registerCommand } from './common/vscode/commands';
 import { LazyClient } from './common/core/lazyClient';
 import { Log } from './common/vscode/log';
@@ -30,13 +29,13 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   try {
-    registerAccountCommands(services);
     registerConnectionFeature(services);
     // Features reach each other through these late-bound closures, so the order of
     // registration does not matter and no feature imports another's internals.
     const chat = registerChatFeature(services, {
+      // The passage opens in the editor; the chat stays where it is (the row is selected only when Volumes is on screen).
       revealFile: async (volume, fileId) => {
-        await volumes.revealFile(volume, fileId);
+        await volumes.revealFile(volume, fileId, { onlyIfVisible: true });
       },
     });
     const volumes = registerVolumesFeature(services, {

@@ -67,6 +67,8 @@ export type WebviewToHost =
   | { type: 'copyAnswer'; turnId: string }
   /** Opens the model picker (a quick pick: recent models, the configured ones, free entry). */
   | { type: 'pickModel' }
+  /** Alt+F2: opens the last answer as plain text in a read-only editor (KSM: Read Last Answer). */
+  | { type: 'readLastAnswer' }
   | { type: 'setMode'; mode: ChatMode }
   | { type: 'setModel'; model: string }
   | { type: 'setThinking'; enabled: boolean }

@@ -6,6 +6,8 @@ import { reportError } from '../common/vscode/commands';
 import type { ExtensionServices } from '../common/vscode/services';
 import type { VolumesFeature } from '../volumes/volumesFeature';
 import { registerUploadCommands } from './vscode/commands';
+import { WORKSPACE_STATE_KEY } from '../common/core/storageKeys';
+import { UploadedContents } from './core/uploadedContents';
 import { createReplacementTracker } from './vscode/replacements';
 import { notifications, UploadFlow } from './vscode/uploadFlow';
 
@@ -23,7 +25,9 @@ export function registerUploadFeature(services: ExtensionServices, deps: { volum
     const timer = setTimeout(() => replacements.resume(), RESUME_DELAY_MS);
     services.context.subscriptions.push({ dispose: () => clearTimeout(timer) });
   }
-  const flow = new UploadFlow({ services, volumes: deps.volumes, replacements, notices: notifications(services) });
+  const state = services.context.workspaceState;
+  const uploaded = new UploadedContents(state.get(WORKSPACE_STATE_KEY.uploadedContents), (entries) => void state.update(WORKSPACE_STATE_KEY.uploadedContents, entries));
+  const flow = new UploadFlow({ services, volumes: deps.volumes, replacements, notices: notifications(services), uploaded });
   registerUploadCommands(services, flow);
   return {
     uploadTo: async (volume, uris) => {

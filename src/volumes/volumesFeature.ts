@@ -19,12 +19,21 @@ export interface VolumesFeatureDeps {
   uploadTo(volume: string, uris: vscode.Uri[]): Promise<void>;
 }
 
-/** How `revealFile` ended; the two misses were also told to the user. */
-export type RevealOutcome = 'revealed' | 'volumeNotShown' | 'fileNotFound';
+/** How `revealFile` ended; the two misses were also told to the user. `notVisible`: left alone, as asked. */
+export type RevealOutcome = 'revealed' | 'volumeNotShown' | 'fileNotFound' | 'notVisible';
+
+export interface RevealOptions {
+  /**
+   * Only select the row when the Volumes view is already on screen, without moving the focus:
+   * a source opened from KSM Chat must not swap the side bar to Volumes and hide the answer
+   * being read (issue 26, rough edge 2).
+   */
+  onlyIfVisible?: boolean;
+}
 
 export interface VolumesFeature {
   /** Reveals and selects a file in the Volumes tree, loading pages as needed (used by chat citations). */
-  revealFile(volume: string, fileId: string): Promise<RevealOutcome>;
+  revealFile(volume: string, fileId: string, options?: RevealOptions): Promise<RevealOutcome>;
   /** Re-lists a volume and starts live status polling for files not yet final. */
   refreshVolume(volume: string): void;
   /**
@@ -94,7 +103,7 @@ export function createVolumesTree(services: ExtensionServices): VolumesTreeProvi
 }
 
 /** What other features call: over the tree, the view that reveals files, and the remembered processing modes. */
-export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.TreeView<VolumesNode>, 'reveal'>, modes: () => ProcessingModes): VolumesFeature {
+export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.TreeView<VolumesNode>, 'reveal'> & { readonly visible?: boolean }, modes: () => ProcessingModes): VolumesFeature {
   return {
     addVolumeToView,
     refreshVolume: (volume) => {
@@ -109,7 +118,8 @@ export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.Tr
       else void listing.reload();
       if (files.length) tree.poller.watch(volume);
     },
-    revealFile: async (volume, fileId) => {
+    revealFile: async (volume, fileId, options = {}) => {
+      if (options.onlyIfVisible && !view.visible) return 'notVisible';
       const volumes = await tree.currentVolumes();
       if (!volumes.includes(volume)) {
         void vscode.window.showInformationMessage(`Volume "${volumeDisplayName(volume, personalVolume())}" is not in the Volumes view. Add it with "Add Volume…" to browse it.`);
@@ -123,7 +133,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.Tr
         void vscode.window.showInformationMessage(`File ${fileId} was not found in ${volumeDisplayName(volume, personalVolume())} (it may have been deleted).`);
         return 'fileNotFound';
       }
-      await view.reveal(tree.fileNode(volume, file), { select: true, focus: true, expand: true });
+      await view.reveal(tree.fileNode(volume, file), { select: true, focus: !options.onlyIfVisible, expand: true });
       return 'revealed';
     },
   };

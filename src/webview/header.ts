@@ -87,6 +87,8 @@ export class Header {
     this.agentControls.hidden = !agent;
     this.modelName.textContent = conversation.model || 'Pick a model';
     this.model.title = conversation.model ? `Model: ${conversation.model} (click to pick another)` : 'No model set: click to pick one';
+    // The name a screen reader says holds the text on the button (WCAG 2.5.3, label in name).
+    this.model.setAttribute('aria-label', conversation.model ? `Model: ${conversation.model}` : 'Pick a model');
     const agentId = conversation.agentId ?? this.options?.agentId ?? '';
     this.agentLabel.textContent = `Agent ${agentId || '(not set)'}`;
     this.agentLabel.title = this.options?.agentModel ? `Model: ${this.options.agentModel}` : '';

@@ -50,6 +50,11 @@ document.addEventListener(RAISE_MAX_TOKENS_EVENT, () => header.parameters.open('
 
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Escape' && !header.parameters.isOpen) composer.requestStop();
+  // Alt+F2, VS Code's Accessible View key: the last answer as plain text in a read-only editor.
+  if (event.key === 'F2' && event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey) {
+    event.preventDefault();
+    post({ type: 'readLastAnswer' });
+  }
 });
 
 host.onMessage((message: HostToWebview) => {

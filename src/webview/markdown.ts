@@ -74,7 +74,8 @@ function decorate(fragment: DocumentFragment): void {
     anchor.title = href;
   }
   for (const table of Array.from(fragment.querySelectorAll('table'))) {
-    const scroller = el('div', { class: 'table-scroll' });
+    // A box that scrolls must be reachable with the keyboard to scroll it (WCAG 2.1.1).
+    const scroller = el('div', { class: 'table-scroll', tabindex: '0', role: 'group', 'aria-label': 'Table' });
     table.replaceWith(scroller);
     scroller.append(table);
   }
@@ -91,6 +92,10 @@ function decorate(fragment: DocumentFragment): void {
     );
     const block = el('div', { class: 'code-block' });
     if (language) block.dataset.language = language;
+    // Long lines scroll sideways inside the block: the keyboard must reach it to scroll it.
+    pre.tabIndex = 0;
+    pre.setAttribute('role', 'group');
+    pre.setAttribute('aria-label', language ? `Code, ${language}` : 'Code');
     pre.replaceWith(block);
     block.append(toolbar, pre);
   }

@@ -1,5 +1,6 @@
 import type { ConversationView, TurnView, WebviewToHost } from '../chat/protocol';
 import { el } from './dom';
+import { answerTextOf, answerTextOfMarkdown, endAnnouncement, startAnnouncement } from './announcement';
 import { codeOfBlock } from './markdown';
 import { TurnWindow } from './turnWindow';
 import { AssistantTurnElement, editQuestionButton, userTurnElement } from './turnView';
@@ -41,10 +42,15 @@ export class Transcript {
   private lastTextFrame = -Infinity;
   private conversationId: string | undefined;
   private readonly emptyNote = el('p', { class: 'empty-note' }, 'Ask a question to start.');
-  /** The turns as a feed of articles: each carries its position, so a screen reader can say "12 of 1,000". */
-  private readonly turns = el('div', { class: 'turns', role: 'feed', 'aria-label': 'Messages', 'aria-busy': 'false' });
+  /**
+   * The turns as a feed of articles: each carries its position, so a screen reader can say "12 of 1,000".
+   * A feed must hold articles, so the list is a feed only while it has turns (`updateBusy`).
+   */
+  private readonly turns = el('div', { class: 'turns', 'aria-busy': 'false' });
   /** Says when an answer starts and ends; the streamed words themselves would be noise. */
-  private readonly announcer = el('div', { class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
+  private readonly announcer = el('div', { class: 'visually-hidden', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
+  /** The answers streaming at the last announcement: a change of this set is what is announced. */
+  private streaming = new Set<string>();
   private readonly window: TurnWindow;
 
   constructor(private readonly post: Post, onScroll: (scrollTop: number) => void) {
@@ -90,6 +96,9 @@ export class Transcript {
     this.emptyNote.hidden = this.entries.length > 0;
     this.updateBusy();
     this.window.followBottom();
+    // Another conversation: what streamed in the old one is not announced as ended.
+    if (!same) this.streaming = new Set(this.entries.filter((entry) => entry.turn.state === 'streaming').map((entry) => entry.turn.id));
+    this.announceChanges();
   }
 
   /**
@@ -123,6 +132,7 @@ export class Transcript {
       this.window.splice(index, 1);
       this.emptyNote.hidden = true;
       this.updateBusy();
+      this.announceChanges();
     }
     const entry = this.entries[index];
     if (content) entry.turn.content += content;
@@ -139,9 +149,6 @@ export class Transcript {
     entry.turn = { ...entry.turn, ...patch };
     entry.answer?.applyPatch(patch);
     const ended = wasStreaming && entry.turn.state !== undefined && entry.turn.state !== 'streaming';
-    if (ended) {
-      this.announcer.textContent = entry.turn.state === 'done' ? 'Answer finished.' : `Answer ${entry.turn.state}.`;
-    }
     this.updateBusy();
     this.markDirty(entry, index);
     // Streamed text is drawn at most every STREAMED_TEXT_INTERVAL_MS; an answer that ends
@@ -151,6 +158,37 @@ export class Transcript {
       entry.answer.render();
       this.dirty.delete(entry);
     }
+    this.announceChanges();
+  }
+
+  /**
+   * Tells a screen reader what changed since the last announcement: an answer that started
+   * (or continued) streaming, or one that ended, with its first sentence. The region always
+   * holds the latest event, so it never says "stopped" while an answer streams again.
+   */
+  private announceChanges(): void {
+    const now = new Set(this.entries.filter((entry) => entry.turn.state === 'streaming').map((entry) => entry.turn.id));
+    let message: string | undefined;
+    for (const id of this.streaming) {
+      const index = this.indexById.get(id);
+      if (now.has(id) || index === undefined) continue;
+      const entry = this.entries[index];
+      const body = entry.answer && this.window.isMounted(index) ? entry.answer.element.querySelector('.answer-body') : null;
+      const text = body ? answerTextOf(body) : answerTextOfMarkdown(entry.turn.content);
+      message = endAnnouncement(entry.turn, text) || message;
+    }
+    for (const id of now) {
+      if (this.streaming.has(id)) continue;
+      const entry = this.entries[this.indexById.get(id)!];
+      message = startAnnouncement(entry.turn.content.length > 0);
+    }
+    this.streaming = now;
+    if (message !== undefined) this.announcer.textContent = message;
+  }
+
+  /** What the live region says now (tests and the host's Read Last Answer read the same answers). */
+  get announcement(): string {
+    return this.announcer.textContent ?? '';
   }
 
   restoreScroll(scrollTop: number): void {
@@ -220,6 +258,13 @@ export class Transcript {
   private updateBusy(): void {
     const busy = this.entries.some((entry) => entry.turn.state === 'streaming');
     this.turns.setAttribute('aria-busy', String(busy));
+    if (this.entries.length > 0) {
+      this.turns.setAttribute('role', 'feed');
+      this.turns.setAttribute('aria-label', 'Messages');
+    } else {
+      this.turns.removeAttribute('role');
+      this.turns.removeAttribute('aria-label');
+    }
   }
 
   /**

@@ -72,8 +72,6 @@ describe('settings table', () => {
     assert.equal(SETTINGS.agentId.read('   '), 'rag-agent');
     assert.equal(SETTINGS.uploadDoChunking.read(7), 1);
     assert.equal(SETTINGS.uploadMaxFileSizeMB.read(-3), 0);
-    assert.deepEqual(SETTINGS.syncFolders.read([{ folder: ' docs ', volume: 'v', watch: 'yes' }, { folder: 'x' }, 'y', null]), [
-      { folder: 'docs', volume: 'v', deleteRemoved: false, watch: false },
-    ]);
+    assert.deepEqual(SETTINGS.syncFolders.read([{ folder: ' docs ', volume: 'v', watch: 'yes' }, { folder: 'x' }, 'y', null]), [{ folder: 'docs', volume: 'v', deleteRemoved: false, watch: false }]);
   });
 });

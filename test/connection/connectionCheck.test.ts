@@ -10,7 +10,7 @@ import { probeAddress } from '../../src/api/probe';
 import { redactorFor } from '../../src/api/redact';
 import type { CheckDeps, ConnectionReport, StepId } from '../../src/connection/core/checkRun';
 import { runConnectionCheck } from '../../src/connection/core/connectionCheck';
-import { renderReport } from '../../src/connection/core/report';
+import { fixActions, renderReport, verdict } from '../../src/connection/core/report';
 import { useEmulator } from '../api/harness';
 import { startRawServer, type RawServer } from '../api/rawServer';
 import { startConnectProxy, startSelfSignedServer } from '../api/tlsAndProxy';
@@ -197,12 +197,18 @@ describe('connection check against the emulator and a broken network', () => {
   it('names an address that answers but is not the API (a wrong path), and a service failing with 503', async () => {
     const wrongPath = await check({ baseUrl: `${h.emulator.url}/api/v1` });
     const failure = firstFailure(wrongPath.report)!;
-    assert.equal(failure.id, 'key');
+    // The key was never judged: the first failing step is the address's, not "API key accepted" (issue 26, rough edge 3).
+    assert.equal(failure.id, 'api');
+    assert.equal(failure.title, 'The address answers as the KSM API');
     assert.equal(failure.problem, 'not-the-api');
+    assert.deepEqual(wrongPath.report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    assert.match(verdict(wrongPath.report), /^First failing step: The address answers as the KSM API\. /);
+    assert.deepEqual(fixActions(wrongPath.report), [{ title: 'Open Settings', command: 'ksm.openSettings', argument: 'ksm.baseUrl' }]);
     assert.match(failure.fix!, /answers, but not as the KSM API.*'ksm\.baseUrl' \(now '.*\/api\/v1'\)/);
     h.emulator.faults.add({ kind: 'status', status: 503, path: '/ksm/rag/v5/files', times: 10, body: 'html' });
     const down = await check();
     assert.equal(firstFailure(down.report)!.problem, 'server');
+    assert.equal(firstFailure(down.report)!.id, 'api', 'a failing service is not a refused key');
     assert.match(firstFailure(down.report)!.fix!, /Copy Report/);
   });
 
@@ -212,8 +218,26 @@ describe('connection check against the emulator and a broken network', () => {
     assert.equal(firstFailure(report)!.problem, 'key');
     assert.match(firstFailure(report)!.fix!, /KSM: Set API Key/);
     assert.deepEqual(report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(fixActions(report), [{ title: 'Set API Key', command: 'ksm.setApiKey' }], 'the notification offers the fix, not only Copy Report');
     const none = await check({ apiKey: null });
     assert.equal(firstFailure(none.report)!.problem, 'no-key');
+    assert.deepEqual(fixActions(none.report).map((a) => a.title), ['Set API Key']);
+  });
+
+  it('never says ".." in the verdict or a step, whatever the failing detail ends with', async () => {
+    h.emulator.faults.add({ kind: 'status', status: 403, path: '/ksm/rag/v5/files', times: 10 });
+    const results = [
+      await check({ baseUrl: 'http://127.0.0.1:1' }),
+      await check({ baseUrl: `${h.emulator.url}/api/v1` }),
+      await check({ model: 'emu-nope' }),
+      // A named volume's failure ends its note with the service's own full stop.
+      await check({ volumes: ['bad name!'] }),
+    ];
+    for (const { report, markdown } of results) {
+      assert.doesNotMatch(verdict(report), /\.\.(?!\.)/, verdict(report));
+      for (const step of report.steps) assert.doesNotMatch(step.detail, /\.\.(?!\.)/, step.detail);
+      assert.doesNotMatch(markdown.split('## Response shapes')[0], /[^.]\.\.(?!\.)/);
+    }
   });
 
   it('names an unknown model and the setting that holds model ids', async () => {

@@ -43,3 +43,16 @@ describe('the extension page (README and icon)', () => {
     assert.deepEqual(ci.slice(-1), ['npm ci && npm test']);
   });
 });
+
+describe('the README says where KSM rag-agent is offered (issue 26, rough edge 8)', () => {
+  it('names Ask mode, not Agent mode, matching the catalog: the agent entry cannot call tools, and VS Code lists only tool-calling models in Agent mode', async () => {
+    const { modelCatalog } = await import('../../src/nativeChat/core/modelCatalog');
+    const entries = modelCatalog({ show: true, models: ['m'], agentId: 'rag-agent', agentModel: 'am' });
+    const agent = entries.find((entry) => entry.kind === 'agent');
+    assert.equal(agent?.toolCalling, false);
+    const text = readme.replace(/\s+/g, ' ');
+    assert.match(text, /\*\*KSM rag-agent\*\* is offered in \*\*Ask\*\* mode only/);
+    assert.match(text, /\*\*Agent\*\* mode lists only models that can call tools, and the agent cannot/);
+    assert.doesNotMatch(text, /rag-agent[^.]*appears in (the )?Agent mode/i);
+  });
+});

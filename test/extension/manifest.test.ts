@@ -60,6 +60,22 @@ describe('package.json contributions', () => {
     }
   });
 
+  it('welcome views have one primary action (one button) and links, and the title bar offers volume actions only once connected (issue 26, rough edge 6)', () => {
+    for (const welcome of contributes.viewsWelcome) {
+      const buttons = String(welcome.contents).split('\n').filter((line) => /^\[[^\]]+\]\(command:[^)]+\)$/.test(line));
+      assert.equal(buttons.length, 1, `${welcome.when}: ${buttons.length} buttons (${buttons.join(', ')})`);
+    }
+    const volumeActions = contributes.menus['view/title'].filter((m: any) => /view == ksm\.volumes/.test(m.when) && ['ksm.volumes.add', 'ksm.upload', 'ksm.volumes.filter', 'ksm.volumes.refresh', 'ksm.volumes.sort'].includes(m.command));
+    assert.equal(volumeActions.length, 5);
+    for (const action of volumeActions) assert.match(action.when, /\bksm\.connected\b/, `${action.command} is hidden before connection`);
+  });
+
+  it("ksm.baseUrl's description speaks to the user, without an implementation note (issue 26, rough edge 7)", () => {
+    const description: string = contributes.configuration.properties?.['ksm.baseUrl']?.markdownDescription ?? contributes.configuration.find?.((c: any) => c.properties?.['ksm.baseUrl'])?.properties['ksm.baseUrl'].markdownDescription;
+    assert.match(description, /workspace cannot redirect your API key/);
+    assert.doesNotMatch(description, /machine|vanished|scope/i);
+  });
+
   it('has a walkthrough: connect, upload a file, ask a question, each with its markdown media and a completion event', () => {
     const [walkthrough] = contributes.walkthroughs;
     assert.deepEqual(walkthrough.steps.map((s: any) => s.id), ['connect', 'upload', 'ask']);

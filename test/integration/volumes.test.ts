@@ -142,6 +142,11 @@ describe('volumes: VS Code integration', function () {
       assert.equal(item.contextValue, 'ksm.error');
       assert.equal(item.command?.command, 'ksm.setApiKey');
       assert.ok(!JSON.stringify(item).includes('wrong-key'), 'the key is never shown');
+      // The row keeps one element across re-fetches: its inline Refresh Volume resolves to it
+      // even when VS Code re-fetches the volume around the click (issue 26, rough edge 9).
+      const again = await tree.getChildren(root);
+      assert.equal(again[0], children[0], 'the same error node object');
+      assert.deepEqual(tree.erroredVolumes(), [volume], 'a click that arrives without its row retries this volume');
     } finally {
       tree.dispose();
     }

@@ -6,8 +6,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { askAgent, citedFiles, parseCommand, questionWithContext, RecentUploads, uploadStatusText, type ParticipantEvent } from '../../src/nativeChat/core/participant';
 import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
-import { planUpload, runVolumeTool, type UploadEnvironment } from '../../src/nativeChat/core/toolRuns';
-import { TOOL_INPUT_SCHEMAS, TOOL_NAMES, type ToolContext } from '../../src/nativeChat/core/volumeTools';
+import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment } from '../../src/nativeChat/core/toolRuns';
+import { TOOL_INPUT_SCHEMAS, TOOL_NAMES, uploadConfirmation, type ToolContext } from '../../src/nativeChat/core/volumeTools';
 import { useEmulator } from '../api/harness';
 import manifest from '../../package.json';
 
@@ -19,8 +19,32 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
   let recent: RecentUploads;
 
   const context = (): ToolContext => ({ service: h.client(), userId: h.emulator.userId, volumes: [TEAM], agentId: 'rag-agent', agentModel: 'emu-chat' });
-  const uploadEnv = (): UploadEnvironment => ({ workspaceRoots: [workspace], maxFileBytes: 1024 * 1024, embedding: 'emu-embed', doChunking: 1, onUploaded: (v, ids) => recent.add(v, ids) });
-  const run = (name: Parameters<typeof runVolumeTool>[0], input: unknown) => runVolumeTool(name, input, context(), uploadEnv());
+  let confirmations: UploadConfirmations;
+  const uploadEnv = (): UploadEnvironment => ({
+    workspaceRoots: [workspace],
+    filesExclude: [],
+    uploadExclude: [],
+    trusted: true,
+    confirmations,
+    maxFileBytes: 1024 * 1024,
+    embedding: 'emu-embed',
+    doChunking: 1,
+    onUploaded: (v, ids) => recent.add(v, ids),
+  });
+  /** As VS Code does: prepareInvocation (plan; the confirmation is shown when there is one), then invoke. */
+  const run = async (name: Parameters<typeof runVolumeTool>[0], input: unknown, toolContext = context()) => {
+    if (name === TOOL_NAMES.upload) {
+      const planned = await planUpload(input, toolContext, uploadEnv());
+      if (planned.ok) confirmations.record(input, planned.value);
+    }
+    return runVolumeTool(name, input, toolContext, uploadEnv());
+  };
+  /** The trust tests upload here, so the listing tests keep their volumes as they expect them. */
+  const SCRATCH = 'trust-scratch';
+  const scratch = (): ToolContext => ({ ...context(), volumes: [TEAM, SCRATCH] });
+  beforeEach(() => {
+    confirmations = new UploadConfirmations();
+  });
 
   before(async () => {
     workspace = join(h.dir, 'workspace');
@@ -48,28 +72,108 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
 
     const before = h.emulator.stats.requests;
     for (const [input, reason] of [
-      [{ paths: ['../secret.txt'] }, /outside the workspace folders/],
-      [{ paths: [join(h.dir, 'secret.txt')] }, /outside the workspace folders/],
-      [{ paths: ['link-to-secret.txt'] }, /outside the workspace folders/],
-      [{ paths: ['missing.md'] }, /does not exist in the workspace/],
-      [{ paths: ['docs'] }, /is not a file/],
-      [{ paths: [] }, /'paths' is required/],
-      [{ paths: ['notes.txt'], volume: 'someone-elses' }, /'someone-elses' is not one of your volumes/],
-      ['notes.txt', /must be an object/],
+      [{ paths: ['../secret.txt'] }, /^Not uploaded: .*'\.\.\/secret\.txt' is a symbolic link leading outside|outside the workspace folders/s],
+      [{ paths: [join(h.dir, 'secret.txt')] }, /^Not uploaded: .*is outside the workspace folders/s],
+      [{ paths: ['link-to-secret.txt'] }, /^Not uploaded: .*'link-to-secret\.txt' is a symbolic link leading outside the workspace folders/s],
+      [{ paths: ['missing.md'] }, /^Not uploaded: .*does not exist in the workspace/s],
+      [{ paths: ['docs'] }, /^Not uploaded: .*is not a file/s],
+      [{ paths: [] }, /^Invalid input: 'paths' is required/],
+      [{ paths: ['notes.txt'], volume: 'someone-elses' }, /^Invalid input: 'someone-elses' is not one of your volumes/],
+      ['notes.txt', /^Invalid input: .*must be an object/],
     ] as const) {
       const refused = await run(TOOL_NAMES.upload, input);
       assert.equal(refused.ok, false);
-      assert.match(refused.text, /^Invalid input: /);
       assert.match(refused.text, reason);
     }
     assert.equal(h.emulator.stats.requests, before, 'no refused upload reached the service');
   });
 
-  it('plans the confirmation from the same resolution the upload uses', () => {
-    const planned = planUpload({ paths: ['notes.txt', './notes.txt'] }, context(), uploadEnv());
+  it('plans the confirmation from the same resolution the upload uses', async () => {
+    const planned = await planUpload({ paths: ['notes.txt', './notes.txt'] }, context(), uploadEnv());
     assert.ok(planned.ok);
     assert.equal(planned.value.volume, `{${h.emulator.userId}}`, "'My files' is the default volume");
     assert.deepEqual(planned.value.files.map((f) => f.name), ['notes.txt'], 'the same file twice is sent once');
+  });
+
+  it('refuses private files and tells the model which and why: .env, .git/config, an SSH key, a key by content, a gitignored file, a symlink leading out', async () => {
+    const private_ = join(workspace, 'private');
+    mkdirSync(join(private_, '.git'), { recursive: true });
+    writeFileSync(join(private_, '.env'), 'API_TOKEN=s3cret\n');
+    writeFileSync(join(private_, '.git', 'config'), '[credential]\n\thelper = store\n');
+    writeFileSync(join(private_, 'id_ed25519'), 'key\n');
+    writeFileSync(join(private_, 'deploy-notes.txt'), '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----\n');
+    writeFileSync(join(workspace, '.gitignore'), 'scratch.md\n');
+    writeFileSync(join(private_, 'scratch.md'), 'local only\n');
+    const before = h.emulator.stats.requests;
+    const all = ['private/.env', 'private/.git/config', 'private/id_ed25519', 'private/deploy-notes.txt', 'private/scratch.md', 'link-to-secret.txt'];
+    const refused = await run(TOOL_NAMES.upload, { paths: all });
+    assert.equal(refused.ok, false);
+    assert.match(refused.text, /^Not uploaded: Nothing was uploaded\./);
+    for (const [path, why] of [
+      ['private/.env', /credential: '\.env\*' files hold secrets/],
+      ['private/.git/config', /inside '\.git\/'/],
+      ['private/id_ed25519', /SSH keys/],
+      ['private/deploy-notes.txt', /contains a private key/],
+      ['private/scratch.md', /ignored by \.gitignore/],
+      ['link-to-secret.txt', /symbolic link leading outside the workspace folders/],
+    ] as const) {
+      const line = refused.text.split('\n').find((l) => l.startsWith(`- '${path}'`));
+      assert.ok(line, `${path} is named in: ${refused.text}`);
+      assert.match(line, why);
+    }
+    assert.equal(h.emulator.stats.requests, before, 'nothing private reached the service');
+
+    // A mixed request sends the ordinary file and says what it left out.
+    const mixed = await run(TOOL_NAMES.upload, { paths: ['notes.txt', 'private/.env'], volume: SCRATCH }, scratch());
+    assert.equal(mixed.ok, false, 'not all files went');
+    assert.match(mixed.text, /^Uploaded 1 file\(s\) to trust-scratch/);
+    assert.match(mixed.text, /- 'private\/\.env' looks like a credential/);
+    const names = (await h.client().listFiles({ volume: SCRATCH })).files.map((f) => f.filename);
+    assert.ok(names.includes('notes.txt') && !names.includes('.env'), names.join(', '));
+  });
+
+  it('fails closed: no confirmation shown (or a different plan confirmed), nothing uploaded; Restricted Mode refuses', async () => {
+    const before = h.emulator.stats.requests;
+    const input = { paths: ['notes.txt'], volume: SCRATCH };
+    const unconfirmed = await runVolumeTool(TOOL_NAMES.upload, input, scratch(), uploadEnv());
+    assert.equal(unconfirmed.ok, false);
+    assert.match(unconfirmed.text, /^Not uploaded: the upload was not confirmed by the user/);
+
+    // Confirmed, then the file changed before invoke: the confirmation no longer holds.
+    const planned = await planUpload(input, scratch(), uploadEnv());
+    assert.ok(planned.ok);
+    confirmations.record(input, planned.value);
+    writeFileSync(join(workspace, 'notes.txt'), 'Meeting notes about the garden party. And more, after the confirmation.\n');
+    const changed = await runVolumeTool(TOOL_NAMES.upload, input, scratch(), uploadEnv());
+    assert.match(changed.text, /not confirmed by the user .*changed since/);
+
+    // A confirmation is used once.
+    const again = await planUpload(input, scratch(), uploadEnv());
+    assert.ok(again.ok);
+    confirmations.record(input, again.value);
+    assert.equal((await runVolumeTool(TOOL_NAMES.upload, input, scratch(), uploadEnv())).ok, true);
+    const requestsAfterOne = h.emulator.stats.requests;
+    assert.match((await runVolumeTool(TOOL_NAMES.upload, input, scratch(), uploadEnv())).text, /not confirmed/);
+    assert.equal(h.emulator.stats.requests, requestsAfterOne);
+
+    const restricted = await run(TOOL_NAMES.upload, input, scratch()).then(() => runVolumeTool(TOOL_NAMES.upload, input, scratch(), { ...uploadEnv(), trusted: false }));
+    assert.match(restricted.text, /^Not uploaded: Uploading is off in Restricted Mode/);
+    assert.ok(h.emulator.stats.requests > before);
+  });
+
+  it('confirms with workspace-relative paths, sizes and the exact volume name ("My files" only for the user\'s own)', async () => {
+    const own = await planUpload({ paths: ['docs/release-process.md', 'private/.env'] }, context(), uploadEnv());
+    assert.ok(own.ok);
+    const mine = uploadConfirmation(own.value, h.emulator.userId);
+    assert.equal(mine.title, `Upload 1 file(s) to My files ({${h.emulator.userId}})?`);
+    assert.match(mine.message, /- `docs\/release-process\.md` \(\d+ B\)/);
+    assert.match(mine.message, new RegExp(`volume \`\\{${h.emulator.userId}\\}\`|volume \`\\{${h.emulator.userId}}\``));
+    assert.match(mine.message, /'private\/\.env' looks like a credential/, `the refused file is listed too: ${mine.message}`);
+    const other = await planUpload({ paths: ['notes.txt'], volume: '{boss}' }, { userId: h.emulator.userId, volumes: ['{boss}'] }, uploadEnv());
+    assert.ok(other.ok);
+    const theirs = uploadConfirmation(other.value, h.emulator.userId);
+    assert.equal(theirs.title, 'Upload 1 file(s) to {boss}?');
+    assert.doesNotMatch(theirs.message, /My files/);
   });
 
   it('searches the volumes through the agent retrieval: passages with file name, volume and id', async () => {

@@ -8,6 +8,9 @@ import { planUploads, type DuplicateDecider, type DuplicateQuestion } from '../.
 import { expandSelection } from '../../src/common/core/folderExpansion';
 import { ReplacementTracker, type PendingReplacement, type ReplacementStorage } from '../../src/upload/core/pendingReplacements';
 import { runUpload } from '../../src/upload/core/uploadRun';
+import { sha256OfFile, UploadedContents } from '../../src/upload/core/uploadedContents';
+import { allIdentical, summaryLine } from '../../src/upload/core/uploadMessages';
+import { stat, writeFile } from 'node:fs/promises';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
 async function listAll(fx: EmulatorFixture, volume: string): Promise<FileInfo[]> {
@@ -107,6 +110,44 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     assert.deepEqual(skipAll.uploads, [], 'every name now exists; "skip all" sends nothing');
     assert.equal(skipAll.skipped.length, 4);
     await assert.rejects(planUploads(fresh.map((path) => ({ path, size: 6, displayPath: path })), after, async () => undefined), /cancelled/);
+  });
+
+  it('a re-upload of what this workspace uploaded, byte for byte, is skipped as "already there, identical" without a question; a changed file is still asked about', async () => {
+    const volume = freshVolume('same');
+    const dir = join(fx.workDir, 'same');
+    const [guide, notes] = await writeTree(dir, { 'guide.md': '# Guide\nsame bytes\n', 'notes.md': 'first notes\n' });
+    const selected = (paths: string[]) => Promise.all(paths.map(async (path) => ({ path, size: (await stat(path)).size, displayPath: path })));
+    let stored: unknown;
+    const known = new UploadedContents(undefined, (entries) => (stored = JSON.parse(JSON.stringify(entries))));
+    const first = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan: await planUploads(await selected([guide, notes]), [], never) });
+    // What the extension does after an upload: remember each file's bytes by the id the service gave it.
+    known.remember(await Promise.all(first.results.map(async (r) => {
+      assert.equal(r.outcome, 'uploaded');
+      return { uuid: (r as { info: FileInfo }).info.uuid, volume, sha256: await sha256OfFile(r.path), size: (r as { info: FileInfo }).info.filesize };
+    })));
+
+    await writeFile(notes, 'changed notes\n');
+    // Read back from storage as after a reload (hostile entries are dropped).
+    const reloaded = new UploadedContents([...(stored as unknown[]), { uuid: 'x', volume, sha256: 'not-a-hash', size: 1 }, 'junk', null]);
+    const identicalCheck = async (file: { path: string }, clash: readonly FileInfo[]) =>
+      reloaded.knowsAny(volume, clash) && reloaded.identical(volume, clash, await sha256OfFile(file.path)) !== undefined;
+    const questions: string[] = [];
+    const plan = await planUploads(await selected([guide, notes]), await listAll(fx, volume), async (q) => {
+      questions.push(`${q.filename} ${q.remaining}`);
+      return { choice: 'skip', applyToAll: false };
+    }, identicalCheck);
+    assert.deepEqual(questions, ['notes.md 1'], 'only the changed file is asked about, and it is the only clash counted');
+    const summary = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan });
+    const guideResult = summary.results.find((r) => r.filename === 'guide.md')!;
+    assert.equal(guideResult.outcome, 'skipped');
+    assert.match((guideResult as { reason: string }).reason, /^already there, identical/);
+    assert.equal(summaryLine(summary, 'My files'), '0 uploaded, 1 already there, identical, 1 skipped — My files');
+    assert.equal((await listAll(fx, volume)).length, 2, 'nothing was sent');
+
+    // Everything identical: one calm line, not a warning about skipped files.
+    const again = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan: await planUploads(await selected([guide]), await listAll(fx, volume), never, identicalCheck) });
+    assert.equal(summaryLine(again, 'My files'), '"guide.md" is already in My files, identical: nothing to upload.');
+    assert.equal(allIdentical(again), true);
   });
 
   it('cancel mid-upload: answered batches are listed whole, nothing else, and every file has an outcome', async () => {

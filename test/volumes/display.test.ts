@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import type { FileInfo } from '../../src/api/types';
 import { describeFileList } from '../../src/volumes/core/fileDeletion';
-import { fileDescription, fileTooltipMarkdown, parseServiceDate, sortFiles, statusIconId } from '../../src/volumes/core/fileDisplay';
+import { fileAccessibleLabel, fileDescription, fileTooltipMarkdown, volumeAccessibleLabel, parseServiceDate, sortFiles, statusIconId } from '../../src/volumes/core/fileDisplay';
 import { nameMatcher } from '../../src/volumes/core/fileSearch';
 import { volumeNameProblem } from '../../src/common/core/volumeTargets';
 
@@ -21,6 +21,14 @@ describe('volumes: display rules', () => {
   it('describes a file with its status and its size in the one byte format (1024-based, like VS Code)', () => {
     assert.equal(fileDescription(file({ status: 'embedding', filesize: 1_258_291 })), 'embedding · 1.2 MB');
     assert.equal(fileDescription(file({ status: 'done', filesize: 1_000_000 })), 'done · 977 KB');
+  });
+
+  it('gives a screen reader each row with its status and size in words (accessibilityInformation)', () => {
+    assert.equal(fileAccessibleLabel(file({ filename: 'guide.md', status: 'embedding', filesize: 1_258_291 })), 'guide.md, status embedding, size 1.2 MB');
+    assert.equal(fileAccessibleLabel(file({ filename: 'scan.pdf', status: 'na', filesize: 2048 }), 1), 'scan.pdf, status failed: the service gave no reason (needs attention), size 2.0 KB');
+    assert.equal(fileAccessibleLabel(file({ filename: 'docs', isdir: 1 })), 'docs, folder');
+    assert.equal(volumeAccessibleLabel('My files', true, '5 files · 12 KB', 'src/docs'), 'My files, personal volume, synced with folder src/docs, 5 files · 12 KB');
+    assert.equal(volumeAccessibleLabel('team', false, undefined), 'team, volume');
   });
 
   it('parses the 14-digit UTC date and refuses other shapes', () => {

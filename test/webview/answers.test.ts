@@ -175,7 +175,7 @@ describe('webview answers and conversations', function () {
     it('the model is a button showing the model that opens the picker, never a box hiding other models', async () => {
       await webview.hostPost(init(conversation([], { model: 'ksm-chat-large' })));
       await webview.settle();
-      const model = webview.page.getByRole('button', { name: 'Model', exact: true });
+      const model = webview.page.getByRole('button', { name: 'Model: ksm-chat-large', exact: true });
       assert.equal((await model.textContent())?.replace('▾', '').trim(), 'ksm-chat-large');
       await model.click();
       assert.deepEqual(await webview.posted(), [{ type: 'pickModel' }]);

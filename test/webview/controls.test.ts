@@ -285,7 +285,7 @@ describe('webview controls', function () {
       await webview.hostPost({ type: 'init', conversation: conversation([]), conversations: summaries, options: modelOptions });
       await webview.settle();
       assert.equal(await webview.page.getByLabel('Enable thinking').isVisible(), false, 'thinking is an agent setting');
-      await webview.page.getByLabel('Model', { exact: true }).click();
+      await webview.page.getByLabel('Model: ksm-chat-small', { exact: true }).click();
       await webview.page.getByLabel('Mode', { exact: true }).selectOption('agent');
       await webview.page.getByLabel('Conversation').selectOption('conv-2');
       await webview.page.getByLabel('New chat').click();

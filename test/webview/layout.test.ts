@@ -152,6 +152,48 @@ describe('webview layout from 170 px to full width', function () {
   }
 });
 
+describe('webview source chips at side-bar widths', function () {
+  const suite = useWebviewSuite();
+  const SOURCES = [
+    { fileId: 'f1', filename: 'guide.md', volume: 'docs', volumeLabel: 'docs', markers: [1] },
+    { fileId: 'f2', filename: 'lamps-team-guide-for-the-reading-room.md', volume: 'team-lamps', volumeLabel: 'team-lamps', markers: [2, 3] },
+    { fileId: 'f3', filename: 'notes.txt', volume: '{dev}', volumeLabel: 'My files', markers: [10] },
+  ];
+
+  for (const width of [170, 240, 300, 420]) {
+    it(`${width} px: a chip's [n] and its closing bracket stay on one line with the chip (issue 26, rough edge 7)`, async () => {
+      const webview = await suite.openPage();
+      try {
+        await webview.page.setViewportSize({ width, height: 600 });
+        await webview.page.evaluate(`(${APPLY_THEME_IN_PAGE})(${JSON.stringify(DARK_MODERN)})`);
+        await webview.hostPost(init(conversation([userTurn('u1', 'q'), assistantTurn('a1', 'See [1], [2] and [10].', { citations: SOURCES })])));
+        await webview.settle();
+        await webview.page.screenshot({ path: `${SCREENSHOTS}/sources-${width}.png` });
+        const chips = (await webview.page.evaluate(`(() => [...document.querySelectorAll('.citation')].map((chip) => {
+          const number = chip.querySelector('.citation-number');
+          // Rows of text: rectangles of the text itself, those within 4 px of each other being one row.
+          const rowsOf = (node) => {
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            const tops = [...range.getClientRects()].filter((r) => r.width > 0).map((r) => r.top).sort((a, b) => a - b);
+            return tops.filter((top, i) => i === 0 || top - tops[i - 1] > 4).length;
+          };
+          return { text: chip.textContent, numberLines: rowsOf(number), rows: rowsOf(chip), right: chip.getBoundingClientRect().right };
+        }))()`)) as Array<{ text: string; numberLines: number; rows: number; right: number }>;
+        assert.equal(chips.length, 3);
+        for (const chip of chips) {
+          assert.equal(chip.numberLines, 1, `${chip.text}: its [n] is on one line`);
+          assert.equal(chip.rows, 1, `${chip.text}: the chip is one line (shortened with an ellipsis, not wrapped)`);
+          assert.ok(chip.right <= width + 0.5, `${chip.text}: on screen`);
+        }
+      } finally {
+        assert.deepEqual(webview.pageErrors, []);
+        await webview.close();
+      }
+    });
+  }
+});
+
 function assertLayout(measured: Measured, when: string): void {
   const { document, viewport } = measured;
   assert.ok(document.scrollWidth <= document.clientWidth, `${when}: the page does not scroll sideways (${document.scrollWidth} > ${document.clientWidth})`);

@@ -32,6 +32,7 @@ const validators = {
       ? { type: 'editQuestion', turnId: m.turnId, text: m.text }
       : undefined,
   pickModel: (m) => (onlyKeys(m, []) ? { type: 'pickModel' } : undefined),
+  readLastAnswer: (m) => (onlyKeys(m, []) ? { type: 'readLastAnswer' } : undefined),
   setMode: (m) => (onlyKeys(m, ['mode']) && (m.mode === 'chat' || m.mode === 'agent') ? { type: 'setMode', mode: m.mode } : undefined),
   setModel: (m) => (onlyKeys(m, ['model']) && isModelId(m.model) ? { type: 'setModel', model: m.model.trim() } : undefined),
   setThinking: (m) => (onlyKeys(m, ['enabled']) && typeof m.enabled === 'boolean' ? { type: 'setThinking', enabled: m.enabled } : undefined),

@@ -145,6 +145,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       await copyToClipboard(markdown);
     },
     pickModel: () => this.pickModel(),
+    readLastAnswer: async () => void (await vscode.commands.executeCommand(COMMAND.chatReadLastAnswer)),
     insertCode: async (m) => void (await insertCodeAtSelection(m.code)),
     newFileWithCode: async (m) => void (await openCodeInNewFile(m.code, m.language)),
     openLink: async (m) => void (await openExternalLink(m.href, this.log)),

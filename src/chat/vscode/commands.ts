@@ -9,6 +9,8 @@ import { planAskAboutFile, planAskAboutSelection, type AskAboutCodePlan } from '
 import { conversationPickEntry, conversationToMarkdown, fullTitle, matchSnippet } from '../core/conversationText';
 import type { Conversation } from '../core/conversationModel';
 import { COMMAND } from '../../common/core/contributionIds';
+import { answerPlainText, lastAnswer } from '../core/answerPlainText';
+import { ANSWER_SCHEME, AnswerDocument } from './answerDocument';
 
 export function registerChatCommands(services: ExtensionServices, session: () => ChatSession, view: ChatViewProvider): void {
   services.registerCommand(COMMAND.chatNew, async () => {
@@ -64,6 +66,17 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
       return;
     }
     await openMarkdownExport(conversation);
+  });
+  const answerDocument = new AnswerDocument();
+  services.context.subscriptions.push(answerDocument, vscode.workspace.registerTextDocumentContentProvider(ANSWER_SCHEME, answerDocument));
+  // Also Alt+F2 inside the panel (the webview posts readLastAnswer).
+  services.registerCommand(COMMAND.chatReadLastAnswer, async () => {
+    const answer = lastAnswer(await session().current());
+    if (!answer) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('There is no answer to read yet: ask a question in KSM Chat first.'));
+      return;
+    }
+    await answerDocument.show(answerPlainText(answer));
   });
 }
 

@@ -1,7 +1,8 @@
 // Turns what the user selected (files and folders) into the list of files to upload, each
 // with a reason when skipped: `.gitignore` (the `ignore` library, nested files honoured),
-// exclude globs (`files.exclude` + `ksm.upload.exclude`, via picomatch), the size limit,
-// and files no filter can read. A file reached twice (selected and inside a selected
+// exclude globs (`files.exclude` + `ksm.upload.exclude`, via picomatch), credentials and
+// private folders (`.env*`, keys, `.git/`: privateFiles.ts, whatever the excludes say), the
+// size limit, and files no filter can read. A file reached twice (selected and inside a selected
 // folder) is listed once. Each file also gets the name it is stored under in a volume
 // (`volumeName`, D24): a folder's files keep their path below the selected folder, with
 // `/` spelled `__` (the service strips directories, D7), exactly as folder sync names them.
@@ -11,6 +12,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { unreadableReason } from './readableFiles';
+import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { formatBytes } from '../../common/core/byteSize';
 
 export interface ExpansionOptions {
@@ -79,6 +81,9 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     seen.add(real);
     const displayPath = toPosix(relative(anchor, path)) || basename(path);
     if (!explicit && isExcluded(displayPath)) return skipped.push({ path, reason: 'matches an exclude pattern' });
+    // Credentials never go with a folder, whatever the exclude settings say (privateFiles.ts).
+    const credential = explicit ? undefined : credentialNameReason(basename(path));
+    if (credential) return skipped.push({ path, reason: credential });
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
       return skipped.push({ path, reason: `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)` });
     }
@@ -108,6 +113,11 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       const rel = toPosix(relative(anchor, path));
       if (isDir && isExcluded(rel)) {
         skipped.push({ path, reason: 'folder matches an exclude pattern' });
+        continue;
+      }
+      const privateFolder = isDir ? privateFolderNameReason(entry.name) : undefined;
+      if (privateFolder) {
+        skipped.push({ path, reason: `folder ${privateFolder}` });
         continue;
       }
       if (here.some((scope) => scope.rules.ignores(toPosix(relative(scope.base, path)) + (isDir ? '/' : '')))) {
@@ -154,6 +164,16 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
  */
 export function volumeNameFor(rel: string): string {
   return rel.split('/').join('__');
+}
+
+/**
+ * Whether the `.gitignore` files from `root` down to the file's own folder ignore `path` (a
+ * file inside the workspace folder `root`), as the walk above applies them. One reader of
+ * ignore rules for uploads, sync and the private-file rules (privateFiles.ts).
+ */
+export async function isGitignored(path: string, root: string): Promise<boolean> {
+  const scopes = await ancestorGitignores(resolve(root), resolve(path));
+  return scopes.some((scope) => scope.rules.ignores(toPosix(relative(scope.base, path))));
 }
 
 async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {

@@ -293,7 +293,14 @@ function trimmedString(raw: unknown): string {
 
 function uniqueStrings(raw: unknown): string[] {
   if (!Array.isArray(raw)) return [];
-  return [...new Set(raw.filter((v): v is string => typeof v === 'string').map((v) => v.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      raw
+        .filter((v): v is string => typeof v === 'string')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 function finiteNumber(raw: unknown, fallback: number): number {

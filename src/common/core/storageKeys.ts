@@ -6,6 +6,8 @@
 /** SecretStorage: the API key lives only here (never settings, state, logs or the webview). */
 export const SECRET_KEY = {
   apiKey: 'ksm.apiKey',
+  /** `{ baseUrl, apiKey }` before Connect to Local Emulator replaced them, for Restore Previous Connection. */
+  previousConnection: 'ksm.previousConnection',
 } as const;
 
 /** `context.globalState`: remembered across workspaces. */
@@ -26,5 +28,13 @@ export const GLOBAL_STATE_KEY = {
 export const WORKSPACE_STATE_KEY = {
   /** The Volumes view's file order (FileSortOrder). */
   fileSortOrder: 'ksm.volumes.sort',
+  /** Fingerprints of the workspace-settings sync pairings this user approved on this machine (syncSettings.ts). */
+  syncApprovedPairings: 'ksm.sync.approvedPairings',
+  /** Pairings kept on this machine only (never written to .vscode/settings.json). */
+  syncLocalPairings: 'ksm.sync.localPairings',
+  /** Where a new pairing is saved: 'workspace' (.vscode/settings.json) or 'local'; asked the first time. */
+  syncPairingTarget: 'ksm.sync.pairingTarget',
+  /** What this workspace uploaded, by content (upload/core/uploadedContents.ts). */
+  uploadedContents: 'ksm.upload.uploadedContents',
 } as const;
 

@@ -8,7 +8,11 @@ import { settings } from './settings';
  * (src/common/core/folderExpansion.ts applies them).
  */
 export function excludeGlobs(): string[] {
+  return [...filesExcludeGlobs(), ...settings.uploadExclude()];
+}
+
+/** Only the `files.exclude` entries switched on (the upload tool names which setting refused a file). */
+export function filesExcludeGlobs(): string[] {
   const filesExclude = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
-  const on = Object.entries(filesExclude ?? {}).filter(([, value]) => value === true).map(([glob]) => glob);
-  return [...on, ...settings.uploadExclude()];
+  return Object.entries(filesExclude ?? {}).filter(([, value]) => value === true).map(([glob]) => glob);
 }

@@ -2,9 +2,11 @@
 // 1: a 401 is the key, a 403 the user id), the personal volume, and the named volumes of
 // ksm.volumes.list (limit 1 each). Nothing is written.
 import { isKsmError } from '../../api/errors';
-import type { CheckStep, StepResult } from './checkRun';
+import { asSentence, type CheckStep, type StepResult } from './checkRun';
 import { fixFor } from '../../common/core/errorFixes';
 import { diagnose } from './fixes';
+
+export const API_STEP_TITLE = 'The address answers as the KSM API';
 
 /** How many configured named volumes are listed (each with limit 1). */
 const MAX_NAMED_VOLUMES = 5;
@@ -23,8 +25,17 @@ export const keyStep: CheckStep = {
     check.keyListing = listing;
     const error = listing.error;
     if (error && !answeredAfterAuthentication(error)) {
-      check.failed('key', this.title, error, 'key', listing.ms);
       const refused = isKsmError(error) && (error.kind === 'auth' || error.kind === 'config');
+      const problem = diagnose(error, 'key', check.fixContext).problem;
+      if (!refused && problem !== 'key' && problem !== 'no-key' && problem !== 'user-id') {
+        // The key was never judged: the address answers, but not as the KSM API (or the
+        // service failed). The first failing step is that one, not "API key accepted".
+        const why = 'the address did not answer as the KSM API';
+        check.failed('api', API_STEP_TITLE, error, 'key', listing.ms);
+        check.add({ id: 'key', title: this.title, status: 'skipped', detail: `Not run: ${why}.` });
+        return why;
+      }
+      check.failed('key', this.title, error, 'key', listing.ms);
       return refused ? 'the API key was not accepted' : 'the service did not answer the listing';
     }
     const answered = error ? `HTTP ${(error as { status?: number }).status}` : 'OK';
@@ -87,7 +98,7 @@ export const namedVolumesStep: CheckStep = {
         worst ??= { id: 'volumes', title: this.title, status: 'failed', detail: '', problem: diagnosis.problem, fix: diagnosis.fix };
       }
     }
-    check.add({ ...(worst ?? { id: 'volumes', title: this.title, status: 'passed' }), ms: total, detail: `${notes.join('; ')}.` });
+    check.add({ ...(worst ?? { id: 'volumes', title: this.title, status: 'passed' }), ms: total, detail: asSentence(notes.map((note) => note.replace(/\.$/, '')).join('; ')) });
     return undefined;
   },
 };

@@ -11,7 +11,8 @@ import { personalVolumeName } from '../../common/core/volumeTargets';
 import type { FixContext, Problem } from '../../common/core/errorFixes';
 import { diagnose } from './fixes';
 
-export type StepId = 'address' | 'reach' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'output-format' | 'agent';
+/** `api`: added only when the address answers but not as the KSM API (or the service fails), so the key is not blamed. */
+export type StepId = 'address' | 'reach' | 'api' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'output-format' | 'agent';
 export type StepStatus = 'passed' | 'failed' | 'warning' | 'skipped';
 
 export interface StepResult {
@@ -154,4 +155,10 @@ export class CheckRun {
       return { error, ms: Math.round(this.now() - start) };
     }
   }
+}
+
+/** Ends text with one full stop, unless it already ends a sentence ("…", "?", "!"): never "..". */
+export function asSentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }

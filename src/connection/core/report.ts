@@ -3,7 +3,9 @@
 // its result, latency and fix, the response shapes seen and the tolerant reading paths
 // used. The whole text passes redactSecrets with the key last, whatever a server echoed.
 import { redactSecrets } from '../../api/errors';
-import type { ConnectionReport, StepResult } from './checkRun';
+import { COMMAND, type CommandId } from '../../common/core/contributionIds';
+import { asSentence, type ConnectionReport, type StepResult } from './checkRun';
+import type { Problem } from '../../common/core/errorFixes';
 
 // Plain words, not emoji: the report is pasted into mail and tickets, and fonts vary.
 const MARK: Record<StepResult['status'], string> = { passed: 'passed', failed: '**FAILED**', warning: 'warning', skipped: 'skipped' };
@@ -16,10 +18,40 @@ export function verdict(report: ConnectionReport): string {
   const failure = firstFailure(report);
   const ran = report.steps.filter((s) => s.status !== 'skipped');
   const passed = ran.filter((s) => s.status === 'passed').length;
-  if (failure) return `First failing step: ${failure.title}. ${failure.detail}`;
+  if (failure) return `First failing step: ${asSentence(failure.title)} ${asSentence(failure.detail)}`;
   const warnings = report.steps.filter((s) => s.status === 'warning');
   if (warnings.length) return `All ${ran.length} steps ran; ${warnings.length} with a warning (${warnings.map((w) => w.title).join(', ')}).`;
   return `All ${passed} steps passed.`;
+}
+
+export interface FixAction {
+  title: string;
+  command: CommandId;
+  /** For Open Settings: the setting to show. */
+  argument?: string;
+}
+
+/** The settings each problem is fixed in (Open Settings shows it). */
+const SETTING_OF: Partial<Record<Problem, string>> = {
+  address: 'ksm.baseUrl',
+  refused: 'ksm.baseUrl',
+  'not-the-api': 'ksm.baseUrl',
+  certificate: 'ksm.network.caBundle',
+  timeout: 'ksm.request.timeoutSeconds',
+  'user-id': 'ksm.userId',
+  volume: 'ksm.volumes.list',
+  model: 'ksm.chat.models',
+  agent: 'ksm.agent.id',
+};
+
+/** The buttons of the check's notification: the fix of the first failure (Set API Key, Open Settings), then Copy Report. */
+export function fixActions(report: ConnectionReport): FixAction[] {
+  const problem = firstFailure(report)?.problem ?? report.steps.find((step) => step.status === 'warning')?.problem;
+  const actions: FixAction[] = [];
+  if (problem === 'key' || problem === 'no-key') actions.push({ title: 'Set API Key', command: COMMAND.setApiKey });
+  const setting = problem && SETTING_OF[problem];
+  if (setting) actions.push({ title: 'Open Settings', command: COMMAND.openSettings, argument: setting });
+  return actions;
 }
 
 export function renderReport(report: ConnectionReport, secrets: ReadonlyArray<string | undefined>): string {

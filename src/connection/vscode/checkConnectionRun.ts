@@ -8,7 +8,34 @@ import { probeAddress } from '../../api/probe';
 import { redactorFor } from '../../api/redact';
 import type { NetworkSummary } from '../core/checkRun';
 import { runConnectionCheck } from '../core/connectionCheck';
-import { firstFailure, renderReport, verdict } from '../core/report';
+import { firstFailure, fixActions, renderReport, verdict, type FixAction } from '../core/report';
+
+/**
+ * The one report document: each run replaces its text, so four runs leave one tab and no
+ * "save changes?" question (a content provider's document is read-only and never dirty).
+ */
+export class ReportDocument implements vscode.TextDocumentContentProvider {
+  static readonly scheme = 'ksm-connection-report';
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  readonly uri = vscode.Uri.from({ scheme: ReportDocument.scheme, path: '/KSM Connection Report.md' });
+  private markdown = '';
+
+  provideTextDocumentContent(): string {
+    return this.markdown;
+  }
+
+  async show(markdown: string): Promise<void> {
+    this.markdown = markdown;
+    this.changed.fire(this.uri);
+    const document = await vscode.workspace.openTextDocument(this.uri);
+    await vscode.window.showTextDocument(document, { preview: false });
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
 
 /** A check takes seconds: no step waits longer than this for an answer's headers. */
 const STEP_TIMEOUT_MS = 15_000;
@@ -16,7 +43,10 @@ const STEP_TIMEOUT_MS = 15_000;
 export const READ_ONLY_CHOICE = 'Check without the agent (read-only)';
 export const WITH_AGENT_CHOICE = 'Also ask the agent a tiny question';
 
-export async function checkConnection(services: ExtensionServices): Promise<{ markdown: string; verdict: string; failed: boolean } | undefined> {
+export async function checkConnection(
+  services: ExtensionServices,
+  reportDocument: ReportDocument,
+): Promise<{ markdown: string; verdict: string; failed: boolean; fixes: FixAction[] } | undefined> {
   const pick = await vscode.window.showQuickPick(
     [
       { label: READ_ONLY_CHOICE, detail: 'Address, network, API key, personal volume (limit 1), one streamed token of the default model.' },
@@ -57,9 +87,8 @@ export async function checkConnection(services: ExtensionServices): Promise<{ ma
   );
   const markdown = renderReport(report, [key, ...services.apiKey.knownSecrets()]);
   services.log.info(`[connection] ${verdict(report)}`);
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
-  await vscode.window.showTextDocument(document, { preview: false });
-  return { markdown, verdict: verdict(report), failed: firstFailure(report) !== undefined };
+  await reportDocument.show(markdown);
+  return { markdown, verdict: verdict(report), failed: firstFailure(report) !== undefined, fixes: fixActions(report) };
 }
 
 /** The proxy as shown in the report: where it came from, and never its user name or password. */

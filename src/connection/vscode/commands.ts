@@ -7,18 +7,29 @@ import type { ExtensionServices } from '../../common/vscode/services';
 
 export function registerConnectionCommands(services: ExtensionServices): void {
   let lastReport: string | undefined;
+  let reportDocument: import('./checkConnectionRun').ReportDocument | undefined;
 
   services.registerCommand(COMMAND.checkConnection, async () => {
-    const { checkConnection } = await import('./checkConnectionRun');
-    const report = await checkConnection(services);
+    const { checkConnection, ReportDocument } = await import('./checkConnectionRun');
+    if (!reportDocument) {
+      reportDocument = new ReportDocument();
+      services.context.subscriptions.push(reportDocument, vscode.workspace.registerTextDocumentContentProvider(ReportDocument.scheme, reportDocument));
+    }
+    const report = await checkConnection(services, reportDocument);
     if (report === undefined) return;
     lastReport = report.markdown;
     await vscode.commands.executeCommand('setContext', CONTEXT_KEY.hasConnectionReport, true);
+    // The fix first (Set API Key, Open Settings at the setting), then Copy Report for the administrators.
+    const copyReport = vscode.l10n.t('Copy Report');
+    const titles = report.fixes.map((fix) => (fix.command === COMMAND.setApiKey ? vscode.l10n.t('Set API Key') : vscode.l10n.t('Open Settings')));
     const action = await (report.failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(
       `KSM connection check: ${report.verdict}`,
-      'Copy Report',
+      ...titles,
+      copyReport,
     );
-    if (action === 'Copy Report') await copy(report.markdown);
+    if (action === copyReport) await copy(report.markdown);
+    const fix = report.fixes[titles.indexOf(action ?? '')];
+    if (fix) await vscode.commands.executeCommand(fix.command, ...(fix.argument ? [fix.argument] : []));
   });
 
   services.registerCommand(COMMAND.copyConnectionReport, async () => {

@@ -3,12 +3,13 @@
 // with a clear sentence per mistake, the calls, and the text the model reads back.
 // Models call these on their own, so every input is untrusted: volumes are checked by
 // name, upload paths must resolve (symlinks included) inside a workspace folder.
-import { realpathSync, statSync } from 'node:fs';
-import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename } from 'node:path';
 import { errorFirstLine, isCancellation, redactSecrets } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { DoChunking, FileInfo } from '../../api/types';
 import { ask, type SourceCitation } from '../../chat/core/answerStream';
+import { formatBytes } from '../../common/core/byteSize';
+import { checkPrivateFile, type PrivateFileRules } from '../../common/core/privateFiles';
 import { PERSONAL_VOLUME_LABEL, personalVolumeName, servedVolumeLabel } from '../../common/core/volumeTargets';
 
 export const TOOL_NAMES = {
@@ -198,40 +199,72 @@ export function listFilesText(volume: string, listing: { files: readonly FileInf
 
 export interface ResolvedUpload {
   volume: string;
-  files: Array<{ path: string; name: string; size: number }>;
+  /** What is sent: real path, workspace-relative path shown to the user, stored name, size. */
+  files: Array<{ path: string; displayPath: string; name: string; size: number }>;
+  /** What was asked for and is not sent, with the reason (private files, size, missing). */
+  refused: Array<{ given: string; reason: string }>;
 }
 
 /**
- * Resolves upload paths against the workspace folders. A path must name an existing file
- * whose real location (after symlinks) lies inside a workspace folder: a model that was
- * talked into uploading `~/.ssh/id_rsa` gets a refusal, not a confirmation dialog.
+ * Resolves upload paths against the workspace folders through the private-file rules
+ * (src/common/core/privateFiles.ts): a path must name an existing file whose real location
+ * lies inside a workspace folder and that is not private (`.git/`, credentials, private
+ * keys, gitignored or excluded files, symlinks leading out). A model that was talked into
+ * uploading `~/.ssh/id_rsa` or `.env` gets a refusal naming the file and the reason; the
+ * other files stay in the plan. Fails when nothing is left to send.
  */
-export function resolveUploadPaths(input: UploadInput, workspaceRoots: readonly string[], maxFileBytes: number): Checked<ResolvedUpload> {
-  if (workspaceRoots.length === 0) return { ok: false, message: 'Open a folder first: only files inside the workspace can be uploaded.' };
-  const roots = workspaceRoots.map((r) => safeRealpath(r) ?? resolve(r));
+export async function resolveUploadPaths(input: UploadInput, rules: PrivateFileRules, maxFileBytes: number): Promise<Checked<ResolvedUpload>> {
+  if (rules.workspaceRoots.length === 0) return { ok: false, message: 'Open a folder first: only files inside the workspace can be uploaded.' };
   const files: ResolvedUpload['files'] = [];
+  const refused: ResolvedUpload['refused'] = [];
   for (const given of input.paths) {
-    const candidates = isAbsolute(given) ? [given] : workspaceRoots.map((root) => resolve(root, given));
-    const found = candidates.map(safeRealpath).find((p): p is string => p !== undefined);
-    if (!found) return { ok: false, message: `'${given}' does not exist in the workspace.` };
-    if (!roots.some((root) => isInside(found, root))) return { ok: false, message: `'${given}' is outside the workspace folders; only workspace files can be uploaded.` };
-    const stat = statSync(found);
-    if (!stat.isFile()) return { ok: false, message: `'${given}' is not a file.` };
-    if (maxFileBytes > 0 && stat.size > maxFileBytes) {
-      return { ok: false, message: `'${given}' is ${(stat.size / 1048576).toFixed(1)} MB, over the ${(maxFileBytes / 1048576).toFixed(0)} MB limit (ksm.upload.maxFileSizeMB).` };
+    const check = await checkPrivateFile(given, rules);
+    if (!check.ok) {
+      refused.push({ given, reason: check.reason });
+      continue;
     }
-    if (!files.some((f) => f.path === found)) files.push({ path: found, name: basename(found), size: stat.size });
+    const { path, displayPath, size } = check.file;
+    if (maxFileBytes > 0 && size > maxFileBytes) {
+      refused.push({ given, reason: `is ${formatBytes(size)}, over the ${formatBytes(maxFileBytes)} limit (ksm.upload.maxFileSizeMB)` });
+      continue;
+    }
+    if (!files.some((f) => f.path === path)) files.push({ path, displayPath, name: basename(path), size });
   }
-  return { ok: true, value: { volume: input.volume, files } };
+  if (files.length === 0) return { ok: false, message: `Nothing was uploaded.\n${refusedText(refused)}` };
+  return { ok: true, value: { volume: input.volume, files, refused } };
 }
 
-/** The confirmation VS Code shows before the upload tool runs. */
-export function uploadConfirmation(upload: ResolvedUpload): { title: string; message: string } {
-  const names = upload.files.map((f) => `- ${f.name} (${f.size} bytes)`).join('\n');
+/** The refused files, one line each, for the model and the confirmation. */
+export function refusedText(refused: ResolvedUpload['refused']): string {
+  if (refused.length === 0) return '';
+  return `Not sent (${refused.length}), and the tool will not send them:\n${refused.map((r) => `- '${r.given.replace(/[\r\n]+/g, ' ')}' ${r.reason}.`).join('\n')}`;
+}
+
+/**
+ * The exact volume a write goes to: "My files ({id})" only for the user's own personal
+ * volume `{ksm.userId}`; any other name, `{…}` included, as it is.
+ */
+export function exactVolumeName(volume: string, userId: string): string {
+  return volume === personalVolumeName(userId) ? `${PERSONAL_VOLUME_LABEL} (${volume})` : volume;
+}
+
+/** The confirmation VS Code shows before the upload tool runs: workspace-relative paths, sizes, the exact volume, what is refused. */
+export function uploadConfirmation(upload: ResolvedUpload, userId: string): { title: string; message: string } {
+  const volume = exactVolumeName(upload.volume, userId);
+  const lines = upload.files.map((f) => `- \`${markdownCode(f.displayPath)}\` (${formatBytes(f.size)})`).join('\n');
+  const refused = upload.refused.length ? `\n\n${markdownText(refusedText(upload.refused))}` : '';
   return {
-    title: `Upload ${upload.files.length} file(s) to ${volumeLabel(upload.volume)}?`,
-    message: `These workspace files will be sent to the KSM service and stored in the volume ${volumeLabel(upload.volume)}:\n\n${names}`,
+    title: `Upload ${upload.files.length} file(s) to ${volume}?`,
+    message: `These workspace files will be sent to the KSM service and stored in the volume \`${markdownCode(upload.volume)}\`${volume !== upload.volume ? ` (${PERSONAL_VOLUME_LABEL})` : ''}:\n\n${lines}${refused}`,
   };
+}
+
+function markdownCode(text: string): string {
+  return text.replace(/`/g, "'").replace(/[\r\n]/g, ' ');
+}
+
+function markdownText(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+!|<>]/g, '\\$&');
 }
 
 export async function uploadToVolume(
@@ -253,7 +286,10 @@ export async function uploadToVolume(
   return { uploaded, failed };
 }
 
-export function uploadResultText(volume: string, result: { uploaded: readonly FileInfo[]; failed: ReadonlyArray<{ name: string; reason: string }> }): string {
+export function uploadResultText(
+  volume: string,
+  result: { uploaded: readonly FileInfo[]; failed: ReadonlyArray<{ name: string; reason: string }>; refused?: ResolvedUpload['refused'] },
+): string {
   const lines: string[] = [];
   if (result.uploaded.length) {
     lines.push(`Uploaded ${result.uploaded.length} file(s) to ${volumeLabel(volume)}; the service processes them now (searchable once 'done'):`);
@@ -263,6 +299,7 @@ export function uploadResultText(volume: string, result: { uploaded: readonly Fi
     lines.push(`${result.failed.length} file(s) were not uploaded:`);
     for (const f of result.failed) lines.push(`- ${f.name}: ${f.reason}`);
   }
+  if (result.refused?.length) lines.push(refusedText(result.refused));
   return lines.join('\n');
 }
 
@@ -280,17 +317,4 @@ export function failureText(error: unknown): string {
   if (isCancellation(error)) return 'Cancelled.';
   const line = errorFirstLine(error);
   return redactSecrets(line || 'The request failed.');
-}
-
-function safeRealpath(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
 }

@@ -10,7 +10,7 @@ import type { ExtensionServices } from '../../common/vscode/services';
 import { personalVolume, settings } from '../../common/vscode/settings';
 import { askAgent, citedFiles, parseCommand, PARTICIPANT_ID, questionWithContext, uploadStatusText, type ContextReference, type RecentUploads } from '../core/participant';
 import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBook';
-import { runVolumeTool } from '../core/toolRuns';
+import { planUpload, runVolumeTool, UploadConfirmations } from '../core/toolRuns';
 import { TOOL_NAMES, volumeLabel } from '../core/volumeTools';
 import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
 import { errorMessage } from '../../api/errors';
@@ -105,7 +105,15 @@ async function upload(services: ExtensionServices, recent: RecentUploads, reques
   if (uris.length === 0) return { errorDetails: { message: 'Nothing to upload: attach files with #file, or open the file in an editor.' } };
   const volume = request.prompt.trim() || (personalVolume() ? undefined : settings.volumes()[0]);
   stream.progress(`Uploading ${uris.map((u) => basename(u.fsPath)).join(', ')}…`);
-  const result = await runVolumeTool(TOOL_NAMES.upload, { paths: uris.map((u) => u.fsPath), volume }, toolContext(services, signal), uploadEnvironment(recent));
+  // The user typed /upload with these files: that is the confirmation. The private-file
+  // rules and Restricted Mode apply all the same (runVolumeTool plans again and compares).
+  const input = { paths: uris.map((u) => u.fsPath), volume };
+  const confirmations = new UploadConfirmations();
+  const environment = uploadEnvironment(recent, confirmations);
+  const context = toolContext(services, signal);
+  const planned = await planUpload(input, context, environment);
+  if (planned.ok) confirmations.record(input, planned.value);
+  const result = await runVolumeTool(TOOL_NAMES.upload, input, context, environment);
   stream.markdown(result.text.replace(/\n/g, '\n\n'));
   if (result.ok) stream.markdown('\n\nAsk `@ksm /status` to follow the processing.');
   return result.ok ? { metadata: { command: 'upload' } satisfies ParticipantMetadata } : { errorDetails: { message: result.text.split('\n')[0] ?? 'The upload failed.' } };

@@ -4,10 +4,11 @@
 import * as vscode from 'vscode';
 import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
+import { filesExcludeGlobs } from '../../common/vscode/excludeGlobs';
 import { settings } from '../../common/vscode/settings';
-import { planUpload, runVolumeTool, type UploadEnvironment, type VolumeToolName } from '../core/toolRuns';
 import { PERSONAL_VOLUME_LABEL } from '../../common/core/volumeTargets';
-import { MAX_QUERY_CHARS, TOOL_NAMES, uploadConfirmation, volumeLabel, type ToolContext } from '../core/volumeTools';
+import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment, type VolumeToolName } from '../core/toolRuns';
+import { exactVolumeName, MAX_QUERY_CHARS, TOOL_NAMES, uploadConfirmation, type ToolContext } from '../core/volumeTools';
 import type { RecentUploads } from '../core/participant';
 
 export function toolContext(services: ExtensionServices, signal?: AbortSignal): ToolContext {
@@ -21,9 +22,13 @@ export function toolContext(services: ExtensionServices, signal?: AbortSignal): 
   };
 }
 
-export function uploadEnvironment(recent: RecentUploads): UploadEnvironment {
+export function uploadEnvironment(recent: RecentUploads, confirmations: UploadConfirmations): UploadEnvironment {
   return {
     workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+    filesExclude: filesExcludeGlobs(),
+    uploadExclude: settings.uploadExclude(),
+    trusted: vscode.workspace.isTrusted,
+    confirmations,
     maxFileBytes: settings.maxFileSizeBytes(),
     embedding: settings.embeddingModel(),
     doChunking: settings.doChunking(),
@@ -32,10 +37,11 @@ export function uploadEnvironment(recent: RecentUploads): UploadEnvironment {
 }
 
 export function registerVolumeTools(services: ExtensionServices, recent: RecentUploads): vscode.Disposable[] {
+  const confirmations = new UploadConfirmations();
   const invoke = async (name: VolumeToolName, input: unknown, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> => {
     const cancel = abortSignalFor(token);
     try {
-      const result = await runVolumeTool(name, input, toolContext(services, cancel.signal), uploadEnvironment(recent));
+      const result = await runVolumeTool(name, input, toolContext(services, cancel.signal), uploadEnvironment(recent, confirmations));
       if (!result.ok) services.log.warn(`[vscode-chat] tool ${name}: ${result.text.split('\n')[0]}`);
       return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);
     } finally {
@@ -53,21 +59,30 @@ export function registerVolumeTools(services: ExtensionServices, recent: RecentU
 
   const listFiles: vscode.LanguageModelTool<{ volume?: unknown }> = {
     prepareInvocation: (options) => ({
-      invocationMessage: `Listing the files of ${typeof options.input?.volume === 'string' ? volumeLabel(options.input.volume) : PERSONAL_VOLUME_LABEL}`,
+      invocationMessage: `Listing the files of ${typeof options.input?.volume === 'string' ? exactVolumeName(options.input.volume, settings.userId()) : PERSONAL_VOLUME_LABEL}`,
     }),
     invoke: (options, token) => invoke(TOOL_NAMES.listFiles, options.input, token),
   };
 
   const upload: vscode.LanguageModelTool<unknown> = {
-    prepareInvocation: (options) => {
-      const planned = planUpload(options.input, toolContext(services), uploadEnvironment(recent));
-      // Invalid input is not confirmed: invoke() answers it with the reason, uploading nothing.
-      if (!planned.ok) return { invocationMessage: 'Checking the files to upload' };
-      const { title, message } = uploadConfirmation(planned.value);
-      return {
-        invocationMessage: `Uploading ${planned.value.files.length} file(s) to ${volumeLabel(planned.value.volume)}`,
-        confirmationMessages: { title, message: new vscode.MarkdownString(message) },
-      };
+    // Fail closed: without a plan there is no confirmation, and invoke() uploads only a plan
+    // whose confirmation was shown (UploadConfirmations), so an error here uploads nothing.
+    prepareInvocation: async (options) => {
+      try {
+        const context = toolContext(services);
+        const planned = await planUpload(options.input, context, uploadEnvironment(recent, confirmations));
+        // Refused or invalid input is not confirmed: invoke() answers it with the reason, uploading nothing.
+        if (!planned.ok) return { invocationMessage: vscode.workspace.isTrusted ? vscode.l10n.t('Checking the files to upload') : vscode.l10n.t('Uploading waits for workspace trust') };
+        const { title, message } = uploadConfirmation(planned.value, context.userId);
+        confirmations.record(options.input, planned.value);
+        return {
+          invocationMessage: vscode.l10n.t('Uploading {0} file(s) to {1}', planned.value.files.length, exactVolumeName(planned.value.volume, context.userId)),
+          confirmationMessages: { title, message: new vscode.MarkdownString(message) },
+        };
+      } catch (error) {
+        services.log.warn(`[vscode-chat] upload confirmation could not be prepared, nothing will be uploaded: ${error instanceof Error ? error.message : String(error)}`);
+        return { invocationMessage: vscode.l10n.t('Checking the files to upload') };
+      }
     },
     invoke: (options, token) => invoke(TOOL_NAMES.upload, options.input, token),
   };

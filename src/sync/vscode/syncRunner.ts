@@ -15,15 +15,12 @@ import { FileManifestStore } from '../core/manifest';
 import { isInSync, planCounts, planSync, type SyncPlan } from '../core/plan';
 import { eventFilter, WatchBatcher } from '../core/watchBatcher';
 import { confirmDeletions, showPreview } from './syncPreview';
-import { syncSettings, workspaceRootOf, type Pairing } from './syncSettings';
+import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
 import type { DoChunking } from '../../api/types';
+import type { SyncState } from './syncStatusText';
+import { stat } from 'node:fs/promises';
 
-export type SyncState =
-  | { kind: 'idle' }
-  | { kind: 'inSync' }
-  | { kind: 'pending'; count: number }
-  | { kind: 'syncing' }
-  | { kind: 'error'; message: string };
+export type { SyncState } from './syncStatusText';
 
 export interface SyncRunOptions {
   /** From a watcher: no preview pops up by itself; a plan that needs one waits for the user. */
@@ -49,6 +46,13 @@ export class PairingRunner implements vscode.Disposable {
   ) {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
     this.startWatching();
+    // After a reload: say when this folder was last synced (its manifest's time), not a bare "sync".
+    void stat(this.store().location).then(
+      (info) => {
+        if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
+      },
+      () => undefined,
+    );
   }
 
   get state(): SyncState {
@@ -79,7 +83,7 @@ export class PairingRunner implements vscode.Disposable {
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.folderPath), '**/*'));
     const batcher = new WatchBatcher(async () => {
       await this.sync({ background: true });
-    }, { quietMs: syncSettings.watchDelayMs() });
+    }, { quietMs: settings.syncWatchDelayMs() });
     this.batcher = batcher;
     const onEvent = async (uri: vscode.Uri) => {
       if (!(await this.isRelevant(uri.fsPath))) return;
@@ -101,7 +105,27 @@ export class PairingRunner implements vscode.Disposable {
     return this.running;
   }
 
+  /**
+   * Before every run, watch runs included: the workspace is trusted and the pairing's folder
+   * still resolves (symlinks included) to the real folder it was built for, inside the
+   * workspace. Otherwise the run is refused with the reason, in the status bar and the log.
+   */
+  private refusal(): string | undefined {
+    if (!vscode.workspace.isTrusted) return 'the workspace is not trusted (Restricted Mode): sync waits for trust';
+    const now = resolvePairingFolder(this.pairing);
+    if (!now.ok) return now.reason;
+    if (now.path !== this.folderPath) return `the folder '${this.pairing.folder}' now resolves to ${now.path}, not ${this.folderPath} (a symbolic link changed)`;
+    return undefined;
+  }
+
   private async runOnce(options: SyncRunOptions): Promise<SyncSummary | undefined> {
+    const refusal = this.refusal();
+    if (refusal) {
+      this.services.log.warn(`[sync] refused to sync ${this.label} → ${this.pairing.volume}: ${refusal}.`);
+      this.setState({ kind: 'error', message: `refused: ${refusal}` });
+      if (options.background) return undefined;
+      throw new Error(`Sync of ${this.label} refused: ${refusal}.`);
+    }
     const store = this.store();
     const before = this.stateValue;
     this.setState({ kind: 'syncing' });
@@ -138,11 +162,14 @@ export class PairingRunner implements vscode.Disposable {
           });
           return undefined;
         }
-        if ((await showPreview(plan, this.label)) !== 'apply' || !(await confirmDeletions(plan, syncSettings.deleteGuardShare()))) {
-          this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
+        // While the preview waits for Apply nothing is being synced: the status bar says "review".
+        this.setState({ kind: 'review', count: c.upload + c.replace + c.delete });
+        if ((await showPreview(plan, this.label)) !== 'apply' || !(await confirmDeletions(plan, settings.syncDeleteGuardShare()))) {
+          this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' || before.kind === 'review' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
           return undefined;
         }
       }
+      if (needsPreview) this.setState({ kind: 'syncing' });
       const embedding = settings.embeddingModel();
       if (plan.uploads.length && !embedding) {
         throw new Error("No embedding model is set: set 'ksm.upload.embeddingModel' (the uploads' model) in Settings.");

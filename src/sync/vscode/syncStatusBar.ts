@@ -1,9 +1,23 @@
 // One status bar item for the workspace's sync pairings: in sync / N pending / syncing /
-// error, worst state first; clicking it opens the preview.
+// error, worst state first; clicking it opens the preview. In Restricted Mode it says that
+// sync waits for trust (click: Manage Workspace Trust); pairings from the repository that
+// wait for approval and pairings refused (folder outside the workspace) are said too.
 import * as vscode from 'vscode';
 import { COMMAND } from '../../common/core/contributionIds';
 import type { PairingRunner } from './syncRunner';
+import type { SourcedPairing } from './syncSettings';
 import { shownVolume } from '../../common/vscode/settings';
+import { describeSyncState, syncStatusText } from './syncStatusText';
+
+/** Why pairings do not run, for the status bar. */
+export interface SyncNotices {
+  /** Pairings found while the workspace is not trusted (none of them runs). */
+  untrusted: number;
+  /** Workspace pairings the user has not approved on this machine. */
+  unapproved: SourcedPairing[];
+  /** Approved pairings whose folder does not resolve inside the workspace. */
+  refused: Array<{ pairing: SourcedPairing; reason: string }>;
+}
 
 export class SyncStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('ksm.sync.status', vscode.StatusBarAlignment.Left, 50);
@@ -13,51 +27,58 @@ export class SyncStatusBar implements vscode.Disposable {
     this.item.command = COMMAND.syncShowPreview;
   }
 
-  update(runners: readonly PairingRunner[]): void {
-    if (runners.length === 0) {
-      this.item.hide();
+  update(runners: readonly PairingRunner[], notices: SyncNotices = { untrusted: 0, unapproved: [], refused: [] }): void {
+    this.item.backgroundColor = undefined;
+    this.item.command = COMMAND.syncShowPreview;
+    if (notices.untrusted) {
+      this.item.text = `$(workspace-untrusted) ${vscode.l10n.t('KSM: sync waits for trust')}`;
+      this.item.command = 'workbench.trust.manage';
+      this.show(
+        vscode.l10n.t(
+          '**KSM folder sync waits for workspace trust**\n\nThis workspace is open in Restricted Mode: its {0} pairing(s) neither sync nor watch, and the KSM upload tool does not run. Click to manage workspace trust.',
+          notices.untrusted,
+        ),
+        vscode.l10n.t('KSM sync waits for workspace trust'),
+      );
       return;
     }
-    const states = runners.map((r) => r.state);
-    const errors = runners.filter((r) => r.state.kind === 'error');
-    const pending = states.reduce((sum, s) => sum + (s.kind === 'pending' ? s.count : 0), 0);
-    const lines = runners.map((r) => `${r.label} → ${shownVolume(r.pairing.volume)}: ${describe(r)}`);
-    this.item.backgroundColor = undefined;
-    if (states.some((s) => s.kind === 'syncing')) {
-      this.item.text = '$(sync~spin) KSM: syncing';
-    } else if (errors.length) {
-      this.item.text = '$(error) KSM: sync error';
-      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-    } else if (pending) {
-      this.item.text = `$(cloud-upload) KSM: ${pending} pending`;
-    } else if (states.every((s) => s.kind === 'inSync')) {
-      this.item.text = '$(check) KSM: in sync';
-    } else {
-      this.item.text = '$(sync) KSM: sync';
+    const extra = [
+      ...notices.unapproved.map((p) => vscode.l10n.t('{0} → {1}: from the repository, waits for your approval', p.folder, p.volume)),
+      ...notices.refused.map((r) => vscode.l10n.t('{0} → {1}: refused, {2}', r.pairing.folder, r.pairing.volume, r.reason)),
+    ];
+    if (runners.length === 0) {
+      if (notices.unapproved.length) {
+        this.item.text = `$(workspace-untrusted) ${vscode.l10n.t('KSM: {0} pairing(s) from the repository', notices.unapproved.length)}`;
+        this.item.command = COMMAND.syncReviewPairings;
+        this.show(
+          `**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to review them; nothing syncs until you approve.')}`,
+          `KSM sync. ${extra.join('. ')}`,
+        );
+      } else if (notices.refused.length) {
+        this.item.text = `$(error) ${vscode.l10n.t('KSM: sync refused')}`;
+        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        this.show(`**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}`, `KSM sync. ${extra.join('. ')}`);
+      } else {
+        this.item.hide();
+      }
+      return;
     }
-    this.item.tooltip = new vscode.MarkdownString(`**KSM folder sync**\n\n${lines.map((l) => `- ${escape(l)}`).join('\n')}\n\nClick to preview and sync.`);
-    this.item.accessibilityInformation = { label: `KSM sync. ${lines.join('. ')}`, role: 'button' };
+    const lines = [...runners.map((r) => `${r.label} → ${shownVolume(r.pairing.volume)}: ${describeSyncState(r.state)}`), ...extra];
+    const status = syncStatusText(runners.map((r) => r.state));
+    const refused = notices.refused.length > 0 && !status.error;
+    this.item.text = refused ? `$(error) ${vscode.l10n.t('KSM: sync refused')}` : status.text;
+    this.item.backgroundColor = status.error || refused ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    this.show(`**KSM folder sync**\n\n${lines.map((l) => `- ${escape(l)}`).join('\n')}\n\nClick to preview and sync.`, `KSM sync. ${lines.join('. ')}`);
+  }
+
+  private show(tooltip: string, label: string): void {
+    this.item.tooltip = new vscode.MarkdownString(tooltip);
+    this.item.accessibilityInformation = { label, role: 'button' };
     this.item.show();
   }
 
   dispose(): void {
     this.item.dispose();
-  }
-}
-
-function describe(runner: PairingRunner): string {
-  const s = runner.state;
-  switch (s.kind) {
-    case 'idle':
-      return 'not synced in this window yet';
-    case 'inSync':
-      return 'in sync';
-    case 'pending':
-      return `${s.count} pending`;
-    case 'syncing':
-      return 'syncing…';
-    case 'error':
-      return `error: ${s.message}`;
   }
 }
 

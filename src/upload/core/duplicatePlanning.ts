@@ -6,6 +6,7 @@ import { storedFileName } from '../../api/multipart';
 import type { FileInfo, UploadSource } from '../../api/types';
 import type { SelectedFile, SkippedFile } from '../../common/core/folderExpansion';
 import { basename, extname } from 'node:path';
+import { IDENTICAL_REASON } from './uploadMessages';
 
 export type DuplicateChoice = 'replace' | 'keepBoth' | 'skip';
 
@@ -42,7 +43,14 @@ export class UploadCancelledByUser extends Error {
   }
 }
 
-export async function planUploads(files: SelectedFile[], existing: Iterable<FileInfo>, decide: DuplicateDecider): Promise<UploadPlan> {
+/**
+ * Tells whether `file` is byte for byte a copy in `clash` that this workspace uploaded (the
+ * extension remembers what it uploaded: uploadedContents.ts). Such a file is skipped without
+ * a question.
+ */
+export type IdenticalCheck = (file: SelectedFile, clash: readonly FileInfo[]) => Promise<boolean>;
+
+export async function planUploads(files: SelectedFile[], existing: Iterable<FileInfo>, decide: DuplicateDecider, isIdentical?: IdenticalCheck): Promise<UploadPlan> {
   const byName = new Map<string, FileInfo[]>();
   for (const info of existing) {
     const list = byName.get(info.filename);
@@ -51,8 +59,16 @@ export async function planUploads(files: SelectedFile[], existing: Iterable<File
   }
   const taken = new Set(byName.keys());
   const plannedNames = new Set<string>();
+  // A clash with this workspace's own upload of the very same bytes is no question: "already there, identical".
+  const identical = new Set<SelectedFile>();
+  if (isIdentical) {
+    for (const file of files) {
+      const clash = byName.get(nameOf(file));
+      if (clash && (await isIdentical(file, clash))) identical.add(file);
+    }
+  }
   // Names are compared as the service stores them (D7), not as the local file system spells them.
-  const conflicts = files.filter((f) => byName.has(nameOf(f))).length;
+  const conflicts = files.filter((f) => byName.has(nameOf(f)) && !identical.has(f)).length;
   let answered = 0;
   let sticky: DuplicateChoice | undefined;
   const uploads: PlannedUpload[] = [];
@@ -63,6 +79,10 @@ export async function planUploads(files: SelectedFile[], existing: Iterable<File
     let filename = name;
     let replaces: FileInfo[] = [];
     const clash = byName.get(name);
+    if (identical.has(file)) {
+      skipped.push({ path: file.path, reason: `${IDENTICAL_REASON}: "${name}" in the volume is the copy uploaded from this workspace, unchanged` });
+      continue;
+    }
     if (clash && !plannedNames.has(name)) {
       let choice = sticky;
       if (!choice) {

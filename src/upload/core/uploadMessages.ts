@@ -58,10 +58,26 @@ export function nothingToUploadMessage(skipped: readonly SkippedFile[]): string 
 }
 
 /** "12 uploaded, 2 failed — My files" */
+/** The start of the reason a file is skipped when this workspace already uploaded the very same bytes. */
+export const IDENTICAL_REASON = 'already there, identical';
+
+/** True when nothing was sent because every file was already there, identical (said as good news, not a warning). */
+export function allIdentical(summary: UploadSummary): boolean {
+  return summary.results.length > 0 && summary.results.every((r) => r.outcome === 'skipped' && r.reason.startsWith(IDENTICAL_REASON));
+}
+
 export function summaryLine(summary: UploadSummary, volume: string): string {
+  if (allIdentical(summary)) {
+    const [only] = summary.results;
+    return summary.results.length === 1
+      ? `"${only.filename}" is already in ${volume}, identical: nothing to upload.`
+      : `All ${summary.results.length} files are already in ${volume}, identical: nothing to upload.`;
+  }
+  const identical = summary.results.filter((r) => r.outcome === 'skipped' && r.reason.startsWith(IDENTICAL_REASON)).length;
   const parts = [`${summary.uploaded} uploaded`];
+  if (identical) parts.push(`${identical} already there, identical`);
   if (summary.failed) parts.push(`${summary.failed} failed`);
-  if (summary.skipped) parts.push(`${summary.skipped} skipped`);
+  if (summary.skipped - identical) parts.push(`${summary.skipped - identical} skipped`);
   if (summary.cancelled) parts.push(`${summary.cancelled} not sent (cancelled)`);
   const replacing = summary.replacements.length;
   if (replacing) parts.push(`${replacing} replace${replacing === 1 ? 's' : ''} an older copy once processed`);

@@ -16,6 +16,7 @@ import type { VolumesFeature } from '../../volumes/volumesFeature';
 import { planUploads, type DuplicateChoice, type DuplicateDecider } from '../core/duplicatePlanning';
 import type { ReplacementTracker } from '../core/pendingReplacements';
 import { runUpload, type UploadSummary } from '../core/uploadRun';
+import { sha256OfFile, type UploadedContent, type UploadedContents } from '../core/uploadedContents';
 import { askAboutDuplicate, chooseChunking, chunkingLabel, embeddingModel, pickVolume, rememberVolume, showNothingToUpload, showSummary } from './uploadPrompts';
 
 /** Answers given up front instead of asking (each one left out is asked as usual). */
@@ -50,6 +51,8 @@ export interface UploadFlowDeps {
   /** Older copies a replacing upload keeps searchable until the new ones are processed. */
   replacements: ReplacementTracker;
   notices: UploadNotices;
+  /** What this workspace uploaded, by content: an unchanged re-upload is skipped as "already there, identical". */
+  uploaded?: UploadedContents;
 }
 
 export class UploadFlow {
@@ -116,7 +119,15 @@ export class UploadFlow {
         } catch (error) {
           if (!(error instanceof NotFoundError)) throw error; // D6: a new volume has no names yet
         }
-        const plan = await planUploads(expansion.files, existing, decide);
+        const known = this.deps.uploaded;
+        const plan = await planUploads(expansion.files, existing, decide, known && (async (file, clash) => {
+          if (!known.knowsAny(volume, clash)) return false;
+          try {
+            return known.identical(volume, clash, await sha256OfFile(file.path, signal)) !== undefined;
+          } catch {
+            return false; // unreadable now: the upload reports it
+          }
+        }));
         for (const skip of plan.skipped) services.log.info(`[upload] skipped ${skip.path}: ${skip.reason}`);
         plan.skipped.unshift(...expansion.skipped);
         const totalBytes = plan.uploads.reduce((sum, u) => sum + u.size, 0);
@@ -141,6 +152,7 @@ export class UploadFlow {
     );
 
     const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));
+    await this.rememberContents(volume, summary);
     // After a cancel a batch in flight may have been stored.
     if (summary.wasCancelled) volumes.refreshVolume(volume);
     volumes.watchUploaded(volume, uploaded, doChunking);
@@ -160,6 +172,21 @@ export class UploadFlow {
       }),
     );
     return summary;
+  }
+
+  /** Remembers what each uploaded file held, so an identical re-upload is skipped without a question. */
+  private async rememberContents(volume: string, summary: UploadSummary): Promise<void> {
+    if (!this.deps.uploaded) return;
+    const entries: UploadedContent[] = [];
+    for (const result of summary.results) {
+      if (result.outcome !== 'uploaded') continue;
+      try {
+        entries.push({ uuid: result.info.uuid, volume, sha256: await sha256OfFile(result.path), size: result.info.filesize });
+      } catch (error) {
+        this.deps.services.log.debug(`[upload] could not read ${result.path} again to remember it: ${String(error)}`);
+      }
+    }
+    this.deps.uploaded.remember(entries);
   }
 }
 

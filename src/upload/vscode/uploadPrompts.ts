@@ -11,7 +11,7 @@ import { volumeDisplayName } from '../../common/core/volumeTargets';
 import { pickVolume as pickVolumeOrNew } from '../../common/vscode/volumePicker';
 import type { DuplicateDecider } from '../core/duplicatePlanning';
 import { chunkingOrder, processingWithoutAsking, rememberedChunking, volumeChoices, withChunking, withRecentVolume } from '../core/uploadMemory';
-import { duplicateOptions, duplicateTitle, nothingToUploadMessage, summaryLine, type DuplicateOption } from '../core/uploadMessages';
+import { allIdentical, duplicateOptions, duplicateTitle, nothingToUploadMessage, summaryLine, type DuplicateOption } from '../core/uploadMessages';
 import type { SkippedFile } from '../../common/core/folderExpansion';
 import { GLOBAL_STATE_KEY } from '../../common/core/storageKeys';
 import type { UploadSummary } from '../core/uploadRun';
@@ -136,7 +136,7 @@ export async function showSummary(services: ExtensionServices, summary: UploadSu
   const actions = ['Show Details', ...(failedPaths.length ? ['Retry Failed'] : [])];
   const line = summaryLine(summary, volumeDisplayName(summary.volume, personalVolume()));
   // Nothing stored while something was skipped or failed is worth a warning, not an info.
-  const show = summary.failed || (summary.uploaded === 0 && summary.skipped) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const show = summary.failed || (summary.uploaded === 0 && summary.skipped && !allIdentical(summary)) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   const choice = await show(line, ...actions);
   if (choice === 'Show Details') {
     showDetails(services, line, summary.results.map((r) => {

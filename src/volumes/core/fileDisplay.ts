@@ -70,6 +70,21 @@ export function fileDescription(file: FileInfo, mode?: DoChunking): string {
   return file.isdir ? 'folder' : `${fileState(file, mode ?? file.doChunking).text} · ${formatBytes(file.filesize)}`;
 }
 
+/**
+ * What a screen reader says for a file row (the item's accessibilityInformation): the name, then
+ * its status and size in words, since a description alone is read as an unlabelled tail.
+ */
+export function fileAccessibleLabel(file: FileInfo, mode?: DoChunking): string {
+  if (file.isdir) return `${file.filename}, folder`;
+  const state = fileState(file, mode ?? file.doChunking);
+  return `${file.filename}, status ${state.text}${state.warning ? ' (needs attention)' : ''}, size ${formatBytes(file.filesize)}`;
+}
+
+/** The same for a volume row: its name, the folder it is synced with, and its summary (files, size, processing). */
+export function volumeAccessibleLabel(label: string, personal: boolean, summary: string | undefined, syncedWith?: string): string {
+  return [`${label}, ${personal ? 'personal volume' : 'volume'}`, syncedWith ? `synced with folder ${syncedWith}` : '', summary ?? ''].filter(Boolean).join(', ');
+}
+
 /** Markdown lines of the tooltip; the adapter wraps them in a MarkdownString. */
 export function fileTooltipMarkdown(file: FileInfo, volume: string, locale?: string, mode?: DoChunking): string {
   const state = fileState(file, mode ?? file.doChunking);

@@ -63,6 +63,12 @@ export function registerVolumeCommands(
   services.registerCommand(COMMAND.volumesRefresh, () => tree.resetAll());
   services.registerCommand(COMMAND.volumesRefreshVolume, (node?: VolumesNode) => {
     if (node) void tree.listing(node.volume).reload();
+    else {
+      // VS Code could not resolve the clicked row (it was being redrawn): the click still retries every volume showing an error.
+      const errored = tree.erroredVolumes();
+      services.log.info(`[volumes] Refresh Volume without a row: retrying ${errored.length ? errored.join(', ') : 'no volume (none shows an error)'}`);
+      for (const volume of errored) void tree.listing(volume).reload();
+    }
   });
   services.registerCommand(COMMAND.volumesOpenSettings, () => vscode.commands.executeCommand(COMMAND.openSettings, 'ksm.volumes'));
 

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { PERSONAL_VOLUME_LABEL, volumeCodicon, volumeLabel } from '../../common/core/volumeTargets';
 import type { DoChunking, FileInfo } from '../../api/types';
-import { fileDescription, fileState, fileTooltipMarkdown } from '../core/fileDisplay';
+import { fileAccessibleLabel, fileDescription, fileState, fileTooltipMarkdown, volumeAccessibleLabel } from '../core/fileDisplay';
 import { COMMAND } from '../../common/core/contributionIds';
 import type { ErrorFix } from '../../common/core/errorFixes';
 
@@ -46,6 +46,7 @@ export function volumeItem(node: VolumeNode, summary: string | undefined, synced
   item.contextValue = node.personal ? 'ksm.volume.personal' : 'ksm.volume.named';
   item.iconPath = new vscode.ThemeIcon(volumeCodicon(node));
   item.description = syncedWith ? [`⇄ ${syncedWith}`, summary].filter(Boolean).join(' · ') : summary;
+  item.accessibilityInformation = { label: volumeAccessibleLabel(volumeLabel(node), node.personal, summary, syncedWith), role: 'treeitem' };
   item.tooltip = new vscode.MarkdownString(
     (node.personal ? `**${PERSONAL_VOLUME_LABEL}**\n\nYour personal volume \`${node.volume}\`` : `**${node.volume}**\n\nNamed volume \`${node.volume}\``) +
       (syncedWith ? `\n\n$(sync) Kept in sync with the folder \`${syncedWith}\`` : ''),
@@ -62,6 +63,7 @@ export function fileItem(node: FileNode, mode?: DoChunking): vscode.TreeItem {
   const item = new vscode.TreeItem(file.filename, vscode.TreeItemCollapsibleState.None);
   item.id = `file:${node.volume}:${file.uuid}`;
   item.description = fileDescription(file, known);
+  item.accessibilityInformation = { label: fileAccessibleLabel(file, known), role: 'treeitem' };
   item.tooltip = new vscode.MarkdownString(fileTooltipMarkdown(file, node.volume, vscode.env.language, known));
   if (file.isdir) {
     item.iconPath = vscode.ThemeIcon.Folder;
@@ -78,6 +80,7 @@ export function loadMoreItem(node: LoadMoreNode, remaining: string): vscode.Tree
   const item = new vscode.TreeItem(node.search ? 'Search further…' : 'Load more…', vscode.TreeItemCollapsibleState.None);
   item.id = `${node.search ? 'search' : 'more'}:${node.volume}`;
   item.description = remaining;
+  item.accessibilityInformation = { label: [item.label as string, remaining].filter(Boolean).join(', '), role: 'treeitem' };
   item.iconPath = new vscode.ThemeIcon(node.search ? 'search' : 'ellipsis');
   item.contextValue = 'ksm.loadMore';
   item.command = { command: COMMAND.volumesLoadMore, title: item.label as string, arguments: [node] };
@@ -89,6 +92,7 @@ export function messageItem(node: MessageNode): vscode.TreeItem {
   item.id = `message:${node.volume}:${node.role}`;
   item.description = node.detail;
   item.tooltip = node.detail ? `${node.label}\n${node.detail}` : node.label;
+  item.accessibilityInformation = { label: [node.role === 'error' ? `Error: ${node.label}` : node.label, node.detail].filter(Boolean).join(', '), role: 'treeitem' };
   if (node.role === 'error') {
     item.contextValue = 'ksm.error';
     item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));

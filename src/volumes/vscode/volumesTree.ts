@@ -11,7 +11,7 @@ import { formatBytes } from '../../common/core/byteSize';
 import type { VolumeSearch } from '../core/fileSearch';
 import { StatusPoller } from '../core/statusPoller';
 import { VolumeListing } from '../core/volumeListing';
-import { fileItem, loadMoreItem, messageItem, volumeItem, type FileNode, type VolumeNode, type VolumesNode } from './volumeNodes';
+import { fileItem, loadMoreItem, messageItem, volumeItem, type FileNode, type MessageNode, type VolumeNode, type VolumesNode } from './volumeNodes';
 import { shownVolumes } from '../../common/core/volumeTargets';
 
 export interface VolumesTreeSource {
@@ -27,6 +27,14 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   private readonly listings = new Map<string, { listing: VolumeListing; unsubscribe: () => void }>();
   private readonly volumeNodes = new Map<string, VolumeNode>();
   private readonly fileNodes = new Map<string, FileNode>();
+  /**
+   * One object per (volume, message role), updated in place, like the file nodes. VS Code
+   * passes a row's inline action the element it resolves from the row's handle: a fresh
+   * object per getChildren left the error row's Refresh Volume with a handle whose element
+   * was being replaced (the volume re-fetched around the click), so the click arrived with no
+   * row and did nothing (issue 26, rough edge 9).
+   */
+  private readonly messageNodes = new Map<string, MessageNode>();
   private searchesByVolume = new Map<string, VolumeSearch>();
   /** Last description drawn on each volume row, to redraw the row only when it changes. */
   private readonly shownSummaries = new Map<string, string | undefined>();
@@ -82,6 +90,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     for (const { unsubscribe } of this.listings.values()) unsubscribe();
     this.listings.clear();
     this.fileNodes.clear();
+    this.messageNodes.clear();
     this.searchesByVolume.clear();
     this.onSearchesChanged?.();
     this.poller = new StatusPoller((volume, signal) => this.listing(volume).pollPending(signal), undefined, this.onPollError);
@@ -231,7 +240,29 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     return nodes;
   }
 
+  /** The one message node of `volume` with `message`'s role, now saying `message`. */
+  private stableMessage(message: MessageNode): MessageNode {
+    const key = `${message.volume}\n${message.role}`;
+    const known = this.messageNodes.get(key);
+    if (!known) {
+      this.messageNodes.set(key, message);
+      return message;
+    }
+    // Every field of the new message, and none of the old one's optional fields it lacks.
+    for (const field of ['detail', 'fix'] as const) delete known[field];
+    return Object.assign(known, message);
+  }
+
+  /** Volumes whose listing failed (their row shows the error). */
+  erroredVolumes(): string[] {
+    return [...this.listings.entries()].filter(([, entry]) => entry.listing.state.kind === 'error').map(([volume]) => volume);
+  }
+
   private listingChildren(listing: VolumeListing): VolumesNode[] {
+    return this.listingChildrenFresh(listing).map((node) => (node.kind === 'message' ? this.stableMessage(node) : node));
+  }
+
+  private listingChildrenFresh(listing: VolumeListing): VolumesNode[] {
     const volume = listing.volume;
     const state = listing.state;
     if (state.kind === 'error') return [errorNode(volume, state.error)];
@@ -251,7 +282,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
       children.push({ kind: 'message', volume, role: 'noMatches', label: `No file name matches "${search.query}"` });
     }
     if (!search.complete) children.push({ kind: 'loadMore', volume, search: true });
-    return children;
+    return children.map((node) => (node.kind === 'message' ? this.stableMessage(node) : node));
   }
 
   private volumeSummary(volume: string): string | undefined {

@@ -54,7 +54,11 @@ export class CodeServer {
     }
   }
 
-  static async start(launcher: string, options: { userDataDir: string; extensionsDir: string; workspace: string; logFile: string; env?: NodeJS.ProcessEnv }): Promise<CodeServer> {
+  /** `workspaceTrust`: keep VS Code's workspace trust on (scenario 14 opens a workspace untrusted); off elsewhere. */
+  static async start(
+    launcher: string,
+    options: { userDataDir: string; extensionsDir: string; workspace: string; logFile: string; env?: NodeJS.ProcessEnv; workspaceTrust?: boolean },
+  ): Promise<CodeServer> {
     const port = await freePort();
     const args = [
       '--auth', 'none',
@@ -63,7 +67,7 @@ export class CodeServer {
       '--extensions-dir', options.extensionsDir,
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--ignore-last-opened',
       '-e', options.workspace,

@@ -42,22 +42,9 @@ describe('Scenario 5: failures — refused key in the tree and the chat, dropped
       await errorRow.locator('.action-label[aria-label="Refresh Volume"]').click({ timeout: 5_000 });
     };
     await refreshVolume();
-    let clicks = 1;
-    let lastClick = Date.now();
     await eventually(
-      async () => {
-        if ((await workbench.volumesRow(SEEDED).count()) > 0 && (await errorRow.count()) === 0) return true;
-        // The first click on the error row's inline Refresh Volume is sometimes not acted on
-        // (no listing request follows, nothing is logged; seen even on a quiet machine, cause
-        // not found yet — an open defect, see the stop note): click again, at most twice more.
-        if (clicks < 3 && Date.now() - lastClick > 8_000 && (await errorRow.count()) > 0) {
-          clicks += 1;
-          lastClick = Date.now();
-          await refreshVolume().catch(() => undefined);
-        }
-        return false;
-      },
-      async () => `the tree did not recover after the fault cleared; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`,
+      async () => (await workbench.volumesRow(SEEDED).count()) > 0 && (await errorRow.count()) === 0,
+      async () => `the tree did not recover after one click on Refresh Volume; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`,
       30_000,
     );
   });

@@ -56,12 +56,17 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     await workbench.pick(/Delete removed files/);
     await workbench.pick(/Sync on save/);
     await workbench.quickInputBox().press('Enter');
+    // Asked once per workspace: may the pairing be written to .vscode/settings.json (issue 22)?
+    await workbench.quickInput().locator('.quick-input-title', { hasText: /where should the pairing be saved/ }).waitFor();
+    await workbench.pick(/Save in this workspace's settings/);
 
     const title = workbench.quickInput().locator('.quick-input-title');
     await eventually(async () => /5 new · 0 changed · 0 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''), async () => `preview title: "${await title.textContent()}"`, 30_000);
     const rows = await workbench.quickInputRows().allTextContents();
     assert.ok(rows.some((r) => /teams\/platform\.md/.test(r)), `the preview lists the files: ${JSON.stringify(rows)}`);
     assert.ok(!rows.some((r) => /scratch\.draft\.md.*new/.test(r)), 'the .gitignore\'d file is not planned');
+    // While the preview waits for Apply nothing is sent: the status bar says so, not "syncing" (issue 26, rough edge 4).
+    await waitForStatus(/KSM: review sync \(5\)/);
     await workbench.screenshot('7-preview-first-run');
     await workbench.pick(/Apply/);
 

@@ -82,6 +82,13 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
     await notification.waitFor({ timeout: 15_000 });
     assert.equal(await notification.locator('.monaco-button', { hasText: 'Copy Report' }).count(), 1, 'the result offers Copy Report');
     await workbench.screenshot('check-connection-report');
+    // A second run replaces the report in the same read-only tab: no pile of untitled
+    // "save changes?" documents (issue 26, rough edge 3).
+    await checkFromPalette(workbench);
+    const reportTabs = workbench.page.locator('.tabs-container .tab').filter({ hasText: 'KSM Connection Report' });
+    await eventually(async () => (await reportTabs.count()) === 1, async () => `${await reportTabs.count()} report tabs after two runs`, 10_000);
+    assert.equal(await workbench.page.locator('.tabs-container .tab.dirty').count(), 0, 'no report asks to be saved');
+    await workbench.screenshot('check-connection-one-report-tab');
     await closeReport(workbench);
   });
 
@@ -146,6 +153,13 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
     );
     assert.match(report, /\*\*Failed\.\*\* First failing step: Reach the service \(network, proxy, TLS\)\. .*ECONNREFUSED/, report.slice(0, 800));
     assert.match(report, /\*\*Fix:\*\* Nothing accepts connections at 127\.0\.0\.1:1\. Check the host and port in 'ksm\.baseUrl'/);
+    // The notification offers the fix itself, not only Copy Report.
+    const notification = workbench.page.locator('.notification-list-item').filter({ hasText: 'First failing step: Reach the service' }).last();
+    await notification.waitFor({ timeout: 15_000 });
+    // The buttons are drawn just after the text.
+    await notification.locator('.monaco-button', { hasText: 'Open Settings' }).waitFor({ timeout: 10_000 });
+    assert.equal(await notification.locator('.monaco-button', { hasText: 'Open Settings' }).count(), 1, 'the result offers Open Settings');
+    assert.doesNotMatch((await notification.innerText()).replace(/\.\.\./g, ''), /\.\./, 'no ".." in the notification');
     await workbench.screenshot('check-connection-wrong-base-url');
     await closeReport(workbench);
   }

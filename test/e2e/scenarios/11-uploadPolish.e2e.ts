@@ -103,8 +103,27 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     for (const name of ['alpha.md', 'sub__beta.md']) await waitForRowDescription(workbench, name, /\bdone\b/, 60_000);
   });
 
-  it('asks about a clashing name without asking the remembered processing: Skip is the default, the volume is named, Keep Both picks a free name', async () => {
+  it('skips files this workspace uploaded and that have not changed as "already there, identical", without the duplicate question (issue 26, rough edge 10)', async () => {
     const { workbench } = scenario;
+    await workbench.contextMenu(await explorerFile(FOLDER), 'Upload Files to Volume…');
+    await workbench.pick(new RegExp(`^\\s*${VOLUME}`));
+    await eventually(
+      () => workbench.findNotification(/0 uploaded, 2 already there, identical, 2 skipped — e2e-polish/),
+      async () => `no summary; notifications: ${await notificationTexts()}`,
+      20_000,
+      500,
+    );
+    assert.equal(await workbench.quickInput().isVisible(), false, 'no duplicate question was asked');
+    assert.deepEqual(await stored(), ['alpha.md', 'sub__beta.md'], 'nothing was sent');
+    await workbench.screenshot('identical-reupload-skipped');
+    await workbench.page.keyboard.press('Escape');
+  });
+
+  it('asks about a clashing name without asking the remembered processing: Skip is the default, the volume is named, Keep Both picks a free name', async () => {
+    const { workbench, run } = scenario;
+    // Changed since their upload: the same names now hold other bytes, so the question is asked.
+    writeFileSync(join(run.workspace, ROOT, FOLDER, 'alpha.md'), '# Alpha\nThe first note, edited.\n');
+    writeFileSync(join(run.workspace, ROOT, FOLDER, 'sub/beta.md'), '# Beta\nA nested note, edited.\n');
     await workbench.contextMenu(await explorerFile(FOLDER), 'Upload Files to Volume…');
     await workbench.pick(new RegExp(`^\\s*${VOLUME}`));
     const title = workbench.quickInput().locator('.quick-input-title');

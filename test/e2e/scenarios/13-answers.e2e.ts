@@ -119,7 +119,7 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
 
   it('the model picker lists the models from settings, takes a typed id, then lists it first without hiding the others', async () => {
     const { workbench } = scenario;
-    const model = chat.frame.locator('button[aria-label="Model"]');
+    const model = chat.frame.locator('button.model-button');
     await model.click();
     await workbench.quickInput().locator('.quick-input-title', { hasText: 'KSM: Chat Model' }).waitFor({ timeout: 15_000 });
     const listed = async () => (await workbench.quickInputRows().allInnerTexts()).join('\n');

@@ -79,7 +79,7 @@ export class WebviewServer {
     // JSON inside a script: escape `<` so no state can close the script element.
     const initialState = JSON.stringify(state ?? null).replace(/</g, '\\u003c');
     return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="UTF-8">
+<html lang="en"><head><meta charset="UTF-8"><title>KSM Chat</title>
 <link href="${this.origin}/vscode-defaults.css" rel="stylesheet">
 <link href="${this.origin}/chat-style.css" rel="stylesheet">
 <script nonce="${nonce}">

@@ -1,0 +1,162 @@
+// What a tool that writes must never send: the one set of private-file rules, for VS Code's
+// `ksm_upload_files` tool (src/nativeChat) and `ksm mcp --allow-upload` alike. A model that
+// was talked into uploading `.git/config`, a gitignored `.env` or `~/.ssh/id_ed25519`
+// through a symlink gets a refusal with the reason, never a confirmation dialog. The rules
+// hold whatever the settings say (a workspace may empty `ksm.upload.exclude`); the settings
+// only add to them. No `vscode` import.
+import { open, realpath, stat } from 'node:fs/promises';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
+import { isGitignored } from './folderExpansion';
+
+export interface PrivateFileRules {
+  /** The workspace folders (as configured; their real paths are taken here). */
+  workspaceRoots: readonly string[];
+  /** `files.exclude` globs that are on, relative to a workspace folder. */
+  filesExclude: readonly string[];
+  /** `ksm.upload.exclude` globs, relative to a workspace folder. */
+  uploadExclude: readonly string[];
+}
+
+/** A file that may be sent: its real path and where it is shown. */
+export interface AllowedFile {
+  /** Real path (symlinks resolved): what is read and sent. */
+  path: string;
+  /** Relative to its workspace folder, `/`-separated; prefixed by the folder's name when several are open. */
+  displayPath: string;
+  size: number;
+}
+
+export type PrivateFileCheck = { ok: true; file: AllowedFile } | { ok: false; reason: string };
+
+/** Base names that hold credentials: the name alone refuses the file. */
+const CREDENTIAL_NAMES: ReadonlyArray<{ test: (name: string) => boolean; what: string }> = [
+  { test: (n) => /^\.env/i.test(n), what: "'.env*' files hold secrets" },
+  { test: (n) => /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/i.test(n), what: 'key and certificate stores (*.pem, *.key, *.p12, *.pfx, *.jks, *.keystore, *.ppk) hold private keys' },
+  { test: (n) => /^id_(rsa|ed25519|ecdsa|dsa)/i.test(n), what: "SSH keys ('id_rsa*', 'id_ed25519*', 'id_ecdsa*', 'id_dsa*')" },
+  {
+    test: (n) => /^(\.npmrc|\.yarnrc\.yml|\.pypirc|\.netrc|_netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|credentials(\.json)?)$/i.test(n),
+    what: 'a credentials file (registry, netrc, database or cloud tokens)',
+  },
+];
+
+/** Folders whose content is private whatever the file is called. */
+const PRIVATE_FOLDERS = new Map<string, string>([
+  ['.git', "inside '.git/': the repository's own data (config, credentials, hooks)"],
+  ['.ssh', "inside '.ssh/': SSH keys and known hosts"],
+  ['.gnupg', "inside '.gnupg/': GnuPG keys"],
+  ['.aws', "inside '.aws/': cloud credentials"],
+]);
+
+/** A private key's armour anywhere at a line start (RSA, EC, OPENSSH, ENCRYPTED, PGP …), or a PuTTY key. */
+const PRIVATE_KEY_HEADER = /^\s*(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-)/m;
+/** How much of a file is read to look for a key header. */
+export const PRIVATE_KEY_SNIFF_BYTES = 64 * 1024;
+
+/** Why a base name is a credential, or undefined. */
+export function credentialNameReason(name: string): string | undefined {
+  const hit = CREDENTIAL_NAMES.find((c) => c.test(name));
+  return hit ? `looks like a credential: ${hit.what}` : undefined;
+}
+
+/** Why a folder of this name is private (`.git`, `.ssh`, …), or undefined. */
+export function privateFolderNameReason(name: string): string | undefined {
+  return PRIVATE_FOLDERS.get(name.toLowerCase());
+}
+
+/** Why a path (relative, `/`-separated) lies in a private folder, or undefined. */
+export function privateFolderReason(rel: string): string | undefined {
+  for (const segment of rel.split('/').slice(0, -1)) {
+    const reason = PRIVATE_FOLDERS.get(segment.toLowerCase());
+    if (reason) return reason;
+  }
+  return undefined;
+}
+
+/** Why a file's first bytes are a private key, or undefined. */
+export function privateKeyContentReason(head: Uint8Array): string | undefined {
+  const text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
+  return PRIVATE_KEY_HEADER.test(text) ? 'contains a private key (a "-----BEGIN … PRIVATE KEY-----" header)' : undefined;
+}
+
+/**
+ * Checks one path a tool was asked to send (absolute, or relative to a workspace folder):
+ * it must exist, be a regular file whose real location lies inside a workspace folder, and
+ * be none of: in `.git/` (or `.ssh/`, `.gnupg/`, `.aws/`), a credential by name, ignored by
+ * `.gitignore`, excluded by `files.exclude` or `ksm.upload.exclude`, a private key by
+ * content. Both the path as given and the real path are checked, so a symlink named
+ * `notes.md` pointing at `.env` is refused as well. Fails closed: any error refuses.
+ */
+export async function checkPrivateFile(given: string, rules: PrivateFileRules): Promise<PrivateFileCheck> {
+  try {
+    return await check(given, rules);
+  } catch (error) {
+    return { ok: false, reason: `could not be checked (${(error as NodeJS.ErrnoException).code ?? 'error'}), so it is not sent` };
+  }
+}
+
+async function check(given: string, rules: PrivateFileRules): Promise<PrivateFileCheck> {
+  if (rules.workspaceRoots.length === 0) return { ok: false, reason: 'no workspace folder is open: only files inside one can be sent' };
+  const roots = await Promise.all(rules.workspaceRoots.map(async (r) => ({ lexical: resolve(r), real: await realpath(r).catch(() => resolve(r)) })));
+  const candidates = isAbsolute(given) ? [resolve(given)] : roots.map((r) => resolve(r.lexical, given));
+  let lexical: string | undefined;
+  let real: string | undefined;
+  for (const candidate of candidates) {
+    const resolved = await realpath(candidate).catch(() => undefined);
+    if (resolved) {
+      lexical = candidate;
+      real = resolved;
+      break;
+    }
+  }
+  if (!lexical || !real) return { ok: false, reason: 'does not exist in the workspace' };
+  const lexicalRoot = roots.find((r) => isInside(lexical, r.lexical) || isInside(lexical, r.real));
+  const realRoot = roots.find((r) => isInside(real, r.real));
+  if (!realRoot) {
+    return { ok: false, reason: lexicalRoot ? 'is a symbolic link leading outside the workspace folders' : 'is outside the workspace folders' };
+  }
+  const info = await stat(real);
+  if (!info.isFile()) return { ok: false, reason: 'is not a file' };
+
+  const realRel = toPosix(relative(realRoot.real, real));
+  const lexicalRel = lexicalRoot ? toPosix(relative(isInside(lexical, lexicalRoot.lexical) ? lexicalRoot.lexical : lexicalRoot.real, lexical)) : realRel;
+  for (const rel of new Set([lexicalRel, realRel])) {
+    const reason = privateFolderReason(rel) ?? credentialNameReason(basename(rel));
+    if (reason) return { ok: false, reason };
+  }
+  for (const [setting, globs] of [
+    ['files.exclude', rules.filesExclude],
+    ['ksm.upload.exclude', rules.uploadExclude],
+  ] as const) {
+    const glob = globs.find((g) => picomatch(g, { dot: true })(lexicalRel) || picomatch(g, { dot: true })(realRel));
+    if (glob) return { ok: false, reason: `is excluded by ${setting} ('${glob}')` };
+  }
+  if ((await isGitignored(real, realRoot.real)) || (lexicalRoot && (await isGitignored(lexical, lexicalRoot.lexical)))) {
+    return { ok: false, reason: 'is ignored by .gitignore (ignored files are often local secrets or build output)' };
+  }
+  const content = privateKeyContentReason(await readHead(real));
+  if (content) return { ok: false, reason: content };
+
+  const prefix = roots.length > 1 ? `${basename(realRoot.lexical)}/` : '';
+  return { ok: true, file: { path: real, displayPath: prefix + realRel, size: info.size } };
+}
+
+async function readHead(path: string): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(PRIVATE_KEY_SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
+}

@@ -1,0 +1,53 @@
+// What the sync status bar item says for the pairings' states (issue 26, rough edge 4): worst
+// first; "review" while a preview waits for Apply (nothing is being synced then), and after a
+// window reload when the folder was last synced rather than a bare "sync". No `vscode`
+// import, so it is tested under plain mocha.
+
+export type SyncState =
+  /** Not compared in this window yet; `lastSynced`: when this folder was last applied (its manifest), if ever. */
+  | { kind: 'idle'; lastSynced?: number }
+  | { kind: 'inSync' }
+  | { kind: 'pending'; count: number }
+  /** The preview is open and waits for Apply: nothing is sent until then. */
+  | { kind: 'review'; count: number }
+  | { kind: 'syncing' }
+  | { kind: 'error'; message: string };
+
+export interface StatusText {
+  text: string;
+  error: boolean;
+}
+
+export function syncStatusText(states: readonly SyncState[], formatTime: (epochMs: number) => string = defaultTime): StatusText {
+  const count = (kind: 'pending' | 'review') => states.reduce((sum, s) => sum + (s.kind === kind ? s.count : 0), 0);
+  if (states.some((s) => s.kind === 'syncing')) return { text: '$(sync~spin) KSM: syncing', error: false };
+  if (states.some((s) => s.kind === 'error')) return { text: '$(error) KSM: sync error', error: true };
+  if (states.some((s) => s.kind === 'review')) return { text: `$(eye) KSM: review sync (${count('review')})`, error: false };
+  const pending = count('pending');
+  if (pending) return { text: `$(cloud-upload) KSM: ${pending} pending`, error: false };
+  if (states.length && states.every((s) => s.kind === 'inSync')) return { text: '$(check) KSM: in sync', error: false };
+  const last = Math.max(...states.map((s) => (s.kind === 'idle' && s.lastSynced) || 0));
+  return { text: last > 0 ? `$(sync) KSM: last synced ${formatTime(last)}` : '$(sync) KSM: not synced yet', error: false };
+}
+
+/** One pairing's state in words, for the tooltip and the screen reader. */
+export function describeSyncState(state: SyncState, formatTime: (epochMs: number) => string = defaultTime): string {
+  switch (state.kind) {
+    case 'idle':
+      return state.lastSynced ? `last synced ${formatTime(state.lastSynced)}; not compared since this window opened` : 'not synced yet';
+    case 'inSync':
+      return 'in sync';
+    case 'pending':
+      return `${state.count} pending`;
+    case 'review':
+      return `${state.count} change${state.count === 1 ? '' : 's'} waiting in the preview for Apply`;
+    case 'syncing':
+      return 'syncing…';
+    case 'error':
+      return `error: ${state.message}`;
+  }
+}
+
+function defaultTime(epochMs: number): string {
+  return new Date(epochMs).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}

@@ -1,0 +1,81 @@
+// What the transcript's live region says when an answer starts and ends (issue 26): a
+// screen-reader user hears that an answer began, and when it ends, its first sentence (or
+// "Answer ready, N words"), or how it ended. The streamed words themselves would be noise.
+import type { TurnView } from '../chat/protocol';
+
+/** A first sentence longer than this is not read out; the word count is said instead. */
+const SENTENCE_MAX_CHARS = 200;
+
+/** Said when an answer starts streaming: a new one, or one that continues (Continue). */
+export function startAnnouncement(continuing: boolean): string {
+  return continuing ? 'Continuing the answer…' : 'Answering…';
+}
+
+/**
+ * Said when an answer stops streaming. `text` is the answer as shown (the rendered body's
+ * text, code toolbars left out), so markup and fences are not read out.
+ */
+export function endAnnouncement(turn: Pick<TurnView, 'state' | 'error'>, text: AnswerText): string {
+  const words = wordCount(text.all);
+  const counted = `${words.toLocaleString('en-US')} ${words === 1 ? 'word' : 'words'}`;
+  switch (turn.state) {
+    case 'done': {
+      const sentence = firstSentence(text.prose);
+      return sentence ?? `Answer ready, ${counted}.`;
+    }
+    case 'stopped':
+      return `Answer stopped after ${counted}.`;
+    case 'length':
+      return `Answer cut short by the length limit after ${counted}.`;
+    case 'cut-off':
+      return `Answer cut off after ${counted}${turn.error ? `: ${turn.error}` : '.'}`;
+    case 'error':
+      return `Answer failed${turn.error ? `: ${turn.error}` : '.'}`;
+    default:
+      return '';
+  }
+}
+
+export interface AnswerText {
+  /** Everything shown, code included. */
+  all: string;
+  /** The answer's first block of prose (a paragraph, list item or heading), if it starts with one. */
+  prose: string;
+}
+
+export function wordCount(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+/** The first sentence of prose, when there is one short enough to be read out. */
+export function firstSentence(prose: string): string | undefined {
+  const text = prose.replace(/\s+/g, ' ').trim();
+  if (!text) return undefined;
+  const match = /^.+?[.!?…](?=\s|$)/u.exec(text);
+  const sentence = match ? match[0] : text;
+  return sentence.length <= SENTENCE_MAX_CHARS ? sentence : undefined;
+}
+
+/** The text of a rendered answer body, for `endAnnouncement`. */
+export function answerTextOf(body: Element): AnswerText {
+  const clone = body.cloneNode(true) as Element;
+  for (const chrome of Array.from(clone.querySelectorAll('.code-toolbar'))) chrome.remove();
+  const first = clone.querySelector('p, li, h1, h2, h3, h4, h5, h6, blockquote, pre, table');
+  const prose = first && !first.matches('pre, table') && !first.closest('pre, table') ? (first.textContent ?? '') : '';
+  return { all: clone.textContent ?? '', prose };
+}
+
+/**
+ * The same from Markdown source, for an answer that is not on screen: its first line of prose
+ * with the Markdown marks taken off (a fence first means there is no prose to read).
+ */
+export function answerTextOfMarkdown(markdown: string): AnswerText {
+  const firstLine = markdown.split('\n').find((line) => line.trim() !== '') ?? '';
+  const prose = /^\s*(```|~~~|\|)/.test(firstLine)
+    ? ''
+    : firstLine
+        .replace(/^\s*(#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)/, '')
+        .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+        .replace(/[*_`~]+/g, '');
+  return { all: markdown.replace(/^\s*(```|~~~).*$/gm, ''), prose };
+}

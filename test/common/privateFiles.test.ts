@@ -1,0 +1,134 @@
+// The private-file rules a writing tool applies (src/common/core/privateFiles.ts), tried as
+// an attacker would: every way a secret could be named, hidden or linked in a workspace.
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkPrivateFile, credentialNameReason, type PrivateFileRules } from '../../src/common/core/privateFiles';
+
+describe('private-file rules (what a writing tool never sends)', () => {
+  let base: string;
+  let root: string;
+  let outside: string;
+  let rules: PrivateFileRules;
+
+  before(() => {
+    base = mkdtempSync(join(tmpdir(), 'ksm-private-'));
+    root = join(base, 'workspace');
+    outside = join(base, 'home');
+    mkdirSync(join(root, 'docs', 'build'), { recursive: true });
+    mkdirSync(join(root, '.git'), { recursive: true });
+    mkdirSync(join(outside, '.ssh'), { recursive: true });
+    writeFileSync(join(root, 'docs', 'guide.md'), '# Guide\n');
+    writeFileSync(join(root, '.env'), 'TOKEN=s3cret\n');
+    writeFileSync(join(root, 'docs', '.env.production'), 'TOKEN=s3cret\n');
+    writeFileSync(join(root, '.git', 'config'), '[remote "origin"]\n\turl = https://user:token@example.com/x.git\n');
+    writeFileSync(join(root, 'id_ed25519'), 'not even a key\n');
+    writeFileSync(join(root, 'server.pem'), 'x\n');
+    writeFileSync(join(root, 'docs', 'notes.txt'), '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n');
+    writeFileSync(join(root, 'docs', 'config.yaml'), 'name: x\ntls:\n  key: |\n-----BEGIN RSA PRIVATE KEY-----\nMIIB\n');
+    writeFileSync(join(root, '.gitignore'), 'local-notes.md\nbuild/\n');
+    writeFileSync(join(root, 'local-notes.md'), 'mine\n');
+    writeFileSync(join(root, 'docs', 'build', 'out.txt'), 'generated\n');
+    writeFileSync(join(root, 'docs', 'draft.tmp.md'), 'draft\n');
+    writeFileSync(join(outside, '.ssh', 'config'), 'Host *\n');
+    writeFileSync(join(outside, 'diary.md'), 'private\n');
+    symlinkSync(join(outside, 'diary.md'), join(root, 'docs', 'linked.md'));
+    symlinkSync(outside, join(root, 'home-link'));
+    symlinkSync(join(root, '.env'), join(root, 'docs', 'innocent.md'));
+    rules = { workspaceRoots: [root], filesExclude: ['**/*.tmp.md'], uploadExclude: [] };
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  const refused = async (given: string, pattern: RegExp) => {
+    const check = await checkPrivateFile(given, rules);
+    assert.equal(check.ok, false, `${given} must be refused`);
+    if (!check.ok) assert.match(check.reason, pattern, given);
+  };
+
+  it('sends an ordinary workspace file, named relative or absolute, with its workspace-relative path and size', async () => {
+    for (const given of ['docs/guide.md', join(root, 'docs', 'guide.md')]) {
+      const check = await checkPrivateFile(given, rules);
+      assert.ok(check.ok, given);
+      assert.equal(check.file.displayPath, 'docs/guide.md');
+      assert.equal(check.file.size, 8);
+    }
+  });
+
+  it('refuses .env files even when ksm.upload.exclude is empty', async () => {
+    await refused('.env', /credential.*\.env/);
+    await refused('docs/.env.production', /credential/);
+  });
+
+  it('refuses anything under .git/', async () => refused('.git/config', /\.git\//));
+
+  it('refuses SSH keys and key stores by name', async () => {
+    await refused('id_ed25519', /SSH keys/);
+    await refused('server.pem', /\*\.pem/);
+  });
+
+  it('refuses a file whose content starts with (or holds at a line start) a private-key header, whatever its name', async () => {
+    await refused('docs/notes.txt', /private key/);
+    await refused('docs/config.yaml', /private key/);
+  });
+
+  it('refuses gitignored files and files in gitignored folders', async () => {
+    await refused('local-notes.md', /\.gitignore/);
+    await refused('docs/build/out.txt', /\.gitignore/);
+  });
+
+  it('refuses files.exclude and ksm.upload.exclude matches, naming the setting and glob', async () => {
+    await refused('docs/draft.tmp.md', /files\.exclude \('\*\*\/\*\.tmp\.md'\)/);
+    const check = await checkPrivateFile('docs/guide.md', { ...rules, uploadExclude: ['docs/**'] });
+    assert.ok(!check.ok && /ksm\.upload\.exclude \('docs\/\*\*'\)/.test(check.reason));
+  });
+
+  it('refuses a symlink leading out of the workspace, and files through a linked folder', async () => {
+    await refused('docs/linked.md', /symbolic link leading outside/);
+    await refused('home-link/diary.md', /symbolic link leading outside/);
+    await refused('home-link/.ssh/config', /symbolic link leading outside/);
+  });
+
+  it('refuses an innocent-looking symlink to a secret inside the workspace by its real name', async () => refused('docs/innocent.md', /credential/));
+
+  it('refuses paths outside the workspace, missing files, folders and an empty workspace', async () => {
+    await refused(join(outside, 'diary.md'), /outside the workspace/);
+    await refused('../home/diary.md', /symbolic link|outside/);
+    await refused('docs/nope.md', /does not exist/);
+    await refused('docs', /not a file/);
+    const none = await checkPrivateFile('docs/guide.md', { ...rules, workspaceRoots: [] });
+    assert.equal(none.ok, false);
+  });
+
+  it('names credentials by base name alone', () => {
+    for (const name of ['.env', '.env.local', 'id_rsa', 'id_rsa.pub', 'cert.p12', 'my.key', '.npmrc', '.git-credentials']) assert.ok(credentialNameReason(name), name);
+    for (const name of ['README.md', 'environment.md', 'keys.md', 'monkey.ts']) assert.equal(credentialNameReason(name), undefined, name);
+  });
+});
+
+describe('folder uploads and sync skip credentials and private folders whatever the excludes say', () => {
+  it('skips .env, keys and .git/ in a folder walk even with no exclude globs, and still uploads a credential picked by name', async () => {
+    const { expandSelection } = await import('../../src/common/core/folderExpansion');
+    const root = mkdtempSync(join(tmpdir(), 'ksm-private-walk-'));
+    try {
+      mkdirSync(join(root, 'docs', '.git'), { recursive: true });
+      writeFileSync(join(root, 'docs', 'guide.md'), '# Guide\n');
+      writeFileSync(join(root, 'docs', '.env'), 'TOKEN=1\n');
+      writeFileSync(join(root, 'docs', 'id_rsa'), 'key\n');
+      writeFileSync(join(root, 'docs', '.git', 'config'), '[core]\n');
+      const walked = await expandSelection([join(root, 'docs')], { excludeGlobs: [], maxFileSizeBytes: 0, workspaceRoots: [root] });
+      assert.deepEqual(
+        walked.files.map((f) => f.displayPath),
+        ['docs/guide.md'],
+      );
+      const reasons = Object.fromEntries(walked.skipped.map((s) => [s.path.slice(root.length + 1), s.reason]));
+      assert.match(reasons['docs/.env']!, /credential/);
+      assert.match(reasons['docs/id_rsa']!, /SSH keys/);
+      assert.match(reasons['docs/.git']!, /\.git\//);
+      const picked = await expandSelection([join(root, 'docs', '.env')], { excludeGlobs: [], maxFileSizeBytes: 0, workspaceRoots: [root] });
+      assert.equal(picked.files.length, 1, 'the Explorer upload of a file the user picked by name is theirs to make');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
