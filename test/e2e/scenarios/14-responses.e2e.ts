@@ -19,7 +19,7 @@ describe('Scenario 14: a conversation in the Responses format — chosen in ⚙,
 
   it('⚙ sets the answer format to Responses on a reasoning model; Advanced refuses a fifth stop sequence next to the field', async () => {
     const { workbench } = scenario;
-    const model = chat.frame.locator('button[aria-label="Model"]');
+    const model = chat.frame.locator('button.model-button');
     await model.click();
     await workbench.quickInput().locator('.quick-input-title', { hasText: 'KSM: Chat Model' }).waitFor({ timeout: 15_000 });
     await workbench.quickInputRows().filter({ hasText: /^emu-reasoner/ }).first().click();
