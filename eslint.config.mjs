@@ -22,9 +22,11 @@ export const FEATURES = ['chat', 'volumes', 'upload', 'sync', 'connection', 'nat
 /**
  * Besides its `<feature>Feature.ts`, a feature may offer vscode-free entry points other
  * features' cores (and the CLI) use. The chat engine's `ask` and its answer events are one:
- * VS Code's own Chat (nativeChat) streams single requests through it.
+ * VS Code's own Chat (nativeChat) streams single requests through it. The retrieval engine
+ * (search, fetch, list, ask over the volumes) is another: the LM tools, the CLI and the MCP
+ * server share it.
  */
-export const PUBLIC_CORE = { chat: ['./core/answerStream.ts'] };
+export const PUBLIC_CORE = { chat: ['./core/answerStream.ts'], volumes: ['./core/retrieval.ts'] };
 
 const publicCoresOf = (feature) =>
   Object.entries(PUBLIC_CORE).flatMap(([owner, files]) => (owner === feature ? [] : files.map((file) => `./${owner}/${file.slice(2)}`)));
@@ -112,10 +114,11 @@ const zones = [
   {
     target: './src/cli',
     from: './src',
-    except: ['./api', './common/core', './cli', ...FEATURES.map((feature) => `./${feature}/core`)],
-    message: 'src/cli runs without VS Code: it imports src/api and the vscode-free cores only.',
+    except: ['./api', './common/core', './cli', './mcp', ...FEATURES.map((feature) => `./${feature}/core`)],
+    message: 'src/cli runs without VS Code: it imports src/api, the vscode-free cores and the MCP server only.',
   },
   {
+    // The MCP server (`ksm mcp`): a thin front end over the cores, like the CLI that starts it.
     target: './src/mcp',
     from: './src',
     except: ['./api', './common/core', './mcp', ...FEATURES.map((feature) => `./${feature}/core`)],

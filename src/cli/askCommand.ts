@@ -12,12 +12,14 @@ import { ConfigurationError } from '../api/errors';
 import type { AgentRequest, ChatCompletionRequest, ChatMessage } from '../api/types';
 import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation, type TokenUsage } from '../chat/core/answerStream';
 import { codePrefill, MAX_CODE_CONTEXT_CHARS } from '../common/core/chatText';
-import { EXIT, type CliEnvironment } from './environment';
+import { EXIT, UsageError, type CliEnvironment } from './environment';
 import type { Output } from './output';
 
 export interface AskFlags {
   model?: string;
-  agent?: string | boolean;
+  agent?: boolean;
+  /** The agent id, from its own option (so `ksm ask --agent "question"` works as written). */
+  agentId?: string;
   thread?: string;
   volume: string[];
   system?: string;
@@ -36,11 +38,6 @@ export interface AskFlags {
 
 /** How `metadata` names this client on every request. */
 const CLI_CLIENT = 'ksm-cli';
-
-/** A bad flag value: exit 2, before any request. */
-export class UsageError extends Error {
-  readonly kind = 'usage';
-}
 
 /** The flags of the parameter table, by parameter: what `ksm ask --help` lists and how a problem names the flag. */
 const PARAMETER_FLAGS: Partial<Record<ChatParameterName, { flag: string; key: keyof AskFlags; number?: boolean }>> = {
@@ -114,12 +111,12 @@ export async function askRequest(question: string, flags: AskFlags, context: str
   const model = flags.model?.trim() || env.model?.trim() || '';
   const query = context ? `${codePrefill('stdin', '', context)}${question}` : question;
   const user = env.userId?.trim() || undefined;
-  if (flags.agent) {
+  if (flags.agent || flags.agentId) {
     const chatOnly = Object.keys(parameters).map((name) => PARAMETER_FLAGS[name as ChatParameterName]!.flag);
     if (responseFormat) chatOnly.push(flags.jsonObject ? '--json-object' : '--json-schema');
     if (chatOnly.length) throw new UsageError(`${chatOnly.join(', ')}: for chat models only; the agent takes --model, --thread and --volume.`);
     const body: AgentRequest = {
-      agent_id: typeof flags.agent === 'string' ? flags.agent : 'rag-agent',
+      agent_id: flags.agentId?.trim() || 'rag-agent',
       query,
       thread_id: flags.thread ?? null,
       context: { model, ...(flags.volume.length ? { volumes: flags.volume } : {}) },

@@ -43,6 +43,8 @@ export const COMMAND = {
   syncReviewPairings: 'ksm.sync.reviewPairings',
   vscodeChatManageModels: 'ksm.vscodeChat.manageModels',
   vscodeChatRevealCitation: 'ksm.vscodeChat.revealCitation',
+  mcpUseInOtherAgents: 'ksm.mcp.useInOtherAgents',
+  mcpInstallCommand: 'ksm.mcp.installCommand',
 } as const;
 
 export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];

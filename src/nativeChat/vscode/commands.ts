@@ -1,9 +1,11 @@
-// VS Code's Chat's commands: the model picker's "Manage Models" entry, and the link a
-// `@ksm` source opens (reveal the file in the Volumes view).
+// VS Code's Chat's commands: the model picker's "Manage Models" entry, the link a
+// `@ksm` source opens (reveal the file in the Volumes view), and the bundled MCP server for
+// other agents (Use KSM in Other Agents…, Install 'ksm' Command in PATH).
 import * as vscode from 'vscode';
 import { COMMAND } from '../../common/core/contributionIds';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
+import { installKsmCommand, useKsmInOtherAgents } from './mcpServerProvider';
 
 export function registerNativeChatCommands(services: ExtensionServices, revealFile: (volume: string, fileId: string) => Promise<void>): void {
   // The key first if there is none, then our settings.
@@ -19,4 +21,6 @@ export function registerNativeChatCommands(services: ExtensionServices, revealFi
     if (typeof volume !== 'string' || typeof fileId !== 'string' || !fileId) return;
     await revealFile(volume, fileId);
   });
+  services.registerCommand(COMMAND.mcpInstallCommand, () => installKsmCommand(services));
+  services.registerCommand(COMMAND.mcpUseInOtherAgents, () => useKsmInOtherAgents(services));
 }
