@@ -14,7 +14,7 @@ import { excerptOf } from './httpErrors';
 import type { Redactor } from './redact';
 import { describeShape, type ShapeObserver } from './shapes';
 import type { ServerSentEvent } from './sse';
-import { chatChunkDecoder, type EventDecoder, type StreamState } from './streams';
+import { chatChunkDecoder, isJson, type EventDecoder, type StreamState } from './streams';
 import type { ChatCompletion, ChatCompletionChunk, Citation, FinishReason, ToolCall, Usage } from './types';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
@@ -294,13 +294,4 @@ export function decodeResponsesObject(body: unknown, redact: Redactor): ChatComp
 function textsOf(parts: unknown): string {
   if (!Array.isArray(parts)) return '';
   return parts.map((part) => (isObject(part) ? (toStringValue(part.text) ?? '') : '')).join('');
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }

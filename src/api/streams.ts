@@ -83,7 +83,8 @@ export function chatChunkDecoder(state: StreamState, redact: Redactor, shapes?: 
   return { decode };
 }
 
-function isJson(text: string): boolean {
+/** Whether an event's data is complete JSON (a stream cut mid-event leaves it unterminated and partial). */
+export function isJson(text: string): boolean {
   try {
     JSON.parse(text);
     return true;
