@@ -92,8 +92,11 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
   const saver = throttledSaver(options.store, manifest, options.saveEveryMs ?? 5_000);
   const results: SyncFileResult[] = [];
   const progress: SyncProgress = { done: 0, total: plan.uploads.length + plan.deletes.length };
+  /** The paths with a result so far (a batch checks which of its files got none). */
+  const reported = new Set<string>();
   const report = (result: SyncFileResult) => {
     results.push(result);
+    reported.add(result.rel);
     progress.done++;
     options.onResult?.(result);
     options.onProgress?.({ ...progress });
@@ -164,7 +167,7 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
       wasCancelled = true;
       cancelledInFlight = true;
     }
-    const answered = new Set([...results.map((r) => r.rel)]);
+    const answered = reported; // every result so far, kept as they come (was rebuilt from all results per batch)
     const unanswered = batch.filter((u) => !answered.has(u.rel) && !failures.some((f) => f.upload === u));
     if (cancelledInFlight) {
       // The request was on its way: the service may have stored it. The listing says.
