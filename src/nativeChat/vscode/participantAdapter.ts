@@ -11,7 +11,7 @@ import { personalVolume, settings } from '../../common/vscode/settings';
 import { askAgent, citedFiles, parseCommand, PARTICIPANT_ID, questionWithContext, uploadStatusText, type ContextReference, type RecentUploads } from '../core/participant';
 import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBook';
 import { planUpload, runVolumeTool, UploadConfirmations } from '../core/toolRuns';
-import { TOOL_NAMES, volumeLabel } from '../core/volumeTools';
+import { TOOL_NAMES } from '../core/volumeTools';
 import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
 import { errorMessage } from '../../api/errors';
 
@@ -80,7 +80,7 @@ async function ask(
     sources.isTrusted = { enabledCommands: [REVEAL_CITATION_COMMAND] };
     files.forEach((file, i) => {
       const args = encodeURIComponent(JSON.stringify([file.volume ?? '', file.fileId]));
-      sources.appendMarkdown(`${i + 1}. [${escapeLinkText(file.filename)}](command:${REVEAL_CITATION_COMMAND}?${args} "Reveal in the Volumes view") — ${escapeLinkText(volumeLabel(file.volume))}\n`);
+      sources.appendMarkdown(`${i + 1}. [${escapeLinkText(file.filename)}](command:${REVEAL_CITATION_COMMAND}?${args} "Reveal in the Volumes view") — ${escapeLinkText(file.volumeLabel)}\n`);
     });
     stream.markdown(sources);
   }
