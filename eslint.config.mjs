@@ -45,7 +45,15 @@ const noVscode = {
  * the client's request rules (src/api must not depend on a feature) and the webview reads
  * that one file directly.
  */
-const IMPORT_FREE = ['src/chat/protocol.ts', 'src/api/chatParameterLimits.ts'];
+const IMPORT_FREE = ['src/api/chatParameterLimits.ts'];
+
+/**
+ * Files both bundles include that may import types only, and only from the files their zone
+ * allows: the protocol derives its view types from the engine's type-only declaration
+ * (src/chat/core/conversationTypes.ts), which itself may read only the parameter limits.
+ * Type imports vanish from both bundles, so the webview still pulls in no host code.
+ */
+const TYPE_ONLY_IMPORTS = ['src/chat/protocol.ts', 'src/chat/core/conversationTypes.ts'];
 
 /** Files that may import only what the zone's `except` lists (paths relative to `from`). */
 const zones = [
@@ -94,7 +102,14 @@ const zones = [
   {
     target: './src/chat/protocol.ts',
     from: './src',
-    message: 'The host/webview protocol imports nothing, so both bundles can include it.',
+    except: ['./chat/core/conversationTypes.ts'],
+    message: 'The host/webview protocol imports only the types of src/chat/core/conversationTypes.ts, so both bundles can include it.',
+  },
+  {
+    target: './src/chat/core/conversationTypes.ts',
+    from: './src',
+    except: ['./api/chatParameterLimits.ts'],
+    message: 'The conversation types are bundled by the webview too: they import only src/api/chatParameterLimits.ts.',
   },
   {
     target: './src/cli',
@@ -155,8 +170,20 @@ export default tseslint.config(
     },
   },
   {
+    files: TYPE_ONLY_IMPORTS,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "ImportDeclaration[importKind!='type']", message: 'The webview bundles this file too: it imports types only (`import type`).' },
+        { selector: 'ExportAllDeclaration', message: 'The webview bundles this file too: it re-exports nothing.' },
+        { selector: "ExportNamedDeclaration[source][exportKind!='type']", message: 'The webview bundles this file too: it re-exports types only.' },
+        { selector: 'ImportExpression', message: 'The webview bundles this file too: it imports nothing.' },
+      ],
+    },
+  },
+  {
     // The webview and the files it shares with the host run in the browser: no vscode, no Node built-ins.
-    files: ['src/webview/**', ...IMPORT_FREE],
+    files: ['src/webview/**', ...IMPORT_FREE, ...TYPE_ONLY_IMPORTS],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -20,7 +20,7 @@ Environment:
   KSM_EMBEDDING_MODEL   embedding model for uploads (or --embedding)
   KSM_MODEL             chat model for \`ksm ask\`, \`search\`, \`fetch\` (or --model)
   KSM_CA_BUNDLE         extra PEM CA bundle; HTTPS_PROXY / NO_PROXY are honoured
-  KSM_USER_ID           your user id: \`ksm search\` and \`ksm mcp\` then read your personal volume too
+  KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\` and \`ksm mcp\` then read your personal volume too
   KSM_MCP_TOKEN         \`ksm mcp --http\` requires "Authorization: Bearer <this>" (recommended)
 
 Exit codes:
@@ -186,13 +186,25 @@ export function buildProgram(): Command {
 
   program
     .command('ask')
-    .description('Ask a chat model (default) or the RAG agent (--agent); the answer streams to stdout.')
+    .description('Ask a chat model (default) or the RAG agent (--agent); the answer streams to stdout. Text piped to stdin goes with the question as context.')
     .argument('<question...>', 'the question')
     .option('--model <id>', 'chat model (default: KSM_MODEL)')
     .option('--agent', 'ask the RAG agent instead of a chat model')
     .option('--agent-id <id>', 'the agent to ask (implies --agent; default: rag-agent)')
     .option('--thread <id>', 'continue an agent thread')
     .option('--volume <name>', 'volume the agent also searches (repeatable)', collect, [])
+    .option('--system <text>', 'system prompt (chat models)')
+    .option('--temperature <n>', 'temperature, 0 to 2')
+    .option('--top-p <n>', 'top_p, above 0 and at most 1')
+    .option('--max-tokens <n>', 'at most this many tokens in the answer')
+    .option('--stop <text>', 'stop sequence (repeatable, up to 4)', collect, [])
+    .option('--seed <n>', 'seed for repeatable answers (-1 = random)')
+    .option('--frequency-penalty <n>', 'frequency_penalty, -2 to 2')
+    .option('--repetition-penalty <n>', 'repetition_penalty, 0 to 2')
+    .option('--json-schema <file>', 'answer as JSON matching the JSON Schema in <file>')
+    .option('--json-object', 'answer as a JSON object')
+    .option('--reasoning-effort <level>', 'low, medium or high (reasoning models)')
+    .option('--output-format <format>', 'the service\'s answer format: chat or responses')
     .option('--json', 'print one JSON document at the end instead of streaming')
     .action(async (words: string[], flags: AskFlags & { json?: boolean }) => {
       process.exitCode = await run(flags, (env, out, signal) => askCommand(env, out, words.join(' '), flags, signal));

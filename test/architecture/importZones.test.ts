@@ -142,4 +142,17 @@ describe('architecture: lint enforces the layers', function () {
     await assertReported('src/api/chatParameterLimits.ts', use('node:path'), 'no-restricted-imports');
     await assertReported('src/chat/protocol.ts', use('picomatch'), 'no-restricted-syntax');
   });
+
+  it('lets the protocol derive its types from the engine\'s type-only declaration, and import nothing else', async () => {
+    const useType = (spec: string) => `import type { Turn } from '${spec}';\nexport type Probe = Turn;\n`;
+    await assertClean('src/chat/protocol.ts', useType('./core/conversationTypes'));
+    // A value import would put host code in the webview bundle.
+    await assertReported('src/chat/protocol.ts', use('./core/conversationTypes'), 'no-restricted-syntax');
+    await assertReported('src/chat/protocol.ts', useType('./core/conversationModel'), 'import/no-restricted-paths');
+    await assertReported('src/chat/protocol.ts', "export * from './core/conversationTypes';\n", 'no-restricted-syntax');
+    await assertClean('src/chat/core/conversationTypes.ts', "import type { ReasoningEffort } from '../../api/chatParameterLimits';\nexport type Probe = ReasoningEffort;\n");
+    await assertReported('src/chat/core/conversationTypes.ts', useType('./conversationModel'), 'import/no-restricted-paths');
+    await assertReported('src/chat/core/conversationTypes.ts', "import type { Usage } from '../../api/types';\nexport type Probe = Usage;\n", 'import/no-restricted-paths');
+    await assertReported('src/chat/core/conversationTypes.ts', use('node:crypto'), 'no-restricted-imports');
+  });
 });

@@ -46,6 +46,7 @@ export async function checkConnection(
           model: settings.defaultModel(),
           agentId: settings.agentId(),
           agentModel: settings.agentModel(),
+          outputFormat: settings.outputFormat(),
           network: summarize(network),
           askAgent: pick.label === WITH_AGENT_CHOICE,
           client: userAgent(),
