@@ -48,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): void {
       revealFile: async (volume, fileId) => {
         await volumes.revealFile(volume, fileId);
       },
+      openCitedPassage: (answerId, passage) => chat.openCitedPassage(answerId, passage),
     });
   } catch (error) {
     // VS Code shows nothing when activation throws; say it ourselves.

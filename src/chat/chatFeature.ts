@@ -7,7 +7,8 @@ import { CONTEXT_KEY } from '../common/core/contributionIds';
 import { offerFix } from '../common/vscode/commands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
-import { CITATION_SCHEME } from './core/citationReveal';
+import { CITATION_SCHEME, passageDocument } from './core/citationReveal';
+import type { CitedPassage } from './core/conversationContext';
 import { CitationDocuments, pickContextFiles, pickContextVolumes, type ContextPickers } from './vscode/chatContext';
 import { registerChatCommands } from './vscode/commands';
 import { ChatSession } from './panel/chatSession';
@@ -26,7 +27,15 @@ export interface ChatFeatureDeps {
 export interface ChatFeature {
   /** Opens the chat in agent mode with these files attached (sent as `files[]`). */
   askAgentAbout(files: Array<AgentFileRef & { volume: string }>): Promise<void>;
+  /**
+   * Opens a cited passage as the panel does: a read-only `ksm-citation:` document beside
+   * the chat. VS Code's `@ksm` answers use it for their markers and sources. `answerId`
+   * names the document (one per answer and marker).
+   */
+  openCitedPassage(answerId: string, passage: CitedPassage): Promise<void>;
 }
+
+export type { CitedPassage };
 
 export function registerChatFeature(services: ExtensionServices, deps: ChatFeatureDeps): ChatFeature {
   const { context, log } = services;
@@ -57,6 +66,9 @@ export function registerChatFeature(services: ExtensionServices, deps: ChatFeatu
     askAgentAbout: async (files) => {
       await getSession().attachForAgent(files.map((f) => ({ fileId: f.file_id, filename: f.filename, size: f.size, volume: f.volume })));
       await view.reveal();
+    },
+    openCitedPassage: async (answerId, passage) => {
+      await passages.open(passageDocument(answerId, passage));
     },
   };
 }

@@ -61,7 +61,7 @@ describe('upload: Replace All leaves the tree with one row per file (issue 26, r
       if (listing.state.kind === 'loaded') listing.addUploaded(uploaded);
       else void listing.reload();
       poller.watch(volume);
-      const tracker = new ReplacementTracker({ service: () => fx.client, storage: memoryStorage(), onSettled: ({ pending }) => void listing.reload().catch(() => undefined), pollMs: 5 });
+      const tracker = new ReplacementTracker({ service: () => fx.client, storage: memoryStorage(), onSettled: () => void listing.reload().catch(() => undefined), pollMs: 5 });
       await tracker.add(summary.replacements);
       await tracker.idle();
       // Everything the tree started has finished: no poll, no reload under way.

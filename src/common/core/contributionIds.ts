@@ -43,6 +43,7 @@ export const COMMAND = {
   syncReviewPairings: 'ksm.sync.reviewPairings',
   vscodeChatManageModels: 'ksm.vscodeChat.manageModels',
   vscodeChatRevealCitation: 'ksm.vscodeChat.revealCitation',
+  vscodeChatOpenCitation: 'ksm.vscodeChat.openCitation',
 } as const;
 
 export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];
