@@ -15,6 +15,7 @@ import { planUpload, runVolumeTool, UploadConfirmations } from '../core/toolRuns
 import { TOOL_NAMES, volumeLabel } from '../core/volumeTools';
 import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
 import { errorMessage } from '../../api/errors';
+import { CITATION_SCHEME } from '../../chat/chatFeature';
 
 const OPEN_CITATION_COMMAND = COMMAND.vscodeChatOpenCitation;
 
@@ -144,6 +145,9 @@ async function readReferences(references: readonly vscode.ChatPromptReference[])
   const out: ContextReference[] = [];
   for (const ref of references) {
     const value = ref.value;
+    // A passage an earlier answer cited (opened from its [n]) is the agent's own source, not the user's context.
+    const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
+    if (uri?.scheme === CITATION_SCHEME) continue;
     try {
       if (value instanceof vscode.Uri) {
         const document = await vscode.workspace.openTextDocument(value);

@@ -39,7 +39,7 @@ describe('VS Code Chat 2: @ksm answers from the volumes with sources, and a foll
     const passageTab = workbench.page.locator('.tabs-container .tab').filter({ hasText: HANDBOOK });
     await eventually(async () => (await passageTab.count()) > 0, async () => 'no tab opened for the cited passage', 30_000);
     await eventually(
-      async () => /source \[1\]/.test(await workbench.page.locator('.editor-instance .view-lines').first().innerText().catch(() => '')),
+      async () => /source\s\[1\]/.test(await workbench.page.locator('.editor-instance .view-lines').first().innerText().catch(() => '')),
       async () => 'the opened document is not the cited passage',
       30_000,
     );
