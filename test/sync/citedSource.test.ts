@@ -2,11 +2,16 @@
 // it was synced from (through the sync manifest, read by src/sync/core's own parser), and
 // the cited passage found in it by text. Hostile manifests never lead outside the folder.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findPassage, insideFolder, workspaceFileFor, type SyncedFolder } from '../../src/sync/core/citedSource';
-import { parseManifest } from '../../src/sync/core/manifest';
+import { FileManifestStore, parseManifest } from '../../src/sync/core/manifest';
+import { applySync } from '../../src/sync/core/apply';
+import { planSync } from '../../src/sync/core/plan';
+import { ask } from '../../src/chat/core/answerStream';
+import type { SourceCitation } from '../../src/chat/core/answerStream';
+import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
 const SHA = 'a'.repeat(64);
 function folder(root: string, volume: string, files: Record<string, { uuid: string; remoteName: string }>): SyncedFolder {
@@ -60,5 +65,41 @@ describe('sync: a cited file back to the workspace file and passage', () => {
     assert.equal(findPassage(text, ''), undefined);
     assert.equal(findPassage(text, undefined), undefined);
     assert.deepEqual(findPassage('a (b) [c] * d', '(b) [c] *'), { startLine: 0, endLine: 0 }, 'regex characters in the snippet are text');
+  });
+
+  describe('over HTTP: a real sync, a real agent answer', function () {
+    let fx: EmulatorFixture;
+    before(async () => {
+      fx = await startFixture(5);
+    });
+    after(async () => fx.close());
+
+    it("the agent's citation of a synced file leads to the workspace file and the cited lines", async () => {
+      const folder = join(fx.workDir, 'synced');
+      const volume = freshVolume('cited');
+      await writeTree(folder, {
+        'docs/lighthouse.md': '# Lighthouse\n\nIntro.\n\nThe keeper polishes the brass lens every Friday\nand logs each storm warning in the harbour ledger.\n',
+        'notes/other.md': '# Other\n\nA garden party.\n',
+      });
+      const store = new FileManifestStore(join(fx.workDir, 'cited.manifest.json'));
+      const plan = await planSync({ folder, volume, service: fx.client, store, rules: { excludeGlobs: [], maxFileSizeBytes: 0 }, deleteRemoved: false });
+      await applySync(plan, { service: fx.client, store, embedding: 'emu-embed', doChunking: 1 });
+      await fx.emulator.waitForIdle();
+      const loaded = await store.load(volume);
+      assert.equal(loaded.state, 'ok');
+      const synced: SyncedFolder = { root: folder, manifest: (loaded as Extract<typeof loaded, { state: 'ok' }>).manifest };
+
+      const citations: SourceCitation[] = [];
+      const request = { kind: 'agent' as const, body: { agent_id: 'rag-agent', thread_id: null, query: 'When is the brass lens polished?', context: { model: 'emu-chat', volumes: [volume] } } };
+      for await (const event of ask(fx.client, request, new AbortController().signal)) if (event.type === 'citations') citations.push(...event.citations);
+      const cited = citations.find((c) => c.filename === 'docs__lighthouse.md');
+      assert.ok(cited, `the agent cited the synced file; got ${citations.map((c) => c.filename).join(', ')}`);
+      const match = workspaceFileFor([synced], cited);
+      assert.equal(match?.path, join(folder, 'docs', 'lighthouse.md'));
+      assert.equal(await insideFolder(folder, match.path), true);
+      const range = findPassage(readFileSync(match.path, 'utf8'), cited.snippet);
+      assert.ok(range, `the passage is found in the workspace file: ${cited.snippet}`);
+      assert.ok(range.startLine <= 4 && range.endLine >= 4, `the cited lines include the brass lens line: ${JSON.stringify(range)}`);
+    });
   });
 });
