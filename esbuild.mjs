@@ -1,5 +1,5 @@
 // Builds the bundles: the extension host (Node, CommonJS, `vscode` external), the chat
-// webview (browser, IIFE) and the `ksm` command line (dist/cli.js, Node; never in the VSIX). Types are checked by `tsc --noEmit` (esbuild strips them).
+// webview (browser, IIFE) and the `ksm` command line (dist/cli.js, Node; in the VSIX and the npm package). Types are checked by `tsc --noEmit` (esbuild strips them).
 // `--outdir DIR` builds elsewhere than dist/ (the activation benchmark uses it); `--cli-only`
 // builds just the command line (bin/ksm.js uses it when dist/cli.js is stale).
 import * as esbuild from 'esbuild';
@@ -88,6 +88,11 @@ const common = {
 
 const version = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version;
 
+/**
+ * The command line (and the MCP server it starts) ships inside the VSIX and in the npm
+ * package (`npm pack`). It shares the extension's vendor files (undici, the lockfile, the
+ * atomic writer: dist/vendor/) instead of carrying its own copies.
+ */
 const cliTarget = {
   ...common,
   entryPoints: { cli: 'src/cli/main.ts' },
@@ -96,7 +101,16 @@ const cliTarget = {
   format: 'cjs',
   target: 'node20',
   define: { 'process.env.KSM_CLI_VERSION': JSON.stringify(version) },
+  plugins: [...common.plugins, lazyVendorPlugin],
 };
+const vendorTargets = LAZY_VENDOR.map(({ out, entry }) => ({
+  ...common,
+  entryPoints: { [`vendor/${out}`]: entry },
+  outdir,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+}));
 
 const allTargets = [
   {
@@ -109,14 +123,7 @@ const allTargets = [
     external: ['vscode'],
     plugins: [...common.plugins, lazyVendorPlugin, vscodeOncePlugin],
   },
-  ...LAZY_VENDOR.map(({ out, entry }) => ({
-    ...common,
-    entryPoints: { [`vendor/${out}`]: entry },
-    outdir,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-  })),
+  ...vendorTargets,
   {
     ...common,
     entryPoints: { 'webview/chat': 'src/webview/main.ts', 'webview/chat-style': 'src/webview/chat.css' },
@@ -128,10 +135,12 @@ const allTargets = [
   },
   cliTarget,
 ];
-const targets = process.argv.includes('--cli-only') ? [cliTarget] : allTargets;
+const cliOnly = process.argv.includes('--cli-only');
+const targets = cliOnly ? [cliTarget, ...vendorTargets] : allTargets;
 
-// A production build starts clean so no stale source map or old chunk reaches the VSIX.
-if (production) rmSync(outdir, { recursive: true, force: true });
+// A production build starts clean so no stale source map or old chunk reaches the VSIX
+// (`--cli-only` leaves the extension's bundles alone: `npm pack` builds only the CLI).
+if (production && !cliOnly) rmSync(outdir, { recursive: true, force: true });
 
 if (watch) {
   const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));

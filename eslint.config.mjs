@@ -22,9 +22,11 @@ export const FEATURES = ['chat', 'volumes', 'upload', 'sync', 'connection', 'nat
 /**
  * Besides its `<feature>Feature.ts`, a feature may offer vscode-free entry points other
  * features' cores (and the CLI) use. The chat engine's `ask` and its answer events are one:
- * VS Code's own Chat (nativeChat) streams single requests through it.
+ * VS Code's own Chat (nativeChat) streams single requests through it. The retrieval engine
+ * (search, fetch, list, ask over the volumes) is another: the LM tools, the CLI and the MCP
+ * server share it.
  */
-export const PUBLIC_CORE = { chat: ['./core/answerStream.ts'] };
+export const PUBLIC_CORE = { chat: ['./core/answerStream.ts'], volumes: ['./core/retrieval.ts'] };
 
 const publicCoresOf = (feature) =>
   Object.entries(PUBLIC_CORE).flatMap(([owner, files]) => (owner === feature ? [] : files.map((file) => `./${owner}/${file.slice(2)}`)));
@@ -43,7 +45,15 @@ const noVscode = {
  * the client's request rules (src/api must not depend on a feature) and the webview reads
  * that one file directly.
  */
-const IMPORT_FREE = ['src/chat/protocol.ts', 'src/api/chatParameterLimits.ts'];
+const IMPORT_FREE = ['src/api/chatParameterLimits.ts'];
+
+/**
+ * Files both bundles include that may import types only, and only from the files their zone
+ * allows: the protocol derives its view types from the engine's type-only declaration
+ * (src/chat/core/conversationTypes.ts), which itself may read only the parameter limits.
+ * Type imports vanish from both bundles, so the webview still pulls in no host code.
+ */
+const TYPE_ONLY_IMPORTS = ['src/chat/protocol.ts', 'src/chat/core/conversationTypes.ts'];
 
 /** Files that may import only what the zone's `except` lists (paths relative to `from`). */
 const zones = [
@@ -92,15 +102,23 @@ const zones = [
   {
     target: './src/chat/protocol.ts',
     from: './src',
-    message: 'The host/webview protocol imports nothing, so both bundles can include it.',
+    except: ['./chat/core/conversationTypes.ts'],
+    message: 'The host/webview protocol imports only the types of src/chat/core/conversationTypes.ts, so both bundles can include it.',
+  },
+  {
+    target: './src/chat/core/conversationTypes.ts',
+    from: './src',
+    except: ['./api/chatParameterLimits.ts'],
+    message: 'The conversation types are bundled by the webview too: they import only src/api/chatParameterLimits.ts.',
   },
   {
     target: './src/cli',
     from: './src',
-    except: ['./api', './common/core', './cli', ...FEATURES.map((feature) => `./${feature}/core`)],
-    message: 'src/cli runs without VS Code: it imports src/api and the vscode-free cores only.',
+    except: ['./api', './common/core', './cli', './mcp', ...FEATURES.map((feature) => `./${feature}/core`)],
+    message: 'src/cli runs without VS Code: it imports src/api, the vscode-free cores and the MCP server only.',
   },
   {
+    // The MCP server (`ksm mcp`): a thin front end over the cores, like the CLI that starts it.
     target: './src/mcp',
     from: './src',
     except: ['./api', './common/core', './mcp', ...FEATURES.map((feature) => `./${feature}/core`)],
@@ -152,8 +170,20 @@ export default tseslint.config(
     },
   },
   {
+    files: TYPE_ONLY_IMPORTS,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "ImportDeclaration[importKind!='type']", message: 'The webview bundles this file too: it imports types only (`import type`).' },
+        { selector: 'ExportAllDeclaration', message: 'The webview bundles this file too: it re-exports nothing.' },
+        { selector: "ExportNamedDeclaration[source][exportKind!='type']", message: 'The webview bundles this file too: it re-exports types only.' },
+        { selector: 'ImportExpression', message: 'The webview bundles this file too: it imports nothing.' },
+      ],
+    },
+  },
+  {
     // The webview and the files it shares with the host run in the browser: no vscode, no Node built-ins.
-    files: ['src/webview/**', ...IMPORT_FREE],
+    files: ['src/webview/**', ...IMPORT_FREE, ...TYPE_ONLY_IMPORTS],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -15,7 +15,8 @@ import { KsmClient } from '../src/api/client';
 import type { KsmService } from '../src/api/service';
 import { DEFAULT_API_KEY } from '../emulator/server';
 import { applySync } from '../src/sync/core/apply';
-import { contentHash, mapLimited, type HashStats } from '../src/sync/core/hashing';
+import pMap from 'p-map';
+import { contentHash, type HashStats } from '../src/sync/core/hashing';
 import { FileManifestStore, type ManifestEntry } from '../src/sync/core/manifest';
 import { planSync } from '../src/sync/core/plan';
 import { scanFolder } from '../src/sync/core/scan';
@@ -144,7 +145,7 @@ async function hashingBench(work: string): Promise<boolean> {
     const stats: HashStats = { hashed: 0, hashedBytes: 0, skipped: 0 };
     const started = performance.now();
     const scan = await scanFolder(folder, { excludeGlobs: [], maxFileSizeBytes: 0 });
-    const hashes = await mapLimited(scan.files, 4, (file) => contentHash(file, known.get(file.rel), stats));
+    const hashes = await pMap(scan.files, (file) => contentHash(file, known.get(file.rel), stats), { concurrency: 4 });
     const ms = performance.now() - started;
     scan.files.forEach((file, i) => known.set(file.rel, { sha256: hashes[i], size: file.size, mtimeMs: file.mtimeMs, uuid: '-', remoteName: file.rel }));
     return { ms, stats };

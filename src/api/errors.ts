@@ -50,8 +50,8 @@ export class InvalidRequestError extends KsmError {
   readonly kind = 'invalid-request' as const;
 }
 
-export class RateLimitedError extends KsmError {
-  readonly kind = 'rate-limited' as const;
+/** An answer that may say when to try again (`Retry-After` on a 429 or a 503). */
+abstract class RetryAfterError extends KsmError {
   /** Milliseconds the server asked us to wait, when it said. */
   readonly retryAfterMs?: number;
   constructor(message: string, options?: { status?: number; retryAfterMs?: number; cause?: unknown }) {
@@ -60,15 +60,13 @@ export class RateLimitedError extends KsmError {
   }
 }
 
+export class RateLimitedError extends RetryAfterError {
+  readonly kind = 'rate-limited' as const;
+}
+
 /** 5xx. */
-export class ServerError extends KsmError {
+export class ServerError extends RetryAfterError {
   readonly kind = 'server' as const;
-  /** Milliseconds a 503 asked us to wait (`Retry-After`), when it said. */
-  readonly retryAfterMs?: number;
-  constructor(message: string, options?: { status?: number; retryAfterMs?: number; cause?: unknown }) {
-    super(message, options);
-    this.retryAfterMs = options?.retryAfterMs;
-  }
 }
 
 /** The connection failed or broke (DNS, refused, reset, TLS, proxy). */

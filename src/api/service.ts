@@ -23,6 +23,8 @@ export interface UploadOptions extends CallOptions {
   /** Called once per file as soon as its batch is answered. */
   onFileResult?: (result: UploadFileResult) => void;
   batch?: Partial<UploadBatchLimits>;
+  /** Upload requests in flight at once (default 1); results still come once per file. */
+  concurrency?: number;
 }
 
 export interface KsmService {

@@ -46,6 +46,8 @@ export interface EventDecoder<T> {
   decode(event: ServerSentEvent): T | undefined;
   /** At a clean close before the terminator: a last item that ends the stream after all, if any. */
   atCleanEnd?(): T | undefined;
+  /** `next` folded into `previous` when the two may go as one item (consecutive text deltas), else undefined. */
+  merge?(previous: T, next: T): T | undefined;
 }
 
 export function chatChunkDecoder(state: StreamState, redact: Redactor, shapes?: ShapeObserver): EventDecoder<ChatCompletionChunk> {
@@ -81,7 +83,8 @@ export function chatChunkDecoder(state: StreamState, redact: Redactor, shapes?: 
   return { decode };
 }
 
-function isJson(text: string): boolean {
+/** Whether an event's data is complete JSON (a stream cut mid-event leaves it unterminated and partial). */
+export function isJson(text: string): boolean {
   try {
     JSON.parse(text);
     return true;

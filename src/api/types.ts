@@ -119,6 +119,8 @@ export interface ChatCompletionRequest {
   frequency_penalty?: number | null;
   max_completion_tokens?: number | null;
   metadata?: Record<string, string> | null;
+  /** `responses`: the service answers in the Responses interface format (D16); the client reads either format into the same types. */
+  output_parser?: 'responses' | null;
   reasoning?: ReasoningOptions | null;
   repetition_penalty?: number | null;
   response_format?: ResponseFormat;
@@ -147,9 +149,11 @@ export interface ChatCompletion {
   choices: Array<{
     index: number;
     finish_reason: FinishReason;
-    message: { role: ChatRole; content: string; reasoning_content?: string | null; tool_calls?: ToolCall[] };
+    message: { role: ChatRole; content: string; reasoning_content?: string | null; tool_calls?: ToolCall[]; citations?: Citation[] };
   }>;
   usage: Usage;
+  /** Which format the service answered in (set when the request asked for `output_parser`). */
+  outputFormat?: 'chat' | 'responses';
 }
 
 export interface ChatCompletionChunk {
@@ -168,6 +172,8 @@ export interface ChatCompletionChunk {
     finish_reason: FinishReason | null;
   }>;
   usage?: Usage | null;
+  /** Ours, never on the chat format's wire: file citations of a Responses stream's annotations (D16). */
+  citations?: Citation[];
 }
 
 // ---- Chat agent messages (/v1/apps/chat-messages) ----

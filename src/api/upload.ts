@@ -1,6 +1,7 @@
 // Uploads in batches (by file count and by bytes) with one result per file: each file ends
 // uploaded (with its FileInfo) or failed (with the reason); none is silently dropped.
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import pMap from 'p-map';
 import { basename } from 'node:path';
 import { BadResponseError, CancelledError, InvalidRequestError, KsmError, NetworkError } from './errors';
 import { decodeUploadInfos } from './decode';
@@ -16,7 +17,12 @@ export const DEFAULT_BATCH_LIMITS: UploadBatchLimits = { maxFiles: 20, maxBytes:
 /** Errors that would fail every later batch the same way: stop sending, fail the rest with it. */
 const CLOSED_MID_BODY = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET']);
 
-const FATAL_KINDS = new Set(['auth', 'permission', 'config', 'rate-limited']);
+const FATAL_KINDS = new Set(['auth', 'permission', 'config', 'rate-limited', 'not-found']);
+
+/** A refused key, a path that is not the API (404), or a refused embedding model or volume: every later batch would get the same answer. */
+function isFatal(error: KsmError): boolean {
+  return FATAL_KINDS.has(error.kind) || (error.kind === 'invalid-request' && (error.param === 'embedding' || error.param === 'volume'));
+}
 
 interface Sized {
   source: UploadSource;
@@ -79,14 +85,26 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
   const fields: Array<[string, string]> = [['volume', request.volume], ['embedding', request.embedding]];
   if (request.doChunking !== undefined) fields.push(['do_chunking', String(request.doChunking)]);
   const batches = planBatches(sized, limits);
-  for (let b = 0; b < batches.length; b++) {
-    checkCancelled();
-    const error = await sendBatch(transport, request.volume, fields, batches[b], progress, options, report);
-    if (error && FATAL_KINDS.has(error.kind)) {
-      for (const later of batches.slice(b + 1)) for (const file of later) fail(file.source, error);
-      break;
-    }
-  }
+  // A fatal answer stops the batches not yet sent (they fail with it); a cancel ends the
+  // call once the batches in flight have settled, so no result arrives after it returned.
+  let fatal: KsmError | undefined;
+  let cancelled: unknown;
+  await pMap(
+    batches,
+    async (batch) => {
+      if (fatal) return void batch.forEach((file) => fail(file.source, fatal!));
+      if (cancelled) return;
+      try {
+        checkCancelled();
+        const error = await sendBatch(transport, request.volume, fields, batch, progress, options, report);
+        if (error && isFatal(error)) fatal ??= error;
+      } catch (error) {
+        cancelled ??= error;
+      }
+    },
+    { concurrency: Math.max(1, options.concurrency ?? 1) },
+  );
+  if (cancelled) throw cancelled;
   options.onProgress?.({ ...progress });
   // Callers get results in the order they asked (onFileResult already told the answer order).
   const order = new Map(request.files.map((source, i) => [source, i]));

@@ -1,15 +1,6 @@
 // Checks every request before it is sent (D5, D7, D10-D12, D17, D18): a bad value is an
 // InvalidRequestError without `status` (a local refusal, no round trip), naming the field.
-import {
-  effortAndBudgetProblem,
-  FREQUENCY_PENALTY,
-  rangeProblem,
-  reasoningEffortProblem,
-  REPETITION_PENALTY,
-  temperatureProblem,
-  tokenCountProblem,
-  topPProblem,
-} from './chatParameterLimits';
+import { effortAndBudgetProblem, reasoningEffortProblem, tokenCountProblem, wireRules } from './chatParameterLimits';
 import { InvalidRequestError } from './errors';
 import type { AgentRequest, ChatCompletionRequest, UploadRequest } from './types';
 
@@ -83,11 +74,6 @@ function validateMetadata(metadata: unknown): void {
   }
 }
 
-function validateStop(stop: unknown): void {
-  if (stop === undefined || stop === null || typeof stop === 'string') return;
-  if (!Array.isArray(stop) || stop.length > 4 || stop.some((s) => typeof s !== 'string')) refuse('stop', 'stop must be a string or a list of up to 4 strings.');
-}
-
 function validateReasoning(reasoning: unknown): void {
   if (reasoning === undefined || reasoning === null) return;
   if (typeof reasoning !== 'object') refuse('reasoning', 'reasoning must be an object.');
@@ -117,17 +103,15 @@ function validateTools(tools: unknown): void {
 export function validateChatRequest(request: ChatCompletionRequest): void {
   validateMessages(request.messages);
   if (typeof request.model !== 'string' || !request.model.trim()) refuse('model', 'a model id is required.');
-  check('temperature', request.temperature, temperatureProblem);
-  check('top_p', request.top_p, topPProblem);
-  check('frequency_penalty', request.frequency_penalty, (value) => rangeProblem(value, FREQUENCY_PENALTY));
-  check('repetition_penalty', request.repetition_penalty, (value) => rangeProblem(value, REPETITION_PENALTY));
-  if (request.seed !== undefined && request.seed !== null && !isInt(request.seed)) refuse('seed', 'seed must be an integer.');
-  check('max_completion_tokens', request.max_completion_tokens, tokenCountProblem);
+  // The fields the one parameter table sends as they are (temperature, top_p, max tokens,
+  // stop, seed, the penalties): the same rules the ⚙ form and the host apply.
+  const wire = request as unknown as Record<string, unknown>;
+  for (const [field, rule] of wireRules()) check(field, wire[field], rule.problem);
   validateMetadata(request.metadata);
-  validateStop(request.stop);
   validateReasoning(request.reasoning);
   validateResponseFormat(request.response_format);
   validateTools(request.tools);
+  if (request.output_parser !== undefined && request.output_parser !== null && request.output_parser !== 'responses') refuse('output_parser', 'output_parser must be null or "responses".');
   if (request.user !== undefined && typeof request.user !== 'string') refuse('user', 'user must be a string.');
 }
 

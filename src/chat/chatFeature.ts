@@ -97,6 +97,8 @@ export function currentModelOptions(): ModelOptions {
     defaultModel: settings.defaultModel(),
     agentId: settings.agentId(),
     agentModel: settings.agentModel(),
+    outputFormat: settings.outputFormat(),
+    userId: settings.userId(),
   };
 }
 

@@ -1,123 +1,36 @@
 // The one file of typed messages between the chat host and its webview. Both sides import
-// it; it imports nothing, so it compiles under the webview's `lib: dom` config and the
-// host's Node config alike. The host treats everything arriving from the webview as
+// it; it imports only types (of the engine's type-only declaration, conversationTypes.ts),
+// so it compiles under the webview's `lib: dom` config and the host's Node config alike. The host treats everything arriving from the webview as
 // untrusted: `parseWebviewMessage` validates shape and sizes before any handler runs.
 
-export type ChatMode = 'chat' | 'agent';
+import type {
+  AnswerState,
+  AttachedFile,
+  ChatMode,
+  ChatParameters,
+  CodeContext,
+  ContextVolume,
+  Conversation,
+  ConversationSummary,
+  ModelOptions,
+  SourceCitation,
+  TokenUsage,
+  Turn,
+} from './core/conversationTypes';
 
-/** `elsewhere`: another window (sharing this store) is streaming this answer right now. */
-export type AnswerState = 'streaming' | 'elsewhere' | 'done' | 'stopped' | 'error' | 'cut-off' | 'length';
-
-export interface UsageView {
-  promptTokens: number;
-  completionTokens: number;
-  reasoningTokens?: number | null;
-  totalTokens: number;
-}
-
-export interface CitationView {
-  fileId: string;
-  filename: string;
-  volume?: string;
-  snippet?: string;
-  score?: number;
-  chunkIndex?: number;
-  /** The answer's markers [n] that point at this source; absent in conversations saved before numbering (then its position + 1). */
-  markers?: number[];
-  /** How the volume is shown ("My files" for the personal one). */
-  volumeLabel?: string;
-}
-
+// The view types are the engine's own (src/chat/core/conversationTypes.ts, one declaration):
+// the host posts a structured clone of the model, so a field added to the model is in the
+// view at once, and the compiler shows every place of the webview that must handle it.
+export type { AnswerState, ChatMode, ChatParameters, ConversationSummary, ModelOptions };
+export type UsageView = TokenUsage;
+export type CitationView = SourceCitation;
 /** Code sent with a question (Ask About Selection / Active File), shown as a chip. */
-export interface CodeContextView {
-  id: string;
-  filename: string;
-  languageId: string;
-  lines?: { start: number; end: number };
-  text: string;
-}
-
+export type CodeContextView = CodeContext;
 /** A volume an agent conversation chose to search. */
-export interface ContextVolumeView {
-  volume: string;
-  label: string;
-  personal: boolean;
-}
-
-export interface AttachmentView {
-  fileId: string;
-  filename: string;
-  size: number;
-  volume: string;
-}
-
-export interface ChatParameters {
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  systemPrompt?: string;
-  responseFormat?: 'text' | 'json_object';
-  reasoningEffort?: 'low' | 'medium' | 'high';
-  reasoningBudget?: number;
-}
-
-export interface TurnView {
-  id: string;
-  role: 'user' | 'assistant';
-  /** Markdown source. The webview renders it sanitized; it is never trusted as HTML. */
-  content: string;
-  reasoning?: string;
-  state?: AnswerState;
-  /** Short, user-facing error text when state is 'error' or 'cut-off'. */
-  error?: string;
-  finishReason?: string;
-  usage?: UsageView;
-  citations?: CitationView[];
-  attachments?: AttachmentView[];
-  code?: CodeContextView[];
-  /**
-   * Agent answers: the service thread the answer was given in (from its `thread` event).
-   * A thread that holds the answer also holds its question, so a retry does not ask it again.
-   */
-  threadId?: string;
-  /** The user's max-tokens limit when this answer was (last) requested: a `length` end under it was the user's own limit. */
-  maxTokens?: number;
-  createdAt: number;
-}
-
-export interface ConversationView {
-  id: string;
-  title: string;
-  mode: ChatMode;
-  model: string;
-  agentId?: string;
-  threadId?: string | null;
-  enableThinking?: boolean;
-  parameters: ChatParameters;
-  turns: TurnView[];
-  pendingAttachments: AttachmentView[];
-  pendingCode?: CodeContextView[];
-  /** Agent mode: the chosen volumes; absent = My files and every configured volume. */
-  contextVolumes?: ContextVolumeView[];
-  /** Agent mode: files searched instead of whole volumes, with every question. */
-  contextFiles?: AttachmentView[];
-  updatedAt: number;
-}
-
-export interface ConversationSummary {
-  id: string;
-  title: string;
-  mode: ChatMode;
-  updatedAt: number;
-}
-
-export interface ModelOptions {
-  models: string[];
-  reasoningModels: string[];
-  defaultModel: string;
-  agentId: string;
-  agentModel: string;
-}
+export type ContextVolumeView = ContextVolume;
+export type AttachmentView = AttachedFile;
+export type TurnView = Turn;
+export type ConversationView = Conversation;
 
 /** Host → webview. */
 export type HostToWebview =

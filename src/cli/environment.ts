@@ -5,11 +5,16 @@ import { checkBaseUrl } from '../api/baseUrl';
 import { KsmClient } from '../api/client';
 import { ConfigurationError, errorMessage, type KsmError, NetworkError, redactSecrets } from '../api/errors';
 import { messageWithFix } from '../common/core/errorFixes';
+import { isPersonalVolumeName, volumeNameProblem } from '../common/core/volumeTargets';
+import { SyncBusyError } from '../sync/core/lock';
+import { shown } from './output';
 import { createDispatcher } from '../api/network';
 import type { ClientLogger } from '../api/types';
 
 export interface CliEnvironment {
   client: KsmClient;
+  /** The normalised service address (the sync manifest records it). */
+  baseUrl: string;
   apiKey: string;
   embedding: string;
 }
@@ -34,7 +39,7 @@ export function environmentFrom(env: NodeJS.ProcessEnv, logger?: ClientLogger): 
     dispatcher: createDispatcher({ caBundlePath: env.KSM_CA_BUNDLE, env }),
     logger,
   });
-  return { client, apiKey, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '' };
+  return { client, baseUrl: url, apiKey, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '' };
 }
 
 /** Exit codes CI can act on (documented in `ksm --help` and the README). */
@@ -49,10 +54,26 @@ export const EXIT = {
   guard: 4,
   /** The service or the network failed. */
   service: 5,
+  /** Another sync of the same folder and volume is running (nothing was changed). */
+  busy: 6,
   cancelled: 130,
 } as const;
 
+/** A mistake in the command line itself (a missing folder, a bad volume name, conflicting flags): exit 2. */
+export class UsageError extends ConfigurationError {
+  readonly usage = true;
+}
+
+/** A volume argument the service would refuse (D5), as a usage error before any request. */
+export function checkVolumeArgument(volume: string): void {
+  if (isPersonalVolumeName(volume)) return;
+  const problem = volumeNameProblem(volume);
+  if (problem) throw new UsageError(`'${shown(volume)}' is not a volume name: ${problem}`);
+}
+
 export function exitCodeFor(error: unknown): number {
+  if (error instanceof UsageError) return EXIT.usage;
+  if (error instanceof SyncBusyError) return EXIT.busy;
   const kind = (error as KsmError)?.kind;
   if (kind === 'config' || kind === 'auth' || kind === 'permission') return EXIT.config;
   if (kind === 'cancelled') return EXIT.cancelled;

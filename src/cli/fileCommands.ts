@@ -5,10 +5,12 @@ import type { DoChunking, FileInfo } from '../api/types';
 import { planUploads, type DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { expandSelection } from '../common/core/folderExpansion';
 import { runUpload } from '../upload/core/uploadRun';
+import { isConfigurationAnswer } from '../sync/core/apply';
 import { DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { ConfigurationError } from '../api/errors';
-import { EXIT, type CliEnvironment } from './environment';
-import type { Output } from './output';
+import { ReplacementTracker, type PendingReplacement, type SettledReplacement } from '../upload/core/pendingReplacements';
+import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
+import { shown, type Output } from './output';
 
 export async function listVolume(env: CliEnvironment, volume: string, signal: AbortSignal): Promise<FileInfo[]> {
   const files: FileInfo[] = [];
@@ -21,13 +23,15 @@ export async function listVolume(env: CliEnvironment, volume: string, signal: Ab
 }
 
 export async function lsCommand(env: CliEnvironment, out: Output, volume: string, signal: AbortSignal): Promise<number> {
+  checkVolumeArgument(volume);
   const files = await listVolume(env, volume, signal);
   if (out.json) out.document({ volume, total: files.length, files });
-  else for (const f of files) out.line(`${f.uuid}\t${f.status}\t${f.filesize}\t${f.filename}`);
+  else for (const f of files) out.line(`${f.uuid}\t${f.status}\t${f.filesize}\t${shown(f.filename)}`);
   return EXIT.ok;
 }
 
 export async function rmCommand(env: CliEnvironment, out: Output, volume: string, targets: string[], signal: AbortSignal): Promise<number> {
+  checkVolumeArgument(volume);
   const files = await listVolume(env, volume, signal);
   const uuids = new Set<string>();
   const unknown: string[] = [];
@@ -39,8 +43,8 @@ export async function rmCommand(env: CliEnvironment, out: Output, volume: string
   const result = uuids.size ? await env.client.deleteFiles({ volume, uuids: [...uuids] }, { signal }) : { deleted: [], notFound: [] };
   if (out.json) out.document({ volume, deleted: result.deleted, notFound: [...result.notFound, ...unknown] });
   else {
-    for (const uuid of result.deleted) out.line(`deleted ${files.find((f) => f.uuid === uuid)?.filename ?? ''} (${uuid})`);
-    for (const t of [...result.notFound, ...unknown]) out.line(`not found ${t}`);
+    for (const uuid of result.deleted) out.line(`deleted ${shown(files.find((f) => f.uuid === uuid)?.filename ?? '')} (${uuid})`);
+    for (const t of [...result.notFound, ...unknown]) out.notice(`not found ${shown(t)}`);
   }
   return unknown.length || result.notFound.length ? EXIT.partial : EXIT.ok;
 }
@@ -50,29 +54,87 @@ export interface UploadFlags {
   chunking: DoChunking;
   onDuplicate: DuplicateChoice;
   exclude: string[];
+  include: string[];
   maxFileSizeMb: number;
+  /** Upload requests in flight. */
+  concurrency: number;
+  /** How long `replace` waits for the new copies to be processed before leaving the old ones (seconds). */
+  replaceWaitSeconds: number;
 }
 
 export async function uploadCommand(env: CliEnvironment, out: Output, volume: string, paths: string[], flags: UploadFlags, signal: AbortSignal): Promise<number> {
+  checkVolumeArgument(volume);
   const embedding = flags.embedding?.trim() || env.embedding;
   if (!embedding) throw new ConfigurationError('No embedding model: pass --embedding <model> or set KSM_EMBEDDING_MODEL.');
   const expansion = await expandSelection(paths, {
     excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude],
+    includeGlobs: flags.include,
     maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024,
     workspaceRoots: [process.cwd()],
     signal,
   });
+  const missing = expansion.skipped.filter((s) => s.reason === 'not found');
+  if (missing.length) throw new UsageError(`Not found: ${missing.map((m) => `'${shown(m.path)}'`).join(', ')}; nothing was uploaded.`);
   const existing = await listVolume(env, volume, signal);
   const plan = await planUploads(expansion.files, existing, async () => ({ choice: flags.onDuplicate, applyToAll: true }));
   plan.skipped.unshift(...expansion.skipped);
-  const bar = out.progress(plan.uploads.length, `Uploading to ${volume}`);
-  const summary = await runUpload({ service: env.client, volume, embedding, doChunking: flags.chunking, plan, signal, onProgress: (p) => bar.update(p.filesDone, p.filesTotal) });
-  bar.stop();
-  if (out.json) out.document(summary);
-  else {
-    for (const r of summary.results) out.line(r.outcome === 'uploaded' ? `uploaded ${r.filename} (${r.info.uuid})` : `${r.outcome} ${r.path}: ${r.reason}`);
-    out.line(`${summary.uploaded} uploaded, ${summary.failed} failed, ${summary.skipped} skipped — ${volume}`);
+  const bar = out.progress(plan.uploads.length, `Uploading to ${shown(volume)}`);
+  let summary;
+  try {
+    summary = await runUpload({
+      service: env.client,
+      volume,
+      embedding,
+      doChunking: flags.chunking,
+      plan,
+      signal,
+      concurrency: flags.concurrency,
+      onProgress: (p) => bar.update(p.filesDone, p.filesTotal),
+    });
+  } finally {
+    bar.stop();
   }
+  for (const r of summary.results) {
+    out.record(r.outcome === 'uploaded' ? { path: r.path, action: 'uploaded', name: r.filename, uuid: r.info.uuid } : { path: r.path, action: r.outcome, reason: r.reason });
+    if (r.outcome === 'uploaded') out.line(`uploaded ${shown(r.filename)} (${r.info.uuid})`);
+    else if (r.outcome === 'skipped') out.line(`skipped ${shown(r.path)}: ${r.reason}`);
+    else out.notice(`${r.outcome} ${shown(r.path)}: ${r.reason}`);
+  }
+  const settled = summary.replacements.length && !summary.wasCancelled ? await finishReplacements(env, out, summary.replacements, flags.replaceWaitSeconds, signal) : [];
+  const replaced = settled.filter((s) => s.outcome === 'replaced').length;
+  if (out.json) out.document({ ...summary, results: summary.results.map((r) => ('error' in r ? { ...r, error: undefined } : r)), replacements: settled.map((s) => ({ uuid: s.pending.uuid, filename: s.pending.filename, replaces: s.pending.replaces, outcome: s.outcome, message: s.message })) });
+  out.record({ summary: { uploaded: summary.uploaded, failed: summary.failed, skipped: summary.skipped, replaced } });
+  out.notice(`${summary.uploaded} uploaded${summary.replacements.length ? ` (${replaced} replaced)` : ''}, ${summary.failed} failed, ${summary.skipped} skipped — ${shown(volume)}`);
   if (summary.wasCancelled) return EXIT.cancelled;
-  return summary.failed ? EXIT.partial : EXIT.ok;
+  // Every file failed with one configuration-class answer (a refused model, key or path): exit 3, as sync does.
+  const failures = summary.results.filter((r) => r.outcome === 'failed');
+  const first = failures[0];
+  if (first && summary.uploaded === 0 && 'error' in first && isConfigurationAnswer(first.error)) {
+    process.stderr.write(`ksm upload: stopped: ${first.reason}\n`);
+    return EXIT.config;
+  }
+  return summary.failed || settled.some((s) => s.outcome === 'delete-failed') ? EXIT.partial : EXIT.ok;
+}
+
+/**
+ * `--on-duplicate replace` finishes as the editor's does: the older copies are deleted once
+ * the new copy is `done` (kept when it ends `na`, with the reason). Waits up to `waitSeconds`;
+ * what is still processing then keeps its older copies, and says so.
+ */
+async function finishReplacements(env: CliEnvironment, out: Output, replacements: PendingReplacement[], waitSeconds: number, signal: AbortSignal): Promise<SettledReplacement[]> {
+  let pending = replacements;
+  const settled: SettledReplacement[] = [];
+  const tracker = new ReplacementTracker({ service: () => env.client, storage: { get: () => pending, set: async (next) => void (pending = next) }, onSettled: (s) => settled.push(s) });
+  const deadline = Date.now() + waitSeconds * 1000;
+  out.notice(`Waiting for ${replacements.length} new cop${replacements.length === 1 ? 'y' : 'ies'} to be processed before deleting the older ones…`);
+  for (;;) {
+    await tracker.settleOnce();
+    if (pending.length === 0 || signal.aborted || Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  for (const s of settled) (s.outcome === 'replaced' ? out.line : out.notice)(`replace ${s.message}`);
+  for (const p of pending) {
+    out.notice(`replace '${shown(p.filename)}': the new copy is still processing after ${waitSeconds} s, so the older cop${p.replaces.length === 1 ? 'y was' : 'ies were'} kept (${p.replaces.join(', ')}); delete with: ksm rm <volume> ${p.replaces.join(' ')}`);
+  }
+  return settled;
 }

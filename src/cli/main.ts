@@ -5,8 +5,10 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { DoChunking } from '../api/types';
 import type { DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { askCommand, type AskFlags } from './askCommand';
-import { describeError, environmentFrom, EXIT, exitCodeFor, type CliEnvironment } from './environment';
+import { readFileSync } from 'node:fs';
+import { describeError, environmentFrom, EXIT, exitCodeFor, UsageError, type CliEnvironment } from './environment';
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
+import { mcpCommand, type McpFlags } from './mcpCommand';
 import { createOutput, type Output } from './output';
 import { syncCommand, type SyncFlags } from './syncCommand';
 
@@ -17,10 +19,13 @@ Environment:
   KSM_EMBEDDING_MODEL   embedding model for uploads (or --embedding)
   KSM_MODEL             chat model for \`ksm ask\` (or --model)
   KSM_CA_BUNDLE         extra PEM CA bundle; HTTPS_PROXY / NO_PROXY are honoured
+  KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm mcp\` then reads your personal volume too
+  KSM_MCP_TOKEN         \`ksm mcp --http\` requires "Authorization: Bearer <this>" (recommended)
 
 Exit codes:
   0 done   1 some files failed   2 usage error   3 configuration or key refused
-  4 delete guard refused (nothing changed)   5 service or network error   130 cancelled`;
+  4 delete guard refused (nothing changed)   5 service or network error
+  6 another sync of the folder is running (nothing changed)   130 cancelled`;
 
 function integer(min: number, max: number) {
   return (value: string) => {
@@ -33,9 +38,39 @@ function integer(min: number, max: number) {
 const chunkingOption = () => new Option('--chunking <mode>', 'do_chunking: 0 store only, 1 chunk and embed, 2 chunk only').choices(['0', '1', '2']).default('1');
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** Globs from a file, one per line (`#` comments and blank lines ignored), for --exclude-from. */
+function globsFrom(files: string[]): string[] {
+  return files.flatMap((file) => {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--exclude-from: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+    }
+    return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  });
+}
+
+interface OutputFlags {
+  json?: boolean;
+  jsonLines?: boolean;
+  quiet?: boolean;
+  progress?: boolean;
+}
+
+/** The output options every file command shares. */
+function withOutputOptions(command: Command): Command {
+  return command
+    .option('--json', 'print one JSON document')
+    .option('--json-lines', 'print one JSON record per file as it happens, then a summary record')
+    .option('-q, --quiet', 'print only problems and the summary line')
+    .option('--no-progress', 'no progress line (it only appears on a terminal anyway)');
+}
+
 /** Runs a command in the shared frame; resolves with the exit code. */
-async function run(json: boolean, body: (env: CliEnvironment, out: Output, signal: AbortSignal) => Promise<number>): Promise<number> {
-  const out = createOutput({ json });
+async function run(flags: OutputFlags, body: (env: CliEnvironment, out: Output, signal: AbortSignal) => Promise<number>): Promise<number> {
+  const json = Boolean(flags.json);
+  const out = createOutput({ json, jsonLines: flags.jsonLines, quiet: flags.quiet, progress: flags.progress });
   const controller = new AbortController();
   const onInterrupt = () => {
     if (controller.signal.aborted) process.exit(EXIT.cancelled);
@@ -50,6 +85,7 @@ async function run(json: boolean, body: (env: CliEnvironment, out: Output, signa
     return await body(env, out, controller.signal);
   } catch (error) {
     process.stderr.write(`ksm: ${describeError(error, apiKey ?? process.env.KSM_API_KEY)}\n`);
+    out.record({ error: { kind: (error as { kind?: string }).kind ?? 'error', message: describeError(error, apiKey ?? process.env.KSM_API_KEY) } });
     if (json) out.document({ error: { kind: (error as { kind?: string }).kind ?? 'error', message: describeError(error, apiKey ?? process.env.KSM_API_KEY) } });
     return exitCodeFor(error);
   } finally {
@@ -65,42 +101,66 @@ export function buildProgram(): Command {
     .addHelpText('after', ENVIRONMENT_HELP)
     .exitOverride();
 
-  program
-    .command('sync')
-    .description('Make <volume> match <folder>: upload new files, replace changed ones (by content), delete removed ones with --delete.')
-    .argument('<folder>', 'local folder; .gitignore and --exclude apply, the manifest is <folder>/.ksm-sync.json')
-    .argument('<volume>', 'volume name')
+  withOutputOptions(
+    program
+      .command('sync')
+      .description('Make <volume> match <folder>: upload new files, replace changed ones (by content), delete removed ones with --delete.')
+      .argument('<folder>', 'local folder; .gitignore and --exclude apply, the manifest is <folder>/.ksm-sync.json')
+      .argument('<volume>', 'volume name'),
+  )
     .option('--dry-run', 'print the plan and change nothing')
-    .option('--delete', 'delete remote copies of files removed (or now excluded) locally')
-    .option('--json', 'print one JSON document (plan, results, summary)')
+    .option('--delete', 'delete the copies this folder uploaded of files removed (or now excluded) locally')
+    .option('--adopt', 'no manifest: same-name files in the volume are this folder\'s older copies (uploaded again, old ones deleted)')
+    .option('--keep-others', 'no manifest: upload alongside same-name files this folder never recorded, and leave them')
+    .option('--dedupe', 'delete extra copies of this folder\'s own files (same name and size, left by an earlier accident)')
+    .option('--include <glob>', 'sync only files matching this glob, relative to the folder (repeatable)', collect, [])
     .option('--exclude <glob>', 'exclude glob relative to the folder (repeatable)', collect, [])
+    .option('--exclude-from <file>', 'exclude globs from a file, one per line (repeatable)', collect, [])
     .option('--max-file-size-mb <n>', 'skip larger files (0 = no limit)', integer(0, 100_000), 100)
     .option('--max-delete-percent <n>', 'delete guard: refuse to delete more than this share of the volume', integer(0, 100), 20)
+    .option('--max-delete <n>', 'delete guard: refuse to delete more than this many files', integer(0, 10_000_000))
     .option('--allow-mass-delete', 'go past the delete guard')
     .option('--embedding <model>', 'embedding model (default: KSM_EMBEDDING_MODEL)')
     .addOption(chunkingOption())
     .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
+    .option('--lock-wait <seconds>', 'wait this long for another sync of the same folder', integer(0, 3600), 5)
     .addHelpText('after', '\nExamples:\n  ksm sync docs team-docs --dry-run\n  ksm sync docs team-docs --delete --json > sync.json')
-    .action(async (folder: string, volume: string, flags: Omit<SyncFlags, 'chunking'> & { chunking: string }) => {
-      process.exitCode = await run(Boolean(flags.json), (env, out, signal) =>
-        syncCommand(env, out, folder, volume, { ...flags, chunking: Number(flags.chunking) as DoChunking }, signal),
+    .action(async (folder: string, volume: string, flags: Omit<SyncFlags, 'chunking'> & OutputFlags & { chunking: string; excludeFrom: string[]; lockWait: number }) => {
+      process.exitCode = await run(flags, (env, out, signal) =>
+        syncCommand(env, out, folder, volume, { ...flags, exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)], lockWaitSeconds: flags.lockWait, chunking: Number(flags.chunking) as DoChunking }, signal),
       );
     });
 
-  program
-    .command('upload')
-    .description('Upload files and folders to <volume> (.gitignore, --exclude and the readable-files rule apply to folders).')
-    .argument('<volume>', 'volume name')
-    .argument('<paths...>', 'files or folders')
-    .option('--json', 'print one JSON document')
+  withOutputOptions(
+    program
+      .command('upload')
+      .description('Upload files and folders to <volume> (.gitignore, --exclude and the readable-files rule apply to folders).')
+      .argument('<volume>', 'volume name')
+      .argument('<paths...>', 'files or folders'),
+  )
     .option('--embedding <model>', 'embedding model (default: KSM_EMBEDDING_MODEL)')
     .addOption(chunkingOption())
-    .addOption(new Option('--on-duplicate <choice>', 'when a name exists: replace (upload, then delete the old), keepBoth (store as "name (2)"), skip').choices(['replace', 'keepBoth', 'skip']).default('keepBoth'))
+    .addOption(
+      new Option('--on-duplicate <choice>', 'when a name exists: skip, replace (upload, then delete the old copies once the new one is processed), keepBoth (store as "name (2)")')
+        .choices(['skip', 'replace', 'keepBoth'])
+        .default('skip'),
+    )
+    .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
+    .option('--replace-wait <seconds>', 'with replace: how long to wait for the new copies to be processed', integer(0, 86_400), 300)
+    .option('--include <glob>', 'upload only files (inside folders) matching this glob (repeatable)', collect, [])
     .option('--exclude <glob>', 'exclude glob (repeatable)', collect, [])
+    .option('--exclude-from <file>', 'exclude globs from a file, one per line (repeatable)', collect, [])
     .option('--max-file-size-mb <n>', 'skip larger files (0 = no limit)', integer(0, 100_000), 100)
-    .action(async (volume: string, paths: string[], flags: Omit<UploadFlags, 'chunking' | 'onDuplicate'> & { json?: boolean; chunking: string; onDuplicate: string }) => {
-      process.exitCode = await run(Boolean(flags.json), (env, out, signal) =>
-        uploadCommand(env, out, volume, paths, { ...flags, chunking: Number(flags.chunking) as DoChunking, onDuplicate: flags.onDuplicate as DuplicateChoice }, signal),
+    .action(async (volume: string, paths: string[], flags: Omit<UploadFlags, 'chunking' | 'onDuplicate'> & OutputFlags & { chunking: string; onDuplicate: string; excludeFrom: string[]; replaceWait: number }) => {
+      process.exitCode = await run(flags, (env, out, signal) =>
+        uploadCommand(
+          env,
+          out,
+          volume,
+          paths,
+          { ...flags, exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)], replaceWaitSeconds: flags.replaceWait, chunking: Number(flags.chunking) as DoChunking, onDuplicate: flags.onDuplicate as DuplicateChoice },
+          signal,
+        ),
       );
     });
 
@@ -110,7 +170,7 @@ export function buildProgram(): Command {
     .argument('<volume>', 'volume name')
     .option('--json', 'print one JSON document')
     .action(async (volume: string, flags: { json?: boolean }) => {
-      process.exitCode = await run(Boolean(flags.json), (env, out, signal) => lsCommand(env, out, volume, signal));
+      process.exitCode = await run(flags, (env, out, signal) => lsCommand(env, out, volume, signal));
     });
 
   program
@@ -120,26 +180,62 @@ export function buildProgram(): Command {
     .argument('<files...>', 'uuids or file names')
     .option('--json', 'print one JSON document')
     .action(async (volume: string, files: string[], flags: { json?: boolean }) => {
-      process.exitCode = await run(Boolean(flags.json), (env, out, signal) => rmCommand(env, out, volume, files, signal));
+      process.exitCode = await run(flags, (env, out, signal) => rmCommand(env, out, volume, files, signal));
     });
 
   program
     .command('ask')
-    .description('Ask a chat model (default) or the RAG agent (--agent); the answer streams to stdout.')
+    .description('Ask a chat model (default) or the RAG agent (--agent); the answer streams to stdout. Text piped to stdin goes with the question as context.')
     .argument('<question...>', 'the question')
     .option('--model <id>', 'chat model (default: KSM_MODEL)')
-    .option('--agent [id]', 'ask the agent instead (default id: rag-agent)')
+    .option('--agent', 'ask the RAG agent instead of a chat model')
+    .option('--agent-id <id>', 'the agent to ask (implies --agent; default: rag-agent)')
     .option('--thread <id>', 'continue an agent thread')
     .option('--volume <name>', 'volume the agent also searches (repeatable)', collect, [])
+    .option('--system <text>', 'system prompt (chat models)')
+    .option('--temperature <n>', 'temperature, 0 to 2')
+    .option('--top-p <n>', 'top_p, above 0 and at most 1')
+    .option('--max-tokens <n>', 'at most this many tokens in the answer')
+    .option('--stop <text>', 'stop sequence (repeatable, up to 4)', collect, [])
+    .option('--seed <n>', 'seed for repeatable answers (-1 = random)')
+    .option('--frequency-penalty <n>', 'frequency_penalty, -2 to 2')
+    .option('--repetition-penalty <n>', 'repetition_penalty, 0 to 2')
+    .option('--json-schema <file>', 'answer as JSON matching the JSON Schema in <file>')
+    .option('--json-object', 'answer as a JSON object')
+    .option('--reasoning-effort <level>', 'low, medium or high (reasoning models)')
+    .option('--output-format <format>', 'the service\'s answer format: chat or responses')
     .option('--json', 'print one JSON document at the end instead of streaming')
     .action(async (words: string[], flags: AskFlags & { json?: boolean }) => {
-      process.exitCode = await run(Boolean(flags.json), (env, out, signal) => askCommand(env, out, words.join(' '), flags, signal));
+      process.exitCode = await run(flags, (env, out, signal) => askCommand(env, out, words.join(' '), flags, signal));
+    });
+
+  program
+    .command('mcp')
+    .description("Run the MCP server: your KSM volumes for any agent (tools search, fetch, list_files, ask). Stdio by default; logs go to stderr.")
+    .option('--http', 'serve Streamable HTTP on 127.0.0.1 instead of stdio (endpoint /mcp)')
+    .option('--port <n>', 'port for --http (0 = any free port)', integer(0, 65_535), 8765)
+    .option('--volume <name>', 'named volume the tools may read (repeatable); the personal one comes from KSM_USER_ID', collect, [])
+    .option('--model <id>', 'chat model the agent uses for search and ask (default: KSM_MODEL)')
+    .option('--allow-upload <folder>', 'offer the upload tool, for files inside <folder> only (private files refused; KSM_EMBEDDING_MODEL required)')
+    .addHelpText('after', '\nExamples:\n  claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=me -- npx ksm mcp --volume team-docs\n  KSM_MCP_TOKEN=$(openssl rand -hex 16) ksm mcp --http --port 8765 --volume team-docs')
+    .action(async (flags: McpFlags) => {
+      process.exitCode = await mcpCommand(flags);
     });
 
   return program;
 }
 
+/** `ksm ls | head -1`: the reader went away; end quietly, as Unix tools do. */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw error;
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  endQuietlyOnClosedPipe(process.stdout);
+  endQuietlyOnClosedPipe(process.stderr);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -1,48 +1,107 @@
-// How `ksm` talks: results on stdout (one JSON document with --json, short lines otherwise),
-// progress on stderr as a bar only when stderr is a terminal (CI logs get no redraw noise).
-import { SingleBar, Presets } from 'cli-progress';
+// How `ksm` talks: results on stdout (one JSON document with --json, one JSON record per
+// line as things happen with --json-lines, short lines otherwise), progress on stderr as one
+// line redrawn in place, only when stderr is a terminal (CI logs get no redraw noise) and
+// not with --quiet / --no-progress. Every name printed in a human line goes through
+// `shown()` (control characters and newlines escaped), so a file name cannot forge lines
+// or move the cursor.
 
 export interface Output {
   json: boolean;
-  /** A human line on stdout (suppressed with --json). */
+  /** A human line on stdout (suppressed with --json, --json-lines and --quiet). */
   line(text: string): void;
+  /** A line that says something went wrong or was skipped: shown even with --quiet (on stderr then). */
+  notice(text: string): void;
   /** The one JSON document of a --json run. */
   document(value: unknown): void;
-  /** A progress bar on a TTY; nothing otherwise. */
+  /** One JSON record (a line) of a --json-lines run; nothing otherwise. */
+  record(value: unknown): void;
+  /** A progress line on a TTY; nothing otherwise. */
   progress(total: number, label: string): Progress;
 }
 
 export interface Progress {
   update(done: number, total?: number): void;
+  /** Erases the line (the summary line says how it ended). */
   stop(): void;
 }
 
-export function createOutput(options: { json: boolean; stdout?: NodeJS.WriteStream; stderr?: NodeJS.WriteStream }): Output {
+export interface OutputOptions {
+  json: boolean;
+  jsonLines?: boolean;
+  quiet?: boolean;
+  progress?: boolean;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+// C0, DEL, C1, and the Unicode line/paragraph separators and bidi controls.
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** A name as printed: control characters, newlines and bidi controls escaped (`\n`, `\x1b`, `\u202e`). */
+export function shown(name: string): string {
+  return name.replace(UNSAFE, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+export function createOutput(options: OutputOptions): Output {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  let bar: SingleBar | undefined;
+  const machine = options.json || Boolean(options.jsonLines);
+  let bar: { text: () => string } | undefined;
+  const clearBar = () => {
+    if (bar) stderr.write('\r\x1b[2K');
+  };
+  const drawBar = () => {
+    if (bar) stderr.write(`\r\x1b[2K${bar.text()}`);
+  };
   return {
-    json: options.json,
+    json: machine,
     line(text) {
-      if (options.json) return;
-      if (bar) bar.stop(); // a line never lands in the middle of the bar
+      if (machine || options.quiet) return;
+      clearBar();
       stdout.write(text + '\n');
-      bar = undefined;
+      drawBar();
+    },
+    notice(text) {
+      if (machine) return;
+      clearBar();
+      (options.quiet ? stderr : stdout).write(text + '\n');
+      drawBar();
     },
     document(value) {
+      if (options.jsonLines) return;
       stdout.write(JSON.stringify(value, null, 2) + '\n');
     },
+    record(value) {
+      if (options.jsonLines) stdout.write(JSON.stringify(value) + '\n');
+    },
     progress(total, label) {
-      if (!stderr.isTTY || total === 0) return { update: () => undefined, stop: () => undefined };
-      const own = new SingleBar({ format: `${label} [{bar}] {value}/{total} files`, stream: stderr, hideCursor: true, clearOnComplete: true }, Presets.shades_classic);
-      own.start(total, 0);
+      if (!stderr.isTTY || total === 0 || options.progress === false || options.quiet) return { update: () => undefined, stop: () => undefined };
+      let done = 0;
+      let all = total;
+      let last = 0;
+      const own = { text: () => `${label}: ${done}/${all} files (${all ? Math.floor((done / all) * 100) : 100}%)` };
       bar = own;
+      drawBar();
       return {
-        update: (done, newTotal) => {
-          if (newTotal !== undefined) own.setTotal(newTotal);
-          own.update(done);
+        update: (value, newTotal) => {
+          done = value;
+          if (newTotal !== undefined) all = newTotal;
+          const now = Date.now();
+          if (now - last < 80 && done < all) return; // a redraw per frame at most
+          last = now;
+          drawBar();
         },
-        stop: () => own.stop(),
+        stop: () => {
+          clearBar();
+          if (bar === own) bar = undefined;
+        },
       };
     },
   };

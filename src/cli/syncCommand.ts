@@ -1,56 +1,97 @@
 // `ksm sync <folder> <volume>`: the sync engine (src/sync/core) with the manifest kept in
-// the folder (.ksm-sync.json) so CI runs are incremental. Deletions need --delete; more
-// than --max-delete-percent of the volume needs --allow-mass-delete too.
+// the folder (.ksm-sync.json) so CI runs are incremental. One run per folder and volume at a
+// time (a lock next to the manifest). Deletions need --delete; more than
+// --max-delete-percent of the volume, or more than --max-delete files, needs
+// --allow-mass-delete too. With no manifest, same-name files the folder never recorded stop
+// the run before anything changes: --adopt or --keep-others chooses.
 import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { ConfigurationError } from '../api/errors';
 import type { DoChunking } from '../api/types';
 import { applySync, type SyncFileResult } from '../sync/core/apply';
+import { acquireSyncLock } from '../sync/core/lock';
 import { FileManifestStore } from '../sync/core/manifest';
-import { deletionShare, exceedsDeleteGuard, planCounts, planSync, type SyncPlan } from '../sync/core/plan';
+import { deletionShare, exceedsDeleteGuard, guardedDeletions, needsOwnershipChoice, planCounts, planSync, type Ownership, type SyncPlan } from '../sync/core/plan';
 import { CLI_MANIFEST_NAME, DEFAULT_EXCLUDES } from '../sync/core/scan';
-import { EXIT, type CliEnvironment } from './environment';
-import type { Output } from './output';
+import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
+import { shown, type Output } from './output';
 
 export interface SyncFlags {
   dryRun?: boolean;
   delete?: boolean;
   json?: boolean;
   exclude: string[];
+  include: string[];
   maxFileSizeMb: number;
   maxDeletePercent: number;
+  maxDelete?: number;
   allowMassDelete?: boolean;
+  adopt?: boolean;
+  keepOthers?: boolean;
+  dedupe?: boolean;
   embedding?: string;
   chunking: DoChunking;
   concurrency: number;
+  /** How long to wait for another sync of the same folder (seconds). */
+  lockWaitSeconds?: number;
 }
 
 export async function syncCommand(env: CliEnvironment, out: Output, folderArg: string, volume: string, flags: SyncFlags, signal: AbortSignal): Promise<number> {
+  checkVolumeArgument(volume);
   const folder = resolve(folderArg);
   const info = await stat(folder).catch(() => undefined);
-  if (!info?.isDirectory()) throw new ConfigurationError(`'${folderArg}' is not a folder.`);
-  const store = new FileManifestStore(resolve(folder, CLI_MANIFEST_NAME));
+  if (!info?.isDirectory()) throw new UsageError(`'${shown(folderArg)}' is not a folder.`);
+  if (flags.adopt && flags.keepOthers) throw new UsageError('Pass --adopt or --keep-others, not both.');
+  const ownership: Ownership = flags.adopt ? 'adopt' : flags.keepOthers ? 'keepOthers' : 'ask';
+  const manifestPath = resolve(folder, CLI_MANIFEST_NAME);
+  const store = new FileManifestStore(manifestPath, env.baseUrl);
+  // A dry run changes nothing, so it takes no lock; anything else holds it from plan to end.
+  const release = flags.dryRun
+    ? async () => undefined
+    : await acquireSyncLock(manifestPath, {
+        what: `${folder} → ${volume}`,
+        waitMs: (flags.lockWaitSeconds ?? 5) * 1000,
+        onWaiting: () => process.stderr.write(`ksm sync: another sync of this folder is running; waiting up to ${flags.lockWaitSeconds ?? 5} s…\n`),
+      });
+  try {
+    return await syncLocked(env, out, folder, volume, flags, ownership, store, signal);
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+async function syncLocked(env: CliEnvironment, out: Output, folder: string, volume: string, flags: SyncFlags, ownership: Ownership, store: FileManifestStore, signal: AbortSignal): Promise<number> {
   const plan = await planSync({
     folder,
     volume,
     service: env.client,
     store,
-    rules: { excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude], maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024 },
+    rules: { excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude], includeGlobs: flags.include, maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024 },
     deleteRemoved: Boolean(flags.delete),
+    ownership,
+    dedupe: flags.dedupe,
     signal,
   });
-  const guardTripped = exceedsDeleteGuard(plan, flags.maxDeletePercent / 100) && !flags.allowMassDelete;
+  const guardTripped = exceedsDeleteGuard(plan, flags.maxDeletePercent / 100, flags.maxDelete ?? Infinity) && !flags.allowMassDelete;
+  const choice = needsOwnershipChoice(plan);
 
-  if (flags.dryRun || guardTripped) {
-    if (out.json) out.document({ dryRun: Boolean(flags.dryRun), guardTripped, plan: planJson(plan) });
-    else {
-      printPlan(out, plan);
-      if (guardTripped) {
-        out.line(`Refused: this would delete ${Math.round(deletionShare(plan) * 100)}% of '${volume}' (more than ${flags.maxDeletePercent}%). Check the plan, then re-run with --allow-mass-delete.`);
-      }
+  if (flags.dryRun || guardTripped || choice) {
+    if (out.json) out.document({ dryRun: Boolean(flags.dryRun), guardTripped, needsChoice: choice, plan: planJson(plan) });
+    else printPlan(out, plan);
+    if (choice && !flags.dryRun) {
+      const names = plan.conflicts.slice(0, 3).map((c) => `'${shown(c.rel)}'`).join(', ');
+      throw new UsageError(
+        `No sync manifest (${CLI_MANIFEST_NAME}), and ${plan.conflicts.length} file(s) of the folder (${names}${plan.conflicts.length > 3 ? ', …' : ''}) already have a same-name file in '${shown(volume)}' that this folder never recorded; nothing was changed. ` +
+          'Re-run with --adopt to treat them as this folder\'s older copies (uploaded again, then the old ones deleted), or --keep-others to upload alongside and leave them.',
+      );
     }
-    if (guardTripped) process.stderr.write(`ksm sync: the delete guard refused to delete ${plan.deletes.length} of ${plan.remoteCount} files; nothing was changed.\n`);
-    return guardTripped ? EXIT.guard : EXIT.ok;
+    if (guardTripped) {
+      const limit = flags.maxDelete !== undefined && guardedDeletions(plan) > flags.maxDelete ? `more than --max-delete ${flags.maxDelete}` : `more than ${flags.maxDeletePercent}%`;
+      out.line(`Refused: this would delete ${guardedDeletions(plan)} of the ${plan.remoteCount} files in '${shown(volume)}' (${Math.round(deletionShare(plan) * 100)}%, ${limit}). Check the plan, then re-run with --allow-mass-delete.`);
+      process.stderr.write(`ksm sync: the delete guard refused to delete ${guardedDeletions(plan)} of ${plan.remoteCount} files; nothing was changed.\n`);
+      return EXIT.guard;
+    }
+    return EXIT.ok;
   }
 
   const embedding = flags.embedding?.trim() || env.embedding;
@@ -58,21 +99,36 @@ export async function syncCommand(env: CliEnvironment, out: Output, folderArg: s
     throw new ConfigurationError('No embedding model: pass --embedding <model> or set KSM_EMBEDDING_MODEL.');
   }
   if (!out.json) printPlan(out, plan, true);
-  const bar = out.progress(plan.uploads.length + plan.deletes.length, `Syncing ${volume}`);
-  const summary = await applySync(plan, {
-    service: env.client,
-    store,
-    embedding,
-    doChunking: flags.chunking,
-    concurrency: flags.concurrency,
-    signal,
-    onProgress: (p) => bar.update(p.done, p.total),
-    onResult: (r) => out.line(resultLine(r)),
-  });
-  bar.stop();
+  const bar = out.progress(plan.uploads.length + plan.deletes.length, `Syncing ${shown(volume)}`);
+  let summary;
+  try {
+    summary = await applySync(plan, {
+      service: env.client,
+      store,
+      embedding,
+      doChunking: flags.chunking,
+      concurrency: flags.concurrency,
+      signal,
+      onProgress: (p) => bar.update(p.done, p.total),
+      onResult: (r) => {
+        out.record({ path: r.rel, ...r });
+        if (r.action === 'failed') out.notice(resultLine(r));
+        else out.line(resultLine(r));
+      },
+    });
+  } finally {
+    bar.stop();
+  }
   const counts = { uploaded: summary.uploaded, replaced: summary.replaced, deleted: summary.deleted, failed: summary.failed, cancelled: summary.cancelled, unchanged: plan.unchanged };
-  if (out.json) out.document({ dryRun: false, plan: planJson(plan), results: summary.results, summary: counts });
-  else out.line(`${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.cancelled ? `, ${counts.cancelled} cancelled` : ''} — ${volume}`);
+  if (out.json) out.document({ dryRun: false, plan: planJson(plan), results: summary.results, summary: counts, stopped: summary.stopped ? { kind: summary.stopped.stopKind, message: summary.stopped.message } : undefined });
+  out.record({ summary: counts });
+  out.notice(
+    `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
+  );
+  if (summary.stopped) {
+    process.stderr.write(`ksm sync: stopped: ${summary.stopped.message}\n`);
+    return summary.stopped.stopKind === 'config' ? EXIT.config : EXIT.service;
+  }
   if (summary.wasCancelled) return EXIT.cancelled;
   return summary.failed ? EXIT.partial : EXIT.ok;
 }
@@ -80,15 +136,21 @@ export async function syncCommand(env: CliEnvironment, out: Output, folderArg: s
 function printPlan(out: Output, plan: SyncPlan, brief = false): void {
   const c = planCounts(plan);
   if (plan.manifest.state !== 'ok') {
-    out.line(`No usable manifest (${plan.manifest.state === 'missing' ? `${CLI_MANIFEST_NAME} not found` : plan.manifest.reason}): comparing by name and size; nothing will be deleted this run.`);
+    out.notice(`No usable manifest (${plan.manifest.state === 'missing' ? `${CLI_MANIFEST_NAME} not found` : shown(plan.manifest.reason ?? '')}): nothing will be deleted for removed files this run.`);
   }
-  out.line(`Plan for ${plan.folder} → ${plan.volume}: ${c.upload} to upload, ${c.replace} to replace, ${c.delete} to delete, ${c.unchanged} unchanged`);
+  for (const claim of plan.ignoredClaims) out.notice(`  ignored manifest claim: ${shown(claim)}`);
+  out.line(`Plan for ${shown(plan.folder)} → ${shown(plan.volume)}: ${c.upload} to upload, ${c.replace} to replace, ${c.delete} to delete, ${c.unchanged} unchanged`);
   if (brief) return;
-  for (const u of plan.uploads) out.line(`  ${u.replaces ? 'replace' : 'upload '} ${u.rel}${u.renamedFrom ? ` (renamed from ${u.renamedFrom})` : ''}`);
-  for (const d of plan.deletes) out.line(`  delete  ${d.rel ?? d.remoteName}${d.reason === 'replaced' ? ' (older copy of a replaced file)' : ''}`);
-  for (const rel of plan.keptRemote) out.line(`  keep    ${rel} (removed locally; pass --delete to delete it from the volume)`);
-  for (const f of plan.untracked) out.line(`  remote  ${f.filename} (not from this folder; left alone)`);
-  for (const s of plan.skipped) out.line(`  skip    ${s.path}: ${s.reason}`);
+  for (const u of plan.uploads) out.line(`  ${u.replaces ? 'replace' : 'upload '} ${shown(u.rel)}${u.renamedFrom ? ` (renamed from ${shown(u.renamedFrom)})` : ''}`);
+  for (const d of plan.deletes) {
+    const why = d.reason === 'replaced' ? ' (older copy of a replaced file)' : d.reason === 'duplicate' ? ' (extra copy)' : '';
+    out.line(`  delete  ${shown(d.remoteName)} (${d.uuid})${why}`);
+  }
+  for (const c of plan.conflicts) out.line(`  same name ${shown(c.rel)}: ${c.remote.length} file(s) in the volume this folder never recorded (${plan.ownership === 'adopt' ? 'adopted: replaced' : plan.ownership === 'keepOthers' ? 'kept: uploaded alongside' : 'needs --adopt or --keep-others'})`);
+  for (const d of plan.duplicates) out.line(`  duplicate ${shown(d.file.filename)} (${d.file.uuid}) beside this folder's copy${d.sameSize ? ' (--dedupe deletes it)' : ''}`);
+  for (const rel of plan.keptRemote) out.line(`  keep    ${shown(rel)} (removed locally; pass --delete to delete it from the volume)`);
+  for (const f of plan.untracked) out.line(`  remote  ${shown(f.filename)} (not from this folder; left alone)`);
+  for (const s of plan.skipped) out.line(`  skip    ${shown(s.path)}: ${s.reason}`);
 }
 
 function planJson(plan: SyncPlan) {
@@ -97,9 +159,12 @@ function planJson(plan: SyncPlan) {
     volume: plan.volume,
     manifest: plan.manifest,
     counts: planCounts(plan),
-    uploads: plan.uploads.map((u) => ({ path: u.rel, remoteName: u.remoteName, size: u.size, sha256: u.sha256, replaces: u.replaces?.uuid, renamedFrom: u.renamedFrom })),
+    uploads: plan.uploads.map((u) => ({ path: u.rel, remoteName: u.remoteName, size: u.size, sha256: u.sha256, replaces: u.replaces?.map((r) => r.uuid), renamedFrom: u.renamedFrom })),
     deletes: plan.deletes.map((d) => ({ path: d.rel, remoteName: d.remoteName, uuid: d.uuid, reason: d.reason })),
     adopted: plan.adopted,
+    conflicts: plan.conflicts.map((c) => ({ path: c.rel, remote: c.remote.map((f) => f.uuid) })),
+    duplicates: plan.duplicates.map((d) => ({ path: d.rel, uuid: d.file.uuid, sameSize: d.sameSize })),
+    ignoredClaims: plan.ignoredClaims,
     keptRemote: plan.keptRemote,
     untracked: plan.untracked.map((f) => ({ filename: f.filename, uuid: f.uuid, size: f.filesize })),
     skipped: plan.skipped,
@@ -108,5 +173,5 @@ function planJson(plan: SyncPlan) {
 }
 
 function resultLine(r: SyncFileResult): string {
-  return 'reason' in r ? `${r.action} ${r.rel}: ${r.reason}` : `${r.action} ${r.rel}`;
+  return 'reason' in r ? `${r.action} ${shown(r.rel)}: ${r.reason}` : `${r.action} ${shown(r.rel)}`;
 }

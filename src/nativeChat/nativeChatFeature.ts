@@ -8,6 +8,7 @@ import { KSM_VENDOR } from './core/modelCatalog';
 import { AnswerCitations, RecentUploads, type CitedSource } from './core/participant';
 import { registerNativeChatCommands } from './vscode/commands';
 import { KsmModelProvider } from './vscode/modelProvider';
+import { refreshInstalledLauncher, registerMcpServerProvider } from './vscode/mcpServerProvider';
 import { registerParticipant } from './vscode/participantAdapter';
 import { providerApiOf } from './vscode/providerApi';
 import { registerVolumeTools } from './vscode/volumeToolsAdapter';
@@ -23,12 +24,14 @@ interface NativeChatStatus {
   modelProvider: boolean;
   tools: boolean;
   participant: boolean;
+  /** The bundled `ksm mcp` is in VS Code's MCP server list (1.101+). */
+  mcpServer: boolean;
 }
 
 export function registerNativeChatFeature(services: ExtensionServices, deps: NativeChatDeps): void {
   const { context, log } = services;
   const recent = new RecentUploads();
-  const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false };
+  const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false, mcpServer: false };
 
   const citations = new AnswerCitations();
   registerNativeChatCommands(services, deps.revealFile, (answerId, marker) => {
@@ -55,5 +58,9 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
     context.subscriptions.push(registerParticipant(services, recent, citations));
     status.participant = true;
   }
+  // Every agent, VS Code's own included, reaches the volumes through the bundled MCP server.
+  status.mcpServer = registerMcpServerProvider(services);
+  setTimeout(() => refreshInstalledLauncher(context, log), 0);
+  log.info(`[vscode-chat] MCP server: ${status.mcpServer ? 'registered' : 'not available (VS Code < 1.101)'}.`);
   log.info(`[vscode-chat] model provider: ${status.modelProvider ? 'registered' : 'not available (VS Code < 1.104)'}, tools: ${status.tools ? 'registered' : 'not available'}, @ksm participant: ${status.participant ? 'registered' : 'not available'}.`);
 }

@@ -1,7 +1,8 @@
 import type { ChatParameters, WebviewToHost } from '../chat/protocol';
 import { button, el } from './dom';
-import { parametersToForm, parseParameters, type ParameterForm } from './parameterRules';
-import { TEMPERATURE, TOKEN_COUNT, TOP_P } from '../api/chatParameterLimits';
+import { activeParameters, parametersToForm, parseParameters, type ParameterForm } from './parameterRules';
+import { CHAT_PARAMETER_NAMES, parameterRule, type ChatParameterName, type ParameterRule } from '../api/chatParameterLimits';
+
 
 type Post = (message: WebviewToHost) => void;
 type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
@@ -19,44 +20,32 @@ export class ParametersPopover {
   // Hidden, yet aria-describedby still reads it: screen readers hear what the dot shows.
   private readonly activeDescription = el('span', { id: 'parameters-active', hidden: true });
   readonly panel = el('form', { id: 'parameters-panel', class: 'popover', role: 'dialog', 'aria-label': 'Chat parameters', hidden: true, novalidate: true });
-  private readonly fields: Record<keyof ParameterForm, Field>;
-  private readonly errors = new Map<keyof ParameterForm, HTMLElement>();
+  private readonly fields: Record<ChatParameterName, Field>;
+  private readonly errors = new Map<ChatParameterName, HTMLElement>();
   private readonly reasoningGroup = el('fieldset', { class: 'reasoning-group' }, el('legend', {}, 'Reasoning'));
+  /** Stop sequences, seed, penalties: folded away until opened (or until one is set). */
+  private readonly advancedGroup = el('details', { class: 'advanced-group' }, el('summary', {}, 'Advanced'));
   private reasoningModel = false;
 
   constructor(private readonly post: Post) {
     this.toggle.append(this.badge, this.activeDescription);
-    this.fields = {
-      temperature: el('input', { type: 'number', min: TEMPERATURE.min, max: TEMPERATURE.max, step: 0.1, placeholder: 'default 0.3' }),
-      topP: el('input', { type: 'number', min: TOP_P.above, max: TOP_P.max, step: 0.05, placeholder: 'default 0.75' }),
-      maxTokens: el('input', { type: 'number', min: TOKEN_COUNT.min, max: TOKEN_COUNT.max, step: 1, placeholder: 'no limit' }),
-      systemPrompt: el('textarea', { rows: 3, placeholder: 'none' }),
-      responseFormat: select([['text', 'Text'], ['json_object', 'JSON object']]),
-      reasoningEffort: select([['', 'Not set (use budget)'], ['low', 'Low'], ['medium', 'Medium'], ['high', 'High']]),
-      reasoningBudget: el('input', { type: 'number', min: TOKEN_COUNT.min, max: TOKEN_COUNT.max, step: 1, placeholder: 'maximum' }),
-    };
-    const labels: Record<keyof ParameterForm, string> = {
-      temperature: `Temperature (${TEMPERATURE.min}–${TEMPERATURE.max})`,
-      topP: `Top P (${TOP_P.above}–${TOP_P.max})`,
-      maxTokens: 'Max tokens',
-      systemPrompt: 'System prompt',
-      responseFormat: 'Response format',
-      reasoningEffort: 'Reasoning effort',
-      reasoningBudget: 'Reasoning budget (tokens)',
-    };
-    for (const name of Object.keys(this.fields) as (keyof ParameterForm)[]) {
-      const field = this.fields[name];
+    // Every field comes from the one parameter table: a new parameter appears here by itself.
+    this.fields = {} as Record<ChatParameterName, Field>;
+    for (const name of CHAT_PARAMETER_NAMES) {
+      const rule = parameterRule(name);
+      const field = fieldFor(rule);
+      this.fields[name] = field;
       field.id = `parameter-${name}`;
       field.name = name;
       const error = el('span', { class: 'field-error', id: `parameter-${name}-error`, role: 'alert', hidden: true });
       field.setAttribute('aria-describedby', error.id);
       this.errors.set(name, error);
-      const row = el('div', { class: 'field' }, el('label', { for: field.id }, labels[name]), field, error);
-      (name.startsWith('reasoning') ? this.reasoningGroup : this.panel).append(row);
+      const row = el('div', { class: 'field' }, el('label', { for: field.id }, rule.formLabel ?? rule.label), field, error);
+      (rule.section === 'reasoning' ? this.reasoningGroup : rule.section === 'advanced' ? this.advancedGroup : this.panel).append(row);
     }
     const apply = el('button', { type: 'submit', class: 'primary-button' }, 'Apply');
     const cancel = button('Cancel', 'Cancel', 'secondary-button');
-    this.panel.append(this.reasoningGroup, el('div', { class: 'popover-actions' }, apply, cancel));
+    this.panel.append(this.reasoningGroup, this.advancedGroup, el('div', { class: 'popover-actions' }, apply, cancel));
 
     this.toggle.addEventListener('click', () => (this.panel.hidden ? this.open() : this.close()));
     cancel.addEventListener('click', () => this.close());
@@ -82,12 +71,13 @@ export class ParametersPopover {
     this.reasoningModel = reasoningModel;
     this.reasoningGroup.hidden = !reasoningModel;
     const form = parametersToForm(parameters);
-    for (const name of Object.keys(this.fields) as (keyof ParameterForm)[]) this.fields[name].value = form[name];
+    (this.advancedGroup as HTMLDetailsElement).open = CHAT_PARAMETER_NAMES.some((name) => parameterRule(name).section === 'advanced' && parameters[name] !== undefined);
+    for (const name of Object.keys(this.fields) as (ChatParameterName)[]) this.fields[name].value = form[name];
     this.showErrors({});
   }
 
   /** Opens the popover with `focus` (default: the first field) focused. */
-  open(focus: keyof ParameterForm = 'temperature'): void {
+  open(focus: ChatParameterName = 'temperature'): void {
     this.panel.hidden = false;
     this.toggle.setAttribute('aria-expanded', 'true');
     this.fields[focus].focus();
@@ -121,7 +111,7 @@ export class ParametersPopover {
     this.close();
   }
 
-  private showErrors(errors: Partial<Record<keyof ParameterForm, string>>): void {
+  private showErrors(errors: Partial<Record<ChatParameterName, string>>): void {
     let first: Field | undefined;
     for (const [name, element] of this.errors) {
       const message = errors[name];
@@ -129,22 +119,22 @@ export class ParametersPopover {
       element.hidden = !message;
       this.fields[name].setAttribute('aria-invalid', String(Boolean(message)));
       if (message && !first) first = this.fields[name];
+      if (message && parameterRule(name).section === 'advanced') (this.advancedGroup as HTMLDetailsElement).open = true;
     }
     first?.focus();
   }
 }
 
-/** The parameters that differ from the defaults, as "Name value"; reasoning only where it is sent (reasoning models). */
-export function activeParameters(parameters: ChatParameters, reasoningModel: boolean): string[] {
-  const active: string[] = [];
-  if (parameters.temperature !== undefined) active.push(`Temperature ${parameters.temperature}`);
-  if (parameters.topP !== undefined) active.push(`Top P ${parameters.topP}`);
-  if (parameters.maxTokens !== undefined) active.push(`Max tokens ${parameters.maxTokens}`);
-  if (parameters.systemPrompt?.trim()) active.push('System prompt');
-  if (parameters.responseFormat === 'json_object') active.push('JSON response');
-  if (reasoningModel && parameters.reasoningEffort) active.push(`Reasoning effort ${parameters.reasoningEffort}`);
-  if (reasoningModel && parameters.reasoningBudget !== undefined) active.push(`Reasoning budget ${parameters.reasoningBudget}`);
-  return active;
+/** The input a parameter's kind needs, with its bounds from the table. */
+function fieldFor(rule: ParameterRule<unknown>): Field {
+  switch (rule.input) {
+    case 'number':
+      return el('input', { type: 'number', min: rule.range?.min, max: rule.range?.max, step: rule.range?.step ?? "any", placeholder: rule.placeholder ?? '' });
+    case 'choice':
+      return select((rule.choices ?? []).map(([value, label]) => [value, label]));
+    default:
+      return el('textarea', { rows: rule.input === 'lines' ? 2 : 3, placeholder: rule.placeholder ?? '' });
+  }
 }
 
 function select(options: [string, string][]): HTMLSelectElement {

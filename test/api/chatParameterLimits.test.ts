@@ -6,47 +6,17 @@
 // builder silently sent only the effort.
 import { strict as assert } from 'node:assert';
 import { InvalidRequestError } from '../../src/api/errors';
-import { EFFORT_AND_BUDGET_PROBLEM, temperatureProblem, TOKEN_COUNT, tokenCountProblem, topPProblem } from '../../src/api/chatParameterLimits';
+import { EFFORT_AND_BUDGET_PROBLEM, temperatureProblem, TOKEN_COUNT, tokenCountProblem, topPProblem, wireFields } from '../../src/api/chatParameterLimits';
+import { AnswerFailedError, samplingOptions } from '../../src/nativeChat/core/modelResponse';
 import type { ChatCompletionRequest } from '../../src/api/types';
+import { CASES } from './chatParameterCases';
 import { validateChatRequest } from '../../src/api/validate';
 import { parseWebviewMessage } from '../../src/chat/panel/messageValidation';
 import type { ChatParameters } from '../../src/chat/protocol';
 import { parametersToForm, parseParameters as parseForm } from '../../src/webview/parameterRules';
 
-type Case = [name: string, parameters: Record<string, unknown>, allowed: boolean];
-
-const CASES: Case[] = [
-  ['nothing set (service defaults)', {}, true],
-  ['temperature 0', { temperature: 0 }, true],
-  ['temperature 2', { temperature: 2 }, true],
-  ['temperature -0.1', { temperature: -0.1 }, false],
-  ['temperature 2.01', { temperature: 2.01 }, false],
-  ['temperature NaN', { temperature: Number.NaN }, false],
-  ['temperature Infinity', { temperature: Number.POSITIVE_INFINITY }, false],
-  ['top P 0 (exclusive)', { topP: 0 }, false],
-  ['top P 0.0001', { topP: 0.0001 }, true],
-  ['top P 1', { topP: 1 }, true],
-  ['top P 1.0001', { topP: 1.0001 }, false],
-  ['max tokens 1', { maxTokens: 1 }, true],
-  ['max tokens 0', { maxTokens: 0 }, false],
-  ['max tokens -3', { maxTokens: -3 }, false],
-  ['max tokens 1.5', { maxTokens: 1.5 }, false],
-  ['max tokens at the bound', { maxTokens: TOKEN_COUNT.max }, true],
-  ['max tokens above the bound', { maxTokens: TOKEN_COUNT.max + 1 }, false],
-  ['response format text', { responseFormat: 'text' }, true],
-  ['response format JSON object', { responseFormat: 'json_object' }, true],
-  ['response format xml', { responseFormat: 'xml' }, false],
-  ['effort low', { reasoningEffort: 'low' }, true],
-  ['effort medium', { reasoningEffort: 'medium' }, true],
-  ['effort high', { reasoningEffort: 'high' }, true],
-  ['effort max', { reasoningEffort: 'max' }, false],
-  ['budget 1', { reasoningBudget: 1 }, true],
-  ['budget 0', { reasoningBudget: 0 }, false],
-  ['budget 2.5', { reasoningBudget: 2.5 }, false],
-  ['budget above the bound', { reasoningBudget: TOKEN_COUNT.max + 1 }, false],
-  ['effort and budget together', { reasoningEffort: 'high', reasoningBudget: 2000 }, false],
-  ['a typical set', { temperature: 0.7, topP: 0.9, maxTokens: 512, responseFormat: 'json_object', reasoningBudget: 4096 }, true],
-];
+/** VS Code's Chat: the option names a caller gives a KSM model (modelOptions), for the parameters it takes. */
+const VSCODE_OPTION: Record<string, string> = { temperature: 'temperature', topP: 'top_p', maxTokens: 'max_tokens', stop: 'stop', seed: 'seed', frequencyPenalty: 'frequency_penalty', repetitionPenalty: 'repetition_penalty' };
 
 /** The form, as the user would type the values (the popover shows reasoning fields for a reasoning model). */
 function formAllows(parameters: Record<string, unknown>): boolean {
@@ -65,11 +35,10 @@ function hostAllows(parameters: Record<string, unknown>): boolean {
 /** The client, as the wire request would carry them if nothing on the way dropped a value. */
 function clientAllows(parameters: Record<string, unknown>): boolean {
   const p = parameters as Record<string, never>;
-  const request: Record<string, unknown> = { model: 'emu-reasoner', messages: [{ role: 'user', content: 'hi' }] };
-  if (p.temperature !== undefined) request.temperature = p.temperature;
-  if (p.topP !== undefined) request.top_p = p.topP;
-  if (p.maxTokens !== undefined) request.max_completion_tokens = p.maxTokens;
+  // The fields the table maps as they are (what the request builder sends), plus the two it shapes.
+  const request: Record<string, unknown> = { model: 'emu-reasoner', messages: [{ role: 'user', content: 'hi' }], ...wireFields(parameters) };
   if (p.responseFormat !== undefined) request.response_format = { type: p.responseFormat };
+  if (p.outputFormat !== undefined) request.output_parser = p.outputFormat === 'responses' ? 'responses' : p.outputFormat === 'chat' ? null : p.outputFormat;
   if (p.reasoningEffort !== undefined || p.reasoningBudget !== undefined) {
     request.reasoning = { effort: p.reasoningEffort ?? null, ...(p.reasoningBudget !== undefined ? { budget_tokens: p.reasoningBudget } : {}) };
   }
@@ -82,15 +51,35 @@ function clientAllows(parameters: Record<string, unknown>): boolean {
   }
 }
 
-describe('chat parameter limits: one source, three checks that agree', () => {
+/** VS Code's Chat, as a caller's modelOptions; undefined when the set has a parameter VS Code's Chat does not take. */
+function vscodeChatAllows(parameters: Record<string, unknown>): boolean | undefined {
+  if (Object.keys(parameters).some((name) => !VSCODE_OPTION[name])) return undefined;
+  const options = Object.fromEntries(Object.entries(parameters).map(([name, value]) => [VSCODE_OPTION[name], value]));
+  try {
+    assert.deepEqual(samplingOptions(options), wireFields(parameters), 'VS Code\'s Chat sends what it accepts');
+    return true;
+  } catch (error) {
+    if (error instanceof assert.AssertionError) throw error;
+    assert.ok(error instanceof AnswerFailedError && /^The model option is not valid: /.test(error.message), String(error));
+    return false;
+  }
+}
+
+describe('chat parameter limits: one source, the same checks in every layer', () => {
   for (const [name, parameters, allowed] of CASES) {
-    it(`${allowed ? 'accepts' : 'refuses'} ${name} in the form, the host and the client alike`, () => {
+    it(`${allowed ? 'accepts' : 'refuses'} ${name} in the form, the host, the client and VS Code's Chat alike`, () => {
+      const vscodeChat = vscodeChatAllows(parameters);
       assert.deepEqual(
-        { form: formAllows(parameters), host: hostAllows(parameters), client: clientAllows(parameters) },
-        { form: allowed, host: allowed, client: allowed },
+        { form: formAllows(parameters), host: hostAllows(parameters), client: clientAllows(parameters), ...(vscodeChat === undefined ? {} : { vscodeChat }) },
+        { form: allowed, host: allowed, client: allowed, ...(vscodeChat === undefined ? {} : { vscodeChat: allowed }) },
       );
     });
   }
+
+  it('refuses an empty stop sequence in the host, the client and VS Code\'s Chat (the form has no way to type one: empty lines are not sequences)', () => {
+    assert.deepEqual([hostAllows({ stop: [''] }), clientAllows({ stop: [''] }), vscodeChatAllows({ stop: [''] })], [false, false, false]);
+    assert.deepEqual(parseForm(parametersToForm({ stop: ['a', ''] }), false), { ok: true, parameters: { responseFormat: 'text', stop: ['a'] } });
+  });
 
   it('says the same thing in the form and in the client, each naming the field its way', () => {
     const form = (parameters: ChatParameters) => {

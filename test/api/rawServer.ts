@@ -42,3 +42,23 @@ export function sseHead(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   res.flushHeaders();
 }
+
+/**
+ * A pass-through in front of `target` (the emulator) that records every request: for tests
+ * that must see what went on the wire while the real service answers.
+ */
+export function startRecordingProxy(target: () => string): Promise<RawServer> {
+  return startRawServer(async (req, res, body) => {
+    const headers: Record<string, string> = { 'content-type': String(req.headers['content-type'] ?? 'application/json') };
+    if (req.headers.authorization) headers.authorization = String(req.headers.authorization);
+    const answer = await fetch(`${target()}${req.url}`, { method: req.method, headers, ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }) });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+    res.on('close', () => void answer.body?.cancel().catch(() => undefined));
+    try {
+      for await (const piece of answer.body ?? []) if (!res.destroyed) res.write(piece);
+    } catch {
+      // The client went away (Stop): nothing more to pass on.
+    }
+    res.end();
+  });
+}

@@ -49,7 +49,7 @@ describe('architecture: lint enforces the layers', function () {
   });
 
   it('refuses vscode in every vscode-free layer, including folders other helpers are adding', async () => {
-    for (const file of ['src/volumes/core/probe.ts', 'src/chat/core/probe.ts', 'src/chat/panel/probe.ts', 'src/common/core/probe.ts', 'src/api/probe.ts', 'src/cli/probe.ts', 'src/sync/core/probe.ts', 'src/nativeChat/core/probe.ts', 'src/connection/core/probe.ts', 'src/webview/probe.ts', 'src/chat/protocol.ts']) {
+    for (const file of ['src/volumes/core/probe.ts', 'src/chat/core/probe.ts', 'src/chat/panel/probe.ts', 'src/common/core/probe.ts', 'src/api/probe.ts', 'src/cli/probe.ts', 'src/mcp/probe.ts', 'src/sync/core/probe.ts', 'src/nativeChat/core/probe.ts', 'src/connection/core/probe.ts', 'src/webview/probe.ts', 'src/chat/protocol.ts']) {
       await assertReported(file, useVscode, 'no-restricted-imports');
     }
     await assertClean('src/volumes/vscode/probe.ts', useVscode);
@@ -75,11 +75,18 @@ describe('architecture: lint enforces the layers', function () {
     await assertClean('src/cli/probe.ts', use('../upload/core/uploadRun'));
   });
 
-  it('keeps the MCP server on api + cores, like the CLI', async () => {
-    await assertReported('src/mcp/probe.ts', useVscode, 'no-restricted-imports');
+  it('keeps the MCP server a thin front end: api, common/core and cores; never adapters, features\' surfaces or the CLI', async () => {
+    await assertClean('src/mcp/probe.ts', use('../volumes/core/retrieval'));
+    await assertClean('src/mcp/probe.ts', use('../common/core/volumeTargets'));
     await assertReported('src/mcp/probe.ts', use('../volumes/volumesFeature'), 'import/no-restricted-paths');
     await assertReported('src/mcp/probe.ts', use('../common/vscode/log'), 'import/no-restricted-paths');
+    await assertReported('src/mcp/probe.ts', use('../cli/environment'), 'import/no-restricted-paths');
+    await assertReported('src/mcp/probe.ts', use('../nativeChat/vscode/volumeToolsAdapter'), 'import/no-restricted-paths');
     await assertClean('src/mcp/probe.ts', use('../nativeChat/core/volumeTools'));
+    await assertReported('src/mcp/probe.ts', useVscode, 'no-restricted-imports');
+    // The retrieval engine is the volumes feature's public core: other features' cores use it, not its other files.
+    await assertClean('src/nativeChat/core/probe.ts', use('../../volumes/core/retrieval'));
+    await assertReported('src/nativeChat/core/probe.ts', use('../../volumes/core/volumeListing'), 'import/no-restricted-paths');
   });
 
   it('covers every top-level folder of src/ with a zone, and refuses to lint while one is not', async () => {
@@ -134,5 +141,18 @@ describe('architecture: lint enforces the layers', function () {
     await assertReported('src/api/chatParameterLimits.ts', "export * from './errors';\n", 'no-restricted-syntax');
     await assertReported('src/api/chatParameterLimits.ts', use('node:path'), 'no-restricted-imports');
     await assertReported('src/chat/protocol.ts', use('picomatch'), 'no-restricted-syntax');
+  });
+
+  it('lets the protocol derive its types from the engine\'s type-only declaration, and import nothing else', async () => {
+    const useType = (spec: string) => `import type { Turn } from '${spec}';\nexport type Probe = Turn;\n`;
+    await assertClean('src/chat/protocol.ts', useType('./core/conversationTypes'));
+    // A value import would put host code in the webview bundle.
+    await assertReported('src/chat/protocol.ts', use('./core/conversationTypes'), 'no-restricted-syntax');
+    await assertReported('src/chat/protocol.ts', useType('./core/conversationModel'), 'import/no-restricted-paths');
+    await assertReported('src/chat/protocol.ts', "export * from './core/conversationTypes';\n", 'no-restricted-syntax');
+    await assertClean('src/chat/core/conversationTypes.ts', "import type { ReasoningEffort } from '../../api/chatParameterLimits';\nexport type Probe = ReasoningEffort;\n");
+    await assertReported('src/chat/core/conversationTypes.ts', useType('./conversationModel'), 'import/no-restricted-paths');
+    await assertReported('src/chat/core/conversationTypes.ts', "import type { Usage } from '../../api/types';\nexport type Probe = Usage;\n", 'import/no-restricted-paths');
+    await assertReported('src/chat/core/conversationTypes.ts', use('node:crypto'), 'no-restricted-imports');
   });
 });

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../src/chat/core/atomicWrite';
+import { writeFileAtomic } from '../../src/common/core/atomicWrite';
 
 describe('chat: atomic file writes', () => {
   let dir: string;

@@ -23,6 +23,7 @@ interface Options {
   model?: string;
   askAgent?: boolean;
   network?: NetworkSettings;
+  outputFormat?: 'chat' | 'responses';
 }
 
 describe('connection check against the emulator and a broken network', () => {
@@ -52,6 +53,7 @@ describe('connection check against the emulator and a broken network', () => {
         model: options.model ?? 'emu-chat',
         agentId: 'rag-agent',
         agentModel: options.model ?? 'emu-chat',
+        ...(options.outputFormat ? { outputFormat: options.outputFormat } : {}),
         network: { proxy: network.proxyUrl, strictSSL: network.strictSSL !== false, caBundle: network.caBundlePath },
         askAgent: options.askAgent ?? false,
       },
@@ -73,10 +75,10 @@ describe('connection check against the emulator and a broken network', () => {
   it('passes every read-only step against a healthy service, with timings, and writes nothing', async () => {
     requests.length = 0;
     const { report, markdown } = await check({ volumes: ['team-docs'] });
-    assert.deepEqual(status(report), { address: 'passed', reach: 'passed', key: 'passed', 'personal-volume': 'passed', volumes: 'passed', model: 'passed', agent: 'skipped' });
+    assert.deepEqual(status(report), { address: 'passed', reach: 'passed', key: 'passed', 'personal-volume': 'passed', volumes: 'passed', model: 'passed', 'output-format': 'passed', agent: 'skipped' });
     assert.ok(step(report, 'model').ms !== undefined && /First chunk after \d+ ms/.test(step(report, 'model').detail));
     assert.match(step(report, 'volumes').detail, /team-docs: does not exist yet/);
-    assert.match(markdown, /^# KSM Connection Check\n\n\*\*Connected\.\*\* All 6 steps passed\./);
+    assert.match(markdown, /^# KSM Connection Check\n\n\*\*Connected\.\*\* All 7 steps passed\./);
     assert.match(markdown, /chat stream: `\{id: "cha…"/, 'the shapes seen are listed, values cut short');
     assert.match(markdown, /None: the answers had the shapes of the client's own decisions/);
     assert.ok(!markdown.includes(h.emulator.apiKey));
@@ -86,6 +88,33 @@ describe('connection check against the emulator and a broken network', () => {
     for (const call of calls) assert.ok(['GET /', 'GET /ksm/rag/v5/files', 'POST /v3/chat/completions'].includes(call), `only reads: ${call}`);
     assert.equal((await h.client().listFiles({ volume: `{${h.emulator.userId}}` })).total, 0, 'nothing was uploaded');
     assert.deepEqual(await threadIds(), [], 'no agent thread was started');
+  });
+
+  it('says whether the service honours output_parser "responses" (one small plain request), and which format works', async () => {
+    requests.length = 0;
+    const { report } = await check({ outputFormat: 'responses' });
+    assert.equal(step(report, 'output-format').status, 'passed');
+    assert.match(step(report, 'output-format').detail, /answered in the Responses format: both formats work/);
+    assert.deepEqual(report.steps.map((s) => s.id), ['address', 'reach', 'key', 'personal-volume', 'volumes', 'model', 'output-format', 'agent']);
+    // A service that ignores output_parser answers a chat completion: only the chat format works.
+    raw = await startRawServer((req, res) => {
+      if (req.url === '/') return void res.end('ok');
+      if (req.url?.startsWith('/ksm/rag/v5/files')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ total: 0, files: [] }));
+      const body = JSON.parse(raw!.requests.at(-1)!.body) as { stream?: boolean };
+      if (body.stream) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return void res.end(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'ok' } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+    });
+    const ignoring = await check({ baseUrl: raw.url, outputFormat: 'responses' });
+    const formatStep = step(ignoring.report, 'output-format');
+    assert.equal(formatStep.status, 'warning');
+    assert.match(formatStep.detail, /ignored output_parser and answered in the chat format/);
+    assert.match(formatStep.fix ?? '', /ksm\.chat\.outputFormat.*'chat'/);
+    assert.equal(JSON.parse(raw.requests.filter((r) => r.url === '/v3/chat/completions').at(-1)!.body).output_parser, 'responses');
+    const chatSetting = await check({ baseUrl: raw.url, outputFormat: 'chat' });
+    assert.equal(step(chatSetting.report, 'output-format').status, 'passed', 'the chat format the setting asks for works');
   });
 
   it('asks the agent only when agreed, and reports the event shapes and the tolerant paths it used', async () => {
@@ -109,7 +138,7 @@ describe('connection check against the emulator and a broken network', () => {
     assert.equal(failure.id, 'reach');
     assert.equal(failure.problem, 'refused');
     assert.match(failure.fix!, /Nothing accepts connections at 127\.0\.0\.1:1\. Check the host and port in 'ksm\.baseUrl'/);
-    assert.deepEqual(report.steps.slice(2).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(report.steps.slice(2).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
     assert.match(markdown, /\*\*Failed\.\*\* First failing step: Reach the service \(network, proxy, TLS\)\. .*ECONNREFUSED/);
   });
 
@@ -172,7 +201,7 @@ describe('connection check against the emulator and a broken network', () => {
     assert.equal(failure.id, 'api');
     assert.equal(failure.title, 'The address answers as the KSM API');
     assert.equal(failure.problem, 'not-the-api');
-    assert.deepEqual(wrongPath.report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(wrongPath.report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
     assert.match(verdict(wrongPath.report), /^First failing step: The address answers as the KSM API\. /);
     assert.deepEqual(fixActions(wrongPath.report), [{ title: 'Open Settings', command: 'ksm.openSettings', argument: 'ksm.baseUrl' }]);
     assert.match(failure.fix!, /answers, but not as the KSM API.*'ksm\.baseUrl' \(now '.*\/api\/v1'\)/);
@@ -188,7 +217,7 @@ describe('connection check against the emulator and a broken network', () => {
     assert.equal(firstFailure(report)!.id, 'key');
     assert.equal(firstFailure(report)!.problem, 'key');
     assert.match(firstFailure(report)!.fix!, /KSM: Set API Key/);
-    assert.deepEqual(report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
     assert.deepEqual(fixActions(report), [{ title: 'Set API Key', command: 'ksm.setApiKey' }], 'the notification offers the fix, not only Copy Report');
     const none = await check({ apiKey: null });
     assert.equal(firstFailure(none.report)!.problem, 'no-key');

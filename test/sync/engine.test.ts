@@ -6,8 +6,8 @@ import { rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileInfo } from '../../src/api/types';
 import { applySync } from '../../src/sync/core/apply';
-import { FileManifestStore } from '../../src/sync/core/manifest';
-import { exceedsDeleteGuard, planCounts, planSync, type PlanOptions } from '../../src/sync/core/plan';
+import { FileManifestStore, type Manifest } from '../../src/sync/core/manifest';
+import { exceedsDeleteGuard, needsOwnershipChoice, planCounts, planSync, type PlanOptions } from '../../src/sync/core/plan';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
 const EMBEDDING = 'emu-embed';
@@ -60,14 +60,14 @@ describe('sync engine against the emulator', function () {
       'image.bin': Buffer.from([0, 1, 2, 3]),
     });
     const first = await sync();
-    assert.deepEqual(planCounts(first.plan), { upload: 5, replace: 0, delete: 0, unchanged: 0 });
-    assert.equal(first.summary.uploaded, 5);
-    assert.deepEqual(await names(volume), ['.gitignore', 'a.md', 'docs__b.md', 'docs__c.md', 'old-name.md']);
+    assert.deepEqual(planCounts(first.plan), { upload: 4, replace: 0, delete: 0, unchanged: 0 });
+    assert.equal(first.summary.uploaded, 4);
+    assert.deepEqual(await names(volume), ['a.md', 'docs__b.md', 'docs__c.md', 'old-name.md'], '.gitignore is applied, never uploaded (as a folder upload)');
     const skipped = first.plan.skipped.map((s) => s.path.slice(folder.length + 1)).sort();
-    assert.deepEqual(skipped, ['image.bin', 'scratch.tmp', 'secret.txt']);
+    assert.deepEqual(skipped, ['.gitignore', 'image.bin', 'scratch.tmp', 'secret.txt']);
 
     const again = await planSync(options());
-    assert.deepEqual(planCounts(again), { upload: 0, replace: 0, delete: 0, unchanged: 5 });
+    assert.deepEqual(planCounts(again), { upload: 0, replace: 0, delete: 0, unchanged: 4 });
     assert.equal(again.hashing.hashed, 0, 'unchanged size+mtime: nothing re-hashed');
 
     const before = new Map((await listed(volume)).map((f) => [f.filename, f.uuid]));
@@ -75,20 +75,20 @@ describe('sync engine against the emulator', function () {
     await rename(join(folder, 'old-name.md'), join(folder, 'new-name.md'));
     await rm(join(folder, 'docs/c.md'));
     await writeFile(join(folder, '.gitignore'), 'secret.txt\ndocs/b.md\n');
-    const second = await sync(); // .gitignore itself changed too, so it is replaced
-    assert.deepEqual(planCounts(second.plan), { upload: 1, replace: 2, delete: 3, unchanged: 0 });
+    const second = await sync();
+    assert.deepEqual(planCounts(second.plan), { upload: 1, replace: 1, delete: 3, unchanged: 0 });
     assert.equal(second.plan.uploads.find((u) => u.rel === 'new-name.md')?.renamedFrom, 'old-name.md');
     assert.deepEqual(second.plan.deletes.map((d) => d.rel).sort(), ['docs/b.md', 'docs/c.md', 'old-name.md']);
     assert.equal(second.summary.failed, 0);
     const after = await listed(volume);
-    assert.deepEqual(after.map((f) => f.filename), ['.gitignore', 'a.md', 'new-name.md']);
+    assert.deepEqual(after.map((f) => f.filename), ['a.md', 'new-name.md']);
     assert.notEqual(after.find((f) => f.filename === 'a.md')!.uuid, before.get('a.md'), 'a.md was replaced by a new copy');
     assert.equal(after.find((f) => f.filename === 'a.md')!.filesize, '# A, edited\n'.length);
 
     // A touched but unedited file is not re-uploaded (compare by content, not by time).
     await utimes(join(folder, 'new-name.md'), new Date(), new Date(Date.now() + 5000));
     const touched = await planSync(options());
-    assert.deepEqual(planCounts(touched), { upload: 0, replace: 0, delete: 0, unchanged: 3 });
+    assert.deepEqual(planCounts(touched), { upload: 0, replace: 0, delete: 0, unchanged: 2 });
     assert.equal(touched.hashing.hashed, 1);
   });
 
@@ -131,37 +131,48 @@ describe('sync engine against the emulator', function () {
     assert.deepEqual(planCounts(await planSync(options())), { upload: 0, replace: 0, delete: 0, unchanged: 2 });
   });
 
-  it('a crash after the upload was stored but before it was recorded adopts the stored copy instead of uploading it twice', async () => {
+  it('a crash after the upload was stored but before it was recorded recognises the copy from the intent instead of uploading it twice', async () => {
     const { folder, volume, store, options } = setup('unrecorded');
     await writeTree(folder, { 'doc.md': 'version 1' });
     await applySync(await planSync(options()), { service: fx.client, store, embedding: EMBEDDING });
     await writeFile(join(folder, 'doc.md'), 'version 2!');
-    // The upload reached the service, the process died before writing the manifest.
-    await fx.client.uploadFiles({ volume, embedding: EMBEDDING, files: [{ path: join(folder, 'doc.md'), filename: 'doc.md' }] });
+    // The intents are saved, the upload reaches the service, then the process dies before recording it.
+    let saves = 0;
+    const crashing = { location: store.location, load: (v: string) => store.load(v), save: async (m: Manifest) => (++saves === 1 ? store.save(m) : Promise.reject(new Error('simulated crash'))) };
+    await assert.rejects(applySync(await planSync({ ...options(), store: crashing }), { service: fx.client, store: crashing, embedding: EMBEDDING }), /simulated crash/);
+    assert.deepEqual((await listed(volume)).map((f) => `${f.filename}:${f.filesize}`).sort(), ['doc.md:10', 'doc.md:9']);
     const resume = await planSync(options());
     assert.equal(resume.uploads.length, 0);
+    assert.deepEqual(resume.adopted.map((a) => a.rel), ['doc.md']);
     assert.deepEqual(resume.deletes.map((d) => d.reason), ['replaced']);
     await applySync(resume, { service: fx.client, store, embedding: EMBEDDING });
     assert.deepEqual((await listed(volume)).map((f) => `${f.filename}:${f.filesize}`), ['doc.md:10']);
   });
 
-  it('a corrupt or missing manifest deletes nothing: matched by name and size, the rest uploaded and strays reported', async () => {
+  it('a corrupt or missing manifest deletes nothing and stops for a choice on same-name files; keepOthers uploads alongside, adopt replaces', async () => {
     const { folder, volume, store, sync, options } = setup('corrupt');
     await writeTree(folder, { 'same.md': 'same', 'edited.md': 'before', 'gone.md': 'removed locally' });
     await sync();
     await writeFile(store.location, '{"version":1,"volume":'); // torn write of an older tool
-    await writeFile(join(folder, 'edited.md'), 'after, longer');
+    await writeFile(join(folder, 'edited.md'), 'BEFORE'); // same size: only the content tells
     await rm(join(folder, 'gone.md'));
     const plan = await planSync(options());
     assert.equal(plan.manifest.state, 'unusable');
     assert.equal(plan.deletes.length, 0, 'nothing deleted without a manifest');
-    assert.deepEqual(plan.adopted.map((a) => a.rel), ['same.md']);
-    assert.deepEqual(plan.uploads.map((u) => u.rel), ['edited.md']);
-    assert.deepEqual(plan.untracked.map((f) => f.filename).sort(), ['edited.md', 'gone.md']);
-    const summary = await applySync(plan, { service: fx.client, store, embedding: EMBEDDING });
-    assert.equal(summary.deleted, 0);
-    assert.deepEqual(await names(volume), ['edited.md', 'edited.md', 'gone.md', 'same.md']);
-    // The manifest is usable again and records what it adopted.
+    assert.deepEqual(plan.conflicts.map((c) => c.rel), ['edited.md', 'same.md']);
+    assert.equal(needsOwnershipChoice(plan), true, 'same-name files are never adopted silently');
+    assert.deepEqual(plan.adopted, []);
+
+    const kept = await planSync(options({ ownership: 'keepOthers' }));
+    assert.equal(needsOwnershipChoice(kept), false);
+    assert.deepEqual(kept.uploads.map((u) => u.rel), ['edited.md', 'same.md'], 'the same-size edit is uploaded, never skipped');
+    assert.deepEqual(kept.deletes, []);
+
+    const adopt = await planSync(options({ ownership: 'adopt' }));
+    assert.deepEqual(adopt.uploads.map((u) => [u.rel, u.replaces?.length]), [['edited.md', 1], ['same.md', 1]]);
+    const summary = await applySync(adopt, { service: fx.client, store, embedding: EMBEDDING });
+    assert.equal(summary.failed, 0);
+    assert.deepEqual(await names(volume), ['edited.md', 'gone.md', 'same.md'], 'older copies replaced; gone.md (not recorded) left alone');
     const next = await planSync(options());
     assert.equal(next.manifest.state, 'ok');
     assert.deepEqual(planCounts(next), { upload: 0, replace: 0, delete: 0, unchanged: 2 });
@@ -170,6 +181,7 @@ describe('sync engine against the emulator', function () {
     const missing = await planSync(options());
     assert.equal(missing.manifest.state, 'missing');
     assert.equal(missing.deletes.length, 0);
+    assert.equal(needsOwnershipChoice(missing), true);
   });
 
   it('the delete guard trips when more than the allowed share of the volume would be deleted', async () => {

@@ -53,7 +53,6 @@ describe('upload: folders, duplicates and cancel against the emulator', function
       excludeGlobs: ['**/node_modules/**', '**/*.tmp'],
       maxFileSizeBytes: 1000,
       workspaceRoots: [root],
-      skipGitignoreFiles: true,
     });
     const picked = expansion.files.map((f) => f.displayPath).sort();
     assert.deepEqual(picked, ['project/data/table.csv', 'project/docs/guide.md', 'project/src/main.ts']);

@@ -40,7 +40,7 @@ describe('upload: folder selection and names (D24)', () => {
   after(() => rm(root, { recursive: true, force: true }));
 
   const expand = (paths: string[]) =>
-    expandSelection(paths.map((p) => join(root, p)), { excludeGlobs: [], maxFileSizeBytes: 1000, workspaceRoots: [join(root, 'ws')], skipGitignoreFiles: true });
+    expandSelection(paths.map((p) => join(root, p)), { excludeGlobs: [], maxFileSizeBytes: 1000, workspaceRoots: [join(root, 'ws')] });
 
   it('honours every .gitignore from the workspace down, never uploads a .gitignore, and keeps paths below the selected folder in the name', async () => {
     const expansion = await expand(['ws/docs']);

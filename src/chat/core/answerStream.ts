@@ -104,6 +104,11 @@ class RunState {
         if (choice.finish_reason) this.finishReason = choice.finish_reason;
       }
     }
+    if (chunk.citations?.length) {
+      // File citations of a Responses stream's annotations (D16), numbered as the agent's.
+      const fresh = this.citationNumbers.add(chunk.citations.map(sourceCitation));
+      if (fresh.length > 0) yield { type: 'citations', citations: fresh };
+    }
     if (chunk.usage) yield { type: 'usage', usage: tokenUsage(chunk.usage) };
   }
 

@@ -23,7 +23,10 @@ import {
   type Turn,
 } from './conversationModel';
 import type { ConversationStore } from './conversationStore';
-import { buildAgentRequest, buildChatRequest, buildContinueRequest, type AskInThread } from './requestBuilder';
+import { buildAgentRequest, buildChatRequest, buildContinueRequest, requestMetadata, type AskInThread } from './requestBuilder';
+
+/** How the chat panel's requests name their client in `metadata`. */
+const PANEL_CLIENT = 'ksm-assistant/chat-panel';
 import type { NewCodeContext } from './askAboutFile';
 import { errorMessage } from '../../api/errors';
 
@@ -350,10 +353,13 @@ export class ChatEngine {
       conversation,
       question,
       resume,
-      request: (c, q): AnswerRequest =>
-        c.mode === 'agent'
-          ? { kind: 'agent', body: buildAgentRequest(c, q, host.getVolumes(), inThread) }
-          : { kind: 'chat', body: resume ? buildContinueRequest(c, host.getOptions().reasoningModels) : buildChatRequest(c, host.getOptions().reasoningModels) },
+      request: (c, q): AnswerRequest => {
+        const options = host.getOptions();
+        const user = options.userId || undefined;
+        if (c.mode === 'agent') return { kind: 'agent', body: { ...buildAgentRequest(c, q, host.getVolumes(), inThread), ...(user ? { user } : {}) } };
+        const defaults = { outputFormat: options.outputFormat, user, metadata: requestMetadata(PANEL_CLIENT, c.id) };
+        return { kind: 'chat', body: resume ? buildContinueRequest(c, options.reasoningModels, defaults) : buildChatRequest(c, options.reasoningModels, defaults) };
+      },
       service: () => host.getService(),
       ...(isConnected ? { connected: isConnected } : {}),
       store: this.store,

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomicWrite';
+import { writeFileAtomic } from '../../common/core/atomicWrite';
 import { applyInPlace, clone, mergeConversation } from './conversationMerge';
 import { CONVERSATION_ID_PATTERN, CONVERSATION_SCHEMA, summarize, type ConversationSummary, type StoredConversation } from './conversationModel';
 

@@ -3,7 +3,8 @@
 // thread id, because the service keeps the thread's history itself (D17).
 import type { AgentRequest, ChatCompletionRequest, ChatMessage } from '../../api/types';
 import { codePrefill } from '../../common/core/chatText';
-import type { Conversation, Turn } from './conversationModel';
+import { wireFields, type OutputFormat } from '../../api/chatParameterLimits';
+import type { ChatParameters, Conversation, Turn } from './conversationModel';
 
 /**
  * A question as the model reads it: the code chips sent with it, each as a fenced block under
@@ -25,7 +26,25 @@ export function agentSearchScope(conversation: Pick<Conversation, 'contextVolume
   return { volumes: chosen.filter((v) => !v.personal).map((v) => v.volume), searchPersonal: chosen.some((v) => v.personal) };
 }
 
-export function buildChatRequest(conversation: Conversation, reasoningModels: readonly string[]): ChatCompletionRequest {
+/** What a conversation that set nothing itself sends: the settings' defaults. */
+export interface RequestDefaults {
+  /** `ksm.chat.outputFormat`. */
+  outputFormat?: OutputFormat;
+  /** `user` of every request: `ksm.userId`, when set. */
+  user?: string;
+  /** `metadata` of every request (requestMetadata). */
+  metadata?: Record<string, string>;
+}
+
+/**
+ * The `metadata` every request carries: which client asked, and in which conversation
+ * (2 of the reference's 16 pairs; values cut to its 512 characters).
+ */
+export function requestMetadata(client: string, conversationId?: string): Record<string, string> {
+  return { client: client.slice(0, 512), ...(conversationId ? { conversation: conversationId.slice(0, 512) } : {}) };
+}
+
+export function buildChatRequest(conversation: Conversation, reasoningModels: readonly string[], defaults: RequestDefaults = {}): ChatCompletionRequest {
   const { parameters } = conversation;
   const messages: ChatMessage[] = [];
   if (parameters.systemPrompt?.trim()) messages.push({ role: 'system', content: parameters.systemPrompt });
@@ -35,10 +54,12 @@ export function buildChatRequest(conversation: Conversation, reasoningModels: re
     else if (turn.content.trim() !== '' && turn.state !== 'streaming' && turn.state !== 'elsewhere') messages.push({ role: 'assistant', content: turn.content });
   }
   const request: ChatCompletionRequest = { model: conversation.model, messages };
-  if (parameters.temperature !== undefined) request.temperature = parameters.temperature;
-  if (parameters.topP !== undefined) request.top_p = parameters.topP;
-  if (parameters.maxTokens !== undefined) request.max_completion_tokens = parameters.maxTokens;
-  if (parameters.responseFormat === 'json_object') request.response_format = { type: 'json_object' };
+  // Every parameter the table sends as a wire field (temperature, top_p, stop, seed, the
+  // penalties, response_format, output_parser…); system prompt and reasoning are shaped here.
+  const values: ChatParameters = { ...(defaults.outputFormat ? { outputFormat: defaults.outputFormat } : {}), ...parameters };
+  Object.assign(request, wireFields(values));
+  if (defaults.user) request.user = defaults.user;
+  if (defaults.metadata) request.metadata = defaults.metadata;
   // `reasoning` on a model without reasoning is a 400 (D12), so it is sent only for models
   // the user listed as reasoning models.
   if (reasoningModels.includes(conversation.model)) {
@@ -58,8 +79,8 @@ export const CONTINUE_PROMPT = 'Please continue exactly where your previous answ
  * Continue in chat mode: the whole history, the cut answer last (its text is already in it
  * as the assistant's), then the continuation request.
  */
-export function buildContinueRequest(conversation: Conversation, reasoningModels: readonly string[]): ChatCompletionRequest {
-  const request = buildChatRequest(conversation, reasoningModels);
+export function buildContinueRequest(conversation: Conversation, reasoningModels: readonly string[], defaults: RequestDefaults = {}): ChatCompletionRequest {
+  const request = buildChatRequest(conversation, reasoningModels, defaults);
   request.messages.push({ role: 'user', content: CONTINUE_PROMPT });
   return request;
 }

@@ -2,16 +2,7 @@
 // message is checked for shape, type and size here before any handler sees it. Anything
 // that does not match exactly is dropped by the caller with a log line. Checks that need
 // state (does this turn or citation exist?) happen in the session, against what it knows.
-import {
-  CHAT_RESPONSE_FORMATS,
-  effortAndBudgetProblem,
-  reasoningEffortProblem,
-  systemPromptProblem,
-  temperatureProblem,
-  tokenCountProblem,
-  topPProblem,
-  type ReasoningEffort,
-} from '../../api/chatParameterLimits';
+import { CHAT_PARAMETER_NAMES, parametersProblem } from '../../api/chatParameterLimits';
 import { TURN_ID_PATTERN, CONVERSATION_ID_PATTERN, CODE_CONTEXT_ID_PATTERN, MAX_TEXT_CHARS } from '../core/conversationModel';
 import { modelIdProblem } from '../core/modelChoices';
 import type { ChatParameters, WebviewMessageType, WebviewToHost } from '../protocol';
@@ -84,34 +75,18 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
 }
 
 /**
- * Parameters within the limits of src/api/chatParameterLimits.ts (the ones the form and the
- * client check too); any other key or value fails.
+ * Parameters within the limits of the one parameter table (src/api/chatParameterLimits.ts,
+ * which the form and the client check too); any other key or value fails.
  */
 export function parseParameters(raw: unknown): ChatParameters | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const p = raw as Raw;
-  const allowed = ['temperature', 'topP', 'maxTokens', 'systemPrompt', 'responseFormat', 'reasoningEffort', 'reasoningBudget'];
-  if (!onlyKeys(p, allowed)) return undefined;
-  const checks: Array<[unknown, (value: unknown) => string | undefined]> = [
-    [p.temperature, temperatureProblem],
-    [p.topP, topPProblem],
-    [p.maxTokens, tokenCountProblem],
-    [p.systemPrompt, systemPromptProblem],
-    [p.responseFormat, (value) => ((CHAT_RESPONSE_FORMATS as readonly unknown[]).includes(value) ? undefined : 'unknown format')],
-    [p.reasoningEffort, reasoningEffortProblem],
-    [p.reasoningBudget, tokenCountProblem],
-  ];
-  if (checks.some(([value, problemOf]) => value !== undefined && problemOf(value) !== undefined)) return undefined;
-  if (effortAndBudgetProblem(p.reasoningEffort, p.reasoningBudget)) return undefined;
-  const out: ChatParameters = {};
-  if (p.temperature !== undefined) out.temperature = p.temperature as number;
-  if (p.topP !== undefined) out.topP = p.topP as number;
-  if (p.maxTokens !== undefined) out.maxTokens = p.maxTokens as number;
-  if (p.systemPrompt !== undefined) out.systemPrompt = p.systemPrompt as string;
-  if (p.responseFormat !== undefined) out.responseFormat = p.responseFormat as ChatParameters['responseFormat'];
-  if (p.reasoningEffort !== undefined) out.reasoningEffort = p.reasoningEffort as ReasoningEffort;
-  if (p.reasoningBudget !== undefined) out.reasoningBudget = p.reasoningBudget as number;
-  return out;
+  if (!onlyKeys(p, CHAT_PARAMETER_NAMES)) return undefined;
+  if (parametersProblem(p)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const name of CHAT_PARAMETER_NAMES) if (p[name] !== undefined) out[name] = structuredClone(p[name]);
+  // Every key is a parameter and every value passed its rule: the record is a ChatParameters.
+  return out as ChatParameters;
 }
 
 function onlyKeys(m: Raw, keys: string[]): boolean {

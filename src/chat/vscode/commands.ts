@@ -10,7 +10,7 @@ import { conversationPickEntry, conversationToMarkdown, fullTitle, matchSnippet 
 import type { Conversation } from '../core/conversationModel';
 import { COMMAND } from '../../common/core/contributionIds';
 import { answerPlainText, lastAnswer } from '../core/answerPlainText';
-import { ANSWER_SCHEME, AnswerDocument } from './answerDocument';
+import { ReadOnlyDocument } from '../../common/vscode/readOnlyDocument';
 
 export function registerChatCommands(services: ExtensionServices, session: () => ChatSession, view: ChatViewProvider): void {
   services.registerCommand(COMMAND.chatNew, async () => {
@@ -67,14 +67,19 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
     }
     await openMarkdownExport(conversation);
   });
-  const answerDocument = new AnswerDocument();
-  services.context.subscriptions.push(answerDocument, vscode.workspace.registerTextDocumentContentProvider(ANSWER_SCHEME, answerDocument));
+  // The last answer as plain text in one read-only editor, where a screen reader reads it line
+  // by line (as VS Code's Accessible View, Alt+F2, does for its own chat); made on first use.
+  let answerDocument: ReadOnlyDocument | undefined;
   // Also Alt+F2 inside the panel (the webview posts readLastAnswer).
   services.registerCommand(COMMAND.chatReadLastAnswer, async () => {
     const answer = lastAnswer(await session().current());
     if (!answer) {
       void vscode.window.showInformationMessage(vscode.l10n.t('There is no answer to read yet: ask a question in KSM Chat first.'));
       return;
+    }
+    if (!answerDocument) {
+      answerDocument = new ReadOnlyDocument('ksm-answer', `${vscode.l10n.t('Last answer')}.txt`);
+      services.context.subscriptions.push(answerDocument);
     }
     await answerDocument.show(answerPlainText(answer));
   });

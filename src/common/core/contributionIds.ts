@@ -44,6 +44,8 @@ export const COMMAND = {
   vscodeChatManageModels: 'ksm.vscodeChat.manageModels',
   vscodeChatRevealCitation: 'ksm.vscodeChat.revealCitation',
   vscodeChatOpenCitation: 'ksm.vscodeChat.openCitation',
+  mcpUseInOtherAgents: 'ksm.mcp.useInOtherAgents',
+  mcpInstallCommand: 'ksm.mcp.installCommand',
 } as const;
 
 export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];

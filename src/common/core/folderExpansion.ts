@@ -1,17 +1,22 @@
-// Turns what the user selected (files and folders) into the list of files to upload, each
-// with a reason when skipped: `.gitignore` (the `ignore` library, nested files honoured),
-// exclude globs (`files.exclude` + `ksm.upload.exclude`, via picomatch), credentials and
-// private folders (`.env*`, keys, `.git/`: privateFiles.ts, whatever the excludes say), the
+// What a folder contributes, one definition for uploads (editor and `ksm upload`) and folder
+// sync (editor and `ksm sync`): the files under it, each with a reason when skipped:
+// `.gitignore` (the `ignore` library, nested files honoured), exclude and include globs
+// (`files.exclude` + `ksm.upload.exclude`, via picomatch), credentials and private folders
+// (`.env*`, keys, `.git/`: privateFiles.ts, whatever the excludes say), the
 // size limit, and files no filter can read. A file reached twice (selected and inside a selected
 // folder) is listed once. Each file also gets the name it is stored under in a volume
 // (`volumeName`, D24): a folder's files keep their path below the selected folder, with
 // `/` spelled `__` (the service strips directories, D7), exactly as folder sync names them.
+// `.gitignore` files met inside a folder are applied, never uploaded (a `.gitignore` picked
+// by name is). Symbolic links are never followed: each is listed as skipped with the reason.
 // No `vscode` import.
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import pMap from 'p-map';
 import picomatch from 'picomatch';
-import { unreadableReason } from './readableFiles';
+import { createHash } from 'node:crypto';
+import { sniffFile } from './readableFiles';
 import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { formatBytes } from '../../common/core/byteSize';
 
@@ -20,22 +25,20 @@ export interface ExpansionOptions {
   excludeGlobs: string[];
   /** 0 = no limit. */
   maxFileSizeBytes: number;
+  /** When set, a file met inside a selected folder is taken only if its path (relative to the exclude anchor) matches one of these globs. */
+  includeGlobs?: string[];
   /** Workspace folders: `.gitignore` files from a folder down to the selection apply, as in git. */
   workspaceRoots: string[];
   /** Honour `.gitignore` files (default true). */
   useGitignore?: boolean;
-  /**
-   * Leave the `.gitignore` files met inside a selected folder out (they are git's rules, not
-   * content to search); a `.gitignore` picked by name is still uploaded. Uploads set it;
-   * folder sync keeps mirroring them as before.
-   */
-  skipGitignoreFiles?: boolean;
   signal?: AbortSignal;
   /**
    * True when the caller already knows this file (same size and mtime) passed the
    * readable-files rule, so its head is not read again (folder sync: thousands of unchanged files).
    */
   knownReadable?: (path: string, size: number, mtimeMs: number) => boolean;
+  /** Give `sha256` for files the readable-files sniff read whole (folder sync: no second read). */
+  hashSmallFiles?: boolean;
 }
 
 export interface SelectedFile {
@@ -51,6 +54,8 @@ export interface SelectedFile {
    * name. Left out by callers that build a plan by hand: the base name then.
    */
   volumeName?: string;
+  /** The content hash, when `hashSmallFiles` was asked and the sniff read the file whole. */
+  sha256?: string;
 }
 
 export interface SkippedFile {
@@ -63,6 +68,8 @@ export interface Expansion {
   skipped: SkippedFile[];
 }
 
+const SNIFF = '\0sniff';
+
 interface IgnoreScope {
   base: string;
   rules: Ignore;
@@ -73,23 +80,49 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const skipped: SkippedFile[] = [];
   const seen = new Set<string>();
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
+  const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
 
-  const consider = async (path: string, size: number, mtimeMs: number, anchor: string, explicit: boolean, volumeName: string) => {
-    // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath then.
-    const real = paths.length > 1 ? await realpath(path).catch(() => resolve(path)) : path;
-    if (seen.has(real)) return;
-    seen.add(real);
-    const displayPath = toPosix(relative(anchor, path)) || basename(path);
-    if (!explicit && isExcluded(displayPath)) return skipped.push({ path, reason: 'matches an exclude pattern' });
+  /** The checks that need no disk read: the skip reason, 'sniff' when the readable-files rule must read the file, or undefined when taken. */
+  const precheck = (path: string, size: number, mtimeMs: number, displayPath: string, explicit: boolean): string | undefined => {
+    if (!explicit && isExcluded(displayPath)) return 'matches an exclude pattern';
     // Credentials never go with a folder, whatever the exclude settings say (privateFiles.ts).
     const credential = explicit ? undefined : credentialNameReason(basename(path));
-    if (credential) return skipped.push({ path, reason: credential });
+    if (credential) return credential;
+    if (!explicit && !isIncluded(displayPath)) return 'matches no include pattern';
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
-      return skipped.push({ path, reason: `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)` });
+      return `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)`;
     }
-    const unreadable = options.knownReadable?.(path, size, mtimeMs) ? undefined : await unreadableReason(path);
-    if (unreadable) return skipped.push({ path, reason: unreadable });
-    files.push({ path, size, mtimeMs, displayPath, volumeName });
+    return options.knownReadable?.(path, size, mtimeMs) ? undefined : SNIFF;
+  };
+
+  /**
+   * Takes files in the order given. Their checks run together (bounded: the readable-files
+   * sniff opens each file, and 5,000 small files sniffed one after another cost more than
+   * uploading them); the results are applied in order, so the lists keep name order.
+   */
+  const considerAll = async (candidates: Array<{ path: string; size: number; mtimeMs: number; anchor: string; explicit: boolean; volumeName: string }>) => {
+    const fresh: Array<(typeof candidates)[number] & { displayPath: string }> = [];
+    for (const c of candidates) {
+      // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath then.
+      const real = paths.length > 1 ? await realpath(c.path).catch(() => resolve(c.path)) : c.path;
+      if (seen.has(real)) continue;
+      seen.add(real);
+      fresh.push({ ...c, displayPath: toPosix(relative(c.anchor, c.path)) || basename(c.path) });
+    }
+    const reasons = fresh.map((c) => precheck(c.path, c.size, c.mtimeMs, c.displayPath, c.explicit));
+    const sniffs = fresh.flatMap((_c, i) => (reasons[i] === SNIFF ? [i] : []));
+    const sniffed = await pMap(sniffs, (i) => sniffFile(fresh[i].path), { concurrency: 16, signal: options.signal });
+    const hashes = new Map<number, string>();
+    sniffs.forEach((index, k) => {
+      const { reason, head, complete } = sniffed[k];
+      reasons[index] = reason;
+      // Read whole and still the size stat saw: its hash costs no second read (folder sync asks for it).
+      if (options.hashSmallFiles && !reason && head && complete && head.length === fresh[index].size) hashes.set(index, createHash('sha256').update(head).digest('hex'));
+    });
+    fresh.forEach((c, i) => {
+      if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
+      else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: c.volumeName, sha256: hashes.get(i) });
+    });
   };
 
   const walk = async (dir: string, anchor: string, scopes: IgnoreScope[], selected: string): Promise<void> => {
@@ -102,11 +135,19 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const stats = new Map(
       await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => [e.name, await stat(join(dir, e.name)).catch(() => undefined)] as const)),
     );
+    const candidates: Parameters<typeof considerAll>[0] = [];
     for (const entry of entries) {
       const path = join(dir, entry.name);
       const isDir = entry.isDirectory();
-      if (!isDir && !entry.isFile()) continue; // sockets, fifos, broken links
-      if (!isDir && entry.name === '.gitignore' && options.skipGitignoreFiles) {
+      if (entry.isSymbolicLink()) {
+        skipped.push({ path, reason: 'symbolic link: not followed (links are never followed out of the folder)' });
+        continue;
+      }
+      if (!isDir && !entry.isFile()) {
+        skipped.push({ path, reason: 'not a regular file' });
+        continue;
+      }
+      if (!isDir && entry.name === '.gitignore') {
         skipped.push({ path, reason: 'git ignore rules (.gitignore) are applied, not uploaded' });
         continue;
       }
@@ -124,13 +165,16 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         skipped.push({ path, reason: isDir ? 'folder ignored by .gitignore' : 'ignored by .gitignore' });
         continue;
       }
-      if (isDir) await walk(path, anchor, here, selected);
-      else {
+      if (isDir) {
+        await considerAll(candidates.splice(0));
+        await walk(path, anchor, here, selected);
+      } else {
         const info = stats.get(entry.name);
         // else removed since the listing
-        if (info) await consider(path, info.size, info.mtimeMs, anchor, false, volumeNameFor(toPosix(relative(selected, path))));
+        if (info) candidates.push({ path, size: info.size, mtimeMs: info.mtimeMs, anchor, explicit: false, volumeName: volumeNameFor(toPosix(relative(selected, path))) });
       }
     }
+    await considerAll(candidates);
   };
 
   for (const selected of paths) {
@@ -148,7 +192,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       await walk(path, anchor, inherited, path);
     } else if (info.isFile()) {
       // A file the user picked by name is uploaded even if a glob would exclude it.
-      await consider(path, info.size, info.mtimeMs, anchor, true, basename(path));
+      await considerAll([{ path, size: info.size, mtimeMs: info.mtimeMs, anchor, explicit: true, volumeName: basename(path) }]);
     } else {
       skipped.push({ path, reason: 'not a regular file' });
     }

@@ -11,10 +11,19 @@ const SNIFF_BYTES = 8192;
 
 /** Undefined when a filter can read the file; otherwise why not. */
 export async function unreadableReason(path: string): Promise<string | undefined> {
-  if (READABLE_BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return undefined;
+  return (await sniffFile(path)).reason;
+}
+
+/**
+ * The readable-files check, plus the bytes it read: a file no longer than the sniff is read
+ * whole (`complete`), so a caller that needs its content (folder sync's hash) reads it once.
+ */
+export async function sniffFile(path: string): Promise<{ reason?: string; head?: Buffer; complete?: boolean }> {
+  if (READABLE_BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return {};
   const head = await readHead(path);
-  if (head.subarray(0, 5).toString('latin1') === '%PDF-') return undefined;
-  return looksLikeText(head) ? undefined : 'binary file: no filter can read it (text, Markdown, code, JSON, CSV, HTML, PDF and DOCX are supported)';
+  const complete = head.length < SNIFF_BYTES;
+  if (head.subarray(0, 5).toString('latin1') === '%PDF-') return { head, complete };
+  return looksLikeText(head) ? { head, complete } : { reason: 'binary file: no filter can read it (text, Markdown, code, JSON, CSV, HTML, PDF and DOCX are supported)' };
 }
 
 /** Strict UTF-8 without NUL bytes, as the service's text filters decode it. */

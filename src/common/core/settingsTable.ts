@@ -8,6 +8,8 @@
 // order included, and the build does not write to a tracked file). The one reader over
 // VS Code's configuration is src/common/vscode/settings.ts. No `vscode` import.
 
+import { OUTPUT_FORMATS, type OutputFormat } from '../../api/chatParameterLimits';
+
 /** VS Code's configuration scopes; a property without `scope` in package.json is `window`. */
 export type SettingScope = 'application' | 'machine' | 'machine-overridable' | 'window' | 'resource';
 
@@ -117,6 +119,16 @@ export const SETTINGS = {
     dataRouting: false,
     reason: 'Only shows or hides the reasoning controls; sends nothing anywhere.',
     read: (raw) => uniqueStrings(raw),
+  }),
+  chatOutputFormat: spec({
+    key: 'ksm.chat.outputFormat',
+    type: 'string',
+    default: 'chat' as OutputFormat,
+    scope: 'window',
+    enum: OUTPUT_FORMATS,
+    dataRouting: false,
+    reason: 'Only the shape the same service answers in (output_parser, D16); a project may prefer the format its service speaks. Sends nothing elsewhere.',
+    read: (raw): OutputFormat => (raw === 'responses' ? 'responses' : 'chat'),
   }),
   vscodeChatShowModels: spec({
     key: 'ksm.vscodeChat.showModels',

@@ -37,6 +37,8 @@ export const settings = {
   defaultModel: (): string => readSetting('chatDefaultModel') || settings.models()[0] || '',
   models: (): string[] => readSetting('chatModels'),
   reasoningModels: (): string[] => readSetting('chatReasoningModels'),
+  /** `ksm.chat.outputFormat`: the answer format of a conversation that chose none. */
+  outputFormat: (): 'chat' | 'responses' => readSetting('chatOutputFormat'),
   showVscodeChatModels: (): boolean => readSetting('vscodeChatShowModels'),
   agentId: (): string => readSetting('agentId'),
   agentModel: (): string => readSetting('agentModel') || settings.defaultModel(),

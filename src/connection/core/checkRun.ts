@@ -2,6 +2,7 @@
 // the report the steps add to, and the three helpers each step needs (add a result, turn a
 // failed call into a diagnosed result, time a call). The steps themselves are in
 // addressSteps.ts, accountSteps.ts and answerSteps.ts; connectionCheck.ts runs them in order.
+import type { OutputFormat } from '../../api/chatParameterLimits';
 import type { ProbeResult } from '../../api/probe';
 import type { KsmService } from '../../api/service';
 import type { ShapeObservation, ShapeObserver } from '../../api/shapes';
@@ -11,7 +12,7 @@ import type { FixContext, Problem } from '../../common/core/errorFixes';
 import { diagnose } from './fixes';
 
 /** `api`: added only when the address answers but not as the KSM API (or the service fails), so the key is not blamed. */
-export type StepId = 'address' | 'reach' | 'api' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'agent';
+export type StepId = 'address' | 'reach' | 'api' | 'key' | 'personal-volume' | 'volumes' | 'model' | 'output-format' | 'agent';
 export type StepStatus = 'passed' | 'failed' | 'warning' | 'skipped';
 
 export interface StepResult {
@@ -42,6 +43,8 @@ export interface CheckTarget {
   model: string;
   agentId: string;
   agentModel: string;
+  /** `ksm.chat.outputFormat` (default chat): what the answer-format step (outputFormatCheck.ts) judges the service's answer against. */
+  outputFormat?: OutputFormat;
   network: NetworkSummary;
   /** The user agreed to one tiny agent question (it starts a thread on the service). */
   askAgent: boolean;

@@ -10,10 +10,11 @@
 import { addressStep, reachStep } from './addressSteps';
 import { keyStep, namedVolumesStep, personalVolumeStep } from './accountSteps';
 import { agentStep, modelStep } from './answerSteps';
+import { outputFormatStep } from './outputFormatCheck';
 import { CheckRun, type CheckDeps, type CheckStep, type ConnectionReport } from './checkRun';
 
 /** The steps in the order they run; a step that returns a reason stops the run, and the rest are listed as skipped. */
-export const CHECK_STEPS: readonly CheckStep[] = [addressStep, reachStep, keyStep, personalVolumeStep, namedVolumesStep, modelStep, agentStep];
+export const CHECK_STEPS: readonly CheckStep[] = [addressStep, reachStep, keyStep, personalVolumeStep, namedVolumesStep, modelStep, outputFormatStep, agentStep];
 
 export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionReport> {
   const check = new CheckRun(deps);

@@ -3,39 +3,13 @@
 import * as vscode from 'vscode';
 import { createClientFromSettings, dispatcherFor, networkSettings, userAgent } from '../../common/vscode/client';
 import type { ExtensionServices } from '../../common/vscode/services';
+import type { ReadOnlyDocument } from '../../common/vscode/readOnlyDocument';
 import { settings } from '../../common/vscode/settings';
 import { probeAddress } from '../../api/probe';
 import { redactorFor } from '../../api/redact';
 import type { NetworkSummary } from '../core/checkRun';
 import { runConnectionCheck } from '../core/connectionCheck';
 import { firstFailure, fixActions, renderReport, verdict, type FixAction } from '../core/report';
-
-/**
- * The one report document: each run replaces its text, so four runs leave one tab and no
- * "save changes?" question (a content provider's document is read-only and never dirty).
- */
-export class ReportDocument implements vscode.TextDocumentContentProvider {
-  static readonly scheme = 'ksm-connection-report';
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
-  readonly uri = vscode.Uri.from({ scheme: ReportDocument.scheme, path: '/KSM Connection Report.md' });
-  private markdown = '';
-
-  provideTextDocumentContent(): string {
-    return this.markdown;
-  }
-
-  async show(markdown: string): Promise<void> {
-    this.markdown = markdown;
-    this.changed.fire(this.uri);
-    const document = await vscode.workspace.openTextDocument(this.uri);
-    await vscode.window.showTextDocument(document, { preview: false });
-  }
-
-  dispose(): void {
-    this.changed.dispose();
-  }
-}
 
 /** A check takes seconds: no step waits longer than this for an answer's headers. */
 const STEP_TIMEOUT_MS = 15_000;
@@ -45,7 +19,7 @@ export const WITH_AGENT_CHOICE = 'Also ask the agent a tiny question';
 
 export async function checkConnection(
   services: ExtensionServices,
-  reportDocument: ReportDocument,
+  reportDocument: ReadOnlyDocument,
 ): Promise<{ markdown: string; verdict: string; failed: boolean; fixes: FixAction[] } | undefined> {
   const pick = await vscode.window.showQuickPick(
     [
@@ -72,6 +46,7 @@ export async function checkConnection(
           model: settings.defaultModel(),
           agentId: settings.agentId(),
           agentModel: settings.agentModel(),
+          outputFormat: settings.outputFormat(),
           network: summarize(network),
           askAgent: pick.label === WITH_AGENT_CHOICE,
           client: userAgent(),

@@ -4,16 +4,18 @@
 import * as vscode from 'vscode';
 import { COMMAND, CONTEXT_KEY } from '../../common/core/contributionIds';
 import type { ExtensionServices } from '../../common/vscode/services';
+import { ReadOnlyDocument } from '../../common/vscode/readOnlyDocument';
 
 export function registerConnectionCommands(services: ExtensionServices): void {
   let lastReport: string | undefined;
-  let reportDocument: import('./checkConnectionRun').ReportDocument | undefined;
+  let reportDocument: ReadOnlyDocument | undefined;
 
   services.registerCommand(COMMAND.checkConnection, async () => {
-    const { checkConnection, ReportDocument } = await import('./checkConnectionRun');
+    const { checkConnection } = await import('./checkConnectionRun');
     if (!reportDocument) {
-      reportDocument = new ReportDocument();
-      services.context.subscriptions.push(reportDocument, vscode.workspace.registerTextDocumentContentProvider(ReportDocument.scheme, reportDocument));
+      // One report tab for every run (issue 26): its text is replaced, never a new untitled file.
+      reportDocument = new ReadOnlyDocument('ksm-connection-report', 'KSM Connection Report.md');
+      services.context.subscriptions.push(reportDocument);
     }
     const report = await checkConnection(services, reportDocument);
     if (report === undefined) return;

@@ -4,6 +4,7 @@
 // batching: VS Code renders its own), tool calls are reported whole when the model
 // finished calling them, and a failure becomes one Error carrying the engine's sentence
 // (the panel's, never the key).
+import { parametersProblem, wireFields, type ChatParameterName } from '../../api/chatParameterLimits';
 import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { AgentRequest, ChatCompletionRequest } from '../../api/types';
@@ -23,6 +24,8 @@ export interface ModelResponseRequest {
   modelOptions?: Readonly<Record<string, unknown>>;
   /** Named volumes the agent searches besides the personal one (D18). */
   volumes: readonly string[];
+  /** `ksm.userId`, sent as `user` with every request when set. */
+  user?: string;
   threads: ThreadBook;
   signal: AbortSignal;
   report(part: ResponsePart): void;
@@ -99,7 +102,13 @@ function failed(finished: StreamResult['finished']): AnswerFailedError {
 }
 
 async function chatResponse(request: ModelResponseRequest): Promise<ModelResponseOutcome> {
-  const body: ChatCompletionRequest = { model: request.model.serviceModel, messages: toServiceMessages(request.messages), ...samplingOptions(request.modelOptions) };
+  const body: ChatCompletionRequest = {
+    model: request.model.serviceModel,
+    messages: toServiceMessages(request.messages),
+    ...samplingOptions(request.modelOptions),
+    metadata: { client: 'ksm-assistant/vscode-chat' },
+    ...(request.user ? { user: request.user } : {}),
+  };
   const tools = toServiceTools(request.tools);
   if (tools) body.tools = tools;
   const calls: ResponsePart[] = [];
@@ -125,6 +134,7 @@ async function agentResponse(request: ModelResponseRequest, model: Extract<KsmMo
       thread_id: threadId ?? null,
       query: question,
       context: { model: model.serviceModel, volumes: [...request.volumes] },
+      ...(request.user ? { user: request.user } : {}),
     } satisfies AgentRequest,
   });
   let result = await run(request, body(known));
@@ -160,17 +170,41 @@ export function sourcesText(citations: readonly SourceCitation[]): string {
   return lines.length ? `\n\nSources:\n${lines.join('\n')}\n` : '';
 }
 
-function samplingOptions(options: Readonly<Record<string, unknown>> | undefined): Partial<ChatCompletionRequest> {
+/**
+ * VS Code's option names (and the service's) for the chat parameters a caller may set on a
+ * KSM model; other options (VS Code passes its own) are not ours and are left out.
+ */
+const MODEL_OPTION_NAMES: Readonly<Record<string, ChatParameterName>> = {
+  temperature: 'temperature',
+  top_p: 'topP',
+  topP: 'topP',
+  max_tokens: 'maxTokens',
+  max_completion_tokens: 'maxTokens',
+  maxTokens: 'maxTokens',
+  stop: 'stop',
+  seed: 'seed',
+  frequency_penalty: 'frequencyPenalty',
+  frequencyPenalty: 'frequencyPenalty',
+  repetition_penalty: 'repetitionPenalty',
+  repetitionPenalty: 'repetitionPenalty',
+};
+
+/**
+ * The caller's `modelOptions` as wire fields, judged by the one parameter table (as the
+ * panel's ⚙ and the client judge them): a value out of range is refused with the sentence
+ * that names it, never dropped silently or sent to fail at the service.
+ */
+export function samplingOptions(options: Readonly<Record<string, unknown>> | undefined): Partial<ChatCompletionRequest> {
   if (!options) return {};
-  const out: Partial<ChatCompletionRequest> = {};
-  const num = (key: string) => (typeof options[key] === 'number' && Number.isFinite(options[key]) ? (options[key] as number) : undefined);
-  const temperature = num('temperature');
-  if (temperature !== undefined && temperature >= 0 && temperature <= 2) out.temperature = temperature;
-  const topP = num('top_p');
-  if (topP !== undefined && topP > 0 && topP <= 1) out.top_p = topP;
-  const maxTokens = num('max_tokens') ?? num('max_completion_tokens');
-  if (maxTokens !== undefined && Number.isInteger(maxTokens) && maxTokens > 0) out.max_completion_tokens = maxTokens;
-  return out;
+  const parameters: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    const name = Object.hasOwn(MODEL_OPTION_NAMES, key) ? MODEL_OPTION_NAMES[key] : undefined;
+    if (!name || value === undefined || value === null) continue;
+    parameters[name] = name === 'stop' && typeof value === 'string' ? [value] : value;
+  }
+  const problem = parametersProblem(parameters);
+  if (problem) throw new AnswerFailedError(`The model option is not valid: ${problem.message}`, undefined);
+  return wireFields(parameters) as Partial<ChatCompletionRequest>;
 }
 
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {

@@ -4,16 +4,12 @@
 // itself. Only cancellation propagates (VS Code stops the tool call on its own).
 import { isCancellation } from '../../api/errors';
 import type { DoChunking } from '../../api/types';
+import { checkListFilesInput, checkSearchInput, failureText, Retrieval } from '../../volumes/core/retrieval';
 import {
-  checkListFilesInput,
-  checkSearchInput,
   checkUploadInput,
-  failureText,
   listFilesText,
-  listVolumeFiles,
   resolveUploadPaths,
   searchResultText,
-  searchVolumes,
   TOOL_NAMES,
   uploadResultText,
   uploadToVolume,
@@ -21,6 +17,9 @@ import {
   type ResolvedUpload,
   type ToolContext,
 } from './volumeTools';
+
+/** The extension host's one retrieval engine: it remembers what searches returned. */
+const retrieval = new Retrieval();
 
 export type VolumeToolName = (typeof TOOL_NAMES)[keyof typeof TOOL_NAMES];
 
@@ -51,12 +50,12 @@ export async function runVolumeTool(name: VolumeToolName, input: unknown, contex
       case TOOL_NAMES.search: {
         const checked = checkSearchInput(input, context);
         if (!checked.ok) return refused(checked);
-        return { ok: true, text: searchResultText(checked.value.query, await searchVolumes(checked.value, context)) };
+        return { ok: true, text: searchResultText(checked.value.query, await retrieval.search(checked.value, context)) };
       }
       case TOOL_NAMES.listFiles: {
         const checked = checkListFilesInput(input, context);
         if (!checked.ok) return refused(checked);
-        return { ok: true, text: listFilesText(checked.value.volume, await listVolumeFiles(checked.value, context)) };
+        return { ok: true, text: listFilesText(checked.value.volume, await retrieval.listFiles(checked.value, context)) };
       }
       case TOOL_NAMES.upload: {
         const checked = checkUploadInput(input, context);

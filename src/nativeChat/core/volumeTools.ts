@@ -1,16 +1,31 @@
 // The language-model tools over the user's volumes, without `vscode`: their input schemas
+// (the search and the listing are the retrieval engine's, src/volumes/core/retrieval.ts)
 // (package.json declares the same ones; a unit test keeps them equal), input validation
 // with a clear sentence per mistake, the calls, and the text the model reads back.
 // Models call these on their own, so every input is untrusted: volumes are checked by
 // name, upload paths must resolve (symlinks included) inside a workspace folder.
 import { basename } from 'node:path';
-import { errorFirstLine, isCancellation, redactSecrets } from '../../api/errors';
-import type { KsmService } from '../../api/service';
 import type { DoChunking, FileInfo } from '../../api/types';
-import { ask, type SourceCitation } from '../../chat/core/answerStream';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkPrivateFile, type PrivateFileRules } from '../../common/core/privateFiles';
-import { PERSONAL_VOLUME_LABEL, personalVolumeName, servedVolumeLabel } from '../../common/core/volumeTargets';
+import { PERSONAL_VOLUME_LABEL, personalVolumeName } from '../../common/core/volumeTargets';
+import { failureText, MAX_LISTED_FILES, resolveVolume, RetrievalError, volumeLabel, type Checked, type Passage, type RetrievalScope } from '../../volumes/core/retrieval';
+
+// The retrieval engine is the volumes feature's (one engine for the LM tools, the CLI and
+// the MCP server); re-exported for the nativeChat files that import these names from here.
+export {
+  checkListFilesInput,
+  checkSearchInput,
+  failureText,
+  MAX_QUERY_CHARS,
+  PERSONAL_VOLUME_LABEL,
+  resolveVolume,
+  RetrievalError as ToolInputError,
+  volumeLabel,
+  type Checked,
+  type ListFilesInput,
+  type SearchInput,
+} from '../../volumes/core/retrieval';
 
 export const TOOL_NAMES = {
   search: 'ksm_search_volumes',
@@ -45,83 +60,19 @@ export const TOOL_INPUT_SCHEMAS = {
   },
 } as const;
 
-export const MAX_QUERY_CHARS = 2_000;
 export const MAX_UPLOAD_FILES = 20;
 const MAX_PASSAGE_CHARS = 600;
-const MAX_LISTED_FILES = 200;
 
 /** Where the tools act: read from settings at call time by the adapter. */
-export interface ToolContext {
-  service: KsmService;
-  /** `ksm.userId`; empty means no personal volume. */
-  userId: string;
-  /** `ksm.volumes.list`. */
-  volumes: readonly string[];
-  agentId: string;
-  /** The model the agent answers with; the search needs one (D18 `context.model`). */
-  agentModel: string;
-  signal?: AbortSignal;
-}
+export type ToolContext = RetrievalScope;
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
-
-export interface SearchInput {
-  query: string;
-  volumes?: string[];
-}
-export interface ListFilesInput {
-  volume: string;
-}
 export interface UploadInput {
   volume: string;
   paths: string[];
 }
 
-/** `My files` (or `{<user_id>}` itself) means the personal volume; a named volume must be listed in ksm.volumes.list. */
-export function resolveVolume(name: unknown, context: Pick<ToolContext, 'userId' | 'volumes'>): Checked<string> {
-  const personal = personalVolumeName(context.userId);
-  if (name === undefined || name === null || name === '' || name === PERSONAL_VOLUME_LABEL || (personal && name === personal)) {
-    if (personal) return { ok: true, value: personal };
-    return { ok: false, message: "There is no personal volume: set 'ksm.userId', or name one of the volumes in 'ksm.volumes.list'." };
-  }
-  if (typeof name !== 'string') return { ok: false, message: "'volume' must be a volume name (a string)." };
-  if (!context.volumes.includes(name)) {
-    const known = [PERSONAL_VOLUME_LABEL, ...context.volumes].map((v) => `'${v}'`).join(', ');
-    return { ok: false, message: `'${name}' is not one of your volumes. Use one of: ${known}.` };
-  }
-  return { ok: true, value: name };
-}
-
-function asObject(input: unknown): Record<string, unknown> | undefined {
-  return input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
-}
-
-export function checkSearchInput(input: unknown, context: Pick<ToolContext, 'userId' | 'volumes'>): Checked<SearchInput> {
-  const o = asObject(input);
-  if (!o) return { ok: false, message: 'The input must be an object like {"query": "release checklist"}.' };
-  if (typeof o.query !== 'string' || o.query.trim() === '') return { ok: false, message: "'query' is required: the words or question to search for." };
-  if (o.query.length > MAX_QUERY_CHARS) return { ok: false, message: `'query' is too long (${o.query.length} characters; at most ${MAX_QUERY_CHARS}). Search for key terms.` };
-  if (o.volumes === undefined || o.volumes === null) return { ok: true, value: { query: o.query.trim() } };
-  if (!Array.isArray(o.volumes)) return { ok: false, message: "'volumes' must be a list of volume names." };
-  const named: string[] = [];
-  for (const v of o.volumes) {
-    const resolved = resolveVolume(v, context);
-    if (!resolved.ok) return resolved;
-    // The personal volume is always searched (D18); only named ones go into context.volumes.
-    if (resolved.value !== personalVolumeName(context.userId) && !named.includes(resolved.value)) named.push(resolved.value);
-  }
-  return { ok: true, value: { query: o.query.trim(), volumes: named } };
-}
-
-export function checkListFilesInput(input: unknown, context: Pick<ToolContext, 'userId' | 'volumes'>): Checked<ListFilesInput> {
-  const o = input === undefined || input === null ? {} : asObject(input);
-  if (!o) return { ok: false, message: 'The input must be an object like {"volume": "My files"}.' };
-  const volume = resolveVolume(o.volume, context);
-  return volume.ok ? { ok: true, value: { volume: volume.value } } : volume;
-}
-
 export function checkUploadInput(input: unknown, context: Pick<ToolContext, 'userId' | 'volumes'>): Checked<UploadInput> {
-  const o = asObject(input);
+  const o = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
   if (!o) return { ok: false, message: 'The input must be an object like {"paths": ["docs/guide.md"], "volume": "My files"}.' };
   if (!Array.isArray(o.paths) || o.paths.length === 0 || !o.paths.every((p) => typeof p === 'string' && p.trim() !== '')) {
     return { ok: false, message: "'paths' is required: a non-empty list of workspace file paths." };
@@ -132,61 +83,22 @@ export function checkUploadInput(input: unknown, context: Pick<ToolContext, 'use
   return { ok: true, value: { volume: volume.value, paths: [...new Set((o.paths as string[]).map((p) => p.trim()))] } };
 }
 
-/** Shown for the personal volume's wire name `{id}`. */
-export function volumeLabel(volume: string | undefined): string {
-  return volume ? servedVolumeLabel(volume) : 'unknown volume';
-}
+// ---- search: the retrieval engine's passages as the text the model reads ----
 
-// ---- search ----
-
-/**
- * There is no search endpoint: the agent's retrieval step is the service's search. The
- * question goes to `rag-agent` through the chat engine and the stream is closed as soon as
- * the retrieved passages arrived, so the model's tool call does not wait for an answer it
- * will write itself.
- */
-export async function searchVolumes(input: SearchInput, context: ToolContext): Promise<SourceCitation[]> {
-  if (!context.agentModel) throw new ToolInputError("Searching needs a chat model for the agent: set 'ksm.chat.models' (or 'ksm.agent.model').");
-  const request = {
-    kind: 'agent' as const,
-    body: { agent_id: context.agentId, query: input.query, context: { model: context.agentModel, volumes: [...(input.volumes ?? context.volumes)] } },
-  };
-  for await (const event of ask(context.service, request, context.signal ?? new AbortController().signal)) {
-    if (event.type === 'citations') return event.citations;
-    // Answer text before any passages: the agent found nothing to retrieve.
-    if (event.type === 'text') return [];
-    if (event.type === 'finished') {
-      if (event.reason === 'stopped') throw new ToolInputError('Cancelled.');
-      if (event.error) throw new ToolInputError(event.error.message);
-      return [];
-    }
-  }
-  return [];
-}
-
-export function searchResultText(query: string, citations: readonly SourceCitation[]): string {
-  if (citations.length === 0) {
+export function searchResultText(query: string, passages: readonly Passage[]): string {
+  if (passages.length === 0) {
     return `No passages in your volumes match "${query}". Only files whose processing is done are searched; try other words.`;
   }
-  const passages = citations.map((c, i) => {
-    const snippet = (c.snippet ?? '').replace(/\s+/g, ' ').trim();
+  const lines = passages.map((c, i) => {
+    const snippet = c.text.replace(/\s+/g, ' ').trim();
     const cut = snippet.length > MAX_PASSAGE_CHARS ? `${snippet.slice(0, MAX_PASSAGE_CHARS - 1)}…` : snippet;
     const score = typeof c.score === 'number' ? `, score ${c.score.toFixed(2)}` : '';
-    return `[${i + 1}] ${c.filename} (volume: ${volumeLabel(c.volume)}, file id: ${c.fileId}${score})\n${cut}`;
+    return `[${i + 1}] ${c.filename} (volume: ${c.volumeLabel}, file id: ${c.fileId}${score})\n${cut}`;
   });
-  return `Found ${citations.length} passage(s) for "${query}":\n\n${passages.join('\n\n')}`;
+  return `Found ${passages.length} passage(s) for "${query}":\n\n${lines.join('\n\n')}`;
 }
 
 // ---- list files ----
-
-export async function listVolumeFiles(input: ListFilesInput, context: ToolContext): Promise<{ files: FileInfo[]; more: boolean }> {
-  const files: FileInfo[] = [];
-  for await (const file of context.service.listAllFiles(input.volume, { signal: context.signal })) {
-    if (files.length === MAX_LISTED_FILES) return { files, more: true };
-    files.push(file);
-  }
-  return { files, more: false };
-}
 
 export function listFilesText(volume: string, listing: { files: readonly FileInfo[]; more: boolean }): string {
   if (listing.files.length === 0) return `The volume ${volumeLabel(volume)} has no files.`;
@@ -272,7 +184,7 @@ export async function uploadToVolume(
   settings: { embedding: string; doChunking: DoChunking },
   context: ToolContext,
 ): Promise<{ uploaded: FileInfo[]; failed: Array<{ name: string; reason: string }> }> {
-  if (!settings.embedding) throw new ToolInputError("Uploading needs an embedding model: set 'ksm.upload.embeddingModel'.");
+  if (!settings.embedding) throw new RetrievalError("Uploading needs an embedding model: set 'ksm.upload.embeddingModel'.");
   const results = await context.service.uploadFiles(
     { volume: upload.volume, embedding: settings.embedding, doChunking: settings.doChunking, files: upload.files.map((f) => ({ path: f.path, filename: f.name })) },
     { signal: context.signal },
@@ -301,20 +213,4 @@ export function uploadResultText(
   }
   if (result.refused?.length) lines.push(refusedText(result.refused));
   return lines.join('\n');
-}
-
-// ---- shared ----
-
-/** A tool failure whose message is meant for the model and the user as is. */
-export class ToolInputError extends Error {}
-
-/**
- * The text a tool returns for a failure. Service errors say what failed and what to set
- * (src/api writes them so, never with the key); only their first line is kept.
- */
-export function failureText(error: unknown): string {
-  if (error instanceof ToolInputError) return error.message;
-  if (isCancellation(error)) return 'Cancelled.';
-  const line = errorFirstLine(error);
-  return redactSecrets(line || 'The request failed.');
 }

@@ -1,9 +1,11 @@
-// VS Code's Chat's commands: the model picker's "Manage Models" entry, and the link a
-// `@ksm` source opens (reveal the file in the Volumes view).
+// VS Code's Chat's commands: the model picker's "Manage Models" entry, the link a
+// `@ksm` source opens (reveal the file in the Volumes view), and the bundled MCP server for
+// other agents (Use KSM in Other Agents…, Install 'ksm' Command in PATH).
 import * as vscode from 'vscode';
 import { COMMAND } from '../../common/core/contributionIds';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
+import { installKsmCommand, useKsmInOtherAgents } from './mcpServerProvider';
 
 export function registerNativeChatCommands(
   services: ExtensionServices,
@@ -29,4 +31,6 @@ export function registerNativeChatCommands(
     if (await openCitation(answerId, marker)) return;
     void vscode.window.showInformationMessage(vscode.l10n.t('This source is no longer available (the answer is from before a reload). Ask again to see it.'));
   });
+  services.registerCommand(COMMAND.mcpInstallCommand, () => installKsmCommand(services));
+  services.registerCommand(COMMAND.mcpUseInOtherAgents, () => useKsmInOtherAgents(services));
 }

@@ -69,6 +69,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
         tools: toNeutralTools(options.tools),
         modelOptions: options.modelOptions,
         volumes: settings.volumes(),
+        user: settings.userId() || undefined,
         threads: this.threads,
         signal: cancel.signal,
         report: (part) => progress.report(toVscodePart(part)),

@@ -3,10 +3,18 @@
 // cheap check `aws s3 sync` relies on; here it only saves work, the decision is by hash).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { ManifestEntry } from './manifest';
 
-export async function sha256OfFile(path: string, signal?: AbortSignal): Promise<string> {
+/** Below this, one readFile beats a stream (measured: the stream's set-up dominated 5,000 files of 1–4 KB). */
+const SMALL_FILE = 256 * 1024;
+
+export async function sha256OfFile(path: string, signal?: AbortSignal, size?: number): Promise<string> {
+  if (size !== undefined && size <= SMALL_FILE) {
+    signal?.throwIfAborted();
+    return createHash('sha256').update(await readFile(path)).digest('hex');
+  }
   const hash = createHash('sha256');
   await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), hash, { signal });
   return hash.digest('hex');
@@ -20,7 +28,7 @@ export interface HashStats {
 
 /** The file's sha256, reusing the manifest's when size and mtime are unchanged. */
 export async function contentHash(
-  file: { path: string; size: number; mtimeMs: number },
+  file: { path: string; size: number; mtimeMs: number; sha256?: string },
   known: ManifestEntry | undefined,
   stats: HashStats,
   signal?: AbortSignal,
@@ -31,19 +39,6 @@ export async function contentHash(
   }
   stats.hashed++;
   stats.hashedBytes += file.size;
-  return sha256OfFile(file.path, signal);
-}
-
-/** Runs `task` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
+  if (file.sha256) return file.sha256; // read whole by the scan's readable-files sniff
+  return sha256OfFile(file.path, signal, file.size);
 }

@@ -1,21 +1,26 @@
-// The plan of a sync: compare the folder (by content hash) with what the manifest says the
-// volume holds, and with what the volume lists. Decisions, in the order `rclone` and
-// `aws s3 sync` users expect them:
+// The plan of a sync: compare the folder (by content hash) with the volume's LISTING, the
+// truth, using the manifest only as a hint of which listed copies this folder uploaded.
+// Decisions, in the order `rclone` and `aws s3 sync` users expect them:
 // - equal content → untouched; changed content → replace (upload first, delete the old copy after);
-// - a new file → upload; a file whose manifest copy vanished remotely → upload again;
-// - a file gone locally (removed, renamed or now excluded) → its remote copy is deleted only
-//   when deletion is enabled, else kept and reported;
-// - remote files the manifest does not know are never deleted. One with the local file's
-//   name and size is adopted as its copy: the service keeps no hash and offers no download,
-//   so name + size is the strongest evidence there is; from then on the local hash is
-//   recorded and later edits are caught by content. Every other one is reported.
-// A missing or corrupt manifest is therefore a full compare that can upload but not delete.
+// - a new file → upload; a file whose recorded copy vanished remotely → upload again;
+// - a file gone locally (removed, renamed or now excluded) → its copy is deleted only when
+//   deletion is enabled, else kept and reported.
+// Ownership (docs/sync.md): a listed file is this folder's own copy only when the manifest
+// records its uuid for a path AND the listing holds that uuid under the exact name this
+// folder gives that path; or when the manifest recorded the intent to upload that path
+// (before sending) and an unrecorded file of that name and size is listed (a crash between
+// sending and recording). Every other manifest claim (a uuid listed under another name, a
+// pending deletion without a newer copy, another volume's manifest) is ignored and
+// reported. A same-name file the folder never recorded is never adopted silently: with no
+// usable manifest the plan holds a `conflicts` list and the caller must choose `adopt`
+// (they are this folder's older copies: replaced) or `keepOthers` (upload alongside).
 // No `vscode` import.
+import pMap from 'p-map';
 import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import type { SkippedFile } from '../../common/core/folderExpansion';
-import { contentHash, mapLimited, type HashStats } from './hashing';
+import { contentHash, type HashStats } from './hashing';
 import { emptyManifest, type Manifest, type ManifestStore } from './manifest';
 import { remoteNameFor, scanFolder, type ScanRules } from './scan';
 
@@ -26,37 +31,53 @@ export interface PlannedUpload {
   mtimeMs: number;
   sha256: string;
   remoteName: string;
-  /** The copy this upload replaces (deleted after the upload succeeds). */
-  replaces?: { uuid: string; remoteName: string };
+  /** The copies this upload replaces (deleted after the upload succeeds): the folder's older one, or same-name files adopted with `adopt`. */
+  replaces?: Array<{ uuid: string; remoteName: string }>;
   /** A removed file with the same content: shown as a rename. */
   renamedFrom?: string;
 }
 
 export interface PlannedDelete {
   uuid: string;
+  /** The name the service lists it under (never the manifest's word). */
   remoteName: string;
-  /** The local file it mirrored; absent for an older copy left by an interrupted replace. */
+  /** The local path it mirrored. */
   rel?: string;
-  reason: 'removed' | 'replaced';
+  /** removed: gone locally; replaced: older copy of a replaced file; duplicate: an extra copy (--dedupe). */
+  reason: 'removed' | 'replaced' | 'duplicate';
 }
+
+/** How same-name files the folder never recorded are treated. */
+export type Ownership = 'ask' | 'adopt' | 'keepOthers';
 
 export interface SyncPlan {
   folder: string;
   volume: string;
   deleteRemoved: boolean;
+  ownership: Ownership;
   manifest: { state: 'ok' | 'missing' | 'unusable'; reason?: string; location: string };
-  /** The manifest the apply step starts from (adoptions and vanished copies already recorded). */
+  /** The manifest the apply step starts from (only claims the listing backs; recovered intents recorded). */
   base: Manifest;
   /** True when `base` differs from what is stored (an apply with nothing to send still saves it). */
   baseChanged: boolean;
   uploads: PlannedUpload[];
   deletes: PlannedDelete[];
   unchanged: number;
+  /** Unrecorded copies recognised from the intents of an interrupted run. */
   adopted: Array<{ rel: string; uuid: string }>;
   /** Removed locally, kept remotely because deletion is off. */
   keptRemote: string[];
-  /** Remote files the manifest does not know and no local file matched: reported, never deleted. */
+  /** Remote files no local file owns: reported, never deleted. */
   untracked: FileInfo[];
+  /** Manifest claims the listing does not back: ignored, reported. */
+  ignoredClaims: string[];
+  /**
+   * With no usable manifest: local files whose name is already taken by files this folder
+   * never recorded. Non-empty with ownership `ask` means the run must stop for a choice.
+   */
+  conflicts: Array<{ rel: string; remote: FileInfo[] }>;
+  /** Extra listed copies under the name of one of the folder's own files (an earlier accident); deleted with `dedupe`. */
+  duplicates: Array<{ rel: string; file: FileInfo; sameSize: boolean }>;
   skipped: SkippedFile[];
   /** Files the volume listed (for the delete guard). */
   remoteCount: number;
@@ -72,15 +93,20 @@ export interface PlanOptions {
   store: ManifestStore;
   rules: ScanRules;
   deleteRemoved: boolean;
+  /** Same-name files the folder never recorded (default `ask`). */
+  ownership?: Ownership;
+  /** Delete extra copies of the folder's own files (same name and size as the recorded copy). */
+  dedupe?: boolean;
   signal?: AbortSignal;
   hashConcurrency?: number;
 }
 
 export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   const { volume, signal } = options;
+  const ownership = options.ownership ?? 'ask';
   const loaded = await options.store.load(volume);
   const stored = loaded.state === 'ok' ? loaded.manifest : emptyManifest(volume);
-  const base: Manifest = structuredClone(stored);
+  const base: Manifest = emptyManifest(volume, stored.service);
   let baseChanged = loaded.state !== 'ok';
 
   const timings = { listMs: 0, scanMs: 0, hashMs: 0 };
@@ -92,45 +118,69 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
       timings[key] = performance.now() - started;
     }
   };
-  const [remote, scan] = await Promise.all([
+  const [listing, scan] = await Promise.all([
     timed('listMs', listVolume(options.service, volume, signal)),
     timed('scanMs', scanFolder(options.folder, options.rules, signal, new Map(Object.entries(stored.files)))),
   ]);
-  const remoteByUuid = new Map(remote.map((f) => [f.uuid, f]));
+  const remote = listing.filter((f) => !f.isdir);
+  const byUuid = new Map(remote.map((f) => [f.uuid, f]));
+  const byName = new Map<string, FileInfo[]>();
+  for (const file of remote) byName.set(file.filename, [...(byName.get(file.filename) ?? []), file]);
+  const claimed = new Set<string>();
+  const ignoredClaims: string[] = [];
 
-  // Copies deleted meanwhile (in the Volumes view, by a colleague) are forgotten.
-  for (const [rel, entry] of Object.entries(base.files)) {
-    if (!remoteByUuid.has(entry.uuid)) {
-      delete base.files[rel];
+  // 1. Recorded copies: kept only when listed under the name this folder gives the path.
+  for (const [rel, entry] of Object.entries(stored.files)) {
+    const listed = byUuid.get(entry.uuid);
+    const name = remoteNameFor(rel);
+    if (!listed) {
+      baseChanged = true; // deleted meanwhile (in the Volumes view, by a colleague): forgotten
+    } else if (listed.filename !== name) {
+      ignoredClaims.push(`'${rel}' records ${entry.uuid}, which the volume lists as '${listed.filename}', not '${name}'`);
       baseChanged = true;
+    } else if (claimed.has(entry.uuid)) {
+      ignoredClaims.push(`'${rel}' records ${entry.uuid}, which another entry already claims`);
+      baseChanged = true;
+    } else {
+      base.files[rel] = { ...entry, remoteName: name };
+      claimed.add(entry.uuid);
     }
   }
-  const pendingBefore = base.pendingDeletes.length;
-  base.pendingDeletes = base.pendingDeletes.filter((p) => remoteByUuid.has(p.uuid));
-  baseChanged ||= base.pendingDeletes.length !== pendingBefore;
-
-  const claimed = new Set<string>([...Object.values(base.files).map((e) => e.uuid), ...base.pendingDeletes.map((p) => p.uuid)]);
-  const unclaimedByName = new Map<string, FileInfo[]>();
-  for (const file of remote) {
-    if (claimed.has(file.uuid) || file.isdir) continue;
-    const list = unclaimedByName.get(file.filename) ?? [];
-    list.push(file);
-    unclaimedByName.set(file.filename, list);
+  // 2. Intents of an interrupted run: an unrecorded file of that name and size is the copy it sent.
+  for (const [rel, intent] of Object.entries(stored.intents)) {
+    baseChanged = true;
+    const name = remoteNameFor(rel);
+    const stray = (byName.get(name) ?? []).find((f) => !claimed.has(f.uuid) && f.filesize === intent.size);
+    if (!stray) continue;
+    const older = base.files[rel];
+    if (older) base.pendingDeletes.push({ uuid: older.uuid, remoteName: older.remoteName, rel });
+    base.files[rel] = { sha256: intent.sha256, size: intent.size, mtimeMs: 0, uuid: stray.uuid, remoteName: name };
+    claimed.add(stray.uuid);
   }
-  const takeUnclaimed = (name: string, size: number): FileInfo | undefined => {
-    const list = unclaimedByName.get(name);
-    const index = list?.findIndex((f) => f.filesize === size) ?? -1;
-    if (!list || index < 0) return undefined;
-    const [match] = list.splice(index, 1);
-    claimed.add(match.uuid);
-    return match;
-  };
+  const recovered = Object.entries(stored.intents).flatMap(([rel]) => (base.files[rel] && base.files[rel].uuid !== stored.files[rel]?.uuid ? [{ rel, uuid: base.files[rel].uuid }] : []));
+  // 3. Older copies still to delete: only one listed under the path's name while a newer copy of that name is listed.
+  for (const pending of stored.pendingDeletes) {
+    const listed = byUuid.get(pending.uuid);
+    if (!listed) {
+      baseChanged = true;
+      continue;
+    }
+    const name = pending.rel === undefined ? undefined : remoteNameFor(pending.rel);
+    const newer = pending.rel === undefined ? undefined : base.files[pending.rel];
+    if (!name || listed.filename !== name || claimed.has(pending.uuid) || !newer || newer.uuid === pending.uuid) {
+      ignoredClaims.push(`a pending deletion of ${pending.uuid} ('${listed.filename}') is not an older copy of one of this folder's files`);
+      baseChanged = true;
+      continue;
+    }
+    base.pendingDeletes.push({ uuid: pending.uuid, remoteName: listed.filename, rel: pending.rel });
+    claimed.add(pending.uuid);
+  }
 
   const hashing: HashStats = { hashed: 0, hashedBytes: 0, skipped: 0 };
   const hashStarted = performance.now();
-  const hashes = await mapLimited(scan.files, options.hashConcurrency ?? 4, (file) => contentHash(file, base.files[file.rel], hashing, signal));
-
+  const hashes = await pMap(scan.files, (file) => contentHash(file, base.files[file.rel], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
   timings.hashMs = performance.now() - hashStarted;
+
   const local = new Set(scan.files.map((f) => f.rel));
   const removedByHash = new Map<string, string>();
   for (const [rel, entry] of Object.entries(base.files)) if (!local.has(rel)) removedByHash.set(entry.sha256, rel);
@@ -139,21 +189,26 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     folder: options.folder,
     volume,
     deleteRemoved: options.deleteRemoved,
+    ownership,
     manifest: { state: loaded.state, reason: loaded.state === 'unusable' ? loaded.reason : undefined, location: options.store.location },
     base,
     baseChanged,
     uploads: [],
     deletes: [],
     unchanged: 0,
-    adopted: [],
+    adopted: recovered,
     keptRemote: [],
     untracked: [],
+    ignoredClaims,
+    conflicts: [],
+    duplicates: [],
     skipped: [...scan.skipped],
-    remoteCount: remote.filter((f) => !f.isdir).length,
+    remoteCount: remote.length,
     hashing,
     timings,
   };
 
+  const unclaimedNamed = (name: string) => (byName.get(name) ?? []).filter((f) => !claimed.has(f.uuid));
   const namesTaken = new Map<string, string>();
   scan.files.forEach((file, i) => {
     const sha256 = hashes[i];
@@ -165,33 +220,29 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     }
     namesTaken.set(remoteName, file.rel);
     const known = base.files[file.rel];
-    const record = (uuid: string) => {
-      base.files[file.rel] = { sha256, size: file.size, mtimeMs: file.mtimeMs, uuid, remoteName };
-      baseChanged = true;
-    };
-    if (known && known.sha256 === sha256) {
-      plan.unchanged++;
-      if (known.mtimeMs !== file.mtimeMs) record(known.uuid); // touched, not edited: skip the hash next time
-      return;
-    }
-    // A copy stored by a run that crashed before it could record it: adopt, do not upload twice.
-    const stray = takeUnclaimed(remoteName, file.size);
     if (known) {
-      if (stray) {
-        base.pendingDeletes.push({ uuid: known.uuid, remoteName: known.remoteName });
-        record(stray.uuid);
-        plan.adopted.push({ rel: file.rel, uuid: stray.uuid });
+      for (const other of unclaimedNamed(remoteName)) plan.duplicates.push({ rel: file.rel, file: other, sameSize: other.filesize === known.size });
+      if (known.sha256 === sha256) {
+        plan.unchanged++;
+        if (known.mtimeMs !== file.mtimeMs) {
+          base.files[file.rel] = { ...known, mtimeMs: file.mtimeMs }; // touched, not edited: skip the hash next time
+          plan.baseChanged = true;
+        }
       } else {
-        plan.uploads.push({ ...file, sha256, remoteName, replaces: { uuid: known.uuid, remoteName: known.remoteName } });
+        plan.uploads.push({ ...file, sha256, remoteName, replaces: [{ uuid: known.uuid, remoteName }] });
       }
       return;
     }
-    if (stray) {
-      record(stray.uuid);
-      plan.adopted.push({ rel: file.rel, uuid: stray.uuid });
-      plan.unchanged++;
-      return;
+    const others = unclaimedNamed(remoteName);
+    if (others.length && loaded.state !== 'ok') {
+      plan.conflicts.push({ rel: file.rel, remote: others });
+      if (ownership === 'adopt') {
+        for (const other of others) claimed.add(other.uuid);
+        plan.uploads.push({ ...file, sha256, remoteName, replaces: others.map((o) => ({ uuid: o.uuid, remoteName })) });
+        return;
+      }
     }
+    // Same-name files the folder never recorded stay someone else's: uploaded alongside, reported as untracked.
     plan.uploads.push({ ...file, sha256, remoteName, renamedFrom: removedByHash.get(sha256) });
   });
 
@@ -200,20 +251,48 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     if (options.deleteRemoved) plan.deletes.push({ uuid: entry.uuid, remoteName: entry.remoteName, rel, reason: 'removed' });
     else plan.keptRemote.push(rel);
   }
-  for (const pending of base.pendingDeletes) plan.deletes.push({ uuid: pending.uuid, remoteName: pending.remoteName, reason: 'replaced' });
-  plan.untracked = [...unclaimedByName.values()].flat();
-  plan.baseChanged = baseChanged;
+  for (const pending of base.pendingDeletes) plan.deletes.push({ uuid: pending.uuid, remoteName: pending.remoteName, rel: pending.rel, reason: 'replaced' });
+  if (options.dedupe) {
+    for (const d of plan.duplicates) {
+      if (!d.sameSize) continue;
+      claimed.add(d.file.uuid);
+      plan.deletes.push({ uuid: d.file.uuid, remoteName: d.file.filename, rel: d.rel, reason: 'duplicate' });
+    }
+  }
+  plan.untracked = remote.filter((f) => !claimed.has(f.uuid));
+  plan.baseChanged ||= baseChanged;
   return plan;
 }
 
+/** True when the run must stop for a choice: no usable manifest and same-name files the folder never recorded. */
+export function needsOwnershipChoice(plan: SyncPlan): boolean {
+  return plan.ownership === 'ask' && plan.conflicts.length > 0;
+}
+
+/**
+ * The whole listing: the first page says the total, the other pages are asked for 3 at a
+ * time (a 5,000-file volume is 5 pages; one after another they were most of a no-op sync).
+ * Deduplicated by uuid, in case the volume changed between pages.
+ */
 async function listVolume(service: KsmService, volume: string, signal?: AbortSignal): Promise<FileInfo[]> {
-  const files: FileInfo[] = [];
+  const limit = 1000;
   try {
-    for await (const file of service.listAllFiles(volume, { signal, pageSize: 1000 })) files.push(file);
+    const first = await service.listFiles({ volume, offset: 0, limit }, { signal });
+    const offsets: number[] = [];
+    for (let offset = first.files.length; first.files.length > 0 && offset < first.total; offset += limit) offsets.push(offset);
+    const pages = await pMap(offsets, (offset) => service.listFiles({ volume, offset, limit }, { signal }), { concurrency: 3 });
+    const byUuid = new Map<string, FileInfo>();
+    for (const file of [first, ...pages].flatMap((p) => p.files)) byUuid.set(file.uuid, file);
+    // A page shorter than asked (the volume shrank meanwhile) leaves no gap: what is missing is read in order.
+    const read = [first, ...pages].reduce((n, p) => n + p.files.length, 0);
+    if (read < first.total && pages.some((p) => p.files.length < limit)) {
+      for await (const file of service.listAllFiles(volume, { signal, pageSize: limit })) byUuid.set(file.uuid, file);
+    }
+    return [...byUuid.values()];
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error; // D6: a volume is created by its first upload
+    return [];
   }
-  return files;
 }
 
 /** Nothing to send and nothing to record. */
@@ -221,16 +300,29 @@ export function isInSync(plan: SyncPlan): boolean {
   return plan.uploads.length === 0 && plan.deletes.length === 0;
 }
 
-/** Deletions of files removed locally (not the older copies of replaced files), as a share of the volume. */
-export function deletionShare(plan: SyncPlan): number {
-  const removing = plan.deletes.filter((d) => d.reason === 'removed').length;
-  return plan.remoteCount === 0 ? 0 : removing / plan.remoteCount;
+/**
+ * Deletions that lower the volume's file count: every planned deletion (removed files,
+ * extra copies, older copies left by earlier runs: a crafted manifest cannot slip one past
+ * the guard). The older copies this run replaces (its own, or adopted same-name files) go
+ * only after their new copy is stored, so the count does not drop for them.
+ */
+export function guardedDeletions(plan: SyncPlan): number {
+  return plan.deletes.length;
 }
 
-/** The guard: more than `maxShare` (0..1) of the volume deleted in one run needs an explicit yes. At least 2 files, so a one-file volume can still lose its file. */
-export function exceedsDeleteGuard(plan: SyncPlan, maxShare: number): boolean {
-  const removing = plan.deletes.filter((d) => d.reason === 'removed').length;
-  return removing > 1 && deletionShare(plan) > maxShare;
+/** Guarded deletions as a share of the volume. */
+export function deletionShare(plan: SyncPlan): number {
+  return plan.remoteCount === 0 ? 0 : guardedDeletions(plan) / plan.remoteCount;
+}
+
+/**
+ * The guard: more than `maxShare` (0..1) of the volume, or more than `maxCount` files,
+ * deleted in one run needs an explicit yes. The share needs at least 2 files, so a one-file
+ * volume can still lose its file.
+ */
+export function exceedsDeleteGuard(plan: SyncPlan, maxShare: number, maxCount = Infinity): boolean {
+  const removing = guardedDeletions(plan);
+  return removing > maxCount || (removing > 1 && deletionShare(plan) > maxShare);
 }
 
 export function planCounts(plan: SyncPlan): { upload: number; replace: number; delete: number; unchanged: number } {

@@ -1,6 +1,6 @@
 // The local side of a sync: every file under the folder that the upload rules allow
-// (.gitignore, exclude globs, size limit, readable-files rule: the same code as uploads,
-// src/common/core/folderExpansion.ts), keyed by its path relative to the folder, with size and
+// (.gitignore applied and never synced itself, exclude globs, size limit, readable-files rule,
+// symlinks skipped: the same code as uploads, src/common/core/folderExpansion.ts), keyed by its path relative to the folder, with size and
 // mtime for the hash skip. No `vscode` import.
 import { relative, resolve, sep } from 'node:path';
 import { expandSelection, volumeNameFor, type SkippedFile } from '../../common/core/folderExpansion';
@@ -8,12 +8,19 @@ import { expandSelection, volumeNameFor, type SkippedFile } from '../../common/c
 /** The CLI's manifest, kept in the synced folder; never synced itself. */
 export const CLI_MANIFEST_NAME = '.ksm-sync.json';
 
+/** The manifest and its lock (`.ksm-sync.json.lock/`): never synced, never a reason to sync. */
+export function isManifestPath(rel: string): boolean {
+  return rel === CLI_MANIFEST_NAME || rel.startsWith(`${CLI_MANIFEST_NAME}.lock`);
+}
+
 /** What VS Code's `files.exclude` hides by default; the CLI applies these too, so both sides see the same files. */
 export const DEFAULT_EXCLUDES = ['**/.git', '**/.svn', '**/.hg', '**/CVS', '**/.DS_Store', '**/Thumbs.db'];
 
 export interface ScanRules {
   /** Globs relative to `root` (a workspace folder in VS Code, the synced folder on the command line). */
   excludeGlobs: string[];
+  /** Only files matching one of these (relative to `root`) are synced (`ksm sync --include`). */
+  includeGlobs?: string[];
   /** 0 = no limit. */
   maxFileSizeBytes: number;
   /** Where globs and `.gitignore` files are anchored; defaults to the synced folder. */
@@ -29,6 +36,8 @@ export interface LocalFile {
   path: string;
   size: number;
   mtimeMs: number;
+  /** Known from the scan's own read of a small file (no second read to hash it). */
+  sha256?: string;
 }
 
 export interface Scan {
@@ -40,9 +49,11 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
   const base = resolve(folder);
   const expansion = await expandSelection([base], {
     excludeGlobs: rules.excludeGlobs,
+    includeGlobs: rules.includeGlobs,
     maxFileSizeBytes: rules.maxFileSizeBytes,
     workspaceRoots: [rules.root ? resolve(rules.root) : base],
     signal,
+    hashSmallFiles: true,
     knownReadable: known
       ? (path, size, mtimeMs) => {
           const entry = known.get(toPosix(relative(base, path)));
@@ -53,8 +64,8 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
   const files: LocalFile[] = [];
   for (const file of expansion.files) {
     const rel = toPosix(relative(base, file.path));
-    if (rel === CLI_MANIFEST_NAME) continue;
-    files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0 });
+    if (isManifestPath(rel)) continue;
+    files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256 });
   }
   return { files, skipped: expansion.skipped };
 }

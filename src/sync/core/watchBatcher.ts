@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import picomatch from 'picomatch';
-import { CLI_MANIFEST_NAME, toPosix } from './scan';
+import { isManifestPath, toPosix } from './scan';
 
 export interface Clock {
   setTimeout(fn: () => void, ms: number): unknown;
@@ -88,7 +88,7 @@ export function eventFilter(folder: string, rules: { excludeGlobs: string[]; roo
   return async (path) => {
     const full = resolve(path);
     if (!full.startsWith(base + sep)) return false;
-    if (toPosix(relative(base, full)) === CLI_MANIFEST_NAME) return false;
+    if (isManifestPath(toPosix(relative(base, full)))) return false;
     const fromRoot = toPosix(relative(root, full));
     const parts = fromRoot.split('/');
     for (let i = 1; i <= parts.length; i++) if (isExcluded(parts.slice(0, i).join('/'))) return false;

@@ -4,10 +4,10 @@
 // once more, in a modal dialog that names the numbers.
 import { relative } from 'node:path';
 import * as vscode from 'vscode';
-import { deletionShare, exceedsDeleteGuard, planCounts, type SyncPlan } from '../core/plan';
+import { deletionShare, exceedsDeleteGuard, guardedDeletions, needsOwnershipChoice, planCounts, type SyncPlan } from '../core/plan';
 import { shownVolume } from '../../common/vscode/settings';
 
-export type PreviewAnswer = 'apply' | 'cancel';
+export type PreviewAnswer = 'apply' | 'cancel' | 'adopt' | 'keepOthers';
 
 interface Row extends vscode.QuickPickItem {
   action?: PreviewAnswer;
@@ -19,19 +19,38 @@ export function planTitle(plan: SyncPlan, folderLabel: string): string {
 }
 
 export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<PreviewAnswer> {
-  const rows: Row[] = [
-    { label: '$(check) Apply', description: applyDescription(plan), action: 'apply', alwaysShow: true },
-    { label: '$(close) Cancel', description: 'change nothing', action: 'cancel', alwaysShow: true },
-  ];
+  const choice = needsOwnershipChoice(plan);
+  const rows: Row[] = choice
+    ? [
+        {
+          label: vscode.l10n.t('$(replace) Replace Them (Adopt)'),
+          description: vscode.l10n.t('they are older copies: replace {0}', plan.conflicts.length),
+          action: 'adopt',
+          alwaysShow: true,
+        },
+        { label: vscode.l10n.t('$(files) Keep Them (Upload Alongside)'), description: vscode.l10n.t('not ours: upload beside them'), action: 'keepOthers', alwaysShow: true },
+        { label: '$(close) Cancel', description: 'change nothing', action: 'cancel', alwaysShow: true },
+      ]
+    : [
+        { label: '$(check) Apply', description: applyDescription(plan), action: 'apply', alwaysShow: true },
+        { label: '$(close) Cancel', description: 'change nothing', action: 'cancel', alwaysShow: true },
+      ];
   const files: Row[] = [];
   if (plan.manifest.state !== 'ok') {
-    files.push({ label: '$(info) No sync record yet', detail: 'Files are matched by name and size; nothing is deleted this run.' });
+    files.push({
+      label: vscode.l10n.t('$(info) No sync record yet'),
+      detail: choice
+        ? vscode.l10n.t('Some files of the folder already have a same-name file in the volume that this folder never recorded: choose what they are. Nothing is deleted for removed files this run.')
+        : vscode.l10n.t('Nothing is deleted for removed files this run.'),
+    });
   }
+  for (const c of plan.conflicts) files.push({ label: `$(warning) ${c.rel}`, description: vscode.l10n.t('same name as {0} file(s) in the volume not recorded by this folder', c.remote.length) });
+  for (const claim of plan.ignoredClaims) files.push({ label: vscode.l10n.t('$(warning) Ignored sync record entry'), detail: claim });
   for (const u of plan.uploads) {
     files.push(u.replaces ? { label: `$(replace) ${u.rel}`, description: 'changed: replace' } : { label: `$(add) ${u.rel}`, description: u.renamedFrom ? `new (renamed from ${u.renamedFrom})` : 'new: upload' });
   }
   for (const d of plan.deletes) {
-    files.push({ label: `$(trash) ${d.rel ?? d.remoteName}`, description: d.reason === 'replaced' ? 'older copy of a replaced file' : 'removed locally: delete from the volume' });
+    files.push({ label: `$(trash) ${d.remoteName}`, description: d.reason === 'replaced' ? 'older copy of a replaced file' : d.reason === 'duplicate' ? 'extra copy' : 'removed locally: delete from the volume' });
   }
   for (const rel of plan.keptRemote) files.push({ label: `$(circle-slash) ${rel}`, description: 'removed locally, kept in the volume (deletion is off)' });
   for (const f of plan.untracked) files.push({ label: `$(question) ${f.filename}`, description: 'in the volume, not from this folder: left alone' });
@@ -46,7 +65,7 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
       ignoreFocusOut: true,
     });
     if (!picked || picked.action === 'cancel') return 'cancel';
-    if (picked.action === 'apply') return 'apply';
+    if (picked.action) return picked.action;
     // A file row is information only: show the plan again.
   }
 }
@@ -60,7 +79,7 @@ function applyDescription(plan: SyncPlan): string {
 /** True when the deletions may go ahead: under the guard, or confirmed in a modal. */
 export async function confirmDeletions(plan: SyncPlan, guardShare: number): Promise<boolean> {
   if (!exceedsDeleteGuard(plan, guardShare)) return true;
-  const removing = plan.deletes.filter((d) => d.reason === 'removed').length;
+  const removing = guardedDeletions(plan);
   const button = `Delete ${removing} Files`;
   const answer = await vscode.window.showWarningMessage(
     `This sync would delete ${removing} of the ${plan.remoteCount} files in ${shownVolume(plan.volume)} (${Math.round(deletionShare(plan) * 100)}%, more than the ${Math.round(guardShare * 100)}% allowed by ksm.sync.deleteGuardPercent).`,

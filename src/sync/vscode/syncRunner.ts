@@ -13,7 +13,8 @@ import { excludeGlobs } from '../../common/vscode/excludeGlobs';
 import { applySync, type SyncSummary } from '../core/apply';
 import { FileManifestStore } from '../core/manifest';
 import type { SyncedFolder } from '../core/citedSource';
-import { isInSync, planCounts, planSync, type SyncPlan } from '../core/plan';
+import { acquireSyncLock } from '../core/lock';
+import { isInSync, needsOwnershipChoice, planCounts, planSync, type Ownership, type SyncPlan } from '../core/plan';
 import { eventFilter, WatchBatcher } from '../core/watchBatcher';
 import { confirmDeletions, showPreview } from './syncPreview';
 import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
@@ -28,6 +29,8 @@ export interface SyncRunOptions {
   background?: boolean;
   /** Always preview (the status bar's "open the preview"). */
   preview?: boolean;
+  /** Same-name files the folder never recorded (chosen in the preview when there is no manifest). */
+  ownership?: Ownership;
 }
 
 export class PairingRunner implements vscode.Disposable {
@@ -134,6 +137,19 @@ export class PairingRunner implements vscode.Disposable {
       throw new Error(`Sync of ${this.label} refused: ${refusal}.`);
     }
     const store = this.store();
+    // One run per pairing across windows: a second window waits for the first (the lock sits next to the manifest).
+    const release = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Waiting for another window\'s sync of {0}…', this.label) },
+      () => acquireSyncLock(store.location, { what: `${this.folderPath} → ${this.pairing.volume}`, waitMs: 10 * 60_000, onWaiting: () => this.services.log.info(`[sync] ${this.label}: another window is syncing this pairing; waiting`) }),
+    );
+    try {
+      return await this.runLocked(options, store);
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  private async runLocked(options: SyncRunOptions, store: FileManifestStore): Promise<SyncSummary | undefined> {
     const before = this.stateValue;
     this.setState({ kind: 'syncing' });
     this.changedPaths.clear();
@@ -149,6 +165,7 @@ export class PairingRunner implements vscode.Disposable {
             store,
             rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
             deleteRemoved: this.pairing.deleteRemoved,
+            ownership: options.ownership,
             signal,
           })),
       );
@@ -159,7 +176,7 @@ export class PairingRunner implements vscode.Disposable {
         this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
         return undefined;
       }
-      const needsPreview = options.preview || plan.manifest.state !== 'ok' || plan.deletes.some((d) => d.reason === 'removed');
+      const needsPreview = options.preview || plan.manifest.state !== 'ok' || plan.deletes.length > 0 || needsOwnershipChoice(plan);
       if (needsPreview) {
         if (options.background) {
           // A deletion is never applied behind the user's back: it waits for the preview.
@@ -171,7 +188,13 @@ export class PairingRunner implements vscode.Disposable {
         }
         // While the preview waits for Apply nothing is being synced: the status bar says "review".
         this.setState({ kind: 'review', count: c.upload + c.replace + c.delete });
-        if ((await showPreview(plan, this.label)) !== 'apply' || !(await confirmDeletions(plan, settings.syncDeleteGuardShare()))) {
+        const answer = await showPreview(plan, this.label);
+        if (answer === 'adopt' || answer === 'keepOthers') {
+          // The choice changes the plan: plan again with it (still holding the lock), then preview that.
+          this.setState(before);
+          return this.runLocked({ ...options, preview: true, ownership: answer }, store);
+        }
+        if (answer !== 'apply' || !(await confirmDeletions(plan, settings.syncDeleteGuardShare()))) {
           this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' || before.kind === 'review' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
           return undefined;
         }
@@ -202,10 +225,12 @@ export class PairingRunner implements vscode.Disposable {
         },
       );
       this.syncedOnce = true;
+      if (summary.stopped) this.services.log.warn(`[sync] ${this.label}: stopped: ${summary.stopped.message}`);
       for (const r of summary.results) this.services.log.info(`[sync] ${this.pairing.volume}: ${r.rel} ${r.action}${'reason' in r ? ` — ${r.reason}` : ''}`);
       const uuids = summary.results.flatMap((r) => (r.action === 'uploaded' || r.action === 'replaced' ? [r.uuid] : []));
       this.hooks.onApplied(this.pairing.volume, { uuids, doChunking });
-      if (summary.failed) this.setState({ kind: 'error', message: `${summary.failed} file(s) failed` });
+      if (summary.stopped) this.setState({ kind: 'error', message: summary.stopped.message });
+      else if (summary.failed) this.setState({ kind: 'error', message: `${summary.failed} file(s) failed` });
       else if (summary.wasCancelled) this.setState({ kind: 'pending', count: summary.cancelled });
       else this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
       if (!options.background || summary.failed) this.hooks.showSummary(this, summary, ready);
@@ -225,3 +250,4 @@ export class PairingRunner implements vscode.Disposable {
     this.watcher?.dispose();
   }
 }
+

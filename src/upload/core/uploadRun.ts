@@ -10,7 +10,7 @@ import type { PendingReplacement } from './pendingReplacements';
 export type FileOutcome =
   /** `replacing`: older copies deleted once this one is searchable ("Replace"). */
   | { path: string; filename: string; outcome: 'uploaded'; info: FileInfo; replacing: number }
-  | { path: string; filename: string; outcome: 'failed' | 'skipped' | 'cancelled'; reason: string };
+  | { path: string; filename: string; outcome: 'failed' | 'skipped' | 'cancelled'; reason: string; /** The failure itself (front ends classify it: `ksm upload` exits 3 on a configuration-class answer). */ error?: unknown };
 
 export interface UploadSummary {
   volume: string;
@@ -33,6 +33,8 @@ export interface UploadRunOptions {
   plan: UploadPlan;
   signal?: AbortSignal;
   batch?: Partial<UploadBatchLimits>;
+  /** Upload requests in flight at once (default 1). */
+  concurrency?: number;
   /** Called at most once per `progressIntervalMs` (VS Code drops faster updates), and once at the end. */
   onProgress?: (progress: UploadProgress) => void;
   progressIntervalMs?: number;
@@ -52,6 +54,7 @@ export async function runUpload(options: UploadRunOptions): Promise<UploadSummar
         {
           signal: options.signal,
           batch: options.batch,
+          concurrency: options.concurrency,
           onProgress: report.call,
           onFileResult: (result) => {
             const planned = byPath.get(result.source.path);
@@ -60,7 +63,7 @@ export async function runUpload(options: UploadRunOptions): Promise<UploadSummar
               result.source.path,
               result.ok
                 ? { path: result.source.path, filename, outcome: 'uploaded', info: result.info, replacing: 0 }
-                : { path: result.source.path, filename, outcome: 'failed', reason: result.error.message },
+                : { path: result.source.path, filename, outcome: 'failed', reason: result.error.message, error: result.error },
             );
           },
         },

@@ -79,7 +79,6 @@ export class UploadFlow {
           excludeGlobs: excludeGlobs(),
           maxFileSizeBytes: settings.maxFileSizeBytes(),
           workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
-          skipGitignoreFiles: true,
         },
       ),
     );

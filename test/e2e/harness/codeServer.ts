@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, startProcess, waitForHttp, type ManagedProcess } from './processes';
@@ -34,8 +34,14 @@ export async function packageExtension(): Promise<string> {
   } catch (error) {
     throw new Error(`npm run package failed:\n${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
   }
-  return join(REPO_ROOT, `ksm-assistant-${version}.vsix`);
+  const vsix = join(REPO_ROOT, `ksm-assistant-${version}.vsix`);
+  // The VSIX carries the extension, the `ksm` CLI and the MCP server; it must stay small.
+  const size = statSync(vsix).size;
+  if (size >= VSIX_MAX_BYTES) throw new Error(`${vsix} is ${(size / 1048576).toFixed(2)} MiB, over the ${VSIX_MAX_BYTES / 1048576} MiB budget`);
+  return vsix;
 }
+
+export const VSIX_MAX_BYTES = 1.5 * 1024 * 1024;
 
 export class CodeServer {
   private constructor(

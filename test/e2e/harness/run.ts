@@ -24,6 +24,8 @@ export interface E2ERun {
   readonly codeServer: CodeServer;
   readonly workspace: string;
   readonly userDataDir: string;
+  /** Where the extension installs the `ksm` launcher in this run ($XDG_BIN_HOME). */
+  readonly binDir: string;
 }
 
 let shared: Promise<E2ERun> | undefined;
@@ -76,10 +78,11 @@ async function startRun(): Promise<E2ERun> {
   cleanups.push(async () => keepForKeyHunt(workspace));
   const codeServer = await timed(
     'code-server start',
-    CodeServer.start(launcher, { userDataDir, extensionsDir, workspace, logFile: join(RESULTS_ROOT, `${e2eProfile().logPrefix}code-server.log`) }),
+    // XDG_BIN_HOME: KSM: Install 'ksm' Command in PATH writes there, never into the machine's ~/.local/bin.
+    CodeServer.start(launcher, { userDataDir, extensionsDir, workspace, logFile: join(RESULTS_ROOT, `${e2eProfile().logPrefix}code-server.log`), env: { XDG_BIN_HOME: join(root, 'bin') } }),
   );
   cleanups.push(() => codeServer.stop());
-  return { launcher, vsix, emulator, codeServer, workspace, userDataDir };
+  return { launcher, vsix, emulator, codeServer, workspace, userDataDir, binDir: join(root, 'bin') };
 }
 
 /** Registers teardown work that runs after the whole suite, even when it failed. */

@@ -149,11 +149,48 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       async () => `the editor shows ${JSON.stringify((await shown()).slice(0, 300))}, not the workspace file ${join(run.workspace, FOLDER, 'teams', 'platform.md')}`,
       15_000,
     );
+    // The cited sentence (line 3 of the file) is selected: the status bar's cursor item says so.
+    const cursor = workbench.page.locator('.statusbar-item').filter({ hasText: /Ln \d+, Col \d+/ }).first();
     await eventually(
-      async () => (await workbench.page.locator('.editor-group-container.active .monaco-editor .selected-text').count()) > 0,
-      async () => 'the cited passage is not selected',
+      async () => /Ln 3, Col \d+ \(\d+ selected\)/.test((await cursor.textContent({ timeout: 1000 }).catch(() => '')) ?? ''),
+      async () => `the cited passage is not selected; the status bar says "${await cursor.textContent().catch(() => '(none)')}"`,
       10_000,
     );
     await workbench.screenshot('7-citation-opens-workspace-file');
+  });
+
+  it("with no sync record, a same-name file the folder never uploaded is not adopted: the preview asks, and Keep uploads alongside", async () => {
+    const { workbench, run } = scenario;
+    const volume = 'e2e-sync-choice';
+    const folder = 'wiki';
+    mkdirSync(join(run.workspace, folder), { recursive: true });
+    writeFileSync(join(run.workspace, folder, 'intro.md'), '# Intro, edited\n');
+    const colleague = await run.emulator.uploadFile(volume, 'intro.md', '# Intro by someone\n', 0);
+    await workbench.openExplorer();
+    const folderRow = workbench.explorerRow(folder);
+    await folderRow.waitFor({ timeout: 30_000 });
+    await workbench.contextMenu(folderRow, 'Sync Folder to Volume…');
+    await workbench.pick(/Another volume/);
+    await workbench.quickInput().locator('.quick-input-title', { hasText: 'Volume name' }).waitFor();
+    await workbench.typeInQuickInput(volume);
+    await workbench.quickInput().locator('.quick-input-title', { hasText: /options/ }).waitFor();
+    await workbench.pick(/Delete removed files/);
+    await workbench.quickInputBox().press('Enter');
+
+    // The choice, not Apply: nothing may happen to the colleague's file by default.
+    await eventually(async () => (await workbench.quickInputRows().allTextContents()).some((r) => /Keep Them/.test(r)), async () => `rows: ${JSON.stringify(await workbench.quickInputRows().allTextContents())}`, 30_000);
+    const rows = await workbench.quickInputRows().allTextContents();
+    assert.ok(rows.some((r) => /Replace Them \(Adopt\)/.test(r)), `the preview offers Adopt: ${JSON.stringify(rows)}`);
+    assert.ok(!rows.some((r) => /^\s*Apply/.test(r)), `no plain Apply before the choice: ${JSON.stringify(rows)}`);
+    assert.ok(rows.some((r) => /intro\.md.*same name/.test(r)), `the conflicting file is named: ${JSON.stringify(rows)}`);
+    await workbench.screenshot('7-preview-no-record-choice');
+    await workbench.pick(/Keep Them/);
+    // The plan again, with the choice made: Apply uploads beside the colleague's copy.
+    const title = workbench.quickInput().locator('.quick-input-title');
+    await eventually(async () => /1 new · 0 changed · 0 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''), async () => `preview title: "${await title.textContent()}"`, 30_000);
+    await workbench.pick(/Apply/);
+    const listed = async () => ((await run.emulator.listFiles(volume)) as Array<{ uuid: string; filename: string }>).filter((f) => f.filename === 'intro.md');
+    await eventually(async () => (await listed()).length === 2, async () => `the volume holds ${JSON.stringify(await listed())}`, 60_000);
+    assert.ok((await listed()).some((f) => f.uuid === colleague.uuid), "the colleague's file is still there");
   });
 });

@@ -73,12 +73,12 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
   it('shows a report from the palette in which every read-only step passed, and offers Copy Report', async () => {
     const { workbench, run } = scenario;
     const report = await checkFromPalette(workbench);
-    assert.match(report, /\*\*Connected\.\*\* All 6 steps passed\./, report.slice(0, 800));
-    for (const part of ['Reach the service (network, proxy, TLS)', 'API key accepted', `Personal volume listable: {${run.emulator.userId}}`, "Model 'emu-chat' answers (streamed, one token)"]) {
+    assert.match(report, /\*\*Connected\.\*\* All 7 steps passed\./, report.slice(0, 800));
+    for (const part of ['Reach the service (network, proxy, TLS)', 'API key accepted', `Personal volume listable: {${run.emulator.userId}}`, "Model 'emu-chat' answers (streamed, one token)", "Answer format: the service honours output_parser 'responses'"]) {
       assert.ok(report.includes(part), `the report lacks ${JSON.stringify(part)}:\n${report.slice(0, 1500)}`);
     }
     assert.ok(!report.includes(run.emulator.apiKey), 'the key is never in the report');
-    const notification = workbench.page.locator('.notification-list-item').filter({ hasText: 'KSM connection check: All 6 steps passed' });
+    const notification = workbench.page.locator('.notification-list-item').filter({ hasText: 'KSM connection check: All 7 steps passed' });
     await notification.waitFor({ timeout: 15_000 });
     assert.equal(await notification.locator('.monaco-button', { hasText: 'Copy Report' }).count(), 1, 'the result offers Copy Report');
     await workbench.screenshot('check-connection-report');
@@ -106,7 +106,7 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
       );
       reportOpen = true;
       const report = await shown(workbench);
-      assert.match(report, /\*\*Connected\.\*\* All 7 steps passed\./, report.slice(0, 800));
+      assert.match(report, /\*\*Connected\.\*\* All 8 steps passed\./, report.slice(0, 800));
       // The tolerant paths are listed at the end of the report: bring them into view.
       await editorText(workbench).click();
       await workbench.page.keyboard.press('Control+End');

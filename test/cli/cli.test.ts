@@ -57,7 +57,7 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     await writeTree(folder, { 'a.md': '# A', 'docs/b.md': '# B', '.gitignore': 'out/\n', 'out/x.md': 'ignored' });
     const run = await ksm(['sync', folder, volume, '--dry-run'], env);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /3 to upload, 0 to replace, 0 to delete, 0 unchanged/);
+    assert.match(run.stdout, /2 to upload, 0 to replace, 0 to delete, 0 unchanged/);
     assert.match(run.stdout, /upload {2}docs\/b\.md/);
     assert.doesNotMatch(run.stdout, /out\/x\.md'?$/m);
     assert.deepEqual(await names(volume), []);
@@ -95,7 +95,7 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     await rm(join(folder, 'c.md'));
     const refused = await ksm(['sync', folder, volume, '--delete'], env);
     assert.equal(refused.code, 4);
-    assert.match(refused.stdout, /Refused: this would delete 75% .*--allow-mass-delete/);
+    assert.match(refused.stdout, /Refused: this would delete 3 of the 4 files .*75%.*--allow-mass-delete/);
     assert.deepEqual(await names(volume), ['a.md', 'b.md', 'c.md', 'd.md']);
     const noDelete = await ksm(['sync', folder, volume], env);
     assert.equal(noDelete.code, 0);
@@ -125,7 +125,8 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     const chat = await ksm(['ask', '--model', 'emu-chat', 'What', 'is', 'KSM?'], env);
     assert.equal(chat.code, 0, chat.stderr);
     assert.ok(chat.stdout.trim().length > 0);
-    const agent = await ksm(['ask', '--agent', '--model', 'emu-chat', 'Summarise the docs'], env);
+    // The README's example, as written: the question is not taken as the agent id.
+    const agent = await ksm(['ask', '--agent', 'What changed in the release process?'], { ...env, KSM_MODEL: 'emu-chat' });
     assert.equal(agent.code, 0, agent.stderr);
     assert.ok(agent.stdout.trim().length > 0);
     assert.match(agent.stderr, /Thread: /);
@@ -168,6 +169,12 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     const usage = await ksm(['sync', 'only-one-argument'], env);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /missing required argument/);
+    const noFolder = await ksm(['sync', join(fx.workDir, 'no-such-folder'), 'v'], env);
+    assert.equal(noFolder.code, 2, noFolder.stderr);
+    assert.match(noFolder.stderr, /is not a folder/);
+    const badVolume = await ksm(['ls', 'bad/volume name'], env);
+    assert.equal(badVolume.code, 2, badVolume.stderr);
+    assert.match(badVolume.stderr, /is not a volume name/);
   });
 
   it('--help works for every command', async () => {

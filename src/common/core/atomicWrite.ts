@@ -1,4 +1,4 @@
-// Crash-safe writes for conversation files: a reload after a crash or a power cut sees the
+// Crash-safe writes (conversation files, the sync manifest): a reload after a crash or a power cut sees the
 // old file or the new one, never a torn or empty one. write-file-atomic does the well-known
 // part (temp file beside the target, fsync, rename, the temp file removed when anything
 // fails or the process exits, concurrent writes to one path queued); it does not fsync the

@@ -21,9 +21,9 @@ import { Workbench } from '../harness/workbench';
 
 const HOSTILE_VOLUME = 'e2e-hostile';
 
-describe('Scenario 14: an untrusted workspace with hostile settings syncs nothing and says why', function () {
+describe('Scenario 15: an untrusted workspace with hostile settings syncs nothing and says why', function () {
   this.timeout(300_000);
-  const resultsDir = scenarioResultsDir('14-trust');
+  const resultsDir = scenarioResultsDir('15-trust');
   let run: E2ERun;
   let context: BrowserContext | undefined;
   let workbench: Workbench;
@@ -99,7 +99,7 @@ describe('Scenario 14: an untrusted workspace with hostile settings syncs nothin
       userDataDir,
       extensionsDir: run.codeServer.extensionsDir,
       workspace,
-      logFile: join(RESULTS_ROOT, '14-trust-code-server.log'),
+      logFile: join(RESULTS_ROOT, '15-trust-code-server.log'),
       workspaceTrust: true,
     });
     onRunTeardown(() => codeServer.stop());

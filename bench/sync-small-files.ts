@@ -1,0 +1,121 @@
+// Many small files (issue 21), against the emulator in its own process, every figure a ratio
+// against a baseline measured in the same run:
+// 1. First sync of 5,000 files of 1–4 KB with the built `ksm sync` ≤ 1.05× `ksm upload` of
+//    the same folder, and ≤ 1.25× curl sending the same 250 requests of 20 files with the
+//    same parallelism (`curl --parallel --parallel-max 3`). Each is run twice, alternating,
+//    to fresh volumes; the best of each counts (a shared machine's noise only slows runs).
+// 2. The manifest's bytes written during a first sync ≤ 3× its final size (in process, so the
+//    store can count them).
+// 3. 50 edited of 5,000 ≤ 0.05× the first sync; a no-op re-sync ≤ 0.05× (same engine, in process).
+// Run: npx tsx bench/sync-small-files.ts
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DEFAULT_API_KEY } from '../emulator/server';
+import { KsmClient } from '../src/api/client';
+import { applySync } from '../src/sync/core/apply';
+import { FileManifestStore } from '../src/sync/core/manifest';
+import { planSync } from '../src/sync/core/plan';
+
+const FILES = Number(process.env.BENCH_SMALL_FILES ?? 5000);
+const EDITED = 50;
+const BATCH = 20;
+const PARALLEL = 3;
+const root = resolve(__dirname, '..');
+
+async function startEmulatorProcess(dataDir: string): Promise<{ url: string; stop(): void }> {
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', '--quiet'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = '';
+    child.stdout!.on('data', (piece: Buffer) => {
+      out += piece.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolveUrl(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the emulator exited (${code}) before listening`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+function timed(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  return new Promise((done, fail) =>
+    execFile(file, args, { env, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) => (error ? fail(new Error(`${file} ${args.slice(0, 3).join(' ')} failed: ${stderr}`)) : done(performance.now() - started))),
+  );
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'ksm-bench-small-'));
+  const emulator = await startEmulatorProcess(join(work, 'data'));
+  try {
+    const folder = join(work, 'docs');
+    const rels: string[] = [];
+    for (let i = 0; i < FILES; i++) {
+      const dir = `part-${Math.floor(i / 250)}`;
+      if (i % 250 === 0) mkdirSync(join(folder, dir), { recursive: true });
+      const size = 1024 + ((i * 613) % 3072);
+      writeFileSync(join(folder, dir, `note-${i}.md`), `# Note ${i}\n`.padEnd(size, 'lorem ipsum dolor sit amet '));
+      rels.push(`${dir}/note-${i}.md`);
+    }
+    const env = { ...process.env, KSM_BASE_URL: emulator.url, KSM_API_KEY: DEFAULT_API_KEY, KSM_EMBEDDING_MODEL: 'emu-embed' };
+    const ksm = [join(root, 'bin/ksm.js')];
+    await timed(process.execPath, [...ksm, '--version'], env); // builds dist/cli.js if stale
+
+    // curl: the same 250 requests of 20 files, 3 in flight.
+    const curlConfig = (volume: string) => {
+      const lines: string[] = [];
+      for (let b = 0; b < rels.length; b += BATCH) {
+        if (b) lines.push('next');
+        lines.push(`url = "${emulator.url}/ksm/rag/v5/files"`, `header = "Authorization: Bearer ${DEFAULT_API_KEY}"`, 'output = "/dev/null"', 'silent', 'show-error', 'fail');
+        lines.push(`form = "volume=${volume}"`, 'form = "embedding=emu-embed"', 'form = "do_chunking=0"');
+        for (const rel of rels.slice(b, b + BATCH)) lines.push(`form = "file=@${join(folder, rel)};filename=${rel.split('/').join('__')}"`);
+      }
+      const path = join(work, `${volume}.curl`);
+      writeFileSync(path, lines.join('\n') + '\n');
+      return path;
+    };
+    const best = { curl: Infinity, upload: Infinity, sync: Infinity };
+    for (let round = 0; round < 2; round++) {
+      best.curl = Math.min(best.curl, await timed('curl', ['--parallel', '--parallel-max', String(PARALLEL), '-K', curlConfig(`bench-curl-${round}`)], env));
+      best.upload = Math.min(best.upload, await timed(process.execPath, [...ksm, 'upload', `bench-upload-${round}`, folder, '--chunking', '0', '--quiet', '--on-duplicate', 'keepBoth'], env));
+      rmSync(join(folder, '.ksm-sync.json'), { force: true });
+      best.sync = Math.min(best.sync, await timed(process.execPath, [...ksm, 'sync', folder, `bench-sync-${round}`, '--chunking', '0', '--quiet'], env));
+      rmSync(join(folder, '.ksm-sync.json'), { force: true });
+    }
+    const vsUpload = best.sync / best.upload;
+    const vsCurl = best.sync / best.curl;
+    console.log(`sync-small-first-vs-upload: ${best.sync.toFixed(0)} ms for ${FILES} files (ratio ${vsUpload.toFixed(2)} vs baseline ${best.upload.toFixed(0)} ms, ksm upload of the same folder) target ratio <= 1.05 ${vsUpload <= 1.05 ? 'PASS' : 'FAIL'}`);
+    console.log(`sync-small-first-vs-curl: ${best.sync.toFixed(0)} ms (ratio ${vsCurl.toFixed(2)} vs baseline ${best.curl.toFixed(0)} ms, curl --parallel --parallel-max ${PARALLEL}, ${Math.ceil(FILES / BATCH)} requests of ${BATCH} files) target ratio <= 1.25 ${vsCurl <= 1.25 ? 'PASS' : 'FAIL'}`);
+    console.log(`upload-small-vs-curl: ${best.upload.toFixed(0)} ms (ratio ${(best.upload / best.curl).toFixed(2)} vs baseline ${best.curl.toFixed(0)} ms curl) target ratio <= 1.25 ${best.upload / best.curl <= 1.25 ? 'PASS' : 'FAIL'}`);
+
+    // The engine in process: the manifest's cost, an incremental and a no-op re-sync.
+    const client = new KsmClient({ baseUrl: emulator.url, apiKey: async () => DEFAULT_API_KEY, timeoutMs: 600_000 });
+    const manifestPath = join(work, 'manifest.json');
+    const store = new FileManifestStore(manifestPath, emulator.url);
+    const syncOnce = async () => {
+      const started = performance.now();
+      const plan = await planSync({ folder, volume: 'bench-engine', service: client, store, rules: { excludeGlobs: [], maxFileSizeBytes: 0 }, deleteRemoved: true });
+      const summary = await applySync(plan, { service: client, store, embedding: 'emu-embed', doChunking: 0 });
+      if (summary.failed) throw new Error(`${summary.failed} files failed`);
+      return performance.now() - started;
+    };
+    const first = await syncOnce();
+    const written = store.bytesWritten;
+    const finalSize = statSync(manifestPath).size;
+    console.log(`sync-manifest-bytes: ${(written / 1024).toFixed(0)} KiB written for a ${(finalSize / 1024).toFixed(0)} KiB manifest (ratio ${(written / finalSize).toFixed(2)} vs baseline its final size) target ratio <= 3 ${written <= 3 * finalSize ? 'PASS' : 'FAIL'}`);
+    for (let i = 0; i < FILES; i += FILES / EDITED) writeFileSync(join(folder, rels[i]), `# Note ${i}, edited\n`);
+    const edited = await syncOnce();
+    console.log(`sync-small-edited: ${edited.toFixed(0)} ms for ${EDITED} edited of ${FILES} (ratio ${(edited / first).toFixed(3)} vs baseline ${first.toFixed(0)} ms first sync) target ratio <= 0.05 ${edited / first <= 0.05 ? 'PASS' : 'FAIL'}`);
+    const noop = await syncOnce();
+    console.log(`sync-small-noop: ${noop.toFixed(0)} ms (ratio ${(noop / first).toFixed(3)} vs baseline ${first.toFixed(0)} ms first sync) target ratio <= 0.05 ${noop / first <= 0.05 ? 'PASS' : 'FAIL'}`);
+  } finally {
+    emulator.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,91 @@
+// `ksm mcp`: the MCP server (src/mcp/) with the CLI's configuration. The environment is
+// read once, when the first tool runs: a server started without KSM_BASE_URL or
+// KSM_API_KEY still starts and lists its tools, and every call answers with the sentence
+// that says what to set (an agent shows it; a crash would only show "server exited").
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { volumeNameProblem } from '../common/core/volumeTargets';
+import { createKsmMcpServer, type KsmMcpDeps } from '../mcp/server';
+import { serveHttp, serveStdio } from '../mcp/transports';
+import { Retrieval, RetrievalError, type RetrievalScope, type SettingNames } from '../volumes/core/retrieval';
+import { describeError, environmentFrom, EXIT, type CliEnvironment } from './environment';
+
+export interface McpFlags {
+  http?: boolean;
+  /** The one folder the `upload` tool may read from; without it there is no upload tool. */
+  allowUpload?: string;
+  port: number;
+  volume: string[];
+  model?: string;
+}
+
+const CLI_NAMES: SettingNames = {
+  userId: 'KSM_USER_ID',
+  volumes: '`ksm mcp --volume NAME`',
+  agentModel: 'KSM_MODEL (or `ksm mcp --model ID`)',
+};
+
+const log = (line: string) => process.stderr.write(`ksm mcp: ${line}\n`);
+
+export function mcpDeps(flags: McpFlags, env: NodeJS.ProcessEnv = process.env): KsmMcpDeps {
+  for (const volume of flags.volume) {
+    const problem = volumeNameProblem(volume);
+    if (problem) throw new RetrievalError(`--volume ${JSON.stringify(volume)}: ${problem}`);
+  }
+  let upload: KsmMcpDeps['upload'];
+  if (flags.allowUpload !== undefined) {
+    let folder: string;
+    try {
+      folder = realpathSync(resolve(flags.allowUpload));
+    } catch {
+      throw new RetrievalError(`--allow-upload ${JSON.stringify(flags.allowUpload)}: no such folder.`);
+    }
+    if (!statSync(folder).isDirectory()) throw new RetrievalError(`--allow-upload ${JSON.stringify(flags.allowUpload)}: not a folder.`);
+    upload = { folder, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '', doChunking: 1, maxFileBytes: 100 * 1024 * 1024 };
+  }
+  let environment: CliEnvironment | undefined;
+  const retrieval = new Retrieval();
+  return {
+    upload,
+    retrieval,
+    version: process.env.KSM_CLI_VERSION ?? 'dev',
+    log,
+    secrets: () => [env.KSM_API_KEY, env.KSM_MCP_TOKEN],
+    describe: (error) => describeError(error, env.KSM_API_KEY),
+    scope: (signal): RetrievalScope => {
+      environment ??= environmentFrom(env);
+      return {
+        service: environment.client,
+        userId: env.KSM_USER_ID?.trim() ?? '',
+        volumes: flags.volume,
+        agentId: env.KSM_AGENT_ID?.trim() || 'rag-agent',
+        agentModel: flags.model?.trim() || env.KSM_MODEL?.trim() || '',
+        signal,
+        names: CLI_NAMES,
+      };
+    },
+  };
+}
+
+export async function mcpCommand(flags: McpFlags): Promise<number> {
+  let deps: KsmMcpDeps;
+  try {
+    deps = mcpDeps(flags);
+  } catch (error) {
+    process.stderr.write(`ksm: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  if (!flags.http) {
+    await serveStdio(createKsmMcpServer(deps));
+    return EXIT.ok;
+  }
+  const token = process.env.KSM_MCP_TOKEN?.trim() || undefined;
+  const { url, server } = await serveHttp(() => createKsmMcpServer(deps), { port: flags.port, token, log });
+  log(`listening on ${url}${token ? ' (Bearer token required)' : ' (no KSM_MCP_TOKEN set: any local program may call it)'}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => server.close(() => resolve());
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return EXIT.ok;
+}

@@ -1,0 +1,193 @@
+// Issue 21 through the built `ksm` (a child process) against the emulator over real HTTP:
+// a crafted committed manifest deletes nothing foreign, a symlinked manifest is refused,
+// no manifest + same-name files stops for --adopt/--keep-others (and a same-size edit is
+// uploaded), two concurrent syncs leave no duplicate, `upload` skips by default and
+// `--on-duplicate replace` ends with one copy, a wrong embedding model exits 3 after one
+// request, `ls | head -1` ends quietly, printed names are escaped.
+import { strict as assert } from 'node:assert';
+import { execFile, spawn } from 'node:child_process';
+import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { NotFoundError } from '../../src/api/errors';
+import type { FileInfo } from '../../src/api/types';
+import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+
+const LAUNCHER = resolve('bin/ksm.js');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function ksm(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  return new Promise((done) => {
+    const child = execFile(process.execPath, [LAUNCHER, ...args], { env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end();
+  });
+}
+
+describe('ksm unattended (built, as a child process) against the emulator', function () {
+  this.timeout(120_000);
+  let fx: EmulatorFixture;
+  let env: Record<string, string>;
+  before(async () => {
+    fx = await startFixture(5);
+    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey };
+    await ksm(['--version'], {}); // builds dist/cli.js once if it is stale
+  });
+  after(async () => fx.close());
+
+  async function listed(volume: string): Promise<FileInfo[]> {
+    const files: FileInfo[] = [];
+    try {
+      for await (const f of fx.client.listAllFiles(volume)) files.push(f);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    return files.sort((a, b) => a.filename.localeCompare(b.filename));
+  }
+  const names = async (volume: string) => (await listed(volume)).map((f) => f.filename);
+
+  it('a crafted .ksm-sync.json (foreign ids in pendingDeletes and removed entries) deletes nothing foreign, with or without --delete; the dry run names what the service lists', async () => {
+    const folder = join(fx.workDir, 'crafted');
+    const volume = freshVolume('cli-crafted');
+    await writeTree(folder, { 'notes.md': 'ours' });
+    assert.equal((await ksm(['sync', folder, volume], env)).code, 0);
+    const other = await writeTree(join(fx.workDir, 'crafted-colleague'), { 'team.md': 'theirs' });
+    await fx.client.uploadFiles({ volume, embedding: 'emu-embed', files: [{ path: other[0], filename: 'team.md' }] });
+    const team = (await listed(volume)).find((f) => f.filename === 'team.md')!;
+    const manifestPath = join(folder, '.ksm-sync.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    const notes = manifest.files['notes.md'];
+    manifest.pendingDeletes = [{ uuid: team.uuid, rel: 'notes.md' }];
+    manifest.files['ghost.md'] = { ...notes }; // notes.md's uuid under another path
+    manifest.files['old.md'] = { ...notes, uuid: team.uuid };
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const dry = await ksm(['sync', folder, volume, '--dry-run', '--delete'], env);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /0 to delete/);
+    assert.match(dry.stdout, /ignored manifest claim: 'ghost\.md' records .* which the volume lists as 'notes\.md'/);
+    for (const flags of [[], ['--delete']]) {
+      await writeFile(manifestPath, JSON.stringify(manifest));
+      const run = await ksm(['sync', folder, volume, ...flags], env);
+      assert.equal(run.code, 0, run.stderr);
+      assert.deepEqual(await names(volume), ['notes.md', 'team.md']);
+    }
+  });
+
+  it('a symlinked .ksm-sync.json is refused and its target left untouched', async () => {
+    const folder = join(fx.workDir, 'symlinked');
+    await writeTree(folder, { 'a.md': 'a' });
+    const target = join(fx.workDir, 'fake-bashrc');
+    await writeFile(target, 'alias ll="ls -l"\n');
+    await symlink(target, join(folder, '.ksm-sync.json'));
+    const run = await ksm(['sync', folder, freshVolume('cli-link')], env);
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(run.stderr, /symbolic link/);
+    assert.equal(await readFile(target, 'utf8'), 'alias ll="ls -l"\n');
+  });
+
+  it('no manifest and same-name files: exit 2 naming --adopt and --keep-others, nothing changed; --adopt uploads a same-size edit and replaces the old copy', async () => {
+    const folder = join(fx.workDir, 'nomanifest');
+    const volume = freshVolume('cli-nomani');
+    await writeTree(folder, { 'a.md': 'version-1', 'b.md': 'b' });
+    assert.equal((await ksm(['sync', folder, volume], env)).code, 0);
+    await rm(join(folder, '.ksm-sync.json')); // CI without a cached manifest
+    await writeFile(join(folder, 'a.md'), 'version-2'); // same size
+    const before = await listed(volume);
+    const stop = await ksm(['sync', folder, volume], env);
+    assert.equal(stop.code, 2, stop.stderr);
+    assert.match(stop.stderr, /--adopt/);
+    assert.match(stop.stderr, /--keep-others/);
+    const ids = (files: FileInfo[]) => files.map((f) => `${f.filename}:${f.uuid}`);
+    assert.deepEqual(ids(await listed(volume)), ids(before), 'nothing changed');
+    const adopt = await ksm(['sync', folder, volume, '--adopt', '--json'], env);
+    assert.equal(adopt.code, 0, adopt.stderr);
+    const after = await listed(volume);
+    assert.deepEqual(after.map((f) => f.filename), ['a.md', 'b.md']);
+    assert.ok(after.every((f) => !before.some((b) => b.uuid === f.uuid)), 'both re-uploaded: the edit is never skipped');
+  });
+
+  it('two syncs of one folder at once leave no duplicate (the second waits or says another sync is running)', async () => {
+    const folder = join(fx.workDir, 'concurrent');
+    const volume = freshVolume('cli-conc');
+    await writeTree(folder, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}.md`, `file ${i}`])));
+    const runs = await Promise.all([ksm(['sync', folder, volume, '--lock-wait', '60'], env), ksm(['sync', folder, volume, '--lock-wait', '60'], env), ksm(['sync', folder, volume, '--lock-wait', '0'], env)]);
+    for (const run of runs) assert.ok(run.code === 0 || run.code === 6, `${run.code}: ${run.stderr}`);
+    const all = await names(volume);
+    assert.equal(all.length, 200, 'every file exactly once');
+    assert.equal(new Set(all).size, 200);
+  });
+
+  it('upload skips existing names by default (running it twice does not double the files); --on-duplicate replace ends with one copy', async () => {
+    const folder = join(fx.workDir, 'twice');
+    const volume = freshVolume('cli-twice');
+    await writeTree(folder, { 'a.md': 'a', 'b.md': 'b' });
+    assert.equal((await ksm(['upload', volume, folder, '--chunking', '0'], env)).code, 0);
+    const again = await ksm(['upload', volume, folder, '--chunking', '0'], env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(await names(volume), ['a.md', 'b.md']);
+    await writeFile(join(folder, 'a.md'), 'a, edited');
+    const replace = await ksm(['upload', volume, join(folder, 'a.md'), '--on-duplicate', 'replace', '--chunking', '0'], env);
+    assert.equal(replace.code, 0, replace.stderr);
+    const after = await listed(volume);
+    assert.deepEqual(after.map((f) => `${f.filename}:${f.filesize}`), ['a.md:9', 'b.md:1']);
+  });
+
+  it('a wrong embedding model exits 3 after one upload request instead of failing every file', async () => {
+    const folder = join(fx.workDir, 'badmodel');
+    await writeTree(folder, Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}.md`, `file ${i}`])));
+    const before = fx.emulator.stats.requests;
+    const run = await ksm(['sync', folder, freshVolume('cli-model'), '--concurrency', '1'], { ...env, KSM_EMBEDDING_MODEL: 'no-such-model' });
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(run.stderr, /embedding/);
+    assert.equal(fx.emulator.stats.requests - before, 2, 'the listing and one upload request');
+
+    const beforeUpload = fx.emulator.stats.requests;
+    const upload = await ksm(['upload', freshVolume('cli-model-up'), folder, '--concurrency', '1'], { ...env, KSM_EMBEDDING_MODEL: 'no-such-model' });
+    assert.equal(upload.code, 3, upload.stderr);
+    assert.equal(fx.emulator.stats.requests - beforeUpload, 2, 'ksm upload: the listing and one upload request');
+  });
+
+  it('`ksm ls | head -1` ends quietly; names with control characters are printed escaped', async () => {
+    const volume = freshVolume('cli-pipe');
+    const files = await writeTree(join(fx.workDir, 'pipe'), Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`p${i}.md`, 'x'])));
+    for (let i = 0; i < files.length; i += 500) await fx.client.uploadFiles({ volume, embedding: 'emu-embed', doChunking: 0, files: files.slice(i, i + 500).map((path) => ({ path })) });
+    const [weird] = await writeTree(join(fx.workDir, 'weird'), { 'w.md': 'w' });
+    await fx.client.uploadFiles({ volume, embedding: 'emu-embed', files: [{ path: weird, filename: 'evil\u001b[2Jname\nforged line.md' }] });
+    const piped = await new Promise<Run>((done) => {
+      const child = spawn('/bin/sh', ['-c', `"${process.execPath}" "${LAUNCHER}" ls ${volume} | head -1`], { env: { PATH: process.env.PATH, ...env } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => done({ code: code ?? 1, stdout, stderr }));
+    });
+    assert.equal(piped.stdout.trim().split('\n').length, 1);
+    assert.equal(piped.stderr, '', 'no EPIPE stack trace');
+    const ls = await ksm(['ls', volume], env);
+    assert.ok(!ls.stdout.includes('\u001b'), 'no raw escape sequence');
+    assert.match(ls.stdout, /evil\\x1b\[2Jname\\nforged line\.md/);
+  });
+
+  it('--include, --exclude-from and --json-lines; a symlink is listed as skipped, never followed', async () => {
+    const folder = join(fx.workDir, 'filters');
+    const volume = freshVolume('cli-filters');
+    await writeTree(folder, { 'a.md': 'a', 'b.txt': 'b', 'drafts/c.md': 'c', 'notes/d.md': 'd' });
+    await writeTree(fx.workDir, { 'outside/secret.md': 'never uploaded' });
+    await symlink(join(fx.workDir, 'outside'), join(folder, 'linked'));
+    const excludes = join(fx.workDir, 'filters.exclude');
+    await writeFile(excludes, '# drafts are private\ndrafts/**\n');
+    const run = await ksm(['sync', folder, volume, '--include', '**/*.md', '--exclude-from', excludes, '--json-lines'], env);
+    assert.equal(run.code, 0, run.stderr);
+    const records = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(records.filter((r) => r.action === 'uploaded').map((r) => r.path).sort(), ['a.md', 'notes/d.md']);
+    assert.deepEqual(records.at(-1).summary.uploaded, 2);
+    assert.deepEqual(await names(volume), ['a.md', 'notes__d.md']);
+    const dry = await ksm(['sync', folder, volume, '--dry-run'], env);
+    assert.match(dry.stdout, /skip {4}.*linked: symbolic link: not followed/);
+  });
+});
