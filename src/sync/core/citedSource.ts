@@ -70,7 +70,8 @@ export interface PassageRange {
 
 /**
  * Finds the cited passage in the file's text: the whole snippet with whitespace runs
- * equal, else its longest line (at least 12 characters) found once. The file may have
+ * equal, else its longest line or sentence (at least 12 characters), also without up to six
+ * leading words (a heading the service joined to it). The file may have
  * changed since it was synced; a passage no longer there gives undefined (open at the top).
  */
 export function findPassage(text: string, snippet: string | undefined): PassageRange | undefined {
@@ -78,10 +79,17 @@ export function findPassage(text: string, snippet: string | undefined): PassageR
   if (!wanted) return undefined;
   const whole = locate(text, wanted);
   if (whole) return whole;
-  const lines = wanted.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 12).sort((a, b) => b.length - a.length);
-  for (const line of lines) {
-    const at = locate(text, line);
-    if (at) return at;
+  // The service may quote a chunk with its markup stripped ("# Title" → "Title") and lines
+  // joined: try its lines and sentences, longest first, each also without a few leading words.
+  const parts = wanted.split(/\r?\n|(?<=[.!?])\s+/).map((l) => l.trim()).filter((l) => l.length >= 12).sort((a, b) => b.length - a.length);
+  for (const part of parts) {
+    const words = part.split(/\s+/);
+    for (let drop = 0; drop <= Math.min(6, words.length - 3); drop++) {
+      const candidate = words.slice(drop).join(' ');
+      if (candidate.length < 12) break;
+      const at = locate(text, candidate);
+      if (at) return at;
+    }
   }
   return undefined;
 }
