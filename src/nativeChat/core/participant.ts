@@ -117,18 +117,8 @@ async function streamOnce(options: AskAgentOptions, threadId: string | undefined
   return outcome;
 }
 
-/** The distinct cited files, in order of first mention. */
-export function citedFiles(citations: readonly SourceCitation[]): Array<{ fileId: string; filename: string; volume?: string }> {
-  const seen = new Set<string>();
-  const out: Array<{ fileId: string; filename: string; volume?: string }> = [];
-  for (const c of citations) {
-    const key = `${c.volume ?? ''}/${c.fileId}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ fileId: c.fileId, filename: c.filename, volume: c.volume });
-  }
-  return out;
-}
+/** @ksm's sources: the retrieval engine's, so they carry the `ksm://` ids `fetch` takes. */
+export { citedFiles } from '../../volumes/core/retrieval';
 
 // ---- sources: [n] markers as links, a source opens its cited passage ----
 

@@ -12,7 +12,7 @@ import { personalVolume, settings } from '../../common/vscode/settings';
 import { askAgent, citedFiles, MarkerLinker, parseCommand, type AnswerCitations, type SourceCitation, PARTICIPANT_ID, questionWithContext, uploadStatusText, type ContextReference, type RecentUploads } from '../core/participant';
 import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBook';
 import { planUpload, runVolumeTool, UploadConfirmations } from '../core/toolRuns';
-import { TOOL_NAMES, volumeLabel } from '../core/volumeTools';
+import { TOOL_NAMES } from '../core/volumeTools';
 import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
 import { errorMessage } from '../../api/errors';
 import { CITATION_SCHEME } from '../../chat/chatFeature';
@@ -101,7 +101,7 @@ async function ask(
     // Trusted for this one command only: a source opens the passage it cited (as in the panel).
     const lines = files.map((file, i) => {
       const marker = firstMarkerOf(outcome.citations, file);
-      return `${i + 1}. [${escapeLinkText(file.filename)}](${citationLink(answerId, marker)} "Open the cited passage") — ${escapeLinkText(volumeLabel(file.volume))}`;
+      return `${i + 1}. [${escapeLinkText(file.filename)}](${citationLink(answerId, marker)} "Open the cited passage") — ${escapeLinkText(file.volumeLabel)}`;
     });
     stream.markdown(trusted(`\n\n**Sources**\n\n${lines.join('\n')}\n`));
   }
