@@ -37,17 +37,20 @@ export function activate(context: vscode.ExtensionContext): void {
       revealFile: async (volume, fileId) => {
         await volumes.revealFile(volume, fileId, { onlyIfVisible: true });
       },
+      // A citation leads to the code when its file came from a folder synced from this workspace.
+      workspaceSourceOf: (cited) => sync.workspaceSourceOf(cited),
     });
     const volumes = registerVolumesFeature(services, {
       askAgentAbout: (files) => chat.askAgentAbout(files),
       uploadTo: (volume, uris) => upload.uploadTo(volume, uris),
     });
     const upload = registerUploadFeature(services, { volumes });
-    registerSyncFeature(services, { volumes });
+    const sync = registerSyncFeature(services, { volumes });
     registerNativeChatFeature(services, {
       revealFile: async (volume, fileId) => {
         await volumes.revealFile(volume, fileId);
       },
+      openCitedPassage: (answerId, passage) => chat.openCitedPassage(answerId, passage),
     });
   } catch (error) {
     // VS Code shows nothing when activation throws; say it ourselves.

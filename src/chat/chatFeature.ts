@@ -7,8 +7,9 @@ import { CONTEXT_KEY } from '../common/core/contributionIds';
 import { offerFix } from '../common/vscode/commands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
-import { CITATION_SCHEME } from './core/citationReveal';
-import { CitationDocuments, pickContextFiles, pickContextVolumes, type ContextPickers } from './vscode/chatContext';
+import { CITATION_SCHEME, passageDocument } from './core/citationReveal';
+import type { CitedPassage } from './core/conversationContext';
+import { CitationDocuments, pickContextFiles, pickContextVolumes, type ContextPickers, type WorkspaceSource } from './vscode/chatContext';
 import { registerChatCommands } from './vscode/commands';
 import { ChatSession } from './panel/chatSession';
 import { CHAT_VIEW_ID, ChatViewProvider } from './vscode/chatViewProvider';
@@ -21,19 +22,31 @@ import { showModelPicker } from './vscode/modelPicker';
 
 export interface ChatFeatureDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
+  /** The workspace file a cited file was synced from, opened instead of its passage (the sync feature). */
+  workspaceSourceOf(cited: CitedPassage): Promise<WorkspaceSource | undefined>;
 }
 
 export interface ChatFeature {
   /** Opens the chat in agent mode with these files attached (sent as `files[]`). */
   askAgentAbout(files: Array<AgentFileRef & { volume: string }>): Promise<void>;
+  /**
+   * Opens a cited passage as the panel does: the workspace file it was synced from at the
+   * passage, else a read-only `ksm-citation:` document beside the chat. VS Code's `@ksm` answers use it for their markers and sources. `answerId`
+   * names the document (one per answer and marker).
+   */
+  openCitedPassage(answerId: string, passage: CitedPassage): Promise<void>;
 }
+
+export type { CitedPassage };
+/** The scheme of the read-only passage documents a citation opens. */
+export { CITATION_SCHEME };
 
 export function registerChatFeature(services: ExtensionServices, deps: ChatFeatureDeps): ChatFeature {
   const { context, log } = services;
   let session: ChatSession | undefined;
   const isConnected = async (): Promise<boolean> => Boolean(settings.baseUrl().trim()) && Boolean(await services.apiKey.get());
   const getSession = (): ChatSession => (session ??= createSession(services, (m) => view.post(m), isConnected));
-  const passages = new CitationDocuments();
+  const passages = new CitationDocuments((cited) => deps.workspaceSourceOf(cited));
   const pickers: ContextPickers = {
     volumes: (current) => pickContextVolumes(personalVolume(), settings.volumes(), current),
     files: (current) => pickContextFiles(() => services.getClient(), personalVolume(), settings.volumes(), current),
@@ -57,6 +70,9 @@ export function registerChatFeature(services: ExtensionServices, deps: ChatFeatu
     askAgentAbout: async (files) => {
       await getSession().attachForAgent(files.map((f) => ({ fileId: f.file_id, filename: f.filename, size: f.size, volume: f.volume })));
       await view.reveal();
+    },
+    openCitedPassage: async (answerId, passage) => {
+      await passages.openCited(passageDocument(answerId, passage), passage);
     },
   };
 }

@@ -10,6 +10,7 @@ import { describeError, environmentFrom, EXIT, exitCodeFor, UsageError, type Cli
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
 import { mcpCommand, type McpFlags } from './mcpCommand';
 import { createOutput, type Output } from './output';
+import { fetchCommand, searchCommand, type RetrievalFlags, type SearchFlags } from './retrievalCommands';
 import { syncCommand, type SyncFlags } from './syncCommand';
 
 const ENVIRONMENT_HELP = `
@@ -17,13 +18,13 @@ Environment:
   KSM_BASE_URL          service address, e.g. https://ksm.example.com (required)
   KSM_API_KEY           API key (required; never accepted as a flag)
   KSM_EMBEDDING_MODEL   embedding model for uploads (or --embedding)
-  KSM_MODEL             chat model for \`ksm ask\` (or --model)
+  KSM_MODEL             chat model for \`ksm ask\`, \`search\`, \`fetch\` (or --model)
   KSM_CA_BUNDLE         extra PEM CA bundle; HTTPS_PROXY / NO_PROXY are honoured
-  KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm mcp\` then reads your personal volume too
+  KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\` and \`ksm mcp\` then read your personal volume too
   KSM_MCP_TOKEN         \`ksm mcp --http\` requires "Authorization: Bearer <this>" (recommended)
 
 Exit codes:
-  0 done   1 some files failed   2 usage error   3 configuration or key refused
+  0 done   1 some files failed (fetch: the id names nothing now)   2 usage error   3 configuration or key refused
   4 delete guard refused (nothing changed)   5 service or network error
   6 another sync of the folder is running (nothing changed)   130 cancelled`;
 
@@ -207,6 +208,30 @@ export function buildProgram(): Command {
     .option('--json', 'print one JSON document at the end instead of streaming')
     .action(async (words: string[], flags: AskFlags & { json?: boolean }) => {
       process.exitCode = await run(flags, (env, out, signal) => askCommand(env, out, words.join(' '), flags, signal));
+    });
+
+  program
+    .command('search')
+    .description('Search your volumes (the agent\'s retrieval): passages best first, each with the ksm:// id that `ksm fetch` takes.')
+    .argument('<query...>', 'the words or question to search for')
+    .option('--volume <name>', 'named volume to search (repeatable); your personal volume comes from KSM_USER_ID', collect, [])
+    .option('--limit <n>', 'at most this many passages', integer(1, 50), 10)
+    .option('--model <id>', 'chat model the agent retrieves with (default: KSM_MODEL)')
+    .option('--json', 'print one JSON document')
+    .addHelpText('after', '\nExamples:\n  ksm search --volume team-docs "hotfix signatures"\n  ksm search --volume team-docs --json release checklist | jq -r ".results[0].id"')
+    .action(async (words: string[], flags: SearchFlags & { json?: boolean }) => {
+      process.exitCode = await run(flags, (env, out, signal) => searchCommand(env, out, words.join(' '), flags, signal));
+    });
+
+  program
+    .command('fetch')
+    .description('Print the passage (ksm://<volume>/<file id>#<n>) or the file\'s passages (ksm://<volume>/<file id>) behind an id from `ksm search`.')
+    .argument('<id>', 'a ksm:// id')
+    .option('--volume <name>', 'named volume the id may be in besides its own (repeatable)', collect, [])
+    .option('--model <id>', 'chat model the agent retrieves with (default: KSM_MODEL)')
+    .option('--json', 'print one JSON document')
+    .action(async (id: string, flags: RetrievalFlags & { json?: boolean }) => {
+      process.exitCode = await run(flags, (env, out, signal) => fetchCommand(env, out, id, flags, signal));
     });
 
   program

@@ -49,6 +49,14 @@ export function shown(name: string): string {
   });
 }
 
+/** Text as printed (a passage, an answer): like `shown()` but line breaks and tabs kept. */
+export function shownText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.replace(/\r$/, '').split('\t').map(shown).join('\t'))
+    .join('\n');
+}
+
 export function createOutput(options: OutputOptions): Output {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../common/vscode/services';
 import { KSM_VENDOR } from './core/modelCatalog';
-import { RecentUploads } from './core/participant';
+import { AnswerCitations, RecentUploads, type CitedSource } from './core/participant';
 import { registerNativeChatCommands } from './vscode/commands';
 import { KsmModelProvider } from './vscode/modelProvider';
 import { refreshInstalledLauncher, registerMcpServerProvider } from './vscode/mcpServerProvider';
@@ -15,6 +15,8 @@ import { registerVolumeTools } from './vscode/volumeToolsAdapter';
 
 export interface NativeChatDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
+  /** The chat feature's passage documents: an `@ksm` source opens the cited passage as the panel does. */
+  openCitedPassage(answerId: string, passage: CitedSource): Promise<void>;
 }
 
 /** Which parts the running VS Code supports (logged). */
@@ -31,7 +33,16 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
   const recent = new RecentUploads();
   const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false, mcpServer: false };
 
-  registerNativeChatCommands(services, deps.revealFile);
+  const citations = new AnswerCitations();
+  registerNativeChatCommands(services, deps.revealFile, (answerId, marker) => {
+    const source = citations.source(answerId, marker);
+    if (!source) return Promise.resolve(false);
+    // The passage opens in the editor; VS Code's Chat is not in the side bar Volumes shares, so the row is selected too.
+    return deps.openCitedPassage(answerId as string, source).then(async () => {
+      if (source.volume) await deps.revealFile(source.volume, source.fileId);
+      return true;
+    });
+  });
 
   const registerProvider = providerApiOf(vscode);
   if (registerProvider) {
@@ -44,7 +55,7 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
     status.tools = true;
   }
   if (typeof vscode.chat?.createChatParticipant === 'function') {
-    context.subscriptions.push(registerParticipant(services, recent));
+    context.subscriptions.push(registerParticipant(services, recent, citations));
     status.participant = true;
   }
   // Every agent, VS Code's own included, reaches the volumes through the bundled MCP server.

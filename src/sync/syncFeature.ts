@@ -4,7 +4,9 @@
 // runs in Restricted Mode, and a pairing from the workspace's settings waits for the
 // user's approval (vscode/syncSettings.ts). Nothing here touches the network until a
 // command runs or a watched file is saved.
+import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
+import { findPassage, insideFolder, workspaceFileFor, type CitedFileRef, type PassageRange, type SyncedFolder } from './core/citedSource';
 import type { VolumesFeature } from '../volumes/volumesFeature';
 import type { ExtensionServices } from '../common/vscode/services';
 import { shownVolume } from '../common/vscode/settings';
@@ -28,7 +30,16 @@ export interface SyncRunners {
   notices(): SyncNotices;
 }
 
-export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatureDeps): void {
+export interface SyncFeature {
+  /**
+   * The workspace file a cited volume file was synced from, and the cited passage's lines in
+   * it (found by text; undefined when it changed past recognition); undefined when the file
+   * is not from a synced folder, is gone, or would lead outside its folder.
+   */
+  workspaceSourceOf(cited: CitedFileRef & { snippet?: string }): Promise<{ path: string; passage?: PassageRange } | undefined>;
+}
+
+export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatureDeps): SyncFeature {
   const statusBar = new SyncStatusBar();
   const runners = new Map<string, PairingRunner>();
   let details: vscode.OutputChannel | undefined;
@@ -138,4 +149,15 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
     rebuild,
     notices: () => notices,
   });
+
+  return {
+    workspaceSourceOf: async (cited) => {
+      const folders = (await Promise.all([...runners.values()].map((r) => r.syncedFolder().catch(() => undefined)))).filter((f): f is SyncedFolder => f !== undefined);
+      const match = workspaceFileFor(folders, cited);
+      if (!match || !(await insideFolder(match.root, match.path))) return undefined;
+      const text = await readFile(match.path, 'utf8').catch(() => undefined);
+      if (text === undefined) return undefined;
+      return { path: match.path, passage: findPassage(text, cited.snippet) };
+    },
+  };
 }

@@ -8,6 +8,7 @@ import { askAgent, citedFiles, parseCommand, questionWithContext, RecentUploads,
 import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
 import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment } from '../../src/nativeChat/core/toolRuns';
 import { TOOL_INPUT_SCHEMAS, TOOL_NAMES, uploadConfirmation, type ToolContext } from '../../src/nativeChat/core/volumeTools';
+import { Retrieval } from '../../src/volumes/core/retrieval';
 import { useEmulator } from '../api/harness';
 import manifest from '../../package.json';
 
@@ -248,7 +249,14 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     };
     const first = await ask('What does the release checklist say?', []);
     assert.match(first.text, /release-process\.md/);
-    assert.deepEqual(citedFiles(first.outcome.citations).map((c) => [c.filename, c.volume]), [['release-process.md', TEAM]]);
+    assert.deepEqual(citedFiles(first.outcome.citations).map((c) => [c.filename, c.volume, c.volumeLabel]), [['release-process.md', TEAM, TEAM]]);
+    // @ksm's sources carry the ids the retrieval engine (MCP `fetch`, `ksm fetch`) takes: a fresh engine fetches the file by it.
+    const [source] = citedFiles(first.outcome.citations);
+    assert.match(source!.id, new RegExp(`^ksm://${TEAM}/${source!.fileId}$`));
+    const fetched = await new Retrieval().fetch(source!.id, { service: h.client(), userId: '', volumes: [TEAM], agentId: 'rag-agent', agentModel: 'emu-chat' });
+    assert.equal(fetched.filename, 'release-process.md');
+    assert.equal(fetched.fileId, source!.fileId);
+    assert.ok(fetched.text.length > 0);
     const second = await ask('And who publishes the notes?', [{ metadata: { command: 'status' } }, { metadata: first.metadata }]);
     assert.equal(second.outcome.threadId, first.outcome.threadId);
     assert.match(second.text, /^\(Turn 2 of this thread\. Earlier you asked: "What does the release checklist say\?"/);

@@ -179,3 +179,6 @@ function tokenUsage(usage: Usage): TokenUsage {
 function sourceCitation(c: Citation): SourceCitation {
   return { fileId: c.file_id, filename: c.filename, volume: c.volume, snippet: c.snippet, score: c.score, ...(c.chunk_index !== undefined ? { chunkIndex: c.chunk_index } : {}) };
 }
+
+/** Which citation an answer's marker [n] points at (VS Code's `@ksm` links its markers too). */
+export { citationByMarker } from './citations';

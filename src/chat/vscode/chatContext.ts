@@ -5,6 +5,13 @@ import * as vscode from 'vscode';
 import type { KsmService } from '../../api/service';
 import { shownVolumes, volumeLabel, type VolumeTarget } from '../../common/core/volumeTargets';
 import { CITATION_SCHEME, type PassageDocument } from '../core/citationReveal';
+import type { CitedPassage } from '../core/conversationContext';
+
+/** A workspace file and the cited passage's lines in it (0-based, end inclusive). */
+export interface WorkspaceSource {
+  path: string;
+  passage?: { startLine: number; endLine: number };
+}
 import type { AttachedFile, ContextVolume } from '../core/conversationModel';
 import { errorMessage } from '../../api/errors';
 
@@ -119,6 +126,23 @@ async function searchableFiles(service: KsmService, target: VolumeTarget): Promi
 /** Serves the passage documents; each is kept until the window closes (they are small). */
 export class CitationDocuments implements vscode.TextDocumentContentProvider {
   private readonly documents = new Map<string, string>();
+
+  /** `workspaceSource`: the workspace file a cited file was synced from (the sync feature), opened instead of the passage. */
+  constructor(private readonly workspaceSource?: (cited: CitedPassage) => Promise<WorkspaceSource | undefined>) {}
+
+  /**
+   * A citation leads to the code: the workspace file it was synced from, at the cited
+   * passage (its lines selected), when there is one; else the read-only passage document.
+   */
+  async openCited(passage: PassageDocument, cited: CitedPassage): Promise<vscode.TextEditor> {
+    const local = await this.workspaceSource?.(cited).catch(() => undefined);
+    if (!local) return this.open(passage);
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(local.path));
+    const range = local.passage ? new vscode.Range(local.passage.startLine, 0, local.passage.endLine, document.lineAt(Math.min(local.passage.endLine, document.lineCount - 1)).text.length) : undefined;
+    const editor = await vscode.window.showTextDocument(document, { preview: true, preserveFocus: false, ...(range ? { selection: range } : {}) });
+    if (range) editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    return editor;
+  }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.documents.get(uri.toString()) ?? 'This cited passage is no longer available. Click its source in the chat again.\n';

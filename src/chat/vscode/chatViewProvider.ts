@@ -152,12 +152,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     // Only these two commands, named by the protocol: the page never names a command itself.
     connect: async (m) => void (await vscode.commands.executeCommand(m.action === 'setApiKey' ? COMMAND.setApiKey : COMMAND.useLocalEmulator)),
     openCitation: async (m) => {
-      const plan = planCitationOpen(m.turnId, this.session().citedPassage(m.turnId, m.marker));
+      const cited = this.session().citedPassage(m.turnId, m.marker);
+      const plan = planCitationOpen(m.turnId, cited);
       if (plan.kind === 'refuse') {
         this.log.warn(`[chat] refused to open source [${m.marker}] of ${m.turnId}: that answer cited no such source`);
         return;
       }
-      await this.passages.open(plan.passage);
+      await this.passages.openCited(plan.passage, cited!);
       if (plan.reveal.kind === 'explain') void vscode.window.showInformationMessage(plan.reveal.message);
       else await this.revealFile(plan.reveal.volume, plan.reveal.fileId);
     },

@@ -43,6 +43,7 @@ export const COMMAND = {
   syncReviewPairings: 'ksm.sync.reviewPairings',
   vscodeChatManageModels: 'ksm.vscodeChat.manageModels',
   vscodeChatRevealCitation: 'ksm.vscodeChat.revealCitation',
+  vscodeChatOpenCitation: 'ksm.vscodeChat.openCitation',
   mcpUseInOtherAgents: 'ksm.mcp.useInOtherAgents',
   mcpInstallCommand: 'ksm.mcp.installCommand',
 } as const;

@@ -5,10 +5,12 @@
 import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
-import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation } from '../../chat/core/answerStream';
+import { ask, citationByMarker, type AnswerEvent, type AnswerRequest, type SourceCitation } from '../../chat/core/answerStream';
 import { codePrefill, MAX_TEXT_CHARS } from '../../common/core/chatText';
 import { AnswerFailedError } from './modelResponse';
 import { volumeLabel } from './volumeTools';
+
+export type { SourceCitation };
 
 export const PARTICIPANT_ID = 'ksm.assistant';
 export const PARTICIPANT_COMMANDS = ['ask', 'chat', 'upload', 'status'] as const;
@@ -115,17 +117,99 @@ async function streamOnce(options: AskAgentOptions, threadId: string | undefined
   return outcome;
 }
 
-/** The distinct cited files, in order of first mention. */
-export function citedFiles(citations: readonly SourceCitation[]): Array<{ fileId: string; filename: string; volume?: string }> {
-  const seen = new Set<string>();
-  const out: Array<{ fileId: string; filename: string; volume?: string }> = [];
-  for (const c of citations) {
-    const key = `${c.volume ?? ''}/${c.fileId}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ fileId: c.fileId, filename: c.filename, volume: c.volume });
+/** @ksm's sources: the retrieval engine's, so they carry the `ksm://` ids `fetch` takes. */
+export { citedFiles } from '../../volumes/core/retrieval';
+
+// ---- sources: [n] markers as links, a source opens its cited passage ----
+
+/** A passage an `@ksm` answer cited, by the marker the user clicked (the chat panel's CitedPassage shape). */
+export interface CitedSource {
+  fileId: string;
+  filename: string;
+  volume?: string;
+  marker: number;
+  markers: number[];
+  snippet?: string;
+  chunkIndex?: number;
+  score?: number;
+}
+
+/**
+ * The citations of this window's recent `@ksm` answers, by answer id, so a marker link
+ * (which carries only the answer id and the number, never the text) opens what that answer
+ * cited. Bounded; an answer from before a reload is no longer known (the link says so).
+ */
+export class AnswerCitations {
+  private readonly answers = new Map<string, SourceCitation[]>();
+
+  constructor(private readonly capacity = 100) {}
+
+  add(answerId: string, citations: readonly SourceCitation[]): void {
+    const list = this.answers.get(answerId) ?? [];
+    list.push(...citations);
+    this.answers.delete(answerId);
+    this.answers.set(answerId, list);
+    while (this.answers.size > this.capacity) this.answers.delete(this.answers.keys().next().value as string);
   }
-  return out;
+
+  /** The passage marker `n` of that answer points at; undefined for anything that answer did not cite. */
+  source(answerId: unknown, marker: unknown): CitedSource | undefined {
+    if (typeof answerId !== 'string' || typeof marker !== 'number' || !Number.isInteger(marker) || marker < 1) return undefined;
+    const citations = this.answers.get(answerId);
+    const citation = citations ? citationByMarker(citations, marker) : undefined;
+    if (!citations || !citation) return undefined;
+    return {
+      fileId: citation.fileId,
+      filename: citation.filename,
+      ...(citation.volume ? { volume: citation.volume } : {}),
+      marker,
+      markers: citation.markers?.length ? citation.markers : [citations.indexOf(citation) + 1],
+      ...(citation.snippet !== undefined ? { snippet: citation.snippet } : {}),
+      ...(citation.chunkIndex !== undefined ? { chunkIndex: citation.chunkIndex } : {}),
+      ...(citation.score !== undefined ? { score: citation.score } : {}),
+    };
+  }
+}
+
+/**
+ * Turns the [n] markers of a streamed answer into Markdown links, chunk by chunk: a marker
+ * split across two chunks ("[1" + "2]") is held back until it is whole; markers inside code
+ * (fenced or inline) stay text. `link(n)` gives the link target.
+ */
+export class MarkerLinker {
+  private held = '';
+  private inFence = false;
+
+  constructor(private readonly link: (marker: number) => string) {}
+
+  push(chunk: string): string {
+    const text = this.held + chunk;
+    // Hold back a trailing "[", "[12" or a partial fence, which the next chunk may complete.
+    const tail = /(\[\d{0,3}|`{1,2})$/.exec(text);
+    this.held = tail ? tail[0] : '';
+    return this.convert(tail ? text.slice(0, tail.index) : text);
+  }
+
+  flush(): string {
+    const rest = this.held;
+    this.held = '';
+    return this.convert(rest);
+  }
+
+  private convert(text: string): string {
+    // Split on fences and inline code; only the text between them gets links.
+    return text
+      .split(/(```|`[^`\n]*`)/)
+      .map((part) => {
+        if (part === '```') {
+          this.inFence = !this.inFence;
+          return part;
+        }
+        if (this.inFence || (part.startsWith('`') && part.endsWith('`') && part.length > 1)) return part;
+        return part.replace(/\[(\d{1,3})\](?!\()/g, (_m, n: string) => `[\\[${n}\\]](${this.link(Number(n))})`);
+      })
+      .join('');
+  }
 }
 
 // ---- /status ----

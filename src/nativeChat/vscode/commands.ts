@@ -7,7 +7,11 @@ import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { installKsmCommand, useKsmInOtherAgents } from './mcpServerProvider';
 
-export function registerNativeChatCommands(services: ExtensionServices, revealFile: (volume: string, fileId: string) => Promise<void>): void {
+export function registerNativeChatCommands(
+  services: ExtensionServices,
+  revealFile: (volume: string, fileId: string) => Promise<void>,
+  openCitation: (answerId: unknown, marker: unknown) => Promise<boolean>,
+): void {
   // The key first if there is none, then our settings.
   services.registerCommand(COMMAND.vscodeChatManageModels, async () => {
     if (!(await services.apiKey.get())) {
@@ -20,6 +24,12 @@ export function registerNativeChatCommands(services: ExtensionServices, revealFi
   services.registerCommand(COMMAND.vscodeChatRevealCitation, async (volume: unknown, fileId: unknown) => {
     if (typeof volume !== 'string' || typeof fileId !== 'string' || !fileId) return;
     await revealFile(volume, fileId);
+  });
+  // A marker [n] or a source of an `@ksm` answer: the arguments name the answer and the
+  // marker only; what opens is what that answer cited (AnswerCitations), never the link's text.
+  services.registerCommand(COMMAND.vscodeChatOpenCitation, async (answerId: unknown, marker: unknown) => {
+    if (await openCitation(answerId, marker)) return;
+    void vscode.window.showInformationMessage(vscode.l10n.t('This source is no longer available (the answer is from before a reload). Ask again to see it.'));
   });
   services.registerCommand(COMMAND.mcpInstallCommand, () => installKsmCommand(services));
   services.registerCommand(COMMAND.mcpUseInOtherAgents, () => useKsmInOtherAgents(services));

@@ -2,29 +2,43 @@
 // the request's references and history, hands them to the core, and renders its events.
 // The agent thread id rides in the result metadata, so a follow-up in the same VS Code chat
 // continues the same server thread.
+import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMAND } from '../../common/core/contributionIds';
 import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { personalVolume, settings } from '../../common/vscode/settings';
-import { askAgent, citedFiles, parseCommand, PARTICIPANT_ID, questionWithContext, uploadStatusText, type ContextReference, type RecentUploads } from '../core/participant';
+import { askAgent, citedFiles, MarkerLinker, parseCommand, type AnswerCitations, type SourceCitation, PARTICIPANT_ID, questionWithContext, uploadStatusText, type ContextReference, type RecentUploads } from '../core/participant';
 import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBook';
 import { planUpload, runVolumeTool, UploadConfirmations } from '../core/toolRuns';
-import { TOOL_NAMES, volumeLabel } from '../core/volumeTools';
+import { TOOL_NAMES } from '../core/volumeTools';
 import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
 import { errorMessage } from '../../api/errors';
+import { CITATION_SCHEME } from '../../chat/chatFeature';
 
-const REVEAL_CITATION_COMMAND = COMMAND.vscodeChatRevealCitation;
+const OPEN_CITATION_COMMAND = COMMAND.vscodeChatOpenCitation;
 
-export function registerParticipant(services: ExtensionServices, recent: RecentUploads): vscode.Disposable {
+/** A command link that opens marker `n` of one answer (the arguments are checked when clicked). */
+function citationLink(answerId: string, marker: number): string {
+  return `command:${OPEN_CITATION_COMMAND}?${encodeURIComponent(JSON.stringify([answerId, marker]))}`;
+}
+
+/** Markdown trusted for the open-citation command only. */
+function trusted(text: string): vscode.MarkdownString {
+  const markdown = new vscode.MarkdownString(text);
+  markdown.isTrusted = { enabledCommands: [OPEN_CITATION_COMMAND] };
+  return markdown;
+}
+
+export function registerParticipant(services: ExtensionServices, recent: RecentUploads, citations: AnswerCitations): vscode.Disposable {
   const handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
     const command = parseCommand(request.command);
     const cancel = abortSignalFor(token);
     try {
       switch (command) {
         case 'ask':
-          return await ask(services, request, context, stream, cancel.signal);
+          return await ask(services, citations, request, context, stream, cancel.signal);
         case 'chat':
           return await plainChat(request, stream, token);
         case 'upload':
@@ -50,6 +64,7 @@ export function registerParticipant(services: ExtensionServices, recent: RecentU
 
 async function ask(
   services: ExtensionServices,
+  book: AnswerCitations,
   request: vscode.ChatRequest,
   context: vscode.ChatContext,
   stream: vscode.ChatResponseStream,
@@ -61,6 +76,12 @@ async function ask(
   if (omitted.length) stream.markdown(`_Left out (too large to send): ${omitted.join(', ')}._\n\n`);
   const earlier = context.history.filter((turn): turn is vscode.ChatResponseTurn => turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID);
   stream.progress('Searching your volumes…');
+  // The answer's markers [n] become links to the passages this answer cites.
+  const answerId = randomUUID();
+  const linker = new MarkerLinker((n) => citationLink(answerId, n));
+  const show = (text: string) => {
+    if (text) stream.markdown(trusted(text));
+  };
   const outcome = await askAgent({
     service: services.getClient(),
     agentId: settings.agentId(),
@@ -70,19 +91,19 @@ async function ask(
     threadId: threadIdFromHistory(earlier.map((turn) => turn.result)),
     signal,
     emit: (event) => {
-      if (event.kind === 'text') stream.markdown(event.text);
+      if (event.kind === 'text') show(linker.push(event.text));
+      else if (event.kind === 'citations') book.add(answerId, event.citations);
     },
   });
+  show(linker.flush());
   const files = citedFiles(outcome.citations);
   if (files.length > 0) {
-    // Trusted for this one command only: a source link reveals the file in the Volumes tree.
-    const sources = new vscode.MarkdownString('\n\n**Sources**\n\n', true);
-    sources.isTrusted = { enabledCommands: [REVEAL_CITATION_COMMAND] };
-    files.forEach((file, i) => {
-      const args = encodeURIComponent(JSON.stringify([file.volume ?? '', file.fileId]));
-      sources.appendMarkdown(`${i + 1}. [${escapeLinkText(file.filename)}](command:${REVEAL_CITATION_COMMAND}?${args} "Reveal in the Volumes view") — ${escapeLinkText(volumeLabel(file.volume))}\n`);
+    // Trusted for this one command only: a source opens the passage it cited (as in the panel).
+    const lines = files.map((file, i) => {
+      const marker = firstMarkerOf(outcome.citations, file);
+      return `${i + 1}. [${escapeLinkText(file.filename)}](${citationLink(answerId, marker)} "Open the cited passage") — ${escapeLinkText(file.volumeLabel)}`;
     });
-    stream.markdown(sources);
+    stream.markdown(trusted(`\n\n**Sources**\n\n${lines.join('\n')}\n`));
   }
   return { metadata: { threadId: outcome.threadId, command: 'ask' } satisfies ParticipantMetadata };
 }
@@ -124,6 +145,9 @@ async function readReferences(references: readonly vscode.ChatPromptReference[])
   const out: ContextReference[] = [];
   for (const ref of references) {
     const value = ref.value;
+    // A passage an earlier answer cited (opened from its [n]) is the agent's own source, not the user's context.
+    const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
+    if (uri?.scheme === CITATION_SCHEME) continue;
     try {
       if (value instanceof vscode.Uri) {
         const document = await vscode.workspace.openTextDocument(value);
@@ -143,4 +167,10 @@ async function readReferences(references: readonly vscode.ChatPromptReference[])
 
 function escapeLinkText(text: string): string {
   return text.replace(/[\\[\]*_`<>]/g, (c) => `\\${c}`);
+}
+
+/** The marker of a file's first passage in an answer (markers count passages, 1-based, unless the engine numbered them). */
+function firstMarkerOf(citations: readonly SourceCitation[], file: { fileId: string; volume?: string }): number {
+  const index = citations.findIndex((c) => c.fileId === file.fileId && (c.volume ?? '') === (file.volume ?? ''));
+  return citations[index]?.markers?.[0] ?? index + 1;
 }

@@ -12,6 +12,7 @@ import { settings, shownVolume } from '../../common/vscode/settings';
 import { excludeGlobs } from '../../common/vscode/excludeGlobs';
 import { applySync, type SyncSummary } from '../core/apply';
 import { FileManifestStore } from '../core/manifest';
+import type { SyncedFolder } from '../core/citedSource';
 import { acquireSyncLock } from '../core/lock';
 import { isInSync, needsOwnershipChoice, planCounts, planSync, type Ownership, type SyncPlan } from '../core/plan';
 import { eventFilter, WatchBatcher } from '../core/watchBatcher';
@@ -73,6 +74,12 @@ export class PairingRunner implements vscode.Disposable {
   private setState(state: SyncState): void {
     this.stateValue = state;
     this.hooks.onState();
+  }
+
+  /** This folder and what its last sync stored (the manifest through its own reader), for citations; undefined before a first sync. */
+  async syncedFolder(): Promise<SyncedFolder | undefined> {
+    const loaded = await this.store().load(this.pairing.volume);
+    return loaded.state === 'ok' ? { root: this.folderPath, manifest: loaded.manifest } : undefined;
   }
 
   private store(): FileManifestStore {

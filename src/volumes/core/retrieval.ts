@@ -269,24 +269,10 @@ export class Retrieval {
   }
 
   private remember(citations: readonly SourceCitation[]): Passage[] {
-    const out: Passage[] = [];
-    for (const c of citations) {
-      const volume = c.volume ?? '';
-      const id = passageId(volume, c.fileId, c.chunkIndex);
-      if (out.some((p) => p.id === id)) continue;
-      const passage: Passage = {
-        id,
-        fileId: c.fileId,
-        filename: c.filename,
-        volume,
-        volumeLabel: volumeLabel(c.volume),
-        ...(c.chunkIndex !== undefined ? { chunkIndex: c.chunkIndex } : {}),
-        ...(typeof c.score === 'number' ? { score: c.score } : {}),
-        text: c.snippet ?? '',
-      };
-      this.passages.delete(id);
-      this.passages.set(id, passage);
-      out.push(passage);
+    const out = passagesOf(citations);
+    for (const passage of out) {
+      this.passages.delete(passage.id);
+      this.passages.set(passage.id, passage);
     }
     while (this.passages.size > MAX_STORED_PASSAGES) this.passages.delete(this.passages.keys().next().value!);
     return out;
@@ -300,6 +286,52 @@ export class Retrieval {
     for await (const file of scope.service.listAllFiles(volume, { signal: scope.signal })) if (file.uuid === fileId) return file;
     return undefined;
   }
+}
+
+/**
+ * The agent's citations as passages, one per id, in order of first mention: the one place
+ * citations become `ksm://` ids, volume labels and file names (search, ask, and `@ksm`'s
+ * sources through `citedFiles`).
+ */
+export function passagesOf(citations: readonly SourceCitation[]): Passage[] {
+  const out: Passage[] = [];
+  const seen = new Set<string>();
+  for (const c of citations) {
+    const volume = c.volume ?? '';
+    const id = passageId(volume, c.fileId, c.chunkIndex);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push({
+      id,
+      fileId: c.fileId,
+      filename: c.filename,
+      volume,
+      volumeLabel: volumeLabel(c.volume),
+      ...(c.chunkIndex !== undefined ? { chunkIndex: c.chunkIndex } : {}),
+      ...(typeof c.score === 'number' ? { score: c.score } : {}),
+      text: c.snippet ?? '',
+    });
+  }
+  return out;
+}
+
+/** The distinct cited files, in order of first mention, each with its file id `ksm://<volume>/<file id>` (what `fetch` takes for the file's passages). */
+export function citedFiles(citations: readonly SourceCitation[]): CitedFileSource[] {
+  const files = new Map<string, CitedFileSource>();
+  for (const p of passagesOf(citations)) {
+    const id = passageId(p.volume, p.fileId);
+    if (!files.has(id)) files.set(id, { id, fileId: p.fileId, filename: p.filename, ...(p.volume ? { volume: p.volume } : {}), volumeLabel: p.volumeLabel });
+  }
+  return [...files.values()];
+}
+
+export interface CitedFileSource {
+  /** `ksm://<volume>/<file id>`: fetchable (MCP `fetch`, `ksm fetch`). */
+  id: string;
+  fileId: string;
+  filename: string;
+  volume?: string;
+  volumeLabel: string;
 }
 
 function personalOf(volume: string, scope: Pick<RetrievalScope, 'userId'>): boolean {

@@ -31,7 +31,22 @@ describe('VS Code Chat 2: @ksm answers from the volumes with sources, and a foll
     assert.match(answer, /Sources\s+(1\.\s*)?lighthouse-handbook\.md\s*—\s*My files/, 'the source list names the file and its volume');
   });
 
-  it('a source link reveals the file in the Volumes tree', async () => {
+  it("the answer's [n] marker is a link that opens the cited passage, as in the panel (issue 26, rough edge 5)", async () => {
+    const { workbench } = scenario;
+    const marker = chat.lastResponse().locator('a', { hasText: /^\[1\]$/ }).first();
+    await marker.waitFor({ timeout: 10_000 });
+    await marker.click();
+    const passageTab = workbench.page.locator('.tabs-container .tab').filter({ hasText: HANDBOOK });
+    await eventually(async () => (await passageTab.count()) > 0, async () => 'no tab opened for the cited passage', 30_000);
+    await eventually(
+      async () => /source\s\[1\]/.test(await workbench.page.locator('.editor-instance .view-lines').first().innerText().catch(() => '')),
+      async () => 'the opened document is not the cited passage',
+      30_000,
+    );
+    await workbench.screenshot('participant-marker-opens-passage');
+  });
+
+  it('a source link opens the passage and reveals the file in the Volumes tree', async () => {
     const { workbench } = scenario;
     await chat.lastResponse().locator('a', { hasText: HANDBOOK }).first().click();
     await eventually(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
 import { useScenario } from '../harness/scenario';
 import { setApiKeyThroughPalette, volumesRowTexts, waitForRowDescription } from '../harness/steps';
@@ -13,7 +14,7 @@ const FILES: Record<string, string> = {
   'setup.md': '# Setup\nRun npm ci.\n',
   'faq.md': '# FAQ\nAsk in the channel.\n',
   'glossary.txt': 'RAG: retrieval augmented generation\n',
-  'teams/platform.md': '# Platform team\n',
+  'teams/platform.md': '# Platform team\n\nThe platform team owns the lighthouse deploy pipeline and its beacon alarms.\n',
 };
 const STORED = ['faq.md', 'glossary.txt', 'policy.md', 'setup.md', 'teams__platform.md'];
 
@@ -122,6 +123,40 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     await waitForRowDescription(workbench, SYNC_VOLUME, /⇄ handbook/, 10_000).catch(async (error) => {
       throw new Error(`${(error as Error).message}; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`);
     });
+  });
+
+  it('a citation of a synced file opens the workspace file at the cited passage, not the volume copy (issue 26)', async () => {
+    const { workbench, run } = scenario;
+    await eventually(
+      async () => (await stored()).some((f) => f.filename === 'teams__platform.md' && (f as { status?: string }).status === 'done'),
+      async () => `teams__platform.md never reached done: ${JSON.stringify(await stored())}`,
+      60_000,
+    );
+    const chat = new ChatView(workbench);
+    await chat.open();
+    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.modeSelect().selectOption('agent');
+    await chat.send('Who owns the lighthouse deploy pipeline and its beacon alarms?');
+    assert.equal(await chat.waitForAnswerToSettle(), 'done');
+    const source = chat.lastAnswer().locator('[data-testid="citations"] button').filter({ hasText: 'teams__platform.md' }).first();
+    await source.waitFor({ timeout: 10_000 });
+    await source.click();
+    await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: 'platform.md' }).waitFor({ timeout: 15_000 });
+    const editorText = workbench.page.locator('.editor-group-container.active .monaco-editor .view-lines');
+    const shown = async () => ((await editorText.innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+    await eventually(
+      async () => (await shown()).startsWith('# Platform team') && /owns the lighthouse deploy pipeline/.test(await shown()),
+      async () => `the editor shows ${JSON.stringify((await shown()).slice(0, 300))}, not the workspace file ${join(run.workspace, FOLDER, 'teams', 'platform.md')}`,
+      15_000,
+    );
+    // The cited sentence (line 3 of the file) is selected: the status bar's cursor item says so.
+    const cursor = workbench.page.locator('.statusbar-item').filter({ hasText: /Ln \d+, Col \d+/ }).first();
+    await eventually(
+      async () => /Ln 3, Col \d+ \(\d+ selected\)/.test((await cursor.textContent({ timeout: 1000 }).catch(() => '')) ?? ''),
+      async () => `the cited passage is not selected; the status bar says "${await cursor.textContent().catch(() => '(none)')}"`,
+      10_000,
+    );
+    await workbench.screenshot('7-citation-opens-workspace-file');
   });
 
   it("with no sync record, a same-name file the folder never uploaded is not adopted: the preview asks, and Keep uploads alongside", async () => {

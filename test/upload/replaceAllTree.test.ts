@@ -1,0 +1,79 @@
+// Issue 26, rough edge 1: after Replace All on a re-upload the Volumes tree showed a ghost
+// row (six rows for five files) until a manual refresh. The tree's own pieces, wired as the
+// extension wires them (the listing and its status poller as VolumesTreeProvider does, the
+// upload flow's watchUploaded then ReplacementTracker.add, onSettled → refreshVolume), over
+// real HTTP against the emulator.
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import type { FileInfo } from '../../src/api/types';
+import { planUploads } from '../../src/upload/core/duplicatePlanning';
+import { ReplacementTracker, type PendingReplacement, type ReplacementStorage } from '../../src/upload/core/pendingReplacements';
+import { runUpload } from '../../src/upload/core/uploadRun';
+import { StatusPoller } from '../../src/volumes/core/statusPoller';
+import { VolumeListing } from '../../src/volumes/core/volumeListing';
+import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+
+function memoryStorage(): ReplacementStorage {
+  let held: PendingReplacement[] = [];
+  return { get: () => held, set: async (pending) => void (held = pending) };
+}
+
+const FAST = { initialMs: 5, maxMs: 20, factor: 1.5, giveUpAfterMs: 60_000 };
+
+describe('upload: Replace All leaves the tree with one row per file (issue 26, rough edge 1)', function () {
+  let fx: EmulatorFixture;
+  before(async () => {
+    fx = await startFixture(5);
+  });
+  after(async () => fx.close());
+
+  async function listAll(volume: string): Promise<FileInfo[]> {
+    const files: FileInfo[] = [];
+    for await (const f of fx.client.listAllFiles(volume)) files.push(f);
+    return files;
+  }
+
+  for (const pageSize of [50, 3]) {
+    it(`five files replaced at once: the listing ends equal to the volume (page size ${pageSize})`, async () => {
+      const volume = freshVolume('replace-all');
+      const names = ['a.md', 'b.md', 'c.md', 'd.md', 'e.md'];
+      const oldPaths = await writeTree(join(fx.workDir, `${volume}-old`), Object.fromEntries(names.map((n) => [n, `# ${n}\nThe old text of ${n}.\n`])));
+      const first = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 1, plan: await planUploads(oldPaths.map((p) => ({ path: p, size: 10, displayPath: p })), [], async () => undefined) });
+      assert.equal(first.uploaded, 5);
+      await fx.emulator.waitForIdle();
+
+      // The tree: a listing, and its poller watching whenever the listing has files not yet final.
+      const listing = new VolumeListing(() => fx.client, volume, () => pageSize);
+      const poller = new StatusPoller((_volume, signal) => listing.pollPending(signal), FAST);
+      listing.onDidChange(() => {
+        if (listing.pendingFiles.length > 0 && !poller.isWatching(volume)) poller.watch(volume);
+      });
+      await listing.ensureLoaded();
+      while (listing.hasMore) await listing.loadMore();
+      assert.equal(listing.visibleFiles.length, 5);
+
+      // The upload flow: list, Replace All, upload; then watchUploaded and the tracker.
+      const newPaths = await writeTree(join(fx.workDir, `${volume}-new`), Object.fromEntries(names.map((n) => [n, `# ${n}\nThe new, longer text of ${n}.\n`])));
+      const plan = await planUploads(newPaths.map((p) => ({ path: p, size: 10, displayPath: p })), await listAll(volume), async () => ({ choice: 'replace', applyToAll: true }));
+      const summary = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 1, plan });
+      assert.equal(summary.replacements.length, 5);
+      const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));
+      if (listing.state.kind === 'loaded') listing.addUploaded(uploaded);
+      else void listing.reload();
+      poller.watch(volume);
+      const tracker = new ReplacementTracker({ service: () => fx.client, storage: memoryStorage(), onSettled: () => void listing.reload().catch(() => undefined), pollMs: 5 });
+      await tracker.add(summary.replacements);
+      await tracker.idle();
+      // Everything the tree started has finished: no poll, no reload under way.
+      while (poller.watchedVolumes.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await listing.ensureLoaded();
+      while (listing.hasMore) await listing.loadMore();
+
+      const server = await listAll(volume);
+      assert.equal(server.length, 5);
+      assert.deepEqual(listing.visibleFiles.map((f) => f.uuid).sort(), server.map((f) => f.uuid).sort(), 'one row per file, no ghost');
+      assert.equal(listing.total, 5, 'the header counts five files');
+      poller.dispose();
+    });
+  }
+});
