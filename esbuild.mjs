@@ -54,9 +54,7 @@ const VSCODE_ONCE = 'vscode-once';
 const vscodeOncePlugin = {
   name: VSCODE_ONCE,
   setup(build) {
-    build.onResolve({ filter: /^vscode$/ }, (args) =>
-      args.namespace === VSCODE_ONCE ? { path: 'vscode', external: true } : { path: 'vscode', namespace: VSCODE_ONCE },
-    );
+    build.onResolve({ filter: /^vscode$/ }, (args) => (args.namespace === VSCODE_ONCE ? { path: 'vscode', external: true } : { path: 'vscode', namespace: VSCODE_ONCE }));
     build.onLoad({ filter: /.*/, namespace: VSCODE_ONCE }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
   },
 };

@@ -28,8 +28,7 @@ export const FEATURES = ['chat', 'volumes', 'upload', 'sync', 'connection', 'nat
  */
 export const PUBLIC_CORE = { chat: ['./core/answerStream.ts'], volumes: ['./core/retrieval.ts'] };
 
-const publicCoresOf = (feature) =>
-  Object.entries(PUBLIC_CORE).flatMap(([owner, files]) => (owner === feature ? [] : files.map((file) => `./${owner}/${file.slice(2)}`)));
+const publicCoresOf = (feature) => Object.entries(PUBLIC_CORE).flatMap(([owner, files]) => (owner === feature ? [] : files.map((file) => `./${owner}/${file.slice(2)}`)));
 
 /** The layers free of `vscode`: they run under plain mocha and serve the CLI and the MCP server. */
 const VSCODE_FREE = ['src/api/**', 'src/*/core/**', 'src/chat/panel/**', 'src/cli/**', 'src/mcp/**', 'src/webview/**', 'src/chat/protocol.ts'];
@@ -132,7 +131,9 @@ export function foldersWithoutZone(names) {
   return names.filter((name) => !targets.some((target) => target === `./src/${name}` || target.startsWith(`./src/${name}/`)));
 }
 
-const srcFolders = readdirSync(new URL('./src', import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const srcFolders = readdirSync(new URL('./src', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 const uncovered = foldersWithoutZone(srcFolders);
 if (uncovered.length) {
   throw new Error(

@@ -15,7 +15,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 function buildStream(): Buffer {
   const parts: string[] = [];
   for (let i = 0; i < CHUNKS; i++) {
-    const chunk = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1795300000, model: 'emu-chat', choices: [{ index: 0, delta: { content: `word${i} ` }, logprobs: null, finish_reason: null }], usage: null };
+    const chunk = {
+      id: 'chatcmpl-bench',
+      object: 'chat.completion.chunk',
+      created: 1795300000,
+      model: 'emu-chat',
+      choices: [{ index: 0, delta: { content: `word${i} ` }, logprobs: null, finish_reason: null }],
+      usage: null,
+    };
     parts.push(`data: ${JSON.stringify(chunk)}\n\n`);
   }
   parts.push('data: [DONE]\n\n');

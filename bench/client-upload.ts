@@ -25,10 +25,14 @@ function writeTestFile(path: string): void {
 }
 
 async function startEmulatorProcess(dataDir: string): Promise<{ url: string; stop(): void }> {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', '--max-upload-mb', String(Math.ceil((SIZE * 2) / MiB)), '--quiet'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    join(root, 'node_modules/.bin/tsx'),
+    ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', '--max-upload-mb', String(Math.ceil((SIZE * 2) / MiB)), '--quiet'],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await new Promise<string>((resolveUrl, reject) => {
     let out = '';
     child.stdout!.on('data', (piece: Buffer) => {
@@ -51,8 +55,24 @@ async function main(): Promise<void> {
 
     const viaCurl = (): number => {
       const started = performance.now();
-      const status = execFileSync('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${DEFAULT_API_KEY}`,
-        '-F', 'volume=bench', '-F', 'embedding=emu-embed', '-F', 'do_chunking=0', '-F', `file=@${file}`, `${emulator.url}/ksm/rag/v5/files`]).toString();
+      const status = execFileSync('curl', [
+        '-sS',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '-H',
+        `Authorization: Bearer ${DEFAULT_API_KEY}`,
+        '-F',
+        'volume=bench',
+        '-F',
+        'embedding=emu-embed',
+        '-F',
+        'do_chunking=0',
+        '-F',
+        `file=@${file}`,
+        `${emulator.url}/ksm/rag/v5/files`,
+      ]).toString();
       if (status !== '200') throw new Error(`curl upload answered HTTP ${status}`);
       return SIZE / ((performance.now() - started) / 1000);
     };
@@ -92,7 +112,9 @@ async function main(): Promise<void> {
     const memoryPass = peakGrowth < 64 * MiB;
     const speedPass = ratio >= 0.8;
     console.log(`client-upload-memory: peak RSS growth ${(peakGrowth / MiB).toFixed(1)} MiB for a ${(SIZE / MiB).toFixed(0)} MiB file target < 64 MiB ${memoryPass ? 'PASS' : 'FAIL'}`);
-    console.log(`client-upload-throughput: ${fmt(clientRate)} (ratio ${ratio.toFixed(2)} vs baseline ${fmt(curlRate)}, curl -F to the same emulator) target ratio >= 0.80 ${speedPass ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `client-upload-throughput: ${fmt(clientRate)} (ratio ${ratio.toFixed(2)} vs baseline ${fmt(curlRate)}, curl -F to the same emulator) target ratio >= 0.80 ${speedPass ? 'PASS' : 'FAIL'}`,
+    );
     process.exitCode = memoryPass && speedPass ? 0 : 1;
   } finally {
     emulator.stop();

@@ -153,7 +153,9 @@ async function ingestAndRestart(): Promise<void> {
 
   console.log(`${FILES} small files (do_chunking=1): uploaded in ${(uploadedMs / 1000).toFixed(1)} s, processed to done in ${(processedMs / 1000).toFixed(1)} s`);
   console.log(`peak RSS during ingest:  emulator ${mb(ingestPeak)} (${(ingestPeak / emptyRss).toFixed(2)}x an empty emulator's ${mb(emptyRss)}), workers ${mb(workerPeak)}; goal < 500 MB`);
-  console.log(`restart on ${FILES} files: ${restarted.startMs.toFixed(0)} ms to listening + ${firstListingMs.toFixed(0)} ms first 1000-file listing (${(restarted.startMs / emptyRestartMs).toFixed(2)}x an empty store's ${emptyRestartMs.toFixed(0)} ms); goal < 2000 ms`);
+  console.log(
+    `restart on ${FILES} files: ${restarted.startMs.toFixed(0)} ms to listening + ${firstListingMs.toFixed(0)} ms first 1000-file listing (${(restarted.startMs / emptyRestartMs).toFixed(2)}x an empty store's ${emptyRestartMs.toFixed(0)} ms); goal < 2000 ms`,
+  );
   console.log(`peak RSS after restart:  ${mb(restartRss)} (${(restartRss / emptyRss).toFixed(2)}x empty)`);
 }
 

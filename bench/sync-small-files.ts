@@ -25,7 +25,10 @@ const PARALLEL = 3;
 const root = resolve(__dirname, '..');
 
 async function startEmulatorProcess(dataDir: string): Promise<{ url: string; stop(): void }> {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', '--quiet'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', '--quiet'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolveUrl, reject) => {
     let out = '';
     child.stdout!.on('data', (piece: Buffer) => {
@@ -41,7 +44,9 @@ async function startEmulatorProcess(dataDir: string): Promise<{ url: string; sto
 function timed(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();
   return new Promise((done, fail) =>
-    execFile(file, args, { env, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) => (error ? fail(new Error(`${file} ${args.slice(0, 3).join(' ')} failed: ${stderr}`)) : done(performance.now() - started))),
+    execFile(file, args, { env, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) =>
+      error ? fail(new Error(`${file} ${args.slice(0, 3).join(' ')} failed: ${stderr}`)) : done(performance.now() - started),
+    ),
   );
 }
 
@@ -85,9 +90,15 @@ async function main(): Promise<void> {
     }
     const vsUpload = best.sync / best.upload;
     const vsCurl = best.sync / best.curl;
-    console.log(`sync-small-first-vs-upload: ${best.sync.toFixed(0)} ms for ${FILES} files (ratio ${vsUpload.toFixed(2)} vs baseline ${best.upload.toFixed(0)} ms, ksm upload of the same folder) target ratio <= 1.05 ${vsUpload <= 1.05 ? 'PASS' : 'FAIL'}`);
-    console.log(`sync-small-first-vs-curl: ${best.sync.toFixed(0)} ms (ratio ${vsCurl.toFixed(2)} vs baseline ${best.curl.toFixed(0)} ms, curl --parallel --parallel-max ${PARALLEL}, ${Math.ceil(FILES / BATCH)} requests of ${BATCH} files) target ratio <= 1.25 ${vsCurl <= 1.25 ? 'PASS' : 'FAIL'}`);
-    console.log(`upload-small-vs-curl: ${best.upload.toFixed(0)} ms (ratio ${(best.upload / best.curl).toFixed(2)} vs baseline ${best.curl.toFixed(0)} ms curl) target ratio <= 1.25 ${best.upload / best.curl <= 1.25 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `sync-small-first-vs-upload: ${best.sync.toFixed(0)} ms for ${FILES} files (ratio ${vsUpload.toFixed(2)} vs baseline ${best.upload.toFixed(0)} ms, ksm upload of the same folder) target ratio <= 1.05 ${vsUpload <= 1.05 ? 'PASS' : 'FAIL'}`,
+    );
+    console.log(
+      `sync-small-first-vs-curl: ${best.sync.toFixed(0)} ms (ratio ${vsCurl.toFixed(2)} vs baseline ${best.curl.toFixed(0)} ms, curl --parallel --parallel-max ${PARALLEL}, ${Math.ceil(FILES / BATCH)} requests of ${BATCH} files) target ratio <= 1.25 ${vsCurl <= 1.25 ? 'PASS' : 'FAIL'}`,
+    );
+    console.log(
+      `upload-small-vs-curl: ${best.upload.toFixed(0)} ms (ratio ${(best.upload / best.curl).toFixed(2)} vs baseline ${best.curl.toFixed(0)} ms curl) target ratio <= 1.25 ${best.upload / best.curl <= 1.25 ? 'PASS' : 'FAIL'}`,
+    );
 
     // The engine in process: the manifest's cost, an incremental and a no-op re-sync.
     const client = new KsmClient({ baseUrl: emulator.url, apiKey: async () => DEFAULT_API_KEY, timeoutMs: 600_000 });
@@ -103,12 +114,18 @@ async function main(): Promise<void> {
     const first = await syncOnce();
     const written = store.bytesWritten;
     const finalSize = statSync(manifestPath).size;
-    console.log(`sync-manifest-bytes: ${(written / 1024).toFixed(0)} KiB written for a ${(finalSize / 1024).toFixed(0)} KiB manifest (ratio ${(written / finalSize).toFixed(2)} vs baseline its final size) target ratio <= 3 ${written <= 3 * finalSize ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `sync-manifest-bytes: ${(written / 1024).toFixed(0)} KiB written for a ${(finalSize / 1024).toFixed(0)} KiB manifest (ratio ${(written / finalSize).toFixed(2)} vs baseline its final size) target ratio <= 3 ${written <= 3 * finalSize ? 'PASS' : 'FAIL'}`,
+    );
     for (let i = 0; i < FILES; i += FILES / EDITED) writeFileSync(join(folder, rels[i]), `# Note ${i}, edited\n`);
     const edited = await syncOnce();
-    console.log(`sync-small-edited: ${edited.toFixed(0)} ms for ${EDITED} edited of ${FILES} (ratio ${(edited / first).toFixed(3)} vs baseline ${first.toFixed(0)} ms first sync) target ratio <= 0.05 ${edited / first <= 0.05 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `sync-small-edited: ${edited.toFixed(0)} ms for ${EDITED} edited of ${FILES} (ratio ${(edited / first).toFixed(3)} vs baseline ${first.toFixed(0)} ms first sync) target ratio <= 0.05 ${edited / first <= 0.05 ? 'PASS' : 'FAIL'}`,
+    );
     const noop = await syncOnce();
-    console.log(`sync-small-noop: ${noop.toFixed(0)} ms (ratio ${(noop / first).toFixed(3)} vs baseline ${first.toFixed(0)} ms first sync) target ratio <= 0.05 ${noop / first <= 0.05 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `sync-small-noop: ${noop.toFixed(0)} ms (ratio ${(noop / first).toFixed(3)} vs baseline ${first.toFixed(0)} ms first sync) target ratio <= 0.05 ${noop / first <= 0.05 ? 'PASS' : 'FAIL'}`,
+    );
   } finally {
     emulator.stop();
     rmSync(work, { recursive: true, force: true });

@@ -60,7 +60,7 @@ function counting(service: KsmService) {
     async *listAllFiles(volume, options) {
       // Pages through listFiles above, so each page is counted as one request.
       const limit = options?.pageSize ?? 100;
-      for (let offset = 0; ; ) {
+      for (let offset = 0; ;) {
         const page = await wrapped.listFiles({ volume, offset, limit }, options);
         yield* page.files;
         offset += page.files.length;
@@ -124,7 +124,9 @@ async function incrementalBench(url: string, work: string): Promise<boolean> {
   console.log(
     `sync-requests: ${counts.listRequests} listing requests, ${counts.uploadedFiles} files uploaded in ${counts.uploadRequests} requests, ${counts.deletedFiles} deleted in ${counts.deleteRequests} requests, ${counts.other} other; target ≤${expectedLists} listings + ${EDITED} uploads + ${EDITED} deletes ${onlyNeeded ? 'PASS' : 'FAIL'}`,
   );
-  console.log(`sync-incremental-time: ${incremental.ms.toFixed(0)} ms (ratio ${ratio.toFixed(3)} vs baseline ${full.ms.toFixed(0)} ms, a full re-upload of the ${FILES} files) target ratio <= 0.05 ${ratio <= 0.05 ? 'PASS' : 'FAIL'} (plan ${incremental.planMs.toFixed(0)} ms: listing ${incremental.plan.timings.listMs.toFixed(0)}, scan ${incremental.plan.timings.scanMs.toFixed(0)}, hashing ${incremental.plan.hashing.hashed} files ${incremental.plan.timings.hashMs.toFixed(0)})`);
+  console.log(
+    `sync-incremental-time: ${incremental.ms.toFixed(0)} ms (ratio ${ratio.toFixed(3)} vs baseline ${full.ms.toFixed(0)} ms, a full re-upload of the ${FILES} files) target ratio <= 0.05 ${ratio <= 0.05 ? 'PASS' : 'FAIL'} (plan ${incremental.planMs.toFixed(0)} ms: listing ${incremental.plan.timings.listMs.toFixed(0)}, scan ${incremental.plan.timings.scanMs.toFixed(0)}, hashing ${incremental.plan.hashing.hashed} files ${incremental.plan.timings.hashMs.toFixed(0)})`,
+  );
   console.log(`sync-memory: peak RSS growth ${(growth / MiB).toFixed(1)} MiB for ${FILES} files target < 64 MiB ${growth < 64 * MiB ? 'PASS' : 'FAIL'}`);
   return onlyNeeded && ratio <= 0.05 && growth < 64 * MiB;
 }

@@ -84,7 +84,11 @@ async function main(): Promise<void> {
 
     // Requests: opening is one request, each "load more" one more.
     const before = await requestCount(emulator.url);
-    const probe = new VolumeListing(() => client, 'big', () => PAGE);
+    const probe = new VolumeListing(
+      () => client,
+      'big',
+      () => PAGE,
+    );
     await probe.ensureLoaded();
     const afterOpen = await requestCount(emulator.url);
     await probe.loadMore();
@@ -97,21 +101,47 @@ async function main(): Promise<void> {
     const bigTimes: number[] = [];
     const smallTimes: number[] = [];
     for (let i = 0; i < 15; i++) {
-      smallTimes.push(await timed(() => new VolumeListing(() => client, 'small', () => PAGE).ensureLoaded()));
-      bigTimes.push(await timed(() => new VolumeListing(() => client, 'big', () => PAGE).ensureLoaded()));
+      smallTimes.push(
+        await timed(() =>
+          new VolumeListing(
+            () => client,
+            'small',
+            () => PAGE,
+          ).ensureLoaded(),
+        ),
+      );
+      bigTimes.push(
+        await timed(() =>
+          new VolumeListing(
+            () => client,
+            'big',
+            () => PAGE,
+          ).ensureLoaded(),
+        ),
+      );
     }
     const deepTimes: number[] = [];
-    const deep = new VolumeListing(() => client, 'big', () => PAGE);
+    const deep = new VolumeListing(
+      () => client,
+      'big',
+      () => PAGE,
+    );
     await deep.ensureLoaded();
     for (let i = 0; i < 15; i++) deepTimes.push(await timed(() => deep.loadMore()));
-    console.log(`open, median ms: 50-file volume ${median(smallTimes).toFixed(2)} (baseline), ${FILES}-file volume ${median(bigTimes).toFixed(2)}; ratio ${(median(bigTimes) / median(smallTimes)).toFixed(2)}`);
+    console.log(
+      `open, median ms: 50-file volume ${median(smallTimes).toFixed(2)} (baseline), ${FILES}-file volume ${median(bigTimes).toFixed(2)}; ratio ${(median(bigTimes) / median(smallTimes)).toFixed(2)}`,
+    );
     console.log(`"load more" median ms ${median(deepTimes).toFixed(2)}; ratio to the baseline open ${(median(deepTimes) / median(smallTimes)).toFixed(2)}`);
 
     // Memory held by the model: nothing loaded vs 1 page vs 10 pages.
     const listings: VolumeListing[] = [];
     const base = heldBytes();
     for (let i = 0; i < 5; i++) {
-      const l = new VolumeListing(() => client, 'big', () => PAGE);
+      const l = new VolumeListing(
+        () => client,
+        'big',
+        () => PAGE,
+      );
       await l.ensureLoaded();
       listings.push(l);
     }
@@ -119,8 +149,12 @@ async function main(): Promise<void> {
     for (const l of listings) for (let p = 1; p < 10; p++) await l.loadMore();
     const tenPages = (heldBytes() - base) / listings.length;
     const perFile = tenPages / (10 * PAGE);
-    console.log(`heap held per listing: 1 page ${Math.round(onePage)} B, 10 pages ${Math.round(tenPages)} B; ratio 10/1 = ${(tenPages / onePage).toFixed(2)} (proportional to loaded files would be 10)`);
-    console.log(`≈ ${Math.round(perFile)} B per loaded file; held after 10 pages is ${((100 * tenPages) / (perFile * listings[0]!.total)).toFixed(1)} % of what all ${listings[0]!.total} files would take`);
+    console.log(
+      `heap held per listing: 1 page ${Math.round(onePage)} B, 10 pages ${Math.round(tenPages)} B; ratio 10/1 = ${(tenPages / onePage).toFixed(2)} (proportional to loaded files would be 10)`,
+    );
+    console.log(
+      `≈ ${Math.round(perFile)} B per loaded file; held after 10 pages is ${((100 * tenPages) / (perFile * listings[0]!.total)).toFixed(1)} % of what all ${listings[0]!.total} files would take`,
+    );
     if (listings.some((l) => l.visibleFiles.length !== 10 * PAGE)) throw new Error('a listing did not load 10 pages');
   } finally {
     emulator.stop();

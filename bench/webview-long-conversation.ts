@@ -75,9 +75,12 @@ async function openPage(browser: HeadlessChromium, server: WebviewServer, turns:
   const webview = await WebviewPage.open(browser, server);
   const session = await browser.context.newCDPSession(webview.page);
   await session.send('Performance.enable');
-  await webview.page.evaluate((message) => {
-    (globalThis as unknown as { __benchMessage: unknown }).__benchMessage = message;
-  }, init(conversation(longConversationTurns(turns))));
+  await webview.page.evaluate(
+    (message) => {
+      (globalThis as unknown as { __benchMessage: unknown }).__benchMessage = message;
+    },
+    init(conversation(longConversationTurns(turns))),
+  );
   await webview.settle();
   const before = await mainThreadMs(session);
   await webview.page.evaluate(DELIVER_AND_SETTLE);
@@ -103,7 +106,10 @@ async function main(): Promise<void> {
     const small: number[] = [];
     const large: number[] = [];
     for (let repeat = 0; repeat < REPEATS; repeat++) {
-      for (const [turns, runs] of [[SMALL_TURNS, small], [TURNS, large]] as const) {
+      for (const [turns, runs] of [
+        [SMALL_TURNS, small],
+        [TURNS, large],
+      ] as const) {
         const { webview, openMs } = await openPage(browser, server, turns);
         runs.push(openMs);
         await webview.close();
@@ -135,7 +141,11 @@ async function main(): Promise<void> {
         `${dropped} dropped frames (${((dropped / scrolled.intervals.length) * 100).toFixed(1)}%); at most ${scrolled.mounted} turns in the DOM ` +
         `${smooth ? 'PASS' : 'FAIL'}`,
     );
-    console.log(`machine load average while measuring: ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+    console.log(
+      `machine load average while measuring: ${loadavg()
+        .map((load) => load.toFixed(1))
+        .join(' ')} on ${cpus().length} cores`,
+    );
   } finally {
     await browser.close();
     await server.stop();

@@ -106,7 +106,7 @@ async function measure(browser: HeadlessChromium, server: WebviewServer, tokens:
   await webview.settle();
   const idleBefore = await mainThreadSeconds(session);
   const idle = await streamInPage(webview, null, 1_000);
-  const idleShare = ((await mainThreadSeconds(session)) - idleBefore) * 1000 / idle.elapsedMs;
+  const idleShare = (((await mainThreadSeconds(session)) - idleBefore) * 1000) / idle.elapsedMs;
   const chunks = answerChunks(tokens).map((chunk) => (empty ? '' : chunk));
   const before = await mainThreadSeconds(session);
   const streamed = await streamInPage(webview, chunks, 0, batched);
@@ -176,7 +176,10 @@ async function main(): Promise<void> {
     // delivering and dispatching the messages, without any text to render.
     const traffic = await measure(browser, server, LONG_TOKENS, false, true);
     const batched = await measure(browser, server, LONG_TOKENS, true);
-    for (const [label, run] of [['a message per chunk', big], [`${DELTA_BATCH_INTERVAL_MS} ms batches as the host posts them`, batched]] as const) {
+    for (const [label, run] of [
+      ['a message per chunk', big],
+      [`${DELTA_BATCH_INTERVAL_MS} ms batches as the host posts them`, batched],
+    ] as const) {
       const light = run.share < SHARE_LIMIT;
       failed ||= !light;
       console.log(
@@ -189,7 +192,11 @@ async function main(): Promise<void> {
       `  of which message traffic: the same ${traffic.streamed.messages} messages with empty deltas take ${(traffic.share * 100).toFixed(1)}% ` +
         `(bench timers, delivery, dispatch); rendering the text adds ${((big.share - traffic.share) * 100).toFixed(1)} points`,
     );
-    console.log(`machine load average while measuring: ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+    console.log(
+      `machine load average while measuring: ${loadavg()
+        .map((load) => load.toFixed(1))
+        .join(' ')} on ${cpus().length} cores`,
+    );
   } finally {
     await browser.close();
     await server.stop();

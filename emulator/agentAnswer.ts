@@ -30,7 +30,10 @@ export function searchScope(store: Store, request: ValidAgentRequest, userId: st
 /** The sentences of a chunk that share the most words with the query, up to ~50 words. */
 export function bestSnippet(chunk: string, query: string): string {
   const queryWords = new Set(words(query));
-  const sentences = chunk.replace(/\s+/g, ' ').split(/(?<=[.!?])\s+/).filter(Boolean);
+  const sentences = chunk
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+/)
+    .filter(Boolean);
   const scored = sentences.map((sentence, index) => ({ sentence, index, score: words(sentence).filter((w) => queryWords.has(w)).length }));
   const best = [...scored].sort((a, b) => b.score - a.score || a.index - b.index);
   const chosen: typeof scored = [];
@@ -40,7 +43,10 @@ export function bestSnippet(chunk: string, query: string): string {
     chosen.push(item);
     count += item.sentence.split(/\s+/).length;
   }
-  const text = chosen.sort((a, b) => a.index - b.index).map((item) => item.sentence).join(' ');
+  const text = chosen
+    .sort((a, b) => a.index - b.index)
+    .map((item) => item.sentence)
+    .join(' ');
   const capped = text.split(/\s+/);
   return capped.length > 60 ? `${capped.slice(0, 60).join(' ')}…` : text;
 }
@@ -73,9 +79,7 @@ export function composeAnswer(store: Store, request: ValidAgentRequest, thread: 
   }
   const reasoning = request.enableThinking
     ? `Turn ${turn}. I searched ${searchable} searchable file(s) for "${request.query.slice(0, 160)}". ` +
-      (citations.length
-        ? `The best match is ${citations[0].filename}, chunk ${citations[0].chunk_index}, score ${citations[0].score}. I will quote it.`
-        : 'Nothing matched, so I will say so.')
+      (citations.length ? `The best match is ${citations[0].filename}, chunk ${citations[0].chunk_index}, score ${citations[0].score}. I will quote it.` : 'Nothing matched, so I will say so.')
     : null;
   return { citations, reasoning, answer: parts.join('\n\n') };
 }

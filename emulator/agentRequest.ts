@@ -20,8 +20,7 @@ export interface ValidAgentRequest {
   stream: boolean;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function validateFiles(value: unknown): string[] {
   if (value === undefined || value === null) return [];

@@ -36,11 +36,19 @@ function answerDeltas(ctx: RequestContext, request: ValidAgentRequest, thread: T
     })();
   }
   const excerpts = citations.map((c, i) => `[${i + 1}] ${c.filename}: ${c.snippet}`).join('\n') || '(no excerpt matched)';
-  return upstreamDeltas(ctx, request.model.id, [
-    { role: 'system', content: `Answer from these excerpts of the user's files and cite them as [n]:\n${excerpts}` },
-    ...thread.turns.flatMap((turn) => [{ role: 'user', content: turn.query }, { role: 'assistant', content: turn.answer }]),
-    { role: 'user', content: request.query },
-  ], signal);
+  return upstreamDeltas(
+    ctx,
+    request.model.id,
+    [
+      { role: 'system', content: `Answer from these excerpts of the user's files and cite them as [n]:\n${excerpts}` },
+      ...thread.turns.flatMap((turn) => [
+        { role: 'user', content: turn.query },
+        { role: 'assistant', content: turn.answer },
+      ]),
+      { role: 'user', content: request.query },
+    ],
+    signal,
+  );
 }
 
 export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
@@ -72,10 +80,23 @@ export async function handleAgentMessage(ctx: RequestContext): Promise<void> {
   if (!request.stream) {
     for await (const delta of answerDeltas(ctx, request, thread, citations, localAnswer, abort.signal)) answer += delta;
     saveTurn();
-    respondJson(ctx, 200, agentMessageBody(ctx.shared.dialect, {
-      id: messageId, object: 'agent.message', created, agent_id: request.agentId, thread_id: thread.id, role: 'assistant',
-      content: answer, reasoning_content: reasoning, citations, status: 'stop', usage: usage(),
-    }));
+    respondJson(
+      ctx,
+      200,
+      agentMessageBody(ctx.shared.dialect, {
+        id: messageId,
+        object: 'agent.message',
+        created,
+        agent_id: request.agentId,
+        thread_id: thread.id,
+        role: 'assistant',
+        content: answer,
+        reasoning_content: reasoning,
+        citations,
+        status: 'stop',
+        usage: usage(),
+      }),
+    );
     return;
   }
 

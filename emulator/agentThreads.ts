@@ -43,13 +43,9 @@ export class ThreadStore {
 
   async get(id: string): Promise<Thread | undefined> {
     if (!THREAD_ID.test(id)) return undefined;
-    const row = this.db.prepare('SELECT id, agent_id, user_id, created FROM threads WHERE id = ?').get(id) as
-      | { id: string; agent_id: string; user_id: string; created: number }
-      | undefined;
+    const row = this.db.prepare('SELECT id, agent_id, user_id, created FROM threads WHERE id = ?').get(id) as { id: string; agent_id: string; user_id: string; created: number } | undefined;
     if (!row) return undefined;
-    const turns = (this.db.prepare('SELECT body FROM turns WHERE thread_id = ? ORDER BY n').all(id) as Array<{ body: string }>).map(
-      (turn) => JSON.parse(turn.body) as Turn,
-    );
+    const turns = (this.db.prepare('SELECT body FROM turns WHERE thread_id = ? ORDER BY n').all(id) as Array<{ body: string }>).map((turn) => JSON.parse(turn.body) as Turn);
     return { id: row.id, agentId: row.agent_id, userId: row.user_id, created: row.created, turns };
   }
 
@@ -67,9 +63,7 @@ export class ThreadStore {
     this.db.transaction(() => {
       this.db.prepare('INSERT OR IGNORE INTO threads (id, agent_id, user_id, created) VALUES (?, ?, ?, ?)').run(thread.id, thread.agentId, thread.userId, thread.created);
       // Appended after whatever is stored: two windows answering in one thread both keep their turn.
-      this.db
-        .prepare('INSERT INTO turns (thread_id, n, body) VALUES (?, (SELECT coalesce(max(n) + 1, 0) FROM turns WHERE thread_id = ?), ?)')
-        .run(thread.id, thread.id, JSON.stringify(turn));
+      this.db.prepare('INSERT INTO turns (thread_id, n, body) VALUES (?, (SELECT coalesce(max(n) + 1, 0) FROM turns WHERE thread_id = ?), ?)').run(thread.id, thread.id, JSON.stringify(turn));
     })();
   }
 }

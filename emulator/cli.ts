@@ -72,9 +72,7 @@ function parseOptions(argv: string[]): EmulatorOptions | undefined {
     responseWords: numberFlag(values['response-words'], 'response-words'),
     maxUploadBytes: maxUploadMb === undefined ? undefined : Math.floor(maxUploadMb * 1024 * 1024),
     testControls: values['test-controls'] === true,
-    upstream: values['upstream-url']
-      ? { baseUrl: values['upstream-url'], apiKey: values['upstream-key'], model: values['upstream-model'] }
-      : undefined,
+    upstream: values['upstream-url'] ? { baseUrl: values['upstream-url'], apiKey: values['upstream-key'], model: values['upstream-model'] } : undefined,
     dialect: values.dialect,
     log: values.quiet ? () => undefined : (line: string) => console.log(line),
   };

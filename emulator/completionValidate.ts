@@ -35,8 +35,7 @@ export interface ValidCompletionRequest {
   tools: ValidTool[];
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const present = (value: unknown) => value !== undefined && value !== null;
 

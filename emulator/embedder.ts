@@ -7,7 +7,12 @@ export const EMBEDDING_MODEL = 'emu-embed';
 export const EMBEDDING_DIMENSIONS = 512;
 
 export function words(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 function fnv1a(text: string): number {

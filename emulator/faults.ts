@@ -16,9 +16,7 @@ export type FaultRule = { path?: string; method?: string; times?: number } & (
 
 export type FaultKind = FaultRule['kind'];
 
-const KINDS: ReadonlySet<string> = new Set([
-  'latency', 'status', 'reset', 'malformed-sse', 'truncate-json', 'no-terminator', 'stream-error',
-]);
+const KINDS: ReadonlySet<string> = new Set(['latency', 'status', 'reset', 'malformed-sse', 'truncate-json', 'no-terminator', 'stream-error']);
 
 export class FaultBook {
   private rules: Array<FaultRule & { remaining: number }> = [];
@@ -34,10 +32,7 @@ export class FaultBook {
   /** The first rule of one of `kinds` matching the request; consumes one of its `times`. */
   take<K extends FaultKind>(path: string, method: string, kinds: readonly K[]): Extract<FaultRule, { kind: K }> | undefined {
     const index = this.rules.findIndex(
-      (rule) =>
-        (kinds as readonly string[]).includes(rule.kind) &&
-        (!rule.path || path === rule.path || path.startsWith(rule.path)) &&
-        (!rule.method || rule.method.toUpperCase() === method),
+      (rule) => (kinds as readonly string[]).includes(rule.kind) && (!rule.path || path === rule.path || path.startsWith(rule.path)) && (!rule.method || rule.method.toUpperCase() === method),
     );
     if (index < 0) return undefined;
     const rule = this.rules[index];

@@ -42,9 +42,7 @@ export async function importLegacyLayout(dataDir: string, db: Db, warn: (line: s
   let threads = 0;
 
   const insertVolume = db.prepare('INSERT OR IGNORE INTO volumes (name, dir) VALUES (?, ?)');
-  const insertFile = db.prepare(
-    'INSERT INTO files (uuid, volume, seq, filename, filesize, date, status, status_detail, embedding, do_chunking, chunk_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
+  const insertFile = db.prepare('INSERT INTO files (uuid, volume, seq, filename, filesize, date, status, status_detail, embedding, do_chunking, chunk_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const insertChunk = db.prepare('INSERT INTO chunks (file_uuid, idx, text, vector) VALUES (?, ?, ?, ?)');
   const insertThread = db.prepare('INSERT OR IGNORE INTO threads (id, agent_id, user_id, created) VALUES (?, ?, ?, ?)');
   const insertTurn = db.prepare('INSERT INTO turns (thread_id, n, body) VALUES (?, ?, ?)');
@@ -116,5 +114,7 @@ export async function importLegacyLayout(dataDir: string, db: Db, warn: (line: s
     mkdirSync(dirname(join(legacy, relative)), { recursive: true });
     renameSync(join(dataDir, relative), join(legacy, relative));
   }
-  warn(`imported ${files} file record(s) and ${threads} thread(s) from the older JSON layout into ${join(dataDir, 'store.sqlite')}; the old JSON files are in ${legacy} (delete it once you are happy).`);
+  warn(
+    `imported ${files} file record(s) and ${threads} thread(s) from the older JSON layout into ${join(dataDir, 'store.sqlite')}; the old JSON files are in ${legacy} (delete it once you are happy).`,
+  );
 }

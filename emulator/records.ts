@@ -46,10 +46,7 @@ export function toWire(record: FileRecord): WireFileInfo {
 
 export function serviceDate(at: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
-  return (
-    `${at.getUTCFullYear()}${pad(at.getUTCMonth() + 1)}${pad(at.getUTCDate())}` +
-    `${pad(at.getUTCHours())}${pad(at.getUTCMinutes())}${pad(at.getUTCSeconds())}`
-  );
+  return `${at.getUTCFullYear()}${pad(at.getUTCMonth() + 1)}${pad(at.getUTCDate())}` + `${pad(at.getUTCHours())}${pad(at.getUTCMinutes())}${pad(at.getUTCSeconds())}`;
 }
 
 export function isFinal(status: FileStatus): boolean {

@@ -30,13 +30,7 @@ function spend(budget: Budget, chars: number): void {
 
 const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export function valueForSchema(
-  schema: unknown,
-  words: () => string,
-  root: unknown = schema,
-  depth = 0,
-  budget: Budget = { chars: 0, nodes: 0, param: 'response_format' },
-): unknown {
+export function valueForSchema(schema: unknown, words: () => string, root: unknown = schema, depth = 0, budget: Budget = { chars: 0, nodes: 0, param: 'response_format' }): unknown {
   if (!isSchema(schema) || depth > 12) return null;
   spend(budget, 4);
   if (typeof schema.$ref === 'string' && isSchema(root)) {

@@ -172,10 +172,7 @@ export function isLoopbackHost(host: string | undefined): boolean {
 
 function assertLoopbackHost(host: string | undefined): void {
   if (isLoopbackHost(host)) return;
-  throw new HttpError(
-    421,
-    `the emulator only answers requests addressed to a loopback host (localhost, 127.0.0.1, [::1]); this one named Host "${(host ?? '(none)').slice(0, 100)}"`,
-  );
+  throw new HttpError(421, `the emulator only answers requests addressed to a loopback host (localhost, 127.0.0.1, [::1]); this one named Host "${(host ?? '(none)').slice(0, 100)}"`);
 }
 
 function answerError(ctx: RequestContext, error: unknown): void {
@@ -184,8 +181,7 @@ function answerError(ctx: RequestContext, error: unknown): void {
     res.destroy();
     return;
   }
-  const httpError =
-    error instanceof HttpError ? error : new HttpError(500, `internal emulator error: ${(error as Error)?.message ?? String(error)}`);
+  const httpError = error instanceof HttpError ? error : new HttpError(500, `internal emulator error: ${(error as Error)?.message ?? String(error)}`);
   if (!(error instanceof HttpError)) ctx.shared.log(`internal error on ${ctx.method} ${ctx.path}: ${(error as Error)?.stack ?? error}`);
   if (!req.complete) {
     // The body was not read (early refusal): drain it so the client gets to read this answer.

@@ -171,11 +171,7 @@ export class Store {
   }
 
   /** Stores an upload: every file's bytes in place, then all records in one transaction. */
-  async commitUpload(
-    volume: string,
-    staged: StagedFile[],
-    fields: { embedding: string; doChunking: DoChunking; date: string },
-  ): Promise<FileRecord[]> {
+  async commitUpload(volume: string, staged: StagedFile[], fields: { embedding: string; doChunking: DoChunking; date: string }): Promise<FileRecord[]> {
     const dir = this.volumeDir(volume);
     mkdirSync(join(dir, 'content'), { recursive: true });
     const records = staged.map((file): FileRecord => ({
@@ -223,9 +219,7 @@ export class Store {
 
   /** Persists a new status; false when the file was deleted meanwhile. */
   setStatus(uuid: string, status: FileStatus, detail?: string): boolean {
-    const info = this.db
-      .prepare('UPDATE files SET status = ?, status_detail = coalesce(?, status_detail) WHERE uuid = ?')
-      .run(status, detail ?? null, uuid);
+    const info = this.db.prepare('UPDATE files SET status = ?, status_detail = coalesce(?, status_detail) WHERE uuid = ?').run(status, detail ?? null, uuid);
     return info.changes > 0;
   }
 

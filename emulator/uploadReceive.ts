@@ -69,7 +69,9 @@ export async function receiveUpload(ctx: RequestContext): Promise<ReceivedUpload
       req.unpipe(parser);
       // Ends the temp-file writes at once; they would otherwise wait for bytes that never come.
       for (const stream of partStreams) (stream as unknown as { destroy(error?: Error): void }).destroy(error);
-      void Promise.allSettled(writes).then(cleanup).finally(() => reject(error));
+      void Promise.allSettled(writes)
+        .then(cleanup)
+        .finally(() => reject(error));
     };
 
     req.on('data', (chunk: Buffer) => {

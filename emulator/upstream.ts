@@ -47,7 +47,16 @@ export async function forwardCompletion(ctx: RequestContext, body: Record<string
   const writer = new SseWriter(ctx, {
     terminator: () => [{ data: '[DONE]' }],
     errorEvents: (code, message) => [
-      { data: JSON.stringify({ id: 'chatcmpl-upstream', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: requestedModel, choices: [{ index: 0, delta: { content: JSON.stringify({ code, message }) }, finish_reason: 'error' }], usage: null }) },
+      {
+        data: JSON.stringify({
+          id: 'chatcmpl-upstream',
+          object: 'chat.completion.chunk',
+          created: Math.floor(Date.now() / 1000),
+          model: requestedModel,
+          choices: [{ index: 0, delta: { content: JSON.stringify({ code, message }) }, finish_reason: 'error' }],
+          usage: null,
+        }),
+      },
       { data: '[DONE]' },
     ],
   });
@@ -71,12 +80,7 @@ export async function* sseDataLines(answer: Response): AsyncGenerator<string> {
 }
 
 /** The content deltas of a streamed upstream answer, for the rag-agent. */
-export async function* upstreamDeltas(
-  ctx: RequestContext,
-  model: string,
-  messages: Array<{ role: string; content: string }>,
-  signal: AbortSignal,
-): AsyncGenerator<string> {
+export async function* upstreamDeltas(ctx: RequestContext, model: string, messages: Array<{ role: string; content: string }>, signal: AbortSignal): AsyncGenerator<string> {
   const answer = await callUpstream(ctx, { model, messages, stream: true }, signal);
   for await (const data of sseDataLines(answer)) {
     if (data === '[DONE]') return;

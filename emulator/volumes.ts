@@ -12,10 +12,7 @@ export function parseVolume(value: unknown, param = 'volume'): VolumeRef {
   const personal = PERSONAL_VOLUME.exec(value);
   if (personal) return { kind: 'personal', userId: personal[1] };
   if (NAMED_VOLUME.test(value)) return { kind: 'named', name: value };
-  throw badRequest(
-    `${param} "${value.slice(0, 140)}" is not a valid volume name (letters, digits, . _ - up to 128, or {user_id})`,
-    param,
-  );
+  throw badRequest(`${param} "${value.slice(0, 140)}" is not a valid volume name (letters, digits, . _ - up to 128, or {user_id})`, param);
 }
 
 /** The canonical wire name, also the key of the volume in the store. */

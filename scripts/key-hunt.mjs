@@ -22,7 +22,11 @@ const isEmulatorLog = (name) => name === 'emulator.log' || name.endsWith('-emula
 
 /** The key as bytes in every encoding a file may hold it in. */
 const forms = new Map();
-for (const [text, form] of [[key, 'as is'], [JSON.stringify(key).slice(1, -1), 'JSON-escaped'], [encodeURIComponent(key), 'URL-encoded']]) {
+for (const [text, form] of [
+  [key, 'as is'],
+  [JSON.stringify(key).slice(1, -1), 'JSON-escaped'],
+  [encodeURIComponent(key), 'URL-encoded'],
+]) {
   if (!forms.has(text)) forms.set(text, form);
 }
 const needles = [...[...forms].map(([text, form]) => [form, Buffer.from(text, 'utf8')]), ['UTF-16', Buffer.from(key, 'utf16le')]];

@@ -2,7 +2,9 @@
 // prints one closing line "N passed, N failed, N skipped", which CI reads.
 import { readFileSync } from 'node:fs';
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 for (const file of process.argv.slice(2)) {
   const text = readFileSync(file, 'utf8');
   for (const m of text.matchAll(/^\s*(\d+) passing/gm)) passed += Number(m[1]);

@@ -22,13 +22,32 @@ type Kind = Exclude<AgentEvent['kind'], 'unknown'> | 'end';
  * connection closes cleanly.
  */
 const KIND_BY_NAME: Record<string, Kind> = {
-  thread: 'thread', thread_created: 'thread', conversation: 'thread', message_start: 'thread',
-  retrieval: 'retrieval', citations: 'retrieval', retriever_resources: 'retrieval', sources: 'retrieval',
-  reasoning: 'reasoning', thinking: 'reasoning', reasoning_delta: 'reasoning', agent_thought: 'reasoning',
-  message: 'message', agent_message: 'message', message_delta: 'message', answer: 'message', text: 'message', delta: 'message',
+  thread: 'thread',
+  thread_created: 'thread',
+  conversation: 'thread',
+  message_start: 'thread',
+  retrieval: 'retrieval',
+  citations: 'retrieval',
+  retriever_resources: 'retrieval',
+  sources: 'retrieval',
+  reasoning: 'reasoning',
+  thinking: 'reasoning',
+  reasoning_delta: 'reasoning',
+  agent_thought: 'reasoning',
+  message: 'message',
+  agent_message: 'message',
+  message_delta: 'message',
+  answer: 'message',
+  text: 'message',
+  delta: 'message',
   error: 'error',
   done: 'done',
-  message_end: 'end', end: 'end', message_stop: 'end', completed: 'end', finish: 'end', finished: 'end',
+  message_end: 'end',
+  end: 'end',
+  message_stop: 'end',
+  completed: 'end',
+  finish: 'end',
+  finished: 'end',
 };
 
 const THREAD_FIELDS = ['thread_id', 'threadId', 'conversation_id', 'conversationId'];

@@ -182,7 +182,14 @@ export const CHAT_PARAMETERS = {
     problem: tokenCountProblem,
     wire: 'max_completion_tokens',
   }),
-  systemPrompt: rule<string>({ label: 'System prompt', section: 'main', input: 'text', placeholder: 'none', problem: systemPromptProblem, active: (value) => (value.trim() ? 'System prompt' : undefined) }),
+  systemPrompt: rule<string>({
+    label: 'System prompt',
+    section: 'main',
+    input: 'text',
+    placeholder: 'none',
+    problem: systemPromptProblem,
+    active: (value) => (value.trim() ? 'System prompt' : undefined),
+  }),
   responseFormat: rule<(typeof CHAT_RESPONSE_FORMATS)[number]>({
     label: 'Response format',
     section: 'main',
@@ -276,7 +283,9 @@ export function parametersProblem(parameters: Record<string, unknown>): { name: 
 
 /** The wire fields the table fills as they are, for the client's check: [wire name, rule]. */
 export function wireRules(): Array<[string, ParameterRule<unknown>]> {
-  return CHAT_PARAMETER_NAMES.map(parameterRule).filter((r) => r.wire && !r.toWire).map((r) => [r.wire!, r]);
+  return CHAT_PARAMETER_NAMES.map(parameterRule)
+    .filter((r) => r.wire && !r.toWire)
+    .map((r) => [r.wire!, r]);
 }
 
 /** The request body fields a set of parameters fills as the table says (not system prompt or reasoning, which the builder shapes). */

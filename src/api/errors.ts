@@ -2,19 +2,7 @@
 // what to do, and never contains the API key (see redact.ts).
 
 export type KsmErrorKind =
-  | 'auth'
-  | 'permission'
-  | 'not-found'
-  | 'invalid-request'
-  | 'rate-limited'
-  | 'server'
-  | 'network'
-  | 'timeout'
-  | 'cancelled'
-  | 'bad-response'
-  | 'stream-error'
-  | 'cut-off'
-  | 'config';
+  'auth' | 'permission' | 'not-found' | 'invalid-request' | 'rate-limited' | 'server' | 'network' | 'timeout' | 'cancelled' | 'bad-response' | 'stream-error' | 'cut-off' | 'config';
 
 export abstract class KsmError extends Error {
   abstract readonly kind: KsmErrorKind;

@@ -1,7 +1,20 @@
 // Maps what came back (or failed to come back) over HTTP to the error classes in errors.ts.
 // Messages say what happened and what to do; everything taken from the answer (message,
 // excerpt, header) passes the call's Redactor before it becomes part of an error.
-import { AuthenticationError, BadResponseError, CancelledError, errorMessage, InvalidRequestError, KsmError, NetworkError, NotFoundError, PermissionError, RateLimitedError, ServerError, TimeoutError } from './errors';
+import {
+  AuthenticationError,
+  BadResponseError,
+  CancelledError,
+  errorMessage,
+  InvalidRequestError,
+  KsmError,
+  NetworkError,
+  NotFoundError,
+  PermissionError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+} from './errors';
 import { describeShape, describeText, type ShapeObserver } from './shapes';
 import type { Redactor } from './redact';
 
@@ -43,8 +56,12 @@ export function readErrorMessage(data: Json): string | undefined {
 function readErrorMessageWithPath(data: Json): { message: string; path: string } | undefined {
   const inner = isJson(data.error) ? data.error : undefined;
   const candidates: Array<[unknown, string]> = [
-    [data.message, 'message'], [inner?.message, 'error.message'], [data.error, 'error'], [data.detail, 'detail'],
-    [data.error_description, 'error_description'], [data.msg, 'msg'],
+    [data.message, 'message'],
+    [inner?.message, 'error.message'],
+    [data.error, 'error'],
+    [data.detail, 'detail'],
+    [data.error_description, 'error_description'],
+    [data.msg, 'msg'],
   ];
   for (const [candidate, path] of candidates) {
     if (typeof candidate === 'string' && candidate.trim()) return { message: oneSentence(candidate), path };

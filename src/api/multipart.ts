@@ -86,10 +86,7 @@ export function planMultipart(fields: Array<[string, string]>, files: MultipartF
   const fieldParts = fields.map(([name, value]) => Buffer.concat([fieldHeader(boundary, name), Buffer.from(value, 'utf8'), crlf]));
   const fileHeaders = files.map((file) => fieldHeader(boundary, 'file', file.filename));
   const closing = Buffer.from(`--${boundary}--\r\n`);
-  const length =
-    fieldParts.reduce((sum, part) => sum + part.length, 0) +
-    fileHeaders.reduce((sum, header, i) => sum + header.length + files[i].size + crlf.length, 0) +
-    closing.length;
+  const length = fieldParts.reduce((sum, part) => sum + part.length, 0) + fileHeaders.reduce((sum, header, i) => sum + header.length + files[i].size + crlf.length, 0) + closing.length;
 
   async function* pieces(onFileBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {
     for (const part of fieldParts) yield part;

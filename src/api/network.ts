@@ -65,7 +65,10 @@ export function createDispatcher(settings: NetworkSettings = {}): Dispatcher {
   // The same TLS options apply to the origin (through a tunnel) and to an https proxy.
   const tlsEverywhere = { connect: tls, requestTls: tls, proxyTls: tls };
 
-  const noProxy = [envValue(env, 'no_proxy'), ...(settings.noProxy ?? [])].map((entry) => entry?.trim()).filter(Boolean).join(',');
+  const noProxy = [envValue(env, 'no_proxy'), ...(settings.noProxy ?? [])]
+    .map((entry) => entry?.trim())
+    .filter(Boolean)
+    .join(',');
   const explicit = settings.proxyUrl?.trim();
   if (explicit) {
     const uri = checkProxyUrl(explicit, 'setting http.proxy');

@@ -47,7 +47,11 @@ function charForms(char: string): string {
   const code = char.codePointAt(0)!;
   const forms = [escapeRegExp(char)];
   // JSON `\uXXXX` (a surrogate pair for astral characters); its backslash is the prefix below.
-  forms.push(utf16Units(char).map((unit, i) => `${i > 0 ? '\\\\+' : ''}u${hexPattern(unit, 4)}`).join(''));
+  forms.push(
+    utf16Units(char)
+      .map((unit, i) => `${i > 0 ? '\\\\+' : ''}u${hexPattern(unit, 4)}`)
+      .join(''),
+  );
   // Percent-encoding of each UTF-8 byte; `%25` in front when the `%` was encoded again.
   forms.push([...Buffer.from(char, 'utf8')].map((byte) => `%(?:25)*${hexPattern(byte, 2)}`).join(''));
   if (char === ' ') forms.push('\\+');
@@ -69,9 +73,7 @@ function utf16Units(char: string): number[] {
 
 /** A case-insensitive pattern for `value` in hex, at least `digits` digits. */
 function hexPattern(value: number, digits: number): string {
-  return [...value.toString(16).padStart(digits, '0')]
-    .map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
-    .join('');
+  return [...value.toString(16).padStart(digits, '0')].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('');
 }
 
 function escapeRegExp(text: string): string {

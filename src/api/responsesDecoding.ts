@@ -270,7 +270,11 @@ export function decodeResponsesObject(body: unknown, redact: Redactor): ChatComp
       const full = textsOf(item.content);
       reasoning += full || textsOf(item.summary);
     } else if (item.type === 'function_call') {
-      toolCalls.push({ id: toStringValue(item.call_id ?? item.id) ?? `call_${toolCalls.length}`, type: 'function', function: { name: toStringValue(item.name) ?? '', arguments: toStringValue(item.arguments) ?? '' } });
+      toolCalls.push({
+        id: toStringValue(item.call_id ?? item.id) ?? `call_${toolCalls.length}`,
+        type: 'function',
+        function: { name: toStringValue(item.name) ?? '', arguments: toStringValue(item.arguments) ?? '' },
+      });
     }
   }
   const finishReason = status === 'incomplete' ? incompleteReason(body) : toolCalls.length ? 'tool_calls' : 'stop';

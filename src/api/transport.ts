@@ -12,7 +12,6 @@ import { retryDelay, sleep as realSleep, type RetryPolicy, type Sleep } from './
 import type { ShapeObserver } from './shapes';
 import type { ClientLogger } from './types';
 
-
 /** Error bodies are read up to this size: enough for any message, bounded for a hostile one. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** A stream may be quiet for this long (a model thinking) before it counts as stalled. */

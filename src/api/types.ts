@@ -64,9 +64,7 @@ export interface UploadBatchLimits {
 }
 
 /** Every file of an upload ends as exactly one of these; none is silently dropped. */
-export type UploadFileResult =
-  | { source: UploadSource; ok: true; info: FileInfo }
-  | { source: UploadSource; ok: false; error: Error };
+export type UploadFileResult = { source: UploadSource; ok: true; info: FileInfo } | { source: UploadSource; ok: false; error: Error };
 
 export interface DeleteResult {
   deleted: string[];
@@ -102,10 +100,7 @@ export interface ToolDefinition {
   };
 }
 
-export type ResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: Record<string, unknown> };
+export type ResponseFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: Record<string, unknown> };
 
 export interface ReasoningOptions {
   effort?: 'low' | 'medium' | 'high' | null;

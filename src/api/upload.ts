@@ -50,7 +50,8 @@ export function planBatches<T extends { size: number }>(files: T[], limits: Uplo
 
 function unreadable(source: UploadSource, error: unknown): Error {
   const code = (error as { code?: string })?.code;
-  const why = code === 'ENOENT' ? 'it no longer exists' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (error as Error)?.message ?? String(error);
+  const why =
+    code === 'ENOENT' ? 'it no longer exists' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : ((error as Error)?.message ?? String(error));
   return new Error(`Could not read ${source.path}: ${why}.`, { cause: error });
 }
 
@@ -71,7 +72,14 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
   checkCancelled();
   const sized: Sized[] = [];
   // Asked together (libuv runs them in parallel), used in the order given.
-  const infos = await Promise.all(request.files.map((source) => stat(source.path).then((info) => ({ info }), (error: unknown) => ({ error }))));
+  const infos = await Promise.all(
+    request.files.map((source) =>
+      stat(source.path).then(
+        (info) => ({ info }),
+        (error: unknown) => ({ error }),
+      ),
+    ),
+  );
   request.files.forEach((source, i) => {
     const got = infos[i];
     const error = 'error' in got ? got.error : got.info.isFile() ? undefined : Object.assign(new Error('not a file'), { code: 'EISDIR' });
@@ -81,7 +89,10 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
   });
   options.onProgress?.({ ...progress });
 
-  const fields: Array<[string, string]> = [['volume', request.volume], ['embedding', request.embedding]];
+  const fields: Array<[string, string]> = [
+    ['volume', request.volume],
+    ['embedding', request.embedding],
+  ];
   if (request.doChunking !== undefined) fields.push(['do_chunking', String(request.doChunking)]);
   const batches = planBatches(sized, limits);
   // A fatal answer stops the batches not yet sent (they fail with it); a cancel ends the
@@ -145,7 +156,10 @@ async function sendBatch(
       ready.push({ ...entry, size: got.size, file: { handle: got.handle, size: got.size, filename: entry.filename } });
     });
     if (ready.length === 0) return undefined;
-    const plan = planMultipart(fields, ready.map((r) => r.file));
+    const plan = planMultipart(
+      fields,
+      ready.map((r) => r.file),
+    );
     const onFileBytes = (bytes: number) => {
       progress.bytesSent += bytes;
       options.onProgress?.({ ...progress });
@@ -176,11 +190,15 @@ async function sendBatch(
       let error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, redactorFor([]));
       if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError('The upload was cancelled.', { cause: error });
       if (codeOf(error) === FILE_CHANGED) {
-        error = new InvalidRequestError(`${what} failed: a file changed on disk while it was being sent (${(error.cause as Error)?.message ?? 'size changed'}). Upload it again once it is saved.`, { cause: error });
+        error = new InvalidRequestError(`${what} failed: a file changed on disk while it was being sent (${(error.cause as Error)?.message ?? 'size changed'}). Upload it again once it is saved.`, {
+          cause: error,
+        });
       } else if (error instanceof NetworkError && CLOSED_MID_BODY.has(codeOf(error) ?? '')) {
         // A server that refuses a body (too large, not allowed) may answer and hang up
         // before reading it all; the client then only sees the broken pipe.
-        error = new NetworkError(`${what} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.`, { cause: error });
+        error = new NetworkError(`${what} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.`, {
+          cause: error,
+        });
       }
       for (const entry of ready) report({ source: entry.source, ok: false, error });
       transport.logger?.warn(error.message);

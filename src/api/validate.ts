@@ -117,7 +117,8 @@ export function validateChatRequest(request: ChatCompletionRequest): void {
 
 export function validateAgentRequest(request: AgentRequest): void {
   if (typeof request.agent_id !== 'string' || !request.agent_id.trim()) refuse('agent_id', 'an agent id is required (setting ksm.agent.id).');
-  if (request.thread_id !== undefined && request.thread_id !== null && (typeof request.thread_id !== 'string' || !request.thread_id)) refuse('thread_id', 'thread_id must be a non-empty string or null.');
+  if (request.thread_id !== undefined && request.thread_id !== null && (typeof request.thread_id !== 'string' || !request.thread_id))
+    refuse('thread_id', 'thread_id must be a non-empty string or null.');
   if (typeof request.query !== 'string' || !request.query.trim()) refuse('query', 'the question is empty.');
   if (request.files !== undefined) {
     if (!Array.isArray(request.files)) refuse('files', 'files must be a list.');

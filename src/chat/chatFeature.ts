@@ -120,7 +120,10 @@ function createSession(services: ExtensionServices, post: (message: HostToWebvie
   });
   // The palette offers Choose Volumes/Files for This Chat only while an agent conversation is open.
   const showAgentMode = (mode: string) => void vscode.commands.executeCommand('setContext', CONTEXT_KEY.chatAgentMode, mode === 'agent');
-  void session.current().then((conversation) => showAgentMode(conversation.mode), () => undefined);
+  void session.current().then(
+    (conversation) => showAgentMode(conversation.mode),
+    () => undefined,
+  );
   session.subscribe((event) => {
     if (event.type === 'conversation') showAgentMode(event.conversation.mode);
   });
@@ -140,4 +143,3 @@ function reportStoreProblem(services: ExtensionServices, problem: StoreProblem):
     if (choice) services.log.show();
   });
 }
-

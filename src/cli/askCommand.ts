@@ -96,7 +96,8 @@ export async function readPipedContext(stdin: NodeJS.ReadStream = process.stdin)
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   const text = Buffer.concat(chunks).toString('utf8');
-  if (text.length > MAX_CODE_CONTEXT_CHARS) throw new UsageError(`stdin: the piped context has ${text.length.toLocaleString('en-US')} characters; at most ${MAX_CODE_CONTEXT_CHARS.toLocaleString('en-US')} go with one question.`);
+  if (text.length > MAX_CODE_CONTEXT_CHARS)
+    throw new UsageError(`stdin: the piped context has ${text.length.toLocaleString('en-US')} characters; at most ${MAX_CODE_CONTEXT_CHARS.toLocaleString('en-US')} go with one question.`);
   return text.trim() ? text : '';
 }
 
@@ -196,7 +197,9 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
   }
   if (out.json) {
     out.document({
-      ...(request.kind === 'agent' ? { agent: request.body.agent_id, model: request.body.context?.model, threadId } : { model: request.body.model, outputFormat: request.body.output_parser === 'responses' ? 'responses' : 'chat' }),
+      ...(request.kind === 'agent'
+        ? { agent: request.body.agent_id, model: request.body.context?.model, threadId }
+        : { model: request.body.model, outputFormat: request.body.output_parser === 'responses' ? 'responses' : 'chat' }),
       answer,
       reasoning: reasoning || null,
       usage: usage ?? null,
@@ -208,7 +211,7 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
     const names = [...new Set(sources.map((s) => `${s.filename}${s.volume ? ` (${s.volume})` : ''}`))];
     if (names.length) process.stderr.write(`Sources: ${names.join(', ')}\n`);
     if (threadId) process.stderr.write(`Thread: ${threadId} (continue with --thread ${threadId})\n`);
-    if (finished?.reason === 'length') process.stderr.write('The answer reached the token limit (--max-tokens or the model\'s own).\n');
+    if (finished?.reason === 'length') process.stderr.write("The answer reached the token limit (--max-tokens or the model's own).\n");
   }
   return EXIT.ok;
 }

@@ -102,7 +102,12 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   }
   const settled = summary.replacements.length && !summary.wasCancelled ? await finishReplacements(env, out, summary.replacements, flags.replaceWaitSeconds, signal) : [];
   const replaced = settled.filter((s) => s.outcome === 'replaced').length;
-  if (out.json) out.document({ ...summary, results: summary.results.map((r) => ('error' in r ? { ...r, error: undefined } : r)), replacements: settled.map((s) => ({ uuid: s.pending.uuid, filename: s.pending.filename, replaces: s.pending.replaces, outcome: s.outcome, message: s.message })) });
+  if (out.json)
+    out.document({
+      ...summary,
+      results: summary.results.map((r) => ('error' in r ? { ...r, error: undefined } : r)),
+      replacements: settled.map((s) => ({ uuid: s.pending.uuid, filename: s.pending.filename, replaces: s.pending.replaces, outcome: s.outcome, message: s.message })),
+    });
   out.record({ summary: { uploaded: summary.uploaded, failed: summary.failed, skipped: summary.skipped, replaced } });
   out.notice(`${summary.uploaded} uploaded${summary.replacements.length ? ` (${replaced} replaced)` : ''}, ${summary.failed} failed, ${summary.skipped} skipped — ${shown(volume)}`);
   if (summary.wasCancelled) return EXIT.cancelled;
@@ -134,7 +139,9 @@ async function finishReplacements(env: CliEnvironment, out: Output, replacements
   }
   for (const s of settled) (s.outcome === 'replaced' ? out.line : out.notice)(`replace ${s.message}`);
   for (const p of pending) {
-    out.notice(`replace '${shown(p.filename)}': the new copy is still processing after ${waitSeconds} s, so the older cop${p.replaces.length === 1 ? 'y was' : 'ies were'} kept (${p.replaces.join(', ')}); delete with: ksm rm <volume> ${p.replaces.join(' ')}`);
+    out.notice(
+      `replace '${shown(p.filename)}': the new copy is still processing after ${waitSeconds} s, so the older cop${p.replaces.length === 1 ? 'y was' : 'ies were'} kept (${p.replaces.join(', ')}); delete with: ksm rm <volume> ${p.replaces.join(' ')}`,
+    );
   }
   return settled;
 }

@@ -48,7 +48,10 @@ function globsFrom(files: string[]): string[] {
     } catch (error) {
       throw new UsageError(`--exclude-from: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
     }
-    return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    return text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
   });
 }
 
@@ -111,9 +114,9 @@ export function buildProgram(): Command {
   )
     .option('--dry-run', 'print the plan and change nothing')
     .option('--delete', 'delete the copies this folder uploaded of files removed (or now excluded) locally')
-    .option('--adopt', 'no manifest: same-name files in the volume are this folder\'s older copies (uploaded again, old ones deleted)')
+    .option('--adopt', "no manifest: same-name files in the volume are this folder's older copies (uploaded again, old ones deleted)")
     .option('--keep-others', 'no manifest: upload alongside same-name files this folder never recorded, and leave them')
-    .option('--dedupe', 'delete extra copies of this folder\'s own files (same name and size, left by an earlier accident)')
+    .option('--dedupe', "delete extra copies of this folder's own files (same name and size, left by an earlier accident)")
     .option('--include <glob>', 'sync only files matching this glob, relative to the folder (repeatable)', collect, [])
     .option('--exclude <glob>', 'exclude glob relative to the folder (repeatable)', collect, [])
     .option('--exclude-from <file>', 'exclude globs from a file, one per line (repeatable)', collect, [])
@@ -128,7 +131,14 @@ export function buildProgram(): Command {
     .addHelpText('after', '\nExamples:\n  ksm sync docs team-docs --dry-run\n  ksm sync docs team-docs --delete --json > sync.json')
     .action(async (folder: string, volume: string, flags: Omit<SyncFlags, 'chunking'> & OutputFlags & { chunking: string; excludeFrom: string[]; lockWait: number }) => {
       process.exitCode = await run(flags, (env, out, signal) =>
-        syncCommand(env, out, folder, volume, { ...flags, exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)], lockWaitSeconds: flags.lockWait, chunking: Number(flags.chunking) as DoChunking }, signal),
+        syncCommand(
+          env,
+          out,
+          folder,
+          volume,
+          { ...flags, exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)], lockWaitSeconds: flags.lockWait, chunking: Number(flags.chunking) as DoChunking },
+          signal,
+        ),
       );
     });
 
@@ -152,18 +162,30 @@ export function buildProgram(): Command {
     .option('--exclude <glob>', 'exclude glob (repeatable)', collect, [])
     .option('--exclude-from <file>', 'exclude globs from a file, one per line (repeatable)', collect, [])
     .option('--max-file-size-mb <n>', 'skip larger files (0 = no limit)', integer(0, 100_000), 100)
-    .action(async (volume: string, paths: string[], flags: Omit<UploadFlags, 'chunking' | 'onDuplicate'> & OutputFlags & { chunking: string; onDuplicate: string; excludeFrom: string[]; replaceWait: number }) => {
-      process.exitCode = await run(flags, (env, out, signal) =>
-        uploadCommand(
-          env,
-          out,
-          volume,
-          paths,
-          { ...flags, exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)], replaceWaitSeconds: flags.replaceWait, chunking: Number(flags.chunking) as DoChunking, onDuplicate: flags.onDuplicate as DuplicateChoice },
-          signal,
-        ),
-      );
-    });
+    .action(
+      async (
+        volume: string,
+        paths: string[],
+        flags: Omit<UploadFlags, 'chunking' | 'onDuplicate'> & OutputFlags & { chunking: string; onDuplicate: string; excludeFrom: string[]; replaceWait: number },
+      ) => {
+        process.exitCode = await run(flags, (env, out, signal) =>
+          uploadCommand(
+            env,
+            out,
+            volume,
+            paths,
+            {
+              ...flags,
+              exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)],
+              replaceWaitSeconds: flags.replaceWait,
+              chunking: Number(flags.chunking) as DoChunking,
+              onDuplicate: flags.onDuplicate as DuplicateChoice,
+            },
+            signal,
+          ),
+        );
+      },
+    );
 
   program
     .command('ls')
@@ -204,7 +226,7 @@ export function buildProgram(): Command {
     .option('--json-schema <file>', 'answer as JSON matching the JSON Schema in <file>')
     .option('--json-object', 'answer as a JSON object')
     .option('--reasoning-effort <level>', 'low, medium or high (reasoning models)')
-    .option('--output-format <format>', 'the service\'s answer format: chat or responses')
+    .option('--output-format <format>', "the service's answer format: chat or responses")
     .option('--json', 'print one JSON document at the end instead of streaming')
     .action(async (words: string[], flags: AskFlags & { json?: boolean }) => {
       process.exitCode = await run(flags, (env, out, signal) => askCommand(env, out, words.join(' '), flags, signal));
@@ -212,7 +234,7 @@ export function buildProgram(): Command {
 
   program
     .command('search')
-    .description('Search your volumes (the agent\'s retrieval): passages best first, each with the ksm:// id that `ksm fetch` takes.')
+    .description("Search your volumes (the agent's retrieval): passages best first, each with the ksm:// id that `ksm fetch` takes.")
     .argument('<query...>', 'the words or question to search for')
     .option('--volume <name>', 'named volume to search (repeatable); your personal volume comes from KSM_USER_ID', collect, [])
     .option('--limit <n>', 'at most this many passages', integer(1, 50), 10)
@@ -225,7 +247,7 @@ export function buildProgram(): Command {
 
   program
     .command('fetch')
-    .description('Print the passage (ksm://<volume>/<file id>#<n>) or the file\'s passages (ksm://<volume>/<file id>) behind an id from `ksm search`.')
+    .description("Print the passage (ksm://<volume>/<file id>#<n>) or the file's passages (ksm://<volume>/<file id>) behind an id from `ksm search`.")
     .argument('<id>', 'a ksm:// id')
     .option('--volume <name>', 'named volume the id may be in besides its own (repeatable)', collect, [])
     .option('--model <id>', 'chat model the agent retrieves with (default: KSM_MODEL)')
@@ -236,13 +258,16 @@ export function buildProgram(): Command {
 
   program
     .command('mcp')
-    .description("Run the MCP server: your KSM volumes for any agent (tools search, fetch, list_files, ask). Stdio by default; logs go to stderr.")
+    .description('Run the MCP server: your KSM volumes for any agent (tools search, fetch, list_files, ask). Stdio by default; logs go to stderr.')
     .option('--http', 'serve Streamable HTTP on 127.0.0.1 instead of stdio (endpoint /mcp)')
     .option('--port <n>', 'port for --http (0 = any free port)', integer(0, 65_535), 8765)
     .option('--volume <name>', 'named volume the tools may read (repeatable); the personal one comes from KSM_USER_ID', collect, [])
     .option('--model <id>', 'chat model the agent uses for search and ask (default: KSM_MODEL)')
     .option('--allow-upload <folder>', 'offer the upload tool, for files inside <folder> only (private files refused; KSM_EMBEDDING_MODEL required)')
-    .addHelpText('after', '\nExamples:\n  claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=me -- npx ksm mcp --volume team-docs\n  KSM_MCP_TOKEN=$(openssl rand -hex 16) ksm mcp --http --port 8765 --volume team-docs')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=me -- npx ksm mcp --volume team-docs\n  KSM_MCP_TOKEN=$(openssl rand -hex 16) ksm mcp --http --port 8765 --volume team-docs',
+    )
     .action(async (flags: McpFlags) => {
       process.exitCode = await mcpCommand(flags);
     });

@@ -79,15 +79,20 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
     if (out.json) out.document({ dryRun: Boolean(flags.dryRun), guardTripped, needsChoice: choice, plan: planJson(plan) });
     else printPlan(out, plan);
     if (choice && !flags.dryRun) {
-      const names = plan.conflicts.slice(0, 3).map((c) => `'${shown(c.rel)}'`).join(', ');
+      const names = plan.conflicts
+        .slice(0, 3)
+        .map((c) => `'${shown(c.rel)}'`)
+        .join(', ');
       throw new UsageError(
         `No sync manifest (${CLI_MANIFEST_NAME}), and ${plan.conflicts.length} file(s) of the folder (${names}${plan.conflicts.length > 3 ? ', …' : ''}) already have a same-name file in '${shown(volume)}' that this folder never recorded; nothing was changed. ` +
-          'Re-run with --adopt to treat them as this folder\'s older copies (uploaded again, then the old ones deleted), or --keep-others to upload alongside and leave them.',
+          "Re-run with --adopt to treat them as this folder's older copies (uploaded again, then the old ones deleted), or --keep-others to upload alongside and leave them.",
       );
     }
     if (guardTripped) {
       const limit = flags.maxDelete !== undefined && guardedDeletions(plan) > flags.maxDelete ? `more than --max-delete ${flags.maxDelete}` : `more than ${flags.maxDeletePercent}%`;
-      out.line(`Refused: this would delete ${guardedDeletions(plan)} of the ${plan.remoteCount} files in '${shown(volume)}' (${Math.round(deletionShare(plan) * 100)}%, ${limit}). Check the plan, then re-run with --allow-mass-delete.`);
+      out.line(
+        `Refused: this would delete ${guardedDeletions(plan)} of the ${plan.remoteCount} files in '${shown(volume)}' (${Math.round(deletionShare(plan) * 100)}%, ${limit}). Check the plan, then re-run with --allow-mass-delete.`,
+      );
       process.stderr.write(`ksm sync: the delete guard refused to delete ${guardedDeletions(plan)} of ${plan.remoteCount} files; nothing was changed.\n`);
       return EXIT.guard;
     }
@@ -120,7 +125,14 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
     bar.stop();
   }
   const counts = { uploaded: summary.uploaded, replaced: summary.replaced, deleted: summary.deleted, failed: summary.failed, cancelled: summary.cancelled, unchanged: plan.unchanged };
-  if (out.json) out.document({ dryRun: false, plan: planJson(plan), results: summary.results, summary: counts, stopped: summary.stopped ? { kind: summary.stopped.stopKind, message: summary.stopped.message } : undefined });
+  if (out.json)
+    out.document({
+      dryRun: false,
+      plan: planJson(plan),
+      results: summary.results,
+      summary: counts,
+      stopped: summary.stopped ? { kind: summary.stopped.stopKind, message: summary.stopped.message } : undefined,
+    });
   out.record({ summary: counts });
   out.notice(
     `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
@@ -146,7 +158,10 @@ function printPlan(out: Output, plan: SyncPlan, brief = false): void {
     const why = d.reason === 'replaced' ? ' (older copy of a replaced file)' : d.reason === 'duplicate' ? ' (extra copy)' : '';
     out.line(`  delete  ${shown(d.remoteName)} (${d.uuid})${why}`);
   }
-  for (const c of plan.conflicts) out.line(`  same name ${shown(c.rel)}: ${c.remote.length} file(s) in the volume this folder never recorded (${plan.ownership === 'adopt' ? 'adopted: replaced' : plan.ownership === 'keepOthers' ? 'kept: uploaded alongside' : 'needs --adopt or --keep-others'})`);
+  for (const c of plan.conflicts)
+    out.line(
+      `  same name ${shown(c.rel)}: ${c.remote.length} file(s) in the volume this folder never recorded (${plan.ownership === 'adopt' ? 'adopted: replaced' : plan.ownership === 'keepOthers' ? 'kept: uploaded alongside' : 'needs --adopt or --keep-others'})`,
+    );
   for (const d of plan.duplicates) out.line(`  duplicate ${shown(d.file.filename)} (${d.file.uuid}) beside this folder's copy${d.sameSize ? ' (--dedupe deletes it)' : ''}`);
   for (const rel of plan.keptRemote) out.line(`  keep    ${shown(rel)} (removed locally; pass --delete to delete it from the volume)`);
   for (const f of plan.untracked) out.line(`  remote  ${shown(f.filename)} (not from this folder; left alone)`);

@@ -62,5 +62,7 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
   status.mcpServer = registerMcpServerProvider(services);
   setTimeout(() => refreshInstalledLauncher(context, log), 0);
   log.info(`[vscode-chat] MCP server: ${status.mcpServer ? 'registered' : 'not available (VS Code < 1.101)'}.`);
-  log.info(`[vscode-chat] model provider: ${status.modelProvider ? 'registered' : 'not available (VS Code < 1.104)'}, tools: ${status.tools ? 'registered' : 'not available'}, @ksm participant: ${status.participant ? 'registered' : 'not available'}.`);
+  log.info(
+    `[vscode-chat] model provider: ${status.modelProvider ? 'registered' : 'not available (VS Code < 1.104)'}, tools: ${status.tools ? 'registered' : 'not available'}, @ksm participant: ${status.participant ? 'registered' : 'not available'}.`,
+  );
 }

@@ -112,7 +112,11 @@ export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.Tr
     markSynced: (marks) => tree.setSyncMarks(marks),
     rememberProcessing: (uuids, doChunking) => modes().remember(uuids, doChunking),
     watchUploaded: (volume, files, doChunking) => {
-      if (doChunking !== undefined) modes().remember(files.map((f) => f.uuid), doChunking);
+      if (doChunking !== undefined)
+        modes().remember(
+          files.map((f) => f.uuid),
+          doChunking,
+        );
       const listing = tree.listing(volume);
       if (listing.state.kind === 'loaded') listing.addUploaded(files);
       else void listing.reload();

@@ -18,17 +18,12 @@ export class Composer {
   private editing: { turnId: string; draftBefore: string } | undefined;
   private busy = false;
 
-  constructor(private readonly post: Post, private readonly onDraftChange: (draft: string) => void) {
+  constructor(
+    private readonly post: Post,
+    private readonly onDraftChange: (draft: string) => void,
+  ) {
     this.context = new ContextBar(post);
-    this.element = el(
-      'footer',
-      { class: 'composer' },
-      this.editBanner,
-      this.context.element,
-      this.attachments,
-      this.input,
-      el('div', { class: 'composer-actions' }, this.stop, this.send),
-    );
+    this.element = el('footer', { class: 'composer' }, this.editBanner, this.context.element, this.attachments, this.input, el('div', { class: 'composer-actions' }, this.stop, this.send));
     const cancelEdit = button('Cancel editing', 'Cancel', 'ghost-button');
     cancelEdit.addEventListener('click', () => this.cancelEdit());
     this.editBanner.append(el('span', { class: 'status-note' }, '✎ Editing your last question: Send replaces it and its answer.'), cancelEdit);

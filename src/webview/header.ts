@@ -31,12 +31,7 @@ export class Header {
     this.parameters = new ParametersPopover(post);
     this.model.replaceChildren(this.modelName, el('span', { class: 'model-chevron', 'aria-hidden': 'true' }, '▾'));
     this.chatControls = el('div', { class: 'header-group model-group' }, this.model, this.parameters.toggle);
-    this.agentControls = el(
-      'div',
-      { class: 'header-group' },
-      this.agentLabel,
-      el('label', { class: 'checkbox', for: 'enable-thinking' }, this.thinking, 'Enable thinking'),
-    );
+    this.agentControls = el('div', { class: 'header-group' }, this.agentLabel, el('label', { class: 'checkbox', for: 'enable-thinking' }, this.thinking, 'Enable thinking'));
     this.element = el(
       'header',
       { class: 'header' },
@@ -65,10 +60,7 @@ export class Header {
   /** The conversations dropdown (after a rename or delete elsewhere, alone). The open one is always listed and selected. */
   showList(summaries: ConversationSummary[]): void {
     const open = this.conversation;
-    const list =
-      !open || summaries.some((summary) => summary.id === open.id)
-        ? summaries
-        : [{ id: open.id, title: open.title, mode: open.mode, updatedAt: open.updatedAt }, ...summaries];
+    const list = !open || summaries.some((summary) => summary.id === open.id) ? summaries : [{ id: open.id, title: open.title, mode: open.mode, updatedAt: open.updatedAt }, ...summaries];
     this.conversations.replaceChildren(
       ...list.map((summary) => {
         const title = summary.title || 'Untitled';

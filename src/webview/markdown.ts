@@ -29,8 +29,33 @@ markdown.renderer.rules.image = (tokens, index, options, env, self) => {
 };
 
 const ALLOWED_TAGS = [
-  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 's', 'del', 'code', 'pre',
-  'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
+  'p',
+  'br',
+  'hr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'strong',
+  'em',
+  's',
+  'del',
+  'code',
+  'pre',
+  'blockquote',
+  'ul',
+  'ol',
+  'li',
+  'a',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'span',
 ];
 // highlight.js marks sub-scopes with a trailing underscore (`hljs-title function_`,
 // `hljs-title class_`); they only select token colours in highlight.css.
@@ -39,7 +64,10 @@ const OPENABLE_LINK = /^(?:https?:|mailto:)/i;
 
 DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
   if (data.attrName === 'class') {
-    data.attrValue = data.attrValue.split(/\s+/).filter((name) => SAFE_CLASS.test(name)).join(' ');
+    data.attrValue = data.attrValue
+      .split(/\s+/)
+      .filter((name) => SAFE_CLASS.test(name))
+      .join(' ');
   }
 });
 
@@ -160,11 +188,7 @@ function markText(text: Text, sources: CitationMarkers): void {
 }
 
 function citationMarker(number: number, filename: string): HTMLElement {
-  return el(
-    'span',
-    { class: 'citation-marker', role: 'link', tabindex: '0', 'data-citation-marker': String(number), 'aria-label': markerLabel(number, filename), title: filename },
-    `[${number}]`,
-  );
+  return el('span', { class: 'citation-marker', role: 'link', tabindex: '0', 'data-citation-marker': String(number), 'aria-label': markerLabel(number, filename), title: filename }, `[${number}]`);
 }
 
 function markerLabel(number: number, filename: string): string {

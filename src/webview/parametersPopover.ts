@@ -3,7 +3,6 @@ import { button, el } from './dom';
 import { activeParameters, parametersToForm, parseParameters, type ParameterForm } from './parameterRules';
 import { CHAT_PARAMETER_NAMES, parameterRule, type ChatParameterName, type ParameterRule } from '../api/chatParameterLimits';
 
-
 type Post = (message: WebviewToHost) => void;
 type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
 
@@ -72,7 +71,7 @@ export class ParametersPopover {
     this.reasoningGroup.hidden = !reasoningModel;
     const form = parametersToForm(parameters);
     (this.advancedGroup as HTMLDetailsElement).open = CHAT_PARAMETER_NAMES.some((name) => parameterRule(name).section === 'advanced' && parameters[name] !== undefined);
-    for (const name of Object.keys(this.fields) as (ChatParameterName)[]) this.fields[name].value = form[name];
+    for (const name of Object.keys(this.fields) as ChatParameterName[]) this.fields[name].value = form[name];
     this.showErrors({});
   }
 
@@ -129,7 +128,7 @@ export class ParametersPopover {
 function fieldFor(rule: ParameterRule<unknown>): Field {
   switch (rule.input) {
     case 'number':
-      return el('input', { type: 'number', min: rule.range?.min, max: rule.range?.max, step: rule.range?.step ?? "any", placeholder: rule.placeholder ?? '' });
+      return el('input', { type: 'number', min: rule.range?.min, max: rule.range?.max, step: rule.range?.step ?? 'any', placeholder: rule.placeholder ?? '' });
     case 'choice':
       return select((rule.choices ?? []).map(([value, label]) => [value, label]));
     default:

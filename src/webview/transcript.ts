@@ -53,7 +53,10 @@ export class Transcript {
   private streaming = new Set<string>();
   private readonly window: TurnWindow;
 
-  constructor(private readonly post: Post, onScroll: (scrollTop: number) => void) {
+  constructor(
+    private readonly post: Post,
+    onScroll: (scrollTop: number) => void,
+  ) {
     this.element.append(this.turns, this.emptyNote, this.announcer);
     this.window = new TurnWindow(
       this.element,
@@ -328,8 +331,7 @@ export class Transcript {
     if (action.dataset.action === 'copy-code') {
       this.post({ type: 'copyCode', code });
       showCopied(action);
-    }
-    else if (action.dataset.action === 'insert-code') this.post({ type: 'insertCode', code });
+    } else if (action.dataset.action === 'insert-code') this.post({ type: 'insertCode', code });
     else if (action.dataset.action === 'new-file-with-code') this.post({ type: 'newFileWithCode', code, ...(language ? { language } : {}) });
   }
 }
@@ -361,7 +363,7 @@ export function estimateTurnHeight(turn: TurnView, width: number): number {
   if (turn.reasoning) height += LINE_PX + 8;
   const text = turn.content;
   let inFence = false;
-  for (let start = 0; start <= text.length; ) {
+  for (let start = 0; start <= text.length;) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
     const length = end - start;

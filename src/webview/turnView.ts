@@ -20,9 +20,7 @@ export type EditQuestionDetail = { turnId: string; text: string };
  */
 export function editQuestionButton(turn: TurnView): HTMLButtonElement {
   const edit = button('Edit and resend', '✎ Edit', 'ghost-button turn-action edit-question');
-  edit.addEventListener('click', () =>
-    edit.dispatchEvent(new CustomEvent<EditQuestionDetail>(EDIT_QUESTION_EVENT, { bubbles: true, detail: { turnId: turn.id, text: turn.content } })),
-  );
+  edit.addEventListener('click', () => edit.dispatchEvent(new CustomEvent<EditQuestionDetail>(EDIT_QUESTION_EVENT, { bubbles: true, detail: { turnId: turn.id, text: turn.content } })));
   return edit;
 }
 
@@ -76,7 +74,10 @@ export class AssistantTurnElement {
   private reasoningFollowsStream = true;
   private turn: TurnView;
 
-  constructor(turn: TurnView, private readonly post: Post) {
+  constructor(
+    turn: TurnView,
+    private readonly post: Post,
+  ) {
     this.turn = { ...turn, content: '' };
     this.reasoning.append(this.reasoningSummary, this.reasoningText);
     // A click (or Enter/Space, which click the summary) is the reader's choice; the

@@ -166,7 +166,7 @@ export class TurnWindow {
     let first = this.indexAt(viewTop);
     let last = this.indexAt(viewTop + viewHeight);
     let budget = NEW_OVERSCAN_ROWS_PER_FRAME;
-    for (let grew = true; grew && (first > wantFirst || last < wantLast); ) {
+    for (let grew = true; grew && (first > wantFirst || last < wantLast);) {
       grew = false;
       if (last < wantLast && (this.rows[last + 1].element || budget-- > 0)) {
         last++;

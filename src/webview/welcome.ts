@@ -13,10 +13,7 @@ const EXAMPLES: Record<ChatMode, string[]> = {
     'Write a TypeScript function that retries a promise three times with backoff.',
     'What are the trade-offs between REST and gRPC for internal services?',
   ],
-  agent: [
-    'Summarize what the files in my volumes are about.',
-    'Which of my documents mention deployment, and what do they say?',
-  ],
+  agent: ['Summarize what the files in my volumes are about.', 'Which of my documents mention deployment, and what do they say?'],
 };
 
 const CONNECT_ACTIONS: Array<{ action: ConnectAction; label: string; className: string }> = [

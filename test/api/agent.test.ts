@@ -40,7 +40,10 @@ describe('api: agent messages', () => {
 
   it('refuses an empty query and a rag-agent request without a model locally', async () => {
     const before = h.emulator.stats.requests;
-    assert.throws(() => h.client().streamAgentMessage(ask('  ')), (e: unknown) => e instanceof InvalidRequestError && e.param === 'query');
+    assert.throws(
+      () => h.client().streamAgentMessage(ask('  ')),
+      (e: unknown) => e instanceof InvalidRequestError && e.param === 'query',
+    );
     await assert.rejects(h.client().sendAgentMessage({ agent_id: 'rag-agent', query: 'q' }), (e: unknown) => e instanceof InvalidRequestError && e.param === 'context.model');
     assert.equal(h.emulator.stats.requests, before);
   });

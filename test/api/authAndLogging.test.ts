@@ -11,7 +11,10 @@ describe('api: keys, errors and request logging', () => {
 
   it('refuses to call without a key, saying how to set one, and sends nothing', async () => {
     const before = h.emulator.stats.requests;
-    await assert.rejects(h.client({ apiKey: async () => undefined }).listFiles({ volume: 'docs' }), (e: unknown) => e instanceof ConfigurationError && /Set your API key with 'KSM: Set API Key'/.test(e.message));
+    await assert.rejects(
+      h.client({ apiKey: async () => undefined }).listFiles({ volume: 'docs' }),
+      (e: unknown) => e instanceof ConfigurationError && /Set your API key with 'KSM: Set API Key'/.test(e.message),
+    );
     assert.equal(h.emulator.stats.requests, before);
   });
 
@@ -43,7 +46,10 @@ describe('api: keys, errors and request logging', () => {
       assert.ok(!error.message.includes(WRONG_KEY));
     }
     assert.ok(h.logLines.length >= 7);
-    assert.ok(h.logLines.every((line) => !line.includes(WRONG_KEY)), 'no log line carries the key');
+    assert.ok(
+      h.logLines.every((line) => !line.includes(WRONG_KEY)),
+      'no log line carries the key',
+    );
   });
 
   it('logs each request as an equivalent curl command with the key as ***', async () => {
@@ -52,7 +58,10 @@ describe('api: keys, errors and request logging', () => {
     await client.listFiles({ volume: 'curl', limit: 5 });
     const curls = h.logLines.filter((l) => l.startsWith('info curl '));
     assert.equal(curls.length, 2);
-    assert.match(curls[0], /curl -X POST '.*\/ksm\/rag\/v5\/files' -H 'authorization: Bearer \*\*\*'.* -F 'volume=curl' -F 'embedding=emu-embed' -F 'do_chunking=0' -F 'file=@.*c\.txt;filename=c\.txt'/);
+    assert.match(
+      curls[0],
+      /curl -X POST '.*\/ksm\/rag\/v5\/files' -H 'authorization: Bearer \*\*\*'.* -F 'volume=curl' -F 'embedding=emu-embed' -F 'do_chunking=0' -F 'file=@.*c\.txt;filename=c\.txt'/,
+    );
     assert.match(curls[1], /curl -X GET '.*\/ksm\/rag\/v5\/files' .*-H 'content-type: application\/json; charset=utf-8' --data-raw '\{"volume":"curl","offset":0,"limit":5\}'/);
     assert.ok(curls.every((l) => !l.includes(h.emulator.apiKey)));
   });
@@ -72,7 +81,10 @@ describe('api: keys, errors and request logging', () => {
 
   it('times out a slow answer (emulator latency fault) with TimeoutError', async () => {
     h.emulator.faults.add({ kind: 'latency', path: '/v3/chat/completions', ms: 1500 });
-    const error = await h.client({ timeoutMs: 200 }).createChatCompletion({ model: 'emu-chat', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
+    const error = await h
+      .client({ timeoutMs: 200 })
+      .createChatCompletion({ model: 'emu-chat', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e) => e);
     assert.ok(error instanceof TimeoutError, String(error));
     assert.ok(error instanceof KsmError && error.kind === 'timeout');
   });

@@ -6,7 +6,11 @@ import { ConfigurationError } from '../../src/api/errors';
 describe('api base URL check', () => {
   it('refuses a missing, malformed or non-http address with a message naming the setting', () => {
     for (const raw of ['', '   ', 'not a url', 'ftp://ksm.example.com', 'https://user:pw@ksm.example.com']) {
-      assert.throws(() => checkBaseUrl(raw), (e: unknown) => e instanceof ConfigurationError && e.message.includes('ksm.baseUrl'), raw);
+      assert.throws(
+        () => checkBaseUrl(raw),
+        (e: unknown) => e instanceof ConfigurationError && e.message.includes('ksm.baseUrl'),
+        raw,
+      );
     }
   });
 

@@ -104,7 +104,6 @@ describe('api: chat completions', () => {
     await assert.rejects(h.client().createChatCompletion(ask()), (e: unknown) => e instanceof RateLimitedError && e.retryAfterMs === 7000 && /7 s/.test(e.message));
     assert.equal(h.emulator.stats.requests - before, 1, 'exactly one request went out');
   });
-
 });
 
 describe('api: chat stream cancellation', () => {

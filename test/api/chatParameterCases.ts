@@ -55,4 +55,3 @@ export const CASES: Case[] = [
   ['repetition penalty -0.1', { repetitionPenalty: -0.1 }, false],
   ['the advanced set', { stop: ['###', 'END'], seed: 7, frequencyPenalty: 0.5, repetitionPenalty: 1.1 }, true],
 ];
-

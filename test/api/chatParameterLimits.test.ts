@@ -16,7 +16,15 @@ import type { ChatParameters } from '../../src/chat/protocol';
 import { parametersToForm, parseParameters as parseForm } from '../../src/webview/parameterRules';
 
 /** VS Code's Chat: the option names a caller gives a KSM model (modelOptions), for the parameters it takes. */
-const VSCODE_OPTION: Record<string, string> = { temperature: 'temperature', topP: 'top_p', maxTokens: 'max_tokens', stop: 'stop', seed: 'seed', frequencyPenalty: 'frequency_penalty', repetitionPenalty: 'repetition_penalty' };
+const VSCODE_OPTION: Record<string, string> = {
+  temperature: 'temperature',
+  topP: 'top_p',
+  maxTokens: 'max_tokens',
+  stop: 'stop',
+  seed: 'seed',
+  frequencyPenalty: 'frequency_penalty',
+  repetitionPenalty: 'repetition_penalty',
+};
 
 /** The form, as the user would type the values (the popover shows reasoning fields for a reasoning model). */
 function formAllows(parameters: Record<string, unknown>): boolean {
@@ -56,7 +64,7 @@ function vscodeChatAllows(parameters: Record<string, unknown>): boolean | undefi
   if (Object.keys(parameters).some((name) => !VSCODE_OPTION[name])) return undefined;
   const options = Object.fromEntries(Object.entries(parameters).map(([name, value]) => [VSCODE_OPTION[name], value]));
   try {
-    assert.deepEqual(samplingOptions(options), wireFields(parameters), 'VS Code\'s Chat sends what it accepts');
+    assert.deepEqual(samplingOptions(options), wireFields(parameters), "VS Code's Chat sends what it accepts");
     return true;
   } catch (error) {
     if (error instanceof assert.AssertionError) throw error;
@@ -76,7 +84,7 @@ describe('chat parameter limits: one source, the same checks in every layer', ()
     });
   }
 
-  it('refuses an empty stop sequence in the host, the client and VS Code\'s Chat (the form has no way to type one: empty lines are not sequences)', () => {
+  it("refuses an empty stop sequence in the host, the client and VS Code's Chat (the form has no way to type one: empty lines are not sequences)", () => {
     assert.deepEqual([hostAllows({ stop: [''] }), clientAllows({ stop: [''] }), vscodeChatAllows({ stop: [''] })], [false, false, false]);
     assert.deepEqual(parseForm(parametersToForm({ stop: ['a', ''] }), false), { ok: true, parameters: { responseFormat: 'text', stop: ['a'] } });
   });

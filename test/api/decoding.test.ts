@@ -14,7 +14,12 @@ import { planBatches } from '../../src/api/upload';
 describe('api decoding and helpers', () => {
   it('decodes a FileInfo tolerantly and refuses one without id or name', () => {
     assert.deepEqual(decodeFileInfo({ uuid: 7, name: 'a.txt', filesize: '10', isdir: '1', status: 'chunking', date: 20261122010203 }), {
-      uuid: '7', filename: 'a.txt', status: 'chunking', filesize: 10, date: '20261122010203', isdir: 1,
+      uuid: '7',
+      filename: 'a.txt',
+      status: 'chunking',
+      filesize: 10,
+      date: '20261122010203',
+      isdir: 1,
     });
     assert.equal(decodeFileInfo({ filename: 'no id' }), undefined);
     assert.equal(decodeFileInfo('text'), undefined);
@@ -26,7 +31,10 @@ describe('api decoding and helpers', () => {
   });
 
   it('decodes an agent answer (D20) and refuses one without thread_id', () => {
-    const message = decodeAgentMessage({ id: 'msg_1', thread_id: 't', agent_id: 'a', content: 'hi', citations: [{ file_id: 'f', filename: 'x', score: '0.5', chunk_index: 2 }, 'junk'], status: 'stop' }, redactorFor([]));
+    const message = decodeAgentMessage(
+      { id: 'msg_1', thread_id: 't', agent_id: 'a', content: 'hi', citations: [{ file_id: 'f', filename: 'x', score: '0.5', chunk_index: 2 }, 'junk'], status: 'stop' },
+      redactorFor([]),
+    );
     assert.deepEqual(message.citations, [{ file_id: 'f', filename: 'x', score: 0.5, chunk_index: 2 }]);
     assert.equal(message.reasoningContent, null);
     assert.throws(() => decodeAgentMessage({ content: 'hi' }, redactorFor([])), BadResponseError);
@@ -59,10 +67,22 @@ describe('api decoding and helpers', () => {
 
   it('retries only what D3 allows, with full jitter under an exponential ceiling', () => {
     const policy = { retries: 3, baseDelayMs: 100, maxDelayMs: 1000 };
-    assert.equal(retryDelay(new NetworkError('x'), 0, policy, () => 0.999), 99);
-    assert.equal(retryDelay(new NetworkError('x'), 2, policy, () => 0.999), 399);
-    assert.equal(retryDelay(new NetworkError('x'), 2, { ...policy, maxDelayMs: 150 }, () => 0.999), 149);
-    assert.equal(retryDelay(new NetworkError('x'), 1, policy, () => 0), 0);
+    assert.equal(
+      retryDelay(new NetworkError('x'), 0, policy, () => 0.999),
+      99,
+    );
+    assert.equal(
+      retryDelay(new NetworkError('x'), 2, policy, () => 0.999),
+      399,
+    );
+    assert.equal(
+      retryDelay(new NetworkError('x'), 2, { ...policy, maxDelayMs: 150 }, () => 0.999),
+      149,
+    );
+    assert.equal(
+      retryDelay(new NetworkError('x'), 1, policy, () => 0),
+      0,
+    );
     assert.equal(retryDelay(new NetworkError('x'), 3, policy), undefined, 'at most 3 retries');
     assert.equal(retryDelay(new RateLimitedError('x', { status: 429, retryAfterMs: 2500 }), 0, policy), 2500, 'Retry-After wins');
     assert.equal(retryDelay(new RateLimitedError('x', { status: 429, retryAfterMs: 120_000 }), 0, policy), undefined, 'too long a wait goes to the user');

@@ -51,8 +51,7 @@ async function answerOf(service: KsmService, request: AnswerRequest): Promise<{ 
 describe('api: tolerant decoding against every emulator dialect', () => {
   const h = useEmulator({ responseWords: 20 });
   const observed: ShapeObservation[] = [];
-  const client = (apiKey?: string) =>
-    h.client({ shapes: { observe: (o) => observed.push(o) }, ...(apiKey ? { apiKey: async () => apiKey } : {}) });
+  const client = (apiKey?: string) => h.client({ shapes: { observe: (o) => observed.push(o) }, ...(apiKey ? { apiKey: async () => apiKey } : {}) });
 
   before(async () => {
     const path = h.file('ledger.md', '# Ledger\n\nThe reconciliation worker matches every refund against the ledger each night and flags mismatched invoices for the finance team.\n');
@@ -102,9 +101,20 @@ describe('api: tolerant decoding against every emulator dialect', () => {
       reference ??= turns;
       assert.deepEqual(turns, reference, 'identical to the conversation in our own dialect');
       const used = observed.flatMap((o) => o.paths);
-      for (const path of paths) assert.ok(used.some((p) => path.test(p)), `the tolerant path ${path} was used; used: ${JSON.stringify([...new Set(used)])}`);
-      assert.deepEqual(observed.filter((o) => o.unknown), [], 'every shape was known');
-      assert.deepEqual(h.logLines.filter((l) => l.startsWith('warn')), []);
+      for (const path of paths)
+        assert.ok(
+          used.some((p) => path.test(p)),
+          `the tolerant path ${path} was used; used: ${JSON.stringify([...new Set(used)])}`,
+        );
+      assert.deepEqual(
+        observed.filter((o) => o.unknown),
+        [],
+        'every shape was known',
+      );
+      assert.deepEqual(
+        h.logLines.filter((l) => l.startsWith('warn')),
+        [],
+      );
     });
 
     it(`answers the same plain agent message and chat stream, and the same error sentences, in the ${name} dialect`, async () => {
@@ -122,11 +132,15 @@ describe('api: tolerant decoding against every emulator dialect', () => {
       referenceChat ??= text;
       assert.equal(text, referenceChat);
 
-      const lost = await client().sendAgentMessage(ask('q', 'thr_missing')).catch((e: unknown) => e);
+      const lost = await client()
+        .sendAgentMessage(ask('q', 'thr_missing'))
+        .catch((e: unknown) => e);
       assert.ok(lost instanceof NotFoundError, String(lost));
       assert.match(lost.message, /failed: not found: thread thr_missing does not exist for this user and agent\./);
       assert.ok(!/[<>{}]/.test(lost.message), `one plain sentence: ${lost.message}`);
-      const refused = await client('wrong-key-1234').listFiles({ volume: 'docs' }).catch((e: unknown) => e);
+      const refused = await client('wrong-key-1234')
+        .listFiles({ volume: 'docs' })
+        .catch((e: unknown) => e);
       assert.ok(refused instanceof AuthenticationError, String(refused));
       assert.match(refused.message, /did not accept the API key: the API key is not valid\. Set your API key/);
     });
@@ -181,7 +195,10 @@ describe('api: a stream with a shape nothing reads', () => {
     assert.match(warnings[0], /event 'tool_progress'/);
     assert.match(warnings[0], /KSM: Check Connection/);
     assert.ok(warnings[0].length < 600, 'shortened');
-    assert.ok(lines.some((l) => l.startsWith('debug') && /no text in any known field/.test(l)), 'later unknown shapes go to debug');
+    assert.ok(
+      lines.some((l) => l.startsWith('debug') && /no text in any known field/.test(l)),
+      'later unknown shapes go to debug',
+    );
     for (const line of lines) {
       assert.ok(!line.includes(key) && !line.includes('sk-'), `no key, not even its start: ${line}`);
       assert.ok(!line.includes('very long argument'), `values are cut short: ${line}`);
@@ -200,7 +217,10 @@ describe('api: a stream with a shape nothing reads', () => {
     const client = new KsmClient({ baseUrl: server.url, apiKey: async () => 'k-123456' });
     const { items, error } = await drain(client.streamAgentMessage({ agent_id: 'a', query: 'q' }));
     assert.equal(error, undefined);
-    assert.deepEqual(items.map((e) => e.kind), ['message', 'done']);
+    assert.deepEqual(
+      items.map((e) => e.kind),
+      ['message', 'done'],
+    );
     const done = items[1];
     assert.ok(done.kind === 'done' && done.threadId === 'c9' && done.usage?.total_tokens === 4);
     cut = true;

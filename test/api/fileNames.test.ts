@@ -15,12 +15,12 @@ const AWKWARD = ['q"uote.txt', "it's (1) 100%22.txt", 'new\nline.txt', 'tab\tand
 const WITH_BACKSLASH = ['back\\slash.txt', 'trailing\\', '\\"both\\".txt'];
 
 /** The file names busboy reports for a multipart body, parsed as a server would. */
-function namesBusboySees(req: IncomingMessage, body: Buffer, defParamCharset?: "utf8"): Promise<string[]> {
+function namesBusboySees(req: IncomingMessage, body: Buffer, defParamCharset?: 'utf8'): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const names: string[] = [];
     const parser = busboy({ headers: req.headers, preservePath: true, ...(defParamCharset ? { defParamCharset } : {}) } as busboy.BusboyConfig);
     parser.on('file', (_field, stream, info) => {
-      names.push(info.filename ?? "(none)");
+      names.push(info.filename ?? '(none)');
       stream.resume();
     });
     parser.on('close', () => resolve(names));
@@ -56,7 +56,10 @@ describe('api: file names survive the trip (D7)', () => {
   it('the emulator stores the names exactly, and duplicate detection finds every one of them again', async () => {
     const paths = AWKWARD.map((name, i) => h.file(name, `first ${i}`));
     const results = await h.client().uploadFiles({ volume: 'names', embedding: 'emu-embed', files: paths.map((path) => ({ path })) });
-    assert.deepEqual(results.map((r) => r.ok && r.info.filename), AWKWARD);
+    assert.deepEqual(
+      results.map((r) => r.ok && r.info.filename),
+      AWKWARD,
+    );
     const listed: FileInfo[] = [];
     for await (const info of h.client().listAllFiles('names')) listed.push(info);
     assert.deepEqual(listed.map((f) => f.filename).sort(), [...AWKWARD].sort());
@@ -71,6 +74,9 @@ describe('api: file names survive the trip (D7)', () => {
       },
     );
     assert.deepEqual(asked, AWKWARD, 'every re-uploaded name is recognised as already in the volume');
-    assert.deepEqual(plan.uploads.map((u) => u.replaces.map((r) => r.filename)), AWKWARD.map((name) => [name]));
+    assert.deepEqual(
+      plan.uploads.map((u) => u.replaces.map((r) => r.filename)),
+      AWKWARD.map((name) => [name]),
+    );
   });
 });

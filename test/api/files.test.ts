@@ -17,8 +17,14 @@ describe('api: files', () => {
     const before = h.emulator.stats.requests;
     const results = await h.client().uploadFiles({ volume: 'multi', embedding: 'emu-embed', doChunking: 1, files: paths.map((path) => ({ path })) });
     assert.equal(h.emulator.stats.requests - before, 1, 'one multipart request for three small files');
-    assert.deepEqual(results.map((r) => r.ok && r.info.filename), ['one.txt', 'two.md', '名前.txt']);
-    assert.deepEqual(results.map((r) => r.ok && r.info.filesize), [10, 8, Buffer.byteLength('non-ASCII name')]);
+    assert.deepEqual(
+      results.map((r) => r.ok && r.info.filename),
+      ['one.txt', 'two.md', '名前.txt'],
+    );
+    assert.deepEqual(
+      results.map((r) => r.ok && r.info.filesize),
+      [10, 8, Buffer.byteLength('non-ASCII name')],
+    );
   });
 
   it('sends a chosen filename so the service stores it exactly: quotes, line breaks and UTF-8 (D7)', async () => {
@@ -33,10 +39,12 @@ describe('api: files', () => {
     const before = h.emulator.stats.requests;
     const progress: UploadProgress[] = [];
     const answered: UploadFileResult[] = [];
-    const results = await h.client().uploadFiles(
-      { volume: 'batched', embedding: 'emu-embed', doChunking: 0, files: paths.map((path) => ({ path })) },
-      { batch: { maxFiles: 3, maxBytes: 9000 }, onProgress: (p) => progress.push(p), onFileResult: (r) => answered.push(r) },
-    );
+    const results = await h
+      .client()
+      .uploadFiles(
+        { volume: 'batched', embedding: 'emu-embed', doChunking: 0, files: paths.map((path) => ({ path })) },
+        { batch: { maxFiles: 3, maxBytes: 9000 }, onProgress: (p) => progress.push(p), onFileResult: (r) => answered.push(r) },
+      );
     // sizes 1k..7k: [1k,2k,3k] (count limit), [4k,5k] (9k fits), [6k] (6k+7k > 9k), [7k]
     assert.equal(h.emulator.stats.requests - before, 4);
     assert.ok(results.every((r) => r.ok));
@@ -47,7 +55,10 @@ describe('api: files', () => {
     assert.equal(last.filesDone, 7);
     assert.ok(progress.length < 40, 'progress is per read piece and per batch, not per byte');
     const listed = await h.client().listFiles({ volume: 'batched', limit: 1000 });
-    assert.deepEqual(listed.files.map((f) => f.filename), paths.map((p) => p.split('/').at(-1)));
+    assert.deepEqual(
+      listed.files.map((f) => f.filename),
+      paths.map((p) => p.split('/').at(-1)),
+    );
   });
 
   it('fails only the file that vanished before its batch; the others upload', async () => {
@@ -80,7 +91,10 @@ describe('api: files', () => {
 
   it('refuses a bad upload locally (volume name, do_chunking, no files)', async () => {
     const path = h.file('v.txt', 'v');
-    await assert.rejects(h.client().uploadFiles({ volume: 'bad volume', embedding: 'emu-embed', files: [{ path }] }), (e: unknown) => e instanceof InvalidRequestError && e.param === 'volume' && e.status === undefined);
+    await assert.rejects(
+      h.client().uploadFiles({ volume: 'bad volume', embedding: 'emu-embed', files: [{ path }] }),
+      (e: unknown) => e instanceof InvalidRequestError && e.param === 'volume' && e.status === undefined,
+    );
     await assert.rejects(h.client().uploadFiles({ volume: 'ok', embedding: 'emu-embed', doChunking: 3 as never, files: [{ path }] }), InvalidRequestError);
     await assert.rejects(h.client().uploadFiles({ volume: 'ok', embedding: 'emu-embed', files: [] }), InvalidRequestError);
   });
@@ -96,15 +110,21 @@ describe('api: files', () => {
     const before = h.emulator.stats.requests;
     const seen: FileInfo[] = [];
     for await (const file of h.client().listAllFiles('paged', { pageSize: 2 })) seen.push(file);
-    assert.deepEqual(seen.map((f) => f.filename), ['page-0.txt', 'page-1.txt', 'page-2.txt', 'page-3.txt', 'page-4.txt']);
+    assert.deepEqual(
+      seen.map((f) => f.filename),
+      ['page-0.txt', 'page-1.txt', 'page-2.txt', 'page-3.txt', 'page-4.txt'],
+    );
     assert.equal(h.emulator.stats.requests - before, 3);
     const page = await h.client().listFiles({ volume: 'paged', offset: 2, limit: 2 });
     assert.equal(page.total, 5);
     assert.equal(page.offset, 2);
-    assert.deepEqual(page.files.map((f) => f.filename), ['page-2.txt', 'page-3.txt']);
+    assert.deepEqual(
+      page.files.map((f) => f.filename),
+      ['page-2.txt', 'page-3.txt'],
+    );
   });
 
-  it('maps a never-written volume to NotFoundError (D6) and another user\'s personal volume to PermissionError', async () => {
+  it("maps a never-written volume to NotFoundError (D6) and another user's personal volume to PermissionError", async () => {
     await assert.rejects(h.client().listFiles({ volume: 'never-written' }), (e: unknown) => e instanceof NotFoundError && e.param === 'volume');
     await assert.rejects(h.client().listFiles({ volume: '{someone-else}' }), PermissionError);
   });
@@ -128,7 +148,10 @@ describe('api: files', () => {
   it('does not retry a 500 with an HTML body, and shows its text, not its markup', async () => {
     h.emulator.faults.add({ kind: 'status', path: FILES, method: 'GET', status: 500, body: 'html' });
     const before = h.emulator.stats.requests;
-    const error = await h.client().listFiles({ volume: 'retry' }).catch((e: unknown) => e);
+    const error = await h
+      .client()
+      .listFiles({ volume: 'retry' })
+      .catch((e: unknown) => e);
     assert.ok(error instanceof ServerError, String(error));
     assert.equal(h.emulator.stats.requests - before, 1);
     assert.doesNotMatch(error.message, /<[a-z]+[ >]/i);
@@ -154,7 +177,10 @@ describe('api: files', () => {
     assert.deepEqual(await h.client().deleteFiles({ volume: 'del', uuids: [a, 'missing-id'] }), { deleted: [a], notFound: ['missing-id'] });
     assert.deepEqual(await h.client().deleteFiles({ volume: 'del', uuids: [a] }), { deleted: [], notFound: [a] });
     const left = await h.client().listFiles({ volume: 'del' });
-    assert.deepEqual(left.files.map((f) => f.uuid), [b]);
+    assert.deepEqual(
+      left.files.map((f) => f.uuid),
+      [b],
+    );
     await assert.rejects(h.client().deleteFiles({ volume: 'del', uuids: [] }), (e: unknown) => e instanceof InvalidRequestError && e.param === 'uuidz');
   });
 });
@@ -181,7 +207,10 @@ describe('api: upload of files that change or a cancelled start', () => {
     assert.ok(!results[0].ok && results[0].error instanceof InvalidRequestError && /changed on disk/.test(results[0].error.message), String(!results[0].ok && results[0].error));
     assert.ok(results[1].ok);
     const listed = await h.client().listFiles({ volume: 'changing' });
-    assert.deepEqual(listed.files.map((f) => f.filename), ['later.txt']);
+    assert.deepEqual(
+      listed.files.map((f) => f.filename),
+      ['later.txt'],
+    );
   });
 
   it('rejects with CancelledError before touching anything when the signal is already aborted', async () => {
@@ -189,7 +218,10 @@ describe('api: upload of files that change or a cancelled start', () => {
     controller.abort();
     const answered: UploadFileResult[] = [];
     const before = h.emulator.stats.requests;
-    await assert.rejects(h.client().uploadFiles({ volume: 'never', embedding: 'emu-embed', files: [{ path: h.file('n.txt', 'n') }] }, { signal: controller.signal, onFileResult: (r) => answered.push(r) }), CancelledError);
+    await assert.rejects(
+      h.client().uploadFiles({ volume: 'never', embedding: 'emu-embed', files: [{ path: h.file('n.txt', 'n') }] }, { signal: controller.signal, onFileResult: (r) => answered.push(r) }),
+      CancelledError,
+    );
     assert.equal(answered.length, 0);
     assert.equal(h.emulator.stats.requests, before);
   });
@@ -199,7 +231,7 @@ describe('api: upload cancellation', () => {
   // Large reads but a slow server is not needed: the file is big enough to be mid-flight.
   const h = useEmulator();
 
-  it('aborts the request on the wire, rejects CancelledError, and keeps earlier batches\' results', async () => {
+  it("aborts the request on the wire, rejects CancelledError, and keeps earlier batches' results", async () => {
     const small = h.file('first.txt', 'done before the cancel');
     const big = h.file('big.bin', Buffer.alloc(64 * 1024 * 1024, 7));
     const controller = new AbortController();
@@ -222,7 +254,11 @@ describe('api: upload cancellation', () => {
     assert.equal(answered.length, 1);
     assert.ok(answered[0].ok && answered[0].info.filename === 'first.txt');
     const listed = await h.client().listFiles({ volume: 'cancel' });
-    assert.deepEqual(listed.files.map((f) => f.filename), ['first.txt'], 'nothing of the aborted request was stored');
+    assert.deepEqual(
+      listed.files.map((f) => f.filename),
+      ['first.txt'],
+      'nothing of the aborted request was stored',
+    );
     rmSync(join(h.dir, 'big.bin'));
   });
 });

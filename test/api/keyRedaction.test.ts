@@ -72,31 +72,41 @@ describe('api: the key never leaves the boundary, whatever the server echoes', (
     });
 
     for (const key of [SPECIAL_KEY, SHORT_KEY]) {
-      const json = (status: number, body: unknown, headers: Record<string, string> = {}) => (res: ServerResponse) => {
-        res.writeHead(status, { 'content-type': 'application/json', ...headers });
-        res.end(JSON.stringify(body));
-      };
+      const json =
+        (status: number, body: unknown, headers: Record<string, string> = {}) =>
+        (res: ServerResponse) => {
+          res.writeHead(status, { 'content-type': 'application/json', ...headers });
+          res.end(JSON.stringify(body));
+        };
       const cases: Array<[string, (res: ServerResponse) => void]> = [
         ['a D2 error body whose message and param echo the key', json(500, { code: 500, error: { message: `bad header ${echoes(key)}`, param: key } })],
         ['a 401 body echoing the key', json(401, { code: 401, message: `unknown key ${echoes(key)}` })],
         ['an answer without the expected shape (its excerpt)', json(200, { code: 200, infoz: [{ nonsense: echoes(key) }] })],
-        ['an answer that is not JSON (its excerpt)', (res) => {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(`<html><body>proxy saw ${echoes(key).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}</body></html>`);
-        }],
-        ['a redirect whose Location carries the key URL-encoded', (res) => {
-          res.writeHead(302, { location: `https://elsewhere.example/login?token=${encodeURIComponent(key)}&form=${new URLSearchParams({ k: key }).toString().slice(2)}` });
-          res.end();
-        }],
+        [
+          'an answer that is not JSON (its excerpt)',
+          (res) => {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(`<html><body>proxy saw ${echoes(key).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}</body></html>`);
+          },
+        ],
+        [
+          'a redirect whose Location carries the key URL-encoded',
+          (res) => {
+            res.writeHead(302, { location: `https://elsewhere.example/login?token=${encodeURIComponent(key)}&form=${new URLSearchParams({ k: key }).toString().slice(2)}` });
+            res.end();
+          },
+        ],
         ['a JSON error under HTTP 200 echoing the key', json(200, { code: 403, message: `forbidden for ${echoes(key)}` })],
       ];
       for (const [name, respond] of cases) {
         it(`key ${JSON.stringify(key)}: ${name}`, async () => {
           answer = respond;
-          const failure = await rawClient(key).listFiles({ volume: 'docs' }).then(
-            () => assert.fail('the call should fail'),
-            (error: unknown) => error,
-          );
+          const failure = await rawClient(key)
+            .listFiles({ volume: 'docs' })
+            .then(
+              () => assert.fail('the call should fail'),
+              (error: unknown) => error,
+            );
           assertNoKey(errorText(failure), key, 'the error');
           assertNoKey(logLines.join('\n'), key, 'the log');
         });
@@ -111,7 +121,10 @@ describe('api: the key never leaves the boundary, whatever the server echoes', (
         };
         const { items, error } = await drain(rawClient(key).streamAgentMessage({ agent_id: 'rag-agent', query: 'q', context: { model: 'm' } }));
         assert.equal(error, undefined);
-        assert.deepEqual(items.map((e) => e.kind), ['unknown', 'error', 'done']);
+        assert.deepEqual(
+          items.map((e) => e.kind),
+          ['unknown', 'error', 'done'],
+        );
         assertNoKey(JSON.stringify(items), key, 'the events');
         assertNoKey(logLines.join('\n'), key, 'the log');
       });

@@ -34,7 +34,7 @@ describe('api: network dispatcher (proxies and certificates)', () => {
     assert.deepEqual(proxy.tunnels, [new URL(h.emulator.url).host]);
   });
 
-  it('goes direct for a host on VS Code\'s http.noProxy list even with an explicit proxy', async () => {
+  it("goes direct for a host on VS Code's http.noProxy list even with an explicit proxy", async () => {
     await clientWith(createDispatcher({ proxyUrl: proxy.url, noProxy: ['127.0.0.1'], env: {} })).listFiles({ volume: personal() });
     assert.equal(proxy.tunnels.length, 0);
     await clientWith(createDispatcher({ proxyUrl: proxy.url, noProxy: ['other.example.com'], env: {} })).listFiles({ volume: personal() });
@@ -62,14 +62,23 @@ describe('api: network dispatcher (proxies and certificates)', () => {
   });
 
   it('refuses a malformed proxy URL with ConfigurationError', () => {
-    assert.throws(() => createDispatcher({ proxyUrl: 'not a url', env: {} }), (e: unknown) => e instanceof ConfigurationError && /http\.proxy/.test(e.message));
+    assert.throws(
+      () => createDispatcher({ proxyUrl: 'not a url', env: {} }),
+      (e: unknown) => e instanceof ConfigurationError && /http\.proxy/.test(e.message),
+    );
   });
 
   it('names an unreadable CA bundle file, and one without certificates', () => {
     const missing = join(h.dir, 'missing.pem');
-    assert.throws(() => createDispatcher({ caBundlePath: missing, env: {} }), (e: unknown) => e instanceof ConfigurationError && e.message.includes(missing) && /ENOENT/.test(e.message));
+    assert.throws(
+      () => createDispatcher({ caBundlePath: missing, env: {} }),
+      (e: unknown) => e instanceof ConfigurationError && e.message.includes(missing) && /ENOENT/.test(e.message),
+    );
     const notPem = h.file('not.pem', 'hello');
-    assert.throws(() => createDispatcher({ caBundlePath: notPem, env: {} }), (e: unknown) => e instanceof ConfigurationError && e.message.includes(notPem));
+    assert.throws(
+      () => createDispatcher({ caBundlePath: notPem, env: {} }),
+      (e: unknown) => e instanceof ConfigurationError && e.message.includes(notPem),
+    );
   });
 
   describe('TLS with a self-signed certificate', () => {
@@ -89,7 +98,9 @@ describe('api: network dispatcher (proxies and certificates)', () => {
     after(() => closeHttps());
 
     it('refuses an unknown certificate by default', async () => {
-      const error = await clientWith(createDispatcher({ env: {} }), httpsUrl).listFiles({ volume: 'docs' }).catch((e) => e);
+      const error = await clientWith(createDispatcher({ env: {} }), httpsUrl)
+        .listFiles({ volume: 'docs' })
+        .catch((e) => e);
       assert.ok(error instanceof NetworkError, String(error));
       assert.match(error.message, /SELF_SIGNED|self[- ]signed/i);
     });
@@ -115,4 +126,3 @@ describe('api: network dispatcher (proxies and certificates)', () => {
     });
   });
 });
-

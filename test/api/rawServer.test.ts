@@ -36,7 +36,10 @@ describe('api: client against a raw server', () => {
     });
     const { items, error } = await drain(client().streamChatCompletion(ask));
     assert.equal(error, undefined);
-    assert.deepEqual(items.map((c: ChatCompletionChunk) => c.choices[0].delta.content), ['a', 'b']);
+    assert.deepEqual(
+      items.map((c: ChatCompletionChunk) => c.choices[0].delta.content),
+      ['a', 'b'],
+    );
   });
 
   it('yields unknown agent events as kind "unknown", warns once with the Check Connection hint, and carries on to done', async () => {
@@ -51,7 +54,10 @@ describe('api: client against a raw server', () => {
     });
     const { items, error } = await drain(client().streamAgentMessage({ agent_id: 'a', query: 'q' }));
     assert.equal(error, undefined);
-    assert.deepEqual(items.map((e: AgentEvent) => e.kind), ['thread', 'unknown', 'message', 'done']);
+    assert.deepEqual(
+      items.map((e: AgentEvent) => e.kind),
+      ['thread', 'unknown', 'message', 'done'],
+    );
     assert.deepEqual(items[1], { kind: 'unknown', event: 'tool_call', data: '{"thread_id":"t1","name":"search"}' });
     const done = items[3];
     assert.ok(done.kind === 'done' && done.usage?.prompt_tokens === 3);
@@ -63,10 +69,18 @@ describe('api: client against a raw server', () => {
   it('decodes file lists tolerantly: name for filename, numbers as strings, status_detail, unknown fields', async () => {
     server = await startRawServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ code: '200', message: 'OK', total: '2', extra: true, infoz: [
-        { uuid: 'u1', name: 'old.txt', status: 'na', filesize: '12', date: '20261122010203', isdir: '0', status_detail: 'no filter could read it', colour: 'blue' },
-        { uuid: 'u2', filename: 'new.txt', status: 'done', filesize: 5, date: '20261122010204', isdir: 0 },
-      ] }));
+      res.end(
+        JSON.stringify({
+          code: '200',
+          message: 'OK',
+          total: '2',
+          extra: true,
+          infoz: [
+            { uuid: 'u1', name: 'old.txt', status: 'na', filesize: '12', date: '20261122010203', isdir: '0', status_detail: 'no filter could read it', colour: 'blue' },
+            { uuid: 'u2', filename: 'new.txt', status: 'done', filesize: 5, date: '20261122010204', isdir: 0 },
+          ],
+        }),
+      );
     });
     const page = await client().listFiles({ volume: 'docs' });
     assert.deepEqual(page, {
@@ -104,7 +118,9 @@ describe('api: client against a raw server', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end(`<html><head><title>502 Bad Gateway</title><style>body{color:red}</style></head><body><h1>Bad Gateway</h1><p>token ${KEY} &amp; more</p></body></html>`);
     });
-    const error = await client().createChatCompletion(ask).catch((e: unknown) => e);
+    const error = await client()
+      .createChatCompletion(ask)
+      .catch((e: unknown) => e);
     assert.ok(error instanceof ServerError);
     assert.match(error.message, /502 Bad Gateway Bad Gateway token \*\*\* & more/);
     assert.ok(!error.message.includes(KEY) && !error.message.includes('color:red'));
@@ -143,7 +159,10 @@ describe('api: client against a raw server', () => {
       res.writeHead(301, { location: 'https://elsewhere.example.com/ksm/rag/v5/files' });
       res.end();
     });
-    await assert.rejects(client().listFiles({ volume: 'docs' }), (e: unknown) => e instanceof BadResponseError && e.status === 301 && /elsewhere\.example\.com/.test(e.message) && /ksm\.baseUrl/.test(e.message));
+    await assert.rejects(
+      client().listFiles({ volume: 'docs' }),
+      (e: unknown) => e instanceof BadResponseError && e.status === 301 && /elsewhere\.example\.com/.test(e.message) && /ksm\.baseUrl/.test(e.message),
+    );
     assert.equal(server.requests.length, 1);
   });
 

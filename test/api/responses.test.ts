@@ -27,8 +27,14 @@ async function answerEvents(client: KsmClient, body: ChatCompletionRequest): Pro
 /** Text and reasoning joined (how the pieces are cut may differ between formats), everything else in order. */
 function normalized(events: AnswerEvent[]) {
   return {
-    text: events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join(''),
-    reasoning: events.filter((e) => e.type === 'reasoning').map((e) => (e as { text: string }).text).join(''),
+    text: events
+      .filter((e) => e.type === 'text')
+      .map((e) => (e as { text: string }).text)
+      .join(''),
+    reasoning: events
+      .filter((e) => e.type === 'reasoning')
+      .map((e) => (e as { text: string }).text)
+      .join(''),
     rest: events.filter((e) => e.type !== 'text' && e.type !== 'reasoning'),
   };
 }
@@ -73,7 +79,7 @@ describe('api: the Responses output format against the emulator', () => {
     assert.ok(normalized(events).text.length > 0);
   });
 
-  it('an error mid-stream ends the answer as an error naming the service\'s message', async () => {
+  it("an error mid-stream ends the answer as an error naming the service's message", async () => {
     h.emulator.faults.add({ kind: 'stream-error', path: '/v3/chat/completions', afterEvents: 8, code: 503, message: 'upstream unavailable' });
     const { items, error } = await drain(h.client().streamChatCompletion({ ...base('fail me'), output_parser: 'responses' }));
     assert.ok(error instanceof StreamError, String(error));
@@ -106,8 +112,14 @@ const FULL: Array<[string, Fields]> = [
   ['response.output_text.delta', { item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'Hello ' }],
   ['response.some_future_event', { whatever: true }],
   ['response.output_text.delta', { item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'world [1].' }],
-  ['response.output_text.annotation.added', { item_id: 'msg_1', output_index: 1, content_index: 0, annotation_index: 0, annotation: { type: 'file_citation', file_id: 'f-1', filename: 'guide.md', index: 11 } }],
-  ['response.output_text.annotation.added', { item_id: 'msg_1', output_index: 1, content_index: 0, annotation_index: 1, annotation: { type: 'url_citation', url: 'https://example.com', title: 'x', start_index: 0, end_index: 1 } }],
+  [
+    'response.output_text.annotation.added',
+    { item_id: 'msg_1', output_index: 1, content_index: 0, annotation_index: 0, annotation: { type: 'file_citation', file_id: 'f-1', filename: 'guide.md', index: 11 } },
+  ],
+  [
+    'response.output_text.annotation.added',
+    { item_id: 'msg_1', output_index: 1, content_index: 0, annotation_index: 1, annotation: { type: 'url_citation', url: 'https://example.com', title: 'x', start_index: 0, end_index: 1 } },
+  ],
   ['response.output_text.done', { item_id: 'msg_1', output_index: 1, content_index: 0, text: 'Hello world [1].' }],
   ['response.output_item.added', { output_index: 2, item: { id: 'fc_1', type: 'function_call', call_id: 'call_9', name: 'lookup_weather', arguments: '' } }],
   ['response.function_call_arguments.delta', { item_id: 'fc_1', output_index: 2, delta: '{"ci' }],
@@ -175,13 +187,19 @@ describe('api: hand-written Responses streams read as the chat format of the sam
   });
 
   it('response.incomplete (max_output_tokens) is a length end with the text kept', async () => {
-    const events = await run(sse([...FULL.slice(0, 9), ['response.incomplete', { response: { ...RESPONSE, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: USAGE } }]]), 'responses');
+    const events = await run(
+      sse([...FULL.slice(0, 9), ['response.incomplete', { response: { ...RESPONSE, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: USAGE } }]]),
+      'responses',
+    );
     assert.equal(normalized(events).text, 'Hello ');
     assert.deepEqual(events.at(-1), { type: 'finished', reason: 'length', finishReason: 'length' });
   });
 
-  it('response.failed and an error event end the answer as an error with the service\'s message', async () => {
-    const failed = await run(sse([...FULL.slice(0, 9), ['response.failed', { response: { ...RESPONSE, status: 'failed', error: { code: 'server_error', message: 'the model crashed' } } }]]), 'responses');
+  it("response.failed and an error event end the answer as an error with the service's message", async () => {
+    const failed = await run(
+      sse([...FULL.slice(0, 9), ['response.failed', { response: { ...RESPONSE, status: 'failed', error: { code: 'server_error', message: 'the model crashed' } } }]]),
+      'responses',
+    );
     assert.equal(normalized(failed).text, 'Hello ');
     const end = failed.at(-1) as Extract<AnswerEvent, { type: 'finished' }>;
     assert.equal(end.reason, 'error');

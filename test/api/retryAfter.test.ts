@@ -35,7 +35,9 @@ describe('api: Retry-After on 429 and 503 (D3)', () => {
     it(`does not wait silently for a ${status} asking longer than the cap: the user is told how long`, async () => {
       const seconds = LONGEST_HONOURED_RETRY_AFTER_MS / 1000 + 30;
       h.emulator.faults.add({ kind: 'status', path: FILES, method: 'GET', status, retryAfter: seconds, times: 1 });
-      const error = await client().listFiles({ volume: 'retry-after' }).catch((e: unknown) => e);
+      const error = await client()
+        .listFiles({ volume: 'retry-after' })
+        .catch((e: unknown) => e);
       assert.ok(status === 503 ? error instanceof ServerError : error instanceof RateLimitedError, String(error));
       assert.equal((error as ServerError).retryAfterMs, seconds * 1000);
       assert.match((error as Error).message, new RegExp(`Wait ${seconds} s`));

@@ -53,7 +53,13 @@ describe('SSE decoding', () => {
   });
 
   it('gives the same events when every byte arrives in its own read', async () => {
-    assert.deepEqual(await decode(STREAM, Array.from({ length: STREAM.length - 1 }, (_, i) => i + 1)), EXPECTED);
+    assert.deepEqual(
+      await decode(
+        STREAM,
+        Array.from({ length: STREAM.length - 1 }, (_, i) => i + 1),
+      ),
+      EXPECTED,
+    );
   });
 
   it('delivers, marked unterminated, an event the bytes end in without its blank line or newline', async () => {

@@ -48,7 +48,6 @@ export async function startConnectProxy(): Promise<CountingProxy> {
   };
 }
 
-
 export interface SelfSignedServer {
   url: string;
   /** The server's certificate as PEM: a CA bundle that trusts it. */
@@ -60,7 +59,9 @@ export interface SelfSignedServer {
 export async function startSelfSignedServer(dir: string, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<SelfSignedServer> {
   const key = join(dir, 'tls-key.pem');
   const caPath = join(dir, 'tls-cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', caPath, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', caPath, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {
+    stdio: 'ignore',
+  });
   const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(caPath) }, handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -39,7 +39,15 @@ describe('tolerant decoding of the open shapes', () => {
   });
 
   it('reads the thread id under every accepted name, at the top or one level down', () => {
-    for (const data of [{ thread_id: 't' }, { threadId: 't' }, { conversation_id: 't' }, { conversationId: 't' }, { data: { thread_id: 't' } }, { metadata: { conversation_id: 't' } }, { thread: { id: 't' } }]) {
+    for (const data of [
+      { thread_id: 't' },
+      { threadId: 't' },
+      { conversation_id: 't' },
+      { conversationId: 't' },
+      { data: { thread_id: 't' } },
+      { metadata: { conversation_id: 't' } },
+      { thread: { id: 't' } },
+    ]) {
       assert.equal(readThreadId(data)?.value, 't', JSON.stringify(data));
     }
     assert.equal(readThreadId({ data: { data: { thread_id: 't' } } }), undefined, 'only one level of nesting');
@@ -55,29 +63,58 @@ describe('tolerant decoding of the open shapes', () => {
       { data: '{"type":"done","thread_id":"t","status":"stop","metadata":{"usage":{"prompt_tokens":1,"completion_tokens":2}}}' },
     ]);
     assert.ok(finished);
-    assert.deepEqual(out.map((e) => e.kind), ['thread', 'retrieval', 'reasoning', 'message', 'message', 'done']);
+    assert.deepEqual(
+      out.map((e) => e.kind),
+      ['thread', 'retrieval', 'reasoning', 'message', 'message', 'done'],
+    );
     assert.deepEqual((out[1] as Extract<AgentEvent, { kind: 'retrieval' }>).citations, [{ file_id: 'f', filename: 'a.md' }]);
     assert.equal((out[2] as { delta: string }).delta, 'thinking');
     assert.equal((out[3] as { delta: string }).delta + (out[4] as { delta: string }).delta, 'Hi there');
     assert.deepEqual((out[5] as Extract<AgentEvent, { kind: 'done' }>).usage, { prompt_tokens: 1, completion_tokens: 2, reasoning_tokens: null, total_tokens: 3 });
     const paths = seen.flatMap((o) => o.paths);
-    for (const path of ["kind from the 'type' field", "kind from the 'event' field", 'fields under data', "text from 'content'", "citations from 'retriever_resources'", "usage from 'metadata.usage'"]) {
+    for (const path of [
+      "kind from the 'type' field",
+      "kind from the 'event' field",
+      'fields under data',
+      "text from 'content'",
+      "citations from 'retriever_resources'",
+      "usage from 'metadata.usage'",
+    ]) {
       assert.ok(paths.includes(path), `${path} in ${JSON.stringify(paths)}`);
     }
   });
 
   it('ends on an end event only at a clean close, lets a later done win, and ignores a cut-off last event', () => {
-    const ended = decodeAll([{ event: 'message', data: '{"thread_id":"t","delta":"x"}' }, { event: 'message_end', data: '{"thread_id":"t","usage":{"prompt_tokens":2,"completion_tokens":3}}' }]);
-    assert.deepEqual(ended.out.map((e) => e.kind), ['message', 'done']);
+    const ended = decodeAll([
+      { event: 'message', data: '{"thread_id":"t","delta":"x"}' },
+      { event: 'message_end', data: '{"thread_id":"t","usage":{"prompt_tokens":2,"completion_tokens":3}}' },
+    ]);
+    assert.deepEqual(
+      ended.out.map((e) => e.kind),
+      ['message', 'done'],
+    );
     assert.equal((ended.out[1] as Extract<AgentEvent, { kind: 'done' }>).usage?.total_tokens, 5);
-    const both = decodeAll([{ event: 'end', data: '{"thread_id":"t","usage":{"prompt_tokens":2,"completion_tokens":3}}' }, { event: 'done', data: '{"thread_id":"t","status":"length"}' }]);
-    assert.deepEqual(both.out.map((e) => e.kind), ['done'], 'one done, not two');
+    const both = decodeAll([
+      { event: 'end', data: '{"thread_id":"t","usage":{"prompt_tokens":2,"completion_tokens":3}}' },
+      { event: 'done', data: '{"thread_id":"t","status":"length"}' },
+    ]);
+    assert.deepEqual(
+      both.out.map((e) => e.kind),
+      ['done'],
+      'one done, not two',
+    );
     assert.equal((both.out[0] as Extract<AgentEvent, { kind: 'done' }>).status, 'length');
     assert.equal((both.out[0] as Extract<AgentEvent, { kind: 'done' }>).usage?.total_tokens, 5, 'usage of the end event kept');
-    const cut = decodeAll([{ event: 'message', data: '{"thread_id":"t","delta":"x"}' }, { event: 'done', data: '{"thread_id":"t","sta', unterminated: true }]);
+    const cut = decodeAll([
+      { event: 'message', data: '{"thread_id":"t","delta":"x"}' },
+      { event: 'done', data: '{"thread_id":"t","sta', unterminated: true },
+    ]);
     assert.equal(cut.finished, false, 'a cut-off last event is a cut-off stream');
     const openai = decodeAll([{ data: '{"choices":[{"delta":{"content":"x"}}]}' }, { data: '[DONE]' }]);
-    assert.deepEqual(openai.out.map((e) => e.kind), ['message', 'done']);
+    assert.deepEqual(
+      openai.out.map((e) => e.kind),
+      ['message', 'done'],
+    );
   });
 
   it('reports a shape nothing reads as unknown, redacted and cut short, and still yields the rest', () => {
@@ -86,12 +123,21 @@ describe('tolerant decoding of the open shapes', () => {
       { event: 'message', data: '{"thread_id":"t","payload":"lost"}' },
       { data: '{"type":"citation_update","thread_id":"t"}' },
     ]);
-    assert.deepEqual(out.map((e) => e.kind), ['unknown', 'message', 'unknown']);
+    assert.deepEqual(
+      out.map((e) => e.kind),
+      ['unknown', 'message', 'unknown'],
+    );
     assert.deepEqual((out[2] as Extract<AgentEvent, { kind: 'unknown' }>).event, 'citation_update');
     const unknown = seen.filter((o) => o.unknown);
     assert.equal(unknown.length, 3);
-    assert.ok(unknown.every((o) => !o.shape.includes('sk-secret') && !o.shape.includes('and more')), JSON.stringify(unknown));
-    assert.equal(describeShape({ key: 'sk-secret-1234', n: 3, list: [1, 2], deep: { a: { b: 1 } } }, redactorFor(['sk-secret-1234'])), '{key: "***", n: 3, list: [1, … 2 items], deep: {a: {1 fields}}}');
+    assert.ok(
+      unknown.every((o) => !o.shape.includes('sk-secret') && !o.shape.includes('and more')),
+      JSON.stringify(unknown),
+    );
+    assert.equal(
+      describeShape({ key: 'sk-secret-1234', n: 3, list: [1, 2], deep: { a: { b: 1 } } }, redactorFor(['sk-secret-1234'])),
+      '{key: "***", n: 3, list: [1, … 2 items], deep: {a: {1 fields}}}',
+    );
   });
 
   it('reduces every error body form to one sentence', () => {

@@ -19,12 +19,22 @@ function refuses(run: () => void, param: string): void {
 
 describe('api validation', () => {
   it('accepts a full valid chat request', () => {
-    validateChatRequest(chat({
-      temperature: 2, top_p: 1, frequency_penalty: -2, repetition_penalty: 0, seed: -1, max_completion_tokens: 10,
-      metadata: Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v'])), stop: ['a', 'b', 'c', 'd'],
-      reasoning: { effort: null, budget_tokens: 100 }, response_format: { type: 'json_schema', json_schema: { type: 'object' } },
-      tools: [{ type: 'function', function: { name: 'f' } }], user: 'u',
-    }));
+    validateChatRequest(
+      chat({
+        temperature: 2,
+        top_p: 1,
+        frequency_penalty: -2,
+        repetition_penalty: 0,
+        seed: -1,
+        max_completion_tokens: 10,
+        metadata: Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v'])),
+        stop: ['a', 'b', 'c', 'd'],
+        reasoning: { effort: null, budget_tokens: 100 },
+        response_format: { type: 'json_schema', json_schema: { type: 'object' } },
+        tools: [{ type: 'function', function: { name: 'f' } }],
+        user: 'u',
+      }),
+    );
     validateChatRequest(chat({ temperature: null, stop: 'x', reasoning: null, metadata: null }));
   });
 

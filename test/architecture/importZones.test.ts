@@ -32,7 +32,10 @@ async function ruleHits(filePath: string, code: string): Promise<string[]> {
 
 async function assertReported(filePath: string, code: string, rule: string): Promise<void> {
   const hits = await ruleHits(filePath, code);
-  assert.ok(hits.some((h) => h.startsWith(`${rule}:`)), `${filePath}: expected ${rule}, got ${JSON.stringify(hits)}`);
+  assert.ok(
+    hits.some((h) => h.startsWith(`${rule}:`)),
+    `${filePath}: expected ${rule}, got ${JSON.stringify(hits)}`,
+  );
 }
 
 async function assertClean(filePath: string, code: string): Promise<void> {
@@ -49,7 +52,20 @@ describe('architecture: lint enforces the layers', function () {
   });
 
   it('refuses vscode in every vscode-free layer, including folders other helpers are adding', async () => {
-    for (const file of ['src/volumes/core/probe.ts', 'src/chat/core/probe.ts', 'src/chat/panel/probe.ts', 'src/common/core/probe.ts', 'src/api/probe.ts', 'src/cli/probe.ts', 'src/mcp/probe.ts', 'src/sync/core/probe.ts', 'src/nativeChat/core/probe.ts', 'src/connection/core/probe.ts', 'src/webview/probe.ts', 'src/chat/protocol.ts']) {
+    for (const file of [
+      'src/volumes/core/probe.ts',
+      'src/chat/core/probe.ts',
+      'src/chat/panel/probe.ts',
+      'src/common/core/probe.ts',
+      'src/api/probe.ts',
+      'src/cli/probe.ts',
+      'src/mcp/probe.ts',
+      'src/sync/core/probe.ts',
+      'src/nativeChat/core/probe.ts',
+      'src/connection/core/probe.ts',
+      'src/webview/probe.ts',
+      'src/chat/protocol.ts',
+    ]) {
       await assertReported(file, useVscode, 'no-restricted-imports');
     }
     await assertClean('src/volumes/vscode/probe.ts', useVscode);
@@ -75,7 +91,7 @@ describe('architecture: lint enforces the layers', function () {
     await assertClean('src/cli/probe.ts', use('../upload/core/uploadRun'));
   });
 
-  it('keeps the MCP server a thin front end: api, common/core and cores; never adapters, features\' surfaces or the CLI', async () => {
+  it("keeps the MCP server a thin front end: api, common/core and cores; never adapters, features' surfaces or the CLI", async () => {
     await assertClean('src/mcp/probe.ts', use('../volumes/core/retrieval'));
     await assertClean('src/mcp/probe.ts', use('../common/core/volumeTargets'));
     await assertReported('src/mcp/probe.ts', use('../volumes/volumesFeature'), 'import/no-restricted-paths');
@@ -91,7 +107,9 @@ describe('architecture: lint enforces the layers', function () {
 
   it('covers every top-level folder of src/ with a zone, and refuses to lint while one is not', async () => {
     const config = (await import('../../eslint.config.mjs' as string)) as { foldersWithoutZone(names: string[]): string[] };
-    const folders = readdirSync('src', { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const folders = readdirSync('src', { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
     assert.deepEqual(config.foldersWithoutZone([...folders, 'mcp']), [], 'every folder of src/ (and src/mcp) has a zone');
     assert.deepEqual(config.foldersWithoutZone(['api', 'reports', 'volumes']), ['reports'], 'a new folder is named');
     const probe = 'src/zoneProbeFolder';
@@ -143,7 +161,7 @@ describe('architecture: lint enforces the layers', function () {
     await assertReported('src/chat/protocol.ts', use('picomatch'), 'no-restricted-syntax');
   });
 
-  it('lets the protocol derive its types from the engine\'s type-only declaration, and import nothing else', async () => {
+  it("lets the protocol derive its types from the engine's type-only declaration, and import nothing else", async () => {
     const useType = (spec: string) => `import type { Turn } from '${spec}';\nexport type Probe = Turn;\n`;
     await assertClean('src/chat/protocol.ts', useType('./core/conversationTypes'));
     // A value import would put host code in the webview bundle.

@@ -122,7 +122,11 @@ describe('chat: context a conversation sends, and the sources it cites (emulator
       assert.deepEqual(plan.reveal, { kind: 'reveal', volume: passage.volume, fileId: passage.fileId });
     }
     const numbers = (answer.citations ?? []).flatMap((c) => c.markers ?? []);
-    assert.deepEqual([...numbers].sort((a, b) => a - b), numbers.map((_, i) => i + 1), 'every citation of the stream has one number');
+    assert.deepEqual(
+      [...numbers].sort((a, b) => a - b),
+      numbers.map((_, i) => i + 1),
+      'every citation of the stream has one number',
+    );
     assert.equal(engine.citedPassage(answer.id, numbers.length + 1), undefined);
     assert.equal(planCitationOpen(answer.id, engine.citedPassage('t-000000000000', 1)).kind, 'refuse');
   });

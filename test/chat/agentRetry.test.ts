@@ -59,9 +59,15 @@ describe('chat: agent Retry never repeats the question in the thread (D17)', () 
 
     await session.handle({ type: 'retry', turnId: failed.id });
     const after = await session.current();
-    assert.deepEqual(after.turns.map((t) => [t.role, t.role === 'user' ? t.content : t.state]), [
-      ['user', 'first question'], ['assistant', 'done'], ['user', 'second question'], ['assistant', 'done'],
-    ]);
+    assert.deepEqual(
+      after.turns.map((t) => [t.role, t.role === 'user' ? t.content : t.state]),
+      [
+        ['user', 'first question'],
+        ['assistant', 'done'],
+        ['user', 'second question'],
+        ['assistant', 'done'],
+      ],
+    );
     const queries = await threadQueries(after.threadId!);
     assert.equal(queries.filter((q) => q === 'second question').length, 1, `the thread holds the question once: ${JSON.stringify(queries)}`);
     assert.deepEqual(queries, ['first question', 'second question', RETRY_IN_THREAD_PROMPT]);

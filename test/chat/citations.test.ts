@@ -17,13 +17,34 @@ describe('chat: citation numbering and deduplication', () => {
   it('numbers citations by their order in the stream and keeps a repeated passage once, with both numbers', () => {
     const numbering = new CitationNumbering();
     const first = numbering.add([cite('a', 0), cite('b', 2), cite('a', 0), cite('c', 1)]);
-    assert.deepEqual(first.map((c) => [c.fileId, c.markers]), [['a', [1, 3]], ['b', [2]], ['c', [4]]]);
+    assert.deepEqual(
+      first.map((c) => [c.fileId, c.markers]),
+      [
+        ['a', [1, 3]],
+        ['b', [2]],
+        ['c', [4]],
+      ],
+    );
     assert.equal(first[0].volumeLabel, 'docs');
     // A second retrieval event continues the count; a repeat comes back with only its new number.
     const second = numbering.add([cite('b', 2), cite('d', 0)]);
-    assert.deepEqual(second.map((c) => [c.fileId, c.markers]), [['b', [5]], ['d', [6]]]);
+    assert.deepEqual(
+      second.map((c) => [c.fileId, c.markers]),
+      [
+        ['b', [5]],
+        ['d', [6]],
+      ],
+    );
     const stored = mergeCitations(mergeCitations([], first), second);
-    assert.deepEqual(stored.map((c) => [c.fileId, c.markers]), [['a', [1, 3]], ['b', [2, 5]], ['c', [4]], ['d', [6]]]);
+    assert.deepEqual(
+      stored.map((c) => [c.fileId, c.markers]),
+      [
+        ['a', [1, 3]],
+        ['b', [2, 5]],
+        ['c', [4]],
+        ['d', [6]],
+      ],
+    );
     assert.equal(citationByMarker(stored, 5)?.fileId, 'b');
     assert.equal(citationByMarker(stored, 7), undefined);
   });
@@ -39,7 +60,10 @@ describe('chat: citation numbering and deduplication', () => {
     const legacy = [cite('a'), cite('b', undefined, { snippet: 'b text' })];
     assert.deepEqual(legacy.map(markerNumbers), [[1], [2]]);
     const merged = mergeCitations(legacy, [cite('c')]);
-    assert.deepEqual(merged.map((c) => c.markers), [[1], [2], [3]]);
+    assert.deepEqual(
+      merged.map((c) => c.markers),
+      [[1], [2], [3]],
+    );
   });
 
   it('labels the personal volume "My files" and named volumes by name', () => {

@@ -38,7 +38,10 @@ describe('chat: conversation store', () => {
     await store().save(newer);
 
     const reloaded = store();
-    assert.deepEqual((await reloaded.list()).map((s) => s.id), [newer.id, older.id]);
+    assert.deepEqual(
+      (await reloaded.list()).map((s) => s.id),
+      [newer.id, older.id],
+    );
     assert.deepEqual(await reloaded.load(newer.id), newer);
     assert.deepEqual(await reloaded.load(older.id), older);
     assert.deepEqual(problems, []);
@@ -84,7 +87,10 @@ describe('chat: conversation store', () => {
     rmSync(join(root, 'index.json'));
 
     const s = store();
-    assert.deepEqual((await s.list()).map((c) => c.id), [good.id]);
+    assert.deepEqual(
+      (await s.list()).map((c) => c.id),
+      [good.id],
+    );
     assert.equal(problems.length, 1);
     assert.equal(problems[0].file, badFile);
     assert.match(problems[0].reason, /not valid JSON/);
@@ -107,10 +113,16 @@ describe('chat: conversation store', () => {
     await store().save(a);
     await store().save(b);
     writeFileSync(join(root, 'index.json'), '{ torn');
-    assert.deepEqual((await store().list()).map((c) => c.id), [b.id, a.id]);
+    assert.deepEqual(
+      (await store().list()).map((c) => c.id),
+      [b.id, a.id],
+    );
     rmSync(join(root, 'index.json'));
     const s = store();
-    assert.deepEqual((await s.list()).map((c) => c.id), [b.id, a.id]);
+    assert.deepEqual(
+      (await s.list()).map((c) => c.id),
+      [b.id, a.id],
+    );
     await s.flush();
     assert.equal(JSON.parse(readFileSync(join(root, 'index.json'), 'utf8')).length, 2, 'the index was written again');
   });

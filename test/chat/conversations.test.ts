@@ -59,7 +59,11 @@ describe('chat: conversation list, rename, delete and citation links', () => {
     const { chatId, agentId } = await twoConversations(session);
     await session.newConversation();
     const entries = (await newSession().conversationsForSearch()).map((c) => conversationPickEntry(c, (ms) => `at ${ms}`));
-    assert.deepEqual(entries.map((e) => e.id), [agentId, chatId], 'newest first, the empty new chat not listed');
+    assert.deepEqual(
+      entries.map((e) => e.id),
+      [agentId, chatId],
+      'newest first, the empty new chat not listed',
+    );
     const [agent, chat] = entries;
     const stored = JSON.parse(readFileSync(fileOf(chatId), 'utf8')) as { updatedAt: number; turns: Array<{ content: string }> };
     assert.equal(chat.label, 'Where is the deployment checklist?');
@@ -111,7 +115,10 @@ describe('chat: conversation list, rename, delete and citation links', () => {
     const { chatId, agentId } = await twoConversations(session);
     await session.delete(chatId);
     assert.equal(existsSync(fileOf(chatId)), false);
-    assert.deepEqual((await new ConversationStore(storeDir).list()).map((s) => s.id), [agentId]);
+    assert.deepEqual(
+      (await new ConversationStore(storeDir).list()).map((s) => s.id),
+      [agentId],
+    );
     assert.equal((await session.current()).id, agentId, 'deleting another conversation leaves the open one open');
     await session.delete(agentId);
     assert.equal(existsSync(fileOf(agentId)), false);

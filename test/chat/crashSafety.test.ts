@@ -67,7 +67,11 @@ describe('chat: crash safety of a streaming answer', () => {
     assert.equal(recovered?.turns[1].state, 'cut-off');
     assert.match(recovered?.turns[1].error ?? '', /Interrupted/);
     assert.equal(recovered?.turns[1].content, snapshot.turns[1].content);
-    assert.deepEqual((await new ConversationStore(crashDir).list()).map((s) => s.id), [id], 'the recovered conversation is listed');
+    assert.deepEqual(
+      (await new ConversationStore(crashDir).list()).map((s) => s.id),
+      [id],
+      'the recovered conversation is listed',
+    );
   });
 });
 

@@ -78,7 +78,10 @@ describe('chat engine: answer events against the emulator', () => {
 
     it('streams reasoning separately from the answer text for a reasoning model', async () => {
       const { events, text } = await collect(chat('Why is the sky blue?', { model: 'emu-reasoner', reasoning: { effort: 'low' } }));
-      const reasoning = events.filter((e): e is Extract<AnswerEvent, { type: 'reasoning' }> => e.type === 'reasoning').map((e) => e.text).join('');
+      const reasoning = events
+        .filter((e): e is Extract<AnswerEvent, { type: 'reasoning' }> => e.type === 'reasoning')
+        .map((e) => e.text)
+        .join('');
       assert.ok(reasoning.length > 0, 'reasoning arrived');
       assert.ok(text.length > 0 && !text.includes(reasoning), 'reasoning is not answer text');
     });
@@ -205,8 +208,7 @@ describe('chat engine: answer events against the emulator', () => {
         events.push(event);
         if (event.type === 'answer' && event.event.type === 'finished') diskAtFinish.push(onDisk(event.conversationId));
       });
-      const answerEvents = (turnId: string) =>
-        events.flatMap((e) => (e.type === 'answer' && e.turnId === turnId ? [e.event] : []));
+      const answerEvents = (turnId: string) => events.flatMap((e) => (e.type === 'answer' && e.turnId === turnId ? [e.event] : []));
       return { events, diskAtFinish, answerEvents };
     }
 
@@ -224,11 +226,7 @@ describe('chat engine: answer events against the emulator', () => {
       assert.match(first?.error?.message ?? '', /^Not connected to a KSM service\./);
       assert.doesNotMatch(first?.error?.message ?? '', /No model/);
       assert.equal(first?.error?.retryable, true, 'Retry is offered');
-      assert.deepEqual(
-        [first?.error?.fix?.action.command, ...(first?.error?.fix?.alternatives ?? []).map((a) => a.command)],
-        [COMMAND.setApiKey, COMMAND.useLocalEmulator],
-        'the two ways to connect',
-      );
+      assert.deepEqual([first?.error?.fix?.action.command, ...(first?.error?.fix?.alternatives ?? []).map((a) => a.command)], [COMMAND.setApiKey, COMMAND.useLocalEmulator], 'the two ways to connect');
       const failed = (await engine.current()).turns[1];
       assert.equal((await engine.current()).model, '', 'the chat was begun with no model');
       await engine.adoptDefaultModel();
@@ -333,7 +331,7 @@ describe('chat engine: answer events against the emulator', () => {
       assert.equal((await engine.send('Explain everything about volumes'))?.state, 'length');
       const cut = structuredClone((await engine.current()).turns[1]);
       assert.equal(cut.finishReason, 'length');
-      assert.equal(cut.maxTokens, 5, 'the answer records that the user\'s own limit was in force');
+      assert.equal(cut.maxTokens, 5, "the answer records that the user's own limit was in force");
       await engine.setParameters({});
       assert.equal((await engine.continueAnswer(cut.id))?.state, 'done');
       const turns = (await engine.current()).turns;
@@ -474,11 +472,20 @@ describe('chat engine: answer events against the emulator', () => {
       await engine.send('Second conversation');
       const before = events.length;
       await engine.rename(first.id, 'Renamed elsewhere');
-      assert.deepEqual(events.slice(before).map((e) => e.type), ['listChanged']);
+      assert.deepEqual(
+        events.slice(before).map((e) => e.type),
+        ['listChanged'],
+      );
       assert.equal((await engine.summaries()).find((c) => c.id === first.id)?.title, 'Renamed elsewhere');
       await engine.delete(first.id);
-      assert.deepEqual(events.slice(before).map((e) => e.type), ['listChanged', 'listChanged']);
-      assert.equal((await engine.summaries()).some((c) => c.id === first.id), false);
+      assert.deepEqual(
+        events.slice(before).map((e) => e.type),
+        ['listChanged', 'listChanged'],
+      );
+      assert.equal(
+        (await engine.summaries()).some((c) => c.id === first.id),
+        false,
+      );
     });
 
     it('agent: one thread across three turns, each answer reporting it, the emulator seeing one thread', async () => {
@@ -508,7 +515,10 @@ describe('chat engine: answer events against the emulator', () => {
       const [question, answer] = (await engine.current()).turns;
       assert.equal(question.attachments?.[0].fileId, uploaded.info.uuid);
       const cited = answerEvents(answer.id).flatMap((e) => (e.type === 'citations' ? e.citations : []));
-      assert.ok(cited.some((c) => c.fileId === uploaded.info.uuid && c.volume === 'notes'), JSON.stringify(cited));
+      assert.ok(
+        cited.some((c) => c.fileId === uploaded.info.uuid && c.volume === 'notes'),
+        JSON.stringify(cited),
+      );
       assert.deepEqual(answer.citations, cited, 'the answer keeps exactly the citations reported');
       assert.deepEqual(engine.citedFile('notes', uploaded.info.uuid), { fileId: uploaded.info.uuid, filename: 'release-notes.md', volume: 'notes' });
       assert.equal(engine.citedFile('notes', 'some-other-file'), undefined);

@@ -14,7 +14,13 @@ describe('model picker choices', () => {
     const choices = modelChoices(options, ['emu-large', 'my-own-model'], 'emu-large');
     assert.deepEqual(
       choices.map((c) => [c.model, c.group]),
-      [['emu-large', 'recent'], ['my-own-model', 'recent'], ['emu-chat', 'settings'], ['emu-agent', 'settings'], ['emu-reasoner', 'settings']],
+      [
+        ['emu-large', 'recent'],
+        ['my-own-model', 'recent'],
+        ['emu-chat', 'settings'],
+        ['emu-agent', 'settings'],
+        ['emu-reasoner', 'settings'],
+      ],
     );
     assert.deepEqual(choices[0].notes, ['current']);
     assert.deepEqual(choices.find((c) => c.model === 'emu-chat')?.notes, ['default for new chats']);

@@ -83,14 +83,35 @@ describe('chat: requests, titles, prefill and export', () => {
     const c = createConversation('agent', options);
     c.title = 'Volumes';
     c.turns.push(
-      user('what is in docs?', { attachments: [{ fileId: 'f1', filename: 'notes.md', size: 3, volume: 'docs' }], code: [{ id: 'x-000000000001', filename: 'a.py', languageId: 'python', lines: { start: 1, end: 1 }, text: 'x = 1' }] }),
-      assistant('It holds notes [1], [2].', { reasoning: 'looked at notes', citations: [{ fileId: 'f1', filename: 'notes.md', volume: 'docs', markers: [1] }, { fileId: 'f2', filename: 'mine.md', volume: '{dev}', volumeLabel: 'My files', markers: [2, 3] }] }),
+      user('what is in docs?', {
+        attachments: [{ fileId: 'f1', filename: 'notes.md', size: 3, volume: 'docs' }],
+        code: [{ id: 'x-000000000001', filename: 'a.py', languageId: 'python', lines: { start: 1, end: 1 }, text: 'x = 1' }],
+      }),
+      assistant('It holds notes [1], [2].', {
+        reasoning: 'looked at notes',
+        citations: [
+          { fileId: 'f1', filename: 'notes.md', volume: 'docs', markers: [1] },
+          { fileId: 'f2', filename: 'mine.md', volume: '{dev}', volumeLabel: 'My files', markers: [2, 3] },
+        ],
+      }),
       user('more?'),
       assistant('Partial', { state: 'cut-off', error: 'The answer was cut off.' }),
     );
     const md = conversationToMarkdown(c);
     assert.ok(md.startsWith('# Volumes\n'));
-    for (const part of ['## You', '_Files: `notes.md`_', '## Assistant', '`a.py` (lines 1-1):\n\n```python\nx = 1\n```\n\nwhat is in docs?', 'It holds notes [1], [2].', '<summary>Reasoning</summary>', 'looked at notes', '- [1] `notes.md` (docs)', '- [2][3] `mine.md` (My files)', '> The answer was cut off.', 'Agent `rag-agent`']) {
+    for (const part of [
+      '## You',
+      '_Files: `notes.md`_',
+      '## Assistant',
+      '`a.py` (lines 1-1):\n\n```python\nx = 1\n```\n\nwhat is in docs?',
+      'It holds notes [1], [2].',
+      '<summary>Reasoning</summary>',
+      'looked at notes',
+      '- [1] `notes.md` (docs)',
+      '- [2][3] `mine.md` (My files)',
+      '> The answer was cut off.',
+      'Agent `rag-agent`',
+    ]) {
       assert.ok(md.includes(part), `missing ${part}\n${md}`);
     }
   });

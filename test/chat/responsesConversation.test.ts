@@ -33,7 +33,15 @@ describe('chat engine: a conversation in the Responses format', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(() => {
-    options = { models: ['emu-chat', 'emu-reasoner'], reasoningModels: ['emu-reasoner'], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat', outputFormat: 'responses', userId: 'dev' };
+    options = {
+      models: ['emu-chat', 'emu-reasoner'],
+      reasoningModels: ['emu-reasoner'],
+      defaultModel: 'emu-chat',
+      agentId: 'rag-agent',
+      agentModel: 'emu-chat',
+      outputFormat: 'responses',
+      userId: 'dev',
+    };
   });
 
   const engine = () =>
@@ -44,7 +52,7 @@ describe('chat engine: a conversation in the Responses format', () => {
     );
   const lastBody = () => JSON.parse(proxy.requests.at(-1)!.body) as Record<string, unknown>;
 
-  it('answers in the setting\'s format with reasoning and usage, and sends user and metadata', async () => {
+  it("answers in the setting's format with reasoning and usage, and sends user and metadata", async () => {
     const chat = engine();
     const conversation = await chat.newConversation('chat');
     await chat.setModel('emu-reasoner');
@@ -60,7 +68,7 @@ describe('chat engine: a conversation in the Responses format', () => {
     assert.deepEqual(body.metadata, { client: 'ksm-assistant/chat-panel', conversation: conversation.id });
   });
 
-  it('a conversation\'s own choice wins over the setting, and the Advanced parameters reach the wire', async () => {
+  it("a conversation's own choice wins over the setting, and the Advanced parameters reach the wire", async () => {
     const chat = engine();
     await chat.newConversation('chat');
     await chat.setParameters({ outputFormat: 'chat', stop: ['zzz'], seed: 5, frequencyPenalty: 0.5, repetitionPenalty: 1.2 });

@@ -37,7 +37,10 @@ describe('chat session against the emulator', () => {
     return new ChatSession(new ConversationStore(storeDir), host, { flushIntervalMs: 16, checkpointMs: 50 });
   };
   const deltasOf = (turnId: string) =>
-    posted.filter((m): m is Extract<HostToWebview, { type: 'delta' }> => m.type === 'delta' && m.turnId === turnId).map((m) => m.content ?? '').join('');
+    posted
+      .filter((m): m is Extract<HostToWebview, { type: 'delta' }> => m.type === 'delta' && m.turnId === turnId)
+      .map((m) => m.content ?? '')
+      .join('');
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ksm-chat-session-'));
@@ -94,7 +97,11 @@ describe('chat session against the emulator', () => {
     assert.match(threadIds[0] ?? '', /^thr_/);
     assert.deepEqual(threadIds, [threadIds[0], threadIds[0], threadIds[0]]);
     const thread = await emulator.readThread(threadIds[0]!);
-    assert.deepEqual(thread?.turns.map((t) => t.query), questions, 'the emulator saw all three questions on one thread');
+    assert.deepEqual(
+      thread?.turns.map((t) => t.query),
+      questions,
+      'the emulator saw all three questions on one thread',
+    );
     const answers = (await session.current()).turns.filter((t) => t.role === 'assistant');
     assert.ok(answers.every((a) => a.state === 'done' && a.content.length > 0));
   });
@@ -212,13 +219,22 @@ describe('chat session against the emulator', () => {
     await session.rename(first.id, 'Renamed from the list');
     await session.idle();
     const lists = posted.filter((m): m is Extract<HostToWebview, { type: 'conversationList' }> => m.type === 'conversationList');
-    assert.deepEqual(posted.map((m) => m.type), ['conversationList']);
+    assert.deepEqual(
+      posted.map((m) => m.type),
+      ['conversationList'],
+    );
     assert.equal(lists[0].conversations.find((c) => c.id === first.id)?.title, 'Renamed from the list');
-    assert.ok(lists[0].conversations.some((c) => c.id === session.currentIfLoaded?.id), 'the open (unsaved) chat stays listed');
+    assert.ok(
+      lists[0].conversations.some((c) => c.id === session.currentIfLoaded?.id),
+      'the open (unsaved) chat stays listed',
+    );
     await session.delete(first.id);
     await session.idle();
     const after = posted.filter((m): m is Extract<HostToWebview, { type: 'conversationList' }> => m.type === 'conversationList').at(-1);
-    assert.equal(after?.conversations.some((c) => c.id === first.id), false);
+    assert.equal(
+      after?.conversations.some((c) => c.id === first.id),
+      false,
+    );
   });
 
   it('sends attached files to the agent and only reveals citations the answer gave', async () => {
@@ -237,7 +253,10 @@ describe('chat session against the emulator', () => {
     const [question, answer] = (await session.current()).turns;
     assert.equal(question.attachments?.[0].fileId, uploaded.info.uuid);
     assert.deepEqual((await session.current()).pendingAttachments, []);
-    assert.ok(answer.citations?.some((c) => c.fileId === uploaded.info.uuid), JSON.stringify(answer.citations));
+    assert.ok(
+      answer.citations?.some((c) => c.fileId === uploaded.info.uuid),
+      JSON.stringify(answer.citations),
+    );
     assert.equal(session.hasCitation('notes', uploaded.info.uuid), true);
     assert.equal(session.hasCitation('notes', 'some-other-file'), false);
   });

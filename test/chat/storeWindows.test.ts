@@ -72,7 +72,11 @@ describe('chat: two windows on one conversation store (separate processes)', fun
     const turns = onDisk(root, c.id).turns.map((t) => t.content);
     assert.equal(turns.length, 41, turns.join(' | '));
     for (const prefix of ['from A', 'from B']) {
-      assert.deepEqual(turns.filter((t) => t.startsWith(prefix)), Array.from({ length: 20 }, (_, i) => `${prefix} ${i}`), `${prefix} in order`);
+      assert.deepEqual(
+        turns.filter((t) => t.startsWith(prefix)),
+        Array.from({ length: 20 }, (_, i) => `${prefix} ${i}`),
+        `${prefix} in order`,
+      );
     }
     const index = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8')) as unknown[];
     assert.equal(index.length, 1);

@@ -20,7 +20,15 @@ describe('chat: a turn error never holds the key', () => {
   let dir: string;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ksm-turn-error-'));
-    emulator = await startEmulator({ port: 0, dataDir: join(dir, 'emulator'), testControls: true, stepMs: 5, tokenDelayMs: 1, responseWords: 10, apiKeys: Object.fromEntries(Object.keys(KEYS).map((key, i) => [key, `user${i}`])) });
+    emulator = await startEmulator({
+      port: 0,
+      dataDir: join(dir, 'emulator'),
+      testControls: true,
+      stepMs: 5,
+      tokenDelayMs: 1,
+      responseWords: 10,
+      apiKeys: Object.fromEntries(Object.keys(KEYS).map((key, i) => [key, `user${i}`])),
+    });
   });
   after(async () => {
     await emulator?.close();
@@ -36,7 +44,8 @@ describe('chat: a turn error never holds the key', () => {
       const session = new ChatSession(
         new ConversationStore(storeDir),
         {
-          getService: () => new KsmClient({ baseUrl: emulator.url, apiKey: async () => key, logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') }, logRequests: true }),
+          getService: () =>
+            new KsmClient({ baseUrl: emulator.url, apiKey: async () => key, logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') }, logRequests: true }),
           getOptions: () => options,
           getVolumes: () => [],
           post: (m) => posted.push(m),

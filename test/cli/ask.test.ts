@@ -50,16 +50,43 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     const schema = join(fx.workDir, 'schema.json');
     await writeFile(schema, JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] }));
     const run = await ksm(
-      ['ask', '--model', 'emu-chat', '--system', 'Be brief.', '--temperature', '0.5', '--top-p', '0.9', '--max-tokens', '200', '--stop', 'END', '--stop', '###', '--seed', '42', '--frequency-penalty', '0.3', '--repetition-penalty', '1.1', '--json-schema', schema, 'Give', 'an', 'answer'],
+      [
+        'ask',
+        '--model',
+        'emu-chat',
+        '--system',
+        'Be brief.',
+        '--temperature',
+        '0.5',
+        '--top-p',
+        '0.9',
+        '--max-tokens',
+        '200',
+        '--stop',
+        'END',
+        '--stop',
+        '###',
+        '--seed',
+        '42',
+        '--frequency-penalty',
+        '0.3',
+        '--repetition-penalty',
+        '1.1',
+        '--json-schema',
+        schema,
+        'Give',
+        'an',
+        'answer',
+      ],
       env,
     );
     assert.equal(run.code, 0, run.stderr);
     const body = lastBody();
-    assert.deepEqual(body.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Give an answer' }]);
-    assert.deepEqual(
-      [body.temperature, body.top_p, body.max_completion_tokens, body.stop, body.seed, body.frequency_penalty, body.repetition_penalty],
-      [0.5, 0.9, 200, ['END', '###'], 42, 0.3, 1.1],
-    );
+    assert.deepEqual(body.messages, [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Give an answer' },
+    ]);
+    assert.deepEqual([body.temperature, body.top_p, body.max_completion_tokens, body.stop, body.seed, body.frequency_penalty, body.repetition_penalty], [0.5, 0.9, 200, ['END', '###'], 42, 0.3, 1.1]);
     assert.deepEqual(body.response_format, { type: 'json_schema', json_schema: JSON.parse(await readFile(schema, 'utf8')) });
     assert.equal(body.user, 'dev');
     assert.deepEqual(body.metadata, { client: 'ksm-cli' });
@@ -107,7 +134,7 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     assert.equal(JSON.parse(json.stdout).error.kind, 'usage');
   });
 
-  it('a refused key exits 3 with the engine\'s sentence and never prints the key; a Responses stream cut short exits 5', async () => {
+  it("a refused key exits 3 with the engine's sentence and never prints the key; a Responses stream cut short exits 5", async () => {
     const wrongKey = 'sk-wrong-ask-0123456789abcdef';
     const refused = await ksm(['ask', '--model', 'emu-chat', '--output-format', 'responses', 'q'], { ...env, KSM_API_KEY: wrongKey });
     assert.equal(refused.code, 3, refused.stderr);

@@ -42,7 +42,10 @@ describe('ksm search / ksm fetch (built, as a child process) against the emulato
         { path: h.file('evil.md', 'the heron protocol \x1b[2J is also kept in evil notes\n'), filename: 'ev\x1b[31mil\nforged.md' },
       ],
     });
-    assert.ok(results.every((r) => r.ok), JSON.stringify(results));
+    assert.ok(
+      results.every((r) => r.ok),
+      JSON.stringify(results),
+    );
     await h.emulator.waitForIdle();
     await ksm(['--version'], {}); // builds dist/cli.js once if it is stale
   });

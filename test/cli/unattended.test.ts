@@ -107,15 +107,25 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     const adopt = await ksm(['sync', folder, volume, '--adopt', '--json'], env);
     assert.equal(adopt.code, 0, adopt.stderr);
     const after = await listed(volume);
-    assert.deepEqual(after.map((f) => f.filename), ['a.md', 'b.md']);
-    assert.ok(after.every((f) => !before.some((b) => b.uuid === f.uuid)), 'both re-uploaded: the edit is never skipped');
+    assert.deepEqual(
+      after.map((f) => f.filename),
+      ['a.md', 'b.md'],
+    );
+    assert.ok(
+      after.every((f) => !before.some((b) => b.uuid === f.uuid)),
+      'both re-uploaded: the edit is never skipped',
+    );
   });
 
   it('two syncs of one folder at once leave no duplicate (the second waits or says another sync is running)', async () => {
     const folder = join(fx.workDir, 'concurrent');
     const volume = freshVolume('cli-conc');
     await writeTree(folder, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}.md`, `file ${i}`])));
-    const runs = await Promise.all([ksm(['sync', folder, volume, '--lock-wait', '60'], env), ksm(['sync', folder, volume, '--lock-wait', '60'], env), ksm(['sync', folder, volume, '--lock-wait', '0'], env)]);
+    const runs = await Promise.all([
+      ksm(['sync', folder, volume, '--lock-wait', '60'], env),
+      ksm(['sync', folder, volume, '--lock-wait', '60'], env),
+      ksm(['sync', folder, volume, '--lock-wait', '0'], env),
+    ]);
     for (const run of runs) assert.ok(run.code === 0 || run.code === 6, `${run.code}: ${run.stderr}`);
     const all = await names(volume);
     assert.equal(all.length, 200, 'every file exactly once');
@@ -134,7 +144,10 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     const replace = await ksm(['upload', volume, join(folder, 'a.md'), '--on-duplicate', 'replace', '--chunking', '0'], env);
     assert.equal(replace.code, 0, replace.stderr);
     const after = await listed(volume);
-    assert.deepEqual(after.map((f) => `${f.filename}:${f.filesize}`), ['a.md:9', 'b.md:1']);
+    assert.deepEqual(
+      after.map((f) => `${f.filename}:${f.filesize}`),
+      ['a.md:9', 'b.md:1'],
+    );
   });
 
   it('a wrong embedding model exits 3 after one upload request instead of failing every file', async () => {
@@ -183,8 +196,17 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     await writeFile(excludes, '# drafts are private\ndrafts/**\n');
     const run = await ksm(['sync', folder, volume, '--include', '**/*.md', '--exclude-from', excludes, '--json-lines'], env);
     assert.equal(run.code, 0, run.stderr);
-    const records = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(records.filter((r) => r.action === 'uploaded').map((r) => r.path).sort(), ['a.md', 'notes/d.md']);
+    const records = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      records
+        .filter((r) => r.action === 'uploaded')
+        .map((r) => r.path)
+        .sort(),
+      ['a.md', 'notes/d.md'],
+    );
     assert.deepEqual(records.at(-1).summary.uploaded, 2);
     assert.deepEqual(await names(volume), ['a.md', 'notes__d.md']);
     const dry = await ksm(['sync', folder, volume, '--dry-run'], env);

@@ -44,7 +44,10 @@ describe('common: cancellation token → AbortSignal', () => {
     const token = new StandInToken();
     assert.equal(await withAbortSignal(token, async (signal) => (assert.equal(token.listeners.size, 1), signal.aborted)), false);
     assert.equal(token.listeners.size, 0);
-    await assert.rejects(withAbortSignal(token, async () => Promise.reject(new Error('failed'))), /failed/);
+    await assert.rejects(
+      withAbortSignal(token, async () => Promise.reject(new Error('failed'))),
+      /failed/,
+    );
     assert.equal(token.listeners.size, 0);
   });
 

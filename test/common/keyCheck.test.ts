@@ -40,7 +40,10 @@ describe('common: the API key check', () => {
     const refused = emulatorConnectReport(keyCheckOutcome(new AuthenticationError('401', { status: 401 }), '{dev}'), url);
     assert.equal(refused.level, 'error');
     assert.equal(refused.action?.command, COMMAND.setApiKey);
-    const down = emulatorConnectReport(keyCheckOutcome(new NetworkError('List files failed: nothing accepted the connection (connect ECONNREFUSED 127.0.0.1:8787).', { code: 'ECONNREFUSED' }), '{dev}'), url);
+    const down = emulatorConnectReport(
+      keyCheckOutcome(new NetworkError('List files failed: nothing accepted the connection (connect ECONNREFUSED 127.0.0.1:8787).', { code: 'ECONNREFUSED' }), '{dev}'),
+      url,
+    );
     assert.equal(down.level, 'warning');
     assert.match(down.message, /nothing answers there\. Start it with "npm run emulator"/);
     assert.equal(down.action?.command, COMMAND.checkConnection);

@@ -26,8 +26,14 @@ describe('common: the volumes shown (tree and upload picker)', () => {
   it('the upload picker offers exactly the shown volumes (recent ones moved to the front)', () => {
     const shown = shownVolumes('{me}', ['a', 'b', 'c']);
     const offered = volumeChoices('{me}', ['a', 'b', 'c'], ['c']);
-    assert.deepEqual(offered.map(({ volume, personal }) => ({ volume, personal })), [shown[3], shown[0], shown[1], shown[2]]);
-    assert.deepEqual(offered.map((c) => c.recent), [true, false, false, false]);
+    assert.deepEqual(
+      offered.map(({ volume, personal }) => ({ volume, personal })),
+      [shown[3], shown[0], shown[1], shown[2]],
+    );
+    assert.deepEqual(
+      offered.map((c) => c.recent),
+      [true, false, false, false],
+    );
   });
 });
 

@@ -75,7 +75,16 @@ describe('connection check against the emulator and a broken network', () => {
   it('passes every read-only step against a healthy service, with timings, and writes nothing', async () => {
     requests.length = 0;
     const { report, markdown } = await check({ volumes: ['team-docs'] });
-    assert.deepEqual(status(report), { address: 'passed', reach: 'passed', key: 'passed', 'personal-volume': 'passed', volumes: 'passed', model: 'passed', 'output-format': 'passed', agent: 'skipped' });
+    assert.deepEqual(status(report), {
+      address: 'passed',
+      reach: 'passed',
+      key: 'passed',
+      'personal-volume': 'passed',
+      volumes: 'passed',
+      model: 'passed',
+      'output-format': 'passed',
+      agent: 'skipped',
+    });
     assert.ok(step(report, 'model').ms !== undefined && /First chunk after \d+ ms/.test(step(report, 'model').detail));
     assert.match(step(report, 'volumes').detail, /team-docs: does not exist yet/);
     assert.match(markdown, /^# KSM Connection Check\n\n\*\*Connected\.\*\* All 7 steps passed\./);
@@ -95,7 +104,10 @@ describe('connection check against the emulator and a broken network', () => {
     const { report } = await check({ outputFormat: 'responses' });
     assert.equal(step(report, 'output-format').status, 'passed');
     assert.match(step(report, 'output-format').detail, /answered in the Responses format: both formats work/);
-    assert.deepEqual(report.steps.map((s) => s.id), ['address', 'reach', 'key', 'personal-volume', 'volumes', 'model', 'output-format', 'agent']);
+    assert.deepEqual(
+      report.steps.map((s) => s.id),
+      ['address', 'reach', 'key', 'personal-volume', 'volumes', 'model', 'output-format', 'agent'],
+    );
     // A service that ignores output_parser answers a chat completion: only the chat format works.
     raw = await startRawServer((req, res) => {
       if (req.url === '/') return void res.end('ok');
@@ -103,9 +115,22 @@ describe('connection check against the emulator and a broken network', () => {
       const body = JSON.parse(raw!.requests.at(-1)!.body) as { stream?: boolean };
       if (body.stream) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        return void res.end(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+        return void res.end(
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+        );
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'ok' } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            id: 'c',
+            object: 'chat.completion',
+            created: 1,
+            model: 'm',
+            choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'ok' } }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          }),
+        );
     });
     const ignoring = await check({ baseUrl: raw.url, outputFormat: 'responses' });
     const formatStep = step(ignoring.report, 'output-format');
@@ -138,7 +163,10 @@ describe('connection check against the emulator and a broken network', () => {
     assert.equal(failure.id, 'reach');
     assert.equal(failure.problem, 'refused');
     assert.match(failure.fix!, /Nothing accepts connections at 127\.0\.0\.1:1\. Check the host and port in 'ksm\.baseUrl'/);
-    assert.deepEqual(report.steps.slice(2).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(
+      report.steps.slice(2).map((s) => s.status),
+      ['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped'],
+    );
     assert.match(markdown, /\*\*Failed\.\*\* First failing step: Reach the service \(network, proxy, TLS\)\. .*ECONNREFUSED/);
   });
 
@@ -201,7 +229,10 @@ describe('connection check against the emulator and a broken network', () => {
     assert.equal(failure.id, 'api');
     assert.equal(failure.title, 'The address answers as the KSM API');
     assert.equal(failure.problem, 'not-the-api');
-    assert.deepEqual(wrongPath.report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(
+      wrongPath.report.steps.slice(3).map((s) => s.status),
+      ['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped'],
+    );
     assert.match(verdict(wrongPath.report), /^First failing step: The address answers as the KSM API\. /);
     assert.deepEqual(fixActions(wrongPath.report), [{ title: 'Open Settings', command: 'ksm.openSettings', argument: 'ksm.baseUrl' }]);
     assert.match(failure.fix!, /answers, but not as the KSM API.*'ksm\.baseUrl' \(now '.*\/api\/v1'\)/);
@@ -217,11 +248,17 @@ describe('connection check against the emulator and a broken network', () => {
     assert.equal(firstFailure(report)!.id, 'key');
     assert.equal(firstFailure(report)!.problem, 'key');
     assert.match(firstFailure(report)!.fix!, /KSM: Set API Key/);
-    assert.deepEqual(report.steps.slice(3).map((s) => s.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(
+      report.steps.slice(3).map((s) => s.status),
+      ['skipped', 'skipped', 'skipped', 'skipped', 'skipped'],
+    );
     assert.deepEqual(fixActions(report), [{ title: 'Set API Key', command: 'ksm.setApiKey' }], 'the notification offers the fix, not only Copy Report');
     const none = await check({ apiKey: null });
     assert.equal(firstFailure(none.report)!.problem, 'no-key');
-    assert.deepEqual(fixActions(none.report).map((a) => a.title), ['Set API Key']);
+    assert.deepEqual(
+      fixActions(none.report).map((a) => a.title),
+      ['Set API Key'],
+    );
   });
 
   it('never says ".." in the verdict or a step, whatever the failing detail ends with', async () => {

@@ -11,10 +11,15 @@ describe('emulator: rag-agent', () => {
 
   before(async () => {
     const [lamps] = await upload(s.emu, '{dev}', [{ name: 'lamps.md', content: 'Street lamps in the old town switch on at dusk. The lamps use sodium bulbs.' }], 1);
-    const [ferry, bread] = await upload(s.emu, 'team', [
-      { name: 'ferry.txt', content: 'The harbour ferry leaves every forty minutes from pier seven.' },
-      { name: 'bread.txt', content: 'Sourdough bread needs a starter fed with flour and water.' },
-    ], 1);
+    const [ferry, bread] = await upload(
+      s.emu,
+      'team',
+      [
+        { name: 'ferry.txt', content: 'The harbour ferry leaves every forty minutes from pier seven.' },
+        { name: 'bread.txt', content: 'Sourdough bread needs a starter fed with flour and water.' },
+      ],
+      1,
+    );
     const [hidden] = await upload(s.emu, '{dev}', [{ name: 'ferry-draft.txt', content: 'The harbour ferry draft timetable.' }], 2);
     Object.assign(files, { lamps: lamps.uuid, ferry: ferry.uuid, bread: bread.uuid, hidden: hidden.uuid });
     await s.emu.waitForIdle();
@@ -30,7 +35,7 @@ describe('emulator: rag-agent', () => {
     ['a string enable_thinking', { context: { model: 'emu-chat', enable_thinking: 'yes' } }, 400, 'context.enable_thinking'],
     ['context.tools not objects', { context: { model: 'emu-chat', tools: ['x'] } }, 400, 'context.tools'],
     ['a bad volume in context.volumes', { context: { model: 'emu-chat', volumes: ['bad name'] } }, 400, 'context.volumes[0]'],
-    ['another user\'s personal volume', { context: { model: 'emu-chat', volumes: ['{bob}'] } }, 403, 'context.volumes[0]'],
+    ["another user's personal volume", { context: { model: 'emu-chat', volumes: ['{bob}'] } }, 403, 'context.volumes[0]'],
     ['a string search_personal_volume', { context: { model: 'emu-chat', search_personal_volume: 'no' } }, 400, 'context.search_personal_volume'],
     ['files not an array', { files: 'x' }, 400, 'files'],
     ['a file without file_id', { files: [{ filename: 'a', size: 1 }] }, 400, 'files[0].file_id'],
@@ -66,7 +71,10 @@ describe('emulator: rag-agent', () => {
     assert.equal(citations[0].chunk_index, 0);
     assert.ok(citations[0].score > 0 && citations[0].score <= 1);
     assert.match(citations[0].snippet, /switch on at dusk/);
-    const text = data.slice(2, -1).map((d) => d.delta).join('');
+    const text = data
+      .slice(2, -1)
+      .map((d) => d.delta)
+      .join('');
     assert.match(text, /lamps\.md/);
     assert.match(text, /switch on at dusk/);
     const done = data[data.length - 1];
@@ -89,11 +97,19 @@ describe('emulator: rag-agent', () => {
     assert.ok(!personalOnly.json.citations.some((c: any) => c.file_id === files.hidden), 'na (do_chunking=2) files are never found');
     const withTeam = await call(s.emu, 'POST', PATH, ask('harbour ferry pier', { stream: false, context: { model: 'emu-chat', volumes: ['team', 'never-made'] } }));
     assert.equal(withTeam.json.citations[0].file_id, files.ferry);
-    const restricted = await call(s.emu, 'POST', PATH, ask('harbour ferry pier', { stream: false, files: [{ file_id: files.bread, filename: 'bread.txt', size: 10 }], context: { model: 'emu-chat', volumes: ['team'] } }));
+    const restricted = await call(
+      s.emu,
+      'POST',
+      PATH,
+      ask('harbour ferry pier', { stream: false, files: [{ file_id: files.bread, filename: 'bread.txt', size: 10 }], context: { model: 'emu-chat', volumes: ['team'] } }),
+    );
     assert.ok(restricted.json.citations.every((c: any) => c.file_id === files.bread));
     const teamOnly = await call(s.emu, 'POST', PATH, ask('harbour ferry pier bread', { stream: false, context: { model: 'emu-chat', volumes: ['team'], search_personal_volume: false } }));
     assert.ok(teamOnly.json.citations.length > 0);
-    assert.ok(teamOnly.json.citations.every((c: any) => c.volume === 'team'), 'search_personal_volume: false leaves the personal volume out');
+    assert.ok(
+      teamOnly.json.citations.every((c: any) => c.volume === 'team'),
+      'search_personal_volume: false leaves the personal volume out',
+    );
   });
 
   it('answers that nothing was found when no file matches', async () => {
@@ -124,7 +140,10 @@ describe('emulator: rag-agent', () => {
     const { messages } = await readSse(s.emu, PATH, ask('And from which pier?', { thread_id: threadId, context: { model: 'emu-chat', volumes: ['team'] } }));
     const data = messages.map((m) => JSON.parse(m.data));
     assert.equal(data[0].thread_id, threadId);
-    const text = data.filter((_, i) => messages[i].event === 'message').map((d) => d.delta).join('');
+    const text = data
+      .filter((_, i) => messages[i].event === 'message')
+      .map((d) => d.delta)
+      .join('');
     assert.match(text, /Turn 2/);
     assert.match(text, /How often does the ferry leave\?/);
     const third = await call(s.emu, 'POST', PATH, ask('Thanks', { thread_id: threadId, stream: false }));

@@ -11,7 +11,17 @@ const CASES: Array<[string, Record<string, unknown>, number, string]> = [
   ['empty messages', { messages: [] }, 400, 'messages'],
   ['a bad role', { messages: [{ role: 'robot', content: 'x' }] }, 400, 'messages[0].role'],
   ['non-string content', { messages: [{ role: 'user', content: 5 }] }, 400, 'messages[0].content'],
-  ['a tool message without tool_call_id', { messages: [{ role: 'user', content: 'x' }, { role: 'tool', content: 'r' }] }, 400, 'messages[1].tool_call_id'],
+  [
+    'a tool message without tool_call_id',
+    {
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'tool', content: 'r' },
+      ],
+    },
+    400,
+    'messages[1].tool_call_id',
+  ],
   ['temperature 2.1', { temperature: 2.1 }, 400, 'temperature'],
   ['temperature -0.1', { temperature: -0.1 }, 400, 'temperature'],
   ['temperature as string', { temperature: '1' }, 400, 'temperature'],
@@ -57,10 +67,20 @@ describe('emulator: chat completion validation (D12)', () => {
     const answer = await call(s.emu, 'POST', PATH, {
       ...base,
       model: 'emu-reasoner',
-      temperature: 2, top_p: 1, frequency_penalty: -2, repetition_penalty: 0, seed: -1,
+      temperature: 2,
+      top_p: 1,
+      frequency_penalty: -2,
+      repetition_penalty: 0,
+      seed: -1,
       metadata: Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`.padEnd(64, 'x'), 'v'.repeat(512)])),
-      stop: ['a', 'b', 'c', 'd'], max_completion_tokens: null, output_parser: 'responses', user: 'u1',
-      reasoning: { effort: null, budget_tokens: 50 }, response_format: { type: 'text' }, tools: [], something_new: true,
+      stop: ['a', 'b', 'c', 'd'],
+      max_completion_tokens: null,
+      output_parser: 'responses',
+      user: 'u1',
+      reasoning: { effort: null, budget_tokens: 50 },
+      response_format: { type: 'text' },
+      tools: [],
+      something_new: true,
     });
     if (answer.status !== 200) throw new Error(answer.text);
   });

@@ -53,7 +53,7 @@ describe('emulator: damaged data, the older layout, and files that keep failing'
     assert.match(second.warnings[0], /is damaged .*moved, with the uploaded files it listed, to .*quarantine.*Nothing was deleted/);
     const [folder] = quarantined();
     assert.deepEqual(readFileSync(join(folder, STORE_FILE)), garbage, 'the damaged store is kept byte for byte');
-    assert.equal(readFileSync(join(folder, 'volumes', 'named_keep', 'content', info.uuid), 'utf8'), 'precious bytes', 'the user\'s bytes are kept');
+    assert.equal(readFileSync(join(folder, 'volumes', 'named_keep', 'content', info.uuid), 'utf8'), 'precious bytes', "the user's bytes are kept");
     assert.equal((await list(second, 'keep')).status, 404);
     await upload(second, 'fresh', [{ name: 'new.txt', content: 'works again' }], 0);
     assert.equal((await list(second, 'fresh')).json.total, 1);
@@ -67,7 +67,10 @@ describe('emulator: damaged data, the older layout, and files that keep failing'
     writeFileSync(join(docs, 'volume.json'), JSON.stringify({ name: 'docs' }));
     const text = 'Spring tides happen at new moon and full moon.';
     writeFileSync(join(docs, 'content', goodUuid), text);
-    writeFileSync(join(docs, 'records', `${goodUuid}.json`), JSON.stringify({ uuid: goodUuid, filename: 'tides.txt', filesize: text.length, date: '20250101000000', seq: 7, status: 'done', volume: 'docs', embedding: 'emu-embed', doChunking: 1 }));
+    writeFileSync(
+      join(docs, 'records', `${goodUuid}.json`),
+      JSON.stringify({ uuid: goodUuid, filename: 'tides.txt', filesize: text.length, date: '20250101000000', seq: 7, status: 'done', volume: 'docs', embedding: 'emu-embed', doChunking: 1 }),
+    );
     writeFileSync(join(docs, 'chunks', `${goodUuid}.json`), JSON.stringify({ texts: [text], vectors: true }));
     writeFileSync(join(docs, 'chunks', `${goodUuid}.vec`), Buffer.from(embed(text).buffer));
     writeFileSync(join(docs, 'content', damagedUuid), 'bytes of a file whose record is damaged');
@@ -78,7 +81,16 @@ describe('emulator: damaged data, the older layout, and files that keep failing'
     writeFileSync(join(broken, 'content', 'abc'), 'bytes of a volume whose volume.json is damaged');
     mkdirSync(join(dataDir, 'threads'));
     const threadId = `thr_${'a'.repeat(24)}`;
-    writeFileSync(join(dataDir, 'threads', `${threadId}.json`), JSON.stringify({ id: threadId, agentId: 'rag-agent', userId: 'dev', created: 1, turns: [{ messageId: 'm', query: 'remember the blue kite', answer: 'ok', reasoning: null, citations: [], tools: [], created: 1 }] }));
+    writeFileSync(
+      join(dataDir, 'threads', `${threadId}.json`),
+      JSON.stringify({
+        id: threadId,
+        agentId: 'rag-agent',
+        userId: 'dev',
+        created: 1,
+        turns: [{ messageId: 'm', query: 'remember the blue kite', answer: 'ok', reasoning: null, citations: [], tools: [], created: 1 }],
+      }),
+    );
 
     const emu = await start();
     const report = emu.warnings.join('\n');
@@ -90,7 +102,10 @@ describe('emulator: damaged data, the older layout, and files that keep failing'
     assert.equal(readFileSync(join(folder, 'volumes', 'named_broken', 'content', 'abc'), 'utf8'), 'bytes of a volume whose volume.json is damaged');
 
     const listed = (await list(emu, 'docs')).json;
-    assert.deepEqual(listed.infoz.map((f: any) => [f.uuid, f.filename, f.status]), [[goodUuid, 'tides.txt', 'done']]);
+    assert.deepEqual(
+      listed.infoz.map((f: any) => [f.uuid, f.filename, f.status]),
+      [[goodUuid, 'tides.txt', 'done']],
+    );
     const ask = (query: string, thread_id: string | null = null) =>
       call(emu, 'POST', '/v1/apps/chat-messages', { agent_id: 'rag-agent', query, thread_id, stream: false, context: { model: 'emu-chat', volumes: ['docs'] } });
     assert.equal((await ask('when do spring tides happen')).json.citations[0]?.file_id, goodUuid, 'imported vectors are searched');
@@ -100,7 +115,11 @@ describe('emulator: damaged data, the older layout, and files that keep failing'
     assert.ok(!existsSync(join(docs, 'records')), 'the old JSON files moved out of the way');
     assert.ok(readdirSync(join(dataDir, 'legacy-json')).length === 1, 'into legacy-json/<time>/');
     await upload(emu, 'docs', [{ name: 'after.txt', content: 'after the import' }], 0);
-    assert.deepEqual((await list(emu, 'docs')).json.infoz.map((f: any) => f.filename), ['tides.txt', 'after.txt'], 'upload order continues after imported ones');
+    assert.deepEqual(
+      (await list(emu, 'docs')).json.infoz.map((f: any) => f.filename),
+      ['tides.txt', 'after.txt'],
+      'upload order continues after imported ones',
+    );
 
     await stop(emu);
     const restarted = await start();
@@ -124,7 +143,10 @@ describe('emulator: damaged data, the older layout, and files that keep failing'
     await stop(emu);
     const again = await start();
     await again.waitForIdle();
-    assert.deepEqual((await list(again, 'loop')).json.infoz.map((f: any) => f.status), ['na']);
+    assert.deepEqual(
+      (await list(again, 'loop')).json.infoz.map((f: any) => f.status),
+      ['na'],
+    );
   });
 
   it('a graceful stop while a file is processed does not count against it', async function () {
@@ -134,7 +156,7 @@ describe('emulator: damaged data, the older layout, and files that keep failing'
     const attempts = () => {
       const db = connect(join(dataDir, STORE_FILE), { readonly: true });
       try {
-        return (db.prepare('SELECT attempts, chunk_count FROM files WHERE uuid = ?').get(info.uuid) as { attempts: number; chunk_count: number | null });
+        return db.prepare('SELECT attempts, chunk_count FROM files WHERE uuid = ?').get(info.uuid) as { attempts: number; chunk_count: number | null };
       } finally {
         db.close();
       }

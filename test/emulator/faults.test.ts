@@ -73,7 +73,10 @@ describe('emulator: fault injection', () => {
     assert.equal(JSON.parse(completion.messages[completion.messages.length - 1].data).choices[0].finish_reason, 'stop', 'everything but the terminator');
     s.emu.faults.add({ kind: 'no-terminator', path: AGENT, afterEvents: 2 });
     const agentStream = await readSse(s.emu, AGENT, agent);
-    assert.deepEqual(agentStream.messages.map((m) => m.event), ['thread', 'retrieval']);
+    assert.deepEqual(
+      agentStream.messages.map((m) => m.event),
+      ['thread', 'retrieval'],
+    );
   });
 
   it('stream-error: a completion chunk with finish_reason error and {code,message} in delta.content, then [DONE] (D14)', async () => {
@@ -90,7 +93,10 @@ describe('emulator: fault injection', () => {
   it('stream-error on the agent: an error event, then done with status error (D19)', async () => {
     s.emu.faults.add({ kind: 'stream-error', path: AGENT, afterEvents: 1, code: 500, message: 'agent crashed' });
     const { messages } = await readSse(s.emu, AGENT, agent);
-    assert.deepEqual(messages.map((m) => m.event), ['thread', 'error', 'done']);
+    assert.deepEqual(
+      messages.map((m) => m.event),
+      ['thread', 'error', 'done'],
+    );
     const [thread, error, done] = messages.map((m) => JSON.parse(m.data));
     assert.deepEqual([error.code, error.message, error.thread_id], [500, 'agent crashed', thread.thread_id]);
     assert.equal(done.status, 'error');

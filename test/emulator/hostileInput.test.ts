@@ -129,12 +129,22 @@ describe('emulator: json_schema generation is bounded', () => {
     assertErrorBody(answer, 413, 'response_format');
     assert.match(answer.json.message, /over the emulator's limit .* lower minItems or minLength/);
     assert.equal(listing.status, 200);
-    const hugeString = await call(s.emu, 'POST', '/v3/chat/completions', ask({ response_format: { type: 'json_schema', json_schema: { type: 'object', properties: { s: { type: 'string', minLength: 1e9 } } } } }));
+    const hugeString = await call(
+      s.emu,
+      'POST',
+      '/v3/chat/completions',
+      ask({ response_format: { type: 'json_schema', json_schema: { type: 'object', properties: { s: { type: 'string', minLength: 1e9 } } } } }),
+    );
     assertErrorBody(hugeString, 413, 'response_format');
   });
 
   it('tool parameters are bounded the same way (413 naming tools)', async () => {
-    const answer = await call(s.emu, 'POST', '/v3/chat/completions', ask({ tools: [{ type: 'function', function: { name: 'make_list', parameters: { type: 'object', properties: { items: bomb } } } }] }));
+    const answer = await call(
+      s.emu,
+      'POST',
+      '/v3/chat/completions',
+      ask({ tools: [{ type: 'function', function: { name: 'make_list', parameters: { type: 'object', properties: { items: bomb } } } }] }),
+    );
     assertErrorBody(answer, 413, 'tools');
   });
 });

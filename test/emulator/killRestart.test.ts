@@ -152,7 +152,9 @@ describe('emulator: kill -9 during uploads and agent streams, restart, repeat', 
       try {
         const orphanChunks = db.prepare('SELECT count(*) AS n FROM chunks WHERE file_uuid NOT IN (SELECT uuid FROM files)').get() as { n: number };
         assert.equal(orphanChunks.n, 0, 'no chunks without a file');
-        const partial = db.prepare("SELECT count(*) AS n FROM files WHERE status = 'done' AND (chunk_count IS NULL OR chunk_count != (SELECT count(*) FROM chunks WHERE file_uuid = files.uuid))").get() as { n: number };
+        const partial = db
+          .prepare("SELECT count(*) AS n FROM files WHERE status = 'done' AND (chunk_count IS NULL OR chunk_count != (SELECT count(*) FROM chunks WHERE file_uuid = files.uuid))")
+          .get() as { n: number };
         assert.equal(partial.n, 0, 'every done file has exactly its chunks');
         assert.equal((db.prepare('SELECT count(*) AS n FROM loose_content').get() as { n: number }).n, 0, 'no loose bytes noted');
         const orphanTurns = db.prepare('SELECT count(*) AS n FROM turns WHERE thread_id NOT IN (SELECT id FROM threads)').get() as { n: number };

@@ -87,7 +87,15 @@ describe('emulator: persistence', () => {
 
   it('volumes, files, statuses, chunks, vectors and agent threads survive stop and start', async () => {
     const first = await start();
-    const infos = await upload(first, '{dev}', [{ name: 'tides.txt', content: 'Spring tides happen at new moon and full moon.' }, { name: 'raw.bin', content: 'kept as is' }], 1);
+    const infos = await upload(
+      first,
+      '{dev}',
+      [
+        { name: 'tides.txt', content: 'Spring tides happen at new moon and full moon.' },
+        { name: 'raw.bin', content: 'kept as is' },
+      ],
+      1,
+    );
     await upload(first, 'team', [{ name: 'plan.md', content: '# Plan\nShip the emulator.' }], 0);
     await first.waitForIdle();
     const thread = await agentAsk(first, 'when do spring tides happen?');
@@ -97,7 +105,10 @@ describe('emulator: persistence', () => {
 
     const second = await start();
     assert.deepEqual((await list(second, '{dev}')).json, listedBefore);
-    assert.deepEqual((await list(second, 'team')).json.infoz.map((f: any) => [f.filename, f.status]), [['plan.md', 'na']]);
+    assert.deepEqual(
+      (await list(second, 'team')).json.infoz.map((f: any) => [f.filename, f.status]),
+      [['plan.md', 'na']],
+    );
     const again = await agentAsk(second, 'and what about the full moon?', thread.json.thread_id);
     assert.equal(again.status, 200, again.text);
     assert.equal(again.json.thread_id, thread.json.thread_id);
@@ -120,7 +131,7 @@ describe('emulator: persistence', () => {
     assert.match(again.json.content, /remember the blue kite/);
   });
 
-  it('delete removes a file\'s record, bytes, chunks and vectors (store and disk), and retrieval stops finding it (D11)', async () => {
+  it("delete removes a file's record, bytes, chunks and vectors (store and disk), and retrieval stops finding it (D11)", async () => {
     const emu = await start();
     const [info] = await upload(emu, 'gone', [{ name: 'comet.txt', content: 'Halley comet returns every seventy six years.' }], 1);
     await emu.waitForIdle();
@@ -155,7 +166,10 @@ describe('emulator: persistence', () => {
     form.append('file', new Blob(['a'.repeat(200)]), 'new-a.txt');
     form.append('file', new Blob(['b'.repeat(5000)]), 'new-b.txt');
     await assert.rejects(call(emu, 'POST', '/ksm/rag/v5/files', form));
-    assert.deepEqual((await list(emu, 'crash')).json.infoz.map((f: any) => f.filename), ['earlier.txt']);
+    assert.deepEqual(
+      (await list(emu, 'crash')).json.infoz.map((f: any) => f.filename),
+      ['earlier.txt'],
+    );
     assert.equal(contentFiles(dataDir, 'named_crash').length, 1);
     assert.deepEqual(readdirSync(join(dataDir, 'tmp')), [], 'temp files of the cut upload are gone');
   });
@@ -183,14 +197,18 @@ describe('emulator: persistence', () => {
     while (!/listening on (http:\S+)/.test(output)) await once(child.stdout, 'data');
     const url = /listening on (http:\S+)/.exec(output)![1];
     const key = 'ksm-emulator-key';
-    const first = await fetch(`${url}/ksm/rag/v5/files`, { method: 'POST', headers: { Authorization: `Bearer ${key}` }, body: (() => {
-      const form = new FormData();
-      form.append('volume', 'crash');
-      form.append('embedding', 'emu-embed');
-      form.append('do_chunking', '1');
-      form.append('file', new Blob(['the earlier file survives the crash']), 'earlier.txt');
-      return form;
-    })() });
+    const first = await fetch(`${url}/ksm/rag/v5/files`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}` },
+      body: (() => {
+        const form = new FormData();
+        form.append('volume', 'crash');
+        form.append('embedding', 'emu-embed');
+        form.append('do_chunking', '1');
+        form.append('file', new Blob(['the earlier file survives the crash']), 'earlier.txt');
+        return form;
+      })(),
+    });
     assert.equal(first.status, 200);
     const { sentSecondPart } = stallingUpload(url, key);
     await sentSecondPart;
@@ -201,7 +219,10 @@ describe('emulator: persistence', () => {
     const restarted = await start();
     await restarted.waitForIdle();
     const listed = (await list(restarted, 'crash')).json;
-    assert.deepEqual(listed.infoz.map((f: any) => [f.filename, f.status, f.filesize]), [['earlier.txt', 'done', 35]]);
+    assert.deepEqual(
+      listed.infoz.map((f: any) => [f.filename, f.status, f.filesize]),
+      [['earlier.txt', 'done', 35]],
+    );
     assert.equal(contentFiles(dataDir, 'named_crash').length, 1, 'no orphan content');
     assert.deepEqual(readdirSync(join(dataDir, 'tmp')), []);
   });

@@ -53,10 +53,21 @@ describe('emulator: processing states (slow pace, every state observable)', () =
   });
 
   it('waitForIdle resolves once nothing is processing', async () => {
-    const infos = await upload(s.emu, 'idle', [{ name: 'a.txt', content: 'a b c' }, { name: 'b.txt', content: 'd e f' }], 1);
+    const infos = await upload(
+      s.emu,
+      'idle',
+      [
+        { name: 'a.txt', content: 'a b c' },
+        { name: 'b.txt', content: 'd e f' },
+      ],
+      1,
+    );
     await s.emu.waitForIdle();
     const statuses = (await list(s.emu, 'idle')).json.infoz.map((f: any) => f.status);
-    assert.deepEqual(statuses, infos.map(() => 'done'));
+    assert.deepEqual(
+      statuses,
+      infos.map(() => 'done'),
+    );
   });
 });
 
@@ -81,7 +92,10 @@ describe('emulator: filters (every format ends searchable with its own text)', (
       const final = await waitForStatus(s.emu, volume, info.uuid, ['done', 'na']);
       assert.equal(final.status, 'done', final.status_detail);
       const answer = await call(s.emu, 'POST', '/v1/apps/chat-messages', {
-        agent_id: 'rag-agent', query: `what about ${phrase}?`, stream: false, context: { model: 'emu-chat', volumes: [volume] },
+        agent_id: 'rag-agent',
+        query: `what about ${phrase}?`,
+        stream: false,
+        context: { model: 'emu-chat', volumes: [volume] },
       });
       assert.equal(answer.status, 200, answer.text);
       const citation = answer.json.citations.find((c: any) => c.file_id === info.uuid);

@@ -43,7 +43,10 @@ describe('emulator: the Responses output format read by the official openai pack
     assert.equal(final.status, 'completed');
     assert.equal(types[0], 'response.created');
     assert.equal(types.at(-1), 'response.completed');
-    assert.deepEqual(final.output.map((item) => item.type), ['reasoning', 'message']);
+    assert.deepEqual(
+      final.output.map((item) => item.type),
+      ['reasoning', 'message'],
+    );
     assert.match(text, /why do tides happen/);
     const message = final.output.find((item) => item.type === 'message');
     assert.ok(message && message.type === 'message');
@@ -73,12 +76,24 @@ describe('emulator: the Responses output format read by the official openai pack
     const { messages } = await readSse(s.emu, '/v3/chat/completions', { model: 'emu-chat', messages: [{ role: 'user', content: 'x' }], stream: true, output_parser: 'responses' });
     assert.ok(messages.every((m) => m.data !== '[DONE]'));
     const sequence = messages.map((m) => (JSON.parse(m.data) as { sequence_number: number }).sequence_number);
-    assert.deepEqual(sequence, sequence.map((_, i) => i));
-    assert.ok(messages.every((m) => m.event === (JSON.parse(m.data) as { type: string }).type), 'every event names its type on the event: line');
+    assert.deepEqual(
+      sequence,
+      sequence.map((_, i) => i),
+    );
+    assert.ok(
+      messages.every((m) => m.event === (JSON.parse(m.data) as { type: string }).type),
+      'every event names its type on the event: line',
+    );
   });
 
   it('ends an answer cut at max tokens with response.incomplete (max_output_tokens)', async () => {
-    const { messages } = await readSse(s.emu, '/v3/chat/completions', { model: 'emu-chat', messages: [{ role: 'user', content: 'write at length about rivers' }], stream: true, output_parser: 'responses', max_completion_tokens: 5 });
+    const { messages } = await readSse(s.emu, '/v3/chat/completions', {
+      model: 'emu-chat',
+      messages: [{ role: 'user', content: 'write at length about rivers' }],
+      stream: true,
+      output_parser: 'responses',
+      max_completion_tokens: 5,
+    });
     const last = JSON.parse(messages.at(-1)!.data) as Extract<ResponseStreamEvent, { type: 'response.incomplete' }>;
     assert.equal(last.type, 'response.incomplete');
     assert.equal(last.response.incomplete_details?.reason, 'max_output_tokens');

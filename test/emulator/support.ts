@@ -37,13 +37,7 @@ export interface Answer {
   json: Record<string, any>;
 }
 
-export async function call(
-  emu: RunningEmulator,
-  method: string,
-  path: string,
-  body?: unknown,
-  init: { key?: string | null; headers?: Record<string, string> } = {},
-): Promise<Answer> {
+export async function call(emu: RunningEmulator, method: string, path: string, body?: unknown, init: { key?: string | null; headers?: Record<string, string> } = {}): Promise<Answer> {
   const key = init.key === undefined ? emu.apiKey : init.key;
   const headers: Record<string, string> = { ...(key ? { Authorization: `Bearer ${key}` } : {}) };
   let payload: string | Buffer | undefined;
@@ -80,7 +74,17 @@ export function assertErrorBody(answer: Answer, status: number, param?: string |
   assert.ok(message.length > 0);
   assert.equal(typeof error, 'object');
   assert.equal(error.message, message);
-  const types: Record<number, string> = { 400: 'invalid_request', 401: 'authentication', 403: 'permission', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited', 500: 'server_error', 503: 'unavailable' };
+  const types: Record<number, string> = {
+    400: 'invalid_request',
+    401: 'authentication',
+    403: 'permission',
+    404: 'not_found',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    429: 'rate_limited',
+    500: 'server_error',
+    503: 'unavailable',
+  };
   if (types[status]) assert.equal(error.type, types[status]);
   assert.ok('param' in error, 'error.param is present (null or a field name)');
   if (param !== undefined) assert.equal(error.param, param);

@@ -9,7 +9,14 @@ describe('emulator: chunker, embedder and schema values', () => {
   it('chunks overlap by the configured number of words and cover every word once or more', () => {
     const words = Array.from({ length: 250 }, (_, i) => `w${i}`);
     const chunks = chunkText(words.join(' \n\t '), { wordsPerChunk: 100, overlapWords: 20 }).map((c) => c.split(/\s+/));
-    assert.deepEqual(chunks.map((c) => [c[0], c[c.length - 1]]), [['w0', 'w99'], ['w80', 'w179'], ['w160', 'w249']]);
+    assert.deepEqual(
+      chunks.map((c) => [c[0], c[c.length - 1]]),
+      [
+        ['w0', 'w99'],
+        ['w80', 'w179'],
+        ['w160', 'w249'],
+      ],
+    );
     assert.deepEqual([...new Set(chunks.flat())].sort(), [...words].sort());
     assert.deepEqual(chunkText('   \n '), []);
     assert.deepEqual(chunkText('one'), ['one']);

@@ -16,7 +16,10 @@ describe('emulator: forwarding to an upstream model', () => {
     dir = mkdtempSync(join(tmpdir(), 'ksm-emu-upstream-'));
     upstream = await startEmulator({ port: 0, dataDir: join(dir, 'up'), apiKeys: { 'upstream-secret': 'up' }, tokenDelayMs: 0, testControls: true });
     front = await startEmulator({
-      port: 0, dataDir: join(dir, 'front'), stepMs: 1, tokenDelayMs: 0,
+      port: 0,
+      dataDir: join(dir, 'front'),
+      stepMs: 1,
+      tokenDelayMs: 0,
       upstream: { baseUrl: `${upstream.url}/v3`, apiKey: 'upstream-secret', model: 'emu-reasoner' },
     });
   });
@@ -66,7 +69,10 @@ describe('emulator: forwarding to an upstream model', () => {
   it('streams the upstream answer as message events; an upstream failure mid-answer is an error event then done status error', async () => {
     const body = { agent_id: 'rag-agent', query: 'barn owls hearing', context: { model: 'emu-chat' } };
     const ok = await readSse(front, '/v1/apps/chat-messages', body);
-    const text = ok.messages.filter((m) => m.event === 'message').map((m) => JSON.parse(m.data).delta).join('');
+    const text = ok.messages
+      .filter((m) => m.event === 'message')
+      .map((m) => JSON.parse(m.data).delta)
+      .join('');
     assert.match(text, /^You asked: "barn owls hearing"/);
     assert.ok(ok.messages.filter((m) => m.event === 'message').length > 3, 'arrives in pieces');
     assert.equal(ok.messages[ok.messages.length - 1].event, 'done');

@@ -79,29 +79,45 @@ describe('package.json and the code name the same commands, views and keys', () 
   it('uses only declared views and context keys the extension sets in when clauses', () => {
     const contextKeys = new Set<string>(Object.values(CONTEXT_KEY));
     const views = new Set<string>(Object.values(VIEW_ID));
-    assert.deepEqual(Object.values<Array<{ id: string }>>(contributes.views).flat().map((v) => v.id).sort(), [...views].sort());
+    assert.deepEqual(
+      Object.values<Array<{ id: string }>>(contributes.views)
+        .flat()
+        .map((v) => v.id)
+        .sort(),
+      [...views].sort(),
+    );
     assert.deepEqual(Object.keys(contributes.views).sort(), Object.values(VIEW_CONTAINER_ID).sort(), 'views sit in the typed containers');
     assert.deepEqual(contributes.viewsContainers.activitybar.map((c: { id: string }) => c.id).sort(), Object.values(VIEW_CONTAINER_ID).sort());
-    assert.deepEqual(contributes.views[VIEW_CONTAINER_ID.chat].map((v: { id: string }) => v.id), [VIEW_ID.chat], 'the chat has a container of its own (full height)');
-    assert.deepEqual(contributes.walkthroughs.map((w: { id: string }) => w.id), [WALKTHROUGH_ID]);
+    assert.deepEqual(
+      contributes.views[VIEW_CONTAINER_ID.chat].map((v: { id: string }) => v.id),
+      [VIEW_ID.chat],
+      'the chat has a container of its own (full height)',
+    );
+    assert.deepEqual(
+      contributes.walkthroughs.map((w: { id: string }) => w.id),
+      [WALKTHROUGH_ID],
+    );
     const whens: string[] = [
       ...(contributes.walkthroughs ?? []).flatMap((w: { steps: Array<{ completionEvents?: string[] }> }) =>
         w.steps.flatMap((step) => (step.completionEvents ?? []).filter((e) => e.startsWith('onContext:')).map((e) => e.slice('onContext:'.length))),
       ),
-      ...Object.values<Array<{ when?: string }>>(contributes.menus ?? {}).flat().map((entry) => entry.when ?? ''),
+      ...Object.values<Array<{ when?: string }>>(contributes.menus ?? {})
+        .flat()
+        .map((entry) => entry.when ?? ''),
       ...(contributes.viewsWelcome ?? []).map((w: { when?: string }) => w.when ?? ''),
       ...(contributes.keybindings ?? []).map((k: { when?: string }) => k.when ?? ''),
     ];
     for (const when of whens) {
       for (const [, view] of when.matchAll(/\b(?:view|focusedView)\s*==\s*([\w.]+)/g)) assert.ok(views.has(view!), `when "${when}" names the unknown view ${view}`);
       // What is left after settings (config.ksm.*), view ids and tree item values must be a key we set.
-      const rest = when
-        .replace(/config\.ksm\.[\w.]+/g, '')
-        .replace(/\b(view|viewItem|focusedView)\s*(==|=~)\s*(\/(?:[^/\\]|\\.)*\/|[\w.]+)/g, '');
+      const rest = when.replace(/config\.ksm\.[\w.]+/g, '').replace(/\b(view|viewItem|focusedView)\s*(==|=~)\s*(\/(?:[^/\\]|\\.)*\/|[\w.]+)/g, '');
       for (const [key] of rest.matchAll(/\bksm\.[\w.]+/g)) assert.ok(contextKeys.has(key), `when "${when}" reads ${key}, which the extension never sets`);
     }
     for (const key of contextKeys) {
-      assert.ok(sources.some(({ text }) => text.includes(`CONTEXT_KEY.${Object.entries(CONTEXT_KEY).find(([, v]) => v === key)![0]}`)), `${key} is never set`);
+      assert.ok(
+        sources.some(({ text }) => text.includes(`CONTEXT_KEY.${Object.entries(CONTEXT_KEY).find(([, v]) => v === key)![0]}`)),
+        `${key} is never set`,
+      );
     }
   });
 

@@ -39,7 +39,9 @@ describe('the extension page (README and icon)', () => {
     assert.ok(fromSource, 'a "## From source" section');
     assert.match(fromSource, /^npm ci && npm start {2,}#/m);
     assert.match(fromSource, /^npm ci && npm test {2,}#/m);
-    const ci = readFileSync('.ci/run', 'utf8').split('\n').filter((line) => line.trim() && !line.startsWith('#'));
+    const ci = readFileSync('.ci/run', 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() && !line.startsWith('#'));
     assert.deepEqual(ci.slice(-1), ['npm ci && npm test']);
   });
 });

@@ -40,9 +40,18 @@ describe('package.json contributions', () => {
   });
 
   it('has a Volumes tree and, in a container of its own (full height, movable to the secondary side bar), the Chat webview; welcome content for both setup steps', () => {
-    assert.deepEqual(contributes.views.ksm.map((v: any) => [v.id, v.type]), [['ksm.volumes', 'tree']]);
-    assert.deepEqual(contributes.views['ksm-chat'].map((v: any) => [v.id, v.type]), [['ksm.chat', 'webview']]);
-    assert.deepEqual(contributes.viewsContainers.activitybar.map((c: any) => c.title), ['KSM Assistant', 'KSM Chat']);
+    assert.deepEqual(
+      contributes.views.ksm.map((v: any) => [v.id, v.type]),
+      [['ksm.volumes', 'tree']],
+    );
+    assert.deepEqual(
+      contributes.views['ksm-chat'].map((v: any) => [v.id, v.type]),
+      [['ksm.chat', 'webview']],
+    );
+    assert.deepEqual(
+      contributes.viewsContainers.activitybar.map((c: any) => c.title),
+      ['KSM Assistant', 'KSM Chat'],
+    );
     const whens = contributes.viewsWelcome.map((w: any) => w.when).join(' | ');
     assert.match(whens, /!config\.ksm\.baseUrl/);
     assert.match(whens, /!ksm\.hasApiKey/);
@@ -62,23 +71,32 @@ describe('package.json contributions', () => {
 
   it('welcome views have one primary action (one button) and links, and the title bar offers volume actions only once connected (issue 26, rough edge 6)', () => {
     for (const welcome of contributes.viewsWelcome) {
-      const buttons = String(welcome.contents).split('\n').filter((line) => /^\[[^\]]+\]\(command:[^)]+\)$/.test(line));
+      const buttons = String(welcome.contents)
+        .split('\n')
+        .filter((line) => /^\[[^\]]+\]\(command:[^)]+\)$/.test(line));
       assert.equal(buttons.length, 1, `${welcome.when}: ${buttons.length} buttons (${buttons.join(', ')})`);
     }
-    const volumeActions = contributes.menus['view/title'].filter((m: any) => /view == ksm\.volumes/.test(m.when) && ['ksm.volumes.add', 'ksm.upload', 'ksm.volumes.filter', 'ksm.volumes.refresh', 'ksm.volumes.sort'].includes(m.command));
+    const volumeActions = contributes.menus['view/title'].filter(
+      (m: any) => /view == ksm\.volumes/.test(m.when) && ['ksm.volumes.add', 'ksm.upload', 'ksm.volumes.filter', 'ksm.volumes.refresh', 'ksm.volumes.sort'].includes(m.command),
+    );
     assert.equal(volumeActions.length, 5);
     for (const action of volumeActions) assert.match(action.when, /\bksm\.connected\b/, `${action.command} is hidden before connection`);
   });
 
   it("ksm.baseUrl's description speaks to the user, without an implementation note (issue 26, rough edge 7)", () => {
-    const description: string = contributes.configuration.properties?.['ksm.baseUrl']?.markdownDescription ?? contributes.configuration.find?.((c: any) => c.properties?.['ksm.baseUrl'])?.properties['ksm.baseUrl'].markdownDescription;
+    const description: string =
+      contributes.configuration.properties?.['ksm.baseUrl']?.markdownDescription ??
+      contributes.configuration.find?.((c: any) => c.properties?.['ksm.baseUrl'])?.properties['ksm.baseUrl'].markdownDescription;
     assert.match(description, /workspace cannot redirect your API key/);
     assert.doesNotMatch(description, /machine|vanished|scope/i);
   });
 
   it('has a walkthrough: connect, upload a file, ask a question, each with its markdown media and a completion event', () => {
     const [walkthrough] = contributes.walkthroughs;
-    assert.deepEqual(walkthrough.steps.map((s: any) => s.id), ['connect', 'upload', 'ask']);
+    assert.deepEqual(
+      walkthrough.steps.map((s: any) => s.id),
+      ['connect', 'upload', 'ask'],
+    );
     for (const step of walkthrough.steps) {
       assert.ok(step.completionEvents?.length, `${step.id} has a completion event`);
       assert.match(step.media.markdown, /^media\/walkthrough\/.+\.md$/);

@@ -38,7 +38,10 @@ describe('chat: VS Code integration', () => {
 
   it('registers every chat command and the chat view', async () => {
     const registered = new Set(await vscode.commands.getCommands(true));
-    assert.deepEqual(CHAT_COMMANDS.filter((id) => !registered.has(id)), []);
+    assert.deepEqual(
+      CHAT_COMMANDS.filter((id) => !registered.has(id)),
+      [],
+    );
     assert.ok(registered.has('ksm.chat.focus'), 'the Chat webview view is contributed and focusable');
     await vscode.commands.executeCommand('ksm.chat.focus');
   });

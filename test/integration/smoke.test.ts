@@ -26,7 +26,11 @@ describe('smoke: KSM Assistant in a real extension host', () => {
     const contributed = (extension.packageJSON.contributes.commands as Array<{ command: string }>).map((c) => c.command);
     assert.ok(contributed.length > 10, 'the manifest lists the commands');
     const registered = new Set(await vscode.commands.getCommands(true));
-    assert.deepEqual(contributed.filter((id) => !registered.has(id)), [], 'contributed but not registered');
+    assert.deepEqual(
+      contributed.filter((id) => !registered.has(id)),
+      [],
+      'contributed but not registered',
+    );
   });
 
   it('offers VS Code Chat features only where the running VS Code has their API (feature detection, engines ^1.100.0)', async () => {
@@ -38,7 +42,10 @@ describe('smoke: KSM Assistant in a real extension host', () => {
     assert.equal(ksmModels.length > 0, providerApi, `provider API ${providerApi ? 'present' : 'absent'}, KSM models: ${ksmModels.map((m) => m.id).join(', ')}`);
     if (vscode.version.startsWith('1.100.')) assert.equal(providerApi, false, 'VS Code 1.100 has no stable language-model provider API');
     // Tools are stable since 1.95, so they are registered on 1.100 too.
-    const tools = vscode.lm.tools.map((t) => t.name).filter((name) => name.startsWith('ksm_')).sort();
+    const tools = vscode.lm.tools
+      .map((t) => t.name)
+      .filter((name) => name.startsWith('ksm_'))
+      .sort();
     assert.deepEqual(tools, ['ksm_list_files', 'ksm_search_volumes', 'ksm_upload_files']);
   });
 

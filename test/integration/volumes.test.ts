@@ -19,9 +19,20 @@ import { KsmClient } from '../../src/api/client';
 import { requiredEnv, runnerContext, silentUploadFlow, volumesApiFor } from './host';
 
 const VOLUME_COMMANDS = [
-  'ksm.volumes.add', 'ksm.volumes.remove', 'ksm.volumes.refresh', 'ksm.volumes.refreshVolume', 'ksm.volumes.loadMore',
-  'ksm.volumes.filter', 'ksm.volumes.clearFilter', 'ksm.volumes.sort', 'ksm.volumes.openSettings',
-  'ksm.upload', 'ksm.upload.toVolume', 'ksm.files.delete', 'ksm.files.copyId', 'ksm.files.askAgent',
+  'ksm.volumes.add',
+  'ksm.volumes.remove',
+  'ksm.volumes.refresh',
+  'ksm.volumes.refreshVolume',
+  'ksm.volumes.loadMore',
+  'ksm.volumes.filter',
+  'ksm.volumes.clearFilter',
+  'ksm.volumes.sort',
+  'ksm.volumes.openSettings',
+  'ksm.upload',
+  'ksm.upload.toVolume',
+  'ksm.files.delete',
+  'ksm.files.copyId',
+  'ksm.files.askAgent',
 ];
 
 /** Waits for the poller to drive the state; bounded by mocha's timeout, not a clock of our own. */
@@ -73,7 +84,10 @@ describe('volumes: VS Code integration', function () {
 
   it('registers every Volumes and Upload command', async () => {
     const registered = new Set(await vscode.commands.getCommands(true));
-    assert.deepEqual(VOLUME_COMMANDS.filter((id) => !registered.has(id)), []);
+    assert.deepEqual(
+      VOLUME_COMMANDS.filter((id) => !registered.has(id)),
+      [],
+    );
   });
 
   it('uploads a folder through the command flow; the tree pages the volume and polls the new files to done', async () => {
@@ -93,7 +107,13 @@ describe('volumes: VS Code integration', function () {
       });
       assert.ok(summary);
       assert.equal(summary.uploaded, 4);
-      assert.deepEqual(summary.results.filter((r) => r.outcome === 'skipped').map((r) => r.filename).sort(), ['blob.bin', 'node_modules']);
+      assert.deepEqual(
+        summary.results
+          .filter((r) => r.outcome === 'skipped')
+          .map((r) => r.filename)
+          .sort(),
+        ['blob.bin', 'node_modules'],
+      );
 
       const roots = (await tree.getChildren()) as VolumesNode[];
       const labels = roots.map((r) => tree.getTreeItem(r).label);
@@ -120,7 +140,10 @@ describe('volumes: VS Code integration', function () {
 
       await until(() => tree.listing(volume).pendingFiles.length === 0);
       const done = await tree.getChildren(roots[1]);
-      assert.deepEqual(done.map((n) => tree.getTreeItem(n).contextValue), Array(4).fill('ksm.file.done'));
+      assert.deepEqual(
+        done.map((n) => tree.getTreeItem(n).contextValue),
+        Array(4).fill('ksm.file.done'),
+      );
       assert.equal((tree.getTreeItem(done[0]!).iconPath as vscode.ThemeIcon).id, 'check');
       assert.equal(tree.poller.isWatching(volume), false, 'polling stopped');
 

@@ -20,7 +20,12 @@ const user = (text: string): NeutralMessage => ({ role: 'user', parts: [{ kind: 
 const assistant = (text: string): NeutralMessage => ({ role: 'assistant', parts: [{ kind: 'text', text }] });
 const SEARCH_TOOL = { name: TOOL_NAMES.search, description: 'search', inputSchema: TOOL_INPUT_SCHEMAS[TOOL_NAMES.search] };
 
-async function respond(h: Harness, model: KsmModelEntry, messages: NeutralMessage[], extra: { tools?: typeof SEARCH_TOOL[]; threads?: ThreadBook; signal?: AbortSignal; client?: ReturnType<Harness['client']> } = {}) {
+async function respond(
+  h: Harness,
+  model: KsmModelEntry,
+  messages: NeutralMessage[],
+  extra: { tools?: (typeof SEARCH_TOOL)[]; threads?: ThreadBook; signal?: AbortSignal; client?: ReturnType<Harness['client']> } = {},
+) {
   const parts: ResponsePart[] = [];
   const outcome = await provideModelResponse({
     service: extra.client ?? h.client(),
@@ -46,8 +51,20 @@ describe('vscode chat core: the message mapping', () => {
     const messages: NeutralMessage[] = [
       { role: 'system', parts: [{ kind: 'text', text: 'Be brief.' }] },
       user('Find the checklist'),
-      { role: 'assistant', parts: [{ kind: 'text', text: 'Searching.' }, { kind: 'toolCall', callId: 'call_1', name: 'ksm_search_volumes', input: { query: 'checklist' } }] },
-      { role: 'user', parts: [{ kind: 'toolResult', callId: 'call_1', text: 'Found 1 passage' }, { kind: 'text', text: 'Summarise it.' }] },
+      {
+        role: 'assistant',
+        parts: [
+          { kind: 'text', text: 'Searching.' },
+          { kind: 'toolCall', callId: 'call_1', name: 'ksm_search_volumes', input: { query: 'checklist' } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { kind: 'toolResult', callId: 'call_1', text: 'Found 1 passage' },
+          { kind: 'text', text: 'Summarise it.' },
+        ],
+      },
       { role: 'assistant', parts: [{ kind: 'toolCall', callId: 'call_2', name: 'ksm_list_files', input: {} }] },
       { role: 'user', parts: [{ kind: 'toolResult', callId: 'call_2', text: 'no files' }] },
     ];
@@ -64,11 +81,14 @@ describe('vscode chat core: the message mapping', () => {
   });
 
   it('lists every ksm.chat.models entry plus the agent, and nothing when the picker setting is off', () => {
-    assert.deepEqual(modelCatalog(CATALOG).map((m) => [m.id, m.kind, m.toolCalling]), [
-      ['emu-chat', 'chat', true],
-      ['emu-reasoner', 'chat', true],
-      ['agent:rag-agent', 'agent', false],
-    ]);
+    assert.deepEqual(
+      modelCatalog(CATALOG).map((m) => [m.id, m.kind, m.toolCalling]),
+      [
+        ['emu-chat', 'chat', true],
+        ['emu-reasoner', 'chat', true],
+        ['agent:rag-agent', 'agent', false],
+      ],
+    );
     assert.deepEqual(modelCatalog({ ...CATALOG, show: false }), []);
     assert.equal(modelCatalog({ ...CATALOG, models: [], agentModel: '' }).length, 0, 'no agent entry without a model to answer with');
   });
@@ -172,7 +192,10 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
       stored = await threadsWith(h, 'What does the lamp inventory list?');
     }
     assert.equal(stored.length, 1, 'the emulator holds one thread for both turns, not two');
-    assert.deepEqual(stored[0]!.turns.map((t) => t.query), ['What does the lamp inventory list?', 'And which lamps are brass?']);
+    assert.deepEqual(
+      stored[0]!.turns.map((t) => t.query),
+      ['What does the lamp inventory list?', 'And which lamps are brass?'],
+    );
 
     const fresh = await respond(h, agentModel, [user('And which lamps are brass?')], { threads });
     assert.notEqual(fresh.outcome.threadId, first.outcome.threadId, 'another conversation gets its own thread');
@@ -190,7 +213,13 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
   it('counts tokens with a real BPE tokenizer, not length / 4', async () => {
     assert.equal(await countTextTokens('hello world'), 2);
     assert.equal(await countTextTokens('antidisestablishmentarianism'), 6);
-    const message: NeutralMessage = { role: 'assistant', parts: [{ kind: 'text', text: 'hello world' }, { kind: 'toolCall', callId: 'c', name: 'ksm_list_files', input: {} }] };
+    const message: NeutralMessage = {
+      role: 'assistant',
+      parts: [
+        { kind: 'text', text: 'hello world' },
+        { kind: 'toolCall', callId: 'c', name: 'ksm_list_files', input: {} },
+      ],
+    };
     assert.equal(await countMessageTokens(message), 3 + 2 + (await countTextTokens('ksm_list_files')) + (await countTextTokens('{}')));
   });
 });

@@ -33,7 +33,15 @@ describe('@ksm sources: markers as links, a source opens its cited passage', () 
     book.add('a1', [{ fileId: 'f2', filename: 'notes.md', volume: 'team', snippet: 'notes', markers: [5] }]);
     assert.deepEqual(book.source('a1', 1), { fileId: 'f1', filename: 'guide.md', volume: 'team', marker: 1, markers: [1], snippet: 'the guide text', chunkIndex: 2 });
     assert.equal(book.source('a1', 5)?.filename, 'notes.md', 'numbered by the engine');
-    for (const [answer, marker] of [['a1', 2], ['a1', 0], ['a1', 1.5], ['a1', '1'], ['nope', 1], [{ toString: () => 'a1' }, 1], [undefined, undefined]] as const) {
+    for (const [answer, marker] of [
+      ['a1', 2],
+      ['a1', 0],
+      ['a1', 1.5],
+      ['a1', '1'],
+      ['nope', 1],
+      [{ toString: () => 'a1' }, 1],
+      [undefined, undefined],
+    ] as const) {
       assert.equal(book.source(answer, marker), undefined, `${String(answer)} ${String(marker)}`);
     }
     book.add('a2', []);
@@ -71,7 +79,10 @@ describe('@ksm sources: markers as links, a source opens its cited passage', () 
         },
       });
       shown += linker.flush();
-      assert.deepEqual(citedFiles(outcome.citations).map((c) => c.filename), ['release-process.md']);
+      assert.deepEqual(
+        citedFiles(outcome.citations).map((c) => c.filename),
+        ['release-process.md'],
+      );
       assert.match(shown, /\[\\\[1\\\]\]\(command:ksm\.vscodeChat\.openCitation\?%5B%22answer-1%22%2C1%5D\)/, 'the marker [1] is a link');
       assert.doesNotMatch(shown.replace(/\[\\\[\d+\\\]\]\([^)]*\)/g, ''), /\[\d+\]/, 'no marker left as plain text');
       const source = book.source('answer-1', 1);

@@ -67,7 +67,10 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     assert.equal(result.ok, true, result.text);
     assert.match(result.text, /^Uploaded 1 file\(s\) to team-docs/);
     const listed = await h.client().listFiles({ volume: TEAM });
-    assert.deepEqual(listed.files.map((f) => f.filename), ['release-process.md']);
+    assert.deepEqual(
+      listed.files.map((f) => f.filename),
+      ['release-process.md'],
+    );
     assert.match(result.text, new RegExp(`file id: ${listed.files[0]!.uuid}`));
     assert.equal(recent.list().length, 1);
 
@@ -93,7 +96,11 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     const planned = await planUpload({ paths: ['notes.txt', './notes.txt'] }, context(), uploadEnv());
     assert.ok(planned.ok);
     assert.equal(planned.value.volume, `{${h.emulator.userId}}`, "'My files' is the default volume");
-    assert.deepEqual(planned.value.files.map((f) => f.name), ['notes.txt'], 'the same file twice is sent once');
+    assert.deepEqual(
+      planned.value.files.map((f) => f.name),
+      ['notes.txt'],
+      'the same file twice is sent once',
+    );
   });
 
   it('refuses private files and tells the model which and why: .env, .git/config, an SSH key, a key by content, a gitignored file, a symlink leading out', async () => {
@@ -249,7 +256,10 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     };
     const first = await ask('What does the release checklist say?', []);
     assert.match(first.text, /release-process\.md/);
-    assert.deepEqual(citedFiles(first.outcome.citations).map((c) => [c.filename, c.volume, c.volumeLabel]), [['release-process.md', TEAM, TEAM]]);
+    assert.deepEqual(
+      citedFiles(first.outcome.citations).map((c) => [c.filename, c.volume, c.volumeLabel]),
+      [['release-process.md', TEAM, TEAM]],
+    );
     // @ksm's sources carry the ids the retrieval engine (MCP `fetch`, `ksm fetch`) takes: a fresh engine fetches the file by it.
     const [source] = citedFiles(first.outcome.citations);
     assert.match(source!.id, new RegExp(`^ksm://${TEAM}/${source!.fileId}$`));
@@ -267,7 +277,10 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
       threads = await threadsWith('What does the release checklist say?');
     }
     assert.equal(threads.length, 1, 'the emulator saw one thread for both turns');
-    assert.deepEqual(threads[0]!.turns.map((t) => t.query), ['What does the release checklist say?', 'And who publishes the notes?']);
+    assert.deepEqual(
+      threads[0]!.turns.map((t) => t.query),
+      ['What does the release checklist say?', 'And who publishes the notes?'],
+    );
     assert.equal(threadIdFromHistory([{ metadata: { threadId: '../../etc/passwd' } }, { metadata: 'x' }]), undefined, 'metadata is not trusted blindly');
   });
 
@@ -286,15 +299,29 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
 
   it('@ksm: a wrong key ends with the panel\u2019s sentence, a stop ends quietly', async () => {
     await assert.rejects(
-      askAgent({ service: h.client({ apiKey: async () => 'nope-nope-nope' }), agentId: 'rag-agent', model: 'emu-chat', volumes: [], question: 'q', signal: new AbortController().signal, emit: () => undefined }),
+      askAgent({
+        service: h.client({ apiKey: async () => 'nope-nope-nope' }),
+        agentId: 'rag-agent',
+        model: 'emu-chat',
+        volumes: [],
+        question: 'q',
+        signal: new AbortController().signal,
+        emit: () => undefined,
+      }),
       (e: Error) => /the service did not accept the API key.*Set your API key with 'KSM: Set API Key'\.$/.test(e.message) && !e.message.includes('nope-nope-nope'),
     );
     const controller = new AbortController();
     const outcome = await askAgent({
-      service: h.client(), agentId: 'rag-agent', model: 'emu-chat', volumes: [], question: 'a long question', signal: controller.signal,
-      emit: (e) => { if (e.kind === 'text') controller.abort(); },
+      service: h.client(),
+      agentId: 'rag-agent',
+      model: 'emu-chat',
+      volumes: [],
+      question: 'a long question',
+      signal: controller.signal,
+      emit: (e) => {
+        if (e.kind === 'text') controller.abort();
+      },
     });
     assert.equal(outcome.stopped, true);
   });
 });
-

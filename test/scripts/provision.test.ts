@@ -42,19 +42,22 @@ describe('scripts/provision.sh', () => {
     assert.deepEqual(aptCalls, []);
   });
 
-  it(isRoot
-    ? 'as root: runs apt-get update, then installs exactly the missing packages, and fails when they are still missing after'
-    : 'not root: stops at once with the command to run as root, without calling apt', () => {
-    const { status, stderr, aptCalls } = provision();
-    assert.equal(status, 1, stderr);
-    if (isRoot) {
-      assert.equal(aptCalls.length, 2, aptCalls.join('\n'));
-      assert.match(aptCalls[0], /(^| )update( |$)/);
-      assert.match(aptCalls[1], new RegExp(`install -y .*--no-install-recommends ${MISSING}$`));
-      assert.match(stderr, new RegExp(`still missing after apt-get install: ${MISSING}`));
-    } else {
-      assert.deepEqual(aptCalls, []);
-      assert.ok(stderr.includes(`apt-get install -y --no-install-recommends ${MISSING}`), stderr);
-    }
-  });
+  it(
+    isRoot
+      ? 'as root: runs apt-get update, then installs exactly the missing packages, and fails when they are still missing after'
+      : 'not root: stops at once with the command to run as root, without calling apt',
+    () => {
+      const { status, stderr, aptCalls } = provision();
+      assert.equal(status, 1, stderr);
+      if (isRoot) {
+        assert.equal(aptCalls.length, 2, aptCalls.join('\n'));
+        assert.match(aptCalls[0], /(^| )update( |$)/);
+        assert.match(aptCalls[1], new RegExp(`install -y .*--no-install-recommends ${MISSING}$`));
+        assert.match(stderr, new RegExp(`still missing after apt-get install: ${MISSING}`));
+      } else {
+        assert.deepEqual(aptCalls, []);
+        assert.ok(stderr.includes(`apt-get install -y --no-install-recommends ${MISSING}`), stderr);
+      }
+    },
+  );
 });

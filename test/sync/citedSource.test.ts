@@ -63,7 +63,11 @@ describe('sync: a cited file back to the workspace file and passage', () => {
     assert.deepEqual(findPassage(text, 'Some text rewritten since.\nbuild the VSIX, publish the notes.'), { startLine: 5, endLine: 5 });
     const platform = '# Platform team\n\nThe platform team owns the deploy pipeline.\n';
     assert.deepEqual(findPassage(platform, 'Platform team The platform team owns the deploy pipeline.'), { startLine: 0, endLine: 2 }, 'a heading quoted without its # and joined to the sentence');
-    assert.deepEqual(findPassage(platform, 'Platform Team: The platform team owns the deploy pipeline.'), { startLine: 2, endLine: 2 }, 'a heading changed since: the sentence without its leading words');
+    assert.deepEqual(
+      findPassage(platform, 'Platform Team: The platform team owns the deploy pipeline.'),
+      { startLine: 2, endLine: 2 },
+      'a heading changed since: the sentence without its leading words',
+    );
     assert.equal(findPassage(text, 'Nothing of this is in the file any more.'), undefined);
     assert.equal(findPassage(text, ''), undefined);
     assert.equal(findPassage(text, undefined), undefined);

@@ -81,7 +81,10 @@ describe('sync engine against the emulator', function () {
     assert.deepEqual(second.plan.deletes.map((d) => d.rel).sort(), ['docs/b.md', 'docs/c.md', 'old-name.md']);
     assert.equal(second.summary.failed, 0);
     const after = await listed(volume);
-    assert.deepEqual(after.map((f) => f.filename), ['a.md', 'new-name.md']);
+    assert.deepEqual(
+      after.map((f) => f.filename),
+      ['a.md', 'new-name.md'],
+    );
     assert.notEqual(after.find((f) => f.filename === 'a.md')!.uuid, before.get('a.md'), 'a.md was replaced by a new copy');
     assert.equal(after.find((f) => f.filename === 'a.md')!.filesize, '# A, edited\n'.length);
 
@@ -127,7 +130,10 @@ describe('sync engine against the emulator', function () {
     assert.equal(resume.deletes[0].reason, 'replaced');
     await applySync(resume, { service: fx.client, store, embedding: EMBEDDING });
     const after = await listed(volume);
-    assert.deepEqual(after.map((f) => `${f.filename}:${f.filesize}`), ['doc.md:17', 'other.md:5']);
+    assert.deepEqual(
+      after.map((f) => `${f.filename}:${f.filesize}`),
+      ['doc.md:17', 'other.md:5'],
+    );
     assert.deepEqual(planCounts(await planSync(options())), { upload: 0, replace: 0, delete: 0, unchanged: 2 });
   });
 
@@ -143,10 +149,19 @@ describe('sync engine against the emulator', function () {
     assert.deepEqual((await listed(volume)).map((f) => `${f.filename}:${f.filesize}`).sort(), ['doc.md:10', 'doc.md:9']);
     const resume = await planSync(options());
     assert.equal(resume.uploads.length, 0);
-    assert.deepEqual(resume.adopted.map((a) => a.rel), ['doc.md']);
-    assert.deepEqual(resume.deletes.map((d) => d.reason), ['replaced']);
+    assert.deepEqual(
+      resume.adopted.map((a) => a.rel),
+      ['doc.md'],
+    );
+    assert.deepEqual(
+      resume.deletes.map((d) => d.reason),
+      ['replaced'],
+    );
     await applySync(resume, { service: fx.client, store, embedding: EMBEDDING });
-    assert.deepEqual((await listed(volume)).map((f) => `${f.filename}:${f.filesize}`), ['doc.md:10']);
+    assert.deepEqual(
+      (await listed(volume)).map((f) => `${f.filename}:${f.filesize}`),
+      ['doc.md:10'],
+    );
   });
 
   it('a corrupt or missing manifest deletes nothing and stops for a choice on same-name files; keepOthers uploads alongside, adopt replaces', async () => {
@@ -159,17 +174,30 @@ describe('sync engine against the emulator', function () {
     const plan = await planSync(options());
     assert.equal(plan.manifest.state, 'unusable');
     assert.equal(plan.deletes.length, 0, 'nothing deleted without a manifest');
-    assert.deepEqual(plan.conflicts.map((c) => c.rel), ['edited.md', 'same.md']);
+    assert.deepEqual(
+      plan.conflicts.map((c) => c.rel),
+      ['edited.md', 'same.md'],
+    );
     assert.equal(needsOwnershipChoice(plan), true, 'same-name files are never adopted silently');
     assert.deepEqual(plan.adopted, []);
 
     const kept = await planSync(options({ ownership: 'keepOthers' }));
     assert.equal(needsOwnershipChoice(kept), false);
-    assert.deepEqual(kept.uploads.map((u) => u.rel), ['edited.md', 'same.md'], 'the same-size edit is uploaded, never skipped');
+    assert.deepEqual(
+      kept.uploads.map((u) => u.rel),
+      ['edited.md', 'same.md'],
+      'the same-size edit is uploaded, never skipped',
+    );
     assert.deepEqual(kept.deletes, []);
 
     const adopt = await planSync(options({ ownership: 'adopt' }));
-    assert.deepEqual(adopt.uploads.map((u) => [u.rel, u.replaces?.length]), [['edited.md', 1], ['same.md', 1]]);
+    assert.deepEqual(
+      adopt.uploads.map((u) => [u.rel, u.replaces?.length]),
+      [
+        ['edited.md', 1],
+        ['same.md', 1],
+      ],
+    );
     const summary = await applySync(adopt, { service: fx.client, store, embedding: EMBEDDING });
     assert.equal(summary.failed, 0);
     assert.deepEqual(await names(volume), ['edited.md', 'gone.md', 'same.md'], 'older copies replaced; gone.md (not recorded) left alone');

@@ -58,7 +58,10 @@ describe('sync ownership: the listing is the truth, the manifest a hint', functi
     const manifest = JSON.parse(await readFile(store.location, 'utf8'));
     const ours = manifest.files['notes.md'];
     // A pull request edits the committed manifest:
-    manifest.pendingDeletes = [{ uuid: uuids.get('team-plan.md'), rel: 'team-plan.md' }, { uuid: uuids.get('budget.md'), rel: 'notes.md' }];
+    manifest.pendingDeletes = [
+      { uuid: uuids.get('team-plan.md'), rel: 'team-plan.md' },
+      { uuid: uuids.get('budget.md'), rel: 'notes.md' },
+    ];
     manifest.files['gone.md'] = { ...ours, uuid: uuids.get('budget.md') }; // removed entry holding a foreign uuid
     manifest.files['ghost.md'] = { ...ours }; // notes.md's own uuid under another name
     await writeFile(store.location, JSON.stringify(manifest));
@@ -106,13 +109,20 @@ describe('sync ownership: the listing is the truth, the manifest a hint', functi
     await writeTree(folder, { 'guide.md': 'MINE!!' }); // same name, same size
     const first = await planSync(options());
     assert.equal(needsOwnershipChoice(first), false, 'a manifest exists: the unrecorded file is someone else’s');
-    assert.deepEqual(first.uploads.map((u) => [u.rel, u.replaces]), [['guide.md', undefined]], 'uploaded alongside, not adopted');
+    assert.deepEqual(
+      first.uploads.map((u) => [u.rel, u.replaces]),
+      [['guide.md', undefined]],
+      'uploaded alongside, not adopted',
+    );
     await sync();
     await rm(join(folder, 'guide.md'));
     const { summary } = await sync({ deleteRemoved: true });
     assert.equal(summary.deleted, 1, 'only our own guide.md');
     const left = await listed(volume);
-    assert.deepEqual(left.map((f) => f.filename), ['guide.md', 'keep.md']);
+    assert.deepEqual(
+      left.map((f) => f.filename),
+      ['guide.md', 'keep.md'],
+    );
     assert.equal(left.find((f) => f.filename === 'guide.md')!.uuid, uuids.get('guide.md'), "the colleague's copy survived");
   });
 
@@ -121,7 +131,10 @@ describe('sync ownership: the listing is the truth, the manifest a hint', functi
     await writeTree(folder, Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}.md`, `file ${i}`])));
     const release = await acquireSyncLock(store.location, { what: 'first', waitMs: 0 });
     let waited = false;
-    await assert.rejects(acquireSyncLock(store.location, { what: `${folder} → ${volume}`, waitMs: 200, onWaiting: () => (waited = true) }), (e) => e instanceof SyncBusyError && /Another sync/.test(e.message));
+    await assert.rejects(
+      acquireSyncLock(store.location, { what: `${folder} → ${volume}`, waitMs: 200, onWaiting: () => (waited = true) }),
+      (e) => e instanceof SyncBusyError && /Another sync/.test(e.message),
+    );
     assert.equal(waited, true);
     await sync();
     await release();
@@ -163,7 +176,10 @@ describe('sync ownership: the listing is the truth, the manifest a hint', functi
     const extra = await writeTree(join(fx.workDir, 'dedupe-extra'), { 'a.md': 'AAAA', 'b.md': 'a different size' });
     await fx.client.uploadFiles({ volume, embedding: EMBEDDING, files: extra.map((path) => ({ path })) });
     const plan = await planSync(options());
-    assert.deepEqual(plan.duplicates.map((d) => [d.rel, d.sameSize]).sort(), [['a.md', true], ['b.md', false]]);
+    assert.deepEqual(plan.duplicates.map((d) => [d.rel, d.sameSize]).sort(), [
+      ['a.md', true],
+      ['b.md', false],
+    ]);
     assert.deepEqual(plan.deletes, [], 'reported, not deleted, without dedupe');
     const { summary } = await sync({ dedupe: true });
     assert.equal(summary.deleted, 1);

@@ -54,7 +54,10 @@ describe('sync watch batcher', () => {
     clock.advance(500);
     await batcher.settled();
     assert.equal(runs.length, 1);
-    assert.deepEqual(runs[0], [0, 1, 2, 3, 4].map((i) => join(dir, `docs/f${i}.md`)));
+    assert.deepEqual(
+      runs[0],
+      [0, 1, 2, 3, 4].map((i) => join(dir, `docs/f${i}.md`)),
+    );
     batcher.dispose();
   });
 

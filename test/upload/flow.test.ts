@@ -78,25 +78,54 @@ describe('upload: folders, duplicates and cancel against the emulator', function
   it('asks once per clashing name until "apply to all": replace, then keep both for the rest', async () => {
     const volume = freshVolume('dup');
     const old = await writeTree(join(fx.workDir, 'old'), { 'a.md': 'old a', 'b.md': 'old b', 'c.md': 'old c' });
-    await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan: await planUploads(old.map((path) => ({ path, size: 5, displayPath: path })), [], never) });
+    await runUpload({
+      service: fx.client,
+      volume,
+      embedding: 'emu-embed',
+      doChunking: 0,
+      plan: await planUploads(
+        old.map((path) => ({ path, size: 5, displayPath: path })),
+        [],
+        never,
+      ),
+    });
     const existing = await listAll(fx, volume);
     const oldA = existing.find((f) => f.filename === 'a.md')!;
 
     const fresh = await writeTree(join(fx.workDir, 'new'), { 'a.md': 'new a!', 'b.md': 'new b!', 'c.md': 'new c!', 'd.md': 'new d!' });
     const questions: DuplicateQuestion[] = [];
-    const answers = [{ choice: 'replace' as const, applyToAll: false }, { choice: 'keepBoth' as const, applyToAll: true }];
-    const plan = await planUploads(fresh.map((path) => ({ path, size: 6, displayPath: path })), existing, async (q) => {
-      questions.push(q);
-      return answers.shift();
-    });
-    assert.deepEqual(questions.map((q) => [q.filename, q.remaining]), [['a.md', 3], ['b.md', 2]]);
-    assert.deepEqual(plan.uploads.map((u) => u.source.filename), ['a.md', 'b (2).md', 'c (2).md', 'd.md']);
+    const answers = [
+      { choice: 'replace' as const, applyToAll: false },
+      { choice: 'keepBoth' as const, applyToAll: true },
+    ];
+    const plan = await planUploads(
+      fresh.map((path) => ({ path, size: 6, displayPath: path })),
+      existing,
+      async (q) => {
+        questions.push(q);
+        return answers.shift();
+      },
+    );
+    assert.deepEqual(
+      questions.map((q) => [q.filename, q.remaining]),
+      [
+        ['a.md', 3],
+        ['b.md', 2],
+      ],
+    );
+    assert.deepEqual(
+      plan.uploads.map((u) => u.source.filename),
+      ['a.md', 'b (2).md', 'c (2).md', 'd.md'],
+    );
 
     const summary = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan });
     assert.equal(summary.uploaded, 4);
     const a = summary.results.find((r) => r.filename === 'a.md');
     assert.ok(a?.outcome === 'uploaded' && a.replacing === 1);
-    assert.ok((await listAll(fx, volume)).some((f) => f.uuid === oldA.uuid), 'the older copy stays until the new one is processed');
+    assert.ok(
+      (await listAll(fx, volume)).some((f) => f.uuid === oldA.uuid),
+      'the older copy stays until the new one is processed',
+    );
     const tracker = new ReplacementTracker({ service: () => fx.client, storage: memoryStorage(), onSettled: () => undefined, pollMs: 10 });
     await tracker.add(summary.replacements);
     await tracker.idle();
@@ -105,10 +134,21 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     assert.ok(!after.some((f) => f.uuid === oldA.uuid), 'the replaced file is gone');
     assert.equal(after.find((f) => f.filename === 'a.md')!.filesize, 6, 'the kept a.md is the new one');
 
-    const skipAll = await planUploads(fresh.map((path) => ({ path, size: 6, displayPath: path })), after, async () => ({ choice: 'skip', applyToAll: true }));
+    const skipAll = await planUploads(
+      fresh.map((path) => ({ path, size: 6, displayPath: path })),
+      after,
+      async () => ({ choice: 'skip', applyToAll: true }),
+    );
     assert.deepEqual(skipAll.uploads, [], 'every name now exists; "skip all" sends nothing');
     assert.equal(skipAll.skipped.length, 4);
-    await assert.rejects(planUploads(fresh.map((path) => ({ path, size: 6, displayPath: path })), after, async () => undefined), /cancelled/);
+    await assert.rejects(
+      planUploads(
+        fresh.map((path) => ({ path, size: 6, displayPath: path })),
+        after,
+        async () => undefined,
+      ),
+      /cancelled/,
+    );
   });
 
   it('a re-upload of what this workspace uploaded, byte for byte, is skipped as "already there, identical" without a question; a changed file is still asked about', async () => {
@@ -120,10 +160,14 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     const known = new UploadedContents(undefined, (entries) => (stored = JSON.parse(JSON.stringify(entries))));
     const first = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan: await planUploads(await selected([guide, notes]), [], never) });
     // What the extension does after an upload: remember each file's bytes by the id the service gave it.
-    known.remember(await Promise.all(first.results.map(async (r) => {
-      assert.equal(r.outcome, 'uploaded');
-      return { uuid: (r as { info: FileInfo }).info.uuid, volume, sha256: await sha256OfFile(r.path), size: (r as { info: FileInfo }).info.filesize };
-    })));
+    known.remember(
+      await Promise.all(
+        first.results.map(async (r) => {
+          assert.equal(r.outcome, 'uploaded');
+          return { uuid: (r as { info: FileInfo }).info.uuid, volume, sha256: await sha256OfFile(r.path), size: (r as { info: FileInfo }).info.filesize };
+        }),
+      ),
+    );
 
     await writeFile(notes, 'changed notes\n');
     // Read back from storage as after a reload (hostile entries are dropped).
@@ -131,10 +175,15 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     const identicalCheck = async (file: { path: string }, clash: readonly FileInfo[]) =>
       reloaded.knowsAny(volume, clash) && reloaded.identical(volume, clash, await sha256OfFile(file.path)) !== undefined;
     const questions: string[] = [];
-    const plan = await planUploads(await selected([guide, notes]), await listAll(fx, volume), async (q) => {
-      questions.push(`${q.filename} ${q.remaining}`);
-      return { choice: 'skip', applyToAll: false };
-    }, identicalCheck);
+    const plan = await planUploads(
+      await selected([guide, notes]),
+      await listAll(fx, volume),
+      async (q) => {
+        questions.push(`${q.filename} ${q.remaining}`);
+        return { choice: 'skip', applyToAll: false };
+      },
+      identicalCheck,
+    );
     assert.deepEqual(questions, ['notes.md 1'], 'only the changed file is asked about, and it is the only clash counted');
     const summary = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan });
     const guideResult = summary.results.find((r) => r.filename === 'guide.md')!;
@@ -144,7 +193,13 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     assert.equal((await listAll(fx, volume)).length, 2, 'nothing was sent');
 
     // Everything identical: one calm line, not a warning about skipped files.
-    const again = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan: await planUploads(await selected([guide]), await listAll(fx, volume), never, identicalCheck) });
+    const again = await runUpload({
+      service: fx.client,
+      volume,
+      embedding: 'emu-embed',
+      doChunking: 0,
+      plan: await planUploads(await selected([guide]), await listAll(fx, volume), never, identicalCheck),
+    });
     assert.equal(summaryLine(again, 'My files'), '"guide.md" is already in My files, identical: nothing to upload.');
     assert.equal(allIdentical(again), true);
   });
@@ -154,7 +209,11 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     const contents: Record<string, string> = {};
     for (let i = 0; i < 9; i++) contents[`f${i}.txt`] = `content ${i}`;
     const paths = await writeTree(join(fx.workDir, 'cancel'), contents);
-    const plan = await planUploads(paths.map((path) => ({ path, size: 9, displayPath: path })), [], never);
+    const plan = await planUploads(
+      paths.map((path) => ({ path, size: 9, displayPath: path })),
+      [],
+      never,
+    );
     const controller = new AbortController();
     let slowed = false;
     let hungUploadDropped: Promise<unknown> | undefined;
@@ -186,6 +245,9 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     const listed = await listAll(fx, volume);
     const uploadedIds = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info.uuid] : []));
     assert.deepEqual(listed.map((f) => f.uuid).sort(), uploadedIds.sort(), 'exactly the answered batch is listed');
-    assert.ok(listed.every((f) => f.filesize === 9), 'no file is stored partly');
+    assert.ok(
+      listed.every((f) => f.filesize === 9),
+      'no file is stored partly',
+    );
   });
 });

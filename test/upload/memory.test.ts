@@ -5,16 +5,35 @@ import { chunkingOrder, rememberedChunking, RECENT_VOLUMES_KEPT, volumeChoices, 
 describe('upload: remembered choices', () => {
   it('offers recently used volumes first, most recent first, then My files, then the list in settings order', () => {
     const choices = volumeChoices('{me}', ['alpha', 'beta', 'gamma'], ['gamma', 'alpha']);
-    assert.deepEqual(choices.map((c) => c.volume), ['gamma', 'alpha', '{me}', 'beta']);
-    assert.deepEqual(choices.map((c) => c.recent), [true, true, false, false]);
-    assert.deepEqual(choices.map((c) => c.personal), [false, false, true, false]);
+    assert.deepEqual(
+      choices.map((c) => c.volume),
+      ['gamma', 'alpha', '{me}', 'beta'],
+    );
+    assert.deepEqual(
+      choices.map((c) => c.recent),
+      [true, true, false, false],
+    );
+    assert.deepEqual(
+      choices.map((c) => c.personal),
+      [false, false, true, false],
+    );
   });
 
   it('leaves out recent volumes no longer in the view, duplicates and stored junk', () => {
     const choices = volumeChoices('{me}', ['alpha', '{me}'], ['removed', '{me}', 7, 'alpha', '{me}']);
-    assert.deepEqual(choices.map((c) => c.volume), ['{me}', 'alpha'], 'the personal volume is listed once');
-    assert.deepEqual(choices.map((c) => c.recent), [true, true]);
-    assert.deepEqual(volumeChoices(undefined, ['alpha'], 'not a list').map((c) => c.volume), ['alpha']);
+    assert.deepEqual(
+      choices.map((c) => c.volume),
+      ['{me}', 'alpha'],
+      'the personal volume is listed once',
+    );
+    assert.deepEqual(
+      choices.map((c) => c.recent),
+      [true, true],
+    );
+    assert.deepEqual(
+      volumeChoices(undefined, ['alpha'], 'not a list').map((c) => c.volume),
+      ['alpha'],
+    );
     assert.deepEqual(volumeChoices(undefined, [], ['alpha']), []);
   });
 
@@ -28,7 +47,10 @@ describe('upload: remembered choices', () => {
     assert.ok(!after.includes(`v${RECENT_VOLUMES_KEPT - 1}`), 'the oldest dropped off');
     // A volume used, then another, comes second in the next pick.
     const state = withRecentVolume(withRecentVolume([], 'alpha'), 'beta');
-    assert.deepEqual(volumeChoices(undefined, ['alpha', 'beta', 'gamma'], state).map((c) => c.volume), ['beta', 'alpha', 'gamma']);
+    assert.deepEqual(
+      volumeChoices(undefined, ['alpha', 'beta', 'gamma'], state).map((c) => c.volume),
+      ['beta', 'alpha', 'gamma'],
+    );
   });
 
   it('remembers the processing choice per volume and offers it first', () => {

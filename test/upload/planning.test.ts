@@ -13,11 +13,17 @@ describe('upload: planning rules', () => {
 
   it('two selected files with the same base name are both kept, without a question', async () => {
     const plan = await planUploads(
-      [{ path: '/a/readme.md', size: 1, displayPath: 'a/readme.md' }, { path: '/b/readme.md', size: 1, displayPath: 'b/readme.md' }],
+      [
+        { path: '/a/readme.md', size: 1, displayPath: 'a/readme.md' },
+        { path: '/b/readme.md', size: 1, displayPath: 'b/readme.md' },
+      ],
       [],
       async () => assert.fail('not asked'),
     );
-    assert.deepEqual(plan.uploads.map((u) => u.source.filename), ['readme.md', 'readme (2).md']);
+    assert.deepEqual(
+      plan.uploads.map((u) => u.source.filename),
+      ['readme.md', 'readme (2).md'],
+    );
   });
 
   it('recognises UTF-8 text and refuses NUL bytes and invalid sequences', () => {

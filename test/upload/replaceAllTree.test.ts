@@ -38,12 +38,26 @@ describe('upload: Replace All leaves the tree with one row per file (issue 26, r
       const volume = freshVolume('replace-all');
       const names = ['a.md', 'b.md', 'c.md', 'd.md', 'e.md'];
       const oldPaths = await writeTree(join(fx.workDir, `${volume}-old`), Object.fromEntries(names.map((n) => [n, `# ${n}\nThe old text of ${n}.\n`])));
-      const first = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 1, plan: await planUploads(oldPaths.map((p) => ({ path: p, size: 10, displayPath: p })), [], async () => undefined) });
+      const first = await runUpload({
+        service: fx.client,
+        volume,
+        embedding: 'emu-embed',
+        doChunking: 1,
+        plan: await planUploads(
+          oldPaths.map((p) => ({ path: p, size: 10, displayPath: p })),
+          [],
+          async () => undefined,
+        ),
+      });
       assert.equal(first.uploaded, 5);
       await fx.emulator.waitForIdle();
 
       // The tree: a listing, and its poller watching whenever the listing has files not yet final.
-      const listing = new VolumeListing(() => fx.client, volume, () => pageSize);
+      const listing = new VolumeListing(
+        () => fx.client,
+        volume,
+        () => pageSize,
+      );
       const poller = new StatusPoller((_volume, signal) => listing.pollPending(signal), FAST);
       listing.onDidChange(() => {
         if (listing.pendingFiles.length > 0 && !poller.isWatching(volume)) poller.watch(volume);
@@ -54,7 +68,11 @@ describe('upload: Replace All leaves the tree with one row per file (issue 26, r
 
       // The upload flow: list, Replace All, upload; then watchUploaded and the tracker.
       const newPaths = await writeTree(join(fx.workDir, `${volume}-new`), Object.fromEntries(names.map((n) => [n, `# ${n}\nThe new, longer text of ${n}.\n`])));
-      const plan = await planUploads(newPaths.map((p) => ({ path: p, size: 10, displayPath: p })), await listAll(volume), async () => ({ choice: 'replace', applyToAll: true }));
+      const plan = await planUploads(
+        newPaths.map((p) => ({ path: p, size: 10, displayPath: p })),
+        await listAll(volume),
+        async () => ({ choice: 'replace', applyToAll: true }),
+      );
       const summary = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 1, plan });
       assert.equal(summary.replacements.length, 5);
       const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));

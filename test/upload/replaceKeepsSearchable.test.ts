@@ -50,7 +50,10 @@ describe('upload: Replace keeps a searchable copy until the new one is processed
     assert.equal(summary.uploaded, 1);
     assert.equal(summary.replacements.length, 1);
     const listed = await listAll(volume);
-    assert.ok(listed.some((f) => f.uuid === old.uuid && f.status === 'done'), 'right after the upload the older copy is still there and searchable');
+    assert.ok(
+      listed.some((f) => f.uuid === old.uuid && f.status === 'done'),
+      'right after the upload the older copy is still there and searchable',
+    );
     return { old, summary };
   }
 
@@ -61,9 +64,15 @@ describe('upload: Replace keeps a searchable copy until the new one is processed
     const tracker = new ReplacementTracker({ service: () => fx.client, storage: persistentStorage(), onSettled: (s) => settled.push(s), pollMs: 10 });
     await tracker.add(summary.replacements);
     await tracker.idle();
-    assert.deepEqual(settled.map((s) => s.outcome), ['replaced']);
+    assert.deepEqual(
+      settled.map((s) => s.outcome),
+      ['replaced'],
+    );
     const after = await listAll(volume);
-    assert.deepEqual(after.map((f) => [f.uuid, f.status]), [[summary.replacements[0].uuid, 'done']]);
+    assert.deepEqual(
+      after.map((f) => [f.uuid, f.status]),
+      [[summary.replacements[0].uuid, 'done']],
+    );
     assert.ok(!after.some((f) => f.uuid === old.uuid));
   });
 
@@ -75,10 +84,16 @@ describe('upload: Replace keeps a searchable copy until the new one is processed
     const tracker = new ReplacementTracker({ service: () => fx.client, storage: persistentStorage(), onSettled: (s) => settled.push(s), pollMs: 10 });
     await tracker.add(summary.replacements);
     await tracker.idle();
-    assert.deepEqual(settled.map((s) => s.outcome), ['kept-old']);
+    assert.deepEqual(
+      settled.map((s) => s.outcome),
+      ['kept-old'],
+    );
     assert.match(settled[0].message, /report\.md.*could not be processed.*older, searchable copy was kept/);
     const after = await listAll(volume);
-    assert.ok(after.some((f) => f.uuid === old.uuid && f.status === 'done'), 'the searchable copy is still there');
+    assert.ok(
+      after.some((f) => f.uuid === old.uuid && f.status === 'done'),
+      'the searchable copy is still there',
+    );
     assert.ok(after.some((f) => f.uuid === summary.replacements[0].uuid && f.status === 'na'));
   });
 
@@ -97,7 +112,10 @@ describe('upload: Replace keeps a searchable copy until the new one is processed
     const next = new ReplacementTracker({ service: () => fx.client, storage, onSettled: (s) => settled.push(s), pollMs: 10 });
     next.resume();
     await next.idle();
-    assert.deepEqual(settled.map((s) => s.outcome), ['replaced']);
+    assert.deepEqual(
+      settled.map((s) => s.outcome),
+      ['replaced'],
+    );
     assert.deepEqual(JSON.parse(storage.raw()), []);
     assert.ok(!(await listAll(volume)).some((f) => f.uuid === old.uuid));
   });

@@ -40,7 +40,10 @@ describe('upload: folder selection and names (D24)', () => {
   after(() => rm(root, { recursive: true, force: true }));
 
   const expand = (paths: string[]) =>
-    expandSelection(paths.map((p) => join(root, p)), { excludeGlobs: [], maxFileSizeBytes: 1000, workspaceRoots: [join(root, 'ws')] });
+    expandSelection(
+      paths.map((p) => join(root, p)),
+      { excludeGlobs: [], maxFileSizeBytes: 1000, workspaceRoots: [join(root, 'ws')] },
+    );
 
   it('honours every .gitignore from the workspace down, never uploads a .gitignore, and keeps paths below the selected folder in the name', async () => {
     const expansion = await expand(['ws/docs']);
@@ -54,7 +57,10 @@ describe('upload: folder selection and names (D24)', () => {
 
   it('names a file picked by name by its own name, and uses the same rule as folder sync', async () => {
     const expansion = await expand(['ws/docs/guides/setup.md']);
-    assert.deepEqual(expansion.files.map((f) => f.volumeName), ['setup.md']);
+    assert.deepEqual(
+      expansion.files.map((f) => f.volumeName),
+      ['setup.md'],
+    );
     for (const rel of ['a.md', 'docs/guide.md', 'a/b/c d.txt']) assert.equal(remoteNameFor(rel), volumeNameFor(rel));
     assert.equal(volumeNameFor('guides/deep/faq.md'), 'guides__deep__faq.md');
   });
@@ -80,7 +86,11 @@ describe('upload: folder selection and names (D24)', () => {
     });
     assert.equal(asked.length, 1);
     assert.equal(asked[0]!.keepBothName, 'guides__setup (3).md', 'the question names the free name Keep Both uses');
-    assert.deepEqual(plan.uploads.map((u) => u.source.filename), ['guides__setup (3).md'], 'never collides with a name already in the volume');
+    assert.deepEqual(
+      plan.uploads.map((u) => u.source.filename),
+      ['guides__setup (3).md'],
+      'never collides with a name already in the volume',
+    );
   });
 });
 
@@ -94,7 +104,10 @@ describe('upload: the duplicate question (issue 14 defect 10)', () => {
 
   it('offers Skip, Keep Both and Replace, with the safe Skip first (the default), never Replace', () => {
     const options = duplicateOptions(question(1), PERSONAL_VOLUME_LABEL);
-    assert.deepEqual(options.map((o) => o.label), ['Skip', 'Keep Both', 'Replace']);
+    assert.deepEqual(
+      options.map((o) => o.label),
+      ['Skip', 'Keep Both', 'Replace'],
+    );
     assert.equal(options[0]!.choice, 'skip');
     assert.ok(options.every((o) => !o.applyToAll));
     assert.match(options[1]!.detail, /"notes \(2\)\.txt"/, 'Keep Both says the name it uploads under');
@@ -103,8 +116,14 @@ describe('upload: the duplicate question (issue 14 defect 10)', () => {
 
   it('adds the same three "for all remaining" when more names clash, still safe first', () => {
     const options = duplicateOptions(question(4), 'team');
-    assert.deepEqual(options.map((o) => o.label), ['Skip', 'Keep Both', 'Replace', 'Skip All', 'Keep Both for All', 'Replace All']);
-    assert.deepEqual(options.map((o) => o.applyToAll), [false, false, false, true, true, true]);
+    assert.deepEqual(
+      options.map((o) => o.label),
+      ['Skip', 'Keep Both', 'Replace', 'Skip All', 'Keep Both for All', 'Replace All'],
+    );
+    assert.deepEqual(
+      options.map((o) => o.applyToAll),
+      [false, false, false, true, true, true],
+    );
     assert.match(options[5]!.detail, /in team/);
   });
 

@@ -47,11 +47,27 @@ describe('volumes: display rules', () => {
   });
 
   it('sorts loaded files by name (natural), date (newest first) and size (largest first)', () => {
-    const files = [file({ uuid: '1', filename: 'f10', date: '20260101000000', filesize: 5 }), file({ uuid: '2', filename: 'f9', date: '20260301000000', filesize: 1 }), file({ uuid: '3', filename: 'F1', date: '20260201000000', filesize: 9 })];
-    assert.deepEqual(sortFiles(files, 'name').map((f) => f.uuid), ['3', '2', '1']);
-    assert.deepEqual(sortFiles(files, 'date').map((f) => f.uuid), ['2', '3', '1']);
-    assert.deepEqual(sortFiles(files, 'size').map((f) => f.uuid), ['3', '1', '2']);
-    assert.deepEqual(sortFiles(files, 'upload').map((f) => f.uuid), ['1', '2', '3']);
+    const files = [
+      file({ uuid: '1', filename: 'f10', date: '20260101000000', filesize: 5 }),
+      file({ uuid: '2', filename: 'f9', date: '20260301000000', filesize: 1 }),
+      file({ uuid: '3', filename: 'F1', date: '20260201000000', filesize: 9 }),
+    ];
+    assert.deepEqual(
+      sortFiles(files, 'name').map((f) => f.uuid),
+      ['3', '2', '1'],
+    );
+    assert.deepEqual(
+      sortFiles(files, 'date').map((f) => f.uuid),
+      ['2', '3', '1'],
+    );
+    assert.deepEqual(
+      sortFiles(files, 'size').map((f) => f.uuid),
+      ['3', '1', '2'],
+    );
+    assert.deepEqual(
+      sortFiles(files, 'upload').map((f) => f.uuid),
+      ['1', '2', '3'],
+    );
   });
 
   it('validates named volumes per D5', () => {

@@ -16,7 +16,10 @@ async function seedVolume(fx: EmulatorFixture, volume: string, count: number, do
   for (let i = 0; i < count; i++) files[`${volume}/f${String(i).padStart(4, '0')}.txt`] = `file ${i}`;
   const paths = await writeTree(fx.workDir, files);
   const results = await fx.client.uploadFiles({ volume, embedding: 'emu-embed', doChunking, files: paths.map((path) => ({ path })) }, { batch: { maxFiles: 500 } });
-  assert.ok(results.every((r) => r.ok), 'seeding upload failed');
+  assert.ok(
+    results.every((r) => r.ok),
+    'seeding upload failed',
+  );
 }
 
 describe('volumes: listing model against the emulator', function () {
@@ -29,12 +32,19 @@ describe('volumes: listing model against the emulator', function () {
   it('loads one page, then "load more" appends the next until total is reached', async () => {
     const volume = freshVolume();
     await seedVolume(fx, volume, 25);
-    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    const listing = new VolumeListing(
+      () => fx.client,
+      volume,
+      () => 10,
+    );
     const before = fx.emulator.stats.requests;
     await listing.ensureLoaded();
     assert.equal(fx.emulator.stats.requests - before, 1, 'opening a volume makes one request');
     assert.equal(listing.total, 25);
-    assert.deepEqual(listing.visibleFiles.map((f) => f.filename), Array.from({ length: 10 }, (_, i) => `f${String(i).padStart(4, '0')}.txt`));
+    assert.deepEqual(
+      listing.visibleFiles.map((f) => f.filename),
+      Array.from({ length: 10 }, (_, i) => `f${String(i).padStart(4, '0')}.txt`),
+    );
     assert.ok(listing.hasMore);
     await listing.loadMore();
     await listing.loadMore();
@@ -47,7 +57,11 @@ describe('volumes: listing model against the emulator', function () {
   it('reload keeps every loaded page, so the user keeps their place', async () => {
     const volume = freshVolume();
     await seedVolume(fx, volume, 12);
-    const listing = new VolumeListing(() => fx.client, volume, () => 5);
+    const listing = new VolumeListing(
+      () => fx.client,
+      volume,
+      () => 5,
+    );
     await listing.ensureLoaded();
     await listing.loadMore();
     await listing.reload();
@@ -58,7 +72,11 @@ describe('volumes: listing model against the emulator', function () {
   it('ensureLoaded waits for a load already under way instead of showing an empty list', async () => {
     const volume = freshVolume();
     await seedVolume(fx, volume, 4);
-    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    const listing = new VolumeListing(
+      () => fx.client,
+      volume,
+      () => 10,
+    );
     const started = listing.reload();
     await listing.ensureLoaded();
     assert.equal(listing.state.kind, 'loaded');
@@ -67,10 +85,18 @@ describe('volumes: listing model against the emulator', function () {
   });
 
   it('a named volume never written shows as missing (D6), an empty personal volume as empty', async () => {
-    const missing = new VolumeListing(() => fx.client, freshVolume('never'), () => 10);
+    const missing = new VolumeListing(
+      () => fx.client,
+      freshVolume('never'),
+      () => 10,
+    );
     await missing.ensureLoaded();
     assert.equal(missing.state.kind, 'missing');
-    const personal = new VolumeListing(() => fx.client, `{${fx.emulator.userId}}`, () => 10);
+    const personal = new VolumeListing(
+      () => fx.client,
+      `{${fx.emulator.userId}}`,
+      () => 10,
+    );
     await personal.ensureLoaded();
     assert.equal(personal.state.kind, 'loaded');
     assert.equal(personal.visibleFiles.length, 0);
@@ -78,7 +104,11 @@ describe('volumes: listing model against the emulator', function () {
 
   it('a wrong API key ends in an error state carrying an AuthenticationError, not an empty list', async () => {
     const wrongKey = new KsmClient({ baseUrl: fx.emulator.url, apiKey: async () => 'not-the-key', retry: { retries: 0 } });
-    const listing = new VolumeListing(() => wrongKey, freshVolume(), () => 10);
+    const listing = new VolumeListing(
+      () => wrongKey,
+      freshVolume(),
+      () => 10,
+    );
     await listing.ensureLoaded();
     assert.equal(listing.state.kind, 'error');
     assert.ok(listing.state.kind === 'error' && listing.state.error instanceof AuthenticationError);
@@ -106,7 +136,11 @@ describe('volumes: listing model against the emulator', function () {
       doChunking: 1,
       files: [{ path: path! }, { path: join(fx.workDir, volume, 'b.bin') }],
     });
-    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    const listing = new VolumeListing(
+      () => fx.client,
+      volume,
+      () => 10,
+    );
     await listing.ensureLoaded();
     assert.ok(listing.pendingFiles.length > 0, 'fresh uploads are not final yet');
     const updates: ListingChange[] = [];
@@ -137,7 +171,10 @@ describe('volumes: listing model against the emulator', function () {
     assert.equal(byName.get('b.bin')!.status, 'na');
     assert.ok(byName.get('b.bin')!.statusDetail, 'an unreadable file says why it ended na');
     assert.ok(seenStatuses.size > 2, `intermediate states were seen: ${[...seenStatuses]}`);
-    assert.ok(updates.some((u) => !u.structure && u.updated.length > 0), 'status changes are reported per file, not as a full redraw');
+    assert.ok(
+      updates.some((u) => !u.structure && u.updated.length > 0),
+      'status changes are reported per file, not as a full redraw',
+    );
     assert.equal(uploaded.length, 2);
     poller.dispose();
   }
@@ -145,11 +182,16 @@ describe('volumes: listing model against the emulator', function () {
   it('a poller stops after its cap even when files never settle, and a hidden view does not poll', async () => {
     let polls = 0;
     let now = 0;
-    const poller = new StatusPoller(async () => {
-      polls++;
-      now += 1000;
-      return { pending: 1, changed: 0 };
-    }, { initialMs: 2, maxMs: 4, factor: 2, giveUpAfterMs: 5000 }, undefined, () => now);
+    const poller = new StatusPoller(
+      async () => {
+        polls++;
+        now += 1000;
+        return { pending: 1, changed: 0 };
+      },
+      { initialMs: 2, maxMs: 4, factor: 2, giveUpAfterMs: 5000 },
+      undefined,
+      () => now,
+    );
     poller.watch('stuck');
     while (poller.isWatching('stuck')) await new Promise((r) => setTimeout(r, 5));
     assert.equal(polls, 5, 'stops once 5 s of (virtual) time passed without a change');
@@ -167,16 +209,37 @@ describe('volumes: listing model against the emulator', function () {
   it('deletes several files where one is already gone: per-file outcomes, listing updated', async () => {
     const volume = freshVolume();
     await seedVolume(fx, volume, 4);
-    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    const listing = new VolumeListing(
+      () => fx.client,
+      volume,
+      () => 10,
+    );
     await listing.ensureLoaded();
     const [a, b, c] = listing.visibleFiles;
     await fx.client.deleteFiles({ volume, uuids: [c!.uuid] }); // deleted elsewhere meanwhile
-    const outcomes = await deleteSelectedFiles(fx.client, [a!, b!, c!].map((f) => ({ volume, uuid: f.uuid, filename: f.filename })));
-    assert.deepEqual(outcomes.map((o) => [o.filename, o.outcome]), [[a!.filename, 'deleted'], [b!.filename, 'deleted'], [c!.filename, 'already gone']]);
+    const outcomes = await deleteSelectedFiles(
+      fx.client,
+      [a!, b!, c!].map((f) => ({ volume, uuid: f.uuid, filename: f.filename })),
+    );
+    assert.deepEqual(
+      outcomes.map((o) => [o.filename, o.outcome]),
+      [
+        [a!.filename, 'deleted'],
+        [b!.filename, 'deleted'],
+        [c!.filename, 'already gone'],
+      ],
+    );
     listing.removeFiles(outcomes.map((o) => o.uuid));
-    assert.deepEqual(listing.visibleFiles.map((f) => f.filename), ['f0003.txt']);
+    assert.deepEqual(
+      listing.visibleFiles.map((f) => f.filename),
+      ['f0003.txt'],
+    );
     await listing.reload();
-    assert.deepEqual(listing.visibleFiles.map((f) => f.filename), ['f0003.txt'], 'the service agrees');
+    assert.deepEqual(
+      listing.visibleFiles.map((f) => f.filename),
+      ['f0003.txt'],
+      'the service agrees',
+    );
 
     const allGone = await deleteSelectedFiles(fx.client, [{ volume, uuid: a!.uuid, filename: a!.filename }]);
     assert.equal(allGone[0]!.outcome, 'already gone', 'a 404 with every id missing is "already gone" too');
@@ -189,7 +252,10 @@ describe('volumes: listing model against the emulator', function () {
     const search = new VolumeSearch(fx.client, volume, 'f00?5.*', 50);
     const first = await search.findMore(3);
     assert.equal(fx.emulator.stats.requests - requestsBefore, 1, 'the first page of 50 held three matches');
-    assert.deepEqual(first.map((f) => f.filename), ['f0005.txt', 'f0015.txt', 'f0025.txt']);
+    assert.deepEqual(
+      first.map((f) => f.filename),
+      ['f0005.txt', 'f0015.txt', 'f0025.txt'],
+    );
     assert.equal(search.complete, false);
     assert.ok(search.scanned < 300, 'stopped reading once it had enough');
     const rest = await search.findMore(100);

@@ -58,7 +58,11 @@ describe('volumes: status poller schedule (virtual clock, real emulator)', funct
     const paths = await writeTree(fx.workDir, Object.fromEntries(names.map((n) => [`${volume}/${n}`, `text of ${n}`])));
     const results = await fx.client.uploadFiles({ volume, embedding: 'emu-embed', doChunking: 1, files: paths.map((path) => ({ path })) });
     assert.ok(results.every((r) => r.ok));
-    const listing = new VolumeListing(() => fx.client, volume, () => 10);
+    const listing = new VolumeListing(
+      () => fx.client,
+      volume,
+      () => 10,
+    );
     await listing.ensureLoaded();
     assert.equal(listing.pendingFiles.length, names.length, 'the uploads are not final yet');
     return listing;
@@ -72,7 +76,10 @@ describe('volumes: status poller schedule (virtual clock, real emulator)', funct
       [second, await pendingListing(second, ['c.md'])],
     ]);
     const clock = new VirtualClock();
-    const pollTimes = new Map<string, number[]>([[first, []], [second, []]]);
+    const pollTimes = new Map<string, number[]>([
+      [first, []],
+      [second, []],
+    ]);
     const poller = new StatusPoller(
       (volume, signal) => {
         pollTimes.get(volume)!.push(clock.now);

@@ -51,7 +51,15 @@ describe('volumes: a chosen "na" is not a failure (D24)', () => {
     assert.equal(modes.get('a'), 0);
     assert.equal(modes.get('b'), undefined);
     modes.remember(['d', 'e'], 2);
-    assert.deepEqual(saved, [['c', 1], ['d', 2], ['e', 2]], 'the oldest forgotten beyond the bound');
+    assert.deepEqual(
+      saved,
+      [
+        ['c', 1],
+        ['d', 2],
+        ['e', 2],
+      ],
+      'the oldest forgotten beyond the bound',
+    );
     const again = new ProcessingModes(saved, () => undefined);
     assert.equal(again.get('e'), 2);
     assert.equal(new ProcessingModes('not a list', () => undefined).get('a'), undefined);
@@ -80,7 +88,10 @@ describe('volumes: filter match counts are exact', () => {
     const next = await more.findMore(100);
     assert.equal(next.length, 50, 'the match read ahead is not lost');
     assert.equal(more.countText, '150 matches');
-    assert.deepEqual(more.matches.map((m) => m.filename), Array.from({ length: 150 }, (_, i) => `match-${i}.md`));
+    assert.deepEqual(
+      more.matches.map((m) => m.filename),
+      Array.from({ length: 150 }, (_, i) => `match-${i}.md`),
+    );
   });
 
   it('counts a volume nobody has uploaded to (404, D6) as searched to its end: 0 matches, not "so far"', async () => {

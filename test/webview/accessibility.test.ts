@@ -36,9 +36,7 @@ async function seriousFindings(webview: WebviewPage): Promise<string[]> {
   const results = (await webview.page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as AxeResults;
   return results.violations
     .filter((violation) => violation.impact === 'critical' || violation.impact === 'serious')
-    .flatMap((violation) =>
-      violation.nodes.map((node) => `${violation.impact} ${violation.id}: ${node.target.join(' ')} — ${node.failureSummary?.split('\n').slice(0, 2).join(' ')}`),
-    );
+    .flatMap((violation) => violation.nodes.map((node) => `${violation.impact} ${violation.id}: ${node.target.join(' ')} — ${node.failureSummary?.split('\n').slice(0, 2).join(' ')}`));
 }
 
 describe('webview accessibility (axe-core)', function () {

@@ -13,8 +13,7 @@ describe('webview answers and conversations', function () {
   let webview: WebviewPage;
   useFreshPage(suite, (page) => (webview = page));
 
-  const actionsOf = async (turnId: string) =>
-    webview.page.locator(`[data-turn-id="${turnId}"] .turn-actions button`).evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label')));
+  const actionsOf = async (turnId: string) => webview.page.locator(`[data-turn-id="${turnId}"] .turn-actions button`).evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label')));
 
   describe('answer actions per state', () => {
     const cases: Array<{ state: AnswerState; content: string; latest: string[] }> = [
@@ -73,7 +72,10 @@ describe('webview answers and conversations', function () {
       await dialog.getByLabel('Max tokens').fill('4096');
       await dialog.getByRole('button', { name: 'Apply' }).click();
       await turn.getByRole('button', { name: 'Continue' }).click();
-      await turn.getByRole('button', { name: 'Continue' }).click({ force: true }).catch(() => undefined);
+      await turn
+        .getByRole('button', { name: 'Continue' })
+        .click({ force: true })
+        .catch(() => undefined);
       assert.deepEqual(await webview.posted(), [
         { type: 'setParameters', parameters: { maxTokens: 4096, responseFormat: 'text' } },
         { type: 'continue', turnId: 'a1' },
@@ -203,10 +205,14 @@ describe('webview answers and conversations', function () {
         ],
       });
       await webview.settle();
-      const options = await webview.page.locator('select[aria-label="Conversation"] option').evaluateAll((all) =>
-        all.map((o) => ({ value: o.getAttribute('value'), text: o.textContent ?? '', title: o.getAttribute('title') })),
+      const options = await webview.page
+        .locator('select[aria-label="Conversation"] option')
+        .evaluateAll((all) => all.map((o) => ({ value: o.getAttribute('value'), text: o.textContent ?? '', title: o.getAttribute('title') })));
+      assert.deepEqual(
+        options.map((o) => o.value),
+        ['conv-1', 'conv-2'],
+        'the deleted chat is gone at once',
       );
-      assert.deepEqual(options.map((o) => o.value), ['conv-1', 'conv-2'], 'the deleted chat is gone at once');
       assert.ok(options[1].text.startsWith(long.slice(0, 50)) && options[1].text.includes('…') && !options[1].text.includes(long), options[1].text);
       assert.equal(options[1].title, long);
       assert.equal(await webview.page.locator('select[aria-label="Conversation"]').inputValue(), 'conv-1', 'the open conversation stays selected');

@@ -107,7 +107,10 @@ describe('webview controls', function () {
       await webview.settle();
       assert.deepEqual(await webview.page.getByTestId('volume-chips').locator('.chip-label').allTextContents(), ['All volumes']);
       await webview.page.getByRole('button', { name: 'Choose the volumes the agent searches' }).click();
-      const contextVolumes = [{ volume: '{dev}', label: 'My files', personal: true }, { volume: 'lamps', label: 'lamps', personal: false }];
+      const contextVolumes = [
+        { volume: '{dev}', label: 'My files', personal: true },
+        { volume: 'lamps', label: 'lamps', personal: false },
+      ];
       await webview.hostPost({ type: 'conversation', conversation: conversation([], { mode: 'agent', contextVolumes }), conversations: [] });
       await webview.settle();
       assert.deepEqual(await webview.page.getByTestId('volume-chips').locator('.chip-label').allTextContents(), ['My files', 'lamps']);
@@ -164,7 +167,7 @@ describe('webview controls', function () {
       await webview.settle();
       const turn = webview.page.locator('[data-role="assistant"]');
       assert.equal(await turn.getAttribute('data-state'), 'length');
-      assert.match(await turn.textContent() ?? '', /Cut by the model's token limit/);
+      assert.match((await turn.textContent()) ?? '', /Cut by the model's token limit/);
       await turn.getByRole('button', { name: 'Continue' }).click();
       assert.deepEqual(await webview.posted(), [{ type: 'continue', turnId: 'a1' }]);
     });
@@ -191,7 +194,7 @@ describe('webview controls', function () {
       const turn = webview.page.locator('[data-role="assistant"]');
       assert.equal(await turn.getAttribute('data-state'), 'stopped');
       assert.equal((await turn.locator('.answer-body').textContent())?.trim(), 'Stopped half');
-      assert.match(await turn.locator('.turn-status').textContent() ?? '', /Stopped/);
+      assert.match((await turn.locator('.turn-status').textContent()) ?? '', /Stopped/);
     });
 
     it('numbers sources to match the markers, once each with their volume, and a click asks for that marker', async () => {
@@ -206,7 +209,10 @@ describe('webview controls', function () {
       assert.deepEqual(await list.getByRole('button').allTextContents(), ['[1][3] design.md My files', '[2] api.ts vol-b', '[4] extra.md vol-b']);
       const markersInText = [...((await webview.page.locator('.answer-body').textContent()) ?? '').matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
       const onChips = (await list.getByRole('button').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-markers') ?? ''))).flatMap((m) => m.split(' ').map(Number));
-      assert.ok(markersInText.every((n) => onChips.includes(n)), `every marker ${JSON.stringify(markersInText)} has its chip ${JSON.stringify(onChips)}`);
+      assert.ok(
+        markersInText.every((n) => onChips.includes(n)),
+        `every marker ${JSON.stringify(markersInText)} has its chip ${JSON.stringify(onChips)}`,
+      );
       await list.getByRole('button', { name: 'Open source [2] api.ts · vol-b' }).click();
       await list.getByRole('button').nth(0).press('Enter');
       assert.deepEqual(await webview.posted(), [
@@ -252,7 +258,10 @@ describe('webview controls', function () {
     });
 
     it('numbers the sources of a conversation saved before numbering by their position', async () => {
-      const citations = [{ fileId: 'f1', filename: 'a.md', volume: 'v' }, { fileId: 'f2', filename: 'b.md' }];
+      const citations = [
+        { fileId: 'f1', filename: 'a.md', volume: 'v' },
+        { fileId: 'f2', filename: 'b.md' },
+      ];
       await webview.hostPost(init(conversation([assistantTurn('a1', 'x', { citations })], { mode: 'agent' })));
       await webview.settle();
       assert.deepEqual(await webview.page.getByTestId('citations').getByRole('button').allTextContents(), ['[1] a.md v', '[2] b.md']);
@@ -272,7 +281,10 @@ describe('webview controls', function () {
       ]);
       assert.equal(await webview.page.locator('img').count(), 0, 'images are never created');
       assert.equal(webview.page.url(), url);
-      assert.deepEqual(webview.requests.filter((request) => request.startsWith('https:')), []);
+      assert.deepEqual(
+        webview.requests.filter((request) => request.startsWith('https:')),
+        [],
+      );
     });
   });
 
@@ -291,7 +303,7 @@ describe('webview controls', function () {
       await webview.page.getByLabel('New chat').click();
       await webview.hostPost({ type: 'conversation', conversation: conversation([], { id: 'conv-2', mode: 'agent', agentId: 'agent-42' }), conversations: summaries });
       await webview.settle();
-      assert.match(await webview.page.locator('.agent-id').textContent() ?? '', /agent-42/);
+      assert.match((await webview.page.locator('.agent-id').textContent()) ?? '', /agent-42/);
       await webview.page.getByLabel('Enable thinking').check();
       assert.deepEqual(await webview.posted(), [
         { type: 'pickModel' },
@@ -313,20 +325,20 @@ describe('webview controls', function () {
       await dialog.getByLabel('Max tokens').fill('1.5');
       await dialog.getByRole('button', { name: 'Apply' }).click();
       assert.deepEqual(await webview.posted(), []);
-      assert.deepEqual(await dialog.getByRole('alert').allTextContents().then((texts) => texts.filter(Boolean)), [
-        'Temperature must be from 0 to 2.',
-        'Top P must be above 0 and at most 1.',
-        'Max tokens must be a whole number of at least 1.',
-      ]);
+      assert.deepEqual(
+        await dialog
+          .getByRole('alert')
+          .allTextContents()
+          .then((texts) => texts.filter(Boolean)),
+        ['Temperature must be from 0 to 2.', 'Top P must be above 0 and at most 1.', 'Max tokens must be a whole number of at least 1.'],
+      );
       await dialog.getByLabel('Temperature (0–2)').fill('0.7');
       await dialog.getByLabel('Top P (0–1)').fill('1');
       await dialog.getByLabel('Max tokens').fill('512');
       await dialog.getByLabel('System prompt').fill('Be brief.');
       await dialog.getByLabel('Response format').selectOption('json_object');
       await dialog.getByRole('button', { name: 'Apply' }).click();
-      assert.deepEqual(await webview.posted(), [
-        { type: 'setParameters', parameters: { temperature: 0.7, topP: 1, maxTokens: 512, systemPrompt: 'Be brief.', responseFormat: 'json_object' } },
-      ]);
+      assert.deepEqual(await webview.posted(), [{ type: 'setParameters', parameters: { temperature: 0.7, topP: 1, maxTokens: 512, systemPrompt: 'Be brief.', responseFormat: 'json_object' } }]);
       assert.equal(await dialog.isVisible(), false);
     });
 

@@ -11,11 +11,51 @@ import { useWebviewSuite } from './support/suite';
 
 /** Every element the app itself creates; anything else in #app came from input. */
 const APP_TAGS = [
-  'header', 'main', 'footer', 'div', 'span', 'select', 'option', 'input', 'datalist', 'button', 'label', 'form',
-  'fieldset', 'legend', 'textarea', 'article', 'details', 'summary', 'ul', 'li',
+  'header',
+  'main',
+  'footer',
+  'div',
+  'span',
+  'select',
+  'option',
+  'input',
+  'datalist',
+  'button',
+  'label',
+  'form',
+  'fieldset',
+  'legend',
+  'textarea',
+  'article',
+  'details',
+  'summary',
+  'ul',
+  'li',
   // markdown output allowed by the sanitizer
-  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 's', 'del', 'code', 'pre', 'blockquote',
-  'ol', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+  'p',
+  'br',
+  'hr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'strong',
+  'em',
+  's',
+  'del',
+  'code',
+  'pre',
+  'blockquote',
+  'ol',
+  'a',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
 ];
 
 interface AuditNode {
@@ -79,9 +119,7 @@ describe('hostile payloads', function () {
 
       /** Clicks every link and button in the transcript, then checks nothing escaped. */
       async function assertContained(): Promise<void> {
-        await webview.page
-          .locator('.transcript a, .transcript button')
-          .evaluateAll((nodes) => nodes.forEach((node) => (node as unknown as ClickableNode).click()));
+        await webview.page.locator('.transcript a, .transcript button').evaluateAll((nodes) => nodes.forEach((node) => (node as unknown as ClickableNode).click()));
         await webview.settle();
         await new Promise((resolve) => setTimeout(resolve, 200));
 
@@ -90,11 +128,18 @@ describe('hostile payloads', function () {
         assert.deepEqual(webview.popups, [], 'no popup opened');
         assert.deepEqual(webview.pageErrors, [], 'no page errors');
         assert.equal(webview.page.url(), pageUrl, 'no navigation');
-    assert.equal(webview.page.frames().length, 1, 'no frame was created');
+        assert.equal(webview.page.frames().length, 1, 'no frame was created');
         const allowed = [pageUrl, `${suite.server.origin}/chat.js`, `${suite.server.origin}/chat-style.css`, `${suite.server.origin}/vscode-defaults.css`];
-        assert.deepEqual(webview.requests.filter((url) => !allowed.includes(url)), [], 'no request left the page');
+        assert.deepEqual(
+          webview.requests.filter((url) => !allowed.includes(url)),
+          [],
+          'no request left the page',
+        );
         assert.deepEqual(await webview.violations(), [], 'nothing even tried what the CSP forbids');
-        assert.deepEqual(webview.consoleMessages.filter((text) => /refused|pwned|error/i.test(text)), []);
+        assert.deepEqual(
+          webview.consoleMessages.filter((text) => /refused|pwned|error/i.test(text)),
+          [],
+        );
         assert.deepEqual(await auditDom(webview), []);
         const links = (await webview.posted()).filter((message): message is Extract<WebviewToHost, { type: 'openLink' }> => message.type === 'openLink');
         for (const { href } of links) assert.match(href, /^(https?:|mailto:)/i, `only web links are offered to the host: ${href}`);
@@ -131,7 +176,13 @@ describe('hostile payloads', function () {
       it('as citation names, attachment names, code chips, context volumes and error text', async () => {
         const citations = HOSTILE_PAYLOADS.map((payload, index) => ({ fileId: `f${index}`, filename: payload, volume: payload, volumeLabel: payload, snippet: payload }));
         const attachments = HOSTILE_PAYLOADS.map((payload, index) => ({ fileId: `p${index}`, filename: payload, size: 1, volume: payload }));
-        const code = HOSTILE_PAYLOADS.map((payload, index) => ({ id: `x-${String(index).padStart(12, '0')}`, filename: payload, languageId: payload, text: payload, lines: { start: index + 1, end: index + 2 } }));
+        const code = HOSTILE_PAYLOADS.map((payload, index) => ({
+          id: `x-${String(index).padStart(12, '0')}`,
+          filename: payload,
+          languageId: payload,
+          text: payload,
+          lines: { start: index + 1, end: index + 2 },
+        }));
         const contextVolumes = HOSTILE_PAYLOADS.map((payload) => ({ volume: payload, label: payload, personal: false }));
         await webview.hostPost(
           init(
@@ -148,16 +199,26 @@ describe('hostile payloads', function () {
         await webview.settle();
         const sources = webview.page.getByTestId('citations');
         assert.deepEqual(await sources.locator('.citation-file').allTextContents(), [...HOSTILE_PAYLOADS], 'file names shown exactly, as text');
-        assert.deepEqual(await sources.locator('.citation-number').allTextContents(), HOSTILE_PAYLOADS.map((_, i) => `[${i + 1}]`));
+        assert.deepEqual(
+          await sources.locator('.citation-number').allTextContents(),
+          HOSTILE_PAYLOADS.map((_, i) => `[${i + 1}]`),
+        );
         const codeLabels = HOSTILE_PAYLOADS.map((payload, i) => `${payload} · lines ${i + 1}-${i + 2}`);
         assert.deepEqual(await webview.page.locator('.user-turn .code-chip .chip-label').allTextContents(), codeLabels, 'sent code chips as text');
         assert.deepEqual(await webview.page.locator('.composer .code-chip .chip-label').allTextContents(), codeLabels, 'waiting code chips as text');
         assert.deepEqual(await webview.page.getByTestId('volume-chips').locator('.chip-label').allTextContents(), [...HOSTILE_PAYLOADS], 'volume chips as text');
         const errors = await webview.page.locator('.turn-error').allTextContents();
-        assert.deepEqual(errors, HOSTILE_PAYLOADS.map((payload) => `⚠ ${payload}`));
+        assert.deepEqual(
+          errors,
+          HOSTILE_PAYLOADS.map((payload) => `⚠ ${payload}`),
+        );
         await assertContained();
         const opened = (await webview.posted()).filter((message) => message.type === 'openCitation');
-        assert.deepEqual(opened, HOSTILE_PAYLOADS.map((_, i) => ({ type: 'openCitation', turnId: 'a1', marker: i + 1 })), 'each source posts only its answer and marker');
+        assert.deepEqual(
+          opened,
+          HOSTILE_PAYLOADS.map((_, i) => ({ type: 'openCitation', turnId: 'a1', marker: i + 1 })),
+          'each source posts only its answer and marker',
+        );
         const contextFiles = HOSTILE_PAYLOADS.map((payload, index) => ({ fileId: `c${index}`, filename: payload, size: 1, volume: payload }));
         await webview.hostPost({ type: 'conversation', conversation: conversation([assistantTurn('a1', 'See the sources.', { citations })], { mode: 'agent', contextFiles }), conversations: [] });
         await webview.settle();
@@ -165,7 +226,7 @@ describe('hostile payloads', function () {
         await assertContained();
       });
 
-      it('as forged citation markers: only the answer\'s own text [n] with a source becomes one, named as text', async () => {
+      it("as forged citation markers: only the answer's own text [n] with a source becomes one, named as text", async () => {
         const forged = [
           '<span data-citation-marker="1" role="link" tabindex="0" onclick="globalThis.__pwned=1">[1]</span>',
           '<a data-citation-marker="2" href="javascript:globalThis.__pwned=2">[2]</a>',
@@ -182,17 +243,34 @@ describe('hostile payloads', function () {
         await webview.hostPost({ type: 'answerUpdate', turnId: 'live', patch: { state: 'done', citations } });
         await webview.settle();
         const markers = webview.page.locator('.answer-body [data-citation-marker]');
-        const shown = await markers.evaluateAll((nodes) => nodes.map((node) => ({ tag: node.localName, text: node.textContent, label: node.getAttribute('aria-label'), attributes: node.getAttributeNames().sort().join(' ') })));
+        const shown = await markers.evaluateAll((nodes) =>
+          nodes.map((node) => ({ tag: node.localName, text: node.textContent, label: node.getAttribute('aria-label'), attributes: node.getAttributeNames().sort().join(' ') })),
+        );
         // Markup in the answer is shown as text, so the [n] it contains reads as a marker and
         // becomes one of ours; what must never happen is a forged element or attribute.
         const texts = ['[1]', '[2]', '[1]', '[1]', '[1]', '[2]'];
-        const expected = (turn: string) => texts.map((text) => ({ tag: 'span', text, label: `Source ${text[1]}: ${HOSTILE_PAYLOADS[Number(text[1]) - 1]}`, attributes: 'aria-label class data-citation-marker role tabindex title', turn }));
+        const expected = (turn: string) =>
+          texts.map((text) => ({
+            tag: 'span',
+            text,
+            label: `Source ${text[1]}: ${HOSTILE_PAYLOADS[Number(text[1]) - 1]}`,
+            attributes: 'aria-label class data-citation-marker role tabindex title',
+            turn,
+          }));
         const withTurns = await markers.evaluateAll((nodes) => nodes.map((node) => node.closest('.turn')?.getAttribute('data-turn-id') ?? ''));
-        assert.deepEqual(shown.map((m, i) => ({ ...m, turn: withTurns[i] })), [...expected('whole'), ...expected('live')], 'markers are our own spans, the file names text in their label; code, links and [9] are left alone');
+        assert.deepEqual(
+          shown.map((m, i) => ({ ...m, turn: withTurns[i] })),
+          [...expected('whole'), ...expected('live')],
+          'markers are our own spans, the file names text in their label; code, links and [9] are left alone',
+        );
         assert.equal(await webview.page.locator('.answer-body code [data-citation-marker], .answer-body .inert-link [data-citation-marker]').count(), 0);
         await markers.evaluateAll((nodes) => nodes.forEach((node) => (node as unknown as ClickableNode).click()));
         await webview.settle();
-        assert.deepEqual(await webview.posted(), ['whole', 'live'].flatMap((turnId) => texts.map((text) => ({ type: 'openCitation', turnId, marker: Number(text[1]) }))), 'each marker posts only its answer and number');
+        assert.deepEqual(
+          await webview.posted(),
+          ['whole', 'live'].flatMap((turnId) => texts.map((text) => ({ type: 'openCitation', turnId, marker: Number(text[1]) }))),
+          'each marker posts only its answer and number',
+        );
         await assertContained();
       });
 
@@ -209,7 +287,10 @@ describe('hostile payloads', function () {
         assert.equal(titles.length, HOSTILE_PAYLOADS.length);
         // Long titles are shortened in the list (whole in the option's tooltip): compare what fits.
         titles.forEach((title, index) => assert.ok(title.startsWith(HOSTILE_PAYLOADS[index].slice(0, 50)), `title ${index} shown as text`));
-        const tooltips = await webview.page.getByLabel('Conversation', { exact: true }).locator('option').evaluateAll((all) => all.map((o) => o.getAttribute('title')));
+        const tooltips = await webview.page
+          .getByLabel('Conversation', { exact: true })
+          .locator('option')
+          .evaluateAll((all) => all.map((o) => o.getAttribute('title')));
         assert.deepEqual(tooltips, [...HOSTILE_PAYLOADS]);
         assert.equal(await webview.page.locator('.model-name').textContent(), HOSTILE_PAYLOADS[1]);
         await webview.page.getByLabel('Mode', { exact: true }).selectOption('agent');

@@ -116,9 +116,7 @@ describe('webview layout from 170 px to full width', function () {
         await webview.page.evaluate(`(${APPLY_THEME_IN_PAGE})(${JSON.stringify(DARK_MODERN)})`);
         const turns = [userTurn('u1', 'Show me something wide'), assistantTurn('a1', WIDE_ANSWER), userTurn('u2', 'again'), assistantTurn('a2', WIDE_ANSWER)];
         // A reasoning model: the popover has its largest form.
-        await webview.hostPost(
-          init(conversation(turns, { model: 'ksm-reasoner', title: 'A conversation with a rather long title that cannot fit' })),
-        );
+        await webview.hostPost(init(conversation(turns, { model: 'ksm-reasoner', title: 'A conversation with a rather long title that cannot fit' })));
         await webview.settle();
         const name = `${width}x${height}`;
         await webview.page.screenshot({ path: `${SCREENSHOTS}/layout-${name}.png` });
@@ -198,13 +196,20 @@ function assertLayout(measured: Measured, when: string): void {
   const { document, viewport } = measured;
   assert.ok(document.scrollWidth <= document.clientWidth, `${when}: the page does not scroll sideways (${document.scrollWidth} > ${document.clientWidth})`);
   assert.ok(document.scrollHeight <= document.clientHeight, `${when}: the page itself does not scroll (${document.scrollHeight} > ${document.clientHeight})`);
-  assert.deepEqual(measured.scrolling.filter((node) => node.horizontalOverflow > 0), [], `${when}: no scroll container overflows sideways`);
+  assert.deepEqual(
+    measured.scrolling.filter((node) => node.horizontalOverflow > 0),
+    [],
+    `${when}: no scroll container overflows sideways`,
+  );
   const vertical = measured.scrolling.filter((node) => node.scrollsVertically).map((node) => node.name);
   assert.ok(vertical.length <= (measured.panel ? 2 : 1), `${when}: one vertical scroller (plus the open popover), got ${vertical.join(', ')}`);
   assert.ok(!vertical.length || vertical.includes('transcript'), `${when}: the transcript is what scrolls, got ${vertical.join(', ')}`);
   const off = measured.controls.filter((control) => !inside(control, viewport) || control.width < 16);
   assert.deepEqual(off, [], `${when}: every header control is on screen and usable`);
-  assert.ok(measured.controls.some((control) => control.label === 'Parameters'), `${when}: ⚙ is there`);
+  assert.ok(
+    measured.controls.some((control) => control.label === 'Parameters'),
+    `${when}: ⚙ is there`,
+  );
   assert.ok(measured.transcript.height >= 24, `${when}: the transcript keeps room to read (${measured.transcript.height} px)`);
   assert.ok(inside(measured.composer, viewport), `${when}: the composer is on screen`);
 }

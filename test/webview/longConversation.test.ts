@@ -118,7 +118,8 @@ describe('webview long conversation (1,000 turns)', function () {
   it('reaches any turn by keyboard, rendering it on the way', async () => {
     await webview.hostPost(init(conversation(longConversationTurns(TURNS))));
     await settleFrames();
-    const focusedTurn = () => webview.page.evaluate(() => (globalThis as unknown as { document: { activeElement: { dataset?: { turnId?: string } } | null } }).document.activeElement?.dataset?.turnId ?? null);
+    const focusedTurn = () =>
+      webview.page.evaluate(() => (globalThis as unknown as { document: { activeElement: { dataset?: { turnId?: string } } | null } }).document.activeElement?.dataset?.turnId ?? null);
     await transcript().focus();
     await webview.page.keyboard.press('Alt+Home');
     await settleFrames();
@@ -142,7 +143,7 @@ describe('webview long conversation (1,000 turns)', function () {
     assert.ok((await mountedTurns()) < MOUNTED_LIMIT);
   });
 
-  it('keeps a reader\'s choice in a turn that scrolled out of the DOM and back', async () => {
+  it("keeps a reader's choice in a turn that scrolled out of the DOM and back", async () => {
     const turns = longConversationTurns(TURNS);
     turns[1] = { ...turns[1], reasoning: 'Thinking about the first answer.' };
     await webview.hostPost(init(conversation(turns)));

@@ -79,7 +79,10 @@ describe('webview ⚙ parameters: Advanced, the answer format, and the same rule
     for (const piece of chunk('The moon pulls the sea.')) await webview.hostPost({ type: 'delta', turnId: 'a1', reasoning: piece });
     for (const piece of chunk('Tides come from the moon.')) await webview.hostPost({ type: 'delta', turnId: 'a1', content: piece });
     await webview.page.getByRole('button', { name: 'Stop' }).click();
-    assert.deepEqual((await webview.posted()).filter((m) => m.type === 'stop'), [{ type: 'stop' }]);
+    assert.deepEqual(
+      (await webview.posted()).filter((m) => m.type === 'stop'),
+      [{ type: 'stop' }],
+    );
     await webview.hostPost({ type: 'busy', busy: false });
     await webview.hostPost({ type: 'answerUpdate', turnId: 'a1', patch: { state: 'stopped', usage: { promptTokens: 9, completionTokens: 12, reasoningTokens: 5, totalTokens: 21 } } });
     await webview.settle();
@@ -88,6 +91,9 @@ describe('webview ⚙ parameters: Advanced, the answer format, and the same rule
     assert.match((await turn.textContent()) ?? '', /Tides come from the moon\./);
     assert.match((await turn.textContent()) ?? '', /reasoning 5/);
     await turn.getByRole('button', { name: 'Continue' }).click();
-    assert.deepEqual((await webview.posted()).filter((m) => m.type === 'continue'), [{ type: 'continue', turnId: 'a1' }]);
+    assert.deepEqual(
+      (await webview.posted()).filter((m) => m.type === 'continue'),
+      [{ type: 'continue', turnId: 'a1' }],
+    );
   });
 });

@@ -48,9 +48,7 @@ describe('webview streaming render', function () {
   }
 
   it('renders many deltas to the same answer as the whole text, keeping finished blocks', async () => {
-    await webview.hostPost(
-      init(conversation([userTurn('u1', 'explain'), assistantTurn('a1', '', { state: 'streaming' }), ])),
-    );
+    await webview.hostPost(init(conversation([userTurn('u1', 'explain'), assistantTurn('a1', '', { state: 'streaming' })])));
     const pieces = chunk(ANSWER);
     assert.ok(pieces.length > 30, 'the answer arrives in many deltas');
     const half = Math.floor(pieces.length / 2);
@@ -81,7 +79,7 @@ describe('webview streaming render', function () {
     assert.equal(await answer.locator('pre code').textContent(), `${CODE}\n`);
     assert.deepEqual(await answer.locator('tbody td').allTextContents(), ['alpha', '1', 'beta', '2']);
     assert.equal(await answer.locator('blockquote').textContent(), '\nquoted\n');
-    assert.match(await answer.locator('.turn-footer').textContent() ?? '', /prompt 12 · completion 80 · total 92 tokens · finish: stop/);
+    assert.match((await answer.locator('.turn-footer').textContent()) ?? '', /prompt 12 · completion 80 · total 92 tokens · finish: stop/);
 
     // The same text delivered whole renders identically.
     await webview.hostPost(init(conversation([assistantTurn('whole', ANSWER)])));
@@ -109,9 +107,7 @@ describe('webview streaming render', function () {
     assert.equal(await details.locator('.reasoning-text').textContent(), reasoning);
     assert.equal(await details.locator('.reasoning-text *').count(), 0, 'reasoning is text, never markup');
     assert.equal(await details.locator('summary').textContent(), 'Reasoning · 1,234 tokens');
-    const order = await webview.page
-      .locator('[data-turn-id="a1"] > *')
-      .evaluateAll((nodes) => nodes.map((node) => node.className));
+    const order = await webview.page.locator('[data-turn-id="a1"] > *').evaluateAll((nodes) => nodes.map((node) => node.className));
     assert.ok(order.indexOf('reasoning') < order.indexOf('answer-body'), 'reasoning sits above the answer');
   });
 
@@ -168,8 +164,7 @@ describe('webview streaming render', function () {
     await webview.hostPost(init(conversation([...history, assistantTurn('live', '', { state: 'streaming' })])));
     await webview.settle();
     const transcript = webview.page.locator('.transcript');
-    const distanceFromBottom = () =>
-      transcript.evaluate((node) => node.scrollHeight - node.scrollTop - node.clientHeight);
+    const distanceFromBottom = () => transcript.evaluate((node) => node.scrollHeight - node.scrollTop - node.clientHeight);
 
     await streamInto('live', chunk('Streaming line.\n\n'.repeat(40)));
     await webview.settle();

@@ -173,7 +173,10 @@ describe('webview code colours in every theme kind', function () {
         const runs = (await webview.page.evaluate(`(${COLLECT_CODE_RUNS})()`)) as CodeRun[];
         const tokenClasses = new Set(runs.flatMap((run) => run.classes.split(/\s+/)).filter((name) => name.startsWith('hljs-')));
         assert.ok(tokenClasses.size >= 15, `the sample exercises many token kinds (got ${[...tokenClasses].join(' ')})`);
-        assert.ok(runs.some((run) => run.inline), 'inline code is measured too');
+        assert.ok(
+          runs.some((run) => run.inline),
+          'inline code is measured too',
+        );
 
         const failures = runs
           .map((run) => {
@@ -181,13 +184,21 @@ describe('webview code colours in every theme kind', function () {
             return { run, ratio: contrast(text, background) };
           })
           .filter(({ ratio }) => ratio < minimum)
-          .map(({ run, ratio }) => `${JSON.stringify(run.text.slice(0, 30))} (${run.classes || 'plain'}${run.inline ? ', inline' : ''}) ${run.color} on ${run.backgrounds.find((layer) => !layer.endsWith(', 0)')) ?? 'nothing'}: ${ratio.toFixed(2)}`);
+          .map(
+            ({ run, ratio }) =>
+              `${JSON.stringify(run.text.slice(0, 30))} (${run.classes || 'plain'}${run.inline ? ', inline' : ''}) ${run.color} on ${run.backgrounds.find((layer) => !layer.endsWith(', 0)')) ?? 'nothing'}: ${ratio.toFixed(2)}`,
+          );
         assert.deepEqual(failures, [], `code text under ${minimum}:1 in ${theme.name}`);
 
         // Code looks as in the editor: plain code in the editor foreground, tokens in the
         // theme's own token colours.
         const colourOf = async (selector: string) =>
-          hex(await webview.page.locator(selector).first().evaluate((node) => (globalThis as unknown as PageStyles).getComputedStyle(node).color));
+          hex(
+            await webview.page
+              .locator(selector)
+              .first()
+              .evaluate((node) => (globalThis as unknown as PageStyles).getComputedStyle(node).color),
+          );
         const editorForeground = theme.variables['editor-foreground'];
         assert.equal(await colourOf('.code-block[data-language="python"] pre code'), editorForeground);
         const expected = theme.highContrast ? {} : theme.tokens;

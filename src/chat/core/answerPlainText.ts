@@ -22,13 +22,18 @@ export function answerPlainText(turn: Turn): string {
   if (ending) parts.push(ending);
   if (turn.citations?.length) {
     const sources = turn.citations.map((citation, index) => {
-      const markers = markerNumbers(citation, index).map((n) => `[${n}]`).join('');
+      const markers = markerNumbers(citation, index)
+        .map((n) => `[${n}]`)
+        .join('');
       const where = citation.volume ? ` (volume ${citation.volumeLabel ?? citation.volume})` : '';
       return `${markers} ${citation.filename}${where}`;
     });
     parts.push(['Sources:', ...sources].join('\n'));
   }
-  return `${parts.filter((part) => part.trim() !== '').join('\n\n').trim()}\n`;
+  return `${parts
+    .filter((part) => part.trim() !== '')
+    .join('\n\n')
+    .trim()}\n`;
 }
 
 function endingNote(turn: Turn): string | undefined {

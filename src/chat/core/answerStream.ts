@@ -158,7 +158,6 @@ class RunState {
       yield { type: 'toolCall', callId: call.callId || `call_${index}`, name: call.name, arguments: call.arguments };
     }
   }
-
 }
 
 /** A failure as the events carry it; `fix` only when one click repairs it. */

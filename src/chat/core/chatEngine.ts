@@ -365,8 +365,7 @@ export class ChatEngine {
       store: this.store,
       log: host.log,
       checkpointMs: this.tuning.checkpointMs ?? 1000,
-      onStarted: (answer) =>
-        this.emit(resume ? { type: 'answerResumed', conversation, answer } : { type: 'turnStarted', conversation, question, answer }),
+      onStarted: (answer) => this.emit(resume ? { type: 'answerResumed', conversation, answer } : { type: 'turnStarted', conversation, question, answer }),
       onEvent: (event, answer) => this.emit({ type: 'answer', conversationId: conversation.id, turnId: answer.id, event }),
       onSettled: () => void (this.running = undefined),
     });
@@ -395,7 +394,8 @@ export class ChatEngine {
 
   /** Saves a conversation once it holds something worth keeping (an empty new chat is not listed). */
   private async persist(conversation: StoredConversation): Promise<void> {
-    const holdsSomething = conversation.turns.length > 0 || conversation.pendingAttachments.length > 0 || !!conversation.pendingCode?.length || !!conversation.contextVolumes?.length || !!conversation.contextFiles?.length;
+    const holdsSomething =
+      conversation.turns.length > 0 || conversation.pendingAttachments.length > 0 || !!conversation.pendingCode?.length || !!conversation.contextVolumes?.length || !!conversation.contextFiles?.length;
     if (!holdsSomething) return;
     conversation.updatedAt = Date.now();
     await this.store.save(conversation);

@@ -10,10 +10,7 @@ import { citationVolumeLabel } from './citations';
 /** The URI scheme of the read-only passage documents (a TextDocumentContentProvider). */
 export const CITATION_SCHEME = 'ksm-citation';
 
-export type CitationRevealPlan =
-  | { kind: 'reveal'; volume: string; fileId: string }
-  | { kind: 'explain'; message: string }
-  | { kind: 'refuse' };
+export type CitationRevealPlan = { kind: 'reveal'; volume: string; fileId: string } | { kind: 'explain'; message: string } | { kind: 'refuse' };
 
 export function planCitationReveal(cited: CitedFile | undefined): CitationRevealPlan {
   if (!cited) return { kind: 'refuse' };
@@ -23,9 +20,7 @@ export function planCitationReveal(cited: CitedFile | undefined): CitationReveal
   return { kind: 'reveal', volume: cited.volume, fileId: cited.fileId };
 }
 
-export type CitationOpenPlan =
-  | { kind: 'refuse' }
-  | { kind: 'open'; passage: PassageDocument; reveal: Exclude<CitationRevealPlan, { kind: 'refuse' }> };
+export type CitationOpenPlan = { kind: 'refuse' } | { kind: 'open'; passage: PassageDocument; reveal: Exclude<CitationRevealPlan, { kind: 'refuse' }> };
 
 /** A read-only document: `path` names it (its tab shows the file name), `text` is its content. */
 export interface PassageDocument {
@@ -48,12 +43,7 @@ export function passageDocument(turnId: string, passage: CitedPassage): PassageD
     passage.score !== undefined ? `score ${passage.score}` : undefined,
     `source ${passage.markers.map((n) => `[${n}]`).join('')}`,
   ].filter(Boolean);
-  const text = [
-    `${passage.filename} — ${where.join(' · ')}`,
-    '',
-    passage.snippet?.trim() || '(The service sent no text for this passage.)',
-    '',
-  ].join('\n');
+  const text = [`${passage.filename} — ${where.join(' · ')}`, '', passage.snippet?.trim() || '(The service sent no text for this passage.)', ''].join('\n');
   // The file name without any folder part: it only names the tab.
   const name = passage.filename.split(/[\\/]/).pop() || 'passage';
   return { path: `/${name}`, query: `turn=${turnId}&source=${passage.marker}`, text };

@@ -76,7 +76,12 @@ export function titleFromQuestion(question: string): string {
   const firstLine = question
     .split('\n')
     .filter((line) => !line.trimStart().startsWith('```'))
-    .map((line) => line.replace(/`/g, '').replace(/^[#>*\-\s]+/, '').trim())
+    .map((line) =>
+      line
+        .replace(/`/g, '')
+        .replace(/^[#>*\-\s]+/, '')
+        .trim(),
+    )
     .find((line) => line.length > 0);
   if (!firstLine) return DEFAULT_TITLE;
   return firstLine.length > MAX_TITLE_CHARS ? `${firstLine.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…` : firstLine;

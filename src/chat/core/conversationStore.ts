@@ -379,8 +379,13 @@ function processRuns(pid: number): boolean {
 function isSummary(value: unknown): value is ConversationSummary {
   const v = value as ConversationSummary;
   return (
-    typeof v === 'object' && v !== null && typeof v.id === 'string' && CONVERSATION_ID_PATTERN.test(v.id) &&
-    typeof v.title === 'string' && (v.mode === 'chat' || v.mode === 'agent') && typeof v.updatedAt === 'number'
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.id === 'string' &&
+    CONVERSATION_ID_PATTERN.test(v.id) &&
+    typeof v.title === 'string' &&
+    (v.mode === 'chat' || v.mode === 'agent') &&
+    typeof v.updatedAt === 'number'
   );
 }
 

@@ -27,7 +27,13 @@ function turnToMarkdown(turn: Turn): string[] {
   if (note) out.push('', `> ${note}`);
   if (turn.citations?.length) {
     out.push('', '**Sources:**', '');
-    turn.citations.forEach((c, i) => out.push(`- ${markerNumbers(c, i).map((n) => `[${n}]`).join('')} \`${c.filename}\`${c.volume ? ` (${c.volumeLabel ?? c.volume})` : ''}`));
+    turn.citations.forEach((c, i) =>
+      out.push(
+        `- ${markerNumbers(c, i)
+          .map((n) => `[${n}]`)
+          .join('')} \`${c.filename}\`${c.volume ? ` (${c.volumeLabel ?? c.volume})` : ''}`,
+      ),
+    );
   }
   return out;
 }
@@ -50,7 +56,10 @@ function stateNote(turn: Turn): string | undefined {
 }
 
 function quote(text: string): string {
-  return text.split('\n').map((l) => `> ${l}`).join('\n');
+  return text
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n');
 }
 
 /**
@@ -65,10 +74,7 @@ export interface ConversationPickEntry {
   detail: string;
 }
 
-export function conversationPickEntry(
-  conversation: Conversation,
-  formatDate: (epochMs: number) => string = (ms) => new Date(ms).toLocaleString(),
-): ConversationPickEntry {
+export function conversationPickEntry(conversation: Conversation, formatDate: (epochMs: number) => string = (ms) => new Date(ms).toLocaleString()): ConversationPickEntry {
   return {
     id: conversation.id,
     label: conversation.title,

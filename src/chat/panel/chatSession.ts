@@ -25,7 +25,20 @@ export interface ChatSessionTuning extends ChatEngineTuning {
 }
 
 /** Messages the view provider handles itself (editor, clipboard, browser, Volumes view). */
-export const VIEW_MESSAGE_TYPES = ['ready', 'copyCode', 'insertCode', 'newFileWithCode', 'openLink', 'copyAnswer', 'pickModel', 'readLastAnswer', 'openCitation', 'chooseContextVolumes', 'chooseContextFiles', 'connect'] as const satisfies readonly WebviewMessageType[];
+export const VIEW_MESSAGE_TYPES = [
+  'ready',
+  'copyCode',
+  'insertCode',
+  'newFileWithCode',
+  'openLink',
+  'copyAnswer',
+  'pickModel',
+  'readLastAnswer',
+  'openCitation',
+  'chooseContextVolumes',
+  'chooseContextFiles',
+  'connect',
+] as const satisfies readonly WebviewMessageType[];
 export type ViewMessage = Extract<WebviewToHost, { type: (typeof VIEW_MESSAGE_TYPES)[number] }>;
 /** Every other message is the session's: a new message type lands here and must get a handler. */
 export type SessionMessage = Exclude<WebviewToHost, ViewMessage>;

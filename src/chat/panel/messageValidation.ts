@@ -47,9 +47,7 @@ const validators = {
   newFileWithCode: (m) => {
     if (!onlyKeys(m, ['code', 'language']) || !isText(m.code, MAX_CODE_CHARS)) return undefined;
     if (m.language === undefined) return { type: 'newFileWithCode', code: m.code };
-    return isMatch(m.language, /^[A-Za-z0-9][A-Za-z0-9_.+#-]*$/) && m.language.length <= MAX_LANGUAGE_CHARS
-      ? { type: 'newFileWithCode', code: m.code, language: m.language }
-      : undefined;
+    return isMatch(m.language, /^[A-Za-z0-9][A-Za-z0-9_.+#-]*$/) && m.language.length <= MAX_LANGUAGE_CHARS ? { type: 'newFileWithCode', code: m.code, language: m.language } : undefined;
   },
   openLink: (m) => (onlyKeys(m, ['href']) && isText(m.href, MAX_LINK_CHARS) ? { type: 'openLink', href: m.href } : undefined),
   removeCode: (m) => (onlyKeys(m, ['id']) && isMatch(m.id, CODE_CONTEXT_ID_PATTERN) ? { type: 'removeCode', id: m.id } : undefined),
@@ -58,10 +56,7 @@ const validators = {
   removeContextFile: (m) => (onlyKeys(m, ['fileId']) && isId(m.fileId) ? { type: 'removeContextFile', fileId: m.fileId } : undefined),
   removeContextVolume: (m) => (onlyKeys(m, ['volume']) && isId(m.volume) ? { type: 'removeContextVolume', volume: m.volume } : undefined),
   // Which answer and which of its markers: the session checks that the answer cited it.
-  openCitation: (m) =>
-    onlyKeys(m, ['turnId', 'marker']) && isMatch(m.turnId, TURN_ID_PATTERN) && isMarker(m.marker)
-      ? { type: 'openCitation', turnId: m.turnId, marker: m.marker }
-      : undefined,
+  openCitation: (m) => (onlyKeys(m, ['turnId', 'marker']) && isMatch(m.turnId, TURN_ID_PATTERN) && isMarker(m.marker) ? { type: 'openCitation', turnId: m.turnId, marker: m.marker } : undefined),
   connect: (m) => (onlyKeys(m, ['action']) && (m.action === 'setApiKey' || m.action === 'useLocalEmulator') ? { type: 'connect', action: m.action } : undefined),
 } satisfies { [K in WebviewMessageType]: (m: Raw) => Extract<WebviewToHost, { type: K }> | undefined };
 

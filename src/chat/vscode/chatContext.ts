@@ -82,15 +82,11 @@ export async function pickContextFiles(
   if (!volume) return undefined;
   let files: AttachedFile[];
   try {
-    files = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing ${volumeLabel(volume.target)}…` }, () =>
-      searchableFiles(service(), volume.target),
-    );
+    files = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing ${volumeLabel(volume.target)}…` }, () => searchableFiles(service(), volume.target));
   } catch (error) {
     // A named volume nobody uploaded to yet answers 404 (D6): it has no files to choose.
     const missing = (error as { status?: unknown }).status === 404;
-    void vscode.window.showWarningMessage(
-      missing ? `${volumeLabel(volume.target)} has no files yet.` : `Could not list ${volumeLabel(volume.target)}: ${errorMessage(error)}`,
-    );
+    void vscode.window.showWarningMessage(missing ? `${volumeLabel(volume.target)} has no files yet.` : `Could not list ${volumeLabel(volume.target)}: ${errorMessage(error)}`);
     return undefined;
   }
   if (files.length === 0) {

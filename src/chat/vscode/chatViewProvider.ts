@@ -187,14 +187,9 @@ export function renderChatHtml(webview: vscode.Webview, root: vscode.Uri): strin
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat.js'));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat-style.css'));
-  const csp = [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
-    `font-src ${webview.cspSource}`,
-    "connect-src 'none'",
-  ].join('; ');
+  const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src ${webview.cspSource}`, `img-src ${webview.cspSource} data:`, `font-src ${webview.cspSource}`, "connect-src 'none'"].join(
+    '; ',
+  );
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

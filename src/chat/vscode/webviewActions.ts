@@ -18,8 +18,20 @@ export async function insertCodeAtSelection(code: string): Promise<boolean> {
 
 /** Fence tags models commonly write that are not VS Code language ids. */
 const FENCE_ALIASES: Record<string, string> = {
-  ts: 'typescript', js: 'javascript', py: 'python', sh: 'shellscript', bash: 'shellscript', zsh: 'shellscript',
-  shell: 'shellscript', yml: 'yaml', md: 'markdown', rb: 'ruby', rs: 'rust', 'c++': 'cpp', cs: 'csharp', kt: 'kotlin',
+  ts: 'typescript',
+  js: 'javascript',
+  py: 'python',
+  sh: 'shellscript',
+  bash: 'shellscript',
+  zsh: 'shellscript',
+  shell: 'shellscript',
+  yml: 'yaml',
+  md: 'markdown',
+  rb: 'ruby',
+  rs: 'rust',
+  'c++': 'cpp',
+  cs: 'csharp',
+  kt: 'kotlin',
 };
 
 export async function openCodeInNewFile(code: string, language: string | undefined): Promise<vscode.TextEditor> {

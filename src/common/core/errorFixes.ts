@@ -24,8 +24,7 @@ const CHECK_CONNECTION: ErrorFix['action'] = { title: 'Check Connection', comman
 const CONNECT_EMULATOR: ErrorFix['action'] = { title: 'Connect to Local Emulator', command: COMMAND.useLocalEmulator };
 
 /** Said when a question is sent, or a call made, before any service is set up (no address or no key). */
-export const NOT_CONNECTED_MESSAGE =
-  'Not connected to a KSM service. Set the API key of your service, or connect to the local emulator, then retry.';
+export const NOT_CONNECTED_MESSAGE = 'Not connected to a KSM service. Set the API key of your service, or connect to the local emulator, then retry.';
 
 /** The error a front end raises for "not connected"; `errorFix` offers both ways to connect for it. */
 export class NotConnectedError extends Error {

@@ -117,7 +117,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     }
     const reasons = fresh.map((c) => precheck(c.path, c.size, c.mtimeMs, c.displayPath, c.explicit, c.rel, c.name));
     const sniffs = fresh.flatMap((_c, i) => (reasons[i] === SNIFF ? [i] : []));
-    const sniffed = await sniffAll(sniffs.map((i) => fresh[i].path), options.signal);
+    const sniffed = await sniffAll(
+      sniffs.map((i) => fresh[i].path),
+      options.signal,
+    );
     const hashes = new Map<number, string>();
     sniffs.forEach((index, k) => {
       const { reason, head, complete } = sniffed[k];
@@ -146,7 +149,11 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const anchorPrefix = prefix(anchor, dir);
     const selectedPrefix = prefix(selected, dir);
     const scopePrefixes = here.map((scope) => prefix(scope.base, dir));
-    const stats = await statFiles(dir, entries.filter((e) => e.isFile()).map((e) => e.name), options.signal);
+    const stats = await statFiles(
+      dir,
+      entries.filter((e) => e.isFile()).map((e) => e.name),
+      options.signal,
+    );
     const candidates: Parameters<typeof considerAll>[0] = [];
     for (const entry of entries) {
       const path = join(dir, entry.name);

@@ -77,6 +77,10 @@ export function emulatorConnectReport(check: KeyCheck, baseUrl: string): { level
           action: { title: 'Check Connection', command: COMMAND.checkConnection },
         };
       }
-      return { level: 'warning', message: `KSM Assistant now points at the local emulator at ${baseUrl}, but could not check it: ${check.message.replace(/^The API key is stored, but it could not be checked: /, '')}`, ...(check.fix ? { action: check.fix } : {}) };
+      return {
+        level: 'warning',
+        message: `KSM Assistant now points at the local emulator at ${baseUrl}, but could not check it: ${check.message.replace(/^The API key is stored, but it could not be checked: /, '')}`,
+        ...(check.fix ? { action: check.fix } : {}),
+      };
   }
 }

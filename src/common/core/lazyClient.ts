@@ -1,7 +1,17 @@
 import type { UploadOptions, KsmService } from '../../api/service';
 import type {
-  AgentEvent, AgentMessage, AgentRequest, CallOptions, ChatCompletion, ChatCompletionChunk,
-  ChatCompletionRequest, DeleteResult, FileInfo, FileListPage, UploadFileResult, UploadRequest,
+  AgentEvent,
+  AgentMessage,
+  AgentRequest,
+  CallOptions,
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  DeleteResult,
+  FileInfo,
+  FileListPage,
+  UploadFileResult,
+  UploadRequest,
 } from '../../api/types';
 
 /**

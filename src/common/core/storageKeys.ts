@@ -37,4 +37,3 @@ export const WORKSPACE_STATE_KEY = {
   /** What this workspace uploaded, by content (upload/core/uploadedContents.ts). */
   uploadedContents: 'ksm.upload.uploadedContents',
 } as const;
-

@@ -37,11 +37,7 @@ export function personalVolumeName(userId: string): string | undefined {
  * goes into the user's settings: adding a volume never creates a `.vscode/settings.json`
  * in the user's project (a team shares a list by putting it there themselves).
  */
-export function volumeListAddition(
-  values: { workspaceValue?: unknown; globalValue?: unknown },
-  workspaceOpen: boolean,
-  name: string,
-): { scope: 'workspace' | 'global'; list: string[] } {
+export function volumeListAddition(values: { workspaceValue?: unknown; globalValue?: unknown }, workspaceOpen: boolean, name: string): { scope: 'workspace' | 'global'; list: string[] } {
   const add = (list: unknown[]) => [...list.filter((v): v is string => typeof v === 'string' && v !== name), name];
   if (workspaceOpen && Array.isArray(values.workspaceValue)) return { scope: 'workspace', list: add(values.workspaceValue) };
   return { scope: 'global', list: add(Array.isArray(values.globalValue) ? values.globalValue : []) };
@@ -58,10 +54,7 @@ export const PERSONAL_VOLUME_LABEL = 'My files';
 
 /** The personal volume first (when a user id is set), then the named volumes in settings order. */
 export function shownVolumes(personal: string | undefined, named: readonly string[]): VolumeTarget[] {
-  return [
-    ...(personal ? [{ volume: personal, personal: true }] : []),
-    ...named.filter((v) => v !== personal).map((volume) => ({ volume, personal: false })),
-  ];
+  return [...(personal ? [{ volume: personal, personal: true }] : []), ...named.filter((v) => v !== personal).map((volume) => ({ volume, personal: false }))];
 }
 
 /** How a volume name the service sent (a citation's, a listing's) is shown: "My files" for any personal volume `{…}`. */

@@ -14,5 +14,7 @@ export function excludeGlobs(): string[] {
 /** Only the `files.exclude` entries switched on (the upload tool names which setting refused a file). */
 export function filesExcludeGlobs(): string[] {
   const filesExclude = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
-  return Object.entries(filesExclude ?? {}).filter(([, value]) => value === true).map(([glob]) => glob);
+  return Object.entries(filesExclude ?? {})
+    .filter(([, value]) => value === true)
+    .map(([glob]) => glob);
 }

@@ -61,12 +61,25 @@ export const personalVolumeStep: CheckStep = {
     const personal = check.personal;
     const listing = check.keyListing;
     if (!personal) {
-      check.add({ id: 'personal-volume', title: this.title, status: 'failed', detail: "'ksm.userId' is not set, so the personal volume is unknown.", problem: 'user-id', fix: fixFor('user-id', check.fixContext) });
+      check.add({
+        id: 'personal-volume',
+        title: this.title,
+        status: 'failed',
+        detail: "'ksm.userId' is not set, so the personal volume is unknown.",
+        problem: 'user-id',
+        fix: fixFor('user-id', check.fixContext),
+      });
     } else if (listing?.error) {
       check.failed('personal-volume', `${this.title}: ${personal}`, listing.error, 'key', listing.ms, { volume: personal });
     } else if (listing?.value) {
       const page = listing.value;
-      check.add({ id: 'personal-volume', title: `${this.title}: ${personal}`, status: 'passed', ms: listing.ms, detail: `${page.total} file(s)${page.files[0] ? `; the first is in state '${page.files[0].status}'` : ''}.` });
+      check.add({
+        id: 'personal-volume',
+        title: `${this.title}: ${personal}`,
+        status: 'passed',
+        ms: listing.ms,
+        detail: `${page.total} file(s)${page.files[0] ? `; the first is in state '${page.files[0].status}'` : ''}.`,
+      });
     }
     return undefined;
   },

@@ -18,12 +18,7 @@ export interface OutputFormatStep {
 
 export const OUTPUT_FORMAT_TITLE = "Answer format: the service honours output_parser 'responses'";
 
-export async function checkOutputFormat(
-  client: KsmService,
-  model: string,
-  setting: OutputFormat,
-  options: { signal?: AbortSignal; now?: () => number } = {},
-): Promise<OutputFormatStep> {
+export async function checkOutputFormat(client: KsmService, model: string, setting: OutputFormat, options: { signal?: AbortSignal; now?: () => number } = {}): Promise<OutputFormatStep> {
   const now = options.now ?? (() => performance.now());
   const start = now();
   try {
@@ -35,7 +30,7 @@ export async function checkOutputFormat(
     if (answer.outputFormat === 'responses') {
       return { id: 'output-format', title: OUTPUT_FORMAT_TITLE, status: 'passed', ms, detail: `It answered in the Responses format: both formats work (ksm.chat.outputFormat is '${setting}').` };
     }
-    const detail = "It ignored output_parser and answered in the chat format: only the chat format works; the extension still reads these answers.";
+    const detail = 'It ignored output_parser and answered in the chat format: only the chat format works; the extension still reads these answers.';
     return setting === 'responses'
       ? { id: 'output-format', title: OUTPUT_FORMAT_TITLE, status: 'warning', ms, detail, fix: "Set 'ksm.chat.outputFormat' to 'chat', the format this service speaks." }
       : { id: 'output-format', title: OUTPUT_FORMAT_TITLE, status: 'passed', ms, detail: `${detail} ksm.chat.outputFormat is 'chat'.` };

@@ -101,12 +101,16 @@ export function renderReport(report: ConnectionReport, secrets: ReadonlyArray<st
   lines.push('## Tolerant reading used', '');
   const paths = [...new Set(report.shapes.flatMap((s) => s.paths))];
   if (paths.length === 0) {
-    lines.push('None: the answers had the shapes of the client\'s own decisions (docs/service-contract.md).');
+    lines.push("None: the answers had the shapes of the client's own decisions (docs/service-contract.md).");
   } else {
-    lines.push('The service answers in forms beyond the client\'s own decisions; they were read this way:', '', ...paths.map((p) => `- ${p}`));
+    lines.push("The service answers in forms beyond the client's own decisions; they were read this way:", '', ...paths.map((p) => `- ${p}`));
   }
   const unknown = report.shapes.filter((s) => s.unknown);
-  if (unknown.length) lines.push('', `**${unknown.length} shape(s) were not understood** (see above): parts of answers may be missing. Send this report to the administrators of the service and to the extension's maintainers.`);
+  if (unknown.length)
+    lines.push(
+      '',
+      `**${unknown.length} shape(s) were not understood** (see above): parts of answers may be missing. Send this report to the administrators of the service and to the extension's maintainers.`,
+    );
   lines.push('');
   return redactSecrets(lines.join('\n'), secrets);
 }

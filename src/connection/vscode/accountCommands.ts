@@ -42,9 +42,8 @@ export function registerAccountCommands(services: ExtensionServices): void {
 
   /** One cheap request with the stored key, under a progress notification; the outcome is logged without the key. */
   const checkStoredKey = async (): Promise<KeyCheck> => {
-    const check = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'KSM: checking the API key…', cancellable: true },
-      (_progress, token) => withAbortSignal(token, (signal) => checkApiKey(services.getClient(), keyCheckVolume(settings.userId(), settings.volumes()), signal)),
+    const check = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'KSM: checking the API key…', cancellable: true }, (_progress, token) =>
+      withAbortSignal(token, (signal) => checkApiKey(services.getClient(), keyCheckVolume(settings.userId(), settings.volumes()), signal)),
     );
     log.info(`[account] API key check: ${check.outcome}. ${check.message}`);
     // A tree that showed "refused" for the old key lists again.
@@ -69,17 +68,13 @@ export function registerAccountCommands(services: ExtensionServices): void {
     await apiKey.set(key);
     log.info('[account] API key stored in secret storage.');
     if (!settings.baseUrl()) {
-      void vscode.window.showWarningMessage(
-        "KSM API key saved. It is checked once a service address is set: set 'ksm.baseUrl', or run Connect to Local Emulator.",
-      );
+      void vscode.window.showWarningMessage("KSM API key saved. It is checked once a service address is set: set 'ksm.baseUrl', or run Connect to Local Emulator.");
       return;
     }
     await reportKeyCheck(await checkStoredKey(), 'KSM API key saved: the service accepted it.');
   });
 
-  services.registerCommand(COMMAND.getStarted, () =>
-    vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false),
-  );
+  services.registerCommand(COMMAND.getStarted, () => vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false));
 
   services.registerCommand(COMMAND.clearApiKey, async () => {
     const answer = await vscode.window.showWarningMessage('Remove the stored KSM API key?', { modal: true }, 'Remove');

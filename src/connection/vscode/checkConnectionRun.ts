@@ -17,10 +17,7 @@ const STEP_TIMEOUT_MS = 15_000;
 export const READ_ONLY_CHOICE = 'Check without the agent (read-only)';
 export const WITH_AGENT_CHOICE = 'Also ask the agent a tiny question';
 
-export async function checkConnection(
-  services: ExtensionServices,
-  reportDocument: ReadOnlyDocument,
-): Promise<{ markdown: string; verdict: string; failed: boolean; fixes: FixAction[] } | undefined> {
+export async function checkConnection(services: ExtensionServices, reportDocument: ReadOnlyDocument): Promise<{ markdown: string; verdict: string; failed: boolean; fixes: FixAction[] } | undefined> {
   const pick = await vscode.window.showQuickPick(
     [
       { label: READ_ONLY_CHOICE, detail: 'Address, network, API key, personal volume (limit 1), one streamed token of the default model.' },
@@ -33,32 +30,29 @@ export async function checkConnection(
   const network = networkSettings();
   const key = await services.apiKey.get();
   const timeoutMs = Math.min(settings.timeoutMs(), STEP_TIMEOUT_MS);
-  const report = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'KSM: Checking the connection', cancellable: true },
-    async (progress, token) => {
-      const abort = new AbortController();
-      token.onCancellationRequested(() => abort.abort());
-      return runConnectionCheck({
-        target: {
-          baseUrl: settings.baseUrl(),
-          userId: settings.userId(),
-          volumes: settings.volumes(),
-          model: settings.defaultModel(),
-          agentId: settings.agentId(),
-          agentModel: settings.agentModel(),
-          outputFormat: settings.outputFormat(),
-          network: summarize(network),
-          askAgent: pick.label === WITH_AGENT_CHOICE,
-          client: userAgent(),
-        },
-        hasApiKey: Boolean(key),
-        client: (shapes) => createClientFromSettings(services.apiKey, services.log, { shapes, timeoutMs }),
-        probe: (url) => probeAddress(url, { dispatcher: dispatcherFor(network), timeoutMs, signal: abort.signal, userAgent: userAgent(), redact: redactorFor([key, ...services.apiKey.knownSecrets()]) }),
-        signal: abort.signal,
-        onStep: (step) => progress.report({ message: `${step.title}: ${step.status}` }),
-      });
-    },
-  );
+  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'KSM: Checking the connection', cancellable: true }, async (progress, token) => {
+    const abort = new AbortController();
+    token.onCancellationRequested(() => abort.abort());
+    return runConnectionCheck({
+      target: {
+        baseUrl: settings.baseUrl(),
+        userId: settings.userId(),
+        volumes: settings.volumes(),
+        model: settings.defaultModel(),
+        agentId: settings.agentId(),
+        agentModel: settings.agentModel(),
+        outputFormat: settings.outputFormat(),
+        network: summarize(network),
+        askAgent: pick.label === WITH_AGENT_CHOICE,
+        client: userAgent(),
+      },
+      hasApiKey: Boolean(key),
+      client: (shapes) => createClientFromSettings(services.apiKey, services.log, { shapes, timeoutMs }),
+      probe: (url) => probeAddress(url, { dispatcher: dispatcherFor(network), timeoutMs, signal: abort.signal, userAgent: userAgent(), redact: redactorFor([key, ...services.apiKey.knownSecrets()]) }),
+      signal: abort.signal,
+      onStep: (step) => progress.report({ message: `${step.title}: ${step.status}` }),
+    });
+  });
   const markdown = renderReport(report, [key, ...services.apiKey.knownSecrets()]);
   services.log.info(`[connection] ${verdict(report)}`);
   await reportDocument.show(markdown);

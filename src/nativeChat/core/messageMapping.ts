@@ -5,10 +5,7 @@ import { BadResponseError } from '../../api/errors';
 import type { ChatMessage, ToolCall, ToolDefinition } from '../../api/types';
 
 /** One piece of a message, as VS Code's LanguageModel*Part classes carry it. */
-export type NeutralPart =
-  | { kind: 'text'; text: string }
-  | { kind: 'toolCall'; callId: string; name: string; input: object }
-  | { kind: 'toolResult'; callId: string; text: string };
+export type NeutralPart = { kind: 'text'; text: string } | { kind: 'toolCall'; callId: string; name: string; input: object } | { kind: 'toolResult'; callId: string; text: string };
 
 export interface NeutralMessage {
   role: 'user' | 'assistant' | 'system';

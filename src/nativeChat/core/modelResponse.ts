@@ -112,9 +112,7 @@ async function chatResponse(request: ModelResponseRequest): Promise<ModelRespons
   const tools = toServiceTools(request.tools);
   if (tools) body.tools = tools;
   const calls: ResponsePart[] = [];
-  const result = await run(request, { kind: 'chat', body }, (call) =>
-    calls.push({ kind: 'toolCall', callId: call.callId, name: call.name, input: parseToolArguments(call.name, call.arguments) }),
-  );
+  const result = await run(request, { kind: 'chat', body }, (call) => calls.push({ kind: 'toolCall', callId: call.callId, name: call.name, input: parseToolArguments(call.name, call.arguments) }));
   const { reason, finishReason } = result.finished;
   if (reason === 'stopped') return { stopped: true, finishReason };
   if (reason === 'error' || reason === 'cut-off') throw failed(result.finished);

@@ -46,7 +46,10 @@ export class ThreadBook {
  * caller between requests, the turns themselves are not. Undefined for an empty history.
  */
 function conversationKey(conversation: readonly NeutralMessage[]): string | undefined {
-  const turns = conversation.filter((m) => m.role !== 'system').map((m) => [m.role, textOf(m).trim()]).filter(([, text]) => text !== '');
+  const turns = conversation
+    .filter((m) => m.role !== 'system')
+    .map((m) => [m.role, textOf(m).trim()])
+    .filter(([, text]) => text !== '');
   if (turns.length === 0) return undefined;
   return createHash('sha256').update(JSON.stringify(turns)).digest('hex');
 }

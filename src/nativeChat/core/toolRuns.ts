@@ -67,7 +67,11 @@ export async function runVolumeTool(name: VolumeToolName, input: unknown, contex
           return { ok: false, text: 'Not uploaded: the upload was not confirmed by the user (no confirmation was shown for these files, or they changed since). Nothing was sent.' };
         }
         const result = await uploadToVolume(planned.value, upload, context);
-        if (result.uploaded.length) upload.onUploaded?.(planned.value.volume, result.uploaded.map((f) => f.uuid));
+        if (result.uploaded.length)
+          upload.onUploaded?.(
+            planned.value.volume,
+            result.uploaded.map((f) => f.uuid),
+          );
         return { ok: result.failed.length === 0 && planned.value.refused.length === 0, text: uploadResultText(planned.value.volume, { ...result, refused: planned.value.refused }) };
       }
       default:

@@ -198,10 +198,7 @@ export async function uploadToVolume(
   return { uploaded, failed };
 }
 
-export function uploadResultText(
-  volume: string,
-  result: { uploaded: readonly FileInfo[]; failed: ReadonlyArray<{ name: string; reason: string }>; refused?: ResolvedUpload['refused'] },
-): string {
+export function uploadResultText(volume: string, result: { uploaded: readonly FileInfo[]; failed: ReadonlyArray<{ name: string; reason: string }>; refused?: ResolvedUpload['refused'] }): string {
   const lines: string[] = [];
   if (result.uploaded.length) {
     lines.push(`Uploaded ${result.uploaded.length} file(s) to ${volumeLabel(volume)}; the service processes them now (searchable once 'done'):`);

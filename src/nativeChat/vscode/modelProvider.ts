@@ -31,7 +31,12 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
 
   constructor(private readonly services: ExtensionServices) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ksm.chat.models') || e.affectsConfiguration('ksm.agent') || e.affectsConfiguration('ksm.chat.defaultModel') || e.affectsConfiguration(SETTINGS.vscodeChatShowModels.key)) {
+      if (
+        e.affectsConfiguration('ksm.chat.models') ||
+        e.affectsConfiguration('ksm.agent') ||
+        e.affectsConfiguration('ksm.chat.defaultModel') ||
+        e.affectsConfiguration(SETTINGS.vscodeChatShowModels.key)
+      ) {
         this.changed.fire();
       }
     });

@@ -9,7 +9,19 @@ import { COMMAND } from '../../common/core/contributionIds';
 import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { personalVolume, settings } from '../../common/vscode/settings';
-import { askAgent, citedFiles, MarkerLinker, parseCommand, type AnswerCitations, type SourceCitation, PARTICIPANT_ID, questionWithContext, uploadStatusText, type ContextReference, type RecentUploads } from '../core/participant';
+import {
+  askAgent,
+  citedFiles,
+  MarkerLinker,
+  parseCommand,
+  type AnswerCitations,
+  type SourceCitation,
+  PARTICIPANT_ID,
+  questionWithContext,
+  uploadStatusText,
+  type ContextReference,
+  type RecentUploads,
+} from '../core/participant';
 import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBook';
 import { planUpload, runVolumeTool, UploadConfirmations } from '../core/toolRuns';
 import { TOOL_NAMES } from '../core/volumeTools';

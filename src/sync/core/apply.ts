@@ -174,7 +174,8 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
       for (const u of await recoverFromListing(unanswered)) report({ rel: u.rel, path: u.path, action: 'cancelled', reason: 'not confirmed: the sync was cancelled (the next sync checks)' });
       return;
     }
-    const requestError = failures.length && failures.every((f) => f.error === failures[0].error) && failures.length === batch.filter((u) => !answered.has(u.rel)).length ? failures[0].error : undefined;
+    const requestError =
+      failures.length && failures.every((f) => f.error === failures[0].error) && failures.length === batch.filter((u) => !answered.has(u.rel)).length ? failures[0].error : undefined;
     if (requestError && isConfigurationAnswer(requestError)) {
       stopped ??= new SyncStoppedError(requestError.message, 'config', { cause: requestError });
       for (const f of failures) notSent(f.upload, requestError.message, 'failed');
@@ -258,10 +259,14 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 

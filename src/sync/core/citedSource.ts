@@ -37,10 +37,18 @@ export interface WorkspaceMatch {
  */
 export function workspaceFileFor(folders: readonly SyncedFolder[], cited: CitedFileRef): WorkspaceMatch | undefined {
   const inVolume = folders.filter((f) => cited.volume === undefined || f.manifest.volume === cited.volume);
-  const byId = inVolume.flatMap((f) => Object.entries(f.manifest.files).filter(([, e]) => e.uuid === cited.fileId).map(([rel]) => ({ folder: f, rel })));
+  const byId = inVolume.flatMap((f) =>
+    Object.entries(f.manifest.files)
+      .filter(([, e]) => e.uuid === cited.fileId)
+      .map(([rel]) => ({ folder: f, rel })),
+  );
   let found = byId.length === 1 ? byId[0] : undefined;
   if (!found && byId.length === 0 && cited.volume !== undefined) {
-    const byName = inVolume.flatMap((f) => Object.entries(f.manifest.files).filter(([, e]) => e.remoteName === cited.filename).map(([rel]) => ({ folder: f, rel })));
+    const byName = inVolume.flatMap((f) =>
+      Object.entries(f.manifest.files)
+        .filter(([, e]) => e.remoteName === cited.filename)
+        .map(([rel]) => ({ folder: f, rel })),
+    );
     if (byName.length === 1) found = byName[0];
   }
   if (!found) return undefined;
@@ -81,7 +89,11 @@ export function findPassage(text: string, snippet: string | undefined): PassageR
   if (whole) return whole;
   // The service may quote a chunk with its markup stripped ("# Title" → "Title") and lines
   // joined: try its lines and sentences, longest first, each also without a few leading words.
-  const parts = wanted.split(/\r?\n|(?<=[.!?])\s+/).map((l) => l.trim()).filter((l) => l.length >= 12).sort((a, b) => b.length - a.length);
+  const parts = wanted
+    .split(/\r?\n|(?<=[.!?])\s+/)
+    .map((l) => l.trim())
+    .filter((l) => l.length >= 12)
+    .sort((a, b) => b.length - a.length);
   for (const part of parts) {
     const words = part.split(/\s+/);
     for (let drop = 0; drop <= Math.min(6, words.length - 3); drop++) {
@@ -96,7 +108,10 @@ export function findPassage(text: string, snippet: string | undefined): PassageR
 
 /** Matches `needle` in `text` with any run of whitespace equal to any other; the lines it spans. */
 function locate(text: string, needle: string): PassageRange | undefined {
-  const words = needle.split(/\s+/).filter(Boolean).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const words = needle
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   if (words.length === 0) return undefined;
   const match = new RegExp(words.join('\\s+')).exec(text);
   if (!match) return undefined;

@@ -13,7 +13,9 @@ const SMALL_FILE = 256 * 1024;
 export async function sha256OfFile(path: string, signal?: AbortSignal, size?: number): Promise<string> {
   if (size !== undefined && size <= SMALL_FILE) {
     signal?.throwIfAborted();
-    return createHash('sha256').update(await readFile(path)).digest('hex');
+    return createHash('sha256')
+      .update(await readFile(path))
+      .digest('hex');
   }
   const hash = createHash('sha256');
   await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), hash, { signal });
@@ -34,12 +36,7 @@ export function knownHash(file: { size: number; mtimeMs: number }, known: Manife
 }
 
 /** The file's sha256, reusing the manifest's when size and mtime are unchanged. */
-export async function contentHash(
-  file: { path: string; size: number; mtimeMs: number; sha256?: string },
-  known: ManifestEntry | undefined,
-  stats: HashStats,
-  signal?: AbortSignal,
-): Promise<string> {
+export async function contentHash(file: { path: string; size: number; mtimeMs: number; sha256?: string }, known: ManifestEntry | undefined, stats: HashStats, signal?: AbortSignal): Promise<string> {
   const reused = knownHash(file, known, stats);
   if (reused !== undefined) return reused;
   stats.hashed++;

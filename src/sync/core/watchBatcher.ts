@@ -94,7 +94,13 @@ export function eventFilter(folder: string, rules: { excludeGlobs: string[]; roo
     for (let i = 1; i <= parts.length; i++) if (isExcluded(parts.slice(0, i).join('/'))) return false;
     for (let dir = dirname(full); dir === root || dir.startsWith(root + sep); dir = dirname(dir)) {
       const text = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => undefined);
-      if (text !== undefined && ignore().add(text).ignores(toPosix(relative(dir, full)))) return false;
+      if (
+        text !== undefined &&
+        ignore()
+          .add(text)
+          .ignores(toPosix(relative(dir, full)))
+      )
+        return false;
       if (dir === root) break;
     }
     return true;

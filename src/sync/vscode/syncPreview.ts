@@ -47,10 +47,15 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
   for (const c of plan.conflicts) files.push({ label: `$(warning) ${c.rel}`, description: vscode.l10n.t('same name as {0} file(s) in the volume not recorded by this folder', c.remote.length) });
   for (const claim of plan.ignoredClaims) files.push({ label: vscode.l10n.t('$(warning) Ignored sync record entry'), detail: claim });
   for (const u of plan.uploads) {
-    files.push(u.replaces ? { label: `$(replace) ${u.rel}`, description: 'changed: replace' } : { label: `$(add) ${u.rel}`, description: u.renamedFrom ? `new (renamed from ${u.renamedFrom})` : 'new: upload' });
+    files.push(
+      u.replaces ? { label: `$(replace) ${u.rel}`, description: 'changed: replace' } : { label: `$(add) ${u.rel}`, description: u.renamedFrom ? `new (renamed from ${u.renamedFrom})` : 'new: upload' },
+    );
   }
   for (const d of plan.deletes) {
-    files.push({ label: `$(trash) ${d.remoteName}`, description: d.reason === 'replaced' ? 'older copy of a replaced file' : d.reason === 'duplicate' ? 'extra copy' : 'removed locally: delete from the volume' });
+    files.push({
+      label: `$(trash) ${d.remoteName}`,
+      description: d.reason === 'replaced' ? 'older copy of a replaced file' : d.reason === 'duplicate' ? 'extra copy' : 'removed locally: delete from the volume',
+    });
   }
   for (const rel of plan.keptRemote) files.push({ label: `$(circle-slash) ${rel}`, description: 'removed locally, kept in the volume (deletion is off)' });
   for (const f of plan.untracked) files.push({ label: `$(question) ${f.filename}`, description: 'in the volume, not from this folder: left alone' });

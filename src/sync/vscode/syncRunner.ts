@@ -46,7 +46,11 @@ export class PairingRunner implements vscode.Disposable {
     readonly pairing: Pairing,
     readonly folderPath: string,
     private readonly services: ExtensionServices,
-    private readonly hooks: { onState(): void; onApplied(volume: string, uploaded?: { uuids: string[]; doChunking: DoChunking }): void; showSummary(runner: PairingRunner, summary: SyncSummary, plan: SyncPlan): void },
+    private readonly hooks: {
+      onState(): void;
+      onApplied(volume: string, uploaded?: { uuids: string[]; doChunking: DoChunking }): void;
+      showSummary(runner: PairingRunner, summary: SyncSummary, plan: SyncPlan): void;
+    },
   ) {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
     this.startWatching();
@@ -91,9 +95,12 @@ export class PairingRunner implements vscode.Disposable {
   /** Every save, create and delete under the folder (ignore rules applied) counts as pending; in watch mode it also schedules a sync. */
   private startWatching(): void {
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.folderPath), '**/*'));
-    const batcher = new WatchBatcher(async () => {
-      await this.sync({ background: true });
-    }, { quietMs: settings.syncWatchDelayMs() });
+    const batcher = new WatchBatcher(
+      async () => {
+        await this.sync({ background: true });
+      },
+      { quietMs: settings.syncWatchDelayMs() },
+    );
     this.batcher = batcher;
     const onEvent = async (uri: vscode.Uri) => {
       if (!(await this.isRelevant(uri.fsPath))) return;
@@ -138,9 +145,12 @@ export class PairingRunner implements vscode.Disposable {
     }
     const store = this.store();
     // One run per pairing across windows: a second window waits for the first (the lock sits next to the manifest).
-    const release = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Waiting for another window\'s sync of {0}…', this.label) },
-      () => acquireSyncLock(store.location, { what: `${this.folderPath} → ${this.pairing.volume}`, waitMs: 10 * 60_000, onWaiting: () => this.services.log.info(`[sync] ${this.label}: another window is syncing this pairing; waiting`) }),
+    const release = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Waiting for another window's sync of {0}…", this.label) }, () =>
+      acquireSyncLock(store.location, {
+        what: `${this.folderPath} → ${this.pairing.volume}`,
+        waitMs: 10 * 60_000,
+        onWaiting: () => this.services.log.info(`[sync] ${this.label}: another window is syncing this pairing; waiting`),
+      }),
     );
     try {
       return await this.runLocked(options, store);
@@ -156,21 +166,29 @@ export class PairingRunner implements vscode.Disposable {
     let plan: SyncPlan | undefined;
     try {
       plan = await vscode.window.withProgress(
-        { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Comparing ${this.label} with ${shownVolume(this.pairing.volume)}…`, cancellable: !options.background },
+        {
+          location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
+          title: `Comparing ${this.label} with ${shownVolume(this.pairing.volume)}…`,
+          cancellable: !options.background,
+        },
         (_progress, token) =>
-          withAbortSignal(token, (signal) => planSync({
-            folder: this.folderPath,
-            volume: this.pairing.volume,
-            service: this.services.getClient(),
-            store,
-            rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
-            deleteRemoved: this.pairing.deleteRemoved,
-            ownership: options.ownership,
-            signal,
-          })),
+          withAbortSignal(token, (signal) =>
+            planSync({
+              folder: this.folderPath,
+              volume: this.pairing.volume,
+              service: this.services.getClient(),
+              store,
+              rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
+              deleteRemoved: this.pairing.deleteRemoved,
+              ownership: options.ownership,
+              signal,
+            }),
+          ),
       );
       const c = planCounts(plan);
-      this.services.log.info(`[sync] ${this.label} → ${this.pairing.volume}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`);
+      this.services.log.info(
+        `[sync] ${this.label} → ${this.pairing.volume}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`,
+      );
       if (isInSync(plan) && !plan.baseChanged && !options.preview) {
         this.syncedOnce = true;
         this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
@@ -181,9 +199,11 @@ export class PairingRunner implements vscode.Disposable {
         if (options.background) {
           // A deletion is never applied behind the user's back: it waits for the preview.
           this.setState({ kind: 'pending', count: c.upload + c.replace + c.delete });
-          void vscode.window.showInformationMessage(`Sync of ${this.label} → ${shownVolume(this.pairing.volume)} is ready: ${c.upload + c.replace} to upload, ${c.delete} to delete. Review it to apply.`, 'Review').then((choice) => {
-            if (choice) void this.sync({ preview: true });
-          });
+          void vscode.window
+            .showInformationMessage(`Sync of ${this.label} → ${shownVolume(this.pairing.volume)} is ready: ${c.upload + c.replace} to upload, ${c.delete} to delete. Review it to apply.`, 'Review')
+            .then((choice) => {
+              if (choice) void this.sync({ preview: true });
+            });
           return undefined;
         }
         // While the preview waits for Apply nothing is being synced: the status bar says "review".
@@ -195,7 +215,9 @@ export class PairingRunner implements vscode.Disposable {
           return this.runLocked({ ...options, preview: true, ownership: answer }, store);
         }
         if (answer !== 'apply' || !(await confirmDeletions(plan, settings.syncDeleteGuardShare()))) {
-          this.setState(before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' || before.kind === 'review' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before);
+          this.setState(
+            before.kind === 'syncing' || before.kind === 'idle' || before.kind === 'inSync' || before.kind === 'review' ? { kind: 'pending', count: c.upload + c.replace + c.delete } : before,
+          );
           return undefined;
         }
       }
@@ -207,21 +229,27 @@ export class PairingRunner implements vscode.Disposable {
       const ready = plan;
       const doChunking = settings.doChunking();
       const summary = await vscode.window.withProgress(
-        { location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `Syncing ${this.label} → ${shownVolume(this.pairing.volume)}`, cancellable: !options.background },
+        {
+          location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
+          title: `Syncing ${this.label} → ${shownVolume(this.pairing.volume)}`,
+          cancellable: !options.background,
+        },
         (progress, token) => {
           let reported = 0;
-          return withAbortSignal(token, (signal) => applySync(ready, {
-            service: this.services.getClient(),
-            store,
-            embedding,
-            doChunking,
-            signal,
-            onProgress: (p) => {
-              const fraction = p.total ? p.done / p.total : 1;
-              progress.report({ message: `${p.done} / ${p.total} files`, increment: Math.max(0, (fraction - reported) * 100) });
-              reported = Math.max(reported, fraction);
-            },
-          }));
+          return withAbortSignal(token, (signal) =>
+            applySync(ready, {
+              service: this.services.getClient(),
+              store,
+              embedding,
+              doChunking,
+              signal,
+              onProgress: (p) => {
+                const fraction = p.total ? p.done / p.total : 1;
+                progress.report({ message: `${p.done} / ${p.total} files`, increment: Math.max(0, (fraction - reported) * 100) });
+                reported = Math.max(reported, fraction);
+              },
+            }),
+          );
         },
       );
       this.syncedOnce = true;
@@ -250,4 +278,3 @@ export class PairingRunner implements vscode.Disposable {
     this.watcher?.dispose();
   }
 }
-

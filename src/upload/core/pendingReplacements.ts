@@ -138,7 +138,12 @@ export class ReplacementTracker {
 function isPending(value: unknown): value is PendingReplacement {
   const v = value as PendingReplacement;
   return (
-    typeof v === 'object' && v !== null && typeof v.volume === 'string' && typeof v.uuid === 'string' && typeof v.filename === 'string' &&
-    Array.isArray(v.replaces) && v.replaces.every((uuid) => typeof uuid === 'string')
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.volume === 'string' &&
+    typeof v.uuid === 'string' &&
+    typeof v.filename === 'string' &&
+    Array.isArray(v.replaces) &&
+    v.replaces.every((uuid) => typeof uuid === 'string')
   );
 }

@@ -19,7 +19,12 @@ export interface DuplicateOption {
  */
 export function duplicateOptions(question: DuplicateQuestion, volume: string): DuplicateOption[] {
   const one = (applyToAll: boolean): DuplicateOption[] => [
-    { choice: 'skip', applyToAll, label: applyToAll ? 'Skip All' : 'Skip', detail: applyToAll ? `Upload none of the ${question.remaining} clashing files` : `Leave "${question.filename}" in ${volume} as it is; do not upload this file` },
+    {
+      choice: 'skip',
+      applyToAll,
+      label: applyToAll ? 'Skip All' : 'Skip',
+      detail: applyToAll ? `Upload none of the ${question.remaining} clashing files` : `Leave "${question.filename}" in ${volume} as it is; do not upload this file`,
+    },
     {
       choice: 'keepBoth',
       applyToAll,

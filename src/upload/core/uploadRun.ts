@@ -10,7 +10,13 @@ import type { PendingReplacement } from './pendingReplacements';
 export type FileOutcome =
   /** `replacing`: older copies deleted once this one is searchable ("Replace"). */
   | { path: string; filename: string; outcome: 'uploaded'; info: FileInfo; replacing: number }
-  | { path: string; filename: string; outcome: 'failed' | 'skipped' | 'cancelled'; reason: string; /** The failure itself (front ends classify it: `ksm upload` exits 3 on a configuration-class answer). */ error?: unknown };
+  | {
+      path: string;
+      filename: string;
+      outcome: 'failed' | 'skipped' | 'cancelled';
+      reason: string;
+      /** The failure itself (front ends classify it: `ksm upload` exits 3 on a configuration-class answer). */ error?: unknown;
+    };
 
 export interface UploadSummary {
   volume: string;

@@ -21,7 +21,10 @@ export class UploadedContents {
   private readonly byUuid = new Map<string, UploadedContent>();
 
   /** `stored`: what workspaceState held; anything that is not a list of entries is ignored. */
-  constructor(stored: unknown, private readonly persist: (entries: UploadedContent[]) => void = () => undefined) {
+  constructor(
+    stored: unknown,
+    private readonly persist: (entries: UploadedContent[]) => void = () => undefined,
+  ) {
     if (!Array.isArray(stored)) return;
     for (const entry of stored.slice(-UPLOADED_CONTENTS_KEPT)) if (isEntry(entry)) this.byUuid.set(entry.uuid, { uuid: entry.uuid, volume: entry.volume, sha256: entry.sha256, size: entry.size });
   }
@@ -65,9 +68,15 @@ function isEntry(value: unknown): value is UploadedContent {
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
   return (
-    typeof entry.uuid === 'string' && entry.uuid.length > 0 && entry.uuid.length <= 200 &&
-    typeof entry.volume === 'string' && entry.volume.length <= 200 &&
-    typeof entry.sha256 === 'string' && /^[0-9a-f]{64}$/.test(entry.sha256) &&
-    typeof entry.size === 'number' && Number.isSafeInteger(entry.size) && entry.size >= 0
+    typeof entry.uuid === 'string' &&
+    entry.uuid.length > 0 &&
+    entry.uuid.length <= 200 &&
+    typeof entry.volume === 'string' &&
+    entry.volume.length <= 200 &&
+    typeof entry.sha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(entry.sha256) &&
+    typeof entry.size === 'number' &&
+    Number.isSafeInteger(entry.size) &&
+    entry.size >= 0
   );
 }

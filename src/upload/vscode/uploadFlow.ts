@@ -104,50 +104,55 @@ export class UploadFlow {
     const target = volumeDisplayName(volume, personalVolume());
 
     const client = services.getClient();
-    const decide: DuplicateDecider = choices.onDuplicate
-      ? async () => ({ choice: choices.onDuplicate!, applyToAll: true })
-      : askAboutDuplicate(target);
+    const decide: DuplicateDecider = choices.onDuplicate ? async () => ({ choice: choices.onDuplicate!, applyToAll: true }) : askAboutDuplicate(target);
 
     const summary = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Uploading to ${target} (${chunkingLabel(doChunking)})`, cancellable: true },
-      (progress, token) => withAbortSignal(token, async (signal) => {
-        progress.report({ message: `checking ${target} for names already there…` });
-        const existing: FileInfo[] = [];
-        try {
-          for await (const file of client.listAllFiles(volume, { signal, pageSize: 1000 })) existing.push(file);
-        } catch (error) {
-          if (!(error instanceof NotFoundError)) throw error; // D6: a new volume has no names yet
-        }
-        const known = this.deps.uploaded;
-        const plan = await planUploads(expansion.files, existing, decide, known && (async (file, clash) => {
-          if (!known.knowsAny(volume, clash)) return false;
+      (progress, token) =>
+        withAbortSignal(token, async (signal) => {
+          progress.report({ message: `checking ${target} for names already there…` });
+          const existing: FileInfo[] = [];
           try {
-            return known.identical(volume, clash, await sha256OfFile(file.path, signal)) !== undefined;
-          } catch {
-            return false; // unreadable now: the upload reports it
+            for await (const file of client.listAllFiles(volume, { signal, pageSize: 1000 })) existing.push(file);
+          } catch (error) {
+            if (!(error instanceof NotFoundError)) throw error; // D6: a new volume has no names yet
           }
-        }));
-        for (const skip of plan.skipped) services.log.info(`[upload] skipped ${skip.path}: ${skip.reason}`);
-        plan.skipped.unshift(...expansion.skipped);
-        const totalBytes = plan.uploads.reduce((sum, u) => sum + u.size, 0);
-        let reportedFraction = 0;
-        return runUpload({
-          service: client,
-          volume,
-          embedding,
-          doChunking,
-          plan,
-          signal,
-          onProgress: (p) => {
-            const fraction = totalBytes > 0 ? p.bytesSent / totalBytes : p.filesDone / Math.max(1, p.filesTotal);
-            progress.report({
-              message: `${p.filesDone} / ${p.filesTotal} files · ${formatBytes(p.bytesSent)} of ${formatBytes(totalBytes)}`,
-              increment: Math.max(0, (fraction - reportedFraction) * 100),
-            });
-            reportedFraction = Math.max(reportedFraction, fraction);
-          },
-        });
-      }),
+          const known = this.deps.uploaded;
+          const plan = await planUploads(
+            expansion.files,
+            existing,
+            decide,
+            known &&
+              (async (file, clash) => {
+                if (!known.knowsAny(volume, clash)) return false;
+                try {
+                  return known.identical(volume, clash, await sha256OfFile(file.path, signal)) !== undefined;
+                } catch {
+                  return false; // unreadable now: the upload reports it
+                }
+              }),
+          );
+          for (const skip of plan.skipped) services.log.info(`[upload] skipped ${skip.path}: ${skip.reason}`);
+          plan.skipped.unshift(...expansion.skipped);
+          const totalBytes = plan.uploads.reduce((sum, u) => sum + u.size, 0);
+          let reportedFraction = 0;
+          return runUpload({
+            service: client,
+            volume,
+            embedding,
+            doChunking,
+            plan,
+            signal,
+            onProgress: (p) => {
+              const fraction = totalBytes > 0 ? p.bytesSent / totalBytes : p.filesDone / Math.max(1, p.filesTotal);
+              progress.report({
+                message: `${p.filesDone} / ${p.filesTotal} files · ${formatBytes(p.bytesSent)} of ${formatBytes(totalBytes)}`,
+                increment: Math.max(0, (fraction - reportedFraction) * 100),
+              });
+              reportedFraction = Math.max(reportedFraction, fraction);
+            },
+          });
+        }),
     );
 
     const uploaded = summary.results.flatMap((r) => (r.outcome === 'uploaded' ? [r.info] : []));
@@ -162,13 +167,16 @@ export class UploadFlow {
       services.log.info(`[upload] ${volume}: ${r.filename} ${r.outcome}${'reason' in r ? ` — ${r.reason}` : ''}${replacing}`);
     }
     notices.summary(summary, (failedPaths) =>
-      this.run(failedPaths.map((p) => vscode.Uri.file(p)), {
-        volume,
-        doChunking,
-        embedding,
-        onDuplicate: choices.onDuplicate,
-        volumeNames: new Map(expansion.files.flatMap((f) => (f.volumeName ? [[f.path, f.volumeName] as const] : []))),
-      }),
+      this.run(
+        failedPaths.map((p) => vscode.Uri.file(p)),
+        {
+          volume,
+          doChunking,
+          embedding,
+          onDuplicate: choices.onDuplicate,
+          volumeNames: new Map(expansion.files.flatMap((f) => (f.volumeName ? [[f.path, f.volumeName] as const] : []))),
+        },
+      ),
     );
     return summary;
   }

@@ -16,7 +16,6 @@ import type { SkippedFile } from '../../common/core/folderExpansion';
 import { GLOBAL_STATE_KEY } from '../../common/core/storageKeys';
 import type { UploadSummary } from '../core/uploadRun';
 
-
 /** The target volume, and whether the user asked to choose its processing this time. */
 export interface VolumePick {
   volume: string;
@@ -139,10 +138,14 @@ export async function showSummary(services: ExtensionServices, summary: UploadSu
   const show = summary.failed || (summary.uploaded === 0 && summary.skipped && !allIdentical(summary)) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   const choice = await show(line, ...actions);
   if (choice === 'Show Details') {
-    showDetails(services, line, summary.results.map((r) => {
-      const why = r.outcome === 'uploaded' ? `as ${r.info.uuid}${r.replacing ? `; the older copy stays searchable until this one is processed` : ''}` : r.reason;
-      return `${r.outcome.padEnd(9)} ${r.filename}  ${why}  [${r.path}]`;
-    }));
+    showDetails(
+      services,
+      line,
+      summary.results.map((r) => {
+        const why = r.outcome === 'uploaded' ? `as ${r.info.uuid}${r.replacing ? `; the older copy stays searchable until this one is processed` : ''}` : r.reason;
+        return `${r.outcome.padEnd(9)} ${r.filename}  ${why}  [${r.path}]`;
+      }),
+    );
   } else if (choice === 'Retry Failed') {
     await retry(failedPaths);
   }
@@ -152,7 +155,12 @@ export async function showSummary(services: ExtensionServices, summary: UploadSu
 export async function showNothingToUpload(services: ExtensionServices, skipped: readonly SkippedFile[]): Promise<void> {
   const line = nothingToUploadMessage(skipped);
   const choice = await vscode.window.showWarningMessage(line, ...(skipped.length ? ['Show Details'] : []));
-  if (choice === 'Show Details') showDetails(services, line, skipped.map((s) => `skipped   ${s.path}  ${s.reason}`));
+  if (choice === 'Show Details')
+    showDetails(
+      services,
+      line,
+      skipped.map((s) => `skipped   ${s.path}  ${s.reason}`),
+    );
 }
 
 function showDetails(services: ExtensionServices, line: string, rows: string[]): void {

@@ -29,14 +29,34 @@ export function fileState(file: FileInfo, mode: DoChunking | undefined = file.do
   const status = file.status;
   if (status === 'done') return { kind: 'done', text: 'done', icon: 'check', warning: false };
   if (status === 'na') {
-    if (mode === 0) return { kind: 'storedOnly', text: 'stored, not indexed', icon: 'archive', warning: false, explanation: 'Stored as is ("Store only"): kept in the volume, not searchable by the agent.' };
-    if (mode === 2) return { kind: 'chunkedOnly', text: 'chunked, not indexed', icon: 'archive', warning: false, explanation: 'Split into chunks without vectors ("Chunk only"): kept, not searchable by the agent.' };
+    if (mode === 0)
+      return { kind: 'storedOnly', text: 'stored, not indexed', icon: 'archive', warning: false, explanation: 'Stored as is ("Store only"): kept in the volume, not searchable by the agent.' };
+    if (mode === 2)
+      return {
+        kind: 'chunkedOnly',
+        text: 'chunked, not indexed',
+        icon: 'archive',
+        warning: false,
+        explanation: 'Split into chunks without vectors ("Chunk only"): kept, not searchable by the agent.',
+      };
     if (mode === 1) {
       const reason = file.statusDetail?.trim().replace(/\.+$/, '') || 'the service gave no reason';
       const short = reason.length > REASON_IN_ROW ? `${reason.slice(0, REASON_IN_ROW - 1)}…` : reason;
-      return { kind: 'failed', text: `failed: ${short}`, icon: 'warning', warning: true, explanation: `Processing failed: ${reason}. The file is stored but not searchable; fix it and upload it again.` };
+      return {
+        kind: 'failed',
+        text: `failed: ${short}`,
+        icon: 'warning',
+        warning: true,
+        explanation: `Processing failed: ${reason}. The file is stored but not searchable; fix it and upload it again.`,
+      };
     }
-    return { kind: 'notIndexed', text: 'not indexed', icon: 'circle-slash', warning: false, explanation: 'Not searchable. Uploaded from elsewhere, so whether it was stored only by choice or failed processing is not known.' };
+    return {
+      kind: 'notIndexed',
+      text: 'not indexed',
+      icon: 'circle-slash',
+      warning: false,
+      explanation: 'Not searchable. Uploaded from elsewhere, so whether it was stored only by choice or failed processing is not known.',
+    };
   }
   if (FINAL_FILE_STATUSES.has(status)) return { kind: 'unknown', text: status, icon: 'circle-filled', warning: false };
   if (['uploaded', 'waiting', 'chunking', 'embedding', 'indexing'].includes(status)) return { kind: 'processing', text: status, icon: 'sync~spin', warning: false };

@@ -13,7 +13,11 @@ export type StoredProcessingModes = Array<[uuid: string, mode: DoChunking]>;
 export class ProcessingModes {
   private readonly modes = new Map<string, DoChunking>();
 
-  constructor(stored: unknown, private readonly save: (entries: StoredProcessingModes) => void, private readonly kept = PROCESSING_MODES_KEPT) {
+  constructor(
+    stored: unknown,
+    private readonly save: (entries: StoredProcessingModes) => void,
+    private readonly kept = PROCESSING_MODES_KEPT,
+  ) {
     if (!Array.isArray(stored)) return;
     for (const entry of stored) {
       if (Array.isArray(entry) && typeof entry[0] === 'string' && isDoChunking(entry[1])) this.modes.set(entry[0], entry[1]);

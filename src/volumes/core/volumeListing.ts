@@ -93,10 +93,7 @@ export class VolumeListing {
       const files: FileInfo[] = [];
       let total = 0;
       do {
-        const page = await this.service().listFiles(
-          { volume: this.volume, offset: files.length, limit: Math.min(MAX_LIMIT, wanted - files.length) },
-          { signal },
-        );
+        const page = await this.service().listFiles({ volume: this.volume, offset: files.length, limit: Math.min(MAX_LIMIT, wanted - files.length) }, { signal });
         total = page.total;
         files.push(...page.files);
         if (page.files.length === 0) break;
@@ -117,10 +114,7 @@ export class VolumeListing {
     if (!this.hasMore) return;
     const generation = this.generation;
     try {
-      const page = await this.service().listFiles(
-        { volume: this.volume, offset: this.files.length, limit: this.pageSize() },
-        { signal },
-      );
+      const page = await this.service().listFiles({ volume: this.volume, offset: this.files.length, limit: this.pageSize() }, { signal });
       if (generation !== this.generation) return;
       const known = new Set(this.files.map((f) => f.uuid));
       this.files.push(...page.files.filter((f) => !known.has(f.uuid)));
@@ -168,10 +162,7 @@ export class VolumeListing {
     const first = Math.min(...offsets);
     const last = Math.max(...offsets);
     const generation = this.generation;
-    const page = await this.service().listFiles(
-      { volume: this.volume, offset: first, limit: Math.min(MAX_LIMIT, last - first + 1) },
-      { signal },
-    );
+    const page = await this.service().listFiles({ volume: this.volume, offset: first, limit: Math.min(MAX_LIMIT, last - first + 1) }, { signal });
     if (generation !== this.generation) return { pending: this.pendingFiles.length, changed: 0 };
     const fresh = new Map(page.files.map((f) => [f.uuid, f]));
     const updated: FileInfo[] = [];

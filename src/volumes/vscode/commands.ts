@@ -56,7 +56,12 @@ export function registerVolumeCommands(
       [inspected?.globalValue, vscode.ConfigurationTarget.Global],
     ];
     for (const [values, target] of scopes) {
-      if (Array.isArray(values) && values.includes(node.volume)) await updateSetting('volumes.list', values.filter((v) => v !== node.volume), target);
+      if (Array.isArray(values) && values.includes(node.volume))
+        await updateSetting(
+          'volumes.list',
+          values.filter((v) => v !== node.volume),
+          target,
+        );
     }
   });
 
@@ -132,9 +137,11 @@ export function registerVolumeCommands(
       'Delete',
     );
     if (answer !== 'Delete') return;
-    const outcomes = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Deleting ${files.length} file${files.length === 1 ? '' : 's'}…` },
-      () => deleteSelectedFiles(services.getClient(), files.map((f) => ({ volume: f.volume, uuid: f.file.uuid, filename: f.file.filename }))),
+    const outcomes = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Deleting ${files.length} file${files.length === 1 ? '' : 's'}…` }, () =>
+      deleteSelectedFiles(
+        services.getClient(),
+        files.map((f) => ({ volume: f.volume, uuid: f.file.uuid, filename: f.file.filename })),
+      ),
     );
     const byVolume = new Map<string, string[]>();
     for (const o of outcomes) if (o.outcome !== 'failed') byVolume.set(o.volume, [...(byVolume.get(o.volume) ?? []), o.uuid]);
@@ -154,20 +161,18 @@ export function registerVolumeCommands(
   });
 
   async function runSearches(searches: VolumeSearch[]): Promise<void> {
-    await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Filtering files by "${searches[0]?.query ?? ''}"`, cancellable: true },
-      (progress, token) =>
-        withAbortSignal(token, async (signal) => {
-          for (const search of searches) {
-            try {
-              await search.findMore(FILTER_BATCH, signal, (p) => progress.report({ message: `${volumeDisplayName(search.volume, personalVolume())}: ${p.scanned} files read, ${p.matches} matches` }));
-            } catch (error) {
-              if (signal.aborted) return;
-              services.log.warn(`[volumes] filter in ${search.volume} failed: ${(error as Error).message}`);
-            }
-            tree.redrawVolume(search.volume);
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Filtering files by "${searches[0]?.query ?? ''}"`, cancellable: true }, (progress, token) =>
+      withAbortSignal(token, async (signal) => {
+        for (const search of searches) {
+          try {
+            await search.findMore(FILTER_BATCH, signal, (p) => progress.report({ message: `${volumeDisplayName(search.volume, personalVolume())}: ${p.scanned} files read, ${p.matches} matches` }));
+          } catch (error) {
+            if (signal.aborted) return;
+            services.log.warn(`[volumes] filter in ${search.volume} failed: ${(error as Error).message}`);
           }
-        }),
+          tree.redrawVolume(search.volume);
+        }
+      }),
     );
     tree.onSearchesChanged?.();
   }
@@ -177,7 +182,11 @@ export function registerVolumeCommands(
 function filterDescription(searches: VolumeSearch[]): string | undefined {
   if (searches.length === 0) return undefined;
   const count = searches.reduce((sum, s) => sum + s.matches.length, 0);
-  const text = matchCountText(count, searches.some((s) => s.hasMoreMatches), searches.some((s) => !s.complete));
+  const text = matchCountText(
+    count,
+    searches.some((s) => s.hasMoreMatches),
+    searches.some((s) => !s.complete),
+  );
   return `Filter "${searches[0]!.query}" · ${text}`;
 }
 

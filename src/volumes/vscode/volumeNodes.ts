@@ -96,9 +96,7 @@ export function messageItem(node: MessageNode): vscode.TreeItem {
   if (node.role === 'error') {
     item.contextValue = 'ksm.error';
     item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
-    item.command = node.fix
-      ? { command: node.fix.command, title: node.fix.title }
-      : { command: COMMAND.volumesRefreshVolume, title: 'Retry', arguments: [node] };
+    item.command = node.fix ? { command: node.fix.command, title: node.fix.title } : { command: COMMAND.volumesRefreshVolume, title: 'Retry', arguments: [node] };
   } else {
     item.contextValue = 'ksm.message';
     item.iconPath = new vscode.ThemeIcon(node.role === 'loading' ? 'loading~spin' : 'info');

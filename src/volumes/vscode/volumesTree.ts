@@ -55,14 +55,21 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
   /** The do_chunking a file was uploaded with, when this extension remembers it (D24). */
   processingMode: (uuid: string) => DoChunking | undefined = () => undefined;
 
-  constructor(private readonly source: VolumesTreeSource, private readonly onPollError: (volume: string, error: unknown) => void) {
+  constructor(
+    private readonly source: VolumesTreeSource,
+    private readonly onPollError: (volume: string, error: unknown) => void,
+  ) {
     this.poller = new StatusPoller((volume, signal) => this.listing(volume).pollPending(signal), undefined, onPollError);
   }
 
   listing(volume: string): VolumeListing {
     let entry = this.listings.get(volume);
     if (!entry) {
-      const listing = new VolumeListing(() => this.source.client(), volume, () => this.source.pageSize());
+      const listing = new VolumeListing(
+        () => this.source.client(),
+        volume,
+        () => this.source.pageSize(),
+      );
       const unsubscribe = listing.onDidChange((change) => {
         if (listing.pendingFiles.length > 0 && !this.poller.isWatching(volume)) this.poller.watch(volume);
         // The children VS Code is waiting for will reflect this change; see getChildren.

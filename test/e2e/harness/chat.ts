@@ -52,7 +52,10 @@ export class ChatView {
     await this.composer().press('Enter');
     await eventually(
       async () => (await this.assistantTurns().count()) > before,
-      async () => `no answer turn appeared after sending "${text}" (composer now holds "${await this.composer().inputValue().catch(() => '?')}")`,
+      async () =>
+        `no answer turn appeared after sending "${text}" (composer now holds "${await this.composer()
+          .inputValue()
+          .catch(() => '?')}")`,
       15_000,
     );
   }

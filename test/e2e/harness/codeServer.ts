@@ -67,16 +67,21 @@ export class CodeServer {
   ): Promise<CodeServer> {
     const port = await freePort();
     const args = [
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
-      '--user-data-dir', options.userDataDir,
-      '--extensions-dir', options.extensionsDir,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--user-data-dir',
+      options.userDataDir,
+      '--extensions-dir',
+      options.extensionsDir,
       '--disable-telemetry',
       '--disable-update-check',
       ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--ignore-last-opened',
-      '-e', options.workspace,
+      '-e',
+      options.workspace,
     ];
     const child = startProcess('code-server', launcher, args, { cwd: options.workspace, logFile: options.logFile, env: { ...process.env, ...options.env } });
     const url = `http://127.0.0.1:${port}`;

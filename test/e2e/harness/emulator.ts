@@ -32,9 +32,25 @@ export class EmulatorProcess {
     const apiKey = process.env.KSM_E2E_API_KEY || `e2e-key-${Math.random().toString(36).slice(2, 12)}`;
     // Not the emulator's default user either: "My files" must come from the ksm.userId setting.
     const userId = 'e2e-user';
-    const args = ['emulator/cli.ts', '--port', String(port), '--data-dir', dataDir, '--api-key', apiKey, '--user-id', userId, '--test-controls', '--step-ms', '150',
+    const args = [
+      'emulator/cli.ts',
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--api-key',
+      apiKey,
+      '--user-id',
+      userId,
+      '--test-controls',
+      '--step-ms',
+      '150',
       // Answers long and slow enough (about 5 s) that a test can watch one grow and stop it.
-      '--response-words', '160', '--token-delay-ms', '25'];
+      '--response-words',
+      '160',
+      '--token-delay-ms',
+      '25',
+    ];
     const child = startProcess('emulator', join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), args, { cwd: REPO_ROOT, logFile });
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/_emulator/stats`, child, 30_000);

@@ -4,7 +4,12 @@ import { delay } from './processes';
  * Polls `probe` until it returns a truthy value; on timeout fails with `describe()`'s
  * account of what was last seen, so a red test says what the screen showed instead.
  */
-export async function eventually<T>(probe: () => Promise<T | undefined | false | null>, describe: (last: T | undefined | false | null, error?: unknown) => string | Promise<string>, timeoutMs = 30_000, intervalMs = 250): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | false | null>,
+  describe: (last: T | undefined | false | null, error?: unknown) => string | Promise<string>,
+  timeoutMs = 30_000,
+  intervalMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined | false | null;
   let lastError: unknown;

@@ -82,7 +82,10 @@ export async function runIntegrationSuites(resultsDir: string): Promise<RunnerRe
       );
     } finally {
       await workbench.screenshot('integration-window');
-      for (const [name, target] of [['remoteexthost.log', 'exthost.log'], ['KSM Assistant.log', 'extension.log']] as const) {
+      for (const [name, target] of [
+        ['remoteexthost.log', 'exthost.log'],
+        ['KSM Assistant.log', 'extension.log'],
+      ] as const) {
         const log = findFiles(join(userDataDir, 'logs'), name)[0];
         if (log) copyFileSync(log, join(resultsDir, target));
       }

@@ -68,7 +68,10 @@ export function useScenario(name: string): ScenarioHandle {
  */
 function copyExtensionLogs(userDataDir: string, since: number, target: string): void {
   const logsRoot = join(userDataDir, 'logs');
-  for (const [name, copyName] of [['KSM Assistant.log', 'extension'], ['remoteexthost.log', 'exthost']] as const) {
+  for (const [name, copyName] of [
+    ['KSM Assistant.log', 'extension'],
+    ['remoteexthost.log', 'exthost'],
+  ] as const) {
     let index = 0;
     for (const file of findFiles(logsRoot, name)) {
       if (statSync(file).mtimeMs < since) continue;

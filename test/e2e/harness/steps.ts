@@ -48,7 +48,15 @@ export async function openFileByQuickOpen(workbench: Workbench, fileName: string
       await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
       await workbench.page.keyboard.press('Control+P');
       await workbench.quickInputBox().fill(fileName);
-      const found = await workbench.quickInputRows().filter({ hasText: fileName }).first().waitFor({ timeout: 5_000 }).then(() => true, () => false);
+      const found = await workbench
+        .quickInputRows()
+        .filter({ hasText: fileName })
+        .first()
+        .waitFor({ timeout: 5_000 })
+        .then(
+          () => true,
+          () => false,
+        );
       if (!found) await workbench.page.keyboard.press('Escape');
       return found;
     },

@@ -67,7 +67,9 @@ export class Workbench {
   async setColorTheme(label: string): Promise<void> {
     await this.runCommand('Preferences: Color Theme');
     await this.quickInputBox().fill(label);
-    const row = this.quickInputRows().filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) }).first();
+    const row = this.quickInputRows()
+      .filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) })
+      .first();
     await row.waitFor();
     await row.click();
     await this.quickInput().waitFor({ state: 'hidden' });
@@ -212,11 +214,20 @@ export class Workbench {
   async contextMenu(target: Locator, entry: string): Promise<void> {
     await target.click({ button: 'right' });
     const menu = this.page.locator('.monaco-menu');
-    const item = menu.locator('.action-item').filter({ has: this.page.locator('.action-label', { hasText: new RegExp(`^${escapeRegExp(entry)}$`) }) }).first();
+    const item = menu
+      .locator('.action-item')
+      .filter({ has: this.page.locator('.action-label', { hasText: new RegExp(`^${escapeRegExp(entry)}$`) }) })
+      .first();
     await item.waitFor();
     await item.hover();
     await item.click();
-    const closed = await menu.first().waitFor({ state: 'hidden', timeout: 2000 }).then(() => true, () => false);
+    const closed = await menu
+      .first()
+      .waitFor({ state: 'hidden', timeout: 2000 })
+      .then(
+        () => true,
+        () => false,
+      );
     if (!closed) {
       await item.hover();
       await this.page.keyboard.press('Enter');

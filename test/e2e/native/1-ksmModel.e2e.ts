@@ -42,9 +42,18 @@ describe('VS Code Chat 1: a KSM model in the model picker streams its answer, an
     const { run } = scenario;
     const before = Number((await run.emulator.stats()).abortedStreams);
     await chat.send('Tell me a long story about lamps');
-    await eventually(async () => /You asked: ".*Tell me a long story/.test(await chat.responseText()) && (await chat.busy()), async () => `no streaming answer to stop; response: ${await chat.responseText()}`, 60_000, 100);
+    await eventually(
+      async () => /You asked: ".*Tell me a long story/.test(await chat.responseText()) && (await chat.busy()),
+      async () => `no streaming answer to stop; response: ${await chat.responseText()}`,
+      60_000,
+      100,
+    );
     await chat.stopButton().click();
-    await eventually(async () => Number((await run.emulator.stats()).abortedStreams) === before + 1, async () => `the emulator counted ${JSON.stringify(await run.emulator.stats())} (aborted before: ${before})`, 20_000);
+    await eventually(
+      async () => Number((await run.emulator.stats()).abortedStreams) === before + 1,
+      async () => `the emulator counted ${JSON.stringify(await run.emulator.stats())} (aborted before: ${before})`,
+      20_000,
+    );
     await chat.waitUntilIdle(20_000);
     const stopped = await chat.answerMarkdown();
     await new Promise((r) => setTimeout(r, 1500));

@@ -33,13 +33,27 @@ describe('VS Code Chat 2: @ksm answers from the volumes with sources, and a foll
 
   it("the answer's [n] marker is a link that opens the cited passage, as in the panel (issue 26, rough edge 5)", async () => {
     const { workbench } = scenario;
-    const marker = chat.lastResponse().locator('a', { hasText: /^\[1\]$/ }).first();
+    const marker = chat
+      .lastResponse()
+      .locator('a', { hasText: /^\[1\]$/ })
+      .first();
     await marker.waitFor({ timeout: 10_000 });
     await marker.click();
     const passageTab = workbench.page.locator('.tabs-container .tab').filter({ hasText: HANDBOOK });
-    await eventually(async () => (await passageTab.count()) > 0, async () => 'no tab opened for the cited passage', 30_000);
     await eventually(
-      async () => /source\s\[1\]/.test(await workbench.page.locator('.editor-instance .view-lines').first().innerText().catch(() => '')),
+      async () => (await passageTab.count()) > 0,
+      async () => 'no tab opened for the cited passage',
+      30_000,
+    );
+    await eventually(
+      async () =>
+        /source\s\[1\]/.test(
+          await workbench.page
+            .locator('.editor-instance .view-lines')
+            .first()
+            .innerText()
+            .catch(() => ''),
+        ),
       async () => 'the opened document is not the cited passage',
       30_000,
     );
@@ -50,7 +64,11 @@ describe('VS Code Chat 2: @ksm answers from the volumes with sources, and a foll
     const { workbench } = scenario;
     await chat.lastResponse().locator('a', { hasText: HANDBOOK }).first().click();
     await eventually(
-      async () => (await workbench.volumesRow(HANDBOOK).getAttribute('aria-selected').catch(() => null)) === 'true',
+      async () =>
+        (await workbench
+          .volumesRow(HANDBOOK)
+          .getAttribute('aria-selected')
+          .catch(() => null)) === 'true',
       async () => `the Volumes tree never selected ${HANDBOOK}`,
       30_000,
     );
@@ -62,6 +80,9 @@ describe('VS Code Chat 2: @ksm answers from the volumes with sources, and a foll
     assert.match(await chat.responseText(), /\(Turn 2 of this thread\. Earlier you asked: "What does the lighthouse handbook say/);
     const threads = scenario.run.emulator.agentThreads().filter((t) => t.turns.some((turn) => turn.query.includes(QUESTION)));
     assert.equal(threads.length, 1, `one thread holds the first question; threads: ${JSON.stringify(threads.map((t) => t.id))}`);
-    assert.deepEqual(threads[0]!.turns.map((turn) => turn.query), [QUESTION, FOLLOW_UP]);
+    assert.deepEqual(
+      threads[0]!.turns.map((turn) => turn.query),
+      [QUESTION, FOLLOW_UP],
+    );
   });
 });

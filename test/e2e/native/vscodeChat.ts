@@ -28,7 +28,10 @@ export class VsCodeChat {
   }
 
   modePicker(): Locator {
-    return this.session().locator('.chat-input-toolbars a.action-label[aria-haspopup="true"]').filter({ hasText: /^(Agent|Ask|Plan)$/ }).first();
+    return this.session()
+      .locator('.chat-input-toolbars a.action-label[aria-haspopup="true"]')
+      .filter({ hasText: /^(Agent|Ask|Plan)$/ })
+      .first();
   }
 
   responses(): Locator {
@@ -41,7 +44,12 @@ export class VsCodeChat {
 
   /** Opens the Chat view (Ctrl+Alt+I) and closes the "BYOK utility models" notice that would take focus. */
   async open(): Promise<void> {
-    if (!(await this.session().locator('.interactive-input-part').isVisible().catch(() => false))) {
+    if (
+      !(await this.session()
+        .locator('.interactive-input-part')
+        .isVisible()
+        .catch(() => false))
+    ) {
       await this.page.keyboard.press('Control+Alt+I');
     }
     await this.session().locator('.interactive-input-part').waitFor({ timeout: 30_000 });
@@ -55,17 +63,29 @@ export class VsCodeChat {
    * as a user does once to enable a new vendor.
    */
   async pickModel(label: string): Promise<void> {
-    const entry = () => this.page.locator('.context-view .monaco-list-row, .context-view .action-item').filter({ hasText: new RegExp(`^\\s*${escapeRegExp(label)}\\b`) }).first();
+    const entry = () =>
+      this.page
+        .locator('.context-view .monaco-list-row, .context-view .action-item')
+        .filter({ hasText: new RegExp(`^\\s*${escapeRegExp(label)}\\b`) })
+        .first();
     await eventually(
       async () => {
         if (new RegExp(`Models, ${escapeRegExp(label)}$`).test((await this.modelPicker().getAttribute('aria-label')) ?? '')) return true;
         await this.modelPicker().click();
-        const listed = await entry().waitFor({ timeout: 3000 }).then(() => true, () => false);
+        const listed = await entry()
+          .waitFor({ timeout: 3000 })
+          .then(
+            () => true,
+            () => false,
+          );
         if (listed) {
           await entry().click();
           return false;
         }
-        const manage = this.page.locator('.context-view').getByText(/^Manage Models/).first();
+        const manage = this.page
+          .locator('.context-view')
+          .getByText(/^Manage Models/)
+          .first();
         if (await manage.isVisible().catch(() => false)) {
           await manage.click();
           await this.page.locator('.monaco-editor-pane, .monaco-dialog-box, .editor-instance').getByText(label, { exact: true }).first().waitFor({ timeout: 15_000 });
@@ -86,8 +106,17 @@ export class VsCodeChat {
       async () => {
         if (((await this.modePicker().textContent()) ?? '').trim() === mode) return true;
         await this.modePicker().click();
-        const item = this.page.locator('.context-view .action-item, .context-view .monaco-list-row').filter({ hasText: new RegExp(`^\\s*${mode}\\b`) }).first();
-        if (await item.waitFor({ timeout: 3000 }).then(() => true, () => false)) await item.click();
+        const item = this.page
+          .locator('.context-view .action-item, .context-view .monaco-list-row')
+          .filter({ hasText: new RegExp(`^\\s*${mode}\\b`) })
+          .first();
+        if (
+          await item.waitFor({ timeout: 3000 }).then(
+            () => true,
+            () => false,
+          )
+        )
+          await item.click();
         else await this.page.keyboard.press('Escape');
         return false;
       },
@@ -107,7 +136,14 @@ export class VsCodeChat {
         await this.page.keyboard.press('Backspace');
         await this.page.keyboard.type(text, { delay: 5 });
         // An @participant or /command gets its own decoration; compare the plain text only.
-        const typed = ((await this.session().locator('.interactive-input-editor .view-lines').innerText().catch(() => '')) ?? '').replace(/\s+/g, ' ').trim();
+        const typed = (
+          (await this.session()
+            .locator('.interactive-input-editor .view-lines')
+            .innerText()
+            .catch(() => '')) ?? ''
+        )
+          .replace(/\s+/g, ' ')
+          .trim();
         return typed === text.replace(/\s+/g, ' ').trim();
       },
       async () => `the chat input never held "${text}"`,
@@ -115,7 +151,11 @@ export class VsCodeChat {
       500,
     );
     await this.page.keyboard.press('Enter');
-    await eventually(async () => (await this.responses().count()) > before, () => `no response row appeared after sending "${text}"`, 30_000);
+    await eventually(
+      async () => (await this.responses().count()) > before,
+      () => `no response row appeared after sending "${text}"`,
+      30_000,
+    );
   }
 
   async responseText(response = this.lastResponse()): Promise<string> {
@@ -124,13 +164,18 @@ export class VsCodeChat {
 
   /** The answer's own text (rendered Markdown), without the chat's footer of time and model. */
   async answerMarkdown(response = this.lastResponse()): Promise<string> {
-    const parts = await response.locator('.rendered-markdown').allInnerTexts().catch(() => [] as string[]);
+    const parts = await response
+      .locator('.rendered-markdown')
+      .allInnerTexts()
+      .catch(() => [] as string[]);
     return parts.join('\n').replace(/\u00a0/g, ' ');
   }
 
   /** Whether a request is still running: the Send button is replaced by Stop/Cancel. */
   async busy(): Promise<boolean> {
-    return this.stopButton().isVisible().catch(() => false);
+    return this.stopButton()
+      .isVisible()
+      .catch(() => false);
   }
 
   stopButton(): Locator {
@@ -146,7 +191,11 @@ export class VsCodeChat {
     let previous: string | undefined;
     await eventually(
       async () => {
-        const loading = /\bchat-response-loading\b/.test((await this.lastResponse().getAttribute('class').catch(() => '')) ?? '');
+        const loading = /\bchat-response-loading\b/.test(
+          (await this.lastResponse()
+            .getAttribute('class')
+            .catch(() => '')) ?? '',
+        );
         const text = await this.responseText();
         const settled = !loading && !(await this.busy()) && text.trim() !== '' && text === previous;
         previous = text;

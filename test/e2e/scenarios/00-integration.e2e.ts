@@ -38,7 +38,10 @@ describe('Integration suites inside the real VS Code extension host', function (
         [],
         `failing integration tests in ${name} (details in ${resultsDir}/results.json)`,
       );
-      assert.ok(own.some((t) => t.state === 'passed'), `no test of ${name} ran inside the extension host`);
+      assert.ok(
+        own.some((t) => t.state === 'passed'),
+        `no test of ${name} ran inside the extension host`,
+      );
     });
   }
 });

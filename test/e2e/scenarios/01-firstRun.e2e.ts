@@ -22,9 +22,7 @@ describe('Scenario 1: first run — welcome view, Set API Key, Volumes tree', fu
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
     await eventually(
       async () => (await workbench.volumesRow('My files').count()) > 0,
-      async () =>
-        `the Volumes tree never showed "My files"; rows: ${JSON.stringify(await volumesRowTexts(workbench))}, ` +
-        `welcome view visible: ${await workbench.volumesWelcome().isVisible()}`,
+      async () => `the Volumes tree never showed "My files"; rows: ${JSON.stringify(await volumesRowTexts(workbench))}, ` + `welcome view visible: ${await workbench.volumesWelcome().isVisible()}`,
       30_000,
     );
     assert.equal(await workbench.volumesWelcome().isVisible(), false, 'the welcome text is gone once the key is set');

@@ -34,7 +34,7 @@ describe('Scenario 2: upload a folder from the Explorer, watch it process, delet
         60_000,
       );
     }
-    assert.equal(await workbench.volumesRow(IGNORED).count(), 0, 'the .gitignore\'d file is not uploaded');
+    assert.equal(await workbench.volumesRow(IGNORED).count(), 0, "the .gitignore'd file is not uploaded");
   });
 
   it('shows every uploaded file reaching "done" without a manual refresh', async () => {
@@ -67,7 +67,10 @@ describe('Scenario 2: upload a folder from the Explorer, watch it process, delet
       );
     }
     assert.equal(await workbench.volumesRow(kept!).count(), 1, 'the file not selected stays');
-    assert.deepEqual((await run.emulator.listFiles(TEAM_VOLUME)).map((f) => f.filename), [kept]);
+    assert.deepEqual(
+      (await run.emulator.listFiles(TEAM_VOLUME)).map((f) => f.filename),
+      [kept],
+    );
   });
 
   it('sums up a refused upload with "Retry Failed", and the retry stores the file without asking again', async () => {
@@ -80,9 +83,17 @@ describe('Scenario 2: upload a folder from the Explorer, watch it process, delet
     // The processing chosen for this volume by the first upload is remembered, not asked again.
     const notificationTexts = async () => JSON.stringify(await workbench.page.locator('.notification-list-item').allInnerTexts());
     const failedSummary = new RegExp(`0 uploaded, 1 failed — ${TEAM_VOLUME}`);
-    const failed = await eventually(() => workbench.findNotification(failedSummary), async () => `no "1 failed" summary; notifications: ${await notificationTexts()}`, 20_000, 1_000);
+    const failed = await eventually(
+      () => workbench.findNotification(failedSummary),
+      async () => `no "1 failed" summary; notifications: ${await notificationTexts()}`,
+      20_000,
+      1_000,
+    );
     assert.ok(!(await run.emulator.listFiles(TEAM_VOLUME)).some((f) => f.filename === 'notes.txt'), 'nothing was stored by the refused request');
-    await failed.locator('.monaco-button').filter({ hasText: /^Retry Failed$/ }).click();
+    await failed
+      .locator('.monaco-button')
+      .filter({ hasText: /^Retry Failed$/ })
+      .click();
     // Same volume, processing and model: no question is asked before the summary.
     await eventually(
       () => workbench.findNotification(new RegExp(`1 uploaded — ${TEAM_VOLUME}`)),

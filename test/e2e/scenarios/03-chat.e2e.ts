@@ -48,7 +48,11 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask Abo
       50,
     );
     await chat.stopButton().click();
-    await eventually(async () => (await answer.getAttribute('data-state')) === 'stopped', async () => `state stayed ${await answer.getAttribute('data-state')} after Stop`, 10_000);
+    await eventually(
+      async () => (await answer.getAttribute('data-state')) === 'stopped',
+      async () => `state stayed ${await answer.getAttribute('data-state')} after Stop`,
+      10_000,
+    );
     const kept = await chat.answerText(answer);
     assert.ok(kept.length > 20, 'the partial answer stays on screen');
     assert.match(kept, /Stopped/, 'the answer is marked as stopped');
@@ -86,7 +90,11 @@ describe('Scenario 3: chat — streamed answer, Stop, copy a code block, Ask Abo
     const lines = readFileSync(join(run.workspace, 'docs', 'guides', fileName), 'utf8').split('\n');
     await openFileByQuickOpen(scenario.workbench, fileName);
     // Lines 1-3, selected with the keyboard in the real editor, as a user does.
-    await workbench.page.locator('.editor-group-container.active .monaco-editor .view-line').filter({ hasText: lines[2]!.slice(0, 30) }).first().click();
+    await workbench.page
+      .locator('.editor-group-container.active .monaco-editor .view-line')
+      .filter({ hasText: lines[2]!.slice(0, 30) })
+      .first()
+      .click();
     for (const key of ['Control+Home', 'Shift+ArrowDown', 'Shift+ArrowDown', 'Shift+End']) await workbench.page.keyboard.press(key);
     await workbench.runCommand('KSM: Ask About Selection');
     const chip = chat.frame.locator('.composer [data-testid="code-chips"] .chip-label');

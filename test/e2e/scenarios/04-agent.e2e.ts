@@ -47,6 +47,10 @@ describe('Scenario 4: agent mode — citations name the uploaded file, follow-up
     assert.ok((await chat.answerText()).length > 0, 'the follow-up was answered');
     const threads = scenario.run.emulator.agentThreads().filter((t) => t.turns.some((turn) => turn.query.includes(QUESTION)));
     assert.equal(threads.length, 1, `one thread holds the first question; threads: ${JSON.stringify(threads.map((t) => t.id))}`);
-    assert.deepEqual(threads[0]!.turns.map((turn) => turn.query), [QUESTION, FOLLOW_UP], 'the follow-up continued that thread');
+    assert.deepEqual(
+      threads[0]!.turns.map((turn) => turn.query),
+      [QUESTION, FOLLOW_UP],
+      'the follow-up continued that thread',
+    );
   });
 });

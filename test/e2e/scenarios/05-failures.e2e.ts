@@ -16,7 +16,11 @@ describe('Scenario 5: failures — refused key in the tree and the chat, dropped
     await run.emulator.uploadFile(`{${run.emulator.userId}}`, SEEDED, 'Weekly status: all systems nominal.\n', 0);
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
     // Set API Key checks the key with one listing: let it finish before faults are injected.
-    await eventually(() => workbench.findNotification(/the service accepted it/), () => 'Set API Key never said the key was accepted', 30_000);
+    await eventually(
+      () => workbench.findNotification(/the service accepted it/),
+      () => 'Set API Key never said the key was accepted',
+      30_000,
+    );
     chat = new ChatView(workbench);
   });
 
@@ -79,7 +83,10 @@ describe('Scenario 5: failures — refused key in the tree and the chat, dropped
     const alert = answer.locator('[role="alert"]');
     await alert.waitFor();
     assert.ok((await alert.innerText()).trim().length > 2, 'the cut-off answer carries a message');
-    const body = (await chat.answerText(answer)).replace(await alert.innerText(), '').replace(/Retry|Assistant/g, '').trim();
+    const body = (await chat.answerText(answer))
+      .replace(await alert.innerText(), '')
+      .replace(/Retry|Assistant/g, '')
+      .trim();
     assert.ok(body.length > 0, 'the part received before the drop is kept on screen');
   });
 });

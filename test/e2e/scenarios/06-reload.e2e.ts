@@ -60,7 +60,10 @@ describe('Scenario 6: window reload keeps volumes, conversation and key; the key
     const key = Buffer.from(run.emulator.apiKey);
     const offenders = [run.userDataDir, run.workspace].flatMap((root) => filesUnder(root)).filter((file) => readFileSync(file).includes(key));
     assert.deepEqual(offenders, [], 'files holding the API key in clear');
-    assert.ok(filesUnder(run.userDataDir).some((file) => file.endsWith('settings.json')), 'the search covered the settings file');
+    assert.ok(
+      filesUnder(run.userDataDir).some((file) => file.endsWith('settings.json')),
+      'the search covered the settings file',
+    );
   });
 });
 

@@ -27,7 +27,11 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
   const waitForStatus = (text: RegExp, timeoutMs = 60_000) =>
     eventually(
       async () => text.test((await statusItem().first().textContent({ timeout: 1000 })) ?? ''),
-      async () => `the status bar never showed ${text}; it shows "${await statusItem().first().textContent().catch(() => '(none)')}"`,
+      async () =>
+        `the status bar never showed ${text}; it shows "${await statusItem()
+          .first()
+          .textContent()
+          .catch(() => '(none)')}"`,
       timeoutMs,
     );
 
@@ -53,25 +57,42 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     await workbench.quickInput().locator('.quick-input-title', { hasText: 'Volume name' }).waitFor();
     await workbench.typeInQuickInput(SYNC_VOLUME);
     // Options: deletion and watch mode, ticked by keyboard as a user would.
-    await workbench.quickInput().locator('.quick-input-title', { hasText: /options/ }).waitFor();
+    await workbench
+      .quickInput()
+      .locator('.quick-input-title', { hasText: /options/ })
+      .waitFor();
     await workbench.pick(/Delete removed files/);
     await workbench.pick(/Sync on save/);
     await workbench.quickInputBox().press('Enter');
     // Asked once per workspace: may the pairing be written to .vscode/settings.json (issue 22)?
-    await workbench.quickInput().locator('.quick-input-title', { hasText: /where should the pairing be saved/ }).waitFor();
+    await workbench
+      .quickInput()
+      .locator('.quick-input-title', { hasText: /where should the pairing be saved/ })
+      .waitFor();
     await workbench.pick(/Save in this workspace's settings/);
 
     const title = workbench.quickInput().locator('.quick-input-title');
-    await eventually(async () => /5 new · 0 changed · 0 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''), async () => `preview title: "${await title.textContent()}"`, 30_000);
+    await eventually(
+      async () => /5 new · 0 changed · 0 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''),
+      async () => `preview title: "${await title.textContent()}"`,
+      30_000,
+    );
     const rows = await workbench.quickInputRows().allTextContents();
-    assert.ok(rows.some((r) => /teams\/platform\.md/.test(r)), `the preview lists the files: ${JSON.stringify(rows)}`);
-    assert.ok(!rows.some((r) => /scratch\.draft\.md.*new/.test(r)), 'the .gitignore\'d file is not planned');
+    assert.ok(
+      rows.some((r) => /teams\/platform\.md/.test(r)),
+      `the preview lists the files: ${JSON.stringify(rows)}`,
+    );
+    assert.ok(!rows.some((r) => /scratch\.draft\.md.*new/.test(r)), "the .gitignore'd file is not planned");
     // While the preview waits for Apply nothing is sent: the status bar says so, not "syncing" (issue 26, rough edge 4).
     await waitForStatus(/KSM: review sync \(5\)/);
     await workbench.screenshot('7-preview-first-run');
     await workbench.pick(/Apply/);
 
-    await eventually(async () => JSON.stringify((await stored()).map((f) => f.filename)) === JSON.stringify(STORED), async () => `the volume holds ${JSON.stringify((await stored()).map((f) => f.filename))}`, 60_000);
+    await eventually(
+      async () => JSON.stringify((await stored()).map((f) => f.filename)) === JSON.stringify(STORED),
+      async () => `the volume holds ${JSON.stringify((await stored()).map((f) => f.filename))}`,
+      60_000,
+    );
     await waitForStatus(/KSM: in sync/);
     await workbench.openKsmSideBar();
     await waitForRowDescription(workbench, SYNC_VOLUME, /⇄ handbook/, 30_000);
@@ -97,7 +118,11 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       async () => `policy.md was not replaced; the volume holds ${JSON.stringify(await stored())}`,
       60_000,
     );
-    assert.deepEqual((await stored()).map((f) => f.filename), STORED, 'replaced, not duplicated');
+    assert.deepEqual(
+      (await stored()).map((f) => f.filename),
+      STORED,
+      'replaced, not duplicated',
+    );
     await waitForStatus(/KSM: in sync/);
   });
 
@@ -106,10 +131,17 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     rmSync(join(run.workspace, FOLDER, 'faq.md'));
     await waitForStatus(/KSM: \d+ pending/);
     await workbench.screenshot('7-pending-deletion');
-    assert.ok((await stored()).some((f) => f.filename === 'faq.md'), 'nothing is deleted without the preview');
+    assert.ok(
+      (await stored()).some((f) => f.filename === 'faq.md'),
+      'nothing is deleted without the preview',
+    );
     await statusItem().first().click();
     const title = workbench.quickInput().locator('.quick-input-title');
-    await eventually(async () => /1 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''), async () => `preview title: "${await title.textContent()}"`, 30_000);
+    await eventually(
+      async () => /1 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''),
+      async () => `preview title: "${await title.textContent()}"`,
+      30_000,
+    );
     await workbench.screenshot('7-preview-deletion');
     await workbench.pick(/Apply/);
     await eventually(
@@ -117,7 +149,10 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       async () => `faq.md is still stored: ${JSON.stringify((await stored()).map((f) => f.filename))}`,
       60_000,
     );
-    assert.deepEqual((await stored()).map((f) => f.filename), STORED.filter((n) => n !== 'faq.md'));
+    assert.deepEqual(
+      (await stored()).map((f) => f.filename),
+      STORED.filter((n) => n !== 'faq.md'),
+    );
     await waitForStatus(/KSM: in sync/);
     await workbench.openKsmSideBar();
     await waitForRowDescription(workbench, SYNC_VOLUME, /⇄ handbook/, 10_000).catch(async (error) => {
@@ -150,7 +185,10 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       15_000,
     );
     // The cited sentence (line 3 of the file) is selected: the status bar's cursor item says so.
-    const cursor = workbench.page.locator('.statusbar-item').filter({ hasText: /Ln \d+, Col \d+/ }).first();
+    const cursor = workbench.page
+      .locator('.statusbar-item')
+      .filter({ hasText: /Ln \d+, Col \d+/ })
+      .first();
     await eventually(
       async () => /Ln 3, Col \d+ \(\d+ selected\)/.test((await cursor.textContent({ timeout: 1000 }).catch(() => '')) ?? ''),
       async () => `the cited passage is not selected; the status bar says "${await cursor.textContent().catch(() => '(none)')}"`,
@@ -159,7 +197,7 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     await workbench.screenshot('7-citation-opens-workspace-file');
   });
 
-  it("with no sync record, a same-name file the folder never uploaded is not adopted: the preview asks, and Keep uploads alongside", async () => {
+  it('with no sync record, a same-name file the folder never uploaded is not adopted: the preview asks, and Keep uploads alongside', async () => {
     const { workbench, run } = scenario;
     const volume = 'e2e-sync-choice';
     const folder = 'wiki';
@@ -173,24 +211,48 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     await workbench.pick(/Another volume/);
     await workbench.quickInput().locator('.quick-input-title', { hasText: 'Volume name' }).waitFor();
     await workbench.typeInQuickInput(volume);
-    await workbench.quickInput().locator('.quick-input-title', { hasText: /options/ }).waitFor();
+    await workbench
+      .quickInput()
+      .locator('.quick-input-title', { hasText: /options/ })
+      .waitFor();
     await workbench.pick(/Delete removed files/);
     await workbench.quickInputBox().press('Enter');
 
     // The choice, not Apply: nothing may happen to the colleague's file by default.
-    await eventually(async () => (await workbench.quickInputRows().allTextContents()).some((r) => /Keep Them/.test(r)), async () => `rows: ${JSON.stringify(await workbench.quickInputRows().allTextContents())}`, 30_000);
+    await eventually(
+      async () => (await workbench.quickInputRows().allTextContents()).some((r) => /Keep Them/.test(r)),
+      async () => `rows: ${JSON.stringify(await workbench.quickInputRows().allTextContents())}`,
+      30_000,
+    );
     const rows = await workbench.quickInputRows().allTextContents();
-    assert.ok(rows.some((r) => /Replace Them \(Adopt\)/.test(r)), `the preview offers Adopt: ${JSON.stringify(rows)}`);
+    assert.ok(
+      rows.some((r) => /Replace Them \(Adopt\)/.test(r)),
+      `the preview offers Adopt: ${JSON.stringify(rows)}`,
+    );
     assert.ok(!rows.some((r) => /^\s*Apply/.test(r)), `no plain Apply before the choice: ${JSON.stringify(rows)}`);
-    assert.ok(rows.some((r) => /intro\.md.*same name/.test(r)), `the conflicting file is named: ${JSON.stringify(rows)}`);
+    assert.ok(
+      rows.some((r) => /intro\.md.*same name/.test(r)),
+      `the conflicting file is named: ${JSON.stringify(rows)}`,
+    );
     await workbench.screenshot('7-preview-no-record-choice');
     await workbench.pick(/Keep Them/);
     // The plan again, with the choice made: Apply uploads beside the colleague's copy.
     const title = workbench.quickInput().locator('.quick-input-title');
-    await eventually(async () => /1 new · 0 changed · 0 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''), async () => `preview title: "${await title.textContent()}"`, 30_000);
+    await eventually(
+      async () => /1 new · 0 changed · 0 to delete/.test((await title.textContent({ timeout: 1000 })) ?? ''),
+      async () => `preview title: "${await title.textContent()}"`,
+      30_000,
+    );
     await workbench.pick(/Apply/);
     const listed = async () => ((await run.emulator.listFiles(volume)) as Array<{ uuid: string; filename: string }>).filter((f) => f.filename === 'intro.md');
-    await eventually(async () => (await listed()).length === 2, async () => `the volume holds ${JSON.stringify(await listed())}`, 60_000);
-    assert.ok((await listed()).some((f) => f.uuid === colleague.uuid), "the colleague's file is still there");
+    await eventually(
+      async () => (await listed()).length === 2,
+      async () => `the volume holds ${JSON.stringify(await listed())}`,
+      60_000,
+    );
+    assert.ok(
+      (await listed()).some((f) => f.uuid === colleague.uuid),
+      "the colleague's file is still there",
+    );
   });
 });

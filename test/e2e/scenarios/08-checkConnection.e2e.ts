@@ -30,7 +30,10 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
     await workbench.page.keyboard.type('ksm.baseUrl');
     const field = editor.locator('.setting-item-contents').filter({ hasText: 'Base Url' }).locator('.setting-item-control input').first();
     // Machine-scoped settings show in the Remote tab, application-scoped ones in the User tab.
-    const found = await field.waitFor({ timeout: 8_000 }).then(() => true, () => false);
+    const found = await field.waitFor({ timeout: 8_000 }).then(
+      () => true,
+      () => false,
+    );
     if (!found) {
       await editor.locator('.settings-tabs-widget .action-label', { hasText: /^User/ }).click();
       await field.waitFor({ timeout: 15_000 });
@@ -50,7 +53,14 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
 
   const editorText = (workbench: Workbench) => workbench.page.locator('.editor-group-container.active .monaco-editor .view-lines');
   /** The report as shown; Markdown editors wrap long lines, so the wrapped pieces are joined again. */
-  const shown = async (workbench: Workbench) => ((await editorText(workbench).innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ').replace(/\n/g, '');
+  const shown = async (workbench: Workbench) =>
+    (
+      (await editorText(workbench)
+        .innerText()
+        .catch(() => '')) ?? ''
+    )
+      .replace(/\u00a0/g, ' ')
+      .replace(/\n/g, '');
 
   /** Runs the check from the palette (read-only) and returns the report shown in the new editor. */
   async function checkFromPalette(workbench: Workbench): Promise<string> {
@@ -74,7 +84,13 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
     const { workbench, run } = scenario;
     const report = await checkFromPalette(workbench);
     assert.match(report, /\*\*Connected\.\*\* All 7 steps passed\./, report.slice(0, 800));
-    for (const part of ['Reach the service (network, proxy, TLS)', 'API key accepted', `Personal volume listable: {${run.emulator.userId}}`, "Model 'emu-chat' answers (streamed, one token)", "Answer format: the service honours output_parser 'responses'"]) {
+    for (const part of [
+      'Reach the service (network, proxy, TLS)',
+      'API key accepted',
+      `Personal volume listable: {${run.emulator.userId}}`,
+      "Model 'emu-chat' answers (streamed, one token)",
+      "Answer format: the service honours output_parser 'responses'",
+    ]) {
       assert.ok(report.includes(part), `the report lacks ${JSON.stringify(part)}:\n${report.slice(0, 1500)}`);
     }
     assert.ok(!report.includes(run.emulator.apiKey), 'the key is never in the report');
@@ -86,7 +102,11 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
     // "save changes?" documents (issue 26, rough edge 3).
     await checkFromPalette(workbench);
     const reportTabs = workbench.page.locator('.tabs-container .tab').filter({ hasText: 'KSM Connection Report' });
-    await eventually(async () => (await reportTabs.count()) === 1, async () => `${await reportTabs.count()} report tabs after two runs`, 10_000);
+    await eventually(
+      async () => (await reportTabs.count()) === 1,
+      async () => `${await reportTabs.count()} report tabs after two runs`,
+      10_000,
+    );
     assert.equal(await workbench.page.locator('.tabs-container .tab.dirty').count(), 0, 'no report asks to be saved');
     await workbench.screenshot('check-connection-one-report-tab');
     await closeReport(workbench);

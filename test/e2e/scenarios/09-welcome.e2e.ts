@@ -83,7 +83,14 @@ describe('Scenario 9: first run guides — walkthrough, in-chat welcome, not con
       async () => `no "refused" notification; notifications: ${JSON.stringify(await workbench.notifications().allInnerTexts())}`,
       30_000,
     );
-    assert.equal(await workbench.notifications().filter({ hasText: /KSM API key saved\.$/ }).count(), 0, 'never a bare "saved"');
+    assert.equal(
+      await workbench
+        .notifications()
+        .filter({ hasText: /KSM API key saved\.$/ })
+        .count(),
+      0,
+      'never a bare "saved"',
+    );
     await workbench.runCommand('Notifications: Clear All Notifications');
   });
 
@@ -152,7 +159,10 @@ function connectStepCheckbox(walkthrough: Locator): Locator {
 /** A frame of the page (webviews are frames in frames) whose text holds every one of `texts`. */
 async function frameShowing(page: Page, ...texts: string[]): Promise<boolean> {
   for (const frame of page.frames()) {
-    const text = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
+    const text = await frame
+      .locator('body')
+      .innerText({ timeout: 1_000 })
+      .catch(() => '');
     if (texts.every((t) => text.includes(t))) return true;
   }
   return false;

@@ -81,7 +81,10 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     await run.emulator.addFault({ kind: 'latency', ms: 5000, method: 'POST', path: '/ksm/rag/v5/files', times: 1 });
     await workbench.contextMenu(await explorerFile(FOLDER), 'Upload Files to Volume…');
     await workbench.pick(new RegExp(`^\\s*${VOLUME}`));
-    await workbench.quickInput().locator('.quick-input-title', { hasText: /^Processing for e2e-polish/ }).waitFor();
+    await workbench
+      .quickInput()
+      .locator('.quick-input-title', { hasText: /^Processing for e2e-polish/ })
+      .waitFor();
     await workbench.pick(/Chunk and embed/);
     const progress = await eventually(
       () => workbench.findNotification(/Uploading to e2e-polish \(Chunk and embed\)/),
@@ -160,7 +163,10 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     await workbench.pick(new RegExp(`^\\s*${VOLUME}`));
     // Store only, chosen through the volume's gear ("choose the processing again").
     await workbench.contextMenu(await explorerFile('kept-as-is.txt'), 'Upload Files to Volume…');
-    const row = workbench.quickInputRows().filter({ hasText: new RegExp(`^\\s*${VOLUME}`) }).first();
+    const row = workbench
+      .quickInputRows()
+      .filter({ hasText: new RegExp(`^\\s*${VOLUME}`) })
+      .first();
     await row.hover();
     await row.locator('.codicon-settings-gear').click();
     await workbench.pick(/Store only/);
@@ -180,20 +186,26 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
       const label = icon.closest('.monaco-list-row')!.querySelector('.label-name')!;
       return { icon: style(icon).color, label: style(label).color };
     });
-    assert.notEqual(colours.icon, colours.label, 'in the theme\'s warning colour');
+    assert.notEqual(colours.icon, colours.label, "in the theme's warning colour");
     const storedRow = workbench.volumesRow('kept-as-is.txt');
     assert.equal(await storedRow.locator('.codicon-warning').count(), 0, 'a choice is not a warning');
     assert.equal(await storedRow.locator('.codicon-archive').count(), 1);
     // The tooltip has the whole reason. A hover can be lost while the row redraws under the
     // pointer, so the pointer leaves and comes back until it shows.
-    const hover = workbench.page.locator('.monaco-hover-content, .workbench-hover').filter({ hasText: /Processing failed: .*filter/ }).first();
+    const hover = workbench.page
+      .locator('.monaco-hover-content, .workbench-hover')
+      .filter({ hasText: /Processing failed: .*filter/ })
+      .first();
     await eventually(
       async () => {
         await workbench.page.mouse.move(900, 700);
         await workbench.volumesRow('scan.pdf').locator('.label-name').hover();
-        return hover.waitFor({ timeout: 4_000 }).then(() => true, () => false);
+        return hover.waitFor({ timeout: 4_000 }).then(
+          () => true,
+          () => false,
+        );
       },
-      () => 'the failed file\'s tooltip never showed the reason',
+      () => "the failed file's tooltip never showed the reason",
       40_000,
       0,
     );
@@ -219,7 +231,7 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     );
   });
 
-  it('shows an active filter in the view\'s description with Clear Filter, and clearing removes both', async () => {
+  it("shows an active filter in the view's description with Clear Filter, and clearing removes both", async () => {
     const { workbench } = scenario;
     const expected = (await stored()).filter((name) => name.includes('sub__beta')).length;
     assert.ok(expected >= 1);
@@ -258,5 +270,4 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     );
     assert.ok(!readFileSync(join(run.userDataDir, 'User', 'settings.json'), 'utf8').includes(`"${VOLUME}"`));
   });
-
 });

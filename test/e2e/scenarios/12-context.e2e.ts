@@ -26,7 +26,10 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     const { run, workbench } = scenario;
     const personal = `{${run.emulator.userId}}`;
     const seeded = [await run.emulator.uploadFile(TEAM_VOLUME, TEAM_FILE, TEAM_TEXT, 1), await run.emulator.uploadFile(personal, MY_FILE, MY_TEXT, 1)];
-    for (const [volume, file] of [[TEAM_VOLUME, seeded[0]!], [personal, seeded[1]!]] as const) {
+    for (const [volume, file] of [
+      [TEAM_VOLUME, seeded[0]!],
+      [personal, seeded[1]!],
+    ] as const) {
       await eventually(
         async () => (await run.emulator.listFiles(volume)).find((f) => f.uuid === file.uuid)?.status === 'done',
         () => `${file.filename} never reached done in the emulator`,
@@ -53,7 +56,11 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     const fileName = 'release-process.md';
     const lines = readFileSync(join(run.workspace, 'docs', 'guides', fileName), 'utf8').split('\n');
     await openFileByQuickOpen(scenario.workbench, fileName);
-    await workbench.page.locator('.editor-group-container.active .monaco-editor .view-line').filter({ hasText: lines[2]!.slice(0, 30) }).first().click();
+    await workbench.page
+      .locator('.editor-group-container.active .monaco-editor .view-line')
+      .filter({ hasText: lines[2]!.slice(0, 30) })
+      .first()
+      .click();
     for (const key of ['Control+Home', 'Shift+ArrowDown', 'Shift+ArrowDown', 'Shift+End']) await workbench.page.keyboard.press(key);
     await workbench.runCommand('KSM: Ask About Selection');
     const pending = chat.frame.locator('.composer [data-testid="code-chips"] .chip-label');
@@ -79,7 +86,10 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
   it('Ask About Active File on a 70 KB file asks first, then attaches a chip without filling the message box; a 120 KB file is refused with the limit', async () => {
     const { workbench, run } = scenario;
     const line = (n: number) => `line ${String(n).padStart(5, '0')}: the quick brown fox jumps over the lazy dog again\n`;
-    const textOf = (bytes: number) => Array.from({ length: Math.ceil(bytes / line(0).length) }, (_, i) => line(i)).join('').slice(0, bytes);
+    const textOf = (bytes: number) =>
+      Array.from({ length: Math.ceil(bytes / line(0).length) }, (_, i) => line(i))
+        .join('')
+        .slice(0, bytes);
     writeFileSync(join(run.workspace, 'context-70k.log'), textOf(70 * 1024));
     writeFileSync(join(run.workspace, 'context-120k.log'), textOf(120 * 1024));
 
@@ -87,7 +97,11 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await workbench.runCommand('KSM: Ask About Active File');
     await workbench.dialogButton('Ask Anyway').click();
     const pending = chat.frame.locator('.composer [data-testid="code-chips"] .chip-label');
-    await eventually(async () => (await pending.allInnerTexts()).join('|') === 'context-70k.log', async () => `chips: ${JSON.stringify(await pending.allInnerTexts())}`, 15_000);
+    await eventually(
+      async () => (await pending.allInnerTexts()).join('|') === 'context-70k.log',
+      async () => `chips: ${JSON.stringify(await pending.allInnerTexts())}`,
+      15_000,
+    );
     assert.equal(await chat.composer().inputValue(), '', 'the 70 KB file is not in the message box');
     // The panel stays responsive: typing lands at once.
     await chat.composer().fill('still typing');
@@ -99,7 +113,12 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await openFileByQuickOpen(scenario.workbench, 'context-120k.log');
     await workbench.runCommand('KSM: Ask About Active File');
     const refused = /context-120k\.log is too large to send with a question \(122,880 characters; the limit is 98,000 characters\)/;
-    await eventually(() => workbench.findNotification(refused), () => 'no "too large" warning naming the limit', 15_000, 1_000);
+    await eventually(
+      () => workbench.findNotification(refused),
+      () => 'no "too large" warning naming the limit',
+      15_000,
+      1_000,
+    );
     assert.equal(await pending.count(), 0, 'nothing attached');
     await workbench.page.keyboard.press('Escape');
   });
@@ -109,7 +128,11 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await chat.frame.locator('button[aria-label="New chat"]').click();
     await chat.modeSelect().selectOption('agent');
     const volumeChips = chat.frame.locator('[data-testid="volume-chips"] .chip-label');
-    await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === 'All volumes', async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
+    await eventually(
+      async () => (await volumeChips.allInnerTexts()).join('|') === 'All volumes',
+      async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`,
+      15_000,
+    );
 
     await chat.send(LAMPS_QUESTION);
     assert.equal(await chat.waitForAnswerToSettle(), 'done');
@@ -124,7 +147,11 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await workbench.quickInputRows().filter({ hasText: TEAM_VOLUME }).waitFor();
     await keepOnlyTeamVolumeTicked(workbench);
     await workbench.quickInputBox().press('Enter');
-    await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === TEAM_VOLUME, async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
+    await eventually(
+      async () => (await volumeChips.allInnerTexts()).join('|') === TEAM_VOLUME,
+      async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`,
+      15_000,
+    );
 
     await chat.send(LAMPS_QUESTION);
     assert.equal(await chat.waitForAnswerToSettle(), 'done');
@@ -166,7 +193,11 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await workbench.page.locator('.tabs-container .tab').filter({ hasText: TEAM_FILE }).waitFor({ state: 'detached', timeout: 15_000 });
     await chat.open();
     // The answer's own text: "From lamps-team-guide.md [n]: …", its marker a link named after the file.
-    const marker = chat.lastAnswer().locator('.answer-body').getByRole('link', { name: new RegExp(`^Source \\d+: ${TEAM_FILE.replace(/\./g, '\\.')}$`) }).first();
+    const marker = chat
+      .lastAnswer()
+      .locator('.answer-body')
+      .getByRole('link', { name: new RegExp(`^Source \\d+: ${TEAM_FILE.replace(/\./g, '\\.')}$`) })
+      .first();
     await marker.waitFor({ timeout: 15_000 });
     await marker.click();
     await workbench.page.locator('.tabs-container .tab.active').filter({ hasText: TEAM_FILE }).waitFor({ timeout: 15_000 });
@@ -191,7 +222,11 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await row.click(); // tick it
     await workbench.quickInputBox().press('Enter');
     const fileChips = chat.frame.locator('[data-testid="file-chips"] .chip-label');
-    await eventually(async () => (await fileChips.allInnerTexts()).join('|') === MY_FILE, async () => `file chips: ${JSON.stringify(await fileChips.allInnerTexts())}`, 15_000);
+    await eventually(
+      async () => (await fileChips.allInnerTexts()).join('|') === MY_FILE,
+      async () => `file chips: ${JSON.stringify(await fileChips.allInnerTexts())}`,
+      15_000,
+    );
     await chat.send(LAMPS_QUESTION);
     assert.equal(await chat.waitForAnswerToSettle(), 'done');
     const files = await chat.lastAnswer().locator('[data-testid="citations"] .citation-file').allInnerTexts();
@@ -199,7 +234,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     assert.deepEqual(await chat.lastAnswer().locator('[data-testid="citations"] .citation-volume').first().innerText(), 'My files');
   });
 
-  it('KSM: Choose Volumes for This Chat… in the palette: offered only in an agent conversation, it changes that chat\'s volume chips', async () => {
+  it("KSM: Choose Volumes for This Chat… in the palette: offered only in an agent conversation, it changes that chat's volume chips", async () => {
     const { workbench } = scenario;
     const title = 'KSM: Choose Volumes for This Chat…';
     await chat.open();
@@ -217,17 +252,25 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
 
     await chat.modeSelect().selectOption('agent');
     const volumeChips = chat.frame.locator('[data-testid="volume-chips"] .chip-label');
-    await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === 'All volumes', async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
+    await eventually(
+      async () => (await volumeChips.allInnerTexts()).join('|') === 'All volumes',
+      async () => `volume chips: ${JSON.stringify(await volumeChips.allInnerTexts())}`,
+      15_000,
+    );
     await workbench.runCommand(title);
     await workbench.quickInputRows().filter({ hasText: TEAM_VOLUME }).waitFor({ timeout: 15_000 });
     await keepOnlyTeamVolumeTicked(workbench);
     await workbench.quickInputBox().press('Enter');
-    await eventually(async () => (await volumeChips.allInnerTexts()).join('|') === TEAM_VOLUME, async () => `volume chips after the command: ${JSON.stringify(await volumeChips.allInnerTexts())}`, 15_000);
+    await eventually(
+      async () => (await volumeChips.allInnerTexts()).join('|') === TEAM_VOLUME,
+      async () => `volume chips after the command: ${JSON.stringify(await volumeChips.allInnerTexts())}`,
+      15_000,
+    );
   });
 
   // media/screenshot-chat.png (the README's) is this step's screenshot, cropped and resized
   // as CONTRIBUTING.md says: a chat with a code block and an agent answer with numbered sources.
-  it('the README\'s picture: in Dark Modern, a code block and an agent answer whose markers match its numbered sources', async () => {
+  it("the README's picture: in Dark Modern, a code block and an agent answer whose markers match its numbered sources", async () => {
     const { workbench } = scenario;
     const startTheme = (await workbench.page.locator('.monaco-workbench.vs-dark').count()) ? 'Dark Modern' : 'Light Modern';
     const startViewport = workbench.page.viewportSize();

@@ -8,7 +8,10 @@ import type { PageOptions, WebviewServer } from './webviewServer';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../../support/chromium';
 
 export class HeadlessChromium {
-  private constructor(readonly context: BrowserContext, private readonly profile: string) {}
+  private constructor(
+    readonly context: BrowserContext,
+    private readonly profile: string,
+  ) {}
 
   static async launch(): Promise<HeadlessChromium> {
     const profile = mkdtempSync(join(tmpdir(), 'ksm-webview-profile-'));

@@ -44,7 +44,7 @@ export function init(view: ConversationView, options: ModelOptions = modelOption
 export function chunk(text: string, seed = 7): string[] {
   const pieces: string[] = [];
   let state = seed;
-  for (let index = 0; index < text.length; ) {
+  for (let index = 0; index < text.length;) {
     state = (state * 1103515245 + 12345) % 2147483648;
     const size = 1 + (state % 17);
     pieces.push(text.slice(index, index + size));

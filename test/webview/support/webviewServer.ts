@@ -99,13 +99,7 @@ export class WebviewServer {
 
 /** The CSP ChatViewProvider sets, with the test server standing in for `webview.cspSource`. */
 export function hostCsp(cspSource: string, nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src ${cspSource}`,
-    `img-src ${cspSource} data:`,
-    `font-src ${cspSource}`,
-  ].join('; ');
+  return ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src ${cspSource}`, `img-src ${cspSource} data:`, `font-src ${cspSource}`].join('; ');
 }
 
 function send(response: import('node:http').ServerResponse, type: string, body: string, headers: Record<string, string> = {}): void {
