@@ -15,8 +15,9 @@ bash scripts/provision.sh
 stage "type check"
 npm run --silent typecheck
 
-stage "lint (layers: docs/architecture.md)"
+stage "lint (layers: docs/architecture.md) and format (prettier --check)"
 npm run --silent lint
+npm run --silent format:check
 
 stage "build"
 node esbuild.mjs
