@@ -119,18 +119,16 @@ describe('connection check against the emulator and a broken network', () => {
           `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
         );
       }
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            id: 'c',
-            object: 'chat.completion',
-            created: 1,
-            model: 'm',
-            choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'ok' } }],
-            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-          }),
-        );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'c',
+          object: 'chat.completion',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'ok' } }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
     });
     const ignoring = await check({ baseUrl: raw.url, outputFormat: 'responses' });
     const formatStep = step(ignoring.report, 'output-format');
