@@ -5,20 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_TEXT_CHARS } from '../../common/core/chatText';
 
-export type {
-  AnswerState,
-  AttachedFile,
-  ChatMode,
-  ChatParameters,
-  CodeContext,
-  ContextVolume,
-  Conversation,
-  ConversationSummary,
-  ModelOptions,
-  SourceCitation,
-  TokenUsage,
-  Turn,
-} from './conversationTypes';
+export type * from './conversationTypes';
 import type { ChatMode, Conversation, ConversationSummary, ModelOptions, Turn } from './conversationTypes';
 
 export const CONVERSATION_SCHEMA = 1;

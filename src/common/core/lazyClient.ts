@@ -1,18 +1,7 @@
-import type { UploadOptions, KsmService } from '../../api/service';
-import type {
-  AgentEvent,
-  AgentMessage,
-  AgentRequest,
-  CallOptions,
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionRequest,
-  DeleteResult,
-  FileInfo,
-  FileListPage,
-  UploadFileResult,
-  UploadRequest,
-} from '../../api/types';
+import type { KsmService } from '../../api/service';
+
+/** The arguments of one service call, as the interface declares them. */
+type Args<K extends keyof KsmService> = Parameters<KsmService[K]>;
 
 /**
  * A KsmService that builds the real client only when a call is made. The HTTP stack
@@ -22,28 +11,28 @@ import type {
 export class LazyClient implements KsmService {
   constructor(private readonly load: () => Promise<KsmService>) {}
 
-  async uploadFiles(request: UploadRequest, options?: UploadOptions): Promise<UploadFileResult[]> {
-    return (await this.load()).uploadFiles(request, options);
+  async uploadFiles(...args: Args<'uploadFiles'>): ReturnType<KsmService['uploadFiles']> {
+    return (await this.load()).uploadFiles(...args);
   }
-  async listFiles(request: { volume: string; offset?: number; limit?: number }, options?: CallOptions): Promise<FileListPage> {
-    return (await this.load()).listFiles(request, options);
+  async listFiles(...args: Args<'listFiles'>): ReturnType<KsmService['listFiles']> {
+    return (await this.load()).listFiles(...args);
   }
-  async *listAllFiles(volume: string, options?: CallOptions & { pageSize?: number }): AsyncIterable<FileInfo> {
-    yield* (await this.load()).listAllFiles(volume, options);
+  async *listAllFiles(...args: Args<'listAllFiles'>): ReturnType<KsmService['listAllFiles']> {
+    yield* (await this.load()).listAllFiles(...args);
   }
-  async deleteFiles(request: { volume: string; uuids: string[] }, options?: CallOptions): Promise<DeleteResult> {
-    return (await this.load()).deleteFiles(request, options);
+  async deleteFiles(...args: Args<'deleteFiles'>): ReturnType<KsmService['deleteFiles']> {
+    return (await this.load()).deleteFiles(...args);
   }
-  async createChatCompletion(request: ChatCompletionRequest, options?: CallOptions): Promise<ChatCompletion> {
-    return (await this.load()).createChatCompletion(request, options);
+  async createChatCompletion(...args: Args<'createChatCompletion'>): ReturnType<KsmService['createChatCompletion']> {
+    return (await this.load()).createChatCompletion(...args);
   }
-  async *streamChatCompletion(request: ChatCompletionRequest, options?: CallOptions): AsyncIterable<ChatCompletionChunk> {
-    yield* (await this.load()).streamChatCompletion(request, options);
+  async *streamChatCompletion(...args: Args<'streamChatCompletion'>): ReturnType<KsmService['streamChatCompletion']> {
+    yield* (await this.load()).streamChatCompletion(...args);
   }
-  async sendAgentMessage(request: AgentRequest, options?: CallOptions): Promise<AgentMessage> {
-    return (await this.load()).sendAgentMessage(request, options);
+  async sendAgentMessage(...args: Args<'sendAgentMessage'>): ReturnType<KsmService['sendAgentMessage']> {
+    return (await this.load()).sendAgentMessage(...args);
   }
-  async *streamAgentMessage(request: AgentRequest, options?: CallOptions): AsyncIterable<AgentEvent> {
-    yield* (await this.load()).streamAgentMessage(request, options);
+  async *streamAgentMessage(...args: Args<'streamAgentMessage'>): ReturnType<KsmService['streamAgentMessage']> {
+    yield* (await this.load()).streamAgentMessage(...args);
   }
 }
