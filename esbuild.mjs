@@ -32,6 +32,8 @@ const LAZY_VENDOR = [
   { specifier: 'gpt-tokenizer/encoding/cl100k_base', out: 'tokenizer', entry: 'node_modules/gpt-tokenizer/cjs/encoding/cl100k_base.js' },
   { specifier: 'proper-lockfile', out: 'lockfile', entry: requireFromHere.resolve('proper-lockfile') },
   { specifier: 'write-file-atomic', out: 'write-file-atomic', entry: requireFromHere.resolve('write-file-atomic') },
+  // markdown-it (with entities and linkify-it, about 85 KB minified) is needed only by KSM: Read Last Answer.
+  { specifier: 'markdown-it', out: 'markdown-it', entry: requireFromHere.resolve('markdown-it') },
 ];
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const lazyVendorPlugin = {

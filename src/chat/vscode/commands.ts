@@ -9,7 +9,6 @@ import { planAskAboutFile, planAskAboutSelection, type AskAboutCodePlan } from '
 import { conversationPickEntry, conversationToMarkdown, fullTitle, matchSnippet } from '../core/conversationText';
 import type { Conversation } from '../core/conversationModel';
 import { COMMAND } from '../../common/core/contributionIds';
-import { answerPlainText, lastAnswer } from '../core/answerPlainText';
 import { ReadOnlyDocument } from '../../common/vscode/readOnlyDocument';
 
 export function registerChatCommands(services: ExtensionServices, session: () => ChatSession, view: ChatViewProvider): void {
@@ -72,6 +71,8 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
   let answerDocument: ReadOnlyDocument | undefined;
   // Also Alt+F2 inside the panel (the webview posts readLastAnswer).
   services.registerCommand(COMMAND.chatReadLastAnswer, async () => {
+    // markdown-it loads with the first read, not at activation (bench/activation.ts).
+    const { answerPlainText, lastAnswer } = await import('../core/answerPlainText');
     const answer = lastAnswer(await session().current());
     if (!answer) {
       void vscode.window.showInformationMessage(vscode.l10n.t('There is no answer to read yet: ask a question in KSM Chat first.'));
