@@ -1,4 +1,4 @@
-// Activation cost and package size (issue 2 targets: activate() < 20 ms median, VSIX < 1 MB).
+// Activation cost and package size (targets: activate() < 20 ms median; VSIX < 1.5 MiB since issue 23 put the CLI in it).
 //
 // Builds the production extension bundle into a temp folder (never touching dist/, which
 // other tools may be using), then in fresh Node processes measures `require(bundle)` +
@@ -65,6 +65,9 @@ const t1 = process.hrtime.bigint();
 process.stdout.write(String(Number(t1 - t0) / 1e6));
 `;
 
+/** Issue 23 raised the VSIX budget from 1 MiB to 1.5 MiB when the `ksm` CLI and its MCP server moved into it. */
+const VSIX_BUDGET_BYTES = 1.5 * 1024 * 1024;
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -113,7 +116,7 @@ function main(): void {
   console.log(`  baseline (empty bundle, same harness): ${baseMs.toFixed(2)} ms; ratio ${(oursMs / Math.max(baseMs, 0.01)).toFixed(1)}x; added by our code ${(oursMs - baseMs).toFixed(2)} ms`);
   console.log(`  target < 20 ms median: ${verdict(oursMs < 20)}`);
   console.log(
-    `vsix: ${(vsixBytes / 1024).toFixed(1)} KiB (extension bundle ${(bundleBytes / 1024).toFixed(1)} KiB, lazily loaded undici ${(vendorBytes / 1024).toFixed(1)} KiB, webview ${(webviewBytes / 1024).toFixed(1)} KiB); ${(vsixBytes / (1024 * 1024)).toFixed(3)}x of the 1 MiB budget: ${verdict(vsixBytes < 1024 * 1024)}`,
+    `vsix: ${(vsixBytes / 1024).toFixed(1)} KiB (extension bundle ${(bundleBytes / 1024).toFixed(1)} KiB, lazily loaded undici ${(vendorBytes / 1024).toFixed(1)} KiB, webview ${(webviewBytes / 1024).toFixed(1)} KiB); ${(vsixBytes / VSIX_BUDGET_BYTES).toFixed(3)}x of the 1.5 MiB budget: ${verdict(vsixBytes < VSIX_BUDGET_BYTES)}`,
   );
 }
 
