@@ -4,17 +4,17 @@
 // < 64 MiB (the body is streamed from disk, never held whole), and client throughput
 // ≥ 0.8× curl's. do_chunking=0 and a long step keep the server's processing out of the way.
 // Run: npx tsx bench/client-upload.ts   (needs about 5 GiB of free space in the temp folder)
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { KsmClient } from '../src/api/client';
 import { DEFAULT_API_KEY } from '../emulator/server';
+import { startEmulatorProcess } from './support/emulatorProcess';
 
 const SIZE = Number(process.env.BENCH_UPLOAD_BYTES ?? 1024 ** 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const MiB = 1024 * 1024;
-const root = resolve(__dirname, '..');
 
 function writeTestFile(path: string): void {
   const block = Buffer.alloc(MiB);
@@ -24,31 +24,10 @@ function writeTestFile(path: string): void {
   closeSync(fd);
 }
 
-async function startEmulatorProcess(dataDir: string): Promise<{ url: string; stop(): void }> {
-  const child = spawn(
-    join(root, 'node_modules/.bin/tsx'),
-    ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', '--max-upload-mb', String(Math.ceil((SIZE * 2) / MiB)), '--quiet'],
-    {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    child.stdout!.on('data', (piece: Buffer) => {
-      out += piece.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolveUrl(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`the emulator exited (${code}) before listening`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
-
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'ksm-bench-upload-'));
   const file = join(work, 'one-gib.bin');
-  const emulator = await startEmulatorProcess(join(work, 'data'));
+  const emulator = await startEmulatorProcess(join(work, 'data'), ['--max-upload-mb', String(Math.ceil((SIZE * 2) / MiB))]);
   try {
     writeTestFile(file);
     const client = new KsmClient({ baseUrl: emulator.url, apiKey: async () => DEFAULT_API_KEY, timeoutMs: 600_000 });

@@ -8,7 +8,7 @@
 //    store can count them).
 // 3. 50 edited of 5,000 ≤ 0.05× the first sync; a no-op re-sync ≤ 0.05× (same engine, in process).
 // Run: npx tsx bench/sync-small-files.ts
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,29 +17,13 @@ import { KsmClient } from '../src/api/client';
 import { applySync } from '../src/sync/core/apply';
 import { FileManifestStore } from '../src/sync/core/manifest';
 import { planSync } from '../src/sync/core/plan';
+import { startEmulatorProcess } from './support/emulatorProcess';
 
 const FILES = Number(process.env.BENCH_SMALL_FILES ?? 5000);
 const EDITED = 50;
 const BATCH = 20;
 const PARALLEL = 3;
 const root = resolve(__dirname, '..');
-
-async function startEmulatorProcess(dataDir: string): Promise<{ url: string; stop(): void }> {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', '--quiet'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    child.stdout!.on('data', (piece: Buffer) => {
-      out += piece.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolveUrl(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`the emulator exited (${code}) before listening`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
 
 function timed(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();

@@ -7,10 +7,9 @@
 // 3. Hashing 1 GiB of unchanged files a second time is skipped by size+mtime: the second
 //    pass costs < 5% of the first pass's hashing (same scan + hash code as the plan).
 // Run: npx tsx bench/sync.ts   (needs about 1.2 GiB of free space in the temp folder)
-import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { KsmClient } from '../src/api/client';
 import type { KsmService } from '../src/api/service';
 import { DEFAULT_API_KEY } from '../emulator/server';
@@ -20,29 +19,12 @@ import { contentHash, type HashStats } from '../src/sync/core/hashing';
 import { FileManifestStore, type ManifestEntry } from '../src/sync/core/manifest';
 import { planSync } from '../src/sync/core/plan';
 import { scanFolder } from '../src/sync/core/scan';
+import { startEmulatorProcess } from './support/emulatorProcess';
 
 const FILES = Number(process.env.BENCH_SYNC_FILES ?? 5000);
 const EDITED = 50;
 const HASH_BYTES = Number(process.env.BENCH_SYNC_HASH_BYTES ?? 1024 ** 3);
 const MiB = 1024 * 1024;
-const root = resolve(__dirname, '..');
-
-async function startEmulatorProcess(dataDir: string): Promise<{ url: string; stop(): void }> {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', '--quiet'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    child.stdout!.on('data', (piece: Buffer) => {
-      out += piece.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolveUrl(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`the emulator exited (${code}) before listening`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
 
 /** Counts what the sync asks of the service: requests by kind, files uploaded, uuids deleted. */
 function counting(service: KsmService) {

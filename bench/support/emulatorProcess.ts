@@ -1,0 +1,24 @@
+// The emulator in a process of its own for the upload and sync benches, so its CPU is not
+// counted in the client's figures (it is single-threaded: in process it would share the
+// event loop with the client being measured). Files stay `processing` (a 10-minute step).
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+const root = resolve(__dirname, '..', '..');
+
+export async function startEmulatorProcess(dataDir: string, extraArgs: string[] = []): Promise<{ url: string; stop(): void }> {
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', ...extraArgs, '--quiet'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = '';
+    child.stdout!.on('data', (piece: Buffer) => {
+      out += piece.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolveUrl(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the emulator exited (${code}) before listening`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
