@@ -4,11 +4,10 @@
 import { strict as assert } from 'node:assert';
 import { rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileInfo } from '../../src/api/types';
 import { applySync } from '../../src/sync/core/apply';
 import { FileManifestStore, type Manifest } from '../../src/sync/core/manifest';
 import { exceedsDeleteGuard, needsOwnershipChoice, planCounts, planSync, type PlanOptions } from '../../src/sync/core/plan';
-import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
 const EMBEDDING = 'emu-embed';
 
@@ -19,11 +18,7 @@ describe('sync engine against the emulator', function () {
   });
   after(async () => fx.close());
 
-  async function listed(volume: string): Promise<FileInfo[]> {
-    const files: FileInfo[] = [];
-    for await (const f of fx.client.listAllFiles(volume)) files.push(f);
-    return files.sort((a, b) => a.filename.localeCompare(b.filename));
-  }
+  const listed = (volume: string) => listedFiles(fx, volume);
   const names = async (volume: string) => (await listed(volume)).map((f) => f.filename);
 
   function setup(name: string, deleteRemoved = true) {

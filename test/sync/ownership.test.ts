@@ -6,12 +6,11 @@
 import { strict as assert } from 'node:assert';
 import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileInfo } from '../../src/api/types';
 import { applySync, SyncStoppedError } from '../../src/sync/core/apply';
 import { acquireSyncLock, SyncBusyError } from '../../src/sync/core/lock';
 import { FileManifestStore, ManifestRefusedError } from '../../src/sync/core/manifest';
 import { exceedsDeleteGuard, needsOwnershipChoice, planSync, type PlanOptions } from '../../src/sync/core/plan';
-import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
 const EMBEDDING = 'emu-embed';
 
@@ -22,11 +21,7 @@ describe('sync ownership: the listing is the truth, the manifest a hint', functi
   });
   after(async () => fx.close());
 
-  async function listed(volume: string): Promise<FileInfo[]> {
-    const files: FileInfo[] = [];
-    for await (const f of fx.client.listAllFiles(volume)) files.push(f);
-    return files.sort((a, b) => a.filename.localeCompare(b.filename));
-  }
+  const listed = (volume: string) => listedFiles(fx, volume);
   const names = async (volume: string) => (await listed(volume)).map((f) => f.filename);
 
   function setup(name: string) {

@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KsmClient } from '../../src/api/client';
+import type { FileInfo } from '../../src/api/types';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
 
 export interface EmulatorFixture {
@@ -47,4 +48,11 @@ let volumeCounter = 0;
 /** A fresh named volume per test, so tests never see each other's files. */
 export function freshVolume(prefix = 'vol'): string {
   return `${prefix}-${process.pid}-${++volumeCounter}`;
+}
+
+/** Every file the volume lists, by name: what the service holds, whatever a manifest claims. */
+export async function listedFiles(fx: EmulatorFixture, volume: string): Promise<FileInfo[]> {
+  const files: FileInfo[] = [];
+  for await (const f of fx.client.listAllFiles(volume)) files.push(f);
+  return files.sort((a, b) => a.filename.localeCompare(b.filename));
 }
