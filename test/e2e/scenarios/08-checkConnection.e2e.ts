@@ -75,7 +75,9 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
   }
 
   async function closeReport(workbench: Workbench): Promise<void> {
-    // A dirty untitled editor would be restored into later windows: drop it.
+    // A dirty untitled editor would be restored into later windows: drop it. Escape first:
+    // a notification or quick pick still holding focus kept the palette from opening once.
+    await workbench.page.keyboard.press('Escape');
     await workbench.runCommand('View: Revert and Close Editor');
     await editorText(workbench).filter({ hasText: '# KSM Connection Check' }).waitFor({ state: 'detached', timeout: 10_000 });
   }
