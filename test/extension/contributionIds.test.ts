@@ -9,8 +9,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMAND, CONTEXT_KEY, VIEW_CONTAINER_ID, VIEW_ID, WALKTHROUGH_ID } from '../../src/common/core/contributionIds';
 import { GLOBAL_STATE_KEY, SECRET_KEY, WORKSPACE_STATE_KEY } from '../../src/common/core/storageKeys';
+import { localizedManifest } from '../support/manifest';
 
-const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+const manifest = localizedManifest();
 const contributes = manifest.contributes;
 
 function sourceFiles(dir: string): string[] {

@@ -1,8 +1,9 @@
 // The manifest is product surface: these checks keep it following VS Code conventions.
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
+import { localizedManifest } from '../support/manifest';
 
-const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+const manifest = localizedManifest();
 const contributes = manifest.contributes;
 
 describe('package.json contributions', () => {
