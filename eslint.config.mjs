@@ -55,6 +55,33 @@ const IMPORT_FREE = ['src/api/chatParameterLimits.ts'];
 const TYPE_ONLY_IMPORTS = ['src/chat/protocol.ts', 'src/chat/core/conversationTypes.ts'];
 
 /** Files that may import only what the zone's `except` lists (paths relative to `from`). */
+/**
+ * The VS Code side that shows text to the user: the entry point, each feature's wiring and
+ * adapters, the shared plumbing. A string literal (or a template with words) in a place VS
+ * Code shows to the user must go through `vscode.l10n.t(...)` (issue 26): lint refuses it
+ * as a message or button of `window.show…Message`, as a label, description, detail,
+ * placeholder, prompt, title, tooltip or text of an object (quick pick items, input boxes,
+ * progress, tree items, tool confirmations), assigned to such a property (status bar items,
+ * tree items), as the text of a tree item or Markdown string, and as chat output
+ * (`markdown`, `progress`, `warning`). test/architecture/l10nLint.test.ts proves each fires.
+ */
+export const LOCALISED_FILES = ['src/extension.ts', 'src/*/*Feature.ts', 'src/*/vscode/**'];
+
+/** Words in a literal: not a codicon (`$(key)`), not a lone symbol or separator. */
+const WORDS = String.raw`/^(?!\$\([\w~-]+\)$)[\s\S]*[A-Za-z]{2}/`;
+const TEXT = `Literal[value=${WORDS}], TemplateLiteral:has(TemplateElement[value.raw=${WORDS}])`;
+const childText = (parent) =>
+  `${parent} > :matches(${TEXT}), ${parent} > ConditionalExpression > :matches(${TEXT}), ${parent} > LogicalExpression > :matches(${TEXT})`;
+const UNLOCALISED = 'User-visible text goes through vscode.l10n.t(...) (docs/architecture.md, Localisation); user content and ids are passed as {0} arguments.';
+const SHOWN_PROPERTY = '/^(label|description|detail|placeHolder|placeholder|prompt|title|tooltip|text|message|invocationMessage|buttonLabel|openLabel|saveLabel|validationMessage)$/';
+export const LOCALISATION_SELECTORS = [
+  `CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/]`,
+  `Property[key.name=${SHOWN_PROPERTY}]`,
+  `AssignmentExpression[left.property.name=${SHOWN_PROPERTY}]`,
+  `NewExpression[callee.property.name=/^(TreeItem|MarkdownString|ChatResponseMarkdownPart|ChatResponseProgressPart)$/]`,
+  `CallExpression[callee.property.name=/^(markdown|progress|warning|appendMarkdown|appendText|setStatusBarMessage)$/]`,
+].map((parent) => ({ selector: childText(parent), message: UNLOCALISED }));
+
 const zones = [
   {
     target: './src/api',
@@ -158,6 +185,10 @@ export default tseslint.config(
   {
     files: VSCODE_FREE,
     rules: { 'no-restricted-imports': ['error', { paths: [noVscode] }] },
+  },
+  {
+    files: LOCALISED_FILES,
+    rules: { 'no-restricted-syntax': ['error', ...LOCALISATION_SELECTORS] },
   },
   {
     files: IMPORT_FREE,

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { ApiKeyStore } from './common/vscode/apiKey';
 import { registerCommand } from './common/vscode/commands';
 import { LazyClient } from './common/core/lazyClient';
+import { configureCoreL10n } from './common/vscode/l10n';
 import { Log } from './common/vscode/log';
 import type { ExtensionServices } from './common/vscode/services';
 import { registerChatFeature } from './chat/chatFeature';
@@ -14,6 +15,7 @@ import { registerUploadFeature } from './upload/uploadFeature';
 import { registerVolumesFeature } from './volumes/volumesFeature';
 
 export function activate(context: vscode.ExtensionContext): void {
+  configureCoreL10n();
   const log = new Log();
   const apiKey = new ApiKeyStore(context.secrets);
   log.setSecretSource(() => apiKey.knownSecrets());
@@ -55,7 +57,7 @@ export function activate(context: vscode.ExtensionContext): void {
   } catch (error) {
     // VS Code shows nothing when activation throws; say it ourselves.
     log.error(error instanceof Error ? error : String(error));
-    void vscode.window.showErrorMessage('KSM Assistant failed to start. See the log for details.', 'Show Log').then((c) => {
+    void vscode.window.showErrorMessage(vscode.l10n.t('KSM Assistant failed to start. See the log for details.'), vscode.l10n.t('Show Log')).then((c) => {
       if (c) log.show();
     });
   }

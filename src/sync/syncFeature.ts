@@ -47,16 +47,23 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
   services.context.subscriptions.push(statusBar, { dispose: () => runners.forEach((r) => r.dispose()) });
 
   const showSummary = (runner: PairingRunner, summary: SyncSummary, plan: SyncPlan) => {
-    const parts = [`${summary.uploaded} uploaded`, `${summary.replaced} replaced`, `${summary.deleted} deleted`, `${plan.unchanged} unchanged`];
-    if (summary.failed) parts.push(`${summary.failed} failed`);
-    if (summary.cancelled) parts.push(`${summary.cancelled} not done (cancelled)`);
-    const line = `Sync ${runner.label} → ${shownVolume(runner.pairing.volume)}: ${parts.join(', ')}`;
-    const actions = ['Show Details', ...(summary.failed || summary.cancelled ? ['Retry Failed'] : [])];
+    const parts = [
+      vscode.l10n.t('{0} uploaded', summary.uploaded),
+      vscode.l10n.t('{0} replaced', summary.replaced),
+      vscode.l10n.t('{0} deleted', summary.deleted),
+      vscode.l10n.t('{0} unchanged', plan.unchanged),
+    ];
+    if (summary.failed) parts.push(vscode.l10n.t('{0} failed', summary.failed));
+    if (summary.cancelled) parts.push(vscode.l10n.t('{0} not done (cancelled)', summary.cancelled));
+    const line = vscode.l10n.t('Sync {0} → {1}: {2}', runner.label, shownVolume(runner.pairing.volume), parts.join(', '));
+    const showDetailsLabel = vscode.l10n.t('Show Details');
+    const retryLabel = vscode.l10n.t('Retry Failed');
+    const actions = [showDetailsLabel, ...(summary.failed || summary.cancelled ? [retryLabel] : [])];
     const show = summary.failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void show(line, ...actions).then((choice) => {
-      if (choice === 'Show Details') {
+      if (choice === showDetailsLabel) {
         if (!details) {
-          details = vscode.window.createOutputChannel('KSM Sync Details');
+          details = vscode.window.createOutputChannel(vscode.l10n.t('KSM Sync Details'));
           services.context.subscriptions.push(details);
         }
         details.clear();
@@ -65,7 +72,7 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
         for (const s of plan.skipped) details.appendLine(`${'skipped'.padEnd(9)} ${s.path}  ${s.reason}`);
         for (const f of plan.untracked) details.appendLine(`${'remote'.padEnd(9)} ${f.filename}  not from this folder, left alone`);
         details.show(true);
-      } else if (choice === 'Retry Failed') {
+      } else if (choice === retryLabel) {
         // Failed and cancelled files are still different from the manifest: the next run retries exactly them.
         void runner.sync();
       }

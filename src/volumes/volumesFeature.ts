@@ -126,7 +126,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.Tr
       if (options.onlyIfVisible && !view.visible) return 'notVisible';
       const volumes = await tree.currentVolumes();
       if (!volumes.includes(volume)) {
-        void vscode.window.showInformationMessage(`Volume "${volumeDisplayName(volume, personalVolume())}" is not in the Volumes view. Add it with "Add Volume…" to browse it.`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('Volume "{0}" is not in the Volumes view. Add it with "Add Volume…" to browse it.', volumeDisplayName(volume, personalVolume())));
         return 'volumeNotShown';
       }
       const listing = tree.listing(volume);
@@ -134,7 +134,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.Tr
       for (let page = 0; !listing.find(fileId) && listing.hasMore && page < REVEAL_MAX_PAGES; page++) await listing.loadMore();
       const file = listing.find(fileId);
       if (!file) {
-        void vscode.window.showInformationMessage(`File ${fileId} was not found in ${volumeDisplayName(volume, personalVolume())} (it may have been deleted).`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('File {0} was not found in {1} (it may have been deleted).', fileId, volumeDisplayName(volume, personalVolume())));
         return 'fileNotFound';
       }
       await view.reveal(tree.fileNode(volume, file), { select: true, focus: !options.onlyIfVisible, expand: true });

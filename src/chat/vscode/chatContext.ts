@@ -37,7 +37,7 @@ type VolumeItem = vscode.QuickPickItem & { choice: ContextVolume };
 export async function pickContextVolumes(personal: string | undefined, named: readonly string[], current: readonly ContextVolume[] | undefined): Promise<ContextVolume[] | undefined> {
   const targets = shownVolumes(personal, named);
   if (targets.length === 0) {
-    void vscode.window.showInformationMessage('No volumes to choose from: set ksm.userId for My files, or add a volume in the Volumes view.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('No volumes to choose from: set ksm.userId for My files, or add a volume in the Volumes view.'));
     return undefined;
   }
   const items: VolumeItem[] = targets.map((target) => ({
@@ -47,14 +47,14 @@ export async function pickContextVolumes(personal: string | undefined, named: re
     choice: { volume: target.volume, label: volumeLabel(target), personal: target.personal },
   }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: 'KSM: Volumes the Agent Searches in This Conversation',
-    placeHolder: 'Tick the volumes to search (all ticked = every volume)',
+    title: vscode.l10n.t('KSM: Volumes the Agent Searches in This Conversation'),
+    placeHolder: vscode.l10n.t('Tick the volumes to search (all ticked = every volume)'),
     canPickMany: true,
     ignoreFocusOut: false,
   });
   if (!picked) return undefined;
   if (picked.length === 0) {
-    void vscode.window.showInformationMessage('No volume chosen: the agent keeps searching every volume.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('No volume chosen: the agent keeps searching every volume.'));
     return [];
   }
   // Every volume ticked is the default: stored as "no choice", so volumes added later are searched too.
@@ -77,20 +77,20 @@ export async function pickContextFiles(
   const targets = shownVolumes(personal, named);
   const volume = await vscode.window.showQuickPick(
     targets.map((target) => ({ label: `$(${target.personal ? 'account' : 'database'}) ${volumeLabel(target)}`, target })),
-    { title: 'KSM: Files the Agent Searches — 1/2: Volume', placeHolder: 'Whose files should this conversation search?' },
+    { title: vscode.l10n.t('KSM: Files the Agent Searches — 1/2: Volume'), placeHolder: vscode.l10n.t('Whose files should this conversation search?') },
   );
   if (!volume) return undefined;
   let files: AttachedFile[];
   try {
-    files = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing ${volumeLabel(volume.target)}…` }, () => searchableFiles(service(), volume.target));
+    files = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Listing {0}…', volumeLabel(volume.target)) }, () => searchableFiles(service(), volume.target));
   } catch (error) {
     // A named volume nobody uploaded to yet answers 404 (D6): it has no files to choose.
     const missing = (error as { status?: unknown }).status === 404;
-    void vscode.window.showWarningMessage(missing ? `${volumeLabel(volume.target)} has no files yet.` : `Could not list ${volumeLabel(volume.target)}: ${errorMessage(error)}`);
+    void vscode.window.showWarningMessage(missing ? vscode.l10n.t('{0} has no files yet.', volumeLabel(volume.target)) : vscode.l10n.t('Could not list {0}: {1}', volumeLabel(volume.target), errorMessage(error)));
     return undefined;
   }
   if (files.length === 0) {
-    void vscode.window.showInformationMessage(`${volumeLabel(volume.target)} has no searchable files yet (only processed files can be searched).`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no searchable files yet (only processed files can be searched).', volumeLabel(volume.target)));
     return undefined;
   }
   const items: FileItem[] = files.map((file) => ({
@@ -100,8 +100,8 @@ export async function pickContextFiles(
     file,
   }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: `KSM: Files the Agent Searches — 2/2: ${volumeLabel(volume.target)}`,
-    placeHolder: 'Tick the files to search (the agent then searches only the chosen files)',
+    title: vscode.l10n.t('KSM: Files the Agent Searches — 2/2: {0}', volumeLabel(volume.target)),
+    placeHolder: vscode.l10n.t('Tick the files to search (the agent then searches only the chosen files)'),
     canPickMany: true,
     matchOnDescription: true,
   });

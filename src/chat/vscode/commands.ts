@@ -36,7 +36,7 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
     const editor = vscode.window.activeTextEditor;
     const plan = editor ? askAboutSelectionPlan(editor) : undefined;
     if (!plan) {
-      void vscode.window.showInformationMessage('Select some code in an editor first.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Select some code in an editor first.'));
       return;
     }
     await attach(plan);
@@ -44,7 +44,7 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
   services.registerCommand(COMMAND.chatAskAboutFile, async () => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
-      void vscode.window.showInformationMessage('Open a file in an editor first.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Open a file in an editor first.'));
       return;
     }
     await attach(askAboutFilePlan(editor.document));
@@ -61,7 +61,7 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
   services.registerCommand(COMMAND.chatExport, async () => {
     const conversation = await session().current();
     if (conversation.turns.length === 0) {
-      void vscode.window.showInformationMessage('This conversation is empty: nothing to export yet.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('This conversation is empty: nothing to export yet.'));
       return;
     }
     await openMarkdownExport(conversation);
@@ -110,14 +110,14 @@ function fileNameOf(document: vscode.TextDocument): string {
 }
 
 type ConversationItem = vscode.QuickPickItem & { id: string; fullTitle: string; text: string };
-const renameButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('edit'), tooltip: 'Rename' };
-const deleteButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete' };
+const renameButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('edit'), tooltip: vscode.l10n.t('Rename') };
+const deleteButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: vscode.l10n.t('Delete') };
 
 /** Quick pick of every conversation, searchable by title and message text; resolves true when one was opened. */
 async function pickConversation(session: ChatSession): Promise<boolean> {
   const pick = vscode.window.createQuickPick<ConversationItem>();
-  pick.title = 'KSM: Conversations';
-  pick.placeholder = 'Search conversations by title or message text';
+  pick.title = vscode.l10n.t('KSM: Conversations');
+  pick.placeholder = vscode.l10n.t('Search conversations by title or message text');
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
   let entries: ConversationItem[] = [];
@@ -144,11 +144,12 @@ async function pickConversation(session: ChatSession): Promise<boolean> {
     pick.onDidTriggerItemButton(async ({ item, button }) => {
       askingAboutItem = true;
       if (button === renameButton) {
-        const title = await vscode.window.showInputBox({ title: 'Rename Conversation', value: item.fullTitle, validateInput: (v) => (v.trim() ? undefined : 'The title cannot be empty.') });
+        const title = await vscode.window.showInputBox({ title: vscode.l10n.t('Rename Conversation'), value: item.fullTitle, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The title cannot be empty.')) });
         if (title) await session.rename(item.id, title);
       } else if (button === deleteButton) {
-        const choice = await vscode.window.showWarningMessage(`Delete the conversation "${item.label}"? This cannot be undone.`, { modal: true }, 'Delete');
-        if (choice === 'Delete') await session.delete(item.id);
+        const deleteLabel = vscode.l10n.t('Delete');
+        const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Delete the conversation "{0}"? This cannot be undone.', item.label), { modal: true }, deleteLabel);
+        if (choice === deleteLabel) await session.delete(item.id);
       }
       askingAboutItem = false;
       pick.show();

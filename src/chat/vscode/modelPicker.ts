@@ -14,8 +14,8 @@ const GROUP_LABEL: Record<ModelChoice['group'], string> = { recent: 'Recently us
 /** Shows the picker; resolves to the chosen model id, or undefined when the user cancelled. */
 export function showModelPicker(current: string, options: ModelOptions, recent: readonly string[]): Promise<string | undefined> {
   const pick = vscode.window.createQuickPick<ModelItem>();
-  pick.title = 'KSM: Chat Model';
-  pick.placeholder = 'Pick a model, or type any model id';
+  pick.title = vscode.l10n.t('KSM: Chat Model');
+  pick.placeholder = vscode.l10n.t('Pick a model, or type any model id');
   const listed = modelChoices(options, recent, current);
   const base: ModelItem[] = [];
   for (const choice of listed) {
@@ -29,12 +29,12 @@ export function showModelPicker(current: string, options: ModelOptions, recent: 
     const id = value.trim();
     if (!id || known.has(id)) return [];
     const problem = modelIdProblem(id);
-    return problem ? [{ label: id, description: problem, alwaysShow: true }] : [{ label: id, model: id, description: 'Use this model id', alwaysShow: true }];
+    return problem ? [{ label: id, description: problem, alwaysShow: true }] : [{ label: id, model: id, description: vscode.l10n.t('Use this model id'), alwaysShow: true }];
   };
   pick.items = base;
   const currentItem = base.find((item) => item.model === current);
   if (currentItem) pick.activeItems = [currentItem];
-  if (listed.length === 0) pick.placeholder = 'No models in settings (ksm.chat.models): type a model id';
+  if (listed.length === 0) pick.placeholder = vscode.l10n.t('No models in settings (ksm.chat.models): type a model id');
   return new Promise((resolve) => {
     let chosen: string | undefined;
     pick.onDidChangeValue((value) => (pick.items = [...freeEntry(value), ...base]));

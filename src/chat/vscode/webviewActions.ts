@@ -8,7 +8,7 @@ import { safeExternalUrl } from '../panel/messageValidation';
 export async function insertCodeAtSelection(code: string): Promise<boolean> {
   const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
   if (!editor) {
-    void vscode.window.showInformationMessage('Open a file in an editor first, then insert the code again.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Open a file in an editor first, then insert the code again.'));
     return false;
   }
   return editor.edit((edit) => {
@@ -43,7 +43,7 @@ export async function openCodeInNewFile(code: string, language: string | undefin
 
 export async function copyToClipboard(code: string): Promise<void> {
   await vscode.env.clipboard.writeText(code);
-  vscode.window.setStatusBarMessage('$(check) Copied to the clipboard', 2000);
+  vscode.window.setStatusBarMessage(vscode.l10n.t('$(check) Copied to the clipboard'), 2000);
 }
 
 /** Opens an http(s) link in the browser; anything else is logged and ignored. Returns whether it opened. */

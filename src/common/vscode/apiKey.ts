@@ -52,11 +52,11 @@ export class ApiKeyStore implements vscode.Disposable {
 /** Asks for the key in a password box; returns undefined when the user cancels. */
 export async function promptForApiKey(): Promise<string | undefined> {
   const value = await vscode.window.showInputBox({
-    title: 'KSM Assistant: Set API Key',
-    prompt: 'Paste your KSM API key. It is stored in VS Code secret storage, not in settings.',
+    title: vscode.l10n.t('KSM Assistant: Set API Key'),
+    prompt: vscode.l10n.t('Paste your KSM API key. It is stored in VS Code secret storage, not in settings.'),
     password: true,
     ignoreFocusOut: true,
-    placeHolder: 'API key',
+    placeHolder: vscode.l10n.t('API key'),
     validateInput: (text) => (text.trim() ? undefined : 'The API key cannot be empty.'),
   });
   return value?.trim() || undefined;

@@ -33,8 +33,9 @@ export async function reportError(log: Log, error: unknown, context: string): Pr
   if (error instanceof Error) log.error(error);
   const short = redactSecrets(shortMessage(error));
   const fixes = fixActions(error);
-  const choice = await vscode.window.showErrorMessage(short, ...fixes.map((f) => f.title), 'Show Log');
-  if (choice === 'Show Log') log.show();
+  const showLog = vscode.l10n.t('Show Log');
+  const choice = await vscode.window.showErrorMessage(short, ...fixes.map((f) => f.title), showLog);
+  if (choice === showLog) log.show();
   else await runChosenFix(fixes, choice);
 }
 

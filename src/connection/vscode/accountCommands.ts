@@ -42,7 +42,7 @@ export function registerAccountCommands(services: ExtensionServices): void {
 
   /** One cheap request with the stored key, under a progress notification; the outcome is logged without the key. */
   const checkStoredKey = async (): Promise<KeyCheck> => {
-    const check = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'KSM: checking the API key…', cancellable: true }, (_progress, token) =>
+    const check = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('KSM: checking the API key…'), cancellable: true }, (_progress, token) =>
       withAbortSignal(token, (signal) => checkApiKey(services.getClient(), keyCheckVolume(settings.userId(), settings.volumes()), signal)),
     );
     log.info(`[account] API key check: ${check.outcome}. ${check.message}`);
@@ -57,8 +57,9 @@ export function registerAccountCommands(services: ExtensionServices): void {
       return;
     }
     const show = check.outcome === 'refused' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
-    const choice = await show(check.message, ...(check.fix ? [check.fix.title] : []), 'Show Log');
-    if (choice === 'Show Log') log.show();
+    const showLog = vscode.l10n.t('Show Log');
+    const choice = await show(check.message, ...(check.fix ? [check.fix.title] : []), showLog);
+    if (choice === showLog) log.show();
     else if (check.fix && choice === check.fix.title) await vscode.commands.executeCommand(check.fix.command);
   };
 
@@ -68,17 +69,18 @@ export function registerAccountCommands(services: ExtensionServices): void {
     await apiKey.set(key);
     log.info('[account] API key stored in secret storage.');
     if (!settings.baseUrl()) {
-      void vscode.window.showWarningMessage("KSM API key saved. It is checked once a service address is set: set 'ksm.baseUrl', or run Connect to Local Emulator.");
+      void vscode.window.showWarningMessage(vscode.l10n.t("KSM API key saved. It is checked once a service address is set: set 'ksm.baseUrl', or run Connect to Local Emulator."));
       return;
     }
-    await reportKeyCheck(await checkStoredKey(), 'KSM API key saved: the service accepted it.');
+    await reportKeyCheck(await checkStoredKey(), vscode.l10n.t('KSM API key saved: the service accepted it.'));
   });
 
   services.registerCommand(COMMAND.getStarted, () => vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false));
 
   services.registerCommand(COMMAND.clearApiKey, async () => {
-    const answer = await vscode.window.showWarningMessage('Remove the stored KSM API key?', { modal: true }, 'Remove');
-    if (answer !== 'Remove') return;
+    const remove = vscode.l10n.t('Remove');
+    const answer = await vscode.window.showWarningMessage(vscode.l10n.t('Remove the stored KSM API key?'), { modal: true }, remove);
+    if (answer !== remove) return;
     await apiKey.clear();
     log.info('[account] API key removed.');
   });

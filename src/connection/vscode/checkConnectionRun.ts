@@ -20,17 +20,17 @@ export const WITH_AGENT_CHOICE = 'Also ask the agent a tiny question';
 export async function checkConnection(services: ExtensionServices, reportDocument: ReadOnlyDocument): Promise<{ markdown: string; verdict: string; failed: boolean; fixes: FixAction[] } | undefined> {
   const pick = await vscode.window.showQuickPick(
     [
-      { label: READ_ONLY_CHOICE, detail: 'Address, network, API key, personal volume (limit 1), one streamed token of the default model.' },
-      { label: WITH_AGENT_CHOICE, detail: `Everything above, plus one short question to '${settings.agentId()}': it starts a thread on the service.` },
+      { label: READ_ONLY_CHOICE, detail: vscode.l10n.t('Address, network, API key, personal volume (limit 1), one streamed token of the default model.') },
+      { label: WITH_AGENT_CHOICE, detail: vscode.l10n.t("Everything above, plus one short question to '{0}': it starts a thread on the service.", settings.agentId()) },
     ],
-    { title: 'KSM: Check Connection', placeHolder: 'The check only reads; the agent question is the one exception, and only if you choose it.' },
+    { title: vscode.l10n.t('KSM: Check Connection'), placeHolder: vscode.l10n.t('The check only reads; the agent question is the one exception, and only if you choose it.') },
   );
   if (!pick) return undefined;
 
   const network = networkSettings();
   const key = await services.apiKey.get();
   const timeoutMs = Math.min(settings.timeoutMs(), STEP_TIMEOUT_MS);
-  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'KSM: Checking the connection', cancellable: true }, async (progress, token) => {
+  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('KSM: Checking the connection'), cancellable: true }, async (progress, token) => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     return runConnectionCheck({

@@ -32,7 +32,7 @@ export function registerConnectionCommands(services: ExtensionServices): void {
 
   services.registerCommand(COMMAND.copyConnectionReport, async () => {
     if (!lastReport) {
-      const run = await vscode.window.showInformationMessage('No connection report yet. Run the check first.', 'Check Connection');
+      const run = await vscode.window.showInformationMessage(vscode.l10n.t('No connection report yet. Run the check first.'), vscode.l10n.t('Check Connection'));
       if (run) await vscode.commands.executeCommand(COMMAND.checkConnection);
       return;
     }
@@ -42,5 +42,5 @@ export function registerConnectionCommands(services: ExtensionServices): void {
 
 async function copy(markdown: string): Promise<void> {
   await vscode.env.clipboard.writeText(markdown);
-  void vscode.window.showInformationMessage("The connection report is on the clipboard: paste it in a message to the service's administrators.");
+  void vscode.window.showInformationMessage(vscode.l10n.t("The connection report is on the clipboard: paste it in a message to the service's administrators."));
 }

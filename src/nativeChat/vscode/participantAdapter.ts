@@ -56,7 +56,7 @@ export function registerParticipant(services: ExtensionServices, recent: RecentU
         case 'upload':
           return await upload(services, recent, request, stream, cancel.signal);
         case 'status':
-          stream.progress('Reading the processing state of your recent uploads…');
+          stream.progress(vscode.l10n.t('Reading the processing state of your recent uploads…'));
           stream.markdown(await uploadStatusText(services.getClient(), recent, cancel.signal));
           return { metadata: { command } satisfies ParticipantMetadata };
       }
@@ -84,10 +84,10 @@ async function ask(
 ): Promise<vscode.ChatResult> {
   const references = await readReferences(request.references);
   const { question, omitted } = questionWithContext(request.prompt, references);
-  if (!question) return { errorDetails: { message: 'Ask a question after @ksm, for example "@ksm what does the release checklist say?"' } };
-  if (omitted.length) stream.markdown(`_Left out (too large to send): ${omitted.join(', ')}._\n\n`);
+  if (!question) return { errorDetails: { message: vscode.l10n.t('Ask a question after @ksm, for example "@ksm what does the release checklist say?"') } };
+  if (omitted.length) stream.markdown(vscode.l10n.t('_Left out (too large to send): {0}._\n\n', omitted.join(', ')));
   const earlier = context.history.filter((turn): turn is vscode.ChatResponseTurn => turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID);
-  stream.progress('Searching your volumes…');
+  stream.progress(vscode.l10n.t('Searching your volumes…'));
   // The answer's markers [n] become links to the passages this answer cites.
   const answerId = randomUUID();
   const linker = new MarkerLinker((n) => citationLink(answerId, n));
@@ -123,8 +123,8 @@ async function ask(
 /** `/chat`: a plain completion with the model picked in VS Code's chat, no retrieval. */
 async function plainChat(request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
   const { question, omitted } = questionWithContext(request.prompt, await readReferences(request.references));
-  if (!question) return { errorDetails: { message: 'Type a message after /chat.' } };
-  if (omitted.length) stream.markdown(`_Left out (too large to send): ${omitted.join(', ')}._\n\n`);
+  if (!question) return { errorDetails: { message: vscode.l10n.t('Type a message after /chat.') } };
+  if (omitted.length) stream.markdown(vscode.l10n.t('_Left out (too large to send): {0}._\n\n', omitted.join(', ')));
   const response = await request.model.sendRequest([vscode.LanguageModelChatMessage.User(question)], {}, token);
   for await (const text of response.text) stream.markdown(text);
   return { metadata: { command: 'chat' } satisfies ParticipantMetadata };
@@ -135,9 +135,9 @@ async function upload(services: ExtensionServices, recent: RecentUploads, reques
   const uris = request.references.map((r) => r.value).filter((v): v is vscode.Uri => v instanceof vscode.Uri && v.scheme === 'file');
   const active = vscode.window.activeTextEditor?.document.uri;
   if (uris.length === 0 && active?.scheme === 'file') uris.push(active);
-  if (uris.length === 0) return { errorDetails: { message: 'Nothing to upload: attach files with #file, or open the file in an editor.' } };
+  if (uris.length === 0) return { errorDetails: { message: vscode.l10n.t('Nothing to upload: attach files with #file, or open the file in an editor.') } };
   const volume = request.prompt.trim() || (personalVolume() ? undefined : settings.volumes()[0]);
-  stream.progress(`Uploading ${uris.map((u) => basename(u.fsPath)).join(', ')}…`);
+  stream.progress(vscode.l10n.t('Uploading {0}…', uris.map((u) => basename(u.fsPath)).join(', ')));
   // The user typed /upload with these files: that is the confirmation. The private-file
   // rules and Restricted Mode apply all the same (runVolumeTool plans again and compares).
   const input = { paths: uris.map((u) => u.fsPath), volume };
@@ -148,8 +148,8 @@ async function upload(services: ExtensionServices, recent: RecentUploads, reques
   if (planned.ok) confirmations.record(input, planned.value);
   const result = await runVolumeTool(TOOL_NAMES.upload, input, context, environment);
   stream.markdown(result.text.replace(/\n/g, '\n\n'));
-  if (result.ok) stream.markdown('\n\nAsk `@ksm /status` to follow the processing.');
-  return result.ok ? { metadata: { command: 'upload' } satisfies ParticipantMetadata } : { errorDetails: { message: result.text.split('\n')[0] ?? 'The upload failed.' } };
+  if (result.ok) stream.markdown(vscode.l10n.t('\n\nAsk `@ksm /status` to follow the processing.'));
+  return result.ok ? { metadata: { command: 'upload' } satisfies ParticipantMetadata } : { errorDetails: { message: result.text.split('\n')[0] ?? vscode.l10n.t('The upload failed.') } };
 }
 
 /** #file, #selection and editor references as text; anything else (images, tools, strings) is skipped. */

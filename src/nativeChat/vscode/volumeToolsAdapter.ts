@@ -52,14 +52,14 @@ export function registerVolumeTools(services: ExtensionServices, recent: RecentU
   const search: vscode.LanguageModelTool<{ query?: unknown }> = {
     prepareInvocation: (options) => {
       const query = typeof options.input?.query === 'string' ? options.input.query.slice(0, MAX_QUERY_CHARS) : '';
-      return { invocationMessage: query ? `Searching your KSM volumes for "${query.slice(0, 80)}"` : 'Searching your KSM volumes' };
+      return { invocationMessage: query ? vscode.l10n.t('Searching your KSM volumes for "{0}"', query.slice(0, 80)) : vscode.l10n.t('Searching your KSM volumes') };
     },
     invoke: (options, token) => invoke(TOOL_NAMES.search, options.input, token),
   };
 
   const listFiles: vscode.LanguageModelTool<{ volume?: unknown }> = {
     prepareInvocation: (options) => ({
-      invocationMessage: `Listing the files of ${typeof options.input?.volume === 'string' ? exactVolumeName(options.input.volume, settings.userId()) : PERSONAL_VOLUME_LABEL}`,
+      invocationMessage: vscode.l10n.t('Listing the files of {0}', typeof options.input?.volume === 'string' ? exactVolumeName(options.input.volume, settings.userId()) : PERSONAL_VOLUME_LABEL),
     }),
     invoke: (options, token) => invoke(TOOL_NAMES.listFiles, options.input, token),
   };

@@ -44,7 +44,7 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
     if (all.length <= 1) return all[0];
     const picked = await vscode.window.showQuickPick(
       all.map((r) => ({ label: r.label, description: `→ ${shownVolume(r.pairing.volume)}`, runner: r })),
-      { title, placeHolder: 'Which folder?' },
+      { title, placeHolder: vscode.l10n.t('Which folder?') },
     );
     return picked?.runner;
   };
@@ -73,7 +73,7 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
     const real = resolvePickedFolder(folder.fsPath);
     if (!real.ok) return void vscode.window.showWarningMessage(vscode.l10n.t('This folder cannot be synced: {0}.', real.reason));
     const stored = storedFolder(real.path);
-    if (!stored) return void vscode.window.showWarningMessage('Only a folder inside this workspace can be synced. Open its parent folder first.');
+    if (!stored) return void vscode.window.showWarningMessage(vscode.l10n.t('Only a folder inside this workspace can be synced. Open its parent folder first.'));
     const existing = runners.all().find((r) => r.folderPath === real.path && (!choices.volume || r.pairing.volume === choices.volume));
     if (existing) return existing.sync();
     const volume = choices.volume ?? (await pickSyncVolume(shownVolumes(personalVolume(), settings.volumes())));
@@ -83,10 +83,10 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
     if (deleteRemoved === undefined || watch === undefined) {
       const options = await vscode.window.showQuickPick(
         [
-          { label: 'Delete removed files', description: 'files removed from the folder are deleted from the volume (after a preview)', id: 'delete', picked: false },
-          { label: 'Sync on save', description: 'watch the folder and sync after changes', id: 'watch', picked: false },
+          { label: vscode.l10n.t('Delete removed files'), description: vscode.l10n.t('files removed from the folder are deleted from the volume (after a preview)'), id: 'delete', picked: false },
+          { label: vscode.l10n.t('Sync on save'), description: vscode.l10n.t('watch the folder and sync after changes'), id: 'watch', picked: false },
         ],
-        { title: `Sync ${basename(real.path)} → ${shownVolume(volume)}: options`, placeHolder: 'Tick what you want (Space), then Enter', canPickMany: true, ignoreFocusOut: true },
+        { title: vscode.l10n.t('Sync {0} → {1}: options', basename(real.path), shownVolume(volume)), placeHolder: vscode.l10n.t('Tick what you want (Space), then Enter'), canPickMany: true, ignoreFocusOut: true },
       );
       if (!options) return undefined;
       deleteRemoved ??= options.some((o) => o.id === 'delete');
@@ -122,7 +122,7 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
     const sourced = allPairings(state).find((p) => p.folder === runner.pairing.folder && p.volume === runner.pairing.volume);
     if (sourced) await removePairing(state, sourced);
     runners.rebuild();
-    void vscode.window.showInformationMessage(`${runner.label} is no longer synced with ${shownVolume(runner.pairing.volume)}. Nothing was deleted.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} is no longer synced with {1}. Nothing was deleted.', runner.label, shownVolume(runner.pairing.volume)));
   });
 
   services.registerCommand(COMMAND.syncReviewPairings, async () => {
@@ -131,7 +131,7 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
     if (waiting.length === 0) return void vscode.window.showInformationMessage(vscode.l10n.t('No sync pairing from the repository is waiting for approval.'));
     const picked = await vscode.window.showQuickPick(
       waiting.map((p) => ({
-        label: `$(repo) ${p.folder} → ${p.volume}`,
+        label: vscode.l10n.t('$(repo) {0} → {1}', p.folder, p.volume),
         description: vscode.l10n.t('from the repository'),
         detail: [
           vscode.l10n.t("uploads the folder's files to the volume '{0}'", p.volume),
@@ -166,13 +166,13 @@ async function pairingTarget(state: vscode.Memento): Promise<'workspace' | 'loca
   const picked = await vscode.window.showQuickPick(
     [
       {
-        label: `$(file) ${vscode.l10n.t("Save in this workspace's settings")}`,
-        description: '.vscode/settings.json',
+        label: vscode.l10n.t('$(file) {0}', vscode.l10n.t("Save in this workspace's settings")),
+        description: vscode.l10n.t('.vscode/settings.json'),
         detail: vscode.l10n.t('Shared with everyone who uses this folder or clones its repository.'),
         target: 'workspace' as const,
       },
       {
-        label: `$(lock) ${vscode.l10n.t('Keep on this machine only')}`,
+        label: vscode.l10n.t('$(lock) {0}', vscode.l10n.t('Keep on this machine only')),
         description: vscode.l10n.t("VS Code's storage"),
         detail: vscode.l10n.t('Nothing is written to the workspace; other people and other machines do not get this pairing.'),
         target: 'local' as const,
@@ -186,8 +186,8 @@ async function pairingTarget(state: vscode.Memento): Promise<'workspace' | 'loca
 
 async function pickFolder(): Promise<vscode.Uri | undefined> {
   const picked = await vscode.window.showOpenDialog({
-    title: 'Sync Folder to Volume',
-    openLabel: 'Sync This Folder',
+    title: vscode.l10n.t('Sync Folder to Volume'),
+    openLabel: vscode.l10n.t('Sync This Folder'),
     canSelectFiles: false,
     canSelectFolders: true,
     canSelectMany: false,
@@ -198,9 +198,9 @@ async function pickFolder(): Promise<vscode.Uri | undefined> {
 
 async function pickSyncVolume(known: VolumeTarget[]): Promise<string | undefined> {
   const picked = await pickVolume(known, {
-    title: 'Sync Folder to Volume: which volume?',
-    placeholder: 'The volume that will mirror the folder',
-    newVolume: { label: 'Another volume…', icon: 'edit', title: 'Volume name', prompt: 'A new volume is created by the first upload.' },
+    title: vscode.l10n.t('Sync Folder to Volume: which volume?'),
+    placeholder: vscode.l10n.t('The volume that will mirror the folder'),
+    newVolume: { label: vscode.l10n.t('Another volume…'), icon: 'edit', title: vscode.l10n.t('Volume name'), prompt: vscode.l10n.t('A new volume is created by the first upload.') },
     ignoreFocusOut: true,
   });
   return picked?.volume;

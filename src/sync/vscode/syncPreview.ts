@@ -29,11 +29,11 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
           alwaysShow: true,
         },
         { label: vscode.l10n.t('$(files) Keep Them (Upload Alongside)'), description: vscode.l10n.t('not ours: upload beside them'), action: 'keepOthers', alwaysShow: true },
-        { label: '$(close) Cancel', description: 'change nothing', action: 'cancel', alwaysShow: true },
+        { label: vscode.l10n.t('$(close) Cancel'), description: vscode.l10n.t('change nothing'), action: 'cancel', alwaysShow: true },
       ]
     : [
-        { label: '$(check) Apply', description: applyDescription(plan), action: 'apply', alwaysShow: true },
-        { label: '$(close) Cancel', description: 'change nothing', action: 'cancel', alwaysShow: true },
+        { label: vscode.l10n.t('$(check) Apply'), description: applyDescription(plan), action: 'apply', alwaysShow: true },
+        { label: vscode.l10n.t('$(close) Cancel'), description: vscode.l10n.t('change nothing'), action: 'cancel', alwaysShow: true },
       ];
   const files: Row[] = [];
   if (plan.manifest.state !== 'ok') {
@@ -44,28 +44,28 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
         : vscode.l10n.t('Nothing is deleted for removed files this run.'),
     });
   }
-  for (const c of plan.conflicts) files.push({ label: `$(warning) ${c.rel}`, description: vscode.l10n.t('same name as {0} file(s) in the volume not recorded by this folder', c.remote.length) });
+  for (const c of plan.conflicts) files.push({ label: vscode.l10n.t('$(warning) {0}', c.rel), description: vscode.l10n.t('same name as {0} file(s) in the volume not recorded by this folder', c.remote.length) });
   for (const claim of plan.ignoredClaims) files.push({ label: vscode.l10n.t('$(warning) Ignored sync record entry'), detail: claim });
   for (const u of plan.uploads) {
     files.push(
-      u.replaces ? { label: `$(replace) ${u.rel}`, description: 'changed: replace' } : { label: `$(add) ${u.rel}`, description: u.renamedFrom ? `new (renamed from ${u.renamedFrom})` : 'new: upload' },
+      u.replaces ? { label: vscode.l10n.t('$(replace) {0}', u.rel), description: vscode.l10n.t('changed: replace') } : { label: vscode.l10n.t('$(add) {0}', u.rel), description: u.renamedFrom ? vscode.l10n.t('new (renamed from {0})', u.renamedFrom) : vscode.l10n.t('new: upload') },
     );
   }
   for (const d of plan.deletes) {
     files.push({
-      label: `$(trash) ${d.remoteName}`,
-      description: d.reason === 'replaced' ? 'older copy of a replaced file' : d.reason === 'duplicate' ? 'extra copy' : 'removed locally: delete from the volume',
+      label: vscode.l10n.t('$(trash) {0}', d.remoteName),
+      description: d.reason === 'replaced' ? vscode.l10n.t('older copy of a replaced file') : d.reason === 'duplicate' ? 'extra copy' : 'removed locally: delete from the volume',
     });
   }
-  for (const rel of plan.keptRemote) files.push({ label: `$(circle-slash) ${rel}`, description: 'removed locally, kept in the volume (deletion is off)' });
-  for (const f of plan.untracked) files.push({ label: `$(question) ${f.filename}`, description: 'in the volume, not from this folder: left alone' });
-  for (const s of plan.skipped) files.push({ label: `$(eye-closed) ${relative(plan.folder, s.path) || s.path}`, description: s.reason });
-  if (files.length) rows.push({ label: 'Files', kind: vscode.QuickPickItemKind.Separator }, ...files);
+  for (const rel of plan.keptRemote) files.push({ label: vscode.l10n.t('$(circle-slash) {0}', rel), description: vscode.l10n.t('removed locally, kept in the volume (deletion is off)') });
+  for (const f of plan.untracked) files.push({ label: vscode.l10n.t('$(question) {0}', f.filename), description: vscode.l10n.t('in the volume, not from this folder: left alone') });
+  for (const s of plan.skipped) files.push({ label: vscode.l10n.t('$(eye-closed) {0}', relative(plan.folder, s.path) || s.path), description: s.reason });
+  if (files.length) rows.push({ label: vscode.l10n.t('Files'), kind: vscode.QuickPickItemKind.Separator }, ...files);
 
   for (;;) {
     const picked = await vscode.window.showQuickPick(rows, {
       title: planTitle(plan, folderLabel),
-      placeHolder: 'Review the plan, then Apply or Cancel (Escape cancels)',
+      placeHolder: vscode.l10n.t('Review the plan, then Apply or Cancel (Escape cancels)'),
       matchOnDescription: true,
       ignoreFocusOut: true,
     });
@@ -87,8 +87,8 @@ export async function confirmDeletions(plan: SyncPlan, guardShare: number): Prom
   const removing = guardedDeletions(plan);
   const button = `Delete ${removing} Files`;
   const answer = await vscode.window.showWarningMessage(
-    `This sync would delete ${removing} of the ${plan.remoteCount} files in ${shownVolume(plan.volume)} (${Math.round(deletionShare(plan) * 100)}%, more than the ${Math.round(guardShare * 100)}% allowed by ksm.sync.deleteGuardPercent).`,
-    { modal: true, detail: 'Check that the folder is the right one and complete. The files are deleted from the volume for everyone.' },
+    vscode.l10n.t('This sync would delete {0} of the {1} files in {2} ({3}%, more than the {4}% allowed by ksm.sync.deleteGuardPercent).', removing, plan.remoteCount, shownVolume(plan.volume), Math.round(deletionShare(plan) * 100), Math.round(guardShare * 100)),
+    { modal: true, detail: vscode.l10n.t('Check that the folder is the right one and complete. The files are deleted from the volume for everyone.') },
     button,
   );
   return answer === button;

@@ -139,7 +139,7 @@ export class PairingRunner implements vscode.Disposable {
     const refusal = this.refusal();
     if (refusal) {
       this.services.log.warn(`[sync] refused to sync ${this.label} → ${this.pairing.volume}: ${refusal}.`);
-      this.setState({ kind: 'error', message: `refused: ${refusal}` });
+      this.setState({ kind: 'error', message: vscode.l10n.t('refused: {0}', refusal) });
       if (options.background) return undefined;
       throw new Error(`Sync of ${this.label} refused: ${refusal}.`);
     }
@@ -168,7 +168,7 @@ export class PairingRunner implements vscode.Disposable {
       plan = await vscode.window.withProgress(
         {
           location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
-          title: `Comparing ${this.label} with ${shownVolume(this.pairing.volume)}…`,
+          title: vscode.l10n.t('Comparing {0} with {1}…', this.label, shownVolume(this.pairing.volume)),
           cancellable: !options.background,
         },
         (_progress, token) =>
@@ -200,7 +200,7 @@ export class PairingRunner implements vscode.Disposable {
           // A deletion is never applied behind the user's back: it waits for the preview.
           this.setState({ kind: 'pending', count: c.upload + c.replace + c.delete });
           void vscode.window
-            .showInformationMessage(`Sync of ${this.label} → ${shownVolume(this.pairing.volume)} is ready: ${c.upload + c.replace} to upload, ${c.delete} to delete. Review it to apply.`, 'Review')
+            .showInformationMessage(vscode.l10n.t('Sync of {0} → {1} is ready: {2} to upload, {3} to delete. Review it to apply.', this.label, shownVolume(this.pairing.volume), c.upload + c.replace, c.delete), vscode.l10n.t('Review'))
             .then((choice) => {
               if (choice) void this.sync({ preview: true });
             });
@@ -231,7 +231,7 @@ export class PairingRunner implements vscode.Disposable {
       const summary = await vscode.window.withProgress(
         {
           location: options.background ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
-          title: `Syncing ${this.label} → ${shownVolume(this.pairing.volume)}`,
+          title: vscode.l10n.t('Syncing {0} → {1}', this.label, shownVolume(this.pairing.volume)),
           cancellable: !options.background,
         },
         (progress, token) => {
@@ -245,7 +245,7 @@ export class PairingRunner implements vscode.Disposable {
               signal,
               onProgress: (p) => {
                 const fraction = p.total ? p.done / p.total : 1;
-                progress.report({ message: `${p.done} / ${p.total} files`, increment: Math.max(0, (fraction - reported) * 100) });
+                progress.report({ message: vscode.l10n.t('{0} / {1} files', p.done, p.total), increment: Math.max(0, (fraction - reported) * 100) });
                 reported = Math.max(reported, fraction);
               },
             }),
@@ -258,7 +258,7 @@ export class PairingRunner implements vscode.Disposable {
       const uuids = summary.results.flatMap((r) => (r.action === 'uploaded' || r.action === 'replaced' ? [r.uuid] : []));
       this.hooks.onApplied(this.pairing.volume, { uuids, doChunking });
       if (summary.stopped) this.setState({ kind: 'error', message: summary.stopped.message });
-      else if (summary.failed) this.setState({ kind: 'error', message: `${summary.failed} file(s) failed` });
+      else if (summary.failed) this.setState({ kind: 'error', message: vscode.l10n.t('{0} file(s) failed', summary.failed) });
       else if (summary.wasCancelled) this.setState({ kind: 'pending', count: summary.cancelled });
       else this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
       if (!options.background || summary.failed) this.hooks.showSummary(this, summary, ready);

@@ -31,7 +31,7 @@ export class SyncStatusBar implements vscode.Disposable {
     this.item.backgroundColor = undefined;
     this.item.command = COMMAND.syncShowPreview;
     if (notices.untrusted) {
-      this.item.text = `$(workspace-untrusted) ${vscode.l10n.t('KSM: sync waits for trust')}`;
+      this.item.text = vscode.l10n.t('$(workspace-untrusted) {0}', vscode.l10n.t('KSM: sync waits for trust'));
       this.item.command = 'workbench.trust.manage';
       this.show(
         vscode.l10n.t(
@@ -48,14 +48,14 @@ export class SyncStatusBar implements vscode.Disposable {
     ];
     if (runners.length === 0) {
       if (notices.unapproved.length) {
-        this.item.text = `$(workspace-untrusted) ${vscode.l10n.t('KSM: {0} pairing(s) from the repository', notices.unapproved.length)}`;
+        this.item.text = vscode.l10n.t('$(workspace-untrusted) {0}', vscode.l10n.t('KSM: {0} pairing(s) from the repository', notices.unapproved.length));
         this.item.command = COMMAND.syncReviewPairings;
         this.show(
           `**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to review them; nothing syncs until you approve.')}`,
           `KSM sync. ${extra.join('. ')}`,
         );
       } else if (notices.refused.length) {
-        this.item.text = `$(error) ${vscode.l10n.t('KSM: sync refused')}`;
+        this.item.text = vscode.l10n.t('$(error) {0}', vscode.l10n.t('KSM: sync refused'));
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         this.show(`**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}`, `KSM sync. ${extra.join('. ')}`);
       } else {
@@ -66,7 +66,7 @@ export class SyncStatusBar implements vscode.Disposable {
     const lines = [...runners.map((r) => `${r.label} → ${shownVolume(r.pairing.volume)}: ${describeSyncState(r.state)}`), ...extra];
     const status = syncStatusText(runners.map((r) => r.state));
     const refused = notices.refused.length > 0 && !status.error;
-    this.item.text = refused ? `$(error) ${vscode.l10n.t('KSM: sync refused')}` : status.text;
+    this.item.text = refused ? vscode.l10n.t('$(error) {0}', vscode.l10n.t('KSM: sync refused')) : status.text;
     this.item.backgroundColor = status.error || refused ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.show(`**KSM folder sync**\n\n${lines.map((l) => `- ${escape(l)}`).join('\n')}\n\nClick to preview and sync.`, `KSM sync. ${lines.join('. ')}`);
   }

@@ -3,6 +3,8 @@
 // window reload when the folder was last synced rather than a bare "sync". No `vscode`
 // import, so it is tested under plain mocha.
 
+import * as l10n from '@vscode/l10n';
+
 export type SyncState =
   /** Not compared in this window yet; `lastSynced`: when this folder was last applied (its manifest), if ever. */
   | { kind: 'idle'; lastSynced?: number }
@@ -20,14 +22,14 @@ export interface StatusText {
 
 export function syncStatusText(states: readonly SyncState[], formatTime: (epochMs: number) => string = defaultTime): StatusText {
   const count = (kind: 'pending' | 'review') => states.reduce((sum, s) => sum + (s.kind === kind ? s.count : 0), 0);
-  if (states.some((s) => s.kind === 'syncing')) return { text: '$(sync~spin) KSM: syncing', error: false };
-  if (states.some((s) => s.kind === 'error')) return { text: '$(error) KSM: sync error', error: true };
-  if (states.some((s) => s.kind === 'review')) return { text: `$(eye) KSM: review sync (${count('review')})`, error: false };
+  if (states.some((s) => s.kind === 'syncing')) return { text: l10n.t('$(sync~spin) KSM: syncing'), error: false };
+  if (states.some((s) => s.kind === 'error')) return { text: l10n.t('$(error) KSM: sync error'), error: true };
+  if (states.some((s) => s.kind === 'review')) return { text: l10n.t('$(eye) KSM: review sync ({0})', count('review')), error: false };
   const pending = count('pending');
-  if (pending) return { text: `$(cloud-upload) KSM: ${pending} pending`, error: false };
-  if (states.length && states.every((s) => s.kind === 'inSync')) return { text: '$(check) KSM: in sync', error: false };
+  if (pending) return { text: l10n.t('$(cloud-upload) KSM: {0} pending', pending), error: false };
+  if (states.length && states.every((s) => s.kind === 'inSync')) return { text: l10n.t('$(check) KSM: in sync'), error: false };
   const last = Math.max(...states.map((s) => (s.kind === 'idle' && s.lastSynced) || 0));
-  return { text: last > 0 ? `$(sync) KSM: last synced ${formatTime(last)}` : '$(sync) KSM: not synced yet', error: false };
+  return { text: last > 0 ? l10n.t('$(sync) KSM: last synced {0}', formatTime(last)) : l10n.t('$(sync) KSM: not synced yet'), error: false };
 }
 
 /** One pairing's state in words, for the tooltip and the screen reader. */

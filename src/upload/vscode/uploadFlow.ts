@@ -69,10 +69,10 @@ export class UploadFlow {
     const uris = given ?? (await pickFiles());
     if (!uris?.length) return undefined;
     const local = uris.filter((u) => u.scheme === 'file');
-    if (local.length < uris.length) void vscode.window.showWarningMessage('Only files on this machine can be uploaded; the others were left out.');
+    if (local.length < uris.length) void vscode.window.showWarningMessage(vscode.l10n.t('Only files on this machine can be uploaded; the others were left out.'));
     if (local.length === 0) return undefined;
 
-    const expansion = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'KSM: reading the selection' }, () =>
+    const expansion = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('KSM: reading the selection') }, () =>
       expandSelection(
         local.map((u) => u.fsPath),
         {
@@ -107,10 +107,10 @@ export class UploadFlow {
     const decide: DuplicateDecider = choices.onDuplicate ? async () => ({ choice: choices.onDuplicate!, applyToAll: true }) : askAboutDuplicate(target);
 
     const summary = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Uploading to ${target} (${chunkingLabel(doChunking)})`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Uploading to {0} ({1})', target, chunkingLabel(doChunking)), cancellable: true },
       (progress, token) =>
         withAbortSignal(token, async (signal) => {
-          progress.report({ message: `checking ${target} for names already there…` });
+          progress.report({ message: vscode.l10n.t('checking {0} for names already there…', target) });
           const existing: FileInfo[] = [];
           try {
             for await (const file of client.listAllFiles(volume, { signal, pageSize: 1000 })) existing.push(file);
@@ -146,7 +146,7 @@ export class UploadFlow {
             onProgress: (p) => {
               const fraction = totalBytes > 0 ? p.bytesSent / totalBytes : p.filesDone / Math.max(1, p.filesTotal);
               progress.report({
-                message: `${p.filesDone} / ${p.filesTotal} files · ${formatBytes(p.bytesSent)} of ${formatBytes(totalBytes)}`,
+                message: vscode.l10n.t('{0} / {1} files · {2} of {3}', p.filesDone, p.filesTotal, formatBytes(p.bytesSent), formatBytes(totalBytes)),
                 increment: Math.max(0, (fraction - reportedFraction) * 100),
               });
               reportedFraction = Math.max(reportedFraction, fraction);
@@ -200,8 +200,8 @@ export class UploadFlow {
 async function pickFiles(): Promise<vscode.Uri[] | undefined> {
   const active = vscode.window.activeTextEditor?.document.uri;
   return vscode.window.showOpenDialog({
-    title: 'Upload to a KSM Volume',
-    openLabel: 'Upload',
+    title: vscode.l10n.t('Upload to a KSM Volume'),
+    openLabel: vscode.l10n.t('Upload'),
     canSelectFiles: true,
     canSelectFolders: true,
     canSelectMany: true,

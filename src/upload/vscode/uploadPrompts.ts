@@ -29,7 +29,7 @@ export interface VolumePick {
 export async function pickVolume(services: ExtensionServices, volumes: VolumesFeature): Promise<VolumePick | undefined> {
   const named = settings.volumes();
   const state = services.context.globalState;
-  const changeButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('settings-gear'), tooltip: 'Upload here and choose the processing again' };
+  const changeButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('settings-gear'), tooltip: vscode.l10n.t('Upload here and choose the processing again') };
   const choices = volumeChoices(personalVolume(), named, state.get(GLOBAL_STATE_KEY.recentUploadVolumes)).map((choice) => {
     const remembered = rememberedChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), choice.volume);
     return {
@@ -39,9 +39,9 @@ export async function pickVolume(services: ExtensionServices, volumes: VolumesFe
     };
   });
   const picked = await pickVolumeOrNew(choices, {
-    title: 'Upload to Volume',
-    placeholder: 'Choose the volume to upload to (the gear changes its processing)',
-    newVolume: { label: 'Add Volume…', icon: 'add', title: 'Upload to a New Volume', prompt: 'Named volume; it is created by this upload and added to the Volumes view.', taken: named },
+    title: vscode.l10n.t('Upload to Volume'),
+    placeholder: vscode.l10n.t('Choose the volume to upload to (the gear changes its processing)'),
+    newVolume: { label: vscode.l10n.t('Add Volume…'), icon: 'add', title: vscode.l10n.t('Upload to a New Volume'), prompt: vscode.l10n.t('Named volume; it is created by this upload and added to the Volumes view.'), taken: named },
   });
   if (!picked) return undefined;
   if (picked.isNew) await volumes.addVolumeToView(picked.volume);
@@ -54,9 +54,9 @@ export async function rememberVolume(services: ExtensionServices, volume: string
 }
 
 const CHUNKING_OPTIONS: Record<DoChunking, { label: string; detail: string }> = {
-  1: { label: 'Chunk and embed', detail: 'Searchable by the agent (do_chunking = 1)' },
-  2: { label: 'Chunk only', detail: 'Split into chunks, no vectors: not searchable (do_chunking = 2)' },
-  0: { label: 'Store only', detail: 'Kept as is, not searchable (do_chunking = 0)' },
+  1: { label: vscode.l10n.t('Chunk and embed'), detail: vscode.l10n.t('Searchable by the agent (do_chunking = 1)') },
+  2: { label: vscode.l10n.t('Chunk only'), detail: vscode.l10n.t('Split into chunks, no vectors: not searchable (do_chunking = 2)') },
+  0: { label: vscode.l10n.t('Store only'), detail: vscode.l10n.t('Kept as is, not searchable (do_chunking = 0)') },
 };
 
 /**
@@ -75,8 +75,8 @@ export async function pickChunking(services: ExtensionServices, volume: string):
   const first = last === undefined ? 'default (ksm.upload.doChunking)' : 'last used';
   const items = chunkingOrder(last ?? settings.doChunking()).map((value, index) => ({ value, ...CHUNKING_OPTIONS[value], description: index === 0 ? first : undefined }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: `Processing for ${volumeDisplayName(volume, personalVolume())}`,
-    placeHolder: 'Remembered for this volume (change it later with the gear in the volume list, or ask every time: ksm.upload.askProcessing)',
+    title: vscode.l10n.t('Processing for {0}', volumeDisplayName(volume, personalVolume())),
+    placeHolder: vscode.l10n.t('Remembered for this volume (change it later with the gear in the volume list, or ask every time: ksm.upload.askProcessing)'),
   });
   if (!picked) return undefined;
   await state.update(GLOBAL_STATE_KEY.chunkingByVolume, withChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), volume, picked.value));
@@ -92,13 +92,13 @@ export async function embeddingModel(): Promise<string | undefined> {
   const configured = settings.embeddingModel();
   if (configured) return configured;
   const model = await vscode.window.showInputBox({
-    title: 'Embedding Model',
-    prompt: 'Id of the embedding model for this upload (sent as `embedding`).',
-    placeHolder: 'emu-embed',
+    title: vscode.l10n.t('Embedding Model'),
+    prompt: vscode.l10n.t('Id of the embedding model for this upload (sent as `embedding`).'),
+    placeHolder: vscode.l10n.t('emu-embed'),
     validateInput: (v) => (v.trim() ? undefined : 'Enter the embedding model id.'),
   });
   if (!model?.trim()) return undefined;
-  void vscode.window.showInformationMessage(`Use "${model.trim()}" for every upload?`, 'Save in Settings').then((c) => {
+  void vscode.window.showInformationMessage(vscode.l10n.t('Use "{0}" for every upload?', model.trim()), vscode.l10n.t('Save in Settings')).then((c) => {
     if (c) void updateSetting('upload.embeddingModel', model.trim());
   });
   return model.trim();
@@ -116,12 +116,12 @@ export function askAboutDuplicate(volume: string): DuplicateDecider {
     const options = duplicateOptions(question, volume);
     const items: Item[] = [];
     options.forEach((option, index) => {
-      if (index === 3) items.push({ label: `This and the ${question.remaining - 1} remaining clashes`, kind: vscode.QuickPickItemKind.Separator });
+      if (index === 3) items.push({ label: vscode.l10n.t('This and the {0} remaining clashes', question.remaining - 1), kind: vscode.QuickPickItemKind.Separator });
       items.push({ label: option.label, detail: option.detail, option });
     });
     const picked = await vscode.window.showQuickPick(items, {
       title: duplicateTitle(question, volume),
-      placeHolder: question.remaining > 1 ? `${question.remaining} names clash in this upload; Escape cancels the upload` : 'Escape cancels the upload',
+      placeHolder: question.remaining > 1 ? vscode.l10n.t('{0} names clash in this upload; Escape cancels the upload', question.remaining) : vscode.l10n.t('Escape cancels the upload'),
       ignoreFocusOut: true,
     });
     return picked?.option ? { choice: picked.option.choice, applyToAll: picked.option.applyToAll } : undefined;
@@ -132,12 +132,14 @@ let detailsChannel: vscode.OutputChannel | undefined;
 
 export async function showSummary(services: ExtensionServices, summary: UploadSummary, retry: (paths: string[]) => unknown): Promise<void> {
   const failedPaths = summary.results.filter((r) => r.outcome === 'failed' || r.outcome === 'cancelled').map((r) => r.path);
-  const actions = ['Show Details', ...(failedPaths.length ? ['Retry Failed'] : [])];
+  const showDetailsLabel = vscode.l10n.t('Show Details');
+  const retryLabel = vscode.l10n.t('Retry Failed');
+  const actions = [showDetailsLabel, ...(failedPaths.length ? [retryLabel] : [])];
   const line = summaryLine(summary, volumeDisplayName(summary.volume, personalVolume()));
   // Nothing stored while something was skipped or failed is worth a warning, not an info.
   const show = summary.failed || (summary.uploaded === 0 && summary.skipped && !allIdentical(summary)) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   const choice = await show(line, ...actions);
-  if (choice === 'Show Details') {
+  if (choice === showDetailsLabel) {
     showDetails(
       services,
       line,
@@ -146,7 +148,7 @@ export async function showSummary(services: ExtensionServices, summary: UploadSu
         return `${r.outcome.padEnd(9)} ${r.filename}  ${why}  [${r.path}]`;
       }),
     );
-  } else if (choice === 'Retry Failed') {
+  } else if (choice === retryLabel) {
     await retry(failedPaths);
   }
 }
@@ -154,8 +156,9 @@ export async function showSummary(services: ExtensionServices, summary: UploadSu
 /** A selection where every file was skipped: said at once, as a warning with the reasons. */
 export async function showNothingToUpload(services: ExtensionServices, skipped: readonly SkippedFile[]): Promise<void> {
   const line = nothingToUploadMessage(skipped);
-  const choice = await vscode.window.showWarningMessage(line, ...(skipped.length ? ['Show Details'] : []));
-  if (choice === 'Show Details')
+  const showDetailsLabel = vscode.l10n.t('Show Details');
+  const choice = await vscode.window.showWarningMessage(line, ...(skipped.length ? [showDetailsLabel] : []));
+  if (choice === showDetailsLabel)
     showDetails(
       services,
       line,

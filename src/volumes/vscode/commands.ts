@@ -32,16 +32,16 @@ export function registerVolumeCommands(
   tree.onSearchesChanged = () => {
     const description = filterDescription([...tree.searches()]);
     view.description = description;
-    view.message = description ? `${description}. Clear Filter shows every file.` : undefined;
+    view.message = description ? vscode.l10n.t('{0}. Clear Filter shows every file.', description) : undefined;
     void vscode.commands.executeCommand('setContext', CONTEXT_KEY.volumesFiltered, tree.filtering);
   };
 
   services.registerCommand(COMMAND.volumesAdd, async () => {
     const current = settings.volumes();
     const name = await vscode.window.showInputBox({
-      title: 'Add Volume',
-      prompt: 'Name of a named volume. A volume that does not exist yet is created by its first upload.',
-      placeHolder: 'team-docs',
+      title: vscode.l10n.t('Add Volume'),
+      prompt: vscode.l10n.t('Name of a named volume. A volume that does not exist yet is created by its first upload.'),
+      placeHolder: vscode.l10n.t('team-docs'),
       validateInput: (value) => volumeNameProblem(value, current),
     });
     if (name) await addVolumeToView(name.trim());
@@ -88,8 +88,8 @@ export function registerVolumeCommands(
 
   services.registerCommand(COMMAND.volumesFilter, async () => {
     const query = await vscode.window.showInputBox({
-      title: 'Filter Files',
-      prompt: 'Part of a file name (* and ? are wildcards). Large volumes are searched page by page.',
+      title: vscode.l10n.t('Filter Files'),
+      prompt: vscode.l10n.t('Part of a file name (* and ? are wildcards). Large volumes are searched page by page.'),
       validateInput: (v) => (v.trim() ? undefined : 'Enter part of a file name.'),
     });
     if (!query?.trim()) return;
@@ -105,8 +105,8 @@ export function registerVolumeCommands(
 
   services.registerCommand(COMMAND.volumesSort, async () => {
     const picked = await vscode.window.showQuickPick(
-      FILE_SORT_ORDERS.map((o) => ({ ...o, description: o.order === tree.sortOrder ? '(current)' : undefined })),
-      { title: 'Sort Loaded Files By', placeHolder: 'The service lists in upload order; sorting applies to the files loaded so far' },
+      FILE_SORT_ORDERS.map((o) => ({ ...o, description: o.order === tree.sortOrder ? vscode.l10n.t('(current)') : undefined })),
+      { title: vscode.l10n.t('Sort Loaded Files By'), placeHolder: vscode.l10n.t('The service lists in upload order; sorting applies to the files loaded so far') },
     );
     if (!picked) return;
     tree.sortOrder = picked.order;
@@ -117,7 +117,7 @@ export function registerVolumeCommands(
   services.registerCommand(COMMAND.filesCopyId, async (node?: VolumesNode) => {
     if (node?.kind !== 'file') return;
     await vscode.env.clipboard.writeText(node.file.uuid);
-    vscode.window.setStatusBarMessage(`Copied the id of "${node.file.filename}"`, 3000);
+    vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the id of "{0}"', node.file.filename), 3000);
   });
 
   services.registerCommand(COMMAND.filesAskAgent, async (node?: VolumesNode, selected?: VolumesNode[]) => {
@@ -131,13 +131,14 @@ export function registerVolumeCommands(
     const files = node || selected?.length ? selectedFiles(node, selected) : selectedFiles(undefined, [...view.selection]);
     if (files.length === 0) return;
     const names = files.map((f) => f.file.filename);
+    const deleteLabel = vscode.l10n.t('Delete');
     const answer = await vscode.window.showWarningMessage(
-      files.length === 1 ? `Delete ${describeFileList(names)}?` : `Delete ${files.length} files: ${describeFileList(names)}?`,
-      { modal: true, detail: 'The files are removed from the volume with their chunks and vectors. This cannot be undone.' },
-      'Delete',
+      files.length === 1 ? vscode.l10n.t('Delete {0}?', describeFileList(names)) : vscode.l10n.t('Delete {0} files: {1}?', files.length, describeFileList(names)),
+      { modal: true, detail: vscode.l10n.t('The files are removed from the volume with their chunks and vectors. This cannot be undone.') },
+      deleteLabel,
     );
-    if (answer !== 'Delete') return;
-    const outcomes = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Deleting ${files.length} file${files.length === 1 ? '' : 's'}…` }, () =>
+    if (answer !== deleteLabel) return;
+    const outcomes = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: files.length === 1 ? vscode.l10n.t('Deleting 1 file…') : vscode.l10n.t('Deleting {0} files…', files.length) }, () =>
       deleteSelectedFiles(
         services.getClient(),
         files.map((f) => ({ volume: f.volume, uuid: f.file.uuid, filename: f.file.filename })),
@@ -151,21 +152,21 @@ export function registerVolumeCommands(
     for (const o of outcomes) services.log.info(`[volumes] delete ${o.volume}/${o.filename} (${o.uuid}): ${o.outcome}${'reason' in o ? ` — ${o.reason}` : ''}`);
     if (failed.length) {
       const choice = await vscode.window.showErrorMessage(
-        `${failed.length} of ${files.length} could not be deleted: ${describeFileList(failed.map((f) => f.filename))}. ${failed[0]!.outcome === 'failed' ? failed[0]!.reason : ''}`,
-        'Show Log',
+        vscode.l10n.t('{0} of {1} could not be deleted: {2}. {3}', failed.length, files.length, describeFileList(failed.map((f) => f.filename)), failed[0]!.outcome === 'failed' ? failed[0]!.reason : ''),
+        vscode.l10n.t('Show Log'),
       );
       if (choice) services.log.show();
     } else if (gone.length) {
-      void vscode.window.showInformationMessage(`${describeFileList(gone.map((g) => g.filename))} ${gone.length === 1 ? 'was' : 'were'} already gone.`);
+      void vscode.window.showInformationMessage(gone.length === 1 ? vscode.l10n.t('{0} was already gone.', describeFileList(gone.map((g) => g.filename))) : vscode.l10n.t('{0} were already gone.', describeFileList(gone.map((g) => g.filename))));
     }
   });
 
   async function runSearches(searches: VolumeSearch[]): Promise<void> {
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Filtering files by "${searches[0]?.query ?? ''}"`, cancellable: true }, (progress, token) =>
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Filtering files by "{0}"', searches[0]?.query ?? ''), cancellable: true }, (progress, token) =>
       withAbortSignal(token, async (signal) => {
         for (const search of searches) {
           try {
-            await search.findMore(FILTER_BATCH, signal, (p) => progress.report({ message: `${volumeDisplayName(search.volume, personalVolume())}: ${p.scanned} files read, ${p.matches} matches` }));
+            await search.findMore(FILTER_BATCH, signal, (p) => progress.report({ message: vscode.l10n.t('{0}: {1} files read, {2} matches', volumeDisplayName(search.volume, personalVolume()), p.scanned, p.matches) }));
           } catch (error) {
             if (signal.aborted) return;
             services.log.warn(`[volumes] filter in ${search.volume} failed: ${(error as Error).message}`);

@@ -77,7 +77,7 @@ export function fileItem(node: FileNode, mode?: DoChunking): vscode.TreeItem {
 }
 
 export function loadMoreItem(node: LoadMoreNode, remaining: string): vscode.TreeItem {
-  const item = new vscode.TreeItem(node.search ? 'Search further…' : 'Load more…', vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(node.search ? vscode.l10n.t('Search further…') : vscode.l10n.t('Load more…'), vscode.TreeItemCollapsibleState.None);
   item.id = `${node.search ? 'search' : 'more'}:${node.volume}`;
   item.description = remaining;
   item.accessibilityInformation = { label: [item.label as string, remaining].filter(Boolean).join(', '), role: 'treeitem' };
@@ -96,7 +96,7 @@ export function messageItem(node: MessageNode): vscode.TreeItem {
   if (node.role === 'error') {
     item.contextValue = 'ksm.error';
     item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
-    item.command = node.fix ? { command: node.fix.command, title: node.fix.title } : { command: COMMAND.volumesRefreshVolume, title: 'Retry', arguments: [node] };
+    item.command = node.fix ? { command: node.fix.command, title: node.fix.title } : { command: COMMAND.volumesRefreshVolume, title: vscode.l10n.t('Retry'), arguments: [node] };
   } else {
     item.contextValue = 'ksm.message';
     item.iconPath = new vscode.ThemeIcon(node.role === 'loading' ? 'loading~spin' : 'info');

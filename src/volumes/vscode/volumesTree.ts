@@ -273,10 +273,10 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     const volume = listing.volume;
     const state = listing.state;
     if (state.kind === 'error') return [errorNode(volume, state.error)];
-    if (state.kind === 'missing') return [{ kind: 'message', volume, role: 'missing', label: 'No files yet — upload to create this volume' }];
-    if (state.kind === 'loading' || state.kind === 'unloaded') return [{ kind: 'message', volume, role: 'loading', label: 'Loading…' }];
+    if (state.kind === 'missing') return [{ kind: 'message', volume, role: 'missing', label: vscode.l10n.t('No files yet — upload to create this volume') }];
+    if (state.kind === 'loading' || state.kind === 'unloaded') return [{ kind: 'message', volume, role: 'loading', label: vscode.l10n.t('Loading…') }];
     const files = sortFiles(listing.visibleFiles, this.sortOrder);
-    if (files.length === 0) return [{ kind: 'message', volume, role: 'empty', label: 'No files — upload some to this volume' }];
+    if (files.length === 0) return [{ kind: 'message', volume, role: 'empty', label: vscode.l10n.t('No files — upload some to this volume') }];
     const children: VolumesNode[] = files.map((f) => this.fileNode(volume, f));
     if (listing.hasMore) children.push({ kind: 'loadMore', volume, search: false });
     return children;
@@ -286,7 +286,7 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     const volume = search.volume;
     const children: VolumesNode[] = sortFiles(search.matches, this.sortOrder).map((f) => this.fileNode(volume, f));
     if (children.length === 0 && search.complete) {
-      children.push({ kind: 'message', volume, role: 'noMatches', label: `No file name matches "${search.query}"` });
+      children.push({ kind: 'message', volume, role: 'noMatches', label: vscode.l10n.t('No file name matches "{0}"', search.query) });
     }
     if (!search.complete) children.push({ kind: 'loadMore', volume, search: true });
     return children.map((node) => (node.kind === 'message' ? this.stableMessage(node) : node));
