@@ -141,7 +141,7 @@ export class CitationDocuments implements vscode.TextDocumentContentProvider {
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.documents.get(uri.toString()) ?? 'This cited passage is no longer available. Click its source in the chat again.\n';
+    return this.documents.get(uri.toString()) ?? `${vscode.l10n.t('This cited passage is no longer available. Click its source in the chat again.')}\n`;
   }
 
   /** Opens the passage beside the chat, read-only, as a preview tab. */

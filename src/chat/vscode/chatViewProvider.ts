@@ -118,8 +118,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     const { type, text } = (typeof raw === 'object' && raw !== null ? raw : {}) as { type?: unknown; text?: unknown };
     if (type !== 'send' || typeof text !== 'string' || text.length <= MAX_TEXT_CHARS) return;
     void vscode.window.showWarningMessage(
-      `The message is too long to send (${text.length.toLocaleString()} characters; the limit is ${MAX_TEXT_CHARS.toLocaleString()}). ` +
-        'Shorten it, or upload the file to a volume and ask the agent about it.',
+      vscode.l10n.t(
+        'The message is too long to send ({0} characters; the limit is {1}). Shorten it, or upload the file to a volume and ask the agent about it.',
+        text.length.toLocaleString(),
+        MAX_TEXT_CHARS.toLocaleString(),
+      ),
     );
     this.post({ type: 'prefill', text });
   }

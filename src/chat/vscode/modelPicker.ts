@@ -9,7 +9,7 @@ import type { ModelOptions } from '../core/conversationModel';
 
 type ModelItem = vscode.QuickPickItem & { model?: string };
 
-const GROUP_LABEL: Record<ModelChoice['group'], string> = { recent: 'Recently used', settings: 'From settings (ksm.chat.models)' };
+const groupLabel = (group: ModelChoice['group']): string => (group === 'recent' ? vscode.l10n.t('Recently used') : vscode.l10n.t('From settings (ksm.chat.models)'));
 
 /** Shows the picker; resolves to the chosen model id, or undefined when the user cancelled. */
 export function showModelPicker(current: string, options: ModelOptions, recent: readonly string[]): Promise<string | undefined> {
@@ -20,7 +20,7 @@ export function showModelPicker(current: string, options: ModelOptions, recent: 
   const base: ModelItem[] = [];
   for (const choice of listed) {
     if (base.length === 0 || listed[listed.indexOf(choice) - 1]?.group !== choice.group) {
-      base.push({ label: GROUP_LABEL[choice.group], kind: vscode.QuickPickItemKind.Separator });
+      base.push({ label: groupLabel(choice.group), kind: vscode.QuickPickItemKind.Separator });
     }
     base.push({ label: choice.model, model: choice.model, description: choice.notes.join(' · '), ...(choice.model === current ? { picked: true } : {}) });
   }

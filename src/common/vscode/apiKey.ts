@@ -57,7 +57,7 @@ export async function promptForApiKey(): Promise<string | undefined> {
     password: true,
     ignoreFocusOut: true,
     placeHolder: vscode.l10n.t('API key'),
-    validateInput: (text) => (text.trim() ? undefined : 'The API key cannot be empty.'),
+    validateInput: (text) => (text.trim() ? undefined : vscode.l10n.t('The API key cannot be empty.')),
   });
   return value?.trim() || undefined;
 }

@@ -14,14 +14,12 @@ import { firstFailure, fixActions, renderReport, verdict, type FixAction } from 
 /** A check takes seconds: no step waits longer than this for an answer's headers. */
 const STEP_TIMEOUT_MS = 15_000;
 
-export const READ_ONLY_CHOICE = 'Check without the agent (read-only)';
-export const WITH_AGENT_CHOICE = 'Also ask the agent a tiny question';
 
 export async function checkConnection(services: ExtensionServices, reportDocument: ReadOnlyDocument): Promise<{ markdown: string; verdict: string; failed: boolean; fixes: FixAction[] } | undefined> {
   const pick = await vscode.window.showQuickPick(
     [
-      { label: READ_ONLY_CHOICE, detail: vscode.l10n.t('Address, network, API key, personal volume (limit 1), one streamed token of the default model.') },
-      { label: WITH_AGENT_CHOICE, detail: vscode.l10n.t("Everything above, plus one short question to '{0}': it starts a thread on the service.", settings.agentId()) },
+      { askAgent: false, label: vscode.l10n.t('Check without the agent (read-only)'), detail: vscode.l10n.t('Address, network, API key, personal volume (limit 1), one streamed token of the default model.') },
+      { askAgent: true, label: vscode.l10n.t('Also ask the agent a tiny question'), detail: vscode.l10n.t("Everything above, plus one short question to '{0}': it starts a thread on the service.", settings.agentId()) },
     ],
     { title: vscode.l10n.t('KSM: Check Connection'), placeHolder: vscode.l10n.t('The check only reads; the agent question is the one exception, and only if you choose it.') },
   );
@@ -43,7 +41,7 @@ export async function checkConnection(services: ExtensionServices, reportDocumen
         agentModel: settings.agentModel(),
         outputFormat: settings.outputFormat(),
         network: summarize(network),
-        askAgent: pick.label === WITH_AGENT_CHOICE,
+        askAgent: pick.askAgent,
         client: userAgent(),
       },
       hasApiKey: Boolean(key),

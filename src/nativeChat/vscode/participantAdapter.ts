@@ -113,7 +113,7 @@ async function ask(
     // Trusted for this one command only: a source opens the passage it cited (as in the panel).
     const lines = files.map((file, i) => {
       const marker = firstMarkerOf(outcome.citations, file);
-      return `${i + 1}. [${escapeLinkText(file.filename)}](${citationLink(answerId, marker)} "Open the cited passage") — ${escapeLinkText(file.volumeLabel)}`;
+      return `${i + 1}. [${escapeLinkText(file.filename)}](${citationLink(answerId, marker)} "${vscode.l10n.t('Open the cited passage')}") — ${escapeLinkText(file.volumeLabel)}`;
     });
     stream.markdown(trusted(`\n\n**Sources**\n\n${lines.join('\n')}\n`));
   }

@@ -103,21 +103,21 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
 
   services.registerCommand(COMMAND.syncNow, async () => {
     if (!(await trusted())) return undefined;
-    const runner = await pickRunner('Sync Now');
+    const runner = await pickRunner(vscode.l10n.t('Sync Now'));
     if (!runner) return explainNoRunner();
     return runner.sync();
   });
 
   services.registerCommand(COMMAND.syncShowPreview, async () => {
     if (!(await trusted())) return undefined;
-    const runner = await pickRunner('Preview Sync');
+    const runner = await pickRunner(vscode.l10n.t('Preview Sync'));
     if (!runner) return explainNoRunner();
     return runner.sync({ preview: true });
   });
 
   services.registerCommand(COMMAND.syncStop, async () => {
     if (!(await trusted())) return;
-    const runner = await pickRunner('Stop Syncing');
+    const runner = await pickRunner(vscode.l10n.t('Stop Syncing'));
     if (!runner) return;
     const sourced = allPairings(state).find((p) => p.folder === runner.pairing.folder && p.volume === runner.pairing.volume);
     if (sourced) await removePairing(state, sourced);

@@ -15,7 +15,7 @@ interface Row extends vscode.QuickPickItem {
 
 export function planTitle(plan: SyncPlan, folderLabel: string): string {
   const c = planCounts(plan);
-  return `Sync ${folderLabel} → ${shownVolume(plan.volume)}: ${c.upload} new · ${c.replace} changed · ${c.delete} to delete · ${c.unchanged} unchanged`;
+  return vscode.l10n.t('Sync {0} → {1}: {2} new · {3} changed · {4} to delete · {5} unchanged', folderLabel, shownVolume(plan.volume), c.upload, c.replace, c.delete, c.unchanged);
 }
 
 export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<PreviewAnswer> {
@@ -77,15 +77,15 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
 
 function applyDescription(plan: SyncPlan): string {
   const c = planCounts(plan);
-  const parts = [c.upload && `upload ${c.upload}`, c.replace && `replace ${c.replace}`, c.delete && `delete ${c.delete}`].filter(Boolean);
-  return parts.length ? parts.join(', ') : 'record the current state';
+  const parts = [c.upload && vscode.l10n.t('upload {0}', c.upload), c.replace && vscode.l10n.t('replace {0}', c.replace), c.delete && vscode.l10n.t('delete {0}', c.delete)].filter(Boolean);
+  return parts.length ? parts.join(', ') : vscode.l10n.t('record the current state');
 }
 
 /** True when the deletions may go ahead: under the guard, or confirmed in a modal. */
 export async function confirmDeletions(plan: SyncPlan, guardShare: number): Promise<boolean> {
   if (!exceedsDeleteGuard(plan, guardShare)) return true;
   const removing = guardedDeletions(plan);
-  const button = `Delete ${removing} Files`;
+  const button = vscode.l10n.t('Delete {0} Files', removing);
   const answer = await vscode.window.showWarningMessage(
     vscode.l10n.t('This sync would delete {0} of the {1} files in {2} ({3}%, more than the {4}% allowed by ksm.sync.deleteGuardPercent).', removing, plan.remoteCount, shownVolume(plan.volume), Math.round(deletionShare(plan) * 100), Math.round(guardShare * 100)),
     { modal: true, detail: vscode.l10n.t('Check that the folder is the right one and complete. The files are deleted from the volume for everyone.') },

@@ -128,10 +128,10 @@ export class PairingRunner implements vscode.Disposable {
    * workspace. Otherwise the run is refused with the reason, in the status bar and the log.
    */
   private refusal(): string | undefined {
-    if (!vscode.workspace.isTrusted) return 'the workspace is not trusted (Restricted Mode): sync waits for trust';
+    if (!vscode.workspace.isTrusted) return vscode.l10n.t('the workspace is not trusted (Restricted Mode): sync waits for trust');
     const now = resolvePairingFolder(this.pairing);
     if (!now.ok) return now.reason;
-    if (now.path !== this.folderPath) return `the folder '${this.pairing.folder}' now resolves to ${now.path}, not ${this.folderPath} (a symbolic link changed)`;
+    if (now.path !== this.folderPath) return vscode.l10n.t("the folder '{0}' now resolves to {1}, not {2} (a symbolic link changed)", this.pairing.folder, now.path, this.folderPath);
     return undefined;
   }
 

@@ -114,23 +114,23 @@ export function realWorkspaceRoots(): string[] {
  */
 export function resolvePairingFolder(pairing: Pick<Pairing, 'folder'>): FolderResolution {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  if (folders.length === 0) return { ok: false, reason: 'no workspace folder is open' };
+  if (folders.length === 0) return { ok: false, reason: vscode.l10n.t('no workspace folder is open') };
   const candidates = isAbsolute(pairing.folder) ? [resolve(pairing.folder)] : folders.map((root) => resolve(root, ...pairing.folder.split('/')));
   const real = candidates.map(safeRealpath).find((p): p is string => p !== undefined);
-  if (!real) return { ok: false, reason: `the folder '${pairing.folder}' does not exist in the workspace` };
+  if (!real) return { ok: false, reason: vscode.l10n.t("the folder '{0}' does not exist in the workspace", pairing.folder) };
   return checkRealFolder(real, pairing.folder);
 }
 
 /** A folder the user picked, resolved as a pairing's folder is. */
 export function resolvePickedFolder(fsPath: string): FolderResolution {
   const real = safeRealpath(fsPath);
-  if (!real) return { ok: false, reason: `the folder '${fsPath}' does not exist` };
+  if (!real) return { ok: false, reason: vscode.l10n.t("the folder '{0}' does not exist", fsPath) };
   return checkRealFolder(real, fsPath);
 }
 
 function checkRealFolder(real: string, shown: string): FolderResolution {
   if (!workspaceRootOf(real)) {
-    return { ok: false, reason: `the folder '${shown}' resolves to ${real}, outside the workspace folders (a symbolic link or a path leading out); only folders inside the workspace can be synced` };
+    return { ok: false, reason: vscode.l10n.t("the folder '{0}' resolves to {1}, outside the workspace folders (a symbolic link or a path leading out); only folders inside the workspace can be synced", shown, real) };
   }
   return { ok: true, path: real };
 }

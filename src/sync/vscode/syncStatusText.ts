@@ -36,17 +36,17 @@ export function syncStatusText(states: readonly SyncState[], formatTime: (epochM
 export function describeSyncState(state: SyncState, formatTime: (epochMs: number) => string = defaultTime): string {
   switch (state.kind) {
     case 'idle':
-      return state.lastSynced ? `last synced ${formatTime(state.lastSynced)}; not compared since this window opened` : 'not synced yet';
+      return state.lastSynced ? l10n.t('last synced {0}; not compared since this window opened', formatTime(state.lastSynced)) : l10n.t('not synced yet');
     case 'inSync':
-      return 'in sync';
+      return l10n.t('in sync');
     case 'pending':
-      return `${state.count} pending`;
+      return l10n.t('{0} pending', state.count);
     case 'review':
-      return `${state.count} change${state.count === 1 ? '' : 's'} waiting in the preview for Apply`;
+      return state.count === 1 ? l10n.t('1 change waiting in the preview for Apply') : l10n.t('{0} changes waiting in the preview for Apply', state.count);
     case 'syncing':
-      return 'syncing…';
+      return l10n.t('syncing…');
     case 'error':
-      return `error: ${state.message}`;
+      return l10n.t('error: {0}', state.message);
   }
 }
 

@@ -34,7 +34,7 @@ export async function pickVolume(services: ExtensionServices, volumes: VolumesFe
     const remembered = rememberedChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), choice.volume);
     return {
       ...choice,
-      notes: [choice.recent ? 'recently used' : undefined, remembered === undefined ? undefined : CHUNKING_OPTIONS[remembered].label].filter((n): n is string => !!n),
+      notes: [choice.recent ? vscode.l10n.t('recently used') : undefined, remembered === undefined ? undefined : CHUNKING_OPTIONS[remembered].label].filter((n): n is string => !!n),
       button: remembered === undefined ? undefined : changeButton,
     };
   });
@@ -72,7 +72,7 @@ export async function chooseChunking(services: ExtensionServices, volume: string
 export async function pickChunking(services: ExtensionServices, volume: string): Promise<DoChunking | undefined> {
   const state = services.context.globalState;
   const last = rememberedChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), volume);
-  const first = last === undefined ? 'default (ksm.upload.doChunking)' : 'last used';
+  const first = last === undefined ? vscode.l10n.t('default (ksm.upload.doChunking)') : vscode.l10n.t('last used');
   const items = chunkingOrder(last ?? settings.doChunking()).map((value, index) => ({ value, ...CHUNKING_OPTIONS[value], description: index === 0 ? first : undefined }));
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Processing for {0}', volumeDisplayName(volume, personalVolume())),
@@ -95,7 +95,7 @@ export async function embeddingModel(): Promise<string | undefined> {
     title: vscode.l10n.t('Embedding Model'),
     prompt: vscode.l10n.t('Id of the embedding model for this upload (sent as `embedding`).'),
     placeHolder: vscode.l10n.t('emu-embed'),
-    validateInput: (v) => (v.trim() ? undefined : 'Enter the embedding model id.'),
+    validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Enter the embedding model id.')),
   });
   if (!model?.trim()) return undefined;
   void vscode.window.showInformationMessage(vscode.l10n.t('Use "{0}" for every upload?', model.trim()), vscode.l10n.t('Save in Settings')).then((c) => {

@@ -90,7 +90,7 @@ export function registerVolumeCommands(
     const query = await vscode.window.showInputBox({
       title: vscode.l10n.t('Filter Files'),
       prompt: vscode.l10n.t('Part of a file name (* and ? are wildcards). Large volumes are searched page by page.'),
-      validateInput: (v) => (v.trim() ? undefined : 'Enter part of a file name.'),
+      validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Enter part of a file name.')),
     });
     if (!query?.trim()) return;
     const volumes = await tree.currentVolumes();

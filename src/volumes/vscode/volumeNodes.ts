@@ -92,7 +92,7 @@ export function messageItem(node: MessageNode): vscode.TreeItem {
   item.id = `message:${node.volume}:${node.role}`;
   item.description = node.detail;
   item.tooltip = node.detail ? `${node.label}\n${node.detail}` : node.label;
-  item.accessibilityInformation = { label: [node.role === 'error' ? `Error: ${node.label}` : node.label, node.detail].filter(Boolean).join(', '), role: 'treeitem' };
+  item.accessibilityInformation = { label: [node.role === 'error' ? vscode.l10n.t('Error: {0}', node.label) : node.label, node.detail].filter(Boolean).join(', '), role: 'treeitem' };
   if (node.role === 'error') {
     item.contextValue = 'ksm.error';
     item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));

@@ -300,15 +300,15 @@ export class VolumesTreeProvider implements vscode.TreeDataProvider<VolumesNode>
     const listing = entry.listing;
     const bytes = listing.visibleFiles.reduce((sum, f) => sum + f.filesize, 0);
     const pending = listing.pendingFiles.length;
-    const count = `${listing.total} file${listing.total === 1 ? '' : 's'}`;
-    return [count, listing.hasMore ? undefined : formatBytes(bytes), pending ? `${pending} processing` : undefined].filter(Boolean).join(' · ');
+    const count = listing.total === 1 ? vscode.l10n.t('1 file') : vscode.l10n.t('{0} files', listing.total);
+    return [count, listing.hasMore ? undefined : formatBytes(bytes), pending ? vscode.l10n.t('{0} processing', pending) : undefined].filter(Boolean).join(' · ');
   }
 }
 
 function errorNode(volume: string, error: Error): VolumesNode {
   const auth = error instanceof AuthenticationError;
-  const label = auth ? 'The API key was refused' : isKsmError(error) && error.kind === 'config' ? 'Not configured' : 'Could not list files';
+  const label = auth ? vscode.l10n.t('The API key was refused') : isKsmError(error) && error.kind === 'config' ? vscode.l10n.t('Not configured') : vscode.l10n.t('Could not list files');
   const fix = errorFix(error)?.action;
-  const detail = auth ? 'Click to set the API key' : `${messageWithFix(error)} — click to ${fix ? fix.title.toLowerCase() : 'retry'}`;
+  const detail = auth ? vscode.l10n.t('Click to set the API key') : fix ? vscode.l10n.t('{0} — click to {1}', messageWithFix(error), fix.title.toLowerCase()) : vscode.l10n.t('{0} — click to retry', messageWithFix(error));
   return { kind: 'message', volume, role: 'error', label, detail, fix };
 }
