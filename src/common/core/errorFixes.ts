@@ -3,7 +3,10 @@
 // after a failed answer, the Volumes tree's clickable error row and Check Connection all
 // read it, so a problem gets the same fix everywhere. The error's own text already says
 // what to do (src/api writes it so); this adds the button, or the report's advice.
-// vscode-free: it names commands by their typed ids.
+// vscode-free: it names commands by their typed ids, and translates through @vscode/l10n
+// (configured with VS Code's bundle at activation; English in the CLI). Every text is built
+// when asked for, never at module load, so it is read after the bundle is configured.
+import * as l10n from '@vscode/l10n';
 import { errorFirstLine, isKsmError, NetworkError, NO_API_KEY_MESSAGE } from '../../api/errors';
 import { COMMAND, type CommandId } from './contributionIds';
 
@@ -18,18 +21,18 @@ export interface ErrorFix {
   hint?: string;
 }
 
-const SET_API_KEY: ErrorFix['action'] = { title: 'Set API Key', command: COMMAND.setApiKey };
-const OPEN_SETTINGS: ErrorFix['action'] = { title: 'Open Settings', command: COMMAND.openSettings };
-const CHECK_CONNECTION: ErrorFix['action'] = { title: 'Check Connection', command: COMMAND.checkConnection };
-const CONNECT_EMULATOR: ErrorFix['action'] = { title: 'Connect to Local Emulator', command: COMMAND.useLocalEmulator };
+const SET_API_KEY = (): ErrorFix['action'] => ({ title: l10n.t('Set API Key'), command: COMMAND.setApiKey });
+const OPEN_SETTINGS = (): ErrorFix['action'] => ({ title: l10n.t('Open Settings'), command: COMMAND.openSettings });
+const CHECK_CONNECTION = (): ErrorFix['action'] => ({ title: l10n.t('Check Connection'), command: COMMAND.checkConnection });
+const CONNECT_EMULATOR = (): ErrorFix['action'] => ({ title: l10n.t('Connect to Local Emulator'), command: COMMAND.useLocalEmulator });
 
 /** Said when a question is sent, or a call made, before any service is set up (no address or no key). */
-export const NOT_CONNECTED_MESSAGE = 'Not connected to a KSM service. Set the API key of your service, or connect to the local emulator, then retry.';
+export const notConnectedMessage = (): string => l10n.t('Not connected to a KSM service. Set the API key of your service, or connect to the local emulator, then retry.');
 
 /** The error a front end raises for "not connected"; `errorFix` offers both ways to connect for it. */
 export class NotConnectedError extends Error {
   constructor() {
-    super(NOT_CONNECTED_MESSAGE);
+    super(notConnectedMessage());
     this.name = 'NotConnectedError';
   }
 }
@@ -77,81 +80,85 @@ export interface FixContext {
 interface ProblemRow {
   /** One or two sentences: what to change. */
   advice(ctx: FixContext): string;
-  oneClick?: ErrorFix;
+  oneClick?: () => ErrorFix;
 }
 
-const REPORT_TO_ADMINS = "Send this report (Copy Report) to the service's administrators.";
+const reportToAdmins = (): string => l10n.t("Send this report (Copy Report) to the service's administrators.");
 
 const PROBLEMS: Record<Problem, ProblemRow> = {
   address: {
-    advice: (ctx) => `Check 'ksm.baseUrl' (now '${ctx.baseUrl}'): the host name does not resolve. Use the service's root address, for example https://ksm.example.com.`,
+    advice: (ctx) => l10n.t("Check 'ksm.baseUrl' (now '{0}'): the host name does not resolve. Use the service's root address, for example https://ksm.example.com.", ctx.baseUrl),
   },
   refused: {
     advice: (ctx) =>
-      `Nothing accepts connections at ${ctx.host ?? ctx.baseUrl}. Check the host and port in 'ksm.baseUrl' (now '${ctx.baseUrl}'), or start the service (the local emulator: npm run emulator).`,
-    oneClick: {
-      problem: 'Nothing accepts connections at the KSM service address.',
-      action: CHECK_CONNECTION,
-      hint: "Start the service (the local emulator: npm run emulator), check the address in 'ksm.baseUrl', or run 'KSM: Check Connection'.",
-    },
+      l10n.t("Nothing accepts connections at {0}. Check the host and port in 'ksm.baseUrl' (now '{1}'), or start the service (the local emulator: npm run emulator).", ctx.host ?? ctx.baseUrl, ctx.baseUrl),
+    oneClick: () => ({
+      problem: l10n.t('Nothing accepts connections at the KSM service address.'),
+      action: CHECK_CONNECTION(),
+      hint: l10n.t("Start the service (the local emulator: npm run emulator), check the address in 'ksm.baseUrl', or run 'KSM: Check Connection'."),
+    }),
   },
   unreachable: {
     advice: (ctx) =>
-      `The network path to ${ctx.host ?? ctx.baseUrl} is broken. Check the network or VPN${ctx.proxy ? ` and the proxy ${ctx.proxy}` : ", and whether you need a proxy ('http.proxy')"}.`,
+      ctx.proxy
+        ? l10n.t('The network path to {0} is broken. Check the network or VPN and the proxy {1}.', ctx.host ?? ctx.baseUrl, ctx.proxy)
+        : l10n.t("The network path to {0} is broken. Check the network or VPN, and whether you need a proxy ('http.proxy').", ctx.host ?? ctx.baseUrl),
     // Address, proxy, certificate or a server that is not the API: Check Connection names which, and its fix.
-    oneClick: { problem: 'The KSM service could not be reached or answered unexpectedly.', action: CHECK_CONNECTION },
+    oneClick: () => ({ problem: l10n.t('The KSM service could not be reached or answered unexpectedly.'), action: CHECK_CONNECTION() }),
   },
   proxy: {
     advice: (ctx) =>
-      `The proxy ${ctx.proxy ?? ''} did not let the request through. Check 'http.proxy' (or HTTPS_PROXY/HTTP_PROXY), or add the service's host to 'http.noProxy' if it is reached directly.`,
+      l10n.t("The proxy {0} did not let the request through. Check 'http.proxy' (or HTTPS_PROXY/HTTP_PROXY), or add the service's host to 'http.noProxy' if it is reached directly.", ctx.proxy ?? ''),
   },
   certificate: {
     advice: (ctx) =>
-      `The service's TLS certificate is not trusted. If your company inspects TLS, save its root CA as a PEM file and set 'ksm.network.caBundle' to it${ctx.caBundle ? ` (now '${ctx.caBundle}': it does not hold the right CA)` : ''}; turn off 'http.proxyStrictSSL' only for a test.`,
+      ctx.caBundle
+        ? l10n.t("The service's TLS certificate is not trusted. If your company inspects TLS, save its root CA as a PEM file and set 'ksm.network.caBundle' to it (now '{0}': it does not hold the right CA); turn off 'http.proxyStrictSSL' only for a test.", ctx.caBundle)
+        : l10n.t("The service's TLS certificate is not trusted. If your company inspects TLS, save its root CA as a PEM file and set 'ksm.network.caBundle' to it; turn off 'http.proxyStrictSSL' only for a test."),
   },
-  timeout: { advice: () => `The service did not answer in time. Check the network and proxy, or raise 'ksm.request.timeoutSeconds'.` },
+  timeout: { advice: () => l10n.t("The service did not answer in time. Check the network and proxy, or raise 'ksm.request.timeoutSeconds'.") },
   'not-the-api': {
     advice: (ctx) =>
-      `The address answers, but not as the KSM API (a sign-in page, a proxy or another server?). Check 'ksm.baseUrl' (now '${ctx.baseUrl}'): it must be the API's root, without a path such as /v3 or /ksm.`,
+      l10n.t("The address answers, but not as the KSM API (a sign-in page, a proxy or another server?). Check 'ksm.baseUrl' (now '{0}'): it must be the API's root, without a path such as /v3 or /ksm.", ctx.baseUrl),
   },
   'no-key': {
-    advice: () => "Set your API key with 'KSM: Set API Key'.",
+    advice: () => l10n.t("Set your API key with 'KSM: Set API Key'."),
     // No key stored is a set-up problem too, but settings cannot fix it: the key lives in secret storage.
-    oneClick: { problem: 'No KSM API key is set.', action: SET_API_KEY },
+    oneClick: () => ({ problem: l10n.t('No KSM API key is set.'), action: SET_API_KEY() }),
   },
   key: {
-    advice: () => "The service refused the API key. Set the right key with 'KSM: Set API Key' (keys are per service: an emulator key does not work on the real service).",
-    oneClick: { problem: 'The KSM service rejected the API key.', action: SET_API_KEY },
+    advice: () => l10n.t("The service refused the API key. Set the right key with 'KSM: Set API Key' (keys are per service: an emulator key does not work on the real service)."),
+    oneClick: () => ({ problem: l10n.t('The KSM service rejected the API key.'), action: SET_API_KEY() }),
   },
   'user-id': {
     advice: (ctx) =>
       ctx.userId
-        ? `Your personal volume is {<your user id>}, and '${ctx.userId}' is not yours for this key. Set 'ksm.userId' to the user id of this API key.`
-        : "Set 'ksm.userId' to your user id: your personal volume is {<user id>}.",
+        ? l10n.t("Your personal volume is {<your user id>}, and '{0}' is not yours for this key. Set 'ksm.userId' to the user id of this API key.", ctx.userId)
+        : l10n.t("Set 'ksm.userId' to your user id: your personal volume is {<user id>}."),
   },
   volume: {
     advice: (ctx) =>
-      `Check the volume name '${ctx.volume ?? ''}' in 'ksm.volumes.list': letters, digits, '.', '_' and '-', starting with a letter or digit; ask the administrators for access to a volume you may not read.`,
+      l10n.t("Check the volume name '{0}' in 'ksm.volumes.list': letters, digits, '.', '_' and '-', starting with a letter or digit; ask the administrators for access to a volume you may not read.", ctx.volume ?? ''),
   },
   model: {
     advice: (ctx) =>
       ctx.model
-        ? `The service does not know the model '${ctx.model}'. Put model ids the service offers in 'ksm.chat.models' (the first is the default, or set 'ksm.chat.defaultModel').`
-        : "Set 'ksm.chat.models' to the chat model ids the service offers.",
+        ? l10n.t("The service does not know the model '{0}'. Put model ids the service offers in 'ksm.chat.models' (the first is the default, or set 'ksm.chat.defaultModel').", ctx.model)
+        : l10n.t("Set 'ksm.chat.models' to the chat model ids the service offers."),
   },
-  agent: { advice: (ctx) => `Check 'ksm.agent.id' (now '${ctx.agentId ?? ''}') and 'ksm.agent.model'.` },
-  'rate-limited': { advice: () => 'The service is limiting requests. Wait a minute and check again.' },
-  server: { advice: () => "The service itself has a problem. Try again later; if it persists, send this report (Copy Report) to the service's administrators." },
-  stream: { advice: () => "The answer stream did not end as expected. Send this report (Copy Report) to the service's administrators; the shapes below show what arrived." },
+  agent: { advice: (ctx) => l10n.t("Check 'ksm.agent.id' (now '{0}') and 'ksm.agent.model'.", ctx.agentId ?? '') },
+  'rate-limited': { advice: () => l10n.t('The service is limiting requests. Wait a minute and check again.') },
+  server: { advice: () => l10n.t("The service itself has a problem. Try again later; if it persists, send this report (Copy Report) to the service's administrators.") },
+  stream: { advice: () => l10n.t("The answer stream did not end as expected. Send this report (Copy Report) to the service's administrators; the shapes below show what arrived.") },
   'not-connected': {
-    advice: () => NOT_CONNECTED_MESSAGE,
-    oneClick: { problem: 'KSM Assistant is not connected to a service.', action: SET_API_KEY, alternatives: [CONNECT_EMULATOR] },
+    advice: () => notConnectedMessage(),
+    oneClick: () => ({ problem: l10n.t('KSM Assistant is not connected to a service.'), action: SET_API_KEY(), alternatives: [CONNECT_EMULATOR()] }),
   },
   'not-configured': {
-    advice: () => "Check the KSM settings ('ksm.baseUrl', 'ksm.network.caBundle').",
-    oneClick: { problem: 'The KSM service is not configured.', action: OPEN_SETTINGS },
+    advice: () => l10n.t("Check the KSM settings ('ksm.baseUrl', 'ksm.network.caBundle')."),
+    oneClick: () => ({ problem: l10n.t('The KSM service is not configured.'), action: OPEN_SETTINGS() }),
   },
-  other: { advice: () => REPORT_TO_ADMINS },
+  other: { advice: () => reportToAdmins() },
 };
 
 /** What to change for `problem`, phrased with what is known (Check Connection's report). */
@@ -173,7 +180,7 @@ function problemOf(error: unknown): Problem | undefined {
 /** The fix for an error the user can repair in one click, or undefined (retry, wait, report). */
 export function errorFix(error: unknown): ErrorFix | undefined {
   const problem = problemOf(error);
-  return problem ? PROBLEMS[problem].oneClick : undefined;
+  return problem ? PROBLEMS[problem].oneClick?.() : undefined;
 }
 
 /**

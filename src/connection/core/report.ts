@@ -2,13 +2,15 @@
 // administrators (Copy Report): the verdict and first failure on top, then each step with
 // its result, latency and fix, the response shapes seen and the tolerant reading paths
 // used. The whole text passes redactSecrets with the key last, whatever a server echoed.
+import * as l10n from '@vscode/l10n';
 import { redactSecrets } from '../../api/errors';
 import { COMMAND, type CommandId } from '../../common/core/contributionIds';
 import { asSentence, type ConnectionReport, type StepResult } from './checkRun';
 import type { Problem } from '../../common/core/errorFixes';
 
 // Plain words, not emoji: the report is pasted into mail and tickets, and fonts vary.
-const MARK: Record<StepResult['status'], string> = { passed: 'passed', failed: '**FAILED**', warning: 'warning', skipped: 'skipped' };
+const statusWord = (status: StepResult['status']): string => ({ passed: l10n.t('passed'), failed: l10n.t('failed'), warning: l10n.t('warning'), skipped: l10n.t('skipped') })[status];
+const mark = (status: StepResult['status']): string => (status === 'failed' ? `**${l10n.t('FAILED')}**` : statusWord(status));
 
 export function firstFailure(report: ConnectionReport): StepResult | undefined {
   return report.steps.find((step) => step.status === 'failed');
@@ -18,10 +20,10 @@ export function verdict(report: ConnectionReport): string {
   const failure = firstFailure(report);
   const ran = report.steps.filter((s) => s.status !== 'skipped');
   const passed = ran.filter((s) => s.status === 'passed').length;
-  if (failure) return `First failing step: ${asSentence(failure.title)} ${asSentence(failure.detail)}`;
+  if (failure) return l10n.t('First failing step: {0} {1}', asSentence(failure.title), asSentence(failure.detail));
   const warnings = report.steps.filter((s) => s.status === 'warning');
-  if (warnings.length) return `All ${ran.length} steps ran; ${warnings.length} with a warning (${warnings.map((w) => w.title).join(', ')}).`;
-  return `All ${passed} steps passed.`;
+  if (warnings.length) return l10n.t('All {0} steps ran; {1} with a warning ({2}).', ran.length, warnings.length, warnings.map((w) => w.title).join(', '));
+  return l10n.t('All {0} steps passed.', passed);
 }
 
 export interface FixAction {
@@ -48,9 +50,9 @@ const SETTING_OF: Partial<Record<Problem, string>> = {
 export function fixActions(report: ConnectionReport): FixAction[] {
   const problem = firstFailure(report)?.problem ?? report.steps.find((step) => step.status === 'warning')?.problem;
   const actions: FixAction[] = [];
-  if (problem === 'key' || problem === 'no-key') actions.push({ title: 'Set API Key', command: COMMAND.setApiKey });
+  if (problem === 'key' || problem === 'no-key') actions.push({ title: l10n.t('Set API Key'), command: COMMAND.setApiKey });
   const setting = problem && SETTING_OF[problem];
-  if (setting) actions.push({ title: 'Open Settings', command: COMMAND.openSettings, argument: setting });
+  if (setting) actions.push({ title: l10n.t('Open Settings'), command: COMMAND.openSettings, argument: setting });
   return actions;
 }
 
@@ -58,39 +60,46 @@ export function renderReport(report: ConnectionReport, secrets: ReadonlyArray<st
   const { target } = report;
   const failure = firstFailure(report);
   const lines: string[] = [
-    '# KSM Connection Check',
+    l10n.t('# KSM Connection Check'),
     '',
-    `**${failure ? 'Failed' : 'Connected'}.** ${verdict(report)}`,
-    ...(failure?.fix ? ['', `**Fix:** ${failure.fix}`] : []),
+    failure ? l10n.t('**Failed.** {0}', verdict(report)) : l10n.t('**Connected.** {0}', verdict(report)),
+    ...(failure?.fix ? ['', l10n.t('**Fix:** {0}', failure.fix)] : []),
     '',
-    `- Checked: ${report.startedAt.toISOString()}${target.client ? ` with ${target.client}` : ''}`,
-    `- Service address (ksm.baseUrl): ${target.baseUrl || '(not set)'}`,
-    `- Proxy: ${target.network.proxy ?? 'none'}${target.network.noProxy?.length ? `; bypassed for ${target.network.noProxy.join(', ')}` : ''}`,
-    `- TLS: ${target.network.strictSSL ? 'certificates verified' : 'certificates NOT verified (http.proxyStrictSSL off)'}; extra CA bundle: ${target.network.caBundle ?? 'none'}`,
-    `- User id: ${target.userId || '(not set)'}; volumes: ${target.volumes.join(', ') || '(none)'}; model: ${target.model || '(none)'}; agent: ${target.agentId}`,
-    '- This check only reads: it lists with limit 1 and asks for one token; it uploads and deletes nothing.',
+    target.client ? l10n.t('- Checked: {0} with {1}', report.startedAt.toISOString(), target.client) : l10n.t('- Checked: {0}', report.startedAt.toISOString()),
+    l10n.t('- Service address (ksm.baseUrl): {0}', target.baseUrl || l10n.t('(not set)')),
+    target.network.noProxy?.length
+      ? l10n.t('- Proxy: {0}; bypassed for {1}', target.network.proxy ?? l10n.t('none'), target.network.noProxy.join(', '))
+      : l10n.t('- Proxy: {0}', target.network.proxy ?? l10n.t('none')),
+    l10n.t('- TLS: {0}; extra CA bundle: {1}', target.network.strictSSL ? l10n.t('certificates verified') : l10n.t('certificates NOT verified (http.proxyStrictSSL off)'), target.network.caBundle ?? l10n.t('none')),
+    l10n.t('- User id: {0}; volumes: {1}; model: {2}; agent: {3}', target.userId || l10n.t('(not set)'), target.volumes.join(', ') || l10n.t('(none)'), target.model || l10n.t('(none)'), target.agentId),
+    l10n.t('- This check only reads: it lists with limit 1 and asks for one token; it uploads and deletes nothing.'),
     '',
-    '## Steps',
+    l10n.t('## Steps'),
     '',
-    '| # | Step | Result | Time |',
+    l10n.t('| # | Step | Result | Time |'),
     '|---|---|---|---|',
-    ...report.steps.map((step, i) => `| ${i + 1} | ${cell(step.title)} | ${MARK[step.status]} | ${step.ms === undefined ? '' : `${step.ms} ms`} |`),
+    ...report.steps.map((step, i) => `| ${i + 1} | ${cell(step.title)} | ${mark(step.status)} | ${step.ms === undefined ? '' : `${step.ms} ms`} |`),
     '',
   ];
   report.steps.forEach((step, i) => {
-    lines.push(`### ${i + 1}. ${step.title}: ${step.status}`, '', step.detail);
-    if (step.fix) lines.push('', `**Fix:** ${step.fix}`);
+    lines.push(`### ${i + 1}. ${step.title}: ${statusWord(step.status)}`, '', step.detail);
+    if (step.fix) lines.push('', l10n.t('**Fix:** {0}', step.fix));
     lines.push('');
   });
 
-  lines.push('## Response shapes seen', '');
+  lines.push(l10n.t('## Response shapes seen'), '');
   if (report.shapes.length === 0) {
-    lines.push('None (no answer was decoded).', '');
+    lines.push(l10n.t('None (no answer was decoded).'), '');
   } else {
-    lines.push('Field and event names as they arrived; values cut to a few characters.', '');
+    lines.push(l10n.t('Field and event names as they arrived; values cut to a few characters.'), '');
     const seen = new Set<string>();
     for (const shape of report.shapes) {
-      const line = `- ${shape.source}${shape.event ? `, event \`${shape.event}\`` : ''}: \`${shape.shape.replace(/`/g, "'")}\`${shape.unknown ? ` — **not understood:** ${shape.unknown}` : ''}`;
+      const line = [
+        `- ${shape.source}`,
+        shape.event ? l10n.t(', event `{0}`', shape.event) : '',
+        `: \`${shape.shape.replace(/`/g, "'")}\``,
+        shape.unknown ? l10n.t(' — **not understood:** {0}', shape.unknown) : '',
+      ].join('');
       if (seen.has(line)) continue;
       seen.add(line);
       lines.push(line);
@@ -98,18 +107,18 @@ export function renderReport(report: ConnectionReport, secrets: ReadonlyArray<st
     lines.push('');
   }
 
-  lines.push('## Tolerant reading used', '');
+  lines.push(l10n.t('## Tolerant reading used'), '');
   const paths = [...new Set(report.shapes.flatMap((s) => s.paths))];
   if (paths.length === 0) {
-    lines.push("None: the answers had the shapes of the client's own decisions (docs/service-contract.md).");
+    lines.push(l10n.t("None: the answers had the shapes of the client's own decisions (docs/service-contract.md)."));
   } else {
-    lines.push("The service answers in forms beyond the client's own decisions; they were read this way:", '', ...paths.map((p) => `- ${p}`));
+    lines.push(l10n.t("The service answers in forms beyond the client's own decisions; they were read this way:"), '', ...paths.map((p) => `- ${p}`));
   }
   const unknown = report.shapes.filter((s) => s.unknown);
   if (unknown.length)
     lines.push(
       '',
-      `**${unknown.length} shape(s) were not understood** (see above): parts of answers may be missing. Send this report to the administrators of the service and to the extension's maintainers.`,
+      l10n.t("**{0} shape(s) were not understood** (see above): parts of answers may be missing. Send this report to the administrators of the service and to the extension's maintainers.", unknown.length),
     );
   lines.push('');
   return redactSecrets(lines.join('\n'), secrets);

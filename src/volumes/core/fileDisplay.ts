@@ -1,5 +1,6 @@
 // How a FileInfo is described to people: status icon, size, date. No `vscode` import, so
 // the formatting is unit-tested under plain mocha.
+import * as l10n from '@vscode/l10n';
 import { FINAL_FILE_STATUSES, type DoChunking, type FileInfo } from '../../api/types';
 import { formatBytes } from '../../common/core/byteSize';
 
@@ -30,32 +31,32 @@ export function fileState(file: FileInfo, mode: DoChunking | undefined = file.do
   if (status === 'done') return { kind: 'done', text: 'done', icon: 'check', warning: false };
   if (status === 'na') {
     if (mode === 0)
-      return { kind: 'storedOnly', text: 'stored, not indexed', icon: 'archive', warning: false, explanation: 'Stored as is ("Store only"): kept in the volume, not searchable by the agent.' };
+      return { kind: 'storedOnly', text: l10n.t('stored, not indexed'), icon: 'archive', warning: false, explanation: l10n.t('Stored as is ("Store only"): kept in the volume, not searchable by the agent.') };
     if (mode === 2)
       return {
         kind: 'chunkedOnly',
-        text: 'chunked, not indexed',
+        text: l10n.t('chunked, not indexed'),
         icon: 'archive',
         warning: false,
-        explanation: 'Split into chunks without vectors ("Chunk only"): kept, not searchable by the agent.',
+        explanation: l10n.t('Split into chunks without vectors ("Chunk only"): kept, not searchable by the agent.'),
       };
     if (mode === 1) {
-      const reason = file.statusDetail?.trim().replace(/\.+$/, '') || 'the service gave no reason';
+      const reason = file.statusDetail?.trim().replace(/\.+$/, '') || l10n.t('the service gave no reason');
       const short = reason.length > REASON_IN_ROW ? `${reason.slice(0, REASON_IN_ROW - 1)}…` : reason;
       return {
         kind: 'failed',
         text: `failed: ${short}`,
         icon: 'warning',
         warning: true,
-        explanation: `Processing failed: ${reason}. The file is stored but not searchable; fix it and upload it again.`,
+        explanation: l10n.t('Processing failed: {0}. The file is stored but not searchable; fix it and upload it again.', reason),
       };
     }
     return {
       kind: 'notIndexed',
-      text: 'not indexed',
+      text: l10n.t('not indexed'),
       icon: 'circle-slash',
       warning: false,
-      explanation: 'Not searchable. Uploaded from elsewhere, so whether it was stored only by choice or failed processing is not known.',
+      explanation: l10n.t('Not searchable. Uploaded from elsewhere, so whether it was stored only by choice or failed processing is not known.'),
     };
   }
   if (FINAL_FILE_STATUSES.has(status)) return { kind: 'unknown', text: status, icon: 'circle-filled', warning: false };
@@ -102,7 +103,7 @@ export function fileAccessibleLabel(file: FileInfo, mode?: DoChunking): string {
 
 /** The same for a volume row: its name, the folder it is synced with, and its summary (files, size, processing). */
 export function volumeAccessibleLabel(label: string, personal: boolean, summary: string | undefined, syncedWith?: string): string {
-  return [`${label}, ${personal ? 'personal volume' : 'volume'}`, syncedWith ? `synced with folder ${syncedWith}` : '', summary ?? ''].filter(Boolean).join(', ');
+  return [personal ? l10n.t('{0}, personal volume', label) : l10n.t('{0}, volume', label), syncedWith ? l10n.t('synced with folder {0}', syncedWith) : '', summary ?? ''].filter(Boolean).join(', ');
 }
 
 /** Markdown lines of the tooltip; the adapter wraps them in a MarkdownString. */
@@ -131,11 +132,12 @@ function escapeMarkdown(text: string): string {
 
 export type FileSortOrder = 'upload' | 'name' | 'date' | 'size';
 
-export const FILE_SORT_ORDERS: ReadonlyArray<{ order: FileSortOrder; label: string; detail: string }> = [
-  { order: 'upload', label: 'Upload order', detail: 'As the service lists them, oldest first' },
-  { order: 'name', label: 'Name', detail: 'A to Z' },
-  { order: 'date', label: 'Date', detail: 'Newest first' },
-  { order: 'size', label: 'Size', detail: 'Largest first' },
+/** The sort orders with their texts, built when asked for (after the l10n bundle is configured). */
+export const fileSortOrders = (): ReadonlyArray<{ order: FileSortOrder; label: string; detail: string }> => [
+  { order: 'upload', label: l10n.t('Upload order'), detail: l10n.t('As the service lists them, oldest first') },
+  { order: 'name', label: l10n.t('Name'), detail: l10n.t('A to Z') },
+  { order: 'date', label: l10n.t('Date'), detail: l10n.t('Newest first') },
+  { order: 'size', label: l10n.t('Size'), detail: l10n.t('Largest first') },
 ];
 
 /** Sorts what is loaded (the service sorts nothing); returns a new array. */

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { AgentFileRef } from '../../api/types';
 import type { ExtensionServices } from '../../common/vscode/services';
-import { FILE_SORT_ORDERS, type FileSortOrder } from '../core/fileDisplay';
+import { fileSortOrders, type FileSortOrder } from '../core/fileDisplay';
 import { deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
 import { matchCountText, VolumeSearch } from '../core/fileSearch';
 import { volumeDisplayName, volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
@@ -105,7 +105,7 @@ export function registerVolumeCommands(
 
   services.registerCommand(COMMAND.volumesSort, async () => {
     const picked = await vscode.window.showQuickPick(
-      FILE_SORT_ORDERS.map((o) => ({ ...o, description: o.order === tree.sortOrder ? vscode.l10n.t('(current)') : undefined })),
+      fileSortOrders().map((o) => ({ ...o, description: o.order === tree.sortOrder ? vscode.l10n.t('(current)') : undefined })),
       { title: vscode.l10n.t('Sort Loaded Files By'), placeHolder: vscode.l10n.t('The service lists in upload order; sorting applies to the files loaded so far') },
     );
     if (!picked) return;
