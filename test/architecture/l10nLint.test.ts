@@ -1,0 +1,51 @@
+// The localisation rule of eslint.config.mjs (LOCALISATION_SELECTORS, issue 26) must keep
+// refusing a bare literal wherever VS Code shows our text, and accept it through
+// vscode.l10n.t. Each snippet is linted as if it were a VS Code adapter of a feature.
+import { strict as assert } from 'node:assert';
+import { ESLint } from 'eslint';
+
+const eslint = new ESLint({ cwd: process.cwd() });
+const ADAPTER = 'src/volumes/vscode/l10nProbe.ts';
+
+async function unlocalised(code: string, filePath = ADAPTER): Promise<number> {
+  const [result] = await eslint.lintText(`import * as vscode from 'vscode';\n${code}\n`, { filePath });
+  assert.ok(result);
+  return result.messages.filter((m) => m.ruleId === 'no-restricted-syntax' && /vscode\.l10n\.t/.test(m.message)).length;
+}
+
+describe('lint: user-visible text of the extension host goes through vscode.l10n.t', () => {
+  const refused: Array<[string, string]> = [
+    ['a message', "void vscode.window.showInformationMessage('Uploaded the files.');"],
+    ['a template message', 'const n = 2; void vscode.window.showWarningMessage(`Deleted ${n} files.`);'],
+    ['a button', "void vscode.window.showErrorMessage(vscode.l10n.t('Failed.'), 'Show Log');"],
+    ['a conditional message', "const ok = true; void vscode.window.showErrorMessage(ok ? 'It worked fine' : vscode.l10n.t('No'));"],
+    ['a quick pick item', "void vscode.window.showQuickPick([{ label: 'Sync now', detail: vscode.l10n.t('x') }]);"],
+    ['a placeholder', "void vscode.window.showInputBox({ placeHolder: 'Type a volume name' });"],
+    ['a progress title', "void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Uploading files' }, async () => undefined);"],
+    ['a status bar text', "const item = vscode.window.createStatusBarItem(); item.text = '$(sync) KSM: in sync';"],
+    ['a tooltip', "const item = vscode.window.createStatusBarItem(); item.tooltip = 'Click to sync';"],
+    ['a tree item', "const item = new vscode.TreeItem('Load more files');"],
+    ['chat output', "declare const stream: vscode.ChatResponseStream; stream.markdown('No uploads yet.');"],
+  ];
+  for (const [what, code] of refused) {
+    it(`refuses ${what} as a bare literal`, async () => {
+      assert.ok((await unlocalised(code)) >= 1, code);
+    });
+  }
+
+  it('accepts the same texts through vscode.l10n.t, codicons alone and ids', async () => {
+    const code = [
+      "void vscode.window.showInformationMessage(vscode.l10n.t('Uploaded {0} files.', 3), vscode.l10n.t('Show Log'));",
+      "void vscode.window.showQuickPick([{ label: vscode.l10n.t('Sync now'), description: '$(sync)' }]);",
+      "const item = vscode.window.createStatusBarItem(); item.text = '$(sync~spin)'; item.command = 'ksm.sync.now';",
+    ].join('\n');
+    assert.equal(await unlocalised(code), 0);
+  });
+
+  it('applies to the entry point and each feature surface, not to the vscode-free cores', async () => {
+    const code = "void vscode.window.showInformationMessage('Uploaded the files.');";
+    assert.equal(await unlocalised(code, 'src/extension.ts'), 1);
+    assert.equal(await unlocalised(code, 'src/upload/uploadFeature.ts'), 1);
+    assert.equal(await unlocalised(code, 'src/common/vscode/l10nProbe.ts'), 1);
+  });
+});
