@@ -45,7 +45,7 @@ export function fileState(file: FileInfo, mode: DoChunking | undefined = file.do
       const short = reason.length > REASON_IN_ROW ? `${reason.slice(0, REASON_IN_ROW - 1)}…` : reason;
       return {
         kind: 'failed',
-        text: `failed: ${short}`,
+        text: l10n.t('failed: {0}', short),
         icon: 'warning',
         warning: true,
         explanation: l10n.t('Processing failed: {0}. The file is stored but not searchable; fix it and upload it again.', reason),

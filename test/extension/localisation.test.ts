@@ -1,0 +1,138 @@
+// Localisation (issue 26): package.json's texts live in package.nls.json, the code's in
+// l10n/bundle.l10n.json (exported by `npm run l10n`, committed). Under a pseudo-locale made
+// here by @vscode/l10n-dev (qps-ploc: every letter replaced by an accented one, placeholders
+// and codicons kept), every text must come out pseudo: a run of plain ASCII letters left
+// over is a string that never went through the tables. Nothing generated is committed.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as l10n from '@vscode/l10n';
+import { errorFix, fixFor, NotConnectedError, type Problem } from '../../src/common/core/errorFixes';
+import { renderReport } from '../../src/connection/core/report';
+import type { ConnectionReport } from '../../src/connection/core/checkRun';
+import { fileSortOrders, fileState } from '../../src/volumes/core/fileDisplay';
+import { describeSyncState, syncStatusText, type SyncState } from '../../src/sync/vscode/syncStatusText';
+import { localizedManifest, placeholders, readNls } from '../support/manifest';
+
+const CLI = join('node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js');
+const work = mkdtempSync(join(tmpdir(), 'ksm-l10n-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** Plain-ASCII words left in `text` once what is not ours to translate is taken out. */
+function unlocalisedWords(text: string, userContent: readonly string[] = []): string[] {
+  let rest = text;
+  for (const content of userContent) rest = rest.split(content).join(' ');
+  rest = rest
+    .replace(/\$\([\w~-]+\)/g, ' ') // codicons
+    .replace(/\]\([^)]*\)/g, ']') // link targets: command: URIs, URLs
+    .replace(/`[^`]*`/g, ' ') // code: setting ids, commands, file names
+    .replace(/'[^'\s]*'/g, ' ') // quoted ids ('ksm.baseUrl', 'chat')
+    .replace(/https?:\/\/\S+/g, ' ')
+    .replace(/#?ksm(\.[\w]+)+#?/g, ' ') // setting ids
+    .replace(/\{[^}]*\}/g, ' ');
+  return rest.match(/[A-Za-z]{2,}/g) ?? [];
+}
+
+describe('localisation: package.nls.json', () => {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+  const nls = readNls();
+
+  it('names every text of package.json by a key package.nls.json has, and has no unused key', () => {
+    const used = placeholders(manifest).map((p) => p.key);
+    for (const key of used) assert.equal(typeof nls[key], 'string', `%${key}% is missing from package.nls.json`);
+    assert.deepEqual(Object.keys(nls).filter((key) => !used.includes(key)), [], 'keys no placeholder uses');
+  });
+
+  it('leaves no user-visible text of package.json in English: titles, names, descriptions, welcome and walkthrough texts are %key%', () => {
+    const visible = /(^|\.)(displayName|description|markdownDescription|title|shortTitle|category|name|contextualTitle|contents|label|fullName|userDescription|enumDescriptions\[\d+\]|markdownEnumDescriptions\[\d+\])$/;
+    const bare: string[] = [];
+    const walk = (value: unknown, where: string): void => {
+      if (typeof value === 'string') {
+        // The model reads modelDescription and the tools' input schemas: they stay English on purpose.
+        if (visible.test(where) && !/^%[^%]+%$/.test(value) && !/modelDescription|inputSchema|^name$|languageModelTools\[\d+\]\.name|chatParticipants\[\d+\]\.(name|commands\[\d+\]\.name)/.test(where)) bare.push(`${where}: ${value}`);
+      } else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${where}[${i}]`));
+      else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) walk(item, where ? `${where}.${key}` : key);
+    };
+    walk({ displayName: manifest.displayName, description: manifest.description, contributes: manifest.contributes, capabilities: manifest.capabilities }, '');
+    assert.deepEqual(bare, []);
+  });
+});
+
+describe('localisation: the l10n bundle', () => {
+  it('l10n/bundle.l10n.json is what `npm run l10n` exports from src/ today (rerun it after adding a string)', function () {
+    this.timeout(120_000);
+    const out = join(work, 'export');
+    execFileSync(process.execPath, [CLI, 'export', '--outDir', out, './src'], { stdio: 'pipe' });
+    const fresh = JSON.parse(readFileSync(join(out, 'bundle.l10n.json'), 'utf8'));
+    const committed = JSON.parse(readFileSync(join('l10n', 'bundle.l10n.json'), 'utf8'));
+    const missing = Object.keys(fresh).filter((key) => !(key in committed));
+    const stale = Object.keys(committed).filter((key) => !(key in fresh));
+    assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, 'run `npm run l10n` and commit l10n/bundle.l10n.json');
+    assert.deepEqual(committed, fresh);
+  });
+
+  it('package.json points VS Code at the bundle folder', () => {
+    assert.equal(JSON.parse(readFileSync('package.json', 'utf8')).l10n, './l10n');
+  });
+});
+
+describe('localisation: nothing unlocalised under a generated pseudo-locale (qps-ploc)', () => {
+  let pseudoBundle: Record<string, string>;
+  let pseudoNls: Record<string, string>;
+
+  before(function () {
+    this.timeout(120_000);
+    const src = join(work, 'pseudo');
+    execFileSync('mkdir', ['-p', src]);
+    writeFileSync(join(src, 'bundle.l10n.json'), readFileSync(join('l10n', 'bundle.l10n.json')));
+    writeFileSync(join(src, 'package.nls.json'), readFileSync('package.nls.json'));
+    execFileSync(process.execPath, [CLI, 'generate-pseudo', '-o', src, join(src, 'bundle.l10n.json'), join(src, 'package.nls.json')], { stdio: 'pipe' });
+    pseudoBundle = JSON.parse(readFileSync(join(src, 'bundle.l10n.qps-ploc.json'), 'utf8'));
+    pseudoNls = JSON.parse(readFileSync(join(src, 'package.nls.qps-ploc.json'), 'utf8'));
+    l10n.config({ contents: pseudoBundle });
+  });
+  after(() => l10n.config({ contents: {} }));
+
+  it('every text of package.json (command titles, views, settings, welcome, walkthrough) comes out pseudo', () => {
+    // What VS Code shows: the manifest resolved through package.nls.qps-ploc.json.
+    const shown = localizedManifest(pseudoNls);
+    assert.notEqual(shown.contributes.commands[0].title, localizedManifest().contributes.commands[0].title);
+    const leftovers = placeholders(JSON.parse(readFileSync('package.json', 'utf8'))).flatMap(({ where, key }) => {
+      const words = unlocalisedWords(pseudoNls[key] ?? key);
+      return words.length ? [`${where}: ${words.join(' ')}`] : [];
+    });
+    assert.deepEqual(leftovers, []);
+  });
+
+  it('the cores speak the bundle the extension configures: fixes, buttons, file states, sync status', () => {
+    const texts: string[] = [];
+    for (const problem of ['address', 'refused', 'unreachable', 'proxy', 'certificate', 'timeout', 'not-the-api', 'no-key', 'key', 'user-id', 'volume', 'model', 'agent', 'rate-limited', 'server', 'stream', 'not-connected', 'not-configured', 'other'] as Problem[]) {
+      texts.push(fixFor(problem, { baseUrl: 'https://ksm.example.com', proxy: 'http://proxy:3128', caBundle: '/ca.pem', model: 'gpt-x', agentId: 'rag-agent', volume: 'team', userId: 'u1' }));
+    }
+    const fix = errorFix(new NotConnectedError())!;
+    texts.push(fix.problem, fix.action.title, ...(fix.alternatives ?? []).map((a) => a.title), new NotConnectedError().message);
+    for (const o of fileSortOrders()) texts.push(o.label, o.detail);
+    for (const mode of [0, 1, 2, undefined] as const) {
+      const shown = fileState({ uuid: 'u', filename: 'a.txt', filesize: 1, date: '20260101000000', status: 'na', statusDetail: '' } as never, mode);
+      texts.push(shown.text, shown.explanation ?? '');
+    }
+    const states: SyncState[] = [{ kind: 'idle' }, { kind: 'inSync' }, { kind: 'pending', count: 2 }, { kind: 'review', count: 1 }, { kind: 'syncing' }, { kind: 'error', message: 'x' }];
+    for (const state of states) texts.push(syncStatusText([state], () => '09:00').text, describeSyncState(state, () => '09:00'));
+    const leftovers = texts.flatMap((text) => (unlocalisedWords(text, ['https://ksm.example.com', 'http://proxy:3128', '/ca.pem', 'gpt-x', 'rag-agent', 'a.txt', 'npm run emulator']).length ? [text] : []));
+    assert.deepEqual(leftovers, []);
+  });
+
+  it("Check Connection's report frame, verdict and fix come out pseudo (the steps' own details are listed as not yet done)", () => {
+    const report: ConnectionReport = {
+      startedAt: new Date('2026-11-25T20:00:00Z'),
+      target: { baseUrl: 'https://ksm.example.com', network: { strictSSL: true }, userId: 'u1', volumes: ['team'], model: 'gpt-x', agentId: 'rag-agent' },
+      steps: [{ id: 'key', title: '<step>', status: 'failed', detail: '<detail>', problem: 'key', fix: fixFor('key', { baseUrl: 'https://ksm.example.com' }) }],
+      shapes: [],
+    } as unknown as ConnectionReport;
+    const markdown = renderReport(report, []);
+    const leftovers = unlocalisedWords(markdown, ['https://ksm.example.com', 'gpt-x', 'rag-agent', 'team', 'u1', '<step>', '<detail>', '2026-11-25T20:00:00.000Z']);
+    assert.deepEqual(leftovers, [], markdown);
+  });
+});
