@@ -100,7 +100,7 @@ function main(): void {
   // Package a VSIX from the temp build, with the repo's manifest and .vscodeignore.
   const pkgDir = join(work, 'pkg');
   mkdirSync(pkgDir);
-  for (const item of ['package.json', 'README.md', 'LICENSE', '.vscodeignore', 'media', 'docs']) {
+  for (const item of ['package.json', 'package.nls.json', 'l10n', 'README.md', 'LICENSE', '.vscodeignore', 'media', 'docs']) {
     cpSync(join(root, item), join(pkgDir, item), { recursive: true });
   }
   cpSync(join(work, 'dist'), join(pkgDir, 'dist'), { recursive: true });

@@ -73,8 +73,11 @@ describe('localisation: the l10n bundle', () => {
     assert.deepEqual(committed, fresh);
   });
 
-  it('package.json points VS Code at the bundle folder', () => {
+  it('package.json points VS Code at the bundle folder, and the VSIX ships it and package.nls.json (.vscodeignore)', () => {
     assert.equal(JSON.parse(readFileSync('package.json', 'utf8')).l10n, './l10n');
+    const shipped = readFileSync('.vscodeignore', 'utf8').split('\n');
+    assert.ok(shipped.includes('!package.nls.json'), '.vscodeignore keeps package.nls.json');
+    assert.ok(shipped.includes('!l10n/*.json'), '.vscodeignore keeps l10n/');
   });
 });
 
