@@ -1,6 +1,7 @@
 // Check Connection's steps that ask for an answer: one streamed token of the default model
 // (time to the first chunk) and, only when the user agreed, one tiny agent question (it
 // starts a thread on the service).
+import * as l10n from '@vscode/l10n';
 import type { CheckStep } from './checkRun';
 import { fixFor } from '../../common/core/errorFixes';
 
@@ -8,12 +9,14 @@ const PING = 'Reply with one word: ok';
 
 export const modelStep: CheckStep = {
   id: 'model',
-  title: 'Model answers (streamed, one token)',
+  get title() {
+    return l10n.t('Model answers (streamed, one token)');
+  },
   async run(check) {
     const { model } = check.target;
-    const title = `Model '${model || '(none)'}' answers (streamed, one token)`;
+    const title = l10n.t("Model '{0}' answers (streamed, one token)", model || l10n.t('(none)'));
     if (!model) {
-      check.add({ id: 'model', title, status: 'failed', detail: 'No chat model is configured.', problem: 'model', fix: fixFor('model', { ...check.fixContext, model: undefined }) });
+      check.add({ id: 'model', title, status: 'failed', detail: l10n.t('No chat model is configured.'), problem: 'model', fix: fixFor('model', { ...check.fixContext, model: undefined }) });
       return undefined;
     }
     const start = check.now();
@@ -32,7 +35,9 @@ export const modelStep: CheckStep = {
       check.failed('model', title, streamed.error, 'model', streamed.ms);
       return undefined;
     }
-    const detail = `First chunk after ${firstChunkMs ?? '?'} ms, stream ended with [DONE] after ${streamed.ms} ms${finish ? ` (finish_reason '${finish}')` : ''}; answer ${JSON.stringify(text.slice(0, 20))}.`;
+    const detail = finish
+      ? l10n.t("First chunk after {0} ms, stream ended with [DONE] after {1} ms (finish_reason '{2}'); answer {3}.", firstChunkMs ?? '?', streamed.ms, finish, JSON.stringify(text.slice(0, 20)))
+      : l10n.t('First chunk after {0} ms, stream ended with [DONE] after {1} ms; answer {2}.', firstChunkMs ?? '?', streamed.ms, JSON.stringify(text.slice(0, 20)));
     check.add({ id: 'model', title, status: 'passed', ms: firstChunkMs, detail });
     return undefined;
   },
@@ -40,12 +45,14 @@ export const modelStep: CheckStep = {
 
 export const agentStep: CheckStep = {
   id: 'agent',
-  title: 'Agent answers a tiny question',
+  get title() {
+    return l10n.t('Agent answers a tiny question');
+  },
   async run(check) {
     const { agentId, agentModel, model } = check.target;
-    const title = `Agent '${agentId}' answers a tiny question`;
+    const title = l10n.t("Agent '{0}' answers a tiny question", agentId);
     if (!check.target.askAgent) {
-      check.add({ id: 'agent', title, status: 'skipped', detail: 'Not asked: you chose the read-only check (an agent question starts a thread on the service).' });
+      check.add({ id: 'agent', title, status: 'skipped', detail: l10n.t('Not asked: you chose the read-only check (an agent question starts a thread on the service).') });
       return undefined;
     }
     const start = check.now();
@@ -60,15 +67,15 @@ export const agentStep: CheckStep = {
         kinds.push(event.kind === 'unknown' ? `unknown '${event.event}'` : event.kind);
         if ('threadId' in event && event.threadId && !threadId) threadId = event.threadId;
         if (event.kind === 'message') text += event.delta;
-        if (event.kind === 'error') throw Object.assign(new Error(`The agent reported an error: ${event.message}`), { agentCode: event.code });
+        if (event.kind === 'error') throw Object.assign(new Error(l10n.t('The agent reported an error: {0}', event.message)), { agentCode: event.code });
       }
     });
     if (asked.error) {
       check.failed('agent', title, asked.error, 'agent', asked.ms, { model: agentModel || model });
       return undefined;
     }
-    const problems = [!threadId && 'no thread id arrived', !text && 'no answer text arrived'].filter(Boolean) as string[];
-    const detail = `First event after ${firstEventMs ?? '?'} ms, ended after ${asked.ms} ms; events: ${summarizeKinds(kinds)}; thread id ${threadId ? 'received' : 'missing'}; answer ${JSON.stringify(text.slice(0, 20))}.`;
+    const problems = [!threadId && l10n.t('no thread id arrived'), !text && l10n.t('no answer text arrived')].filter(Boolean) as string[];
+    const detail = l10n.t('First event after {0} ms, ended after {1} ms; events: {2}; thread id {3}; answer {4}.', firstEventMs ?? '?', asked.ms, summarizeKinds(kinds), threadId ? l10n.t('received') : l10n.t('missing'), JSON.stringify(text.slice(0, 20)));
     check.add(
       problems.length
         ? { id: 'agent', title, status: 'warning', ms: firstEventMs, detail: `${detail} But ${problems.join(' and ')}.`, problem: 'stream', fix: fixFor('stream', check.fixContext) }

@@ -7,6 +7,7 @@
 // Adding a step: write it as a `CheckStep` (checkRun.ts) in the file of its kind
 // (addressSteps.ts, accountSteps.ts, answerSteps.ts), add its id to `StepId`, and put it in
 // CHECK_STEPS where it belongs; the report (report.ts) lists it with no further change.
+import * as l10n from '@vscode/l10n';
 import { addressStep, reachStep } from './addressSteps';
 import { keyStep, namedVolumesStep, personalVolumeStep } from './accountSteps';
 import { agentStep, modelStep } from './answerSteps';
@@ -22,7 +23,7 @@ export async function runConnectionCheck(deps: CheckDeps): Promise<ConnectionRep
   for (const [index, step] of steps.entries()) {
     const stop = await step.run(check);
     if (stop === undefined) continue;
-    for (const skipped of steps.slice(index + 1)) check.add({ id: skipped.id, title: skipped.title, status: 'skipped', detail: `Not run: ${stop}.` });
+    for (const skipped of steps.slice(index + 1)) check.add({ id: skipped.id, title: skipped.title, status: 'skipped', detail: l10n.t('Not run: {0}.', stop) });
     break;
   }
   return check.report;

@@ -7,7 +7,7 @@ import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings, updateSetting } from '../../common/vscode/settings';
 import { COMMAND, CONTEXT_KEY, WALKTHROUGH_ID } from '../../common/core/contributionIds';
-import { checkApiKey, emulatorConnectReport, KEY_ACCEPTED, keyCheckVolume, type KeyCheck } from '../../common/core/keyCheck';
+import { checkApiKey, emulatorConnectReport, keyAccepted, keyCheckVolume, type KeyCheck } from '../../common/core/keyCheck';
 import { withAbortSignal } from '../../common/vscode/cancellation';
 import { restorePreviousConnection, switchToEmulator, type ConnectionStore } from '../core/previousConnection';
 import { SECRET_KEY } from '../../common/core/storageKeys';
@@ -53,7 +53,7 @@ export function registerAccountCommands(services: ExtensionServices): void {
 
   const reportKeyCheck = async (check: KeyCheck, accepted: string): Promise<void> => {
     if (check.outcome === 'accepted') {
-      void vscode.window.showInformationMessage(check.message === KEY_ACCEPTED ? accepted : check.message);
+      void vscode.window.showInformationMessage(check.message === keyAccepted() ? accepted : check.message);
       return;
     }
     const show = check.outcome === 'refused' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;

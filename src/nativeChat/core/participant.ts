@@ -2,6 +2,7 @@
 // with the user's #file / selection references as context (fenced like "Ask About
 // Selection"), the agent answer streamed as events with its thread continued across turns,
 // and the processing state of this window's recent uploads for /status.
+import * as l10n from '@vscode/l10n';
 import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
@@ -66,18 +67,18 @@ export interface AskAgentOutcome {
   stopped: boolean;
 }
 
-export const THREAD_RESTARTED_NOTE = '_The service no longer knew this chat\u2019s agent thread, so this answer starts a new one._\n\n';
+export const threadRestartedNote = (): string => l10n.t('_The service no longer knew this chat\u2019s agent thread, so this answer starts a new one._\n\n');
 
 /** Streams one agent answer through the chat engine; rejects with the engine's sentence for a failure. */
 export async function askAgent(options: AskAgentOptions): Promise<AskAgentOutcome> {
-  if (!options.model) throw new AnswerFailedError("The agent needs a chat model: set 'ksm.chat.models' (or 'ksm.agent.model'), or run 'KSM: Connect to Local Emulator'.", undefined);
+  if (!options.model) throw new AnswerFailedError(l10n.t("The agent needs a chat model: set 'ksm.chat.models' (or 'ksm.agent.model'), or run 'KSM: Connect to Local Emulator'."), undefined);
   let outcome = await streamOnce(options, options.threadId);
   const cause = outcome.failure?.error?.cause;
   if (options.threadId && !outcome.shownText && cause instanceof NotFoundError && cause.param === 'thread_id') {
-    options.emit({ kind: 'text', text: THREAD_RESTARTED_NOTE });
+    options.emit({ kind: 'text', text: threadRestartedNote() });
     outcome = await streamOnce(options, undefined);
   }
-  if (outcome.failure) throw new AnswerFailedError(outcome.failure.error?.message ?? 'The answer stopped.', outcome.failure.error?.cause);
+  if (outcome.failure) throw new AnswerFailedError(outcome.failure.error?.message ?? l10n.t('The answer stopped.'), outcome.failure.error?.cause);
   return { threadId: outcome.threadId, citations: outcome.citations, stopped: outcome.stopped };
 }
 
@@ -233,7 +234,7 @@ export class RecentUploads {
 /** Markdown lines with each recent upload's current processing state, read from the service. */
 export async function uploadStatusText(service: KsmService, recent: RecentUploads, signal?: AbortSignal): Promise<string> {
   const entries = recent.list();
-  if (entries.length === 0) return 'No uploads from this window yet. Use `/upload` (the active file or `#file` references) or the upload tool first.';
+  if (entries.length === 0) return l10n.t('No uploads from this window yet. Use `/upload` (the active file or `#file` references) or the upload tool first.');
   const byVolume = new Map<string, string[]>();
   for (const e of entries) byVolume.set(e.volume, [...(byVolume.get(e.volume) ?? []), e.fileId]);
   const lines: string[] = [];
@@ -247,7 +248,7 @@ export async function uploadStatusText(service: KsmService, recent: RecentUpload
     lines.push(`**${volumeLabel(volume)}**`);
     for (const id of ids) {
       const file = found.get(id);
-      lines.push(file ? `- ${file.filename}: \`${file.status}\`${file.statusDetail ? ` (${file.statusDetail})` : ''}` : `- ${id}: no longer in the volume (deleted?)`);
+      lines.push(file ? `- ${file.filename}: \`${file.status}\`${file.statusDetail ? ` (${file.statusDetail})` : ''}` : l10n.t('- {0}: no longer in the volume (deleted?)', id));
     }
   }
   return lines.join('\n');

@@ -6,7 +6,8 @@ import { storedFileName } from '../../api/multipart';
 import type { FileInfo, UploadSource } from '../../api/types';
 import type { SelectedFile, SkippedFile } from '../../common/core/folderExpansion';
 import { basename, extname } from 'node:path';
-import { IDENTICAL_REASON } from './uploadMessages';
+import * as l10n from '@vscode/l10n';
+import { identicalReason } from './uploadMessages';
 
 export type DuplicateChoice = 'replace' | 'keepBoth' | 'skip';
 
@@ -80,7 +81,7 @@ export async function planUploads(files: SelectedFile[], existing: Iterable<File
     let replaces: FileInfo[] = [];
     const clash = byName.get(name);
     if (identical.has(file)) {
-      skipped.push({ path: file.path, reason: `${IDENTICAL_REASON}: "${name}" in the volume is the copy uploaded from this workspace, unchanged` });
+      skipped.push({ path: file.path, reason: l10n.t('{0}: "{1}" in the volume is the copy uploaded from this workspace, unchanged', identicalReason(), name) });
       continue;
     }
     if (clash && !plannedNames.has(name)) {
@@ -93,7 +94,7 @@ export async function planUploads(files: SelectedFile[], existing: Iterable<File
       }
       answered++;
       if (choice === 'skip') {
-        skipped.push({ path: file.path, reason: `skipped: "${name}" already exists in the volume` });
+        skipped.push({ path: file.path, reason: l10n.t('skipped: "{0}" already exists in the volume', name) });
         continue;
       }
       if (choice === 'replace') replaces = clash;

@@ -1,6 +1,7 @@
 // The words of an upload, without `vscode`, so their rules are unit-tested: the duplicate
 // question's choices (safe one first), what a selection of only skipped files says, and the
 // summary line. Volumes are named as people see them ("My files", volumeTargets.ts).
+import * as l10n from '@vscode/l10n';
 import type { SkippedFile } from '../../common/core/folderExpansion';
 import type { DuplicateChoice, DuplicateQuestion } from './duplicatePlanning';
 import type { UploadSummary } from './uploadRun';
@@ -22,22 +23,24 @@ export function duplicateOptions(question: DuplicateQuestion, volume: string): D
     {
       choice: 'skip',
       applyToAll,
-      label: applyToAll ? 'Skip All' : 'Skip',
-      detail: applyToAll ? `Upload none of the ${question.remaining} clashing files` : `Leave "${question.filename}" in ${volume} as it is; do not upload this file`,
+      label: applyToAll ? l10n.t('Skip All') : l10n.t('Skip'),
+      detail: applyToAll ? l10n.t('Upload none of the {0} clashing files', question.remaining) : l10n.t('Leave "{0}" in {1} as it is; do not upload this file', question.filename, volume),
     },
     {
       choice: 'keepBoth',
       applyToAll,
-      label: applyToAll ? 'Keep Both for All' : 'Keep Both',
-      detail: applyToAll ? 'Upload every clashing file under a free name like "name (2).ext"' : `Upload this file as "${question.keepBothName}"`,
+      label: applyToAll ? l10n.t('Keep Both for All') : l10n.t('Keep Both'),
+      detail: applyToAll ? l10n.t('Upload every clashing file under a free name like "name (2).ext"') : l10n.t('Upload this file as "{0}"', question.keepBothName),
     },
     {
       choice: 'replace',
       applyToAll,
-      label: applyToAll ? 'Replace All' : 'Replace',
+      label: applyToAll ? l10n.t('Replace All') : l10n.t('Replace'),
       detail: applyToAll
-        ? `Upload every clashing file, then delete the older copies in ${volume} once the new ones are processed`
-        : `Upload, then delete the older cop${question.existing.length > 1 ? `ies (${question.existing.length})` : 'y'} once the new one is processed`,
+        ? l10n.t('Upload every clashing file, then delete the older copies in {0} once the new ones are processed', volume)
+        : question.existing.length > 1
+          ? l10n.t('Upload, then delete the older copies ({0}) once the new one is processed', question.existing.length)
+          : l10n.t('Upload, then delete the older copy once the new one is processed'),
     },
   ];
   return question.remaining > 1 ? [...one(false), ...one(true)] : one(false);
@@ -45,8 +48,9 @@ export function duplicateOptions(question: DuplicateQuestion, volume: string): D
 
 /** The duplicate question's title, naming the volume. */
 export function duplicateTitle(question: DuplicateQuestion, volume: string): string {
-  const copies = question.existing.length > 1 ? ` (${question.existing.length} copies)` : '';
-  return `"${question.filename}" is already in ${volume}${copies}`;
+  return question.existing.length > 1
+    ? l10n.t('"{0}" is already in {1} ({2} copies)', question.filename, volume, question.existing.length)
+    : l10n.t('"{0}" is already in {1}', question.filename, volume);
 }
 
 /**
@@ -54,8 +58,8 @@ export function duplicateTitle(question: DuplicateQuestion, volume: string): str
  * per file for a few files, counted per reason for many.
  */
 export function nothingToUploadMessage(skipped: readonly SkippedFile[]): string {
-  if (skipped.length === 0) return 'Nothing to upload: the selection holds no files.';
-  const head = `Nothing to upload: ${skipped.length === 1 ? 'the file was' : `all ${skipped.length} files were`} skipped`;
+  if (skipped.length === 0) return l10n.t('Nothing to upload: the selection holds no files.');
+  const head = skipped.length === 1 ? l10n.t('Nothing to upload: the file was skipped') : l10n.t('Nothing to upload: all {0} files were skipped', skipped.length);
   if (skipped.length <= 3) return `${head}. ${skipped.map((s) => `${baseName(s.path)}: ${s.reason}`).join('; ')}.`;
   const byReason = new Map<string, number>();
   for (const s of skipped) byReason.set(s.reason, (byReason.get(s.reason) ?? 0) + 1);
@@ -64,28 +68,28 @@ export function nothingToUploadMessage(skipped: readonly SkippedFile[]): string 
 
 /** "12 uploaded, 2 failed — My files" */
 /** The start of the reason a file is skipped when this workspace already uploaded the very same bytes. */
-export const IDENTICAL_REASON = 'already there, identical';
+export const identicalReason = (): string => l10n.t('already there, identical');
 
 /** True when nothing was sent because every file was already there, identical (said as good news, not a warning). */
 export function allIdentical(summary: UploadSummary): boolean {
-  return summary.results.length > 0 && summary.results.every((r) => r.outcome === 'skipped' && r.reason.startsWith(IDENTICAL_REASON));
+  return summary.results.length > 0 && summary.results.every((r) => r.outcome === 'skipped' && r.reason.startsWith(identicalReason()));
 }
 
 export function summaryLine(summary: UploadSummary, volume: string): string {
   if (allIdentical(summary)) {
     const [only] = summary.results;
     return summary.results.length === 1
-      ? `"${only.filename}" is already in ${volume}, identical: nothing to upload.`
-      : `All ${summary.results.length} files are already in ${volume}, identical: nothing to upload.`;
+      ? l10n.t('"{0}" is already in {1}, identical: nothing to upload.', only.filename, volume)
+      : l10n.t('All {0} files are already in {1}, identical: nothing to upload.', summary.results.length, volume);
   }
-  const identical = summary.results.filter((r) => r.outcome === 'skipped' && r.reason.startsWith(IDENTICAL_REASON)).length;
-  const parts = [`${summary.uploaded} uploaded`];
-  if (identical) parts.push(`${identical} already there, identical`);
-  if (summary.failed) parts.push(`${summary.failed} failed`);
-  if (summary.skipped - identical) parts.push(`${summary.skipped - identical} skipped`);
-  if (summary.cancelled) parts.push(`${summary.cancelled} not sent (cancelled)`);
+  const identical = summary.results.filter((r) => r.outcome === 'skipped' && r.reason.startsWith(identicalReason())).length;
+  const parts = [l10n.t('{0} uploaded', summary.uploaded)];
+  if (identical) parts.push(l10n.t('{0} already there, identical', identical));
+  if (summary.failed) parts.push(l10n.t('{0} failed', summary.failed));
+  if (summary.skipped - identical) parts.push(l10n.t('{0} skipped', summary.skipped - identical));
+  if (summary.cancelled) parts.push(l10n.t('{0} not sent (cancelled)', summary.cancelled));
   const replacing = summary.replacements.length;
-  if (replacing) parts.push(`${replacing} replace${replacing === 1 ? 's' : ''} an older copy once processed`);
+  if (replacing) parts.push(replacing === 1 ? l10n.t('1 replaces an older copy once processed') : l10n.t('{0} replace an older copy once processed', replacing));
   return `${parts.join(', ')} — ${volume}`;
 }
 
