@@ -3,7 +3,7 @@
 // code of one question, and the request: the code as fenced blocks before the question,
 // while the turn keeps only what the user typed.
 import { strict as assert } from 'node:assert';
-import { ASK_ANYWAY, codeContextProblem, codeLabel, LARGE_FILE_CHARS, planAskAboutFile, planAskAboutSelection } from '../../src/chat/core/askAboutFile';
+import { askAnyway, codeContextProblem, codeLabel, LARGE_FILE_CHARS, planAskAboutFile, planAskAboutSelection } from '../../src/chat/core/askAboutFile';
 import { createConversation, type CodeContext, type ModelOptions, type Turn } from '../../src/chat/core/conversationModel';
 import { agentSearchScope, buildAgentRequest, buildChatRequest, questionForModel } from '../../src/chat/core/requestBuilder';
 import { MAX_CODE_CONTEXT_CHARS, MAX_TEXT_CHARS } from '../../src/common/core/chatText';
@@ -31,7 +31,7 @@ describe('chat: code sent as context (Ask About Selection / File)', () => {
     const plan = planAskAboutFile('big.log', 'log', linesOf(70 * 1024));
     assert.equal(plan.kind, 'confirm');
     if (plan.kind !== 'confirm') return;
-    assert.equal(plan.confirmLabel, ASK_ANYWAY);
+    assert.equal(plan.confirmLabel, askAnyway());
     assert.match(plan.message, /^big\.log is 70 KB\. Large files may exceed the model's context/);
     assert.equal(plan.code.text, linesOf(70 * 1024), 'the whole file, not a cut');
   });

@@ -2,6 +2,7 @@
 // that says what to do. The full error goes to the log; no text here ever holds the key.
 // A key or settings problem shows the error's own text (src/api says there what to set);
 // the one-click fix is offered once, by src/common/core/errorFixes.ts, not worded again here.
+import * as l10n from '@vscode/l10n';
 import { isCancellation, isKsmError, redactSecrets } from '../../api/errors';
 import { messageWithFix } from '../../common/core/errorFixes';
 import type { AnswerState } from './conversationModel';
@@ -22,20 +23,20 @@ export function describeAnswerFailure(error: unknown): AnswerFailure {
       return {
         state: 'cut-off',
         message: (error as { receivedAny?: boolean }).receivedAny
-          ? 'The answer was cut off: the connection closed before the service finished. Retry to ask again.'
-          : 'No answer arrived: the connection closed before the service sent anything. Retry to ask again.',
+          ? l10n.t('The answer was cut off: the connection closed before the service finished. Retry to ask again.')
+          : l10n.t('No answer arrived: the connection closed before the service sent anything. Retry to ask again.'),
         retryable: true,
       };
     case 'stream-error':
       return { state: 'error', message: detail, retryable: true };
     case 'not-found':
       if (error.param === 'thread_id') {
-        return { state: 'error', message: 'The service no longer knows this agent thread. Start a new chat to continue.', retryable: false };
+        return { state: 'error', message: l10n.t('The service no longer knows this agent thread. Start a new chat to continue.'), retryable: false };
       }
-      if (error.param === 'model') return { state: 'error', message: `${detail} Pick another model.`, retryable: false };
+      if (error.param === 'model') return { state: 'error', message: l10n.t('{0} Pick another model.', detail), retryable: false };
       return { state: 'error', message: detail, retryable: false };
     case 'rate-limited':
-      return { state: 'error', message: `${detail} Wait a moment, then retry.`, retryable: true };
+      return { state: 'error', message: l10n.t('{0} Wait a moment, then retry.', detail), retryable: true };
     default:
       // A key, settings, permission or request problem needs a change first; the rest may pass.
       return { state: 'error', message: detail, retryable: !['auth', 'config', 'permission', 'invalid-request'].includes(error.kind) };
@@ -43,6 +44,6 @@ export function describeAnswerFailure(error: unknown): AnswerFailure {
 }
 
 function firstLine(error: unknown): string {
-  const line = messageWithFix(error) || 'Unknown error.';
+  const line = messageWithFix(error) || l10n.t('Unknown error.');
   return redactSecrets(line.length > 300 ? `${line.slice(0, 297)}…` : line);
 }

@@ -3,6 +3,7 @@
 // latest), checkpoints while text arrives (a crash loses at most a second), and saves once
 // more however the stream ended before reporting `finished`. Partial text is never thrown
 // away: stopped, cut-off and error answers keep what arrived.
+import * as l10n from '@vscode/l10n';
 import { mergeCitations } from './citations';
 import type { KsmService } from '../../api/service';
 import type { ClientLogger } from '../../api/types';
@@ -79,7 +80,7 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
     }
     if (options.connected && !(await options.connected())) throw new NotConnectedError();
     if (!conversation.model.trim()) {
-      const message = 'No model is set. Type a model id in the model picker, or set ksm.chat.models / ksm.agent.model.';
+      const message = l10n.t('No model is set. Type a model id in the model picker, or set ksm.chat.models / ksm.agent.model.');
       return { type: 'finished', reason: 'error', error: { message, retryable: false } };
     }
     for await (const event of ask(options.service(), request, controller.signal)) {
@@ -88,7 +89,7 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
       options.onEvent(event, answer);
       checkpoint.schedule();
     }
-    throw new Error('The answer stream ended without a finished event.');
+    throw new Error(l10n.t('The answer stream ended without a finished event.'));
   };
 
   const done = stream()

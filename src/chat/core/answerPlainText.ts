@@ -3,6 +3,7 @@
 // chat. The Markdown is parsed with markdown-it (the same parser the panel renders with) and
 // its marks are dropped: headings, emphasis, links (their text and address), list bullets as
 // "-" or "1.", code blocks as their code between "Code (ts):" and "End of code.".
+import * as l10n from '@vscode/l10n';
 import MarkdownIt from 'markdown-it';
 import { markerNumbers } from './citations';
 import type { Conversation, Turn } from './conversationModel';
@@ -39,15 +40,15 @@ export function answerPlainText(turn: Turn): string {
 function endingNote(turn: Turn): string | undefined {
   switch (turn.state) {
     case 'stopped':
-      return '(Stopped before the end.)';
+      return l10n.t('(Stopped before the end.)');
     case 'length':
-      return '(Cut short by the length limit.)';
+      return l10n.t('(Cut short by the length limit.)');
     case 'cut-off':
-      return `(Cut off${turn.error ? `: ${turn.error}` : '.'})`;
+      return turn.error ? l10n.t('(Cut off: {0})', turn.error) : l10n.t('(Cut off.)');
     case 'error':
       return `(Failed${turn.error ? `: ${turn.error}` : '.'})`;
     case 'streaming':
-      return '(Still being answered: this is the text so far.)';
+      return l10n.t('(Still being answered: this is the text so far.)');
     default:
       return undefined;
   }
@@ -101,7 +102,7 @@ export function markdownToPlainText(markdown: string): string {
       case 'code_block': {
         flush();
         const language = token.info.trim().split(/\s+/)[0];
-        blocks.push(`Code${language ? ` (${language})` : ''}:\n${token.content.replace(/\n$/, '')}\nEnd of code.`);
+        blocks.push(language ? l10n.t('Code ({0}):\n{1}\nEnd of code.', language, token.content.replace(/\n$/, '')) : l10n.t('Code:\n{0}\nEnd of code.', token.content.replace(/\n$/, '')));
         break;
       }
       case 'hr':

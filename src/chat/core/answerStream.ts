@@ -4,6 +4,7 @@
 // stream. Every run ends in exactly one `finished` event and never throws: a stop, a cut
 // connection or a service error become `finished` with the reason and, for failures, the
 // user-facing sentence of answerErrors.ts (never the API key).
+import * as l10n from '@vscode/l10n';
 import type { KsmService } from '../../api/service';
 import type { AgentEvent, AgentRequest, ChatCompletionChunk, ChatCompletionRequest, Citation, Usage } from '../../api/types';
 import { errorFix, type ErrorFix } from '../../common/core/errorFixes';
@@ -67,7 +68,7 @@ export async function* ask(service: KsmService, request: AnswerRequest, signal: 
       yield run.finished('stopped');
       return;
     }
-    const message = failure.message ?? run.serviceError ?? 'The answer stopped.';
+    const message = failure.message ?? run.serviceError ?? l10n.t('The answer stopped.');
     yield run.finished(failure.state, answerError(message, failure.retryable, error));
     return;
   }
@@ -95,7 +96,7 @@ class RunState {
       if (choice.finish_reason === 'error') {
         // The error text rides in delta.content (D14); it is not answer text. Clients normally
         // throw StreamError for this; this covers one that yields the chunk as well.
-        this.serviceError = `The service stopped with an error: ${choice.delta.content ?? 'no detail'}`;
+        this.serviceError = l10n.t('The service stopped with an error: {0}', choice.delta.content ?? l10n.t('no detail'));
         this.finishReason = 'error';
       } else {
         if (choice.delta.reasoning_content) yield { type: 'reasoning', text: choice.delta.reasoning_content };
@@ -131,12 +132,12 @@ class RunState {
         if (event.delta) yield { type: 'text', text: event.delta };
         return;
       case 'error':
-        this.serviceError = `The service stopped with an error: ${event.message}${event.code ? ` (code ${event.code})` : ''}`;
+        this.serviceError = event.code ? l10n.t('The service stopped with an error: {0} (code {1})', event.message, event.code) : l10n.t('The service stopped with an error: {0}', event.message);
         return;
       case 'done':
         this.finishReason = event.status;
         if (event.usage) yield { type: 'usage', usage: tokenUsage(event.usage) };
-        if (event.status === 'error') this.serviceError ??= 'The service stopped with an error.';
+        if (event.status === 'error') this.serviceError ??= l10n.t('The service stopped with an error.');
         return;
       default:
         // `thread` carries only the id (handled above); unknown events are ignored by contract (D19).

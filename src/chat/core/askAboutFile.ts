@@ -2,11 +2,12 @@
 // a context chip (file name and line range), never pasted into the composer. A whole file
 // is attached at once, after asking first when it is large (many tokens), or refused when
 // it cannot fit in one message, with a pointer to the agent, which reads uploaded files itself.
+import * as l10n from '@vscode/l10n';
 import { MAX_CODE_CONTEXT_CHARS } from '../../common/core/chatText';
 import { formatBytes } from '../../common/core/byteSize';
 import type { CodeContext } from './conversationModel';
 
-export const ASK_ANYWAY = 'Ask Anyway';
+export const askAnyway = (): string => l10n.t('Ask Anyway');
 
 /**
  * Above this, "Ask About File" asks before attaching the whole file (many tokens). Files too
@@ -17,7 +18,7 @@ export const LARGE_FILE_CHARS = 50 * 1024;
 export type NewCodeContext = Omit<CodeContext, 'id'>;
 
 export type AskAboutCodePlan =
-  { kind: 'attach'; code: NewCodeContext } | { kind: 'confirm'; code: NewCodeContext; message: string; confirmLabel: typeof ASK_ANYWAY } | { kind: 'refuse'; message: string };
+  { kind: 'attach'; code: NewCodeContext } | { kind: 'confirm'; code: NewCodeContext; message: string; confirmLabel: string } | { kind: 'refuse'; message: string };
 
 function limitText(): string {
   return `${MAX_CODE_CONTEXT_CHARS.toLocaleString('en-US')} characters`;
@@ -29,20 +30,20 @@ export function planAskAboutFile(filename: string, languageId: string, text: str
     return {
       kind: 'refuse',
       message:
-        `${filename} is too large to send with a question (${text.length.toLocaleString('en-US')} characters; the limit is ${limitText()}). ` +
-        'Select the part you want and use Ask About Selection, or upload the file to a volume and ask the agent about it.',
+        l10n.t('{0} is too large to send with a question ({1} characters; the limit is {2}). ', filename, text.length.toLocaleString('en-US'), limitText()) +
+        l10n.t('Select the part you want and use Ask About Selection, or upload the file to a volume and ask the agent about it.'),
     };
   }
   if (text.length > LARGE_FILE_CHARS) {
-    const message = `${filename} is ${formatBytes(text.length)}. Large files may exceed the model's context and cost many tokens.`;
-    return { kind: 'confirm', code, message, confirmLabel: ASK_ANYWAY };
+    const message = l10n.t("{0} is {1}. Large files may exceed the model's context and cost many tokens.", filename, formatBytes(text.length));
+    return { kind: 'confirm', code, message, confirmLabel: askAnyway() };
   }
   return { kind: 'attach', code };
 }
 
 export function planAskAboutSelection(filename: string, languageId: string, text: string, lines: { start: number; end: number }): AskAboutCodePlan {
   if (text.length > MAX_CODE_CONTEXT_CHARS) {
-    return { kind: 'refuse', message: `The selection is too large to send (${text.length.toLocaleString('en-US')} characters; the limit is ${limitText()}). Select less.` };
+    return { kind: 'refuse', message: l10n.t('The selection is too large to send ({0} characters; the limit is {1}). Select less.', text.length.toLocaleString('en-US'), limitText()) };
   }
   return { kind: 'attach', code: { filename, languageId, lines, text } };
 }
@@ -56,8 +57,8 @@ export function codeContextProblem(pending: readonly CodeContext[], code: NewCod
   const total = others.reduce((sum, p) => sum + p.text.length, 0) + code.text.length;
   if (total <= MAX_CODE_CONTEXT_CHARS) return undefined;
   return (
-    `${codeLabel(code)} would bring the code sent with this question to ${total.toLocaleString('en-US')} characters; the limit is ${limitText()}. ` +
-    'Remove a chip above the message box, or select less.'
+    l10n.t('{0} would bring the code sent with this question to {1} characters; the limit is {2}. ', codeLabel(code), total.toLocaleString('en-US'), limitText()) +
+    l10n.t('Remove a chip above the message box, or select less.')
   );
 }
 

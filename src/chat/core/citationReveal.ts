@@ -4,6 +4,7 @@
 // attachment of the conversation says which; refuse a source no answer cited (the webview
 // is untrusted). The reference has no endpoint for a whole chunk, so the passage is the
 // citation's snippet (docs/service-contract.md, D19).
+import * as l10n from '@vscode/l10n';
 import type { CitedFile, CitedPassage } from './conversationContext';
 import { citationVolumeLabel } from './citations';
 
@@ -15,7 +16,7 @@ export type CitationRevealPlan = { kind: 'reveal'; volume: string; fileId: strin
 export function planCitationReveal(cited: CitedFile | undefined): CitationRevealPlan {
   if (!cited) return { kind: 'refuse' };
   if (!cited.volume) {
-    return { kind: 'explain', message: `The service did not say which volume "${cited.filename}" is in, so it cannot be shown in the Volumes view.` };
+    return { kind: 'explain', message: l10n.t('The service did not say which volume "{0}" is in, so it cannot be shown in the Volumes view.', cited.filename) };
   }
   return { kind: 'reveal', volume: cited.volume, fileId: cited.fileId };
 }
@@ -38,12 +39,12 @@ export function planCitationOpen(turnId: string, passage: CitedPassage | undefin
 
 export function passageDocument(turnId: string, passage: CitedPassage): PassageDocument {
   const where = [
-    citationVolumeLabel(passage.volume) ?? 'volume not given by the service',
+    citationVolumeLabel(passage.volume) ?? l10n.t('volume not given by the service'),
     passage.chunkIndex !== undefined ? `chunk ${passage.chunkIndex}` : undefined,
     passage.score !== undefined ? `score ${passage.score}` : undefined,
     `source ${passage.markers.map((n) => `[${n}]`).join('')}`,
   ].filter(Boolean);
-  const text = [`${passage.filename} — ${where.join(' · ')}`, '', passage.snippet?.trim() || '(The service sent no text for this passage.)', ''].join('\n');
+  const text = [`${passage.filename} — ${where.join(' · ')}`, '', passage.snippet?.trim() || l10n.t('(The service sent no text for this passage.)'), ''].join('\n');
   // The file name without any folder part: it only names the tab.
   const name = passage.filename.split(/[\\/]/).pop() || 'passage';
   return { path: `/${name}`, query: `turn=${turnId}&source=${passage.marker}`, text };

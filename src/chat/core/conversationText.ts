@@ -1,15 +1,16 @@
 // How a conversation reads outside the chat panel: as Markdown (KSM: Export Conversation as
 // Markdown) and as an entry of the conversations quick pick (KSM: Show Conversations…).
 // Pure text functions, no `vscode`, so both are tested under plain mocha.
+import * as l10n from '@vscode/l10n';
 import { searchableText, titleFromQuestion, type Conversation, type Turn } from './conversationModel';
 import { markerNumbers } from './citations';
 import { questionForModel } from './requestBuilder';
 
 export function conversationToMarkdown(conversation: Conversation): string {
   const lines: string[] = [`# ${conversation.title}`, ''];
-  const how = conversation.mode === 'agent' ? `Agent \`${conversation.agentId ?? ''}\` with model \`${conversation.model}\`` : `Model \`${conversation.model}\``;
+  const how = conversation.mode === 'agent' ? l10n.t('Agent `{0}` with model `{1}`', conversation.agentId ?? '', conversation.model) : l10n.t('Model `{0}`', conversation.model);
   lines.push(`_${how} · ${new Date(conversation.updatedAt).toISOString()}_`, '');
-  if (conversation.parameters.systemPrompt?.trim()) lines.push('**System prompt:**', '', quote(conversation.parameters.systemPrompt), '');
+  if (conversation.parameters.systemPrompt?.trim()) lines.push(l10n.t('**System prompt:**'), '', quote(conversation.parameters.systemPrompt), '');
   for (const turn of conversation.turns) lines.push(...turnToMarkdown(turn), '');
   return `${lines.join('\n').trimEnd()}\n`;
 }
@@ -22,7 +23,7 @@ function turnToMarkdown(turn: Turn): string[] {
   }
   const out = ['## Assistant', ''];
   if (turn.reasoning?.trim()) out.push('<details><summary>Reasoning</summary>', '', turn.reasoning.trim(), '', '</details>', '');
-  out.push(turn.content || '_(no text)_');
+  out.push(turn.content || l10n.t('_(no text)_'));
   const note = stateNote(turn);
   if (note) out.push('', `> ${note}`);
   if (turn.citations?.length) {
@@ -41,15 +42,15 @@ function turnToMarkdown(turn: Turn): string[] {
 function stateNote(turn: Turn): string | undefined {
   switch (turn.state) {
     case 'stopped':
-      return 'Stopped by the user.';
+      return l10n.t('Stopped by the user.');
     case 'cut-off':
-      return turn.error ?? 'The answer was cut off.';
+      return turn.error ?? l10n.t('The answer was cut off.');
     case 'error':
       return `Error: ${turn.error ?? 'unknown'}`;
     case 'length':
-      return 'The answer reached the token limit.';
+      return l10n.t('The answer reached the token limit.');
     case 'elsewhere':
-      return 'Still being answered in another window.';
+      return l10n.t('Still being answered in another window.');
     default:
       return undefined;
   }

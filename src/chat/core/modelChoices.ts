@@ -2,6 +2,7 @@
 // settings name (`ksm.chat.models`, the default, the agent's and the reasoning models), each
 // once, the conversation's own model always among them. Free entry stays possible: any id
 // that passes `modelIdProblem` may be typed. No `vscode`, so it is tested under plain mocha.
+import * as l10n from '@vscode/l10n';
 import type { ModelOptions } from './conversationModel';
 
 export const MAX_MODEL_ID_CHARS = 200;
@@ -18,18 +19,18 @@ export interface ModelChoice {
 /** Why `value` cannot be a model id, or undefined when it can (the host checks the webview's ids the same way). */
 export function modelIdProblem(value: string): string | undefined {
   const id = value.trim();
-  if (!id) return 'Type a model id.';
-  if (id.length > MAX_MODEL_ID_CHARS) return `A model id has at most ${MAX_MODEL_ID_CHARS} characters.`;
+  if (!id) return l10n.t('Type a model id.');
+  if (id.length > MAX_MODEL_ID_CHARS) return l10n.t('A model id has at most {0} characters.', MAX_MODEL_ID_CHARS);
   // Control characters and spaces are exactly what this check looks for.
   // eslint-disable-next-line no-control-regex
-  if (/[\s\u0000-\u001f\u007f]/.test(id)) return 'A model id has no spaces or control characters.';
+  if (/[\s\u0000-\u001f\u007f]/.test(id)) return l10n.t('A model id has no spaces or control characters.');
   return undefined;
 }
 
 export function modelChoices(options: ModelOptions, recent: readonly string[], current: string): ModelChoice[] {
   const notesOf = (model: string): string[] => [
     ...(model === current ? ['current'] : []),
-    ...(model === options.defaultModel ? ['default for new chats'] : []),
+    ...(model === options.defaultModel ? [l10n.t('default for new chats')] : []),
     ...(options.reasoningModels.includes(model) ? ['reasoning'] : []),
   ];
   const seen = new Set<string>();

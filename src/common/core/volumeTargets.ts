@@ -3,6 +3,7 @@
 // `ksm.volumes.list`), how each is labelled, and where "Add Volume…" writes the list. The
 // Volumes tree and the upload target picker both read it, so they cannot disagree.
 // Shared (src/common/core) because more than one feature needs it; no `vscode` import.
+import * as l10n from '@vscode/l10n';
 
 const NAMED_VOLUME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const PERSONAL_VOLUME = /^\{[A-Za-z0-9._@-]{1,128}\}$/;
@@ -10,13 +11,13 @@ const PERSONAL_VOLUME = /^\{[A-Za-z0-9._@-]{1,128}\}$/;
 /** An error message for the input box, or undefined when the name is valid (D5). */
 export function volumeNameProblem(name: string, existing: readonly string[] = []): string | undefined {
   const trimmed = name.trim();
-  if (!trimmed) return 'Enter a volume name.';
-  if (PERSONAL_VOLUME.test(trimmed)) return `Personal volumes are shown as "${PERSONAL_VOLUME_LABEL}" (set ksm.userId); add named volumes here.`;
-  if (trimmed.length > 128) return 'A volume name has at most 128 characters.';
+  if (!trimmed) return l10n.t('Enter a volume name.');
+  if (PERSONAL_VOLUME.test(trimmed)) return l10n.t('Personal volumes are shown as "{0}" (set ksm.userId); add named volumes here.', PERSONAL_VOLUME_LABEL);
+  if (trimmed.length > 128) return l10n.t('A volume name has at most 128 characters.');
   if (!NAMED_VOLUME.test(trimmed)) {
-    return 'Use letters, digits, ".", "_" and "-", starting with a letter or digit.';
+    return l10n.t('Use letters, digits, ".", "_" and "-", starting with a letter or digit.');
   }
-  if (existing.includes(trimmed)) return `"${trimmed}" is already in the view.`;
+  if (existing.includes(trimmed)) return l10n.t('"{0}" is already in the view.', trimmed);
   return undefined;
 }
 

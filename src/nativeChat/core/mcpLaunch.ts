@@ -3,6 +3,7 @@
 // (Claude Code, Cursor, Claude Desktop). The API key is never part of any of it: VS Code
 // gets it at launch from SecretStorage (resolveMcpServerDefinition), other agents from the
 // KSM_API_KEY of the environment they start in.
+import * as l10n from '@vscode/l10n';
 
 export interface McpSettings {
   baseUrl: string;
@@ -51,7 +52,8 @@ export interface AgentConfig {
   text: string;
 }
 
-const KEY_NOTE = 'KSM_API_KEY is not written here: export it in the environment the agent starts from (your shell profile, or a secret manager), never in a file you share.';
+const keyNote = (): string =>
+  l10n.t('KSM_API_KEY is not written here: export it in the environment the agent starts from (your shell profile, or a secret manager), never in a file you share.');
 
 /** Ready configuration for other agents, launching `command` (the `ksm` installed in PATH). */
 export function agentConfigs(command: string, settings: McpSettings): AgentConfig[] {
@@ -61,11 +63,11 @@ export function agentConfigs(command: string, settings: McpSettings): AgentConfi
   const claudeCode = ['claude', 'mcp', 'add', 'ksm', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), '--', command, ...args].map(quote).join(' ');
   const json = JSON.stringify({ mcpServers: { ksm: server } }, null, 2);
   return [
-    { client: 'claudeCode', where: `Run in a terminal. ${KEY_NOTE}`, language: 'shellscript', text: `${claudeCode}\n` },
-    { client: 'cursor', where: `Put in .cursor/mcp.json (this project) or ~/.cursor/mcp.json (every project). ${KEY_NOTE}`, language: 'json', text: `${json}\n` },
+    { client: 'claudeCode', where: l10n.t('Run in a terminal. {0}', keyNote()), language: 'shellscript', text: `${claudeCode}\n` },
+    { client: 'cursor', where: l10n.t('Put in .cursor/mcp.json (this project) or ~/.cursor/mcp.json (every project). {0}', keyNote()), language: 'json', text: `${json}\n` },
     {
       client: 'claudeDesktop',
-      where: `Merge into Claude Desktop's claude_desktop_config.json (Settings → Developer → Edit Config). ${KEY_NOTE}`,
+      where: l10n.t("Merge into Claude Desktop's claude_desktop_config.json (Settings → Developer → Edit Config). {0}", keyNote()),
       language: 'json',
       text: `${json}\n`,
     },

@@ -2,6 +2,7 @@
 // `ksm.chat.models`, plus the agent as a model of its own. The service lists no models
 // (D21) and states no context sizes, so the token limits below are the one assumption
 // VS Code needs to budget its prompts; they are named here once.
+import * as l10n from '@vscode/l10n';
 
 export const KSM_VENDOR = 'ksm';
 /** Model ids of the agent entries start with this; the rest is the agent id. */
@@ -29,8 +30,8 @@ export function modelCatalog(settings: CatalogSettings): KsmModelEntry[] {
     id: model,
     name: `KSM ${model}`,
     family: model,
-    detail: 'KSM chat completions',
-    tooltip: `The KSM service's model '${model}' (/v3/chat/completions). Can call tools in agent mode.`,
+    detail: l10n.t('KSM chat completions'),
+    tooltip: l10n.t("The KSM service's model '{0}' (/v3/chat/completions). Can call tools in agent mode.", model),
     toolCalling: true,
     serviceModel: model,
   }));
@@ -40,8 +41,8 @@ export function modelCatalog(settings: CatalogSettings): KsmModelEntry[] {
       id: `${AGENT_MODEL_PREFIX}${settings.agentId}`,
       name: `KSM ${settings.agentId}`,
       family: settings.agentId,
-      detail: 'KSM agent over your volumes',
-      tooltip: `The KSM agent '${settings.agentId}' answering with '${settings.agentModel}' from your personal volume and ksm.volumes.list, keeping its own thread. No tool calling.`,
+      detail: l10n.t('KSM agent over your volumes'),
+      tooltip: l10n.t("The KSM agent '{0}' answering with '{1}' from your personal volume and ksm.volumes.list, keeping its own thread. No tool calling.", settings.agentId, settings.agentModel),
       toolCalling: false,
       serviceModel: settings.agentModel,
       agentId: settings.agentId,

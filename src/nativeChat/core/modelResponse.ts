@@ -4,6 +4,7 @@
 // batching: VS Code renders its own), tool calls are reported whole when the model
 // finished calling them, and a failure becomes one Error carrying the engine's sentence
 // (the panel's, never the key).
+import * as l10n from '@vscode/l10n';
 import { parametersProblem, wireFields, type ChatParameterName } from '../../api/chatParameterLimits';
 import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
@@ -93,12 +94,12 @@ async function run(request: ModelResponseRequest, body: AnswerRequest, onToolCal
         break;
     }
   }
-  if (!result.finished) throw new AnswerFailedError('The answer stopped.', undefined);
+  if (!result.finished) throw new AnswerFailedError(l10n.t('The answer stopped.'), undefined);
   return result as StreamResult;
 }
 
 function failed(finished: StreamResult['finished']): AnswerFailedError {
-  return new AnswerFailedError(finished.error?.message ?? 'The answer stopped.', finished.error?.cause);
+  return new AnswerFailedError(finished.error?.message ?? l10n.t('The answer stopped.'), finished.error?.cause);
 }
 
 async function chatResponse(request: ModelResponseRequest): Promise<ModelResponseOutcome> {
@@ -123,7 +124,7 @@ async function chatResponse(request: ModelResponseRequest): Promise<ModelRespons
 async function agentResponse(request: ModelResponseRequest, model: Extract<KsmModelEntry, { kind: 'agent' }>): Promise<ModelResponseOutcome> {
   const lastUser = findLastIndex(request.messages, (m) => m.role === 'user');
   const question = textOf(request.messages[lastUser]).trim();
-  if (lastUser < 0 || question === '') throw new AnswerFailedError('There is no question to send to the agent.', undefined);
+  if (lastUser < 0 || question === '') throw new AnswerFailedError(l10n.t('There is no question to send to the agent.'), undefined);
   const known = request.threads.lookup(request.messages.slice(0, lastUser));
   const body = (threadId: string | undefined): AnswerRequest => ({
     kind: 'agent',
@@ -201,7 +202,7 @@ export function samplingOptions(options: Readonly<Record<string, unknown>> | und
     parameters[name] = name === 'stop' && typeof value === 'string' ? [value] : value;
   }
   const problem = parametersProblem(parameters);
-  if (problem) throw new AnswerFailedError(`The model option is not valid: ${problem.message}`, undefined);
+  if (problem) throw new AnswerFailedError(l10n.t('The model option is not valid: {0}', problem.message), undefined);
   return wireFields(parameters) as Partial<ChatCompletionRequest>;
 }
 

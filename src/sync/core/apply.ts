@@ -10,6 +10,7 @@
 // for a batch and its one retry. Before a retry, and after a cancel, the listing is read so
 // a copy the service stored but never confirmed is recorded, not sent twice.
 // No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import pMap from 'p-map';
 import { isCancellation, KsmError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
@@ -141,10 +142,10 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
   };
 
   const sendBatch = async (batch: PlannedUpload[], attempt: number): Promise<void> => {
-    if (stopped) return void batch.forEach((u) => notSent(u, `not sent: ${stopped!.message}`, 'failed'));
+    if (stopped) return void batch.forEach((u) => notSent(u, l10n.t('not sent: {0}', stopped!.message), 'failed'));
     if (options.signal?.aborted) {
       wasCancelled = true;
-      return void batch.forEach((u) => notSent(u, 'not sent: the sync was cancelled'));
+      return void batch.forEach((u) => notSent(u, l10n.t('not sent: the sync was cancelled')));
     }
     const byPath = new Map(batch.map((u) => [u.path, u]));
     const failures: Array<{ upload: PlannedUpload; error: Error }> = [];
@@ -171,7 +172,7 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
     const unanswered = batch.filter((u) => !answered.has(u.rel) && !failures.some((f) => f.upload === u));
     if (cancelledInFlight) {
       // The request was on its way: the service may have stored it. The listing says.
-      for (const u of await recoverFromListing(unanswered)) report({ rel: u.rel, path: u.path, action: 'cancelled', reason: 'not confirmed: the sync was cancelled (the next sync checks)' });
+      for (const u of await recoverFromListing(unanswered)) report({ rel: u.rel, path: u.path, action: 'cancelled', reason: l10n.t('not confirmed: the sync was cancelled (the next sync checks)') });
       return;
     }
     const requestError =
@@ -187,7 +188,7 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
         await delay(options.retryDelayMs ?? 500, options.signal);
         return sendBatch(again, 1);
       }
-      if (again.length) stopped ??= new SyncStoppedError(`${requestError.message} (also on the retry; the run stopped)`, 'service', { cause: requestError });
+      if (again.length) stopped ??= new SyncStoppedError(l10n.t('{0} (also on the retry; the run stopped)', requestError.message), 'service', { cause: requestError });
       for (const u of again) report({ rel: u.rel, path: u.path, action: 'failed', reason: requestError.message });
       return;
     }
@@ -218,7 +219,7 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
     };
     if (stopped || options.signal?.aborted) {
       wasCancelled ||= Boolean(options.signal?.aborted);
-      reportChunk((d) => ({ rel: d.rel ?? d.remoteName, action: 'cancelled', reason: `not deleted: ${stopped ? 'the run stopped' : 'the sync was cancelled'} (the next sync will)` }));
+      reportChunk((d) => ({ rel: d.rel ?? d.remoteName, action: 'cancelled', reason: stopped ? l10n.t('not deleted: the run stopped (the next sync will)') : l10n.t('not deleted: the sync was cancelled (the next sync will)') }));
       continue;
     }
     try {
@@ -230,13 +231,13 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
       reportChunk((d) =>
         gone.has(d.uuid)
           ? { rel: d.rel ?? d.remoteName, action: 'deleted', uuid: d.uuid, remoteName: d.remoteName }
-          : { rel: d.rel ?? d.remoteName, action: 'failed', reason: 'the service did not confirm the deletion' },
+          : { rel: d.rel ?? d.remoteName, action: 'failed', reason: l10n.t('the service did not confirm the deletion') },
       );
     } catch (error) {
       if (isCancellation(error)) wasCancelled = true;
       else if (isConfigurationAnswer(error)) stopped ??= new SyncStoppedError((error as Error).message, 'config', { cause: error });
       else if (isTransient(error)) stopped ??= new SyncStoppedError((error as Error).message, 'service', { cause: error });
-      const reason = isCancellation(error) ? 'not deleted: the sync was cancelled (the next sync will)' : `could not delete: ${(error as Error).message}`;
+      const reason = isCancellation(error) ? l10n.t('not deleted: the sync was cancelled (the next sync will)') : l10n.t('could not delete: {0}', (error as Error).message);
       reportChunk((d) => ({ rel: d.rel ?? d.remoteName, action: isCancellation(error) ? 'cancelled' : 'failed', reason }));
     }
   }

@@ -15,6 +15,7 @@
 // usable manifest the plan holds a `conflicts` list and the caller must choose `adopt`
 // (they are this folder's older copies: replaced) or `keepOthers` (upload alongside).
 // No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import pMap from 'p-map';
 import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
@@ -131,10 +132,10 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     if (!listed) {
       baseChanged = true; // deleted meanwhile (in the Volumes view, by a colleague): forgotten
     } else if (listed.filename !== name) {
-      ignoredClaims.push(`'${rel}' records ${entry.uuid}, which the volume lists as '${listed.filename}', not '${name}'`);
+      ignoredClaims.push(l10n.t("'{0}' records {1}, which the volume lists as '{2}', not '{3}'", rel, entry.uuid, listed.filename, name));
       baseChanged = true;
     } else if (claimed.has(entry.uuid)) {
-      ignoredClaims.push(`'${rel}' records ${entry.uuid}, which another entry already claims`);
+      ignoredClaims.push(l10n.t("'{0}' records {1}, which another entry already claims", rel, entry.uuid));
       baseChanged = true;
     } else {
       base.files[rel] = { ...entry, remoteName: name };
@@ -163,7 +164,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     const name = pending.rel === undefined ? undefined : remoteNameFor(pending.rel);
     const newer = pending.rel === undefined ? undefined : base.files[pending.rel];
     if (!name || listed.filename !== name || claimed.has(pending.uuid) || !newer || newer.uuid === pending.uuid) {
-      ignoredClaims.push(`a pending deletion of ${pending.uuid} ('${listed.filename}') is not an older copy of one of this folder's files`);
+      ignoredClaims.push(l10n.t("a pending deletion of {0} ('{1}') is not an older copy of one of this folder's files", pending.uuid, listed.filename));
       baseChanged = true;
       continue;
     }
@@ -215,7 +216,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     const remoteName = remoteNameFor(file.rel);
     const clash = namesTaken.get(remoteName);
     if (clash) {
-      plan.skipped.push({ path: file.path, reason: `would be stored under the same name as '${clash}' (${remoteName})` });
+      plan.skipped.push({ path: file.path, reason: l10n.t("would be stored under the same name as '{0}' ({1})", clash, remoteName) });
       return;
     }
     namesTaken.set(remoteName, file.rel);

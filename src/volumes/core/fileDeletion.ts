@@ -1,5 +1,6 @@
 // Deleting selected files, possibly from several volumes, with one outcome per file:
 // deleted, already gone (D11 `not_found`), or failed with the reason. No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import { errorMessage, NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 
@@ -25,7 +26,7 @@ export async function deleteSelectedFiles(service: KsmService, files: readonly F
       for (const file of group) {
         if (deleted.has(file.uuid)) outcomes.push({ ...file, outcome: 'deleted' });
         else if (gone.has(file.uuid)) outcomes.push({ ...file, outcome: 'already gone' });
-        else outcomes.push({ ...file, outcome: 'failed', reason: 'the service did not confirm the delete' });
+        else outcomes.push({ ...file, outcome: 'failed', reason: l10n.t('the service did not confirm the delete') });
       }
     } catch (error) {
       // D11: when none of the ids exists the answer is 404 (D6: so is a volume never
