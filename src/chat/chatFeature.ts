@@ -138,8 +138,10 @@ function createSession(services: ExtensionServices, post: (message: HostToWebvie
 
 function reportStoreProblem(services: ExtensionServices, problem: StoreProblem): void {
   services.log.warn(`[chat] could not read ${problem.file}: ${problem.reason}${problem.keptAt ? `; kept at ${problem.keptAt}` : ''}`);
-  const where = problem.keptAt ? ` It was kept at ${problem.keptAt}.` : '';
-  void vscode.window.showWarningMessage(vscode.l10n.t('A saved conversation could not be read and is not listed.{0}', where), vscode.l10n.t('Show Log')).then((choice) => {
+  const message = problem.keptAt
+    ? vscode.l10n.t('A saved conversation could not be read and is not listed. It was kept at {0}.', problem.keptAt)
+    : vscode.l10n.t('A saved conversation could not be read and is not listed.');
+  void vscode.window.showWarningMessage(message, vscode.l10n.t('Show Log')).then((choice) => {
     if (choice) services.log.show();
   });
 }

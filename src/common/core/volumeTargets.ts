@@ -12,7 +12,7 @@ const PERSONAL_VOLUME = /^\{[A-Za-z0-9._@-]{1,128}\}$/;
 export function volumeNameProblem(name: string, existing: readonly string[] = []): string | undefined {
   const trimmed = name.trim();
   if (!trimmed) return l10n.t('Enter a volume name.');
-  if (PERSONAL_VOLUME.test(trimmed)) return l10n.t('Personal volumes are shown as "{0}" (set ksm.userId); add named volumes here.', PERSONAL_VOLUME_LABEL);
+  if (PERSONAL_VOLUME.test(trimmed)) return l10n.t('Personal volumes are shown as "{0}" (set ksm.userId); add named volumes here.', personalVolumeLabel());
   if (trimmed.length > 128) return l10n.t('A volume name has at most 128 characters.');
   if (!NAMED_VOLUME.test(trimmed)) {
     return l10n.t('Use letters, digits, ".", "_" and "-", starting with a letter or digit.');
@@ -50,8 +50,16 @@ export interface VolumeTarget {
   personal: boolean;
 }
 
-/** The label of the personal volume wherever a volume is shown. */
+/**
+ * The personal volume's name in the tools' input (`{"volume": "My files"}`): English, as the
+ * tools' schemas say; the tools accept the translated label too.
+ */
 export const PERSONAL_VOLUME_LABEL = 'My files';
+
+/** The label of the personal volume wherever a volume is shown (translated). */
+export function personalVolumeLabel(): string {
+  return l10n.t('My files');
+}
 
 /** The personal volume first (when a user id is set), then the named volumes in settings order. */
 export function shownVolumes(personal: string | undefined, named: readonly string[]): VolumeTarget[] {
@@ -60,12 +68,12 @@ export function shownVolumes(personal: string | undefined, named: readonly strin
 
 /** How a volume name the service sent (a citation's, a listing's) is shown: "My files" for any personal volume `{…}`. */
 export function servedVolumeLabel(volume: string): string {
-  return isPersonalVolumeName(volume) ? PERSONAL_VOLUME_LABEL : volume;
+  return isPersonalVolumeName(volume) ? personalVolumeLabel() : volume;
 }
 
 /** What a volume is called in the tree and in pickers. */
 export function volumeLabel(target: VolumeTarget): string {
-  return target.personal ? PERSONAL_VOLUME_LABEL : target.volume;
+  return target.personal ? personalVolumeLabel() : target.volume;
 }
 
 /**
@@ -74,7 +82,7 @@ export function volumeLabel(target: VolumeTarget): string {
  * this, so no raw `{user}` id reaches a sentence.
  */
 export function volumeDisplayName(volume: string, personal: string | undefined): string {
-  return volume === personal ? PERSONAL_VOLUME_LABEL : volume;
+  return volume === personal ? personalVolumeLabel() : volume;
 }
 
 /** The codicon id of a volume: `account` for the personal one, `database` for named ones. */

@@ -73,6 +73,6 @@ function withoutCredentials(url: string): string {
     parsed.password = '';
     return parsed.toString().replace(/\/$/, '');
   } catch {
-    return '(not a valid URL)';
+    return vscode.l10n.t('(not a valid URL)');
   }
 }

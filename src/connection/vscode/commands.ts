@@ -14,7 +14,7 @@ export function registerConnectionCommands(services: ExtensionServices): void {
     const { checkConnection } = await import('./checkConnectionRun');
     if (!reportDocument) {
       // One report tab for every run (issue 26): its text is replaced, never a new untitled file.
-      reportDocument = new ReadOnlyDocument('ksm-connection-report', 'KSM Connection Report.md');
+      reportDocument = new ReadOnlyDocument('ksm-connection-report', `${vscode.l10n.t('KSM Connection Report')}.md`);
       services.context.subscriptions.push(reportDocument);
     }
     const report = await checkConnection(services, reportDocument);
@@ -24,7 +24,7 @@ export function registerConnectionCommands(services: ExtensionServices): void {
     // The fix first (Set API Key, Open Settings at the setting), then Copy Report for the administrators.
     const copyReport = vscode.l10n.t('Copy Report');
     const titles = report.fixes.map((fix) => (fix.command === COMMAND.setApiKey ? vscode.l10n.t('Set API Key') : vscode.l10n.t('Open Settings')));
-    const action = await (report.failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(`KSM connection check: ${report.verdict}`, ...titles, copyReport);
+    const action = await (report.failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(vscode.l10n.t('KSM connection check: {0}', report.verdict), ...titles, copyReport);
     if (action === copyReport) await copy(report.markdown);
     const fix = report.fixes[titles.indexOf(action ?? '')];
     if (fix) await vscode.commands.executeCommand(fix.command, ...(fix.argument ? [fix.argument] : []));

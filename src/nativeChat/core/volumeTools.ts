@@ -8,7 +8,8 @@ import { basename } from 'node:path';
 import type { DoChunking, FileInfo } from '../../api/types';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkPrivateFile, type PrivateFileRules } from '../../common/core/privateFiles';
-import { PERSONAL_VOLUME_LABEL, personalVolumeName } from '../../common/core/volumeTargets';
+import * as l10n from '@vscode/l10n';
+import { personalVolumeLabel, personalVolumeName } from '../../common/core/volumeTargets';
 import { failureText, MAX_LISTED_FILES, resolveVolume, RetrievalError, volumeLabel, type Checked, type Passage, type RetrievalScope } from '../../volumes/core/retrieval';
 
 // The retrieval engine is the volumes feature's (one engine for the LM tools, the CLI and
@@ -157,7 +158,7 @@ export function refusedText(refused: ResolvedUpload['refused']): string {
  * volume `{ksm.userId}`; any other name, `{…}` included, as it is.
  */
 export function exactVolumeName(volume: string, userId: string): string {
-  return volume === personalVolumeName(userId) ? `${PERSONAL_VOLUME_LABEL} (${volume})` : volume;
+  return volume === personalVolumeName(userId) ? `${personalVolumeLabel()} (${volume})` : volume;
 }
 
 /** The confirmation VS Code shows before the upload tool runs: workspace-relative paths, sizes, the exact volume, what is refused. */
@@ -166,8 +167,12 @@ export function uploadConfirmation(upload: ResolvedUpload, userId: string): { ti
   const lines = upload.files.map((f) => `- \`${markdownCode(f.displayPath)}\` (${formatBytes(f.size)})`).join('\n');
   const refused = upload.refused.length ? `\n\n${markdownText(refusedText(upload.refused))}` : '';
   return {
-    title: `Upload ${upload.files.length} file(s) to ${volume}?`,
-    message: `These workspace files will be sent to the KSM service and stored in the volume \`${markdownCode(upload.volume)}\`${volume !== upload.volume ? ` (${PERSONAL_VOLUME_LABEL})` : ''}:\n\n${lines}${refused}`,
+    title: l10n.t('Upload {0} file(s) to {1}?', upload.files.length, volume),
+    message: `${
+      volume !== upload.volume
+        ? l10n.t('These workspace files will be sent to the KSM service and stored in the volume `{0}` ({1}):', markdownCode(upload.volume), personalVolumeLabel())
+        : l10n.t('These workspace files will be sent to the KSM service and stored in the volume `{0}`:', markdownCode(upload.volume))
+    }\n\n${lines}${refused}`,
   };
 }
 

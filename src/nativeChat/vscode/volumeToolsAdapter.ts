@@ -6,7 +6,7 @@ import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { filesExcludeGlobs } from '../../common/vscode/excludeGlobs';
 import { settings } from '../../common/vscode/settings';
-import { PERSONAL_VOLUME_LABEL } from '../../common/core/volumeTargets';
+import { personalVolumeLabel } from '../../common/core/volumeTargets';
 import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment, type VolumeToolName } from '../core/toolRuns';
 import { exactVolumeName, MAX_QUERY_CHARS, TOOL_NAMES, uploadConfirmation, type ToolContext } from '../core/volumeTools';
 import type { RecentUploads } from '../core/participant';
@@ -59,7 +59,7 @@ export function registerVolumeTools(services: ExtensionServices, recent: RecentU
 
   const listFiles: vscode.LanguageModelTool<{ volume?: unknown }> = {
     prepareInvocation: (options) => ({
-      invocationMessage: vscode.l10n.t('Listing the files of {0}', typeof options.input?.volume === 'string' ? exactVolumeName(options.input.volume, settings.userId()) : PERSONAL_VOLUME_LABEL),
+      invocationMessage: vscode.l10n.t('Listing the files of {0}', typeof options.input?.volume === 'string' ? exactVolumeName(options.input.volume, settings.userId()) : personalVolumeLabel()),
     }),
     invoke: (options, token) => invoke(TOOL_NAMES.listFiles, options.input, token),
   };

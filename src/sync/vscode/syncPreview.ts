@@ -54,7 +54,7 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
   for (const d of plan.deletes) {
     files.push({
       label: vscode.l10n.t('$(trash) {0}', d.remoteName),
-      description: d.reason === 'replaced' ? vscode.l10n.t('older copy of a replaced file') : d.reason === 'duplicate' ? 'extra copy' : 'removed locally: delete from the volume',
+      description: d.reason === 'replaced' ? vscode.l10n.t('older copy of a replaced file') : d.reason === 'duplicate' ? vscode.l10n.t('extra copy') : vscode.l10n.t('removed locally: delete from the volume'),
     });
   }
   for (const rel of plan.keptRemote) files.push({ label: vscode.l10n.t('$(circle-slash) {0}', rel), description: vscode.l10n.t('removed locally, kept in the volume (deletion is off)') });

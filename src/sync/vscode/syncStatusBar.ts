@@ -23,7 +23,7 @@ export class SyncStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('ksm.sync.status', vscode.StatusBarAlignment.Left, 50);
 
   constructor() {
-    this.item.name = 'KSM Sync';
+    this.item.name = vscode.l10n.t('KSM Sync');
     this.item.command = COMMAND.syncShowPreview;
   }
 
@@ -51,13 +51,13 @@ export class SyncStatusBar implements vscode.Disposable {
         this.item.text = vscode.l10n.t('$(workspace-untrusted) {0}', vscode.l10n.t('KSM: {0} pairing(s) from the repository', notices.unapproved.length));
         this.item.command = COMMAND.syncReviewPairings;
         this.show(
-          `**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to review them; nothing syncs until you approve.')}`,
-          `KSM sync. ${extra.join('. ')}`,
+          `**${vscode.l10n.t('KSM folder sync')}**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to review them; nothing syncs until you approve.')}`,
+          vscode.l10n.t('KSM sync. {0}', extra.join('. ')),
         );
       } else if (notices.refused.length) {
         this.item.text = vscode.l10n.t('$(error) {0}', vscode.l10n.t('KSM: sync refused'));
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-        this.show(`**KSM folder sync**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}`, `KSM sync. ${extra.join('. ')}`);
+        this.show(`**${vscode.l10n.t('KSM folder sync')}**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}`, vscode.l10n.t('KSM sync. {0}', extra.join('. ')));
       } else {
         this.item.hide();
       }
@@ -68,7 +68,10 @@ export class SyncStatusBar implements vscode.Disposable {
     const refused = notices.refused.length > 0 && !status.error;
     this.item.text = refused ? vscode.l10n.t('$(error) {0}', vscode.l10n.t('KSM: sync refused')) : status.text;
     this.item.backgroundColor = status.error || refused ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
-    this.show(`**KSM folder sync**\n\n${lines.map((l) => `- ${escape(l)}`).join('\n')}\n\nClick to preview and sync.`, `KSM sync. ${lines.join('. ')}`);
+    this.show(
+      `**${vscode.l10n.t('KSM folder sync')}**\n\n${lines.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to preview and sync.')}`,
+      vscode.l10n.t('KSM sync. {0}', lines.join('. ')),
+    );
   }
 
   private show(tooltip: string, label: string): void {

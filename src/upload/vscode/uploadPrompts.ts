@@ -144,7 +144,12 @@ export async function showSummary(services: ExtensionServices, summary: UploadSu
       services,
       line,
       summary.results.map((r) => {
-        const why = r.outcome === 'uploaded' ? `as ${r.info.uuid}${r.replacing ? `; the older copy stays searchable until this one is processed` : ''}` : r.reason;
+        const why =
+          r.outcome === 'uploaded'
+            ? r.replacing
+              ? vscode.l10n.t('as {0}; the older copy stays searchable until this one is processed', r.info.uuid)
+              : vscode.l10n.t('as {0}', r.info.uuid)
+            : r.reason;
         return `${r.outcome.padEnd(9)} ${r.filename}  ${why}  [${r.path}]`;
       }),
     );
@@ -168,7 +173,7 @@ export async function showNothingToUpload(services: ExtensionServices, skipped: 
 
 function showDetails(services: ExtensionServices, line: string, rows: string[]): void {
   if (!detailsChannel) {
-    detailsChannel = vscode.window.createOutputChannel('KSM Upload Details');
+    detailsChannel = vscode.window.createOutputChannel(vscode.l10n.t('KSM Upload Details'));
     services.context.subscriptions.push(detailsChannel);
   }
   detailsChannel.clear();

@@ -9,7 +9,7 @@ import { errorFirstLine, isCancellation, redactSecrets } from '../../api/errors'
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import { ask, type SourceCitation } from '../../chat/core/answerStream';
-import { PERSONAL_VOLUME_LABEL, personalVolumeName, servedVolumeLabel } from '../../common/core/volumeTargets';
+import { PERSONAL_VOLUME_LABEL, personalVolumeLabel, personalVolumeName, servedVolumeLabel } from '../../common/core/volumeTargets';
 
 export { PERSONAL_VOLUME_LABEL };
 
@@ -85,7 +85,7 @@ export function volumeLabel(volume: string | undefined): string {
 export function resolveVolume(name: unknown, scope: Pick<RetrievalScope, 'userId' | 'volumes' | 'names'>): Checked<string> {
   const names = scope.names ?? VSCODE_SETTING_NAMES;
   const personal = personalVolumeName(scope.userId);
-  if (name === undefined || name === null || name === '' || name === PERSONAL_VOLUME_LABEL || (personal && name === personal)) {
+  if (name === undefined || name === null || name === '' || name === PERSONAL_VOLUME_LABEL || name === personalVolumeLabel() || (personal && name === personal)) {
     if (personal) return { ok: true, value: personal };
     return { ok: false, message: `There is no personal volume: set ${names.userId}, or name one of the volumes in ${names.volumes}.` };
   }

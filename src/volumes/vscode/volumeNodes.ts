@@ -1,7 +1,7 @@
 // Tree nodes of the Volumes view and how each is drawn. Node objects are kept stable
 // (one per volume, one per file) so change events can name exactly the nodes that changed.
 import * as vscode from 'vscode';
-import { PERSONAL_VOLUME_LABEL, volumeCodicon, volumeLabel } from '../../common/core/volumeTargets';
+import { volumeCodicon, volumeLabel } from '../../common/core/volumeTargets';
 import type { DoChunking, FileInfo } from '../../api/types';
 import { fileAccessibleLabel, fileDescription, fileState, fileTooltipMarkdown, volumeAccessibleLabel } from '../core/fileDisplay';
 import { COMMAND } from '../../common/core/contributionIds';
@@ -48,8 +48,9 @@ export function volumeItem(node: VolumeNode, summary: string | undefined, synced
   item.description = syncedWith ? [`⇄ ${syncedWith}`, summary].filter(Boolean).join(' · ') : summary;
   item.accessibilityInformation = { label: volumeAccessibleLabel(volumeLabel(node), node.personal, summary, syncedWith), role: 'treeitem' };
   item.tooltip = new vscode.MarkdownString(
-    (node.personal ? `**${PERSONAL_VOLUME_LABEL}**\n\nYour personal volume \`${node.volume}\`` : `**${node.volume}**\n\nNamed volume \`${node.volume}\``) +
-      (syncedWith ? `\n\n$(sync) Kept in sync with the folder \`${syncedWith}\`` : ''),
+    (node.personal
+      ? `**${volumeLabel(node)}**\n\n${vscode.l10n.t('Your personal volume `{0}`', node.volume)}`
+      : `**${node.volume}**\n\n${vscode.l10n.t('Named volume `{0}`', node.volume)}`) + (syncedWith ? `\n\n$(sync) ${vscode.l10n.t('Kept in sync with the folder `{0}`', syncedWith)}` : ''),
     true,
   );
   return item;
