@@ -71,11 +71,18 @@ export const LOCALISED_FILES = ['src/extension.ts', 'src/*/*Feature.ts', 'src/*/
 const WORDS = String.raw`/^(?!\$\([\w~-]+\)$)[\s\S]*[A-Za-z]{2}/`;
 const TEXT = `Literal[value=${WORDS}], TemplateLiteral:has(TemplateElement[value.raw=${WORDS}])`;
 const childText = (parent) =>
-  `${parent} > :matches(${TEXT}), ${parent} > ConditionalExpression > :matches(${TEXT}), ${parent} > LogicalExpression > :matches(${TEXT})`;
+  [
+    `${parent} > :matches(${TEXT})`,
+    `${parent} > :matches(ConditionalExpression, LogicalExpression) > :matches(${TEXT})`,
+    `${parent} > :matches(ConditionalExpression, LogicalExpression) > :matches(ConditionalExpression, LogicalExpression) > :matches(${TEXT})`,
+    `${parent} > :matches(ArrayExpression, SpreadElement) > :matches(${TEXT})`,
+    `${parent} > SpreadElement > :matches(ConditionalExpression, LogicalExpression) > ArrayExpression > :matches(${TEXT})`,
+  ].join(', ');
 const UNLOCALISED = 'User-visible text goes through vscode.l10n.t(...) (docs/architecture.md, Localisation); user content and ids are passed as {0} arguments.';
 const SHOWN_PROPERTY = '/^(label|description|detail|placeHolder|placeholder|prompt|title|tooltip|text|message|invocationMessage|buttonLabel|openLabel|saveLabel|validationMessage)$/';
 export const LOCALISATION_SELECTORS = [
   `CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/]`,
+  `CallExpression[callee.type='ConditionalExpression'][callee.consequent.property.name=/^show(Information|Warning|Error)Message$/]`,
   `Property[key.name=${SHOWN_PROPERTY}]`,
   `AssignmentExpression[left.property.name=${SHOWN_PROPERTY}]`,
   `NewExpression[callee.property.name=/^(TreeItem|MarkdownString|ChatResponseMarkdownPart|ChatResponseProgressPart)$/]`,
