@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { errorFix, fixFor, NotConnectedError, type Problem } from '../../src/common/core/errorFixes';
 import { renderReport } from '../../src/connection/core/report';
-import type { ConnectionReport } from '../../src/connection/core/checkRun';
+import type { CheckDeps, ConnectionReport } from '../../src/connection/core/checkRun';
+import { runConnectionCheck } from '../../src/connection/core/connectionCheck';
+import { KsmClient } from '../../src/api/client';
+import { createDispatcher } from '../../src/api/network';
+import { probeAddress } from '../../src/api/probe';
+import { redactorFor } from '../../src/api/redact';
+import { useEmulator } from '../api/harness';
 import { fileSortOrders, fileState } from '../../src/volumes/core/fileDisplay';
 import { describeSyncState, syncStatusText, type SyncState } from '../../src/sync/vscode/syncStatusText';
 import { localizedManifest, placeholders, readNls } from '../support/manifest';
@@ -125,6 +131,50 @@ describe('localisation: nothing unlocalised under a generated pseudo-locale (qps
     for (const state of states) texts.push(syncStatusText([state], () => '09:00').text, describeSyncState(state, () => '09:00'));
     const leftovers = texts.flatMap((text) => (unlocalisedWords(text, ['https://ksm.example.com', 'http://proxy:3128', '/ca.pem', 'gpt-x', 'rag-agent', 'a.txt', 'npm run emulator']).length ? [text] : []));
     assert.deepEqual(leftovers, []);
+  });
+
+  describe('a real Check Connection against the emulator', () => {
+    const h = useEmulator();
+    const run = async (apiKey: string, volumes: string[]) => {
+      const dispatcher = createDispatcher({ env: {} });
+      try {
+        const baseUrl = h.emulator.url;
+        const deps: CheckDeps = {
+          target: { baseUrl, userId: h.emulator.userId, volumes, model: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat', network: { strictSSL: true }, askAgent: false },
+          hasApiKey: true,
+          client: (shapes) => new KsmClient({ baseUrl, apiKey: async () => apiKey, dispatcher, shapes, timeoutMs: 5000, retry: { retries: 0 } }),
+          probe: (url) => probeAddress(url, { dispatcher, timeoutMs: 5000, redact: redactorFor([apiKey]) }),
+        };
+        const report = await runConnectionCheck(deps);
+        return { report, markdown: renderReport(report, [apiKey]) };
+      } finally {
+        await dispatcher.destroy();
+      }
+    };
+    /** What the user, the service and the model wrote: not ours to translate. */
+    const content = () => [h.emulator.url, h.emulator.userId, 'emu-chat', 'rag-agent', 'team-docs'];
+    /** Report lines that are the service's data: the answer shapes (field names) and timestamps. */
+    const ours = (markdown: string) =>
+      markdown
+        .split('\n')
+        .filter((line) => !/^- .*: `/.test(line)) // a response shape: source and field names as they arrived
+        .map((line) => line.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, ' ').replace(/"[^"]*"/g, ' ').replace(/\(\w+\/[\w.+-]+\)/g, ' ').replace(/\bHTTP\b|\bGET\b|\bOK\b|\bTLS\b|\bCAs?\b|\bms\b|\[DONE\]|finish_reason|output_parser|Node/g, ' '))
+        .join('\n');
+
+    it('a healthy service: every step title, detail, the verdict and the frame come out pseudo', async () => {
+      const { report, markdown } = await run(h.emulator.apiKey, ['team-docs']);
+      assert.ok(report.steps.every((s) => s.status !== 'failed'), markdown);
+      assert.deepEqual(unlocalisedWords(ours(markdown), content()), [], ours(markdown));
+    });
+
+    it('a refused key: the failing step, its fix and the skipped steps come out pseudo (the service error text aside)', async () => {
+      const { report, markdown } = await run('wrong-key', []);
+      const failed = report.steps.find((s) => s.status === 'failed')!;
+      assert.equal(failed.id, 'key');
+      // The failing step's detail is the service client's error (src/api, English for now: see docs/architecture.md).
+      const withoutServiceError = ours(markdown).split(failed.detail).join(' ');
+      assert.deepEqual(unlocalisedWords(withoutServiceError, content()), [], withoutServiceError);
+    });
   });
 
   it("Check Connection's report frame, verdict and fix come out pseudo (the steps' own details are listed as not yet done)", () => {

@@ -27,7 +27,7 @@ export const addressStep: CheckStep = {
       id: 'address',
       title: this.title,
       status: secure || local ? 'passed' : 'warning',
-      detail: `${check.url} (${secure ? 'https' : local ? 'plain http on this machine' : 'plain http: the key travels unencrypted'}).`,
+      detail: secure ? `${check.url} (https).` : local ? l10n.t('{0} (plain http on this machine).', check.url) : l10n.t('{0} (plain http: the key travels unencrypted).', check.url),
       ...(secure || local ? {} : { fix: l10n.t('Use an https:// address unless this is a trusted local network.') }),
     });
     return undefined;
