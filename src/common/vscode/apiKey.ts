@@ -28,7 +28,7 @@ export class ApiKeyStore implements vscode.Disposable {
 
   async set(key: string): Promise<void> {
     const trimmed = key.trim();
-    if (!trimmed) throw new Error('The API key is empty.');
+    if (!trimmed) throw new Error(vscode.l10n.t('The API key is empty.'));
     await this.secrets.store(SECRET_KEY.apiKey, trimmed);
     this.lastKnown = trimmed;
   }

@@ -224,7 +224,7 @@ export class PairingRunner implements vscode.Disposable {
       if (needsPreview) this.setState({ kind: 'syncing' });
       const embedding = settings.embeddingModel();
       if (plan.uploads.length && !embedding) {
-        throw new Error("No embedding model is set: set 'ksm.upload.embeddingModel' (the uploads' model) in Settings.");
+        throw new Error(vscode.l10n.t("No embedding model is set: set 'ksm.upload.embeddingModel' (the uploads' model) in Settings."));
       }
       const ready = plan;
       const doChunking = settings.doChunking();

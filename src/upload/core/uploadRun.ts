@@ -1,6 +1,7 @@
 // Runs a planned upload: batches through `KsmService.uploadFiles`, reports throttled
 // progress, and ends with one outcome per file (uploaded / failed / skipped / cancelled) and
 // the replacements to settle once the new copies are processed. No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import { isCancellation } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { DoChunking, FileInfo, UploadBatchLimits, UploadProgress } from '../../api/types';
@@ -91,7 +92,7 @@ export async function runUpload(options: UploadRunOptions): Promise<UploadSummar
         path: upload.source.path,
         filename: upload.source.filename,
         outcome: 'cancelled',
-        reason: 'not sent: the upload was cancelled',
+        reason: l10n.t('not sent: the upload was cancelled'),
       },
     );
   }

@@ -96,9 +96,11 @@ export function fileDescription(file: FileInfo, mode?: DoChunking): string {
  * its status and size in words, since a description alone is read as an unlabelled tail.
  */
 export function fileAccessibleLabel(file: FileInfo, mode?: DoChunking): string {
-  if (file.isdir) return `${file.filename}, folder`;
+  if (file.isdir) return l10n.t('{0}, folder', file.filename);
   const state = fileState(file, mode ?? file.doChunking);
-  return `${file.filename}, status ${state.text}${state.warning ? ' (needs attention)' : ''}, size ${formatBytes(file.filesize)}`;
+  return state.warning
+    ? l10n.t('{0}, status {1} (needs attention), size {2}', file.filename, state.text, formatBytes(file.filesize))
+    : l10n.t('{0}, status {1}, size {2}', file.filename, state.text, formatBytes(file.filesize));
 }
 
 /** The same for a volume row: its name, the folder it is synced with, and its summary (files, size, processing). */
