@@ -60,10 +60,13 @@ export class CodeServer {
     }
   }
 
-  /** `workspaceTrust`: keep VS Code's workspace trust on (scenario 14 opens a workspace untrusted); off elsewhere. */
+  /**
+   * `workspaceTrust`: keep VS Code's workspace trust on (scenario 14 opens a workspace untrusted); off elsewhere.
+   * `locale`: VS Code's display language (`--locale`; scenario 16 runs under a pseudo-locale).
+   */
   static async start(
     launcher: string,
-    options: { userDataDir: string; extensionsDir: string; workspace: string; logFile: string; env?: NodeJS.ProcessEnv; workspaceTrust?: boolean },
+    options: { userDataDir: string; extensionsDir: string; workspace: string; logFile: string; env?: NodeJS.ProcessEnv; workspaceTrust?: boolean; locale?: string },
   ): Promise<CodeServer> {
     const port = await freePort();
     const args = [
@@ -78,6 +81,7 @@ export class CodeServer {
       '--disable-telemetry',
       '--disable-update-check',
       ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
+      ...(options.locale ? ['--locale', options.locale] : []),
       '--disable-getting-started-override',
       '--ignore-last-opened',
       '-e',

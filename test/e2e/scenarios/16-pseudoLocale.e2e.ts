@@ -1,0 +1,141 @@
+// Issue 26, localisation: the packaged extension in a real VS Code whose display language is
+// a pseudo-locale (qps-ploc) made here by @vscode/l10n-dev from the extension's own
+// package.nls.json and l10n bundle, placed into the installed extension as a translation
+// would be. The palette shows KSM's command titles in the pseudo-locale, and Check
+// Connection's notification, buttons and quick pick come out pseudo: a plain-ASCII word left
+// in them is a string that never went through the tables. Nothing generated is committed.
+//
+// code-server takes the display language from `--locale`, but only for a language it has a
+// language pack for (else the workbench stays English and asks extensions for English too):
+// the scenario registers a pack for qps-ploc in the user data (languagepacks.json) whose
+// VS Code translation is empty, so VS Code's own texts stay English while the language,
+// and with it the extension's bundle and manifest translation, is qps-ploc.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+import { launchBrowserContext } from '../harness/browser';
+import { CodeServer } from '../harness/codeServer';
+import { eventually } from '../harness/eventually';
+import { REPO_ROOT, RESULTS_ROOT, scenarioResultsDir } from '../harness/paths';
+import { onRunTeardown, removeDir, sharedRun, type E2ERun } from '../harness/run';
+import { writeUserSettings } from '../harness/settings';
+import { Workbench } from '../harness/workbench';
+
+const LOCALE = 'qps-ploc';
+const L10N_DEV = join(REPO_ROOT, 'node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js');
+
+/** Plain-ASCII words left once what is not ours to translate (URLs, ids, codicons) is taken out. */
+function englishWords(text: string): string[] {
+  const rest = text
+    .replace(/https?:\/\/\S+/g, ' ')
+    .replace(/'[^'\s]*'/g, ' ')
+    .replace(/\bksm(\.\w+)+/g, ' ');
+  return rest.match(/[A-Za-z]{2,}/g) ?? [];
+}
+
+describe('Scenario 16: under a generated pseudo-locale (qps-ploc) the palette and a notification show no unlocalised text', function () {
+  this.timeout(300_000);
+  const resultsDir = scenarioResultsDir('16-pseudo-locale');
+  let run: E2ERun;
+  let context: BrowserContext | undefined;
+  let workbench: Workbench;
+  let pseudoNls: Record<string, string>;
+  let pseudoBundle: Record<string, string>;
+
+  before(async function () {
+    this.timeout(10 * 60_000);
+    run = await sharedRun();
+    const root = mkdtempSync(join(tmpdir(), 'ksm-e2e-pseudo-'));
+    onRunTeardown(async () => removeDir(root));
+
+    // The same VSIX, installed into an extensions folder of its own, then given the pseudo-locale's files.
+    const extensionsDir = join(root, 'extensions');
+    await CodeServer.installExtension(run.launcher, extensionsDir, run.vsix);
+    const installed = readdirSync(extensionsDir).find((name) => name.startsWith('ksm.ksm-assistant-'));
+    assert.ok(installed, `the VSIX installed into ${extensionsDir}`);
+    const extension = join(extensionsDir, installed);
+    execFileSync(process.execPath, [L10N_DEV, 'generate-pseudo', '-o', extension, join(extension, 'package.nls.json')], { stdio: 'pipe' });
+    execFileSync(process.execPath, [L10N_DEV, 'generate-pseudo', '-o', join(extension, 'l10n'), join(extension, 'l10n', 'bundle.l10n.json')], { stdio: 'pipe' });
+    pseudoNls = JSON.parse(readFileSync(join(extension, `package.nls.${LOCALE}.json`), 'utf8'));
+    pseudoBundle = JSON.parse(readFileSync(join(extension, 'l10n', `bundle.l10n.${LOCALE}.json`), 'utf8'));
+
+    const userDataDir = join(root, 'user-data');
+    writeUserSettings(userDataDir, { 'ksm.baseUrl': run.emulator.url, 'ksm.userId': run.emulator.userId });
+    const pack = join(root, 'language-pack');
+    mkdirSync(pack, { recursive: true });
+    writeFileSync(join(pack, 'main.i18n.json'), JSON.stringify({ version: '1.0.0', contents: {} }));
+    writeFileSync(
+      join(userDataDir, 'languagepacks.json'),
+      JSON.stringify({ [LOCALE]: { hash: 'ksm-e2e-pseudo', extensions: [], translations: { vscode: join(pack, 'main.i18n.json') }, label: 'Pseudo' } }),
+    );
+
+    const codeServer = await CodeServer.start(run.launcher, {
+      userDataDir,
+      extensionsDir,
+      workspace: run.workspace,
+      logFile: join(RESULTS_ROOT, '16-pseudo-locale-code-server.log'),
+      locale: LOCALE,
+    });
+    onRunTeardown(() => codeServer.stop());
+    context = await launchBrowserContext(codeServer.url);
+    workbench = await Workbench.open(context, codeServer.workbenchUrl(run.workspace), resultsDir);
+  });
+
+  afterEach(async function () {
+    const test = this.currentTest;
+    if (workbench && test) await workbench.screenshot(`${test.state === 'failed' ? 'FAILED-' : ''}${test.title}`);
+  });
+
+  after(async () => {
+    await context?.close().catch(() => undefined);
+  });
+
+  it("the command palette lists KSM's commands with their pseudo-locale titles, and none in English", async () => {
+    const category = pseudoNls['command.category']!;
+    const title = `${category}: ${pseudoNls['command.checkConnection.title']}`;
+    assert.notEqual(title, 'KSM: Check Connection');
+    await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+    await workbench.page.keyboard.press('Control+Shift+P');
+    await workbench.quickInputBox().fill(`>${category}:`);
+    const labels = workbench.quickInput().locator('.quick-input-list .monaco-list-row .label-name');
+    await eventually(
+      async () => (await labels.allTextContents()).some((label) => label.includes(title)),
+      async () => `the palette shows ${JSON.stringify(await labels.allTextContents())}, not "${title}"`,
+      60_000,
+    );
+    const shown = await labels.allTextContents();
+    const english = shown.filter((label) => englishWords(label).length > 0);
+    assert.deepEqual(english, [], `palette rows with English: ${JSON.stringify(english)}`);
+    await workbench.screenshot('16-palette');
+    await workbench.page.keyboard.press('Escape');
+  });
+
+  it("Check Connection's choice, notification and buttons come out in the pseudo-locale", async () => {
+    await workbench.runCommand(`${pseudoNls['command.category']}: ${pseudoNls['command.checkConnection.title']}`);
+    const readOnly = pseudoBundle['Check without the agent (read-only)']!;
+    await workbench.pick(readOnly);
+    // No API key in this profile: the check stops at the key, and the notification names that step and its fix.
+    const prefix = pseudoBundle['KSM connection check: {0}']!.replace('{0}', '');
+    let text = '';
+    let buttons: string[] = [];
+    await eventually(
+      async () => {
+        const found = await workbench.findNotification(new RegExp(prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+        if (!found) return false;
+        // Our text only: the message and its buttons (the toast's frame is VS Code's own, English here).
+        text = (await found.locator('.notification-list-item-message').innerText()) ?? '';
+        buttons = await found.locator('.notification-list-item-buttons-container .monaco-button').allInnerTexts();
+        return text !== '';
+      },
+      async () => `no pseudo-locale Check Connection notification; shown: ${JSON.stringify(await workbench.notifications().allTextContents())}`,
+      60_000,
+    );
+    await workbench.screenshot('16-check-connection-notification');
+    assert.ok(buttons.includes(pseudoBundle['Set API Key']!), `the fix button is in the pseudo-locale: ${JSON.stringify(buttons)}`);
+    assert.ok(buttons.includes(pseudoBundle['Copy Report']!), `Copy Report is in the pseudo-locale: ${JSON.stringify(buttons)}`);
+    assert.deepEqual(englishWords([text, ...buttons].join(' ')), [], `English left in the notification: ${text} ${JSON.stringify(buttons)}`);
+  });
+});
