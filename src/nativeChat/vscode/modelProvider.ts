@@ -64,7 +64,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
     token: vscode.CancellationToken,
   ): Promise<void> {
     const entry = findModel(catalogSettings(), model.id);
-    if (!entry) throw new Error(`The KSM model '${model.id}' is no longer configured (ksm.chat.models). Pick another model.`);
+    if (!entry) throw new Error(vscode.l10n.t("The KSM model '{0}' is no longer configured (ksm.chat.models). Pick another model.", model.id));
     const cancel = abortSignalFor(token);
     try {
       const outcome = await provideModelResponse({

@@ -141,7 +141,7 @@ export class PairingRunner implements vscode.Disposable {
       this.services.log.warn(`[sync] refused to sync ${this.label} → ${this.pairing.volume}: ${refusal}.`);
       this.setState({ kind: 'error', message: vscode.l10n.t('refused: {0}', refusal) });
       if (options.background) return undefined;
-      throw new Error(`Sync of ${this.label} refused: ${refusal}.`);
+      throw new Error(vscode.l10n.t('Sync of {0} refused: {1}.', this.label, refusal));
     }
     const store = this.store();
     // One run per pairing across windows: a second window waits for the first (the lock sits next to the manifest).

@@ -81,7 +81,11 @@ describe('Scenario 16: under a generated pseudo-locale (qps-ploc) the palette an
     });
     onRunTeardown(() => codeServer.stop());
     context = await launchBrowserContext(codeServer.url);
-    workbench = await Workbench.open(context, codeServer.workbenchUrl(run.workspace), resultsDir);
+    // Not Workbench.open: it waits for the English "KSM Assistant" activity-bar entry.
+    const page = context.pages()[0] ?? (await context.newPage());
+    workbench = new Workbench(context, page, resultsDir);
+    await page.goto(codeServer.workbenchUrl(run.workspace));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   });
 
   afterEach(async function () {
@@ -91,6 +95,14 @@ describe('Scenario 16: under a generated pseudo-locale (qps-ploc) the palette an
 
   after(async () => {
     await context?.close().catch(() => undefined);
+  });
+
+  it("the activity bar names KSM's containers in the pseudo-locale", async () => {
+    const pseudo = pseudoNls['viewsContainer.ksm.title']!;
+    assert.notEqual(pseudo, 'KSM Assistant');
+    const entry = workbench.page.locator(`.activitybar .action-item [aria-label^="${pseudo}"]`).first();
+    await entry.waitFor({ timeout: 60_000 });
+    assert.equal(await workbench.page.locator('.activitybar .action-item [aria-label^="KSM Assistant"]').count(), 0, 'no English entry');
   });
 
   it("the command palette lists KSM's commands with their pseudo-locale titles, and none in English", async () => {
