@@ -26,12 +26,13 @@ export function button(label: string, text: string, className = 'ghost-button', 
   return el('button', { type: 'button', class: className, 'aria-label': label, title: label, ...extra }, text);
 }
 
-export function formatTokens(count: number): string {
-  return count.toLocaleString('en-US');
-}
-
-export function formatDate(epochMs: number): string {
-  const date = new Date(epochMs);
-  if (Number.isNaN(date.getTime())) return '';
-  return date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+/**
+ * An element holding text that is not ours to translate: a file, volume or model name, a
+ * conversation title, the user's or the model's words. HTML's `translate="no"` says so (a
+ * browser's page translation leaves it alone too); our own words inside it (a code block's
+ * buttons) say `translate="yes"` again. The pseudo-locale test (test/webview/l10n.test.ts)
+ * checks every other text of the panel is localised.
+ */
+export function userText<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  return el(tag, { ...attributes, translate: 'no' }, ...children);
 }
