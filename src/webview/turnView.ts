@@ -234,10 +234,13 @@ export class AssistantTurnElement {
   private renderFooter(usage: UsageView | undefined, finishReason: string | undefined): void {
     const parts: (string | HTMLElement)[] = [];
     if (usage) {
-      const comment = ['token usage of an answer, in its footer'];
-      parts.push(l10n.t({ message: 'prompt {0}', args: [formatNumber(usage.promptTokens)], comment }), l10n.t({ message: 'completion {0}', args: [formatNumber(usage.completionTokens)], comment }));
-      if (usage.reasoningTokens) parts.push(l10n.t({ message: 'reasoning {0}', args: [formatNumber(usage.reasoningTokens)], comment }));
-      parts.push(l10n.t({ message: 'total {0} tokens', args: [formatNumber(usage.totalTokens)], comment }));
+      // Literal comments: `l10n-dev export` reads them from the call to build the key.
+      parts.push(
+        l10n.t({ message: 'prompt {0}', args: [formatNumber(usage.promptTokens)], comment: ['token usage in an answer footer'] }),
+        l10n.t({ message: 'completion {0}', args: [formatNumber(usage.completionTokens)], comment: ['token usage in an answer footer'] }),
+      );
+      if (usage.reasoningTokens) parts.push(l10n.t({ message: 'reasoning {0}', args: [formatNumber(usage.reasoningTokens)], comment: ['token usage in an answer footer'] }));
+      parts.push(l10n.t({ message: 'total {0} tokens', args: [formatNumber(usage.totalTokens)], comment: ['token usage in an answer footer'] }));
     }
     // The finish reason is the service's own word (stop, length), shown as it came.
     if (finishReason) parts.push(l10n.t({ message: 'finish:', comment: ['before the service\'s finish reason, such as "stop"'] }) + ' ', userText('span', {}, finishReason));
