@@ -24,7 +24,11 @@ export function codeChips(code: readonly CodeContextView[], onRemove?: (id: stri
       'li',
       {
         class: 'chip code-chip',
-        title: l10n.t({ message: '{0} ({1} characters, {2})', args: [label, formatNumber(item.text.length), item.languageId], comment: ['{0} is a file name and lines; {2} is a language id such as "typescript"'] }),
+        title: l10n.t({
+          message: '{0} ({1} characters, {2})',
+          args: [label, formatNumber(item.text.length), item.languageId],
+          comment: ['{0} is a file name and lines; {2} is a language id such as "typescript"'],
+        }),
       },
       el('span', { class: 'codicon-text', 'aria-hidden': 'true' }, '‹›'),
       userText('span', { class: 'chip-label' }, label),
@@ -64,7 +68,14 @@ export class ContextBar {
     chooseVolumes.addEventListener('click', () => this.post({ type: 'chooseContextVolumes' }));
     const chooseFiles = button(l10n.t('Choose files the agent searches'), l10n.t('Files…'), 'ghost-button choose-volumes');
     chooseFiles.addEventListener('click', () => this.post({ type: 'chooseContextFiles' }));
-    return el('div', { class: 'context-volumes' }, el('span', { class: 'context-label' }, l10n.t({ message: 'Searches', comment: ['label before the volumes or files the agent searches'] })), list, chooseVolumes, chooseFiles);
+    return el(
+      'div',
+      { class: 'context-volumes' },
+      el('span', { class: 'context-label' }, l10n.t({ message: 'Searches', comment: ['label before the volumes or files the agent searches'] })),
+      list,
+      chooseVolumes,
+      chooseFiles,
+    );
   }
 
   private fileChips(files: NonNullable<ConversationView['contextFiles']>): HTMLElement {

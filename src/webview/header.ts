@@ -72,7 +72,11 @@ export class Header {
         return el(
           'option',
           { value: summary.id, title },
-          l10n.t({ message: '{0} · {1} · {2}', args: [shown, modeName(summary.mode), formatDate(summary.updatedAt)], comment: ['a saved conversation: {0} title, {1} Chat or Agent, {2} date and time'] }),
+          l10n.t({
+            message: '{0} · {1} · {2}',
+            args: [shown, modeName(summary.mode), formatDate(summary.updatedAt)],
+            comment: ['a saved conversation: {0} title, {1} Chat or Agent, {2} date and time'],
+          }),
         );
       }),
     );

@@ -25,7 +25,11 @@ markdown.renderer.rules.image = (tokens, index, options, env, self) => {
   const token = tokens[index];
   const alt = self.renderInlineAsText(token.children ?? [], options, env);
   const src = String(token.attrGet('src') ?? '');
-  const label = markdown.utils.escapeHtml(alt ? l10n.t({ message: '[image: {0}]', args: [alt], comment: ['stands for an image that is not loaded; {0} is its description'] }) : l10n.t({ message: '[image]', comment: ['stands for an image that is not loaded'] }));
+  const label = markdown.utils.escapeHtml(
+    alt
+      ? l10n.t({ message: '[image: {0}]', args: [alt], comment: ['stands for an image that is not loaded; {0} is its description'] })
+      : l10n.t({ message: '[image]', comment: ['stands for an image that is not loaded'] }),
+  );
   return `<a href="${markdown.utils.escapeHtml(src)}" class="image-placeholder">${label}</a>`;
 };
 
@@ -101,6 +105,8 @@ function decorate(fragment: DocumentFragment): void {
     anchor.setAttribute('role', 'link');
     anchor.tabIndex = 0;
     anchor.title = href;
+    // An image's placeholder says "[image: …]" in our words, around the answer's alt text.
+    if (anchor.classList.contains('image-placeholder')) anchor.translate = true;
   }
   for (const table of Array.from(fragment.querySelectorAll('table'))) {
     // A box that scrolls must be reachable with the keyboard to scroll it (WCAG 2.1.1).

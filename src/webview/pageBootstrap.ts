@@ -25,7 +25,9 @@ function readBootstrap(): WebviewBootstrap {
   const result: WebviewBootstrap = { language: typeof language === 'string' && LANGUAGE_TAG.test(language) ? language : 'en' };
   if (typeof bundle === 'object' && bundle !== null && !Array.isArray(bundle)) {
     // Only entries of the bundle format: a string, or { message, comment } as l10n-dev writes them.
-    const entries = Object.entries(bundle).filter(([, value]) => typeof value === 'string' || (typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string'));
+    const entries = Object.entries(bundle).filter(
+      ([, value]) => typeof value === 'string' || (typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string'),
+    );
     result.l10n = Object.fromEntries(entries) as WebviewBootstrap['l10n'];
   }
   return result;

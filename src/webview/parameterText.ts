@@ -6,18 +6,7 @@
 // same here through `l10n.t` (a parameter added to the table fails to compile until it has
 // its words here). No DOM: parameterRules.ts runs under Node in tests too.
 import * as l10n from '@vscode/l10n';
-import {
-  FREQUENCY_PENALTY,
-  MAX_SYSTEM_PROMPT_CHARS,
-  parameterRule,
-  REPETITION_PENALTY,
-  SEED,
-  STOP,
-  TEMPERATURE,
-  TOKEN_COUNT,
-  TOP_P,
-  type ChatParameterName,
-} from '../api/chatParameterLimits';
+import { FREQUENCY_PENALTY, MAX_SYSTEM_PROMPT_CHARS, parameterRule, REPETITION_PENALTY, SEED, STOP, TEMPERATURE, TOKEN_COUNT, TOP_P, type ChatParameterName } from '../api/chatParameterLimits';
 import { formatList, formatNumber, formatOrList } from './locale';
 
 export interface ParameterText {

@@ -24,7 +24,11 @@ export class ParametersPopover {
   readonly panel = el('form', { id: 'parameters-panel', class: 'popover', role: 'dialog', 'aria-label': l10n.t('Chat parameters'), hidden: true, novalidate: true });
   private readonly fields: Record<ChatParameterName, Field>;
   private readonly errors = new Map<ChatParameterName, HTMLElement>();
-  private readonly reasoningGroup = el('fieldset', { class: 'reasoning-group' }, el('legend', {}, l10n.t({ message: 'Reasoning', comment: ['the group of reasoning parameters in the chat parameters form'] })));
+  private readonly reasoningGroup = el(
+    'fieldset',
+    { class: 'reasoning-group' },
+    el('legend', {}, l10n.t({ message: 'Reasoning', comment: ['the group of reasoning parameters in the chat parameters form'] })),
+  );
   /** Stop sequences, seed, penalties: folded away until opened (or until one is set). */
   private readonly advancedGroup = el('details', { class: 'advanced-group' }, el('summary', {}, l10n.t({ message: 'Advanced', comment: ['the folded group of less common chat parameters'] })));
   private reasoningModel = false;
@@ -91,7 +95,11 @@ export class ParametersPopover {
     this.badge.hidden = active.length === 0;
     this.toggle.classList.toggle('has-active-parameters', active.length > 0);
     const summary = active.length
-      ? l10n.t({ message: '{0} set: {1}', args: [formatNumber(active.length), formatList(active)], comment: ['{0} is how many chat parameters differ from their defaults; {1} lists them, such as "Seed 9, Temperature 0.5"'] })
+      ? l10n.t({
+          message: '{0} set: {1}',
+          args: [formatNumber(active.length), formatList(active)],
+          comment: ['{0} is how many chat parameters differ from their defaults; {1} lists them, such as "Seed 9, Temperature 0.5"'],
+        })
       : l10n.t('all at their defaults');
     this.toggle.title = l10n.t({ message: 'Parameters ({0})', args: [summary], comment: ['tooltip of the parameters button; {0} says which parameters are set'] });
     this.activeDescription.textContent = active.length ? l10n.t({ message: '{0}.', args: [summary], comment: ['a sentence made of a summary of set parameters'] }) : '';

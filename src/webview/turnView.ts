@@ -158,8 +158,8 @@ export class AssistantTurnElement {
   private renderReasoningSummary(): void {
     const tokens = this.turn.usage?.reasoningTokens;
     this.reasoningSummary.textContent = tokens
-      ? l10n.t({ message: 'Reasoning · {0} tokens', args: [formatNumber(tokens)], comment: ['the model\'s reasoning, folded; {0} is how many tokens it took'] })
-      : l10n.t({ message: 'Reasoning', comment: ['the model\'s reasoning, folded'] });
+      ? l10n.t({ message: 'Reasoning · {0} tokens', args: [formatNumber(tokens)], comment: ["the model's reasoning, folded; {0} is how many tokens it took"] })
+      : l10n.t({ message: 'Reasoning', comment: ["the model's reasoning, folded"] });
   }
 
   /** What happened to the answer, in words; the buttons that act on it are in `renderActions`. */
@@ -173,7 +173,10 @@ export class AssistantTurnElement {
         // The user's own ⚙ limit cut it: say so, and offer to raise it.
         const raise = button(l10n.t('Raise the Max tokens limit'), l10n.t('Raise limit…'), 'secondary-button turn-action');
         raise.addEventListener('click', () => raise.dispatchEvent(new CustomEvent(RAISE_MAX_TOKENS_EVENT, { bubbles: true })));
-        this.status.append(el('span', { class: 'status-note length-note' }, l10n.t({ message: 'Cut at your Max tokens limit ({0}, set in ⚙).', args: [formatNumber(limit)], comment: ['⚙ is the parameters button'] })), raise);
+        this.status.append(
+          el('span', { class: 'status-note length-note' }, l10n.t({ message: 'Cut at your Max tokens limit ({0}, set in ⚙).', args: [formatNumber(limit)], comment: ['⚙ is the parameters button'] })),
+          raise,
+        );
       } else {
         this.status.append(el('span', { class: 'status-note length-note' }, l10n.t("Cut by the model's token limit.")));
       }
@@ -209,16 +212,22 @@ export class AssistantTurnElement {
     const turnId = this.turn.id;
     if (this.latest && (state === 'length' || state === 'stopped' || state === 'cut-off')) add(l10n.t('Continue'), l10n.t('Continue'), { type: 'continue', turnId }, 'secondary-button turn-action');
     if (this.latest && state !== 'done' && state !== 'length') add(l10n.t('Retry'), l10n.t('Retry'), { type: 'retry', turnId }, 'secondary-button turn-action');
-    if (this.latest && (state === 'done' || state === 'length')) add(l10n.t('Regenerate'), l10n.t({ message: '↻ Regenerate', comment: ['asks the last question again; keep the arrow'] }), { type: 'regenerate', turnId });
+    if (this.latest && (state === 'done' || state === 'length'))
+      add(l10n.t('Regenerate'), l10n.t({ message: '↻ Regenerate', comment: ['asks the last question again; keep the arrow'] }), { type: 'regenerate', turnId });
     if (this.body.hasText) {
       const copyText = l10n.t({ message: 'Copy', comment: ['copies an answer'] });
-      add(l10n.t('Copy answer'), copyText, () => {
-        this.post({ type: 'copyAnswer', turnId });
-        const copy = this.actions.querySelector<HTMLButtonElement>('.copy-answer');
-        if (!copy) return;
-        copy.textContent = l10n.t({ message: '✓ Copied', comment: ['shown briefly after a copy; keep the tick'] });
-        window.setTimeout(() => (copy.textContent = copyText), 1500);
-      }, 'ghost-button turn-action copy-answer');
+      add(
+        l10n.t('Copy answer'),
+        copyText,
+        () => {
+          this.post({ type: 'copyAnswer', turnId });
+          const copy = this.actions.querySelector<HTMLButtonElement>('.copy-answer');
+          if (!copy) return;
+          copy.textContent = l10n.t({ message: '✓ Copied', comment: ['shown briefly after a copy; keep the tick'] });
+          window.setTimeout(() => (copy.textContent = copyText), 1500);
+        },
+        'ghost-button turn-action copy-answer',
+      );
     }
   }
 
@@ -227,7 +236,7 @@ export class AssistantTurnElement {
     this.citations.replaceChildren();
     this.citations.hidden = citations.length === 0;
     if (citations.length === 0) return;
-    this.citations.append(el('span', { class: 'citations-label' }, l10n.t({ message: 'Sources', comment: ['label before an answer\'s numbered sources'] })));
+    this.citations.append(el('span', { class: 'citations-label' }, l10n.t({ message: 'Sources', comment: ["label before an answer's numbered sources"] })));
     this.citations.append(...citationChips(this.turn.id, citations, this.post));
   }
 

@@ -67,7 +67,17 @@ export class Welcome {
             return button;
           }),
         ),
-        el('p', { class: 'welcome-note' }, ...withCode(l10n.t({ message: 'Your company’s service: set {0}, then the API key. No account yet: run the bundled emulator ({1}).', args: [CODE_MARK + 'ksm.baseUrl' + CODE_MARK, CODE_MARK + 'npm run emulator' + CODE_MARK], comment: ['{0} is a setting name, {1} a command line'] }))),
+        el(
+          'p',
+          { class: 'welcome-note' },
+          ...withCode(
+            l10n.t({
+              message: 'Your company’s service: set {0}, then the API key. No account yet: run the bundled emulator ({1}).',
+              args: [CODE_MARK + 'ksm.baseUrl' + CODE_MARK, CODE_MARK + 'npm run emulator' + CODE_MARK],
+              comment: ['{0} is a setting name, {1} a command line'],
+            }),
+          ),
+        ),
       );
       return;
     }

@@ -14,7 +14,7 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getL10nJson, getL10nPseudoLocalized, type l10nJsonFormat } from '@vscode/l10n-dev';
-import type { CitationView, ConversationSummary, TurnView, WebviewBootstrap } from '../../src/chat/protocol';
+import type { AttachmentView, CitationView, CodeContextView, ContextVolumeView, ConversationSummary, TurnView, WebviewBootstrap } from '../../src/chat/protocol';
 import { CONVERSATION_DATE_FORMAT } from '../../src/webview/formats';
 import type { WebviewPage } from './support/chromium';
 import { assistantTurn, conversation, init, modelOptions, userTurn } from './support/conversations';
@@ -53,10 +53,13 @@ const SOURCES: CitationView[] = [
   { fileId: 'f1', filename: 'client.md', volume: 'docs', volumeLabel: 'docs', snippet: 'new KsmClient({...})', score: 0.91, markers: [1] },
   { fileId: 'f2', filename: 'paging.md', volume: 'u-dev', volumeLabel: 'My files', snippet: 'list() pages', score: 0.72, markers: [2] },
 ];
-const CODE = { id: 'c1', filename: 'src/client.ts', languageId: 'typescript', text: 'const a = 1;\nconst b = 2;', lines: { start: 3, end: 4 } };
-const ATTACHMENT = { fileId: 'att1', filename: 'notes.md', volume: 'docs' };
-const CONTEXT_VOLUMES = [{ volume: 'u-dev', label: 'My files', personal: true }, { volume: 'handbook', label: 'handbook' }];
-const CONTEXT_FILE = { fileId: 'cf1', filename: 'deploy.md', volume: 'handbook' };
+const CODE: CodeContextView = { id: 'c1', filename: 'src/client.ts', languageId: 'typescript', text: 'const a = 1;\nconst b = 2;', lines: { start: 3, end: 4 } };
+const ATTACHMENT: AttachmentView = { fileId: 'att1', filename: 'notes.md', size: 1200, volume: 'docs' };
+const CONTEXT_VOLUMES: ContextVolumeView[] = [
+  { volume: 'u-dev', label: 'My files', personal: true },
+  { volume: 'handbook', label: 'handbook', personal: false },
+];
+const CONTEXT_FILE: AttachmentView = { fileId: 'cf1', filename: 'deploy.md', size: 800, volume: 'handbook' };
 /** What the localised host sends as an answer's error (answerErrors.ts, through vscode.l10n): pseudo too. */
 const HOST_ERROR = 'Ŧħḗḗ şḗḗřṽīƈḗḗ īş ƞǿǿŧ řḗḗȧȧƈħȧȧƀŀḗḗ.';
 
@@ -269,7 +272,13 @@ describe('webview localisation: a pseudo-locale bundle reaches every string', fu
     ];
     await page.hostPost({ type: 'init', conversation: open, conversations, options: modelOptions });
     assert.equal(await page.page.locator('.conversation-select option').count(), 3);
-    assert.deepEqual(await unlocalised(page, conversations.map((c) => c.updatedAt)), []);
+    assert.deepEqual(
+      await unlocalised(
+        page,
+        conversations.map((c) => c.updatedAt),
+      ),
+      [],
+    );
   });
 
   it('error and hint rows: failed, cut off, cut at Max tokens, cut by the model, answering elsewhere; no model set', async () => {
