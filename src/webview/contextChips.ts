@@ -4,15 +4,22 @@
 // Every label goes in as text (dom.ts), so file names and snippets can never become markup.
 import * as l10n from '@vscode/l10n';
 import type { CitationView, CodeContextView, ConversationView, WebviewToHost } from '../chat/protocol';
-import { button, el, userText } from './dom';
+import { button, el, userText, userValue, withUserText } from './dom';
 import { formatNumber } from './locale';
 
 type Post = (message: WebviewToHost) => void;
 
 export function codeLabel(code: Pick<CodeContextView, 'filename' | 'lines'>): string {
-  return code.lines
-    ? l10n.t({ message: '{0} · lines {1}-{2}', args: [code.filename, code.lines.start, code.lines.end], comment: ['{0} is a file name; {1} and {2} are line numbers'] })
-    : code.filename;
+  return code.lines ? codeLines(code.filename, code.lines) : code.filename;
+}
+
+function codeLines(filename: string, lines: { start: number; end: number }): string {
+  return l10n.t({ message: '{0} · lines {1}-{2}', args: [filename, lines.start, lines.end], comment: ['{0} is a file name; {1} and {2} are line numbers'] });
+}
+
+/** The chip's text: the file name marked as not ours to translate, the words around it ours. */
+function codeLabelParts(code: Pick<CodeContextView, 'filename' | 'lines'>): (string | HTMLElement)[] {
+  return code.lines ? withUserText(codeLines(userValue(code.filename), code.lines)) : [userText('span', {}, code.filename)];
 }
 
 /** Code chips; with `onRemove`, each has a × button (a real button: Tab reaches it, Enter and Space press it). */
@@ -31,7 +38,7 @@ export function codeChips(code: readonly CodeContextView[], onRemove?: (id: stri
         }),
       },
       el('span', { class: 'codicon-text', 'aria-hidden': 'true' }, '‹›'),
-      userText('span', { class: 'chip-label' }, label),
+      el('span', { class: 'chip-label' }, ...codeLabelParts(item)),
     );
     if (onRemove) {
       const remove = button(l10n.t({ message: 'Remove {0}', args: [label], comment: ['{0} is a file name and lines'] }), '×', 'chip-remove');

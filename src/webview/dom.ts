@@ -36,3 +36,22 @@ export function button(label: string, text: string, className = 'ghost-button', 
 export function userText<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   return el(tag, { ...attributes, translate: 'no' }, ...children);
 }
+
+/** Wraps a value passed to `l10n.t` so `withUserText` can find it in the translated sentence. */
+const USER_MARK = '\u0001';
+
+export function userValue(value: string | number): string {
+  return `${USER_MARK}${String(value).replaceAll(USER_MARK, '')}${USER_MARK}`;
+}
+
+/**
+ * A translated sentence whose `userValue` arguments become `userText` elements (`tag`), the
+ * rest staying text: `withUserText(l10n.t('{0} · lines {1}-{2}', userValue(file), 3, 9))`.
+ * A translation may move the values; it cannot turn them into markup (they are Text nodes).
+ */
+export function withUserText(sentence: string, tag: 'span' | 'code' = 'span'): (string | HTMLElement)[] {
+  return sentence
+    .split(USER_MARK)
+    .map((part, i) => (i % 2 === 1 ? userText(tag, {}, part) : part))
+    .filter((part) => part !== '');
+}

@@ -4,7 +4,7 @@
 // scrolls the page sideways (a 170 px side bar wraps its buttons).
 import * as l10n from '@vscode/l10n';
 import type { ChatMode, ConnectAction, WebviewToHost } from '../chat/protocol';
-import { el, userText } from './dom';
+import { el, userValue, withUserText } from './dom';
 
 type Post = (message: WebviewToHost) => void;
 
@@ -70,12 +70,14 @@ export class Welcome {
         el(
           'p',
           { class: 'welcome-note' },
-          ...withCode(
+          // The setting and the command stay as written, in <code translate="no">.
+          ...withUserText(
             l10n.t({
               message: 'Your company’s service: set {0}, then the API key. No account yet: run the bundled emulator ({1}).',
-              args: [CODE_MARK + 'ksm.baseUrl' + CODE_MARK, CODE_MARK + 'npm run emulator' + CODE_MARK],
+              args: [userValue('ksm.baseUrl'), userValue('npm run emulator')],
               comment: ['{0} is a setting name, {1} a command line'],
             }),
+            'code',
           ),
         ),
       );
@@ -97,11 +99,4 @@ export class Welcome {
       ),
     );
   }
-}
-
-/** Marks a setting name or command inside a translated sentence, which stays as written (`<code translate="no">`). */
-const CODE_MARK = '\u0001';
-
-function withCode(sentence: string): (string | HTMLElement)[] {
-  return sentence.split(CODE_MARK).map((part, i) => (i % 2 === 1 ? userText('code', {}, part) : part));
 }
