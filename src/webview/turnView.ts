@@ -1,6 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import type { AnswerState, AttachmentView, CitationView, TurnView, UsageView, WebviewToHost } from '../chat/protocol';
-import { button, el, userText } from './dom';
+import { button, el, userText, userValue, withUserText } from './dom';
 import { formatNumber } from './locale';
 import { citationChips, codeChips, markersOf } from './contextChips';
 import { StreamingMarkdown } from './streamingMarkdown';
@@ -241,19 +241,20 @@ export class AssistantTurnElement {
   }
 
   private renderFooter(usage: UsageView | undefined, finishReason: string | undefined): void {
-    const parts: (string | HTMLElement)[] = [];
+    // Each part is a sentence; a value that is not ours (the finish reason) is its own element.
+    const parts: (string | HTMLElement)[][] = [];
     if (usage) {
       // Literal comments: `l10n-dev export` reads them from the call to build the key.
       parts.push(
-        l10n.t({ message: 'prompt {0}', args: [formatNumber(usage.promptTokens)], comment: ['token usage in an answer footer'] }),
-        l10n.t({ message: 'completion {0}', args: [formatNumber(usage.completionTokens)], comment: ['token usage in an answer footer'] }),
+        [l10n.t({ message: 'prompt {0}', args: [formatNumber(usage.promptTokens)], comment: ['token usage in an answer footer'] })],
+        [l10n.t({ message: 'completion {0}', args: [formatNumber(usage.completionTokens)], comment: ['token usage in an answer footer'] })],
       );
-      if (usage.reasoningTokens) parts.push(l10n.t({ message: 'reasoning {0}', args: [formatNumber(usage.reasoningTokens)], comment: ['token usage in an answer footer'] }));
-      parts.push(l10n.t({ message: 'total {0} tokens', args: [formatNumber(usage.totalTokens)], comment: ['token usage in an answer footer'] }));
+      if (usage.reasoningTokens) parts.push([l10n.t({ message: 'reasoning {0}', args: [formatNumber(usage.reasoningTokens)], comment: ['token usage in an answer footer'] })]);
+      parts.push([l10n.t({ message: 'total {0} tokens', args: [formatNumber(usage.totalTokens)], comment: ['token usage in an answer footer'] })]);
     }
     // The finish reason is the service's own word (stop, length), shown as it came.
-    if (finishReason) parts.push(l10n.t({ message: 'finish:', comment: ['before the service\'s finish reason, such as "stop"'] }) + ' ', userText('span', {}, finishReason));
-    this.footer.replaceChildren(...parts.flatMap((part, i) => (i === 0 || (typeof part !== 'string' && i === parts.length - 1) ? [part] : [' · ', part])));
+    if (finishReason) parts.push(withUserText(l10n.t({ message: 'finish: {0}', args: [userValue(finishReason)], comment: ['{0} is the service\'s finish reason, such as "stop"'] })));
+    this.footer.replaceChildren(...parts.flatMap((part, i) => (i === 0 ? part : [' · ', ...part])));
     this.footer.hidden = parts.length === 0;
   }
 }
