@@ -4,7 +4,7 @@
 // Every label goes in as text (dom.ts), so file names and snippets can never become markup.
 import * as l10n from '@vscode/l10n';
 import type { CitationView, CodeContextView, ConversationView, WebviewToHost } from '../chat/protocol';
-import { button, el, userText, userValue, withUserText } from './dom';
+import { button, el, userText, withUserText } from './dom';
 import { formatNumber } from './locale';
 
 type Post = (message: WebviewToHost) => void;
@@ -19,7 +19,8 @@ function codeLines(filename: string, lines: { start: number; end: number }): str
 
 /** The chip's text: the file name marked as not ours to translate, the words around it ours. */
 function codeLabelParts(code: Pick<CodeContextView, 'filename' | 'lines'>): (string | HTMLElement)[] {
-  return code.lines ? withUserText(codeLines(userValue(code.filename), code.lines)) : [userText('span', {}, code.filename)];
+  const lines = code.lines;
+  return lines ? withUserText([code.filename], ([name]) => codeLines(name, lines)) : [userText('span', {}, code.filename)];
 }
 
 /** Code chips; with `onRemove`, each has a × button (a real button: Tab reaches it, Enter and Space press it). */

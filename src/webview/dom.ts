@@ -37,21 +37,18 @@ export function userText<K extends keyof HTMLElementTagNameMap>(tag: K, attribut
   return el(tag, { ...attributes, translate: 'no' }, ...children);
 }
 
-/** Wraps a value passed to `l10n.t` so `withUserText` can find it in the translated sentence. */
-const USER_MARK = '\u0001';
-
-export function userValue(value: string | number): string {
-  return `${USER_MARK}${String(value).replaceAll(USER_MARK, '')}${USER_MARK}`;
-}
-
 /**
- * A translated sentence whose `userValue` arguments become `userText` elements (`tag`), the
- * rest staying text: `withUserText(l10n.t('{0} · lines {1}-{2}', userValue(file), 3, 9))`.
- * A translation may move the values; it cannot turn them into markup (they are Text nodes).
+ * A translated sentence holding values that are not ours (a file name, an id): each value
+ * becomes a `userText` element (`tag`), the rest stays text, wherever the translation puts
+ * it. `make` gets one mark per value and builds the sentence with them:
+ * `withUserText([file], ([name]) => l10n.t('{0} · lines {1}-{2}', name, 3, 9))`. The values
+ * never pass through the sentence, so they may hold anything (the marks included), and a
+ * translation cannot turn them into markup (they are Text nodes).
  */
-export function withUserText(sentence: string, tag: 'span' | 'code' = 'span'): (string | HTMLElement)[] {
-  return sentence
-    .split(USER_MARK)
-    .map((part, i) => (i % 2 === 1 ? userText(tag, {}, part) : part))
+export function withUserText(values: readonly string[], make: (marks: string[]) => string, tag: 'span' | 'code' = 'span'): (string | HTMLElement)[] {
+  const marks = values.map((_, i) => `\uE000${i}\uE001`);
+  return make(marks)
+    .split(/\uE000(\d+)\uE001/)
+    .map((part, i) => (i % 2 === 1 ? userText(tag, {}, values[Number(part)] ?? '') : part))
     .filter((part) => part !== '');
 }

@@ -1,6 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import type { ChatMode, ConversationSummary, ConversationView, ModelOptions, WebviewToHost } from '../chat/protocol';
-import { button, el, userValue, withUserText } from './dom';
+import { button, el, withUserText } from './dom';
 import { formatDate } from './locale';
 import { ParametersPopover } from './parametersPopover';
 
@@ -99,7 +99,7 @@ export class Header {
     const agentId = conversation.agentId ?? this.options?.agentId ?? '';
     this.agentLabel.replaceChildren(
       ...(agentId
-        ? withUserText(l10n.t({ message: 'Agent {0}', args: [userValue(agentId)], comment: ['{0} is the agent id, such as "agent-42"'] }))
+        ? withUserText([agentId], ([id]) => l10n.t({ message: 'Agent {0}', args: [id], comment: ['{0} is the agent id, such as "agent-42"'] }))
         : [l10n.t({ message: 'Agent (not set)', comment: ['no agent id is set'] })]),
     );
     this.agentLabel.title = this.options?.agentModel ? l10n.t({ message: 'Model: {0}', args: [this.options.agentModel], comment: ['{0} is a model id'] }) : '';

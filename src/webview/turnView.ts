@@ -1,6 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import type { AnswerState, AttachmentView, CitationView, TurnView, UsageView, WebviewToHost } from '../chat/protocol';
-import { button, el, userText, userValue, withUserText } from './dom';
+import { button, el, userText, withUserText } from './dom';
 import { formatNumber } from './locale';
 import { citationChips, codeChips, markersOf } from './contextChips';
 import { StreamingMarkdown } from './streamingMarkdown';
@@ -253,7 +253,7 @@ export class AssistantTurnElement {
       parts.push([l10n.t({ message: 'total {0} tokens', args: [formatNumber(usage.totalTokens)], comment: ['token usage in an answer footer'] })]);
     }
     // The finish reason is the service's own word (stop, length), shown as it came.
-    if (finishReason) parts.push(withUserText(l10n.t({ message: 'finish: {0}', args: [userValue(finishReason)], comment: ['{0} is the service\'s finish reason, such as "stop"'] })));
+    if (finishReason) parts.push(withUserText([finishReason], ([reason]) => l10n.t({ message: 'finish: {0}', args: [reason], comment: ['{0} is the service\'s finish reason, such as "stop"'] })));
     this.footer.replaceChildren(...parts.flatMap((part, i) => (i === 0 ? part : [' · ', ...part])));
     this.footer.hidden = parts.length === 0;
   }

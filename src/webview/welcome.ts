@@ -4,7 +4,7 @@
 // scrolls the page sideways (a 170 px side bar wraps its buttons).
 import * as l10n from '@vscode/l10n';
 import type { ChatMode, ConnectAction, WebviewToHost } from '../chat/protocol';
-import { el, userValue, withUserText } from './dom';
+import { el, withUserText } from './dom';
 
 type Post = (message: WebviewToHost) => void;
 
@@ -72,11 +72,13 @@ export class Welcome {
           { class: 'welcome-note' },
           // The setting and the command stay as written, in <code translate="no">.
           ...withUserText(
-            l10n.t({
-              message: 'Your company’s service: set {0}, then the API key. No account yet: run the bundled emulator ({1}).',
-              args: [userValue('ksm.baseUrl'), userValue('npm run emulator')],
-              comment: ['{0} is a setting name, {1} a command line'],
-            }),
+            ['ksm.baseUrl', 'npm run emulator'],
+            ([setting, command]) =>
+              l10n.t({
+                message: 'Your company’s service: set {0}, then the API key. No account yet: run the bundled emulator ({1}).',
+                args: [setting, command],
+                comment: ['{0} is a setting name, {1} a command line'],
+              }),
             'code',
           ),
         ),
