@@ -302,6 +302,18 @@ describe('webview localisation: a pseudo-locale bundle reaches every string', fu
     }
   });
 
+  it('a translation may move a value: the file name of a code chip stays whole and apart wherever the sentence puts it', async () => {
+    const key = '{0} · lines {1}-{2}/{0} is a file name; {1} and {2} are line numbers';
+    assert.ok(key in bundle, 'the code chip sentence is exported under this key');
+    const name = 'odd \uE0000\uE001 name.ts';
+    const page = await openPseudo({ language: 'de', l10n: { [key]: 'Zeilen {1}–{2} in {0}' } });
+    await page.hostPost(init(conversation([], { pendingCode: [{ ...CODE, filename: name }] })));
+    await page.settle();
+    const label = page.page.locator('.composer .code-chip .chip-label');
+    assert.equal(await label.textContent(), `Zeilen 3–4 in ${name}`);
+    assert.deepEqual(await label.locator('[translate="no"]').allTextContents(), [name]);
+  });
+
   it('a translation is text: markup in the bundle is shown, never run', async () => {
     const hostile = { ...pseudo.l10n, Send: `"><img src=x onerror="globalThis.__pwned=1"></meta><script>globalThis.__pwned=2</script>` };
     const page = await openPseudo({ language: PSEUDO_LANGUAGE, l10n: hostile });
