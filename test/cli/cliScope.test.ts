@@ -27,7 +27,7 @@ describe('cli: one retrieval scope for the commands and ksm mcp (cliScope)', () 
     assert.equal(scope.userId, 'dev');
     assert.equal(scope.agentId, 'team-agent');
     assert.equal(scope.agentModel, 'env-model');
-    assert.match(scope.names.agentModel, /ksm mcp --model/, 'the server names its own flags');
+    assert.match(scope.names?.agentModel ?? '', /ksm mcp --model/, 'the server names its own flags');
   });
 
   it('a command stops without a model; the server leaves it to the tool that needs one', () => {
