@@ -86,6 +86,8 @@ export const LAZY_COMMANDS = {
   /** src/chat/vscode/commands.ts, through the chat's runtime (chat/vscode/chatRuntime.ts). */
   /** src/nativeChat/vscode/commands.ts, through nativeChat/vscode/nativeChatRuntime.ts. */
   nativeChat: [COMMAND.vscodeChatManageModels, COMMAND.vscodeChatRevealCitation, COMMAND.vscodeChatOpenCitation, COMMAND.mcpInstallCommand, COMMAND.mcpUseInOtherAgents],
+  /** src/sync/vscode/commands.ts, through sync/vscode/syncRuntime.ts. */
+  sync: [COMMAND.syncFolder, COMMAND.syncReviewPairings, COMMAND.syncNow, COMMAND.syncShowPreview, COMMAND.syncStop],
   chat: [COMMAND.chatNew, COMMAND.chatOpen, COMMAND.chatAskAboutSelection, COMMAND.chatAskAboutFile, COMMAND.chatConversations, COMMAND.chatChooseVolumes, COMMAND.chatChooseFiles, COMMAND.chatExport, COMMAND.chatReadLastAnswer],
 } as const satisfies Record<string, readonly CommandId[]>;
 
