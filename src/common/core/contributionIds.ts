@@ -88,6 +88,23 @@ export const LAZY_COMMANDS = {
   nativeChat: [COMMAND.vscodeChatManageModels, COMMAND.vscodeChatRevealCitation, COMMAND.vscodeChatOpenCitation, COMMAND.mcpInstallCommand, COMMAND.mcpUseInOtherAgents],
   /** src/sync/vscode/commands.ts, through sync/vscode/syncRuntime.ts. */
   sync: [COMMAND.syncFolder, COMMAND.syncReviewPairings, COMMAND.syncNow, COMMAND.syncShowPreview, COMMAND.syncStop],
+  /** src/upload/vscode/commands.ts (uploadFeature.ts). */
+  upload: [COMMAND.upload, COMMAND.uploadToVolume],
+  /** src/volumes/vscode/commands.ts (volumesFeature.ts). */
+  volumes: [
+    COMMAND.volumesAdd,
+    COMMAND.volumesRemove,
+    COMMAND.volumesRefresh,
+    COMMAND.volumesRefreshVolume,
+    COMMAND.volumesOpenSettings,
+    COMMAND.volumesLoadMore,
+    COMMAND.volumesFilter,
+    COMMAND.volumesClearFilter,
+    COMMAND.volumesSort,
+    COMMAND.filesCopyId,
+    COMMAND.filesAskAgent,
+    COMMAND.filesDelete,
+  ],
   chat: [COMMAND.chatNew, COMMAND.chatOpen, COMMAND.chatAskAboutSelection, COMMAND.chatAskAboutFile, COMMAND.chatConversations, COMMAND.chatChooseVolumes, COMMAND.chatChooseFiles, COMMAND.chatExport, COMMAND.chatReadLastAnswer],
 } as const satisfies Record<string, readonly CommandId[]>;
 
