@@ -75,6 +75,39 @@ describe('the bundles: the extension and the ksm CLI share their code', function
     }
   });
 
+  it('activation loads no feature engine: each loads at its first use (issue 26, activation < 20 ms)', () => {
+    const atActivation = new Set([...loads(meta, 'extension.js', true)].flatMap((file) => Object.keys(meta.outputs[file]?.inputs ?? {})));
+    const atFirstUse = new Set([...loads(meta, 'extension.js', false)].flatMap((file) => Object.keys(meta.outputs[file]?.inputs ?? {})));
+    const lazy = [
+      'src/api/client.ts', // the HTTP stack
+      'src/chat/core/chatEngine.ts', // the chat: engine, store, panel session, commands
+      'src/chat/core/conversationStore.ts',
+      'src/chat/panel/chatSession.ts',
+      'src/chat/vscode/commands.ts',
+      'src/nativeChat/vscode/modelProvider.ts', // VS Code's Chat: models, @ksm, tools
+      'src/nativeChat/vscode/participantAdapter.ts',
+      'src/nativeChat/vscode/volumeToolsAdapter.ts',
+      'src/volumes/core/retrieval.ts',
+      'src/sync/vscode/syncRunner.ts', // folder sync
+      'src/sync/core/plan.ts',
+      'src/upload/vscode/uploadFlow.ts', // upload
+      'src/volumes/vscode/commands.ts', // the Volumes view's commands
+      'node_modules/picomatch/lib/picomatch.js',
+      'node_modules/ignore/index.js',
+      'node_modules/jsonc-parser/lib/esm/main.js',
+    ];
+    assert.deepEqual(
+      lazy.filter((input) => atActivation.has(input)),
+      [],
+      'loaded at activation',
+    );
+    assert.deepEqual(
+      lazy.filter((input) => !atFirstUse.has(input)),
+      [],
+      'still part of the extension, through import()',
+    );
+  });
+
   it('the command line never loads vscode, not even at first use', () => {
     const reached = [...loads(meta, 'cli.js', false)];
     const withVscode = reached.filter((file) => meta.outputs[file]?.imports.some((i) => i.path === 'vscode'));
