@@ -105,6 +105,18 @@ export const LAZY_COMMANDS = {
     COMMAND.filesAskAgent,
     COMMAND.filesDelete,
   ],
+  /** src/connection/vscode/accountCommands.ts and commands.ts (connectionFeature.ts). */
+  connection: [
+    COMMAND.setApiKey,
+    COMMAND.getStarted,
+    COMMAND.clearApiKey,
+    COMMAND.showLog,
+    COMMAND.openSettings,
+    COMMAND.useLocalEmulator,
+    COMMAND.restorePreviousConnection,
+    COMMAND.checkConnection,
+    COMMAND.copyConnectionReport,
+  ],
   chat: [COMMAND.chatNew, COMMAND.chatOpen, COMMAND.chatAskAboutSelection, COMMAND.chatAskAboutFile, COMMAND.chatConversations, COMMAND.chatChooseVolumes, COMMAND.chatChooseFiles, COMMAND.chatExport, COMMAND.chatReadLastAnswer],
 } as const satisfies Record<string, readonly CommandId[]>;
 
