@@ -2,6 +2,7 @@
 // types are the engine's own: nothing here knows the webview. A stored conversation is
 // this model plus a schema number; the panel maps it to its view types (chat/panel/), so
 // loading, answering and exporting never depend on what one front end displays.
+import * as l10n from '@vscode/l10n';
 import { randomBytes } from 'node:crypto';
 import { MAX_TEXT_CHARS } from '../../common/core/chatText';
 
@@ -19,7 +20,8 @@ export interface StoredConversation extends Conversation {
 export const CONVERSATION_ID_PATTERN = /^c-[0-9a-f]{16}$/;
 export const TURN_ID_PATTERN = /^t-[0-9a-f]{12}$/;
 
-export const DEFAULT_TITLE = 'New chat';
+/** A new conversation's title until its first question names it (stored, so in the language it was created in). */
+const defaultTitle = (): string => l10n.t('New chat');
 
 /** The longest question (or system prompt) the chat sends: one source for both chat front ends. */
 export { MAX_TEXT_CHARS };
@@ -44,7 +46,7 @@ export function createConversation(mode: ChatMode, options: ModelOptions, now = 
   return {
     schema: CONVERSATION_SCHEMA,
     id: newConversationId(),
-    title: DEFAULT_TITLE,
+    title: defaultTitle(),
     mode,
     model: mode === 'agent' ? options.agentModel : options.defaultModel,
     ...(mode === 'agent' ? { agentId: options.agentId } : {}),
@@ -70,7 +72,7 @@ export function titleFromQuestion(question: string): string {
         .trim(),
     )
     .find((line) => line.length > 0);
-  if (!firstLine) return DEFAULT_TITLE;
+  if (!firstLine) return defaultTitle();
   return firstLine.length > MAX_TITLE_CHARS ? `${firstLine.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…` : firstLine;
 }
 

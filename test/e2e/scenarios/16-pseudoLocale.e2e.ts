@@ -138,6 +138,28 @@ describe('Scenario 16: under a generated pseudo-locale (qps-ploc) the palette an
     await workbench.page.keyboard.press('Escape');
   });
 
+  it('the chat panel renders in the pseudo-locale: the webview gets the bundle and shows no English', async () => {
+    const pseudo = pseudoNls['viewsContainer.ksm-chat.title']!;
+    await workbench.page.locator(`.activitybar .action-item [aria-label^="${pseudo}"]`).first().click();
+    const body = workbench.chatFrame().locator('body');
+    let text = '';
+    await eventually(
+      async () => {
+        text = (await body.innerText({ timeout: 2000 }).catch(() => '')) ?? '';
+        return /[\u0100-\u024f\u1e00-\u1eff]/.test(text) && text.trim().length > 20;
+      },
+      async () => `the chat panel never showed pseudo-locale text; it shows ${JSON.stringify(text.slice(0, 300))}`,
+      60_000,
+    );
+    await workbench.screenshot('16-chat-panel');
+    // Model ids are the user's, and a date is Intl's (which has no qps-ploc and formats it in English); everything else is ours.
+    const ours = text
+      .replace(/\bemu-[\w-]+\b/g, ' ')
+      .replace(/\brag-agent\b/g, ' ')
+      .replace(/\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}(, \d{2}:\d{2}( [AP]M)?)?/g, ' ');
+    assert.deepEqual(englishWords(ours), [], `English left in the chat panel: ${text}`);
+  });
+
   it("Check Connection's choice, notification and buttons come out in the pseudo-locale", async () => {
     await workbench.runCommand(`${pseudoNls['command.category']}: ${pseudoNls['command.checkConnection.title']}`);
     const readOnly = pseudoBundle['Check without the agent (read-only)']!;
