@@ -196,6 +196,15 @@ export class Workbench {
   async pick(text: string | RegExp): Promise<void> {
     const row = this.quickInputRows().filter({ hasText: text }).first();
     await row.waitFor();
+    // The pointer may still rest on the row the last click chose, and that row's hover (VS Code
+    // keeps a hover open while the pointer is on it) can cover this one; the click would then
+    // land on the hover forever. Move the pointer off the list and let the hover close first.
+    await this.page.mouse.move(0, 0);
+    await this.page
+      .locator('.monaco-hover:not(.hidden), .workbench-hover')
+      .first()
+      .waitFor({ state: 'hidden', timeout: 5_000 })
+      .catch(() => undefined);
     await row.click();
   }
 
