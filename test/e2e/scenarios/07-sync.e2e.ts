@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
 import { useScenario } from '../harness/scenario';
@@ -196,6 +196,39 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       10_000,
     );
     await workbench.screenshot('7-citation-opens-workspace-file');
+  });
+
+  it('a sync record an earlier version kept in the workspace storage is moved to the shared one, not lost: the next sync is in sync without asking (issue 21)', async () => {
+    const { workbench, run } = scenario;
+    const user = join(run.userDataDir, 'User');
+    const syncDir = join(user, 'globalStorage', 'ksm.ksm-assistant', 'sync');
+    const records = readdirSync(syncDir).filter((name) => name.endsWith('.json'));
+    assert.equal(records.length, 1, `one sync record (handbook → ${SYNC_VOLUME}) in ${syncDir}: ${JSON.stringify(records)}`);
+    // This window's workspace storage.
+    const workspaces = join(user, 'workspaceStorage');
+    const describes = (id: string) =>
+      ['workspace.json', 'meta.json'].some((file) => existsSync(join(workspaces, id, file)) && readFileSync(join(workspaces, id, file), 'utf8').includes(basename(run.workspace)));
+    // Named by a hash of the workspace (a leading '-' when negative); a second window's is `<id>-1`.
+    const candidates = readdirSync(workspaces).filter((id) => /^-?[0-9a-f]+$/.test(id));
+    const own = candidates.find(describes) ?? (candidates.length === 1 ? candidates[0] : undefined);
+    assert.ok(own, `the workspace's storage folder in ${workspaces}: ${JSON.stringify(readdirSync(workspaces))}`);
+    const legacy = join(workspaces, own, 'ksm.ksm-assistant', 'sync', records[0]);
+    mkdirSync(dirname(legacy), { recursive: true });
+    renameSync(join(syncDir, records[0]), legacy);
+
+    await workbench.runCommand('KSM: Sync Now');
+    await eventually(
+      async () => existsSync(join(syncDir, records[0])) && !existsSync(legacy),
+      async () => `the record was not moved back: shared ${existsSync(join(syncDir, records[0]))}, legacy ${existsSync(legacy)}`,
+      60_000,
+    );
+    await waitForStatus(/KSM: in sync/);
+    assert.equal(await workbench.quickInput().isVisible(), false, 'no preview, no same-name question: the record was found');
+    assert.deepEqual(
+      (await stored()).map((f) => f.filename),
+      STORED.filter((n) => n !== 'faq.md'),
+      'nothing uploaded again',
+    );
   });
 
   it("a second window's sync of the same pairing waits for the first window's, then finishes without duplicates (issue 21)", async () => {
