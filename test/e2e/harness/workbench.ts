@@ -14,8 +14,12 @@ export class Workbench {
     private readonly resultsDir: string,
   ) {}
 
-  static async open(context: BrowserContext, url: string, resultsDir: string): Promise<Workbench> {
-    const page = context.pages()[0] ?? (await context.newPage());
+  /**
+   * The workbench in the context's first page; with `newWindow`, in a new page of the same
+   * context: a second VS Code window (its own extension host) on the same workspace.
+   */
+  static async open(context: BrowserContext, url: string, resultsDir: string, options: { newWindow?: boolean } = {}): Promise<Workbench> {
+    const page = (options.newWindow ? undefined : context.pages()[0]) ?? (await context.newPage());
     const workbench = new Workbench(context, page, resultsDir);
     await page.goto(url);
     await workbench.waitUntilReady();
