@@ -181,12 +181,28 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     await waitForRowDescription(workbench, 'from-elsewhere.txt', /^not indexed/, 60_000);
     const failedIcon = workbench.volumesRow('scan.pdf').locator('.codicon-warning');
     assert.equal(await failedIcon.count(), 1, 'the failure is a warning');
-    const colours = await failedIcon.evaluate((icon) => {
-      const style = (globalThis as unknown as { getComputedStyle(element: unknown): { color: string } }).getComputedStyle;
-      const label = icon.closest('.monaco-list-row')!.querySelector('.label-name')!;
-      return { icon: style(icon).color, label: style(label).color };
-    });
-    assert.notEqual(colours.icon, colours.label, "in the theme's warning colour");
+    // The icon carries list.warningForeground. A selected row in a focused list may repaint
+    // its icons in the selection colour for a moment, so this polls until the row settles and
+    // compares with the theme's own value rather than with the label.
+    const colours = await eventually(
+      async () => {
+        const seen = await failedIcon.evaluate((icon) => {
+          const style = (globalThis as unknown as { getComputedStyle(element: unknown): { color: string } }).getComputedStyle;
+          const probe = icon.ownerDocument.createElement('span');
+          probe.style.color = 'var(--vscode-list-warningForeground)';
+          // Inside the workbench, where the theme's --vscode-* variables are defined.
+          icon.parentElement!.appendChild(probe);
+          const warning = style(probe).color;
+          probe.remove();
+          return { icon: style(icon).color, warning };
+        });
+        return seen.icon === seen.warning ? seen : undefined;
+      },
+      async () =>
+        `the warning icon is not in list.warningForeground: ${JSON.stringify(await failedIcon.evaluate((icon) => (globalThis as unknown as { getComputedStyle(element: unknown): { color: string } }).getComputedStyle(icon).color))}`,
+      20_000,
+    );
+    assert.equal(colours.icon, colours.warning, "in the theme's warning colour");
     const storedRow = workbench.volumesRow('kept-as-is.txt');
     assert.equal(await storedRow.locator('.codicon-warning').count(), 0, 'a choice is not a warning');
     assert.equal(await storedRow.locator('.codicon-archive').count(), 1);
