@@ -221,8 +221,9 @@ export class VolumeListing {
     const room = Math.max(0, this.total - this.files.length);
     const kept = new Set([...judged.slice(Math.max(0, judged.length - room)), ...newer]);
     this.recent = unlisted.filter((f) => kept.has(f));
-    // The listing did not count what was uploaded after it was asked for.
-    this.total += newer.length;
+    // A listing that reached the end without them did not count them either. (One that did
+    // not reach the end may or may not have: its total stands until the next listing.)
+    if (room === 0) this.total += newer.length;
   }
 
   private failWith(error: unknown): void {
