@@ -4,13 +4,19 @@
 // builds just the command line (bin/ksm.js uses it when dist/cli.js is stale).
 import * as esbuild from 'esbuild';
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const outdirFlag = process.argv.indexOf('--outdir');
 const outdir = outdirFlag > 0 ? process.argv[outdirFlag + 1] : 'dist';
+// `--metafile FILE` writes the node build's metafile (which source modules each output holds; test/build/bundles.test.ts reads it).
+const metafileFlag = process.argv.indexOf('--metafile');
+const metafilePath = metafileFlag > 0 ? process.argv[metafileFlag + 1] : undefined;
 
 const requireFromHere = createRequire(import.meta.url);
 /**
@@ -89,19 +95,97 @@ const common = {
 const version = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version;
 
 /**
- * The command line (and the MCP server it starts) ships inside the VSIX and in the npm
- * package (`npm pack`). It shares the extension's vendor files (undici, the lockfile, the
- * atomic writer: dist/vendor/) instead of carrying its own copies.
+ * The extension host and the command line (with the MCP server it starts) are one build with
+ * code splitting: every source module lands in exactly one output file, so what both use
+ * (the service client, the cores, retrieval) is shared instead of copied, and what the
+ * extension reaches only through `await import()` (a feature's command bodies, views,
+ * engines) becomes its own file, required at first use rather than parsed at activation.
+ * esbuild splits only ES modules, and VS Code 1.100 loads only CommonJS extensions, so the
+ * split build is written as ESM into a staging folder and each file is then rewritten as
+ * CommonJS (`import` → `require`, `import()` → a `require` in a promise, so `vscode` always
+ * resolves through VS Code's loader) into the output folder, keeping the source maps.
+ * All of these files sit in the output folder's root beside extension.js and cli.js (named
+ * `chunk-<hash>.js` or after their entry module), so their `./vendor/` paths hold. The
+ * command line ships inside the VSIX and in the npm package (`npm pack`, see .npmignore).
  */
-const cliTarget = {
+const NODE_ENTRIES = { extension: 'src/extension.ts', cli: 'src/cli/main.ts' };
+const nodeStage = mkdtempSync(join(tmpdir(), 'ksm-esbuild-'));
+const toCommonJs = {
+  name: 'esm-to-cjs',
+  setup(build) {
+    build.onEnd(async (result) => {
+      if (result.errors.length || !result.metafile) return;
+      const outputs = Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.js'));
+      const keep = new Set();
+      await Promise.all(
+        outputs.map((file) => {
+          const name = relative(nodeStage, resolve(file));
+          keep.add(name);
+          if (!production) keep.add(`${name}.map`);
+          return esbuild.build({
+            entryPoints: [resolve(file)],
+            outfile: join(outdir, name),
+            allowOverwrite: true,
+            bundle: true,
+            platform: 'node',
+            format: 'cjs',
+            target: 'node20',
+            // `import()` of our own files and the vendor files becomes `require`: VS Code's
+            // loader, not Node's ESM loader, must resolve every `vscode` they import.
+            supported: { 'dynamic-import': false },
+            minify: production,
+            sourcemap: common.sourcemap,
+            sourcesContent: false,
+            legalComments: common.legalComments,
+            logLevel: 'warning',
+            plugins: [siblingsExternal],
+          });
+        }),
+      );
+      // Outputs of an earlier build (other chunk hashes) would otherwise pile up and ship.
+      for (const entry of readdirSync(outdir, { withFileTypes: true })) {
+        if (entry.isFile() && /\.js(\.map)?$/.test(entry.name) && !keep.has(entry.name)) rmSync(join(outdir, entry.name));
+      }
+      if (metafilePath) {
+        // Outputs named as they are in the output folder, imports of siblings likewise.
+        const named = (file) => (resolve(file).startsWith(nodeStage) ? relative(nodeStage, resolve(file)) : file);
+        const outputs = Object.entries(result.metafile.outputs).map(([file, output]) => [named(file), { ...output, imports: output.imports.map((i) => ({ ...i, path: named(i.path) })) }]);
+        writeFileSync(metafilePath, JSON.stringify({ inputs: result.metafile.inputs, outputs: Object.fromEntries(outputs) }, null, 1));
+      }
+    });
+  },
+};
+/**
+ * The rewrite's inputs: every import stays a `require` of the file beside it. And
+ * `import * as vscode from 'vscode'` becomes a plain `require('vscode')`: as a namespace
+ * import esbuild would copy the whole API object's properties (`__toESM`) once per file
+ * that imports it, measured at about a third of the activation time. The sources use
+ * `vscode` only as a namespace of properties (lint: no default import of it), so the copy adds nothing.
+ */
+const VSCODE_NAMESPACE_IMPORT = /import\s*\*\s*as\s*([\w$]+)\s*from\s*"vscode";?/g;
+const siblingsExternal = {
+  name: 'siblings-external',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => (args.kind === 'entry-point' ? undefined : { path: args.path, external: true }));
+    build.onLoad({ filter: /\.js$/ }, async (args) => ({
+      contents: (await readFile(args.path, 'utf8')).replace(VSCODE_NAMESPACE_IMPORT, (_, name) => `const ${name} = require("vscode");`),
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+const nodeTarget = {
   ...common,
-  entryPoints: { cli: 'src/cli/main.ts' },
-  outdir,
+  entryPoints: NODE_ENTRIES,
+  outdir: nodeStage,
+  splitting: true,
+  format: 'esm',
   platform: 'node',
-  format: 'cjs',
   target: 'node20',
+  external: ['vscode'],
+  metafile: true,
   define: { 'process.env.KSM_CLI_VERSION': JSON.stringify(version) },
-  plugins: [...common.plugins, lazyVendorPlugin],
+  plugins: [...common.plugins, lazyVendorPlugin, toCommonJs],
 };
 const vendorTargets = LAZY_VENDOR.map(({ out, entry }) => ({
   ...common,
@@ -113,16 +197,7 @@ const vendorTargets = LAZY_VENDOR.map(({ out, entry }) => ({
 }));
 
 const allTargets = [
-  {
-    ...common,
-    entryPoints: { extension: 'src/extension.ts' },
-    outdir,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: ['vscode'],
-    plugins: [...common.plugins, lazyVendorPlugin, vscodeOncePlugin],
-  },
+  nodeTarget,
   ...vendorTargets,
   {
     ...common,
@@ -133,14 +208,15 @@ const allTargets = [
     target: 'chrome120',
     tsconfig: 'src/webview/tsconfig.json',
   },
-  cliTarget,
 ];
+// The command line and the extension share their files, so `--cli-only` builds both (not the webview).
 const cliOnly = process.argv.includes('--cli-only');
-const targets = cliOnly ? [cliTarget, ...vendorTargets] : allTargets;
+const targets = cliOnly ? [nodeTarget, ...vendorTargets] : allTargets;
 
 // A production build starts clean so no stale source map or old chunk reaches the VSIX
-// (`--cli-only` leaves the extension's bundles alone: `npm pack` builds only the CLI).
+// (`--cli-only` leaves the webview's bundles alone: `npm pack` builds only the node bundles).
 if (production && !cliOnly) rmSync(outdir, { recursive: true, force: true });
+mkdirSync(outdir, { recursive: true });
 
 if (watch) {
   const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));
@@ -149,5 +225,9 @@ if (watch) {
   spawn('npx', ['tsc', '-p', '.', '--noEmit', '--watch', '--preserveWatchOutput'], { stdio: 'inherit' });
   spawn('npx', ['tsc', '-p', 'src/webview', '--noEmit', '--watch', '--preserveWatchOutput'], { stdio: 'inherit' });
 } else {
-  await Promise.all(targets.map((t) => esbuild.build(t)));
+  try {
+    await Promise.all(targets.map((t) => esbuild.build(t)));
+  } finally {
+    rmSync(nodeStage, { recursive: true, force: true });
+  }
 }

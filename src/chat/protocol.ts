@@ -32,6 +32,22 @@ export type AttachmentView = AttachedFile;
 export type TurnView = Turn;
 export type ConversationView = Conversation;
 
+/**
+ * What the page needs before it draws anything (issue 26): VS Code's UI language (`<html
+ * lang>`, number and date formats) and the extension's string bundle for it
+ * (`vscode.l10n.bundle`: keys are the English strings of `l10n.t` calls, as
+ * `@vscode/l10n-dev export` writes them; absent for English). The host writes it into the
+ * page as the JSON `content` of `<meta name="ksm-bootstrap">` (chat/panel/bootstrap.ts), so
+ * the webview configures `@vscode/l10n` before its first string, without a message round trip.
+ */
+export interface WebviewBootstrap {
+  language: string;
+  l10n?: Record<string, string | { message: string; comment: string[] }>;
+}
+
+/** The `name` of the page's bootstrap `<meta>`. */
+export const BOOTSTRAP_META_NAME = 'ksm-bootstrap';
+
 /** Host → webview. */
 export type HostToWebview =
   | { type: 'init'; conversation: ConversationView; conversations: ConversationSummary[]; options: ModelOptions }

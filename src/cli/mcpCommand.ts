@@ -9,6 +9,7 @@ import { createKsmMcpServer, type KsmMcpDeps } from '../mcp/server';
 import { serveHttp, serveStdio } from '../mcp/transports';
 import { Retrieval, RetrievalError, type RetrievalScope, type SettingNames } from '../volumes/core/retrieval';
 import { describeError, environmentFrom, EXIT, type CliEnvironment } from './environment';
+import { cliScope } from './retrievalCommands';
 
 export interface McpFlags {
   http?: boolean;
@@ -19,7 +20,8 @@ export interface McpFlags {
   model?: string;
 }
 
-const CLI_NAMES: SettingNames = {
+/** How tool errors name the settings: the server's own flags. */
+const MCP_NAMES: SettingNames = {
   userId: 'KSM_USER_ID',
   volumes: '`ksm mcp --volume NAME`',
   agentModel: 'KSM_MODEL (or `ksm mcp --model ID`)',
@@ -54,15 +56,7 @@ export function mcpDeps(flags: McpFlags, env: NodeJS.ProcessEnv = process.env): 
     describe: (error) => describeError(error, env.KSM_API_KEY),
     scope: (signal): RetrievalScope => {
       environment ??= environmentFrom(env);
-      return {
-        service: environment.client,
-        userId: env.KSM_USER_ID?.trim() ?? '',
-        volumes: flags.volume,
-        agentId: env.KSM_AGENT_ID?.trim() || 'rag-agent',
-        agentModel: flags.model?.trim() || env.KSM_MODEL?.trim() || '',
-        signal,
-        names: CLI_NAMES,
-      };
+      return cliScope(environment, flags.volume, flags.model, signal, { names: MCP_NAMES, modelOptional: true, processEnv: env });
     },
   };
 }

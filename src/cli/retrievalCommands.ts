@@ -23,10 +23,23 @@ const CLI_NAMES: SettingNames = {
   agentModel: 'KSM_MODEL (or --model ID)',
 };
 
-/** The scope of one command: the personal volume from KSM_USER_ID, the named ones from --volume. */
-export function cliScope(env: CliEnvironment, volumes: readonly string[], model: string | undefined, signal: AbortSignal, processEnv: NodeJS.ProcessEnv = process.env): RetrievalScope {
+export interface CliScopeOptions {
+  /** How messages name the settings (`ksm mcp` names its own flags). */
+  names?: SettingNames;
+  /**
+   * Whether a missing model is the engine's to report, per operation: `ksm mcp` lists files
+   * without one and answers a search with the sentence that says what to set. A one-shot
+   * command (`ksm search`, `ksm fetch`) stops at once instead.
+   */
+  modelOptional?: boolean;
+  processEnv?: NodeJS.ProcessEnv;
+}
+
+/** The scope of one command or MCP tool call: the personal volume from KSM_USER_ID, the named ones from --volume; the one place the CLI and `ksm mcp` build it. */
+export function cliScope(env: CliEnvironment, volumes: readonly string[], model: string | undefined, signal: AbortSignal, options: CliScopeOptions = {}): RetrievalScope {
+  const processEnv = options.processEnv ?? process.env;
   const agentModel = model?.trim() || processEnv.KSM_MODEL?.trim() || '';
-  if (!agentModel) throw new ConfigurationError('No model: pass --model <id> or set KSM_MODEL (the agent needs one to search).');
+  if (!agentModel && !options.modelOptional) throw new ConfigurationError('No model: pass --model <id> or set KSM_MODEL (the agent needs one to search).');
   return {
     service: env.client,
     userId: processEnv.KSM_USER_ID?.trim() ?? '',
@@ -34,7 +47,7 @@ export function cliScope(env: CliEnvironment, volumes: readonly string[], model:
     agentId: processEnv.KSM_AGENT_ID?.trim() || 'rag-agent',
     agentModel,
     signal,
-    names: CLI_NAMES,
+    names: options.names ?? CLI_NAMES,
   };
 }
 

@@ -3,15 +3,14 @@
 // VSIX (engines ^1.100.0) activates on 1.100 and in VSCodium, where the panel stays the chat.
 // Nothing here does network or loads the tokenizer at activation.
 import * as vscode from 'vscode';
+import { LAZY_COMMANDS, LM_TOOL_ID, PARTICIPANT_ID } from '../common/core/contributionIds';
+import { registerLazyCommands } from '../common/vscode/lazyCommands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { KSM_VENDOR } from './core/modelCatalog';
-import { AnswerCitations, RecentUploads, type CitedSource } from './core/participant';
-import { registerNativeChatCommands } from './vscode/commands';
-import { KsmModelProvider } from './vscode/modelProvider';
+import type { CitedSource } from './core/participant';
 import { refreshInstalledLauncher, registerMcpServerProvider } from './vscode/mcpServerProvider';
-import { registerParticipant } from './vscode/participantAdapter';
-import { providerApiOf } from './vscode/providerApi';
-import { registerVolumeTools } from './vscode/volumeToolsAdapter';
+import { providerApiOf, type LanguageModelChatProvider } from './vscode/providerApi';
+import type { NativeChatRuntime } from './vscode/nativeChatRuntime';
 
 export interface NativeChatDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
@@ -30,32 +29,54 @@ interface NativeChatStatus {
 
 export function registerNativeChatFeature(services: ExtensionServices, deps: NativeChatDeps): void {
   const { context, log } = services;
-  const recent = new RecentUploads();
   const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false, mcpServer: false };
-
-  const citations = new AnswerCitations();
-  registerNativeChatCommands(services, deps.revealFile, (answerId, marker) => {
-    const source = citations.source(answerId, marker);
-    if (!source) return Promise.resolve(false);
-    // The passage opens in the editor; VS Code's Chat is not in the side bar Volumes shares, so the row is selected too.
-    return deps.openCitedPassage(answerId as string, source).then(async () => {
-      if (source.volume) await deps.revealFile(source.volume, source.fileId);
-      return true;
-    });
-  });
+  // The models, tools, `@ksm` and commands are registered now by name; their code
+  // (vscode/nativeChatRuntime.ts) loads when VS Code first asks for one of them.
+  let loading: Promise<NativeChatRuntime> | undefined;
+  let loaded: NativeChatRuntime | undefined;
+  const runtime = (): Promise<NativeChatRuntime> =>
+    (loading ??= import('./vscode/nativeChatRuntime').then(
+      ({ createNativeChatRuntime }) => (loaded = createNativeChatRuntime(services, deps)),
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ));
+  context.subscriptions.push({ dispose: () => loaded?.dispose() });
+  registerLazyCommands(services, LAZY_COMMANDS.nativeChat, async () => (await runtime()).registerCommands);
 
   const registerProvider = providerApiOf(vscode);
   if (registerProvider) {
-    const provider = new KsmModelProvider(services);
-    context.subscriptions.push(provider, registerProvider(KSM_VENDOR, provider));
+    const changed = new vscode.EventEmitter<void>();
+    const model = async () => {
+      const provider = (await runtime()).modelProvider();
+      if (!forwarding) forwarding = provider.onDidChangeLanguageModelChatInformation(() => changed.fire());
+      return provider;
+    };
+    let forwarding: vscode.Disposable | undefined;
+    const provider: LanguageModelChatProvider = {
+      onDidChangeLanguageModelChatInformation: changed.event,
+      provideLanguageModelChatInformation: async () => (await model()).provideLanguageModelChatInformation(),
+      provideLanguageModelChatResponse: async (...args) => (await model()).provideLanguageModelChatResponse(...args),
+      provideTokenCount: async (info, text) => (await model()).provideTokenCount(info, text),
+    };
+    context.subscriptions.push(changed, { dispose: () => forwarding?.dispose() }, registerProvider(KSM_VENDOR, provider));
     status.modelProvider = true;
   }
   if (typeof vscode.lm?.registerTool === 'function') {
-    context.subscriptions.push(...registerVolumeTools(services, recent));
+    for (const name of Object.values(LM_TOOL_ID)) {
+      const tool: vscode.LanguageModelTool<unknown> = {
+        prepareInvocation: async (options, token) => (await runtime()).tools[name].prepareInvocation?.(options, token),
+        invoke: async (options, token) => (await runtime()).tools[name].invoke(options, token),
+      };
+      context.subscriptions.push(vscode.lm.registerTool(name, tool));
+    }
     status.tools = true;
   }
   if (typeof vscode.chat?.createChatParticipant === 'function') {
-    context.subscriptions.push(registerParticipant(services, recent, citations));
+    const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (...args) => (await runtime()).participant(...args));
+    participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'ksm.svg');
+    context.subscriptions.push(participant);
     status.participant = true;
   }
   // Every agent, VS Code's own included, reaches the volumes through the bundled MCP server.

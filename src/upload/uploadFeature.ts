@@ -5,11 +5,11 @@ import type * as vscode from 'vscode';
 import { reportError } from '../common/vscode/commands';
 import type { ExtensionServices } from '../common/vscode/services';
 import type { VolumesFeature } from '../volumes/volumesFeature';
-import { registerUploadCommands } from './vscode/commands';
+import { LAZY_COMMANDS } from '../common/core/contributionIds';
+import { registerLazyCommands } from '../common/vscode/lazyCommands';
 import { WORKSPACE_STATE_KEY } from '../common/core/storageKeys';
-import { UploadedContents } from './core/uploadedContents';
 import { createReplacementTracker } from './vscode/replacements';
-import { notifications, UploadFlow } from './vscode/uploadFlow';
+import type { UploadFlow } from './vscode/uploadFlow';
 
 export interface UploadFeature {
   /** Uploads local files to `volume`, asking what is left (processing, model); a drop on the Volumes view. Failures are reported here. */
@@ -25,14 +25,28 @@ export function registerUploadFeature(services: ExtensionServices, deps: { volum
     const timer = setTimeout(() => replacements.resume(), RESUME_DELAY_MS);
     services.context.subscriptions.push({ dispose: () => clearTimeout(timer) });
   }
-  const state = services.context.workspaceState;
-  const uploaded = new UploadedContents(state.get(WORKSPACE_STATE_KEY.uploadedContents), (entries) => void state.update(WORKSPACE_STATE_KEY.uploadedContents, entries));
-  const flow = new UploadFlow({ services, volumes: deps.volumes, replacements, notices: notifications(services), uploaded });
-  registerUploadCommands(services, flow);
+  // The flow (reading folders, the dialogs, the run) loads at the first upload, not at activation.
+  let flow: Promise<UploadFlow> | undefined;
+  const loadFlow = (): Promise<UploadFlow> =>
+    (flow ??= Promise.all([import('./vscode/uploadFlow'), import('./core/uploadedContents')]).then(
+      ([{ notifications, UploadFlow }, { UploadedContents }]) => {
+        const state = services.context.workspaceState;
+        const uploaded = new UploadedContents(state.get(WORKSPACE_STATE_KEY.uploadedContents), (entries) => void state.update(WORKSPACE_STATE_KEY.uploadedContents, entries));
+        return new UploadFlow({ services, volumes: deps.volumes, replacements, notices: notifications(services), uploaded });
+      },
+      (error: unknown) => {
+        flow = undefined;
+        throw error;
+      },
+    ));
+  registerLazyCommands(services, LAZY_COMMANDS.upload, async () => {
+    const [loaded, { registerUploadCommands }] = await Promise.all([loadFlow(), import('./vscode/commands')]);
+    return (recorder) => registerUploadCommands(recorder, loaded);
+  });
   return {
     uploadTo: async (volume, uris) => {
       try {
-        await flow.run(uris, { volume });
+        await (await loadFlow()).run(uris, { volume });
       } catch (error) {
         await reportError(services.log, error, 'Upload failed');
       }

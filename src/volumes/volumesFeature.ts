@@ -3,14 +3,15 @@
 import * as vscode from 'vscode';
 import type { AgentFileRef, DoChunking, FileInfo } from '../api/types';
 import { ProcessingModes } from './core/processingModes';
-import { GLOBAL_STATE_KEY } from '../common/core/storageKeys';
+import { GLOBAL_STATE_KEY, WORKSPACE_STATE_KEY } from '../common/core/storageKeys';
+import { registerLazyCommands } from '../common/vscode/lazyCommands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
-import { addVolumeToView, registerVolumeCommands } from './vscode/commands';
+import type { FileSortOrder } from './core/fileDisplay';
 import { VolumeDropController } from './vscode/volumeDrop';
 import type { VolumesNode } from './vscode/volumeNodes';
 import { VolumesTreeProvider } from './vscode/volumesTree';
-import { VIEW_ID } from '../common/core/contributionIds';
+import { LAZY_COMMANDS, VIEW_ID } from '../common/core/contributionIds';
 import { volumeDisplayName } from '../common/core/volumeTargets';
 
 export interface VolumesFeatureDeps {
@@ -55,6 +56,7 @@ const REVEAL_MAX_PAGES = 40;
 export function registerVolumesFeature(services: ExtensionServices, deps: VolumesFeatureDeps): VolumesFeature {
   const { context } = services;
   const tree = createVolumesTree(services);
+  tree.sortOrder = context.workspaceState.get<FileSortOrder>(WORKSPACE_STATE_KEY.fileSortOrder, 'upload');
   // Read from globalState on first use (the first file row drawn), not at activation.
   let loaded: ProcessingModes | undefined;
   const modes = () =>
@@ -83,7 +85,11 @@ export function registerVolumesFeature(services: ExtensionServices, deps: Volume
     }),
   );
 
-  registerVolumeCommands(services, tree, view, (files) => deps.askAgentAbout(files));
+  // The commands' code (filters, deletion, settings edits) loads at the first command.
+  registerLazyCommands(services, LAZY_COMMANDS.volumes, async () => {
+    const { registerVolumeCommands } = await import('./vscode/commands');
+    return (recorder) => registerVolumeCommands(recorder, tree, view, (files) => deps.askAgentAbout(files));
+  });
   return createVolumesApi(tree, view, modes);
 }
 
@@ -105,7 +111,7 @@ export function createVolumesTree(services: ExtensionServices): VolumesTreeProvi
 /** What other features call: over the tree, the view that reveals files, and the remembered processing modes. */
 export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.TreeView<VolumesNode>, 'reveal'> & { readonly visible?: boolean }, modes: () => ProcessingModes): VolumesFeature {
   return {
-    addVolumeToView,
+    addVolumeToView: async (name) => (await import('./vscode/commands')).addVolumeToView(name),
     refreshVolume: (volume) => {
       void tree.listing(volume).reload();
     },

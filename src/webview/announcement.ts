@@ -1,14 +1,16 @@
 // What the transcript's live region says when an answer starts and ends (issue 26): a
 // screen-reader user hears that an answer began, and when it ends, its first sentence (or
 // "Answer ready, N words"), or how it ended. The streamed words themselves would be noise.
+import * as l10n from '@vscode/l10n';
 import type { TurnView } from '../chat/protocol';
+import { formatNumber } from './locale';
 
 /** A first sentence longer than this is not read out; the word count is said instead. */
 const SENTENCE_MAX_CHARS = 200;
 
 /** Said when an answer starts streaming: a new one, or one that continues (Continue). */
 export function startAnnouncement(continuing: boolean): string {
-  return continuing ? 'Continuing the answer…' : 'Answering…';
+  return continuing ? l10n.t('Continuing the answer…') : l10n.t('Answering…');
 }
 
 /**
@@ -17,20 +19,22 @@ export function startAnnouncement(continuing: boolean): string {
  */
 export function endAnnouncement(turn: Pick<TurnView, 'state' | 'error'>, text: AnswerText): string {
   const words = wordCount(text.all);
-  const counted = `${words.toLocaleString('en-US')} ${words === 1 ? 'word' : 'words'}`;
+  const counted = words === 1 ? l10n.t('1 word') : l10n.t('{0} words', formatNumber(words));
   switch (turn.state) {
     case 'done': {
       const sentence = firstSentence(text.prose);
-      return sentence ?? `Answer ready, ${counted}.`;
+      return sentence ?? l10n.t({ message: 'Answer ready, {0}.', args: [counted], comment: ['{0} is a word count such as "12 words"'] });
     }
     case 'stopped':
-      return `Answer stopped after ${counted}.`;
+      return l10n.t({ message: 'Answer stopped after {0}.', args: [counted], comment: ['{0} is a word count such as "12 words"'] });
     case 'length':
-      return `Answer cut short by the length limit after ${counted}.`;
+      return l10n.t({ message: 'Answer cut short by the length limit after {0}.', args: [counted], comment: ['{0} is a word count such as "12 words"'] });
     case 'cut-off':
-      return `Answer cut off after ${counted}${turn.error ? `: ${turn.error}` : '.'}`;
+      return turn.error
+        ? l10n.t({ message: 'Answer cut off after {0}: {1}', args: [counted, turn.error], comment: ['{0} is a word count such as "12 words"; {1} is the reason, a sentence'] })
+        : l10n.t({ message: 'Answer cut off after {0}.', args: [counted], comment: ['{0} is a word count such as "12 words"'] });
     case 'error':
-      return `Answer failed${turn.error ? `: ${turn.error}` : '.'}`;
+      return turn.error ? l10n.t({ message: 'Answer failed: {0}', args: [turn.error], comment: ['{0} is the reason, a sentence'] }) : l10n.t('Answer failed.');
     default:
       return '';
   }

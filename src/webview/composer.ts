@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import type { AttachmentView, ConversationView, WebviewToHost } from '../chat/protocol';
 import { ContextBar } from './contextChips';
 import { button, el } from './dom';
@@ -8,9 +9,9 @@ type Post = (message: WebviewToHost) => void;
 /** Message box with Send/Stop and the attachments waiting to be sent. */
 export class Composer {
   readonly element: HTMLElement;
-  private readonly input = el('textarea', { class: 'message-input', 'aria-label': 'Message', rows: 3, placeholder: 'Ask… (Enter to send, Shift+Enter for a new line)' });
-  private readonly send = button('Send', 'Send ➤', 'primary-button');
-  private readonly stop = button('Stop', '■ Stop', 'secondary-button', { hidden: true });
+  private readonly input = el('textarea', { class: 'message-input', 'aria-label': l10n.t('Message'), rows: 3, placeholder: l10n.t('Ask… (Enter to send, Shift+Enter for a new line)') });
+  private readonly send = button(l10n.t('Send'), l10n.t({ message: 'Send ➤', comment: ['the send button; keep the arrow'] }), 'primary-button');
+  private readonly stop = button(l10n.t('Stop'), l10n.t({ message: '■ Stop', comment: ['the stop button; keep the square'] }), 'secondary-button', { hidden: true });
   private readonly attachments = el('div', { class: 'pending-attachments' });
   private readonly context: ContextBar;
   private readonly editBanner = el('div', { class: 'edit-banner', hidden: true });
@@ -24,9 +25,9 @@ export class Composer {
   ) {
     this.context = new ContextBar(post);
     this.element = el('footer', { class: 'composer' }, this.editBanner, this.context.element, this.attachments, this.input, el('div', { class: 'composer-actions' }, this.stop, this.send));
-    const cancelEdit = button('Cancel editing', 'Cancel', 'ghost-button');
+    const cancelEdit = button(l10n.t('Cancel editing'), l10n.t('Cancel'), 'ghost-button');
     cancelEdit.addEventListener('click', () => this.cancelEdit());
-    this.editBanner.append(el('span', { class: 'status-note' }, '✎ Editing your last question: Send replaces it and its answer.'), cancelEdit);
+    this.editBanner.append(el('span', { class: 'status-note' }, l10n.t('✎ Editing your last question: Send replaces it and its answer.')), cancelEdit);
     this.send.addEventListener('click', () => this.submit());
     this.stop.addEventListener('click', () => this.requestStop());
     this.input.addEventListener('input', () => this.onDraftChange(this.input.value));

@@ -26,12 +26,29 @@ export function button(label: string, text: string, className = 'ghost-button', 
   return el('button', { type: 'button', class: className, 'aria-label': label, title: label, ...extra }, text);
 }
 
-export function formatTokens(count: number): string {
-  return count.toLocaleString('en-US');
+/**
+ * An element holding text that is not ours to translate: a file, volume or model name, a
+ * conversation title, the user's or the model's words. HTML's `translate="no"` says so (a
+ * browser's page translation leaves it alone too); our own words inside it (a code block's
+ * buttons) say `translate="yes"` again. The pseudo-locale test (test/webview/l10n.test.ts)
+ * checks every other text of the panel is localised.
+ */
+export function userText<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  return el(tag, { ...attributes, translate: 'no' }, ...children);
 }
 
-export function formatDate(epochMs: number): string {
-  const date = new Date(epochMs);
-  if (Number.isNaN(date.getTime())) return '';
-  return date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+/**
+ * A translated sentence holding values that are not ours (a file name, an id): each value
+ * becomes a `userText` element (`tag`), the rest stays text, wherever the translation puts
+ * it. `make` gets one mark per value and builds the sentence with them:
+ * `withUserText([file], ([name]) => l10n.t('{0} · lines {1}-{2}', name, 3, 9))`. The values
+ * never pass through the sentence, so they may hold anything (the marks included), and a
+ * translation cannot turn them into markup (they are Text nodes).
+ */
+export function withUserText(values: readonly string[], make: (marks: string[]) => string, tag: 'span' | 'code' = 'span'): (string | HTMLElement)[] {
+  const marks = values.map((_, i) => `\uE000${i}\uE001`);
+  return make(marks)
+    .split(/\uE000(\d+)\uE001/)
+    .map((part, i) => (i % 2 === 1 ? userText(tag, {}, values[Number(part)] ?? '') : part))
+    .filter((part) => part !== '');
 }

@@ -3,10 +3,14 @@
 import type { HostToWebview } from '../chat/protocol';
 import { Composer } from './composer';
 import { Header } from './header';
+import { applyPageBootstrap } from './pageBootstrap';
 import { Transcript } from './transcript';
 import { EDIT_QUESTION_EVENT, RAISE_MAX_TOKENS_EVENT, type EditQuestionDetail } from './turnView';
 import { HostBridge, type PersistedState } from './vscodeApi';
 import { Welcome } from './welcome';
+
+// The UI language and its strings first: every component below builds its text with them.
+applyPageBootstrap();
 
 const host = new HostBridge();
 const post = host.post.bind(host);

@@ -3,9 +3,10 @@
 // DOMPurify keeps only an allow-list of tags and attributes; `decorate` then turns links
 // into host messages and code blocks into blocks with action buttons. The webview CSP is
 // a fourth layer, not a reason to relax the other three.
+import * as l10n from '@vscode/l10n';
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
-import { el } from './dom';
+import { el, userText } from './dom';
 import { highlightCode } from './highlight';
 
 const markdown = new MarkdownIt({
@@ -24,7 +25,11 @@ markdown.renderer.rules.image = (tokens, index, options, env, self) => {
   const token = tokens[index];
   const alt = self.renderInlineAsText(token.children ?? [], options, env);
   const src = String(token.attrGet('src') ?? '');
-  const label = markdown.utils.escapeHtml(`[image${alt ? `: ${alt}` : ''}]`);
+  const label = markdown.utils.escapeHtml(
+    alt
+      ? l10n.t({ message: '[image: {0}]', args: [alt], comment: ['stands for an image that is not loaded; {0} is its description'] })
+      : l10n.t({ message: '[image]', comment: ['stands for an image that is not loaded'] }),
+  );
   return `<a href="${markdown.utils.escapeHtml(src)}" class="image-placeholder">${label}</a>`;
 };
 
@@ -100,10 +105,12 @@ function decorate(fragment: DocumentFragment): void {
     anchor.setAttribute('role', 'link');
     anchor.tabIndex = 0;
     anchor.title = href;
+    // An image's placeholder says "[image: …]" in our words, around the answer's alt text.
+    if (anchor.classList.contains('image-placeholder')) anchor.translate = true;
   }
   for (const table of Array.from(fragment.querySelectorAll('table'))) {
     // A box that scrolls must be reachable with the keyboard to scroll it (WCAG 2.1.1).
-    const scroller = el('div', { class: 'table-scroll', tabindex: '0', role: 'group', 'aria-label': 'Table' });
+    const scroller = el('div', { class: 'table-scroll', tabindex: '0', role: 'group', 'aria-label': l10n.t('Table') });
     table.replaceWith(scroller);
     scroller.append(table);
   }
@@ -112,18 +119,19 @@ function decorate(fragment: DocumentFragment): void {
     const language = /(?:^|\s)language-([\w+#.-]+)/.exec(code?.className ?? '')?.[1] ?? '';
     const toolbar = el(
       'div',
-      { class: 'code-toolbar' },
-      el('span', { class: 'code-language' }, language),
-      codeButton('copy-code', 'Copy code', 'Copy'),
-      codeButton('insert-code', 'Insert at cursor', '↳ Insert'),
-      codeButton('new-file-with-code', 'New file with code', '+ New file'),
+      // Our words inside the answer (which is not translated, turnView.ts).
+      { class: 'code-toolbar', translate: 'yes' },
+      userText('span', { class: 'code-language' }, language),
+      codeButton('copy-code', l10n.t('Copy code'), l10n.t({ message: 'Copy', comment: ['copies a code block'] })),
+      codeButton('insert-code', l10n.t('Insert at cursor'), l10n.t({ message: '↳ Insert', comment: ['inserts a code block at the cursor; keep the arrow'] })),
+      codeButton('new-file-with-code', l10n.t('New file with code'), l10n.t({ message: '+ New file', comment: ['opens a code block in a new file; keep the plus'] })),
     );
     const block = el('div', { class: 'code-block' });
     if (language) block.dataset.language = language;
     // Long lines scroll sideways inside the block: the keyboard must reach it to scroll it.
     pre.tabIndex = 0;
     pre.setAttribute('role', 'group');
-    pre.setAttribute('aria-label', language ? `Code, ${language}` : 'Code');
+    pre.setAttribute('aria-label', language ? l10n.t({ message: 'Code, {0}', args: [language], comment: ['{0} is a language id such as "ts"'] }) : l10n.t('Code'));
     pre.replaceWith(block);
     block.append(toolbar, pre);
   }
@@ -192,5 +200,5 @@ function citationMarker(number: number, filename: string): HTMLElement {
 }
 
 function markerLabel(number: number, filename: string): string {
-  return `Source ${number}: ${filename}`;
+  return l10n.t({ message: 'Source {0}: {1}', args: [number, filename], comment: ['a citation marker: {0} is its number, {1} a file name'] });
 }

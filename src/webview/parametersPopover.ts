@@ -1,14 +1,17 @@
+import * as l10n from '@vscode/l10n';
 import type { ChatParameters, WebviewToHost } from '../chat/protocol';
 import { button, el } from './dom';
 import { activeParameters, parametersToForm, parseParameters, type ParameterForm } from './parameterRules';
 import { CHAT_PARAMETER_NAMES, parameterRule, type ChatParameterName, type ParameterRule } from '../api/chatParameterLimits';
+import { formatList, formatNumber } from './locale';
+import { parameterText } from './parameterText';
 
 type Post = (message: WebviewToHost) => void;
 type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
 
 /** The Parameters button and its popover. Values are validated before anything is posted. */
 export class ParametersPopover {
-  readonly toggle = button('Parameters', '⚙', 'icon-button parameters-toggle', {
+  readonly toggle = button(l10n.t('Parameters'), '⚙', 'icon-button parameters-toggle', {
     'aria-expanded': 'false',
     'aria-controls': 'parameters-panel',
     'aria-haspopup': 'dialog',
@@ -18,12 +21,16 @@ export class ParametersPopover {
   private readonly badge = el('span', { class: 'parameters-badge', 'aria-hidden': 'true', hidden: true });
   // Hidden, yet aria-describedby still reads it: screen readers hear what the dot shows.
   private readonly activeDescription = el('span', { id: 'parameters-active', hidden: true });
-  readonly panel = el('form', { id: 'parameters-panel', class: 'popover', role: 'dialog', 'aria-label': 'Chat parameters', hidden: true, novalidate: true });
+  readonly panel = el('form', { id: 'parameters-panel', class: 'popover', role: 'dialog', 'aria-label': l10n.t('Chat parameters'), hidden: true, novalidate: true });
   private readonly fields: Record<ChatParameterName, Field>;
   private readonly errors = new Map<ChatParameterName, HTMLElement>();
-  private readonly reasoningGroup = el('fieldset', { class: 'reasoning-group' }, el('legend', {}, 'Reasoning'));
+  private readonly reasoningGroup = el(
+    'fieldset',
+    { class: 'reasoning-group' },
+    el('legend', {}, l10n.t({ message: 'Reasoning', comment: ['the group of reasoning parameters in the chat parameters form'] })),
+  );
   /** Stop sequences, seed, penalties: folded away until opened (or until one is set). */
-  private readonly advancedGroup = el('details', { class: 'advanced-group' }, el('summary', {}, 'Advanced'));
+  private readonly advancedGroup = el('details', { class: 'advanced-group' }, el('summary', {}, l10n.t({ message: 'Advanced', comment: ['the folded group of less common chat parameters'] })));
   private reasoningModel = false;
 
   constructor(private readonly post: Post) {
@@ -32,18 +39,18 @@ export class ParametersPopover {
     this.fields = {} as Record<ChatParameterName, Field>;
     for (const name of CHAT_PARAMETER_NAMES) {
       const rule = parameterRule(name);
-      const field = fieldFor(rule);
+      const field = fieldFor(name, rule);
       this.fields[name] = field;
       field.id = `parameter-${name}`;
       field.name = name;
       const error = el('span', { class: 'field-error', id: `parameter-${name}-error`, role: 'alert', hidden: true });
       field.setAttribute('aria-describedby', error.id);
       this.errors.set(name, error);
-      const row = el('div', { class: 'field' }, el('label', { for: field.id }, rule.formLabel ?? rule.label), field, error);
+      const row = el('div', { class: 'field' }, el('label', { for: field.id }, parameterText(name).formLabel), field, error);
       (rule.section === 'reasoning' ? this.reasoningGroup : rule.section === 'advanced' ? this.advancedGroup : this.panel).append(row);
     }
-    const apply = el('button', { type: 'submit', class: 'primary-button' }, 'Apply');
-    const cancel = button('Cancel', 'Cancel', 'secondary-button');
+    const apply = el('button', { type: 'submit', class: 'primary-button' }, l10n.t('Apply'));
+    const cancel = button(l10n.t('Cancel'), l10n.t('Cancel'), 'secondary-button');
     this.panel.append(this.reasoningGroup, this.advancedGroup, el('div', { class: 'popover-actions' }, apply, cancel));
 
     this.toggle.addEventListener('click', () => (this.panel.hidden ? this.open() : this.close()));
@@ -87,9 +94,15 @@ export class ParametersPopover {
   private showActive(active: string[]): void {
     this.badge.hidden = active.length === 0;
     this.toggle.classList.toggle('has-active-parameters', active.length > 0);
-    const summary = active.length ? `${active.length} set: ${active.join(', ')}` : 'all at their defaults';
-    this.toggle.title = `Parameters (${summary})`;
-    this.activeDescription.textContent = active.length ? `${summary}.` : '';
+    const summary = active.length
+      ? l10n.t({
+          message: '{0} set: {1}',
+          args: [formatNumber(active.length), formatList(active)],
+          comment: ['{0} is how many chat parameters differ from their defaults; {1} lists them, such as "Seed 9, Temperature 0.5"'],
+        })
+      : l10n.t('all at their defaults');
+    this.toggle.title = l10n.t({ message: 'Parameters ({0})', args: [summary], comment: ['tooltip of the parameters button; {0} says which parameters are set'] });
+    this.activeDescription.textContent = active.length ? l10n.t({ message: '{0}.', args: [summary], comment: ['a sentence made of a summary of set parameters'] }) : '';
   }
 
   close(): void {
@@ -125,14 +138,15 @@ export class ParametersPopover {
 }
 
 /** The input a parameter's kind needs, with its bounds from the table. */
-function fieldFor(rule: ParameterRule<unknown>): Field {
+function fieldFor(name: ChatParameterName, rule: ParameterRule<unknown>): Field {
+  const text = parameterText(name);
   switch (rule.input) {
     case 'number':
-      return el('input', { type: 'number', min: rule.range?.min, max: rule.range?.max, step: rule.range?.step ?? 'any', placeholder: rule.placeholder ?? '' });
+      return el('input', { type: 'number', min: rule.range?.min, max: rule.range?.max, step: rule.range?.step ?? 'any', placeholder: text.placeholder });
     case 'choice':
-      return select((rule.choices ?? []).map(([value, label]) => [value, label]));
+      return select((rule.choices ?? []).map(([value, label]) => [value, text.choices[value] ?? label]));
     default:
-      return el('textarea', { rows: rule.input === 'lines' ? 2 : 3, placeholder: rule.placeholder ?? '' });
+      return el('textarea', { rows: rule.input === 'lines' ? 2 : 3, placeholder: text.placeholder });
   }
 }
 

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import type { ConversationView, TurnView, WebviewToHost } from '../chat/protocol';
 import { el } from './dom';
 import { answerTextOf, answerTextOfMarkdown, endAnnouncement, startAnnouncement } from './announcement';
@@ -36,14 +37,14 @@ interface TurnEntry {
  * any mounting the scroll position needs, so a frame does its DOM writes in one place.
  */
 export class Transcript {
-  readonly element = el('main', { class: 'transcript', 'aria-label': 'Transcript', tabindex: 0 });
+  readonly element = el('main', { class: 'transcript', 'aria-label': l10n.t('Transcript'), tabindex: 0 });
   private entries: TurnEntry[] = [];
   private readonly indexById = new Map<string, number>();
   private readonly dirty = new Set<TurnEntry>();
   private frameRequested = false;
   private lastTextFrame = -Infinity;
   private conversationId: string | undefined;
-  private readonly emptyNote = el('p', { class: 'empty-note' }, 'Ask a question to start.');
+  private readonly emptyNote = el('p', { class: 'empty-note' }, l10n.t('Ask a question to start.'));
   /**
    * The turns as a feed of articles: each carries its position, so a screen reader can say "12 of 1,000".
    * A feed must hold articles, so the list is a feed only while it has turns (`updateBusy`).
@@ -277,7 +278,7 @@ export class Transcript {
     this.turns.setAttribute('aria-busy', String(busy));
     if (this.entries.length > 0) {
       this.turns.setAttribute('role', 'feed');
-      this.turns.setAttribute('aria-label', 'Messages');
+      this.turns.setAttribute('aria-label', l10n.t('Messages'));
     } else {
       this.turns.removeAttribute('role');
       this.turns.removeAttribute('aria-label');
@@ -395,6 +396,6 @@ export function estimateTurnHeight(turn: TurnView, width: number): number {
 /** Brief confirmation on the button itself; the host does the actual clipboard write. */
 function showCopied(copyButton: HTMLElement): void {
   const label = copyButton.textContent;
-  copyButton.textContent = '✓ Copied';
+  copyButton.textContent = l10n.t({ message: '✓ Copied', comment: ['shown briefly after a copy; keep the tick'] });
   window.setTimeout(() => (copyButton.textContent = label), 1500);
 }

@@ -1,5 +1,7 @@
+import * as l10n from '@vscode/l10n';
 import type { AnswerState, AttachmentView, CitationView, TurnView, UsageView, WebviewToHost } from '../chat/protocol';
-import { button, el, formatTokens } from './dom';
+import { button, el, userText, withUserText } from './dom';
+import { formatNumber } from './locale';
 import { citationChips, codeChips, markersOf } from './contextChips';
 import { StreamingMarkdown } from './streamingMarkdown';
 
@@ -19,7 +21,7 @@ export type EditQuestionDetail = { turnId: string; text: string };
  * question back into the composer, where sending replaces it and its answer.
  */
 export function editQuestionButton(turn: TurnView): HTMLButtonElement {
-  const edit = button('Edit and resend', '✎ Edit', 'ghost-button turn-action edit-question');
+  const edit = button(l10n.t('Edit and resend'), l10n.t({ message: '✎ Edit', comment: ['edits the last question; keep the pencil'] }), 'ghost-button turn-action edit-question');
   edit.addEventListener('click', () => edit.dispatchEvent(new CustomEvent<EditQuestionDetail>(EDIT_QUESTION_EVENT, { bubbles: true, detail: { turnId: turn.id, text: turn.content } })));
   return edit;
 }
@@ -27,21 +29,21 @@ export function editQuestionButton(turn: TurnView): HTMLButtonElement {
 export function userTurnElement(turn: TurnView): HTMLElement {
   return el(
     'article',
-    { class: 'turn user-turn', 'data-role': 'user', 'data-turn-id': turn.id, 'aria-label': 'You' },
-    el('div', { class: 'turn-author' }, 'You'),
+    { class: 'turn user-turn', 'data-role': 'user', 'data-turn-id': turn.id, 'aria-label': l10n.t({ message: 'You', comment: ['the author of a question in the chat'] }) },
+    el('div', { class: 'turn-author' }, l10n.t({ message: 'You', comment: ['the author of a question in the chat'] })),
     // The user's own words are shown as typed: plain text, never markup.
     turn.code?.length ? codeChips(turn.code) : null,
-    el('div', { class: 'user-text' }, turn.content),
+    userText('div', { class: 'user-text' }, turn.content),
     turn.attachments?.length ? attachmentChips(turn.attachments) : null,
   );
 }
 
 export function attachmentChips(attachments: AttachmentView[], onRemove?: (fileId: string) => void): HTMLElement {
-  const list = el('ul', { class: 'chips', 'aria-label': 'Attachments' });
+  const list = el('ul', { class: 'chips', 'aria-label': l10n.t('Attachments') });
   for (const attachment of attachments) {
-    const chip = el('li', { class: 'chip', title: `${attachment.filename} (${attachment.volume})` }, attachment.filename);
+    const chip = el('li', { class: 'chip', title: `${attachment.filename} (${attachment.volume})` }, userText('span', {}, attachment.filename));
     if (onRemove) {
-      const remove = button(`Remove attachment ${attachment.filename}`, '×', 'chip-remove');
+      const remove = button(l10n.t({ message: 'Remove attachment {0}', args: [attachment.filename], comment: ['{0} is a file name'] }), '×', 'chip-remove');
       remove.addEventListener('click', () => onRemove(attachment.fileId));
       chip.append(remove);
     }
@@ -55,12 +57,12 @@ export class AssistantTurnElement {
   readonly element: HTMLElement;
   private readonly body = new StreamingMarkdown();
   private readonly reasoning = el('details', { class: 'reasoning', hidden: true });
-  private readonly reasoningSummary = el('summary', {}, 'Reasoning');
-  private readonly reasoningText = el('div', { class: 'reasoning-text' });
+  private readonly reasoningSummary = el('summary', {});
+  private readonly reasoningText = userText('div', { class: 'reasoning-text' });
   private readonly status = el('div', { class: 'turn-status' });
   private readonly citations = el('div', { class: 'citations', 'data-testid': 'citations', hidden: true });
   private readonly footer = el('div', { class: 'turn-footer' });
-  private readonly actions = el('div', { class: 'turn-actions', role: 'group', 'aria-label': 'Answer actions' });
+  private readonly actions = el('div', { class: 'turn-actions', role: 'group', 'aria-label': l10n.t('Answer actions') });
   /** Only the conversation's last answer can be regenerated, retried or continued. */
   private latest = false;
   /** An action was clicked and its answer has not come back yet: no second click. */
@@ -79,14 +81,16 @@ export class AssistantTurnElement {
     private readonly post: Post,
   ) {
     this.turn = { ...turn, content: '' };
+    // The model's words are not translated (their code toolbars are ours again: markdown.ts).
+    this.body.element.translate = false;
     this.reasoning.append(this.reasoningSummary, this.reasoningText);
     // A click (or Enter/Space, which click the summary) is the reader's choice; the
     // `toggle` event would also fire for our own changes.
     this.reasoningSummary.addEventListener('click', () => (this.reasoningFollowsStream = false));
     this.element = el(
       'article',
-      { class: 'turn assistant-turn', 'data-role': 'assistant', 'data-turn-id': turn.id, 'aria-label': 'Assistant' },
-      el('div', { class: 'turn-author' }, 'Assistant'),
+      { class: 'turn assistant-turn', 'data-role': 'assistant', 'data-turn-id': turn.id, 'aria-label': l10n.t({ message: 'Assistant', comment: ['the author of an answer in the chat'] }) },
+      el('div', { class: 'turn-author' }, l10n.t({ message: 'Assistant', comment: ['the author of an answer in the chat'] })),
       this.reasoning,
       this.body.element,
       this.status,
@@ -153,31 +157,36 @@ export class AssistantTurnElement {
 
   private renderReasoningSummary(): void {
     const tokens = this.turn.usage?.reasoningTokens;
-    this.reasoningSummary.textContent = tokens ? `Reasoning · ${formatTokens(tokens)} tokens` : 'Reasoning';
+    this.reasoningSummary.textContent = tokens
+      ? l10n.t({ message: 'Reasoning · {0} tokens', args: [formatNumber(tokens)], comment: ["the model's reasoning, folded; {0} is how many tokens it took"] })
+      : l10n.t({ message: 'Reasoning', comment: ["the model's reasoning, folded"] });
   }
 
   /** What happened to the answer, in words; the buttons that act on it are in `renderActions`. */
   private renderStatus(state: AnswerState): void {
     this.status.replaceChildren();
     if (state === 'streaming') {
-      this.status.append(el('span', { class: 'typing', 'aria-label': 'Answering' }, '●●●'));
+      this.status.append(el('span', { class: 'typing', 'aria-label': l10n.t('Answering') }, '●●●'));
     } else if (state === 'length') {
       const limit = this.turn.maxTokens;
       if (limit !== undefined) {
         // The user's own ⚙ limit cut it: say so, and offer to raise it.
-        const raise = button('Raise the Max tokens limit', 'Raise limit…', 'secondary-button turn-action');
+        const raise = button(l10n.t('Raise the Max tokens limit'), l10n.t('Raise limit…'), 'secondary-button turn-action');
         raise.addEventListener('click', () => raise.dispatchEvent(new CustomEvent(RAISE_MAX_TOKENS_EVENT, { bubbles: true })));
-        this.status.append(el('span', { class: 'status-note length-note' }, `Cut at your Max tokens limit (${formatTokens(limit)}, set in ⚙).`), raise);
+        this.status.append(
+          el('span', { class: 'status-note length-note' }, l10n.t({ message: 'Cut at your Max tokens limit ({0}, set in ⚙).', args: [formatNumber(limit)], comment: ['⚙ is the parameters button'] })),
+          raise,
+        );
       } else {
-        this.status.append(el('span', { class: 'status-note length-note' }, "Cut by the model's token limit."));
+        this.status.append(el('span', { class: 'status-note length-note' }, l10n.t("Cut by the model's token limit.")));
       }
     } else if (state === 'error' || state === 'cut-off') {
-      const fallback = state === 'cut-off' ? 'The answer was cut off.' : 'The answer failed.';
+      const fallback = state === 'cut-off' ? l10n.t('The answer was cut off.') : l10n.t('The answer failed.');
       this.status.append(el('div', { class: 'turn-error', role: 'alert' }, `⚠ ${this.turn.error || fallback}`));
     } else if (state === 'stopped') {
-      this.status.append(el('span', { class: 'status-note stopped-note' }, '■ Stopped'));
+      this.status.append(el('span', { class: 'status-note stopped-note' }, l10n.t({ message: '■ Stopped', comment: ['an answer the user stopped; keep the square'] })));
     } else if (state === 'elsewhere') {
-      this.status.append(el('span', { class: 'status-note' }, 'Answering in another window…'));
+      this.status.append(el('span', { class: 'status-note' }, l10n.t('Answering in another window…')));
     }
   }
 
@@ -201,17 +210,24 @@ export class AssistantTurnElement {
       this.actions.append(action);
     };
     const turnId = this.turn.id;
-    if (this.latest && (state === 'length' || state === 'stopped' || state === 'cut-off')) add('Continue', 'Continue', { type: 'continue', turnId }, 'secondary-button turn-action');
-    if (this.latest && state !== 'done' && state !== 'length') add('Retry', 'Retry', { type: 'retry', turnId }, 'secondary-button turn-action');
-    if (this.latest && (state === 'done' || state === 'length')) add('Regenerate', '↻ Regenerate', { type: 'regenerate', turnId });
+    if (this.latest && (state === 'length' || state === 'stopped' || state === 'cut-off')) add(l10n.t('Continue'), l10n.t('Continue'), { type: 'continue', turnId }, 'secondary-button turn-action');
+    if (this.latest && state !== 'done' && state !== 'length') add(l10n.t('Retry'), l10n.t('Retry'), { type: 'retry', turnId }, 'secondary-button turn-action');
+    if (this.latest && (state === 'done' || state === 'length'))
+      add(l10n.t('Regenerate'), l10n.t({ message: '↻ Regenerate', comment: ['asks the last question again; keep the arrow'] }), { type: 'regenerate', turnId });
     if (this.body.hasText) {
-      add('Copy answer', 'Copy', () => {
-        this.post({ type: 'copyAnswer', turnId });
-        const copy = this.actions.querySelector<HTMLButtonElement>('[aria-label="Copy answer"]');
-        if (!copy) return;
-        copy.textContent = '✓ Copied';
-        window.setTimeout(() => (copy.textContent = 'Copy'), 1500);
-      });
+      const copyText = l10n.t({ message: 'Copy', comment: ['copies an answer'] });
+      add(
+        l10n.t('Copy answer'),
+        copyText,
+        () => {
+          this.post({ type: 'copyAnswer', turnId });
+          const copy = this.actions.querySelector<HTMLButtonElement>('.copy-answer');
+          if (!copy) return;
+          copy.textContent = l10n.t({ message: '✓ Copied', comment: ['shown briefly after a copy; keep the tick'] });
+          window.setTimeout(() => (copy.textContent = copyText), 1500);
+        },
+        'ghost-button turn-action copy-answer',
+      );
     }
   }
 
@@ -220,19 +236,25 @@ export class AssistantTurnElement {
     this.citations.replaceChildren();
     this.citations.hidden = citations.length === 0;
     if (citations.length === 0) return;
-    this.citations.append(el('span', { class: 'citations-label' }, 'Sources'));
+    this.citations.append(el('span', { class: 'citations-label' }, l10n.t({ message: 'Sources', comment: ["label before an answer's numbered sources"] })));
     this.citations.append(...citationChips(this.turn.id, citations, this.post));
   }
 
   private renderFooter(usage: UsageView | undefined, finishReason: string | undefined): void {
-    const parts: string[] = [];
+    // Each part is a sentence; a value that is not ours (the finish reason) is its own element.
+    const parts: (string | HTMLElement)[][] = [];
     if (usage) {
-      parts.push(`prompt ${formatTokens(usage.promptTokens)}`, `completion ${formatTokens(usage.completionTokens)}`);
-      if (usage.reasoningTokens) parts.push(`reasoning ${formatTokens(usage.reasoningTokens)}`);
-      parts.push(`total ${formatTokens(usage.totalTokens)} tokens`);
+      // Literal comments: `l10n-dev export` reads them from the call to build the key.
+      parts.push(
+        [l10n.t({ message: 'prompt {0}', args: [formatNumber(usage.promptTokens)], comment: ['token usage in an answer footer'] })],
+        [l10n.t({ message: 'completion {0}', args: [formatNumber(usage.completionTokens)], comment: ['token usage in an answer footer'] })],
+      );
+      if (usage.reasoningTokens) parts.push([l10n.t({ message: 'reasoning {0}', args: [formatNumber(usage.reasoningTokens)], comment: ['token usage in an answer footer'] })]);
+      parts.push([l10n.t({ message: 'total {0} tokens', args: [formatNumber(usage.totalTokens)], comment: ['token usage in an answer footer'] })]);
     }
-    if (finishReason) parts.push(`finish: ${finishReason}`);
-    this.footer.textContent = parts.join(' · ');
+    // The finish reason is the service's own word (stop, length), shown as it came.
+    if (finishReason) parts.push(withUserText([finishReason], ([reason]) => l10n.t({ message: 'finish: {0}', args: [reason], comment: ['{0} is the service\'s finish reason, such as "stop"'] })));
+    this.footer.replaceChildren(...parts.flatMap((part, i) => (i === 0 ? part : [' · ', ...part])));
     this.footer.hidden = parts.length === 0;
   }
 }

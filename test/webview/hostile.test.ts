@@ -87,7 +87,7 @@ async function auditDom(webview: WebviewPage): Promise<string[]> {
     const outside = Array.from(document.querySelectorAll('body > *')).map((node) => node.localName);
     if (outside.join() !== 'div,script') problems.push(`body children changed: ${outside.join()}`);
     const head = Array.from(document.head.children).map((node) => node.localName);
-    if (head.join() !== 'meta,title,link,link,script') problems.push(`head changed: ${head.join()}`);
+    if (head.join() !== 'meta,meta,title,link,link,script') problems.push(`head changed: ${head.join()}`);
     return problems;
   }, APP_TAGS);
 }

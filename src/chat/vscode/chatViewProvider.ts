@@ -9,8 +9,9 @@ import { planCitationOpen } from '../core/citationReveal';
 import type { CitationDocuments, ContextPickers } from './chatContext';
 import { MAX_TEXT_CHARS } from '../core/conversationModel';
 import { isViewMessage, type ChatSession, type ViewMessage } from '../panel/chatSession';
+import { bootstrapMeta, pageLanguage } from '../panel/bootstrap';
 import { parseWebviewMessage } from '../panel/messageValidation';
-import type { AttachmentView, HandlerMap, HostToWebview, WebviewToHost } from '../protocol';
+import type { AttachmentView, HandlerMap, HostToWebview, WebviewBootstrap, WebviewToHost } from '../protocol';
 import { copyToClipboard, insertCodeAtSelection, openCodeInNewFile, openExternalLink } from './webviewActions';
 import { COMMAND, VIEW_ID } from '../../common/core/contributionIds';
 
@@ -44,7 +45,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     this.ready = false;
     const webviewRoot = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
     view.webview.options = { enableScripts: true, localResourceRoots: [webviewRoot] };
-    view.webview.html = renderChatHtml(view.webview, webviewRoot);
+    // The webview's strings come from the extension's bundle for VS Code's language (issue 26).
+    view.webview.html = renderChatHtml(view.webview, webviewRoot, { language: vscode.env.language, l10n: vscode.l10n.bundle });
     const subscriptions = [
       view.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)),
       // A hidden view's page is destroyed; it announces itself with `ready` when rebuilt.
@@ -182,8 +184,10 @@ function describeRaw(raw: unknown): string {
 /**
  * The page: one nonce'd script and one stylesheet from dist/webview, nothing inline, and a
  * CSP that forbids everything else (no network: the webview never talks to the service).
+ * The bootstrap `<meta>` carries the UI language and its string bundle (protocol.ts
+ * `WebviewBootstrap`).
  */
-export function renderChatHtml(webview: vscode.Webview, root: vscode.Uri): string {
+export function renderChatHtml(webview: vscode.Webview, root: vscode.Uri, bootstrap: WebviewBootstrap = { language: 'en' }): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat.js'));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'chat-style.css'));
@@ -191,9 +195,10 @@ export function renderChatHtml(webview: vscode.Webview, root: vscode.Uri): strin
     '; ',
   );
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${pageLanguage(bootstrap.language)}">
 <head>
 <meta charset="UTF-8">
+${bootstrapMeta(bootstrap)}
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${style.toString()}">

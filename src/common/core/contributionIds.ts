@@ -77,6 +77,59 @@ export const VIEW_CONTAINER_ID = {
 /** The walkthrough (`contributes.walkthroughs`), opened by KSM: Get Started. */
 export const WALKTHROUGH_ID = 'gettingStarted';
 
+/**
+ * Commands whose code loads at their first use rather than at activation
+ * (src/common/vscode/lazyCommands.ts), by the module that registers them;
+ * test/common/lazyCommands.test.ts keeps each list equal to what its module registers.
+ */
+export const LAZY_COMMANDS = {
+  /** src/chat/vscode/commands.ts, through the chat's runtime (chat/vscode/chatRuntime.ts). */
+  /** src/nativeChat/vscode/commands.ts, through nativeChat/vscode/nativeChatRuntime.ts. */
+  nativeChat: [COMMAND.vscodeChatManageModels, COMMAND.vscodeChatRevealCitation, COMMAND.vscodeChatOpenCitation, COMMAND.mcpInstallCommand, COMMAND.mcpUseInOtherAgents],
+  /** src/sync/vscode/commands.ts, through sync/vscode/syncRuntime.ts. */
+  sync: [COMMAND.syncFolder, COMMAND.syncReviewPairings, COMMAND.syncNow, COMMAND.syncShowPreview, COMMAND.syncStop],
+  /** src/upload/vscode/commands.ts (uploadFeature.ts). */
+  upload: [COMMAND.upload, COMMAND.uploadToVolume],
+  /** src/volumes/vscode/commands.ts (volumesFeature.ts). */
+  volumes: [
+    COMMAND.volumesAdd,
+    COMMAND.volumesRemove,
+    COMMAND.volumesRefresh,
+    COMMAND.volumesRefreshVolume,
+    COMMAND.volumesOpenSettings,
+    COMMAND.volumesLoadMore,
+    COMMAND.volumesFilter,
+    COMMAND.volumesClearFilter,
+    COMMAND.volumesSort,
+    COMMAND.filesCopyId,
+    COMMAND.filesAskAgent,
+    COMMAND.filesDelete,
+  ],
+  /** src/connection/vscode/accountCommands.ts and commands.ts (connectionFeature.ts). */
+  connection: [
+    COMMAND.setApiKey,
+    COMMAND.getStarted,
+    COMMAND.clearApiKey,
+    COMMAND.showLog,
+    COMMAND.openSettings,
+    COMMAND.useLocalEmulator,
+    COMMAND.restorePreviousConnection,
+    COMMAND.checkConnection,
+    COMMAND.copyConnectionReport,
+  ],
+  chat: [COMMAND.chatNew, COMMAND.chatOpen, COMMAND.chatAskAboutSelection, COMMAND.chatAskAboutFile, COMMAND.chatConversations, COMMAND.chatChooseVolumes, COMMAND.chatChooseFiles, COMMAND.chatExport, COMMAND.chatReadLastAnswer],
+} as const satisfies Record<string, readonly CommandId[]>;
+
+/** The `@ksm` participant (package.json `chatParticipants`). */
+export const PARTICIPANT_ID = 'ksm.assistant';
+
+/** The tools VS Code's agent may call (package.json `languageModelTools`). */
+export const LM_TOOL_ID = {
+  search: 'ksm_search_volumes',
+  listFiles: 'ksm_list_files',
+  upload: 'ksm_upload_files',
+} as const;
+
 /** The views of the KSM containers in package.json. */
 export const VIEW_ID = {
   volumes: 'ksm.volumes',

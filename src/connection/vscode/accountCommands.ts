@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings, updateSetting } from '../../common/vscode/settings';
-import { COMMAND, CONTEXT_KEY, WALKTHROUGH_ID } from '../../common/core/contributionIds';
+import { COMMAND, WALKTHROUGH_ID } from '../../common/core/contributionIds';
 import { checkApiKey, emulatorConnectReport, KEY_ACCEPTED, keyCheckVolume, type KeyCheck } from '../../common/core/keyCheck';
 import { withAbortSignal } from '../../common/vscode/cancellation';
 import { restorePreviousConnection, switchToEmulator, type ConnectionStore } from '../core/previousConnection';
@@ -22,23 +22,9 @@ export const EMULATOR_DEFAULTS = {
   embeddingModel: 'emu-embed',
 } as const;
 
-/** API key, settings and log commands, plus the `ksm.hasApiKey` context key behind the welcome view. */
+/** API key, settings and log commands (connectionFeature.ts keeps the `ksm.hasApiKey` context key behind the welcome view). */
 export function registerAccountCommands(services: ExtensionServices): void {
   const { apiKey, log, context } = services;
-
-  const refreshContextKey = async () => {
-    const has = Boolean(await apiKey.get());
-    await vscode.commands.executeCommand('setContext', CONTEXT_KEY.hasApiKey, has);
-    await vscode.commands.executeCommand('setContext', CONTEXT_KEY.connected, has && Boolean(settings.baseUrl()));
-  };
-  // Reading a secret is local (no network), and the welcome view needs the answer.
-  void refreshContextKey();
-  context.subscriptions.push(
-    apiKey.onDidChange(() => void refreshContextKey()),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ksm.baseUrl')) void refreshContextKey();
-    }),
-  );
 
   /** One cheap request with the stored key, under a progress notification; the outcome is logged without the key. */
   const checkStoredKey = async (): Promise<KeyCheck> => {

@@ -9,10 +9,11 @@ import { ask, citationByMarker, type AnswerEvent, type AnswerRequest, type Sourc
 import { codePrefill, MAX_TEXT_CHARS } from '../../common/core/chatText';
 import { AnswerFailedError } from './modelResponse';
 import { volumeLabel } from './volumeTools';
+import { PARTICIPANT_ID } from '../../common/core/contributionIds';
 
 export type { SourceCitation };
 
-export const PARTICIPANT_ID = 'ksm.assistant';
+export { PARTICIPANT_ID };
 export const PARTICIPANT_COMMANDS = ['ask', 'chat', 'upload', 'status'] as const;
 export type ParticipantCommand = (typeof PARTICIPANT_COMMANDS)[number];
 

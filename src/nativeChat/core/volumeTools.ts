@@ -10,6 +10,7 @@ import { formatBytes } from '../../common/core/byteSize';
 import { checkPrivateFile, type PrivateFileRules } from '../../common/core/privateFiles';
 import { PERSONAL_VOLUME_LABEL, personalVolumeName } from '../../common/core/volumeTargets';
 import { failureText, MAX_LISTED_FILES, resolveVolume, RetrievalError, volumeLabel, type Checked, type Passage, type RetrievalScope } from '../../volumes/core/retrieval';
+import { LM_TOOL_ID } from '../../common/core/contributionIds';
 
 // The retrieval engine is the volumes feature's (one engine for the LM tools, the CLI and
 // the MCP server); re-exported for the nativeChat files that import these names from here.
@@ -27,11 +28,8 @@ export {
   type SearchInput,
 } from '../../volumes/core/retrieval';
 
-export const TOOL_NAMES = {
-  search: 'ksm_search_volumes',
-  listFiles: 'ksm_list_files',
-  upload: 'ksm_upload_files',
-} as const;
+/** The tools' names, declared with the other contribution ids. */
+export const TOOL_NAMES = LM_TOOL_ID;
 
 const VOLUME_NAME = { type: 'string', description: "A volume name from ksm.volumes.list, or 'My files' for the personal volume." } as const;
 

@@ -4,14 +4,17 @@
 // server only at launch, from SecretStorage into the process environment
 // (resolveMcpServerDefinition); it is never written to settings, mcp.json or any file.
 import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
-import { agentConfigs, isAtLeast, LAUNCHER_MARKER, launcherScript, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
+import { ADD_TO_USER_PATH_SCRIPT, installDecision, launcherTarget, onPath, powershellCommand, refreshNeeded, type LauncherTarget } from '../core/launcherInstall';
+import { agentConfigs, isAtLeast, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
 
 /** The id package.json declares under `contributes.mcpServerDefinitionProviders`. */
 export const MCP_PROVIDER_ID = 'ksm.mcp';
@@ -92,15 +95,13 @@ export function registerMcpServerProvider(services: ExtensionServices): boolean 
   }
 }
 
-/** The user's own bin folder: $XDG_BIN_HOME when set, else ~/.local/bin. */
-function binFolder(): string {
-  const xdg = process.env.XDG_BIN_HOME?.trim();
-  return xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'bin');
+/** Where `KSM: Install 'ksm' Command in PATH` puts the launcher on this machine, and what it holds. */
+function launcher(context: vscode.ExtensionContext): LauncherTarget {
+  return launcherTarget({ platform: process.platform, env: process.env, home: homedir(), runtime: process.execPath, cliBundle: cliBundle(context) });
 }
 
-/** Where `KSM: Install 'ksm' Command in PATH` puts the launcher. */
-function launcherPath(): string {
-  return join(binFolder(), 'ksm');
+function readIfThere(path: string): string | undefined {
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
 }
 
 /**
@@ -109,42 +110,59 @@ function launcherPath(): string {
  * touches a file it did not write.
  */
 export function refreshInstalledLauncher(context: vscode.ExtensionContext, log: ExtensionServices['log']): void {
-  const path = launcherPath();
+  const target = launcher(context);
   try {
-    if (process.platform === 'win32' || !existsSync(path)) return;
-    const current = readFileSync(path, 'utf8');
-    const wanted = launcherScript(process.execPath, cliBundle(context));
-    if (current.includes(LAUNCHER_MARKER) && current !== wanted) {
-      writeFileSync(path, wanted, { mode: 0o755 });
-      log.info(`[mcp] updated ${path} to this version of the extension`);
+    if (refreshNeeded(readIfThere(target.path), target.content)) {
+      writeFileSync(target.path, target.content, { mode: target.mode });
+      log.info(`[mcp] updated ${target.path} to this version of the extension`);
     }
   } catch (error) {
-    log.warn(`[mcp] could not check ${path}: ${(error as Error).message}`);
+    log.warn(`[mcp] could not check ${target.path}: ${(error as Error).message}`);
+  }
+}
+
+/** Windows: adds the launcher's folder to the user's PATH (HKCU), with the user's consent; whether it is there now. */
+async function addToWindowsPath(services: ExtensionServices, folder: string): Promise<boolean> {
+  const add = vscode.l10n.t('Add to PATH');
+  const choice = await vscode.window.showInformationMessage(
+    vscode.l10n.t("Installed 'ksm' in {0}. Add this folder to your user PATH so terminals find it?", folder),
+    add,
+    vscode.l10n.t('Not Now'),
+  );
+  if (choice !== add) return false;
+  const { command, args, env } = powershellCommand(ADD_TO_USER_PATH_SCRIPT, folder);
+  try {
+    const { stdout } = await promisify(execFile)(command, args, { env: { ...process.env, ...env }, windowsHide: true });
+    services.log.info(`[mcp] user PATH: ${stdout.trim() === 'already' ? 'already had' : 'added'} ${folder}`);
+    return true;
+  } catch (error) {
+    services.log.warn(`[mcp] could not add ${folder} to the user PATH: ${(error as Error).message.split('\n')[0]}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Could not add {0} to your PATH: add it in Settings › System › About › Advanced system settings › Environment Variables.', folder));
+    return false;
   }
 }
 
 /** KSM: Install 'ksm' Command in PATH: the launcher's path, or undefined when it was not installed (the user was told why). */
 export async function installKsmCommand(services: ExtensionServices): Promise<string | undefined> {
-  const { context } = services;
-  if (process.platform === 'win32') {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Installing \'ksm\' in PATH is available on Linux and macOS. On Windows run it with: node "{0}"', cliBundle(context)));
+  const target = launcher(services.context);
+  if (installDecision(readIfThere(target.path), target.content) === 'foreign') {
+    void vscode.window.showErrorMessage(vscode.l10n.t('{0} exists and was not installed by KSM Assistant; it was left alone.', target.path));
     return undefined;
   }
-  const path = launcherPath();
-  if (existsSync(path) && !readFileSync(path, 'utf8').includes(LAUNCHER_MARKER)) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('{0} exists and was not installed by KSM Assistant; it was left alone.', path));
-    return undefined;
+  mkdirSync(target.folder, { recursive: true });
+  writeFileSync(target.path, target.content, { mode: target.mode });
+  services.log.info(`[mcp] installed ${target.path}`);
+  if (onPath(process.env.PATH, target.folder, process.platform, process.env)) {
+    void vscode.window.showInformationMessage(vscode.l10n.t("Installed 'ksm' in {0}. Open a new terminal and run: ksm --help", target.path));
+  } else if (target.windows) {
+    // Terminals inherit PATH from the program that starts them: VS Code's own terminals see it after VS Code restarts.
+    if (await addToWindowsPath(services, target.folder)) {
+      void vscode.window.showInformationMessage(vscode.l10n.t("'ksm' is in your PATH. Open a new terminal (restart VS Code for its terminals) and run: ksm --help"));
+    }
+  } else {
+    void vscode.window.showInformationMessage(vscode.l10n.t("Installed 'ksm' in {0}, which is not in your PATH yet: add {1} to PATH in your shell profile.", target.path, target.folder));
   }
-  mkdirSync(binFolder(), { recursive: true });
-  writeFileSync(path, launcherScript(process.execPath, cliBundle(context)), { mode: 0o755 });
-  const onPath = (process.env.PATH ?? '').split(delimiter).includes(binFolder());
-  services.log.info(`[mcp] installed ${path}`);
-  void vscode.window.showInformationMessage(
-    onPath
-      ? vscode.l10n.t("Installed 'ksm' in {0}. Open a new terminal and run: ksm --help", path)
-      : vscode.l10n.t("Installed 'ksm' in {0}, which is not in your PATH yet: add {1} to PATH in your shell profile.", path, binFolder()),
-  );
-  return path;
+  return target.path;
 }
 
 /** KSM: Use KSM in Other Agents…: ready configuration for the picked agent, without the key. */
@@ -154,8 +172,8 @@ export async function useKsmInOtherAgents(services: ExtensionServices): Promise<
     cursor: vscode.l10n.t('Cursor'),
     claudeDesktop: vscode.l10n.t('Claude Desktop'),
   };
-  let command = launcherPath();
-  if (process.platform === 'win32' || !existsSync(command)) {
+  let command = launcher(services.context).path;
+  if (!existsSync(command)) {
     const choice = await vscode.window.showInformationMessage(
       vscode.l10n.t("Other agents start KSM's MCP server with the 'ksm' command. Install it in PATH first, so the configuration keeps working after the extension updates?"),
       { modal: true },

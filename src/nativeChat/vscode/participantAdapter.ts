@@ -43,8 +43,9 @@ function trusted(text: string): vscode.MarkdownString {
   return markdown;
 }
 
-export function registerParticipant(services: ExtensionServices, recent: RecentUploads, citations: AnswerCitations): vscode.Disposable {
-  const handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
+/** `@ksm`'s request handler; nativeChatFeature.ts creates the participant at activation and loads this at its first request. */
+export function createParticipantHandler(services: ExtensionServices, recent: RecentUploads, citations: AnswerCitations): vscode.ChatRequestHandler {
+  return async (request, context, stream, token) => {
     const command = parseCommand(request.command);
     const cancel = abortSignalFor(token);
     try {
@@ -69,9 +70,6 @@ export function registerParticipant(services: ExtensionServices, recent: RecentU
       cancel.dispose();
     }
   };
-  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, handler);
-  participant.iconPath = vscode.Uri.joinPath(services.context.extensionUri, 'media', 'ksm.svg');
-  return participant;
 }
 
 async function ask(

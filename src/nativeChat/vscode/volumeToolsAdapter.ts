@@ -1,4 +1,4 @@
-// Registers the volume tools with VS Code (`vscode.lm.registerTool`, stable since 1.95):
+// The volume tools VS Code's agent calls (`vscode.lm.registerTool`, stable since 1.95):
 // settings and workspace are read at call time, the core does the rest. The upload asks
 // for confirmation through prepareInvocation, naming exactly the files that will be sent.
 import * as vscode from 'vscode';
@@ -36,7 +36,8 @@ export function uploadEnvironment(recent: RecentUploads, confirmations: UploadCo
   };
 }
 
-export function registerVolumeTools(services: ExtensionServices, recent: RecentUploads): vscode.Disposable[] {
+/** The volume tools' implementations; nativeChatFeature.ts registers their names at activation and loads these at first use. */
+export function createVolumeTools(services: ExtensionServices, recent: RecentUploads): Record<VolumeToolName, vscode.LanguageModelTool<unknown>> {
   const confirmations = new UploadConfirmations();
   const invoke = async (name: VolumeToolName, input: unknown, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> => {
     const cancel = abortSignalFor(token);
@@ -87,5 +88,5 @@ export function registerVolumeTools(services: ExtensionServices, recent: RecentU
     invoke: (options, token) => invoke(TOOL_NAMES.upload, options.input, token),
   };
 
-  return [vscode.lm.registerTool(TOOL_NAMES.search, search), vscode.lm.registerTool(TOOL_NAMES.listFiles, listFiles), vscode.lm.registerTool(TOOL_NAMES.upload, upload)];
+  return { [TOOL_NAMES.search]: search, [TOOL_NAMES.listFiles]: listFiles, [TOOL_NAMES.upload]: upload } as Record<VolumeToolName, vscode.LanguageModelTool<unknown>>;
 }

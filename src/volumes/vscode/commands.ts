@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { AgentFileRef } from '../../api/types';
 import type { ExtensionServices } from '../../common/vscode/services';
-import { FILE_SORT_ORDERS, type FileSortOrder } from '../core/fileDisplay';
+import { FILE_SORT_ORDERS } from '../core/fileDisplay';
 import { deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
 import { matchCountText, VolumeSearch } from '../core/fileSearch';
 import { volumeDisplayName, volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
@@ -24,7 +24,6 @@ export function registerVolumeCommands(
   askAgentAbout: (files: Array<AgentFileRef & { volume: string }>) => Promise<void>,
 ): void {
   const { context } = services;
-  tree.sortOrder = context.workspaceState.get<FileSortOrder>(WORKSPACE_STATE_KEY.fileSortOrder, 'upload');
   // An active filter shows in the view's title bar ("Filter "q" · 12 matches") with Clear
   // Filter beside it, not only as a changed icon; the tree reports every change of filter.
   // VS Code hides a view's description when the view is alone in its container (Volumes is,

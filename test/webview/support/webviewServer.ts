@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bootstrapMeta, pageLanguage } from '../../../src/chat/panel/bootstrap';
+import type { WebviewBootstrap } from '../../../src/chat/protocol';
 
 const VSCODE_WEBVIEW_DEFAULTS = readFileSync(join(__dirname, 'vscodeWebviewDefaults.css'), 'utf8');
 
@@ -40,10 +42,13 @@ export interface PageOptions {
   csp?: boolean;
   /** What `getState()` returns, as VS Code does after the view was hidden. */
   state?: unknown;
+  /** The UI language and string bundle the host writes into the page (default: English, no bundle). */
+  bootstrap?: WebviewBootstrap;
 }
 
 export class WebviewServer {
   private server: Server | undefined;
+  private readonly bootstraps: WebviewBootstrap[] = [];
   origin = '';
 
   constructor(private readonly bundle: WebviewBundle) {}
@@ -59,7 +64,8 @@ export class WebviewServer {
         const nonce = randomBytes(16).toString('base64');
         const headers: Record<string, string> = {};
         if (options.csp !== false) headers['Content-Security-Policy'] = hostCsp(this.origin, nonce);
-        return send(response, 'text/html', this.html(nonce, options.state), headers);
+        const bootstrap = this.bootstraps[Number(url.searchParams.get('bootstrap') ?? Number.NaN)] ?? { language: 'en' };
+        return send(response, 'text/html', this.html(nonce, options.state, bootstrap), headers);
       }
       response.writeHead(404).end();
     });
@@ -68,18 +74,25 @@ export class WebviewServer {
   }
 
   pageUrl(options: PageOptions = {}): string {
-    return `${this.origin}/webview.html?options=${encodeURIComponent(JSON.stringify(options))}`;
+    // A bundle is too big for a URL: the page names it by number.
+    const { bootstrap, ...rest } = options;
+    const query = new URLSearchParams({ options: JSON.stringify(rest) });
+    if (bootstrap) {
+      this.bootstraps.push(bootstrap);
+      query.set('bootstrap', String(this.bootstraps.length - 1));
+    }
+    return `${this.origin}/webview.html?${query.toString()}`;
   }
 
   async stop(): Promise<void> {
     await new Promise((resolve) => this.server?.close(resolve));
   }
 
-  private html(nonce: string, state: unknown): string {
+  private html(nonce: string, state: unknown, bootstrap: WebviewBootstrap): string {
     // JSON inside a script: escape `<` so no state can close the script element.
     const initialState = JSON.stringify(state ?? null).replace(/</g, '\\u003c');
     return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="UTF-8"><title>KSM Chat</title>
+<html lang="${pageLanguage(bootstrap.language)}"><head><meta charset="UTF-8">${bootstrapMeta(bootstrap)}<title>KSM Chat</title>
 <link href="${this.origin}/vscode-defaults.css" rel="stylesheet">
 <link href="${this.origin}/chat-style.css" rel="stylesheet">
 <script nonce="${nonce}">

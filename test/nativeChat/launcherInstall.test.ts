@@ -1,0 +1,126 @@
+// KSM: Install 'ksm' Command in PATH without VS Code: where the launcher goes on Windows,
+// Linux and macOS, the `ksm.cmd` it writes on Windows, when an existing file is replaced,
+// and whether the folder is already on PATH. Windows cannot run here, so the Windows shim
+// and its PATH script are checked as generated text; the POSIX launcher also runs.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ADD_TO_USER_PATH_SCRIPT, installDecision, LAUNCHER_MARK, launcherTarget, onPath, powershellCommand, refreshNeeded, windowsLauncherScript } from '../../src/nativeChat/core/launcherInstall';
+import { launcherScript } from '../../src/nativeChat/core/mcpLaunch';
+
+const WIN_CODE = 'C:\\Users\\Ann\\AppData\\Local\\Programs\\Microsoft VS Code\\Code.exe';
+const WIN_CLI = 'C:\\Users\\Ann\\.vscode\\extensions\\ksm.ksm-assistant-0.1.0\\dist\\cli.js';
+
+describe("nativeChat: installing 'ksm' in PATH (launcherInstall)", () => {
+  describe('Windows', () => {
+    const place = { platform: 'win32' as const, env: { LOCALAPPDATA: 'C:\\Users\\Ann\\AppData\\Local' }, home: 'C:\\Users\\Ann', runtime: WIN_CODE, cliBundle: WIN_CLI };
+
+    it('puts ksm.cmd in a per-user folder under %LOCALAPPDATA% (no administrator rights)', () => {
+      const target = launcherTarget(place);
+      assert.equal(target.folder, 'C:\\Users\\Ann\\AppData\\Local\\Programs\\KSM Assistant\\bin');
+      assert.equal(target.path, 'C:\\Users\\Ann\\AppData\\Local\\Programs\\KSM Assistant\\bin\\ksm.cmd');
+      assert.equal(target.windows, true);
+      assert.equal(target.mode, undefined);
+      // Without LOCALAPPDATA, or with a relative one (hostile environment), the profile's own folder.
+      for (const env of [{}, { LOCALAPPDATA: 'relative\\dir' }, { LOCALAPPDATA: '  ' }]) {
+        assert.equal(launcherTarget({ ...place, env }).path, 'C:\\Users\\Ann\\AppData\\Local\\Programs\\KSM Assistant\\bin\\ksm.cmd');
+      }
+    });
+
+    it('ksm.cmd runs the bundled CLI with the editor runtime as Node, every argument passed, its exit code returned', () => {
+      const script = launcherTarget(place).content;
+      assert.equal(script, windowsLauncherScript(WIN_CODE, WIN_CLI));
+      const lines = script.split('\r\n');
+      assert.ok(!script.replace(/\r\n/g, '').includes('\n'), 'CRLF line ends only (cmd.exe)');
+      assert.deepEqual(lines, [
+        '@echo off',
+        `rem ${LAUNCHER_MARK} (KSM: Install 'ksm' Command in PATH); rewritten when the extension updates.`,
+        'setlocal',
+        'set ELECTRON_RUN_AS_NODE=1',
+        `"${WIN_CODE}" "${WIN_CLI}" %*`,
+        'exit /b %ERRORLEVEL%',
+        '',
+      ]);
+    });
+
+    it('doubles % in paths so cmd expands no variable, and keeps & ^ ( ) inside quotes', () => {
+      const script = windowsLauncherScript('C:\\Tools\\50%off\\Code.exe', 'D:\\a&b ^(c)\\%PATH%\\cli.js');
+      assert.ok(script.includes('"C:\\Tools\\50%%off\\Code.exe" "D:\\a&b ^(c)\\%%PATH%%\\cli.js" %*'), script);
+    });
+
+    it('knows whether the folder is on PATH: any case, trailing backslash, quotes, %VARIABLES%; never a prefix', () => {
+      const folder = 'C:\\Users\\Ann\\AppData\\Local\\Programs\\KSM Assistant\\bin';
+      const env = { localappdata: 'C:\\Users\\Ann\\AppData\\Local' };
+      assert.equal(onPath('C:\\Windows;c:\\users\\ann\\appdata\\local\\programs\\ksm assistant\\BIN\\', folder, 'win32'), true);
+      assert.equal(onPath('"C:\\Users\\Ann\\AppData\\Local\\Programs\\KSM Assistant\\bin";C:\\Windows', folder, 'win32'), true);
+      assert.equal(onPath('%LOCALAPPDATA%\\Programs\\KSM Assistant\\bin', folder, 'win32', env), true);
+      assert.equal(onPath('%LOCALAPPDATA%\\Programs\\KSM Assistant\\bin', folder, 'win32', {}), false);
+      assert.equal(onPath('C:\\Users\\Ann\\AppData\\Local\\Programs\\KSM Assistant\\bin2;C:\\Users\\Ann\\AppData\\Local\\Programs\\KSM Assistant', folder, 'win32'), false);
+      assert.equal(onPath(undefined, folder, 'win32'), false);
+      assert.equal(onPath(';;', folder, 'win32'), false);
+    });
+
+    it('adds the folder to the user PATH through a script that carries no path and keeps the registry value kind', () => {
+      const folder = "C:\\Users\\O'Brien\\AppData\\Local\\Programs\\KSM Assistant\\bin";
+      const { command, args, env } = powershellCommand(ADD_TO_USER_PATH_SCRIPT, folder);
+      assert.equal(command, 'powershell.exe');
+      assert.deepEqual(args.slice(0, 5), ['-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-EncodedCommand']);
+      assert.equal(Buffer.from(args[5]!, 'base64').toString('utf16le'), ADD_TO_USER_PATH_SCRIPT, '-EncodedCommand is base64 of UTF-16LE');
+      assert.deepEqual(env, { KSM_BIN_FOLDER: folder }, 'the folder travels in the environment');
+      assert.ok(!ADD_TO_USER_PATH_SCRIPT.includes('Brien'));
+      // The user's PATH is read unexpanded and written back with its kind, and only when no entry names the folder.
+      assert.match(ADD_TO_USER_PATH_SCRIPT, /GetValue\('Path', '', 'DoNotExpandEnvironmentNames'\)/);
+      assert.match(ADD_TO_USER_PATH_SCRIPT, /Set-ItemProperty -LiteralPath 'HKCU:\\Environment' -Name 'Path' .* -Type \$kind/);
+      assert.match(ADD_TO_USER_PATH_SCRIPT, /-ieq \$folder \}\) \{ 'already'; exit 0 \}/);
+      assert.doesNotMatch(ADD_TO_USER_PATH_SCRIPT, /HKLM|Machine|setx/i, 'never the machine PATH, never setx (which cuts PATH at 1,024 characters)');
+      assert.match(ADD_TO_USER_PATH_SCRIPT, /SetEnvironmentVariable\('KSM_PATH_CHANGED', \$null, 'User'\)/, 'running programs are told the environment changed');
+    });
+  });
+
+  describe('Linux and macOS', () => {
+    it('puts an executable ksm in $XDG_BIN_HOME, else ~/.local/bin (a relative XDG_BIN_HOME is ignored)', () => {
+      const place = { platform: 'linux' as const, home: '/home/u', runtime: '/usr/share/code/code', cliBundle: '/home/u/.vscode/extensions/ksm/dist/cli.js' };
+      const target = launcherTarget({ ...place, env: {} });
+      assert.deepEqual(target, { folder: '/home/u/.local/bin', path: '/home/u/.local/bin/ksm', content: launcherScript(place.runtime, place.cliBundle), mode: 0o755, windows: false });
+      assert.equal(launcherTarget({ ...place, env: { XDG_BIN_HOME: '/opt/bin' } }).path, '/opt/bin/ksm');
+      assert.equal(launcherTarget({ ...place, env: { XDG_BIN_HOME: 'bin' } }).path, '/home/u/.local/bin/ksm');
+      assert.equal(launcherTarget({ ...place, platform: 'darwin', env: {} }).path, '/home/u/.local/bin/ksm');
+      assert.ok(target.content.includes(LAUNCHER_MARK));
+    });
+
+    it('PATH entries match exactly (case matters), with or without a trailing slash', () => {
+      assert.equal(onPath('/usr/bin:/home/u/.local/bin/', '/home/u/.local/bin', 'linux'), true);
+      assert.equal(onPath('/usr/bin:/home/U/.local/bin', '/home/u/.local/bin', 'linux'), false);
+      assert.equal(onPath('/home/u/.local/bin2', '/home/u/.local/bin', 'darwin'), false);
+    });
+
+    it('the launcher it writes runs the CLI', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ksm-launcher-'));
+      try {
+        const bundle = join(dir, 'cli.js');
+        writeFileSync(bundle, 'process.stdout.write(JSON.stringify(process.argv.slice(2)))');
+        const target = launcherTarget({ platform: 'linux', env: { XDG_BIN_HOME: dir }, home: '/nowhere', runtime: process.execPath, cliBundle: bundle });
+        writeFileSync(target.path, target.content, { mode: target.mode });
+        assert.equal(execFileSync(target.path, ['mcp', '--volume', 'a b'], { encoding: 'utf8' }), '["mcp","--volume","a b"]');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  it('writes where nothing is, rewrites only its own launcher, leaves anyone else’s file alone', () => {
+    const wanted = windowsLauncherScript(WIN_CODE, WIN_CLI);
+    assert.equal(installDecision(undefined, wanted), 'write');
+    assert.equal(installDecision(wanted, wanted), 'unchanged');
+    assert.equal(installDecision(windowsLauncherScript(WIN_CODE, WIN_CLI.replace('0.1.0', '0.0.9')), wanted), 'write');
+    assert.equal(installDecision('@echo off\r\nnode C:\\other\\ksm.js %*\r\n', wanted), 'foreign');
+    assert.equal(installDecision('#!/bin/sh\nexec /usr/local/lib/ksm "$@"\n', launcherScript('/usr/bin/node', '/x/cli.js')), 'foreign');
+    // After an update: only a launcher of ours that points elsewhere; never a missing or a foreign file.
+    assert.equal(refreshNeeded(undefined, wanted), false);
+    assert.equal(refreshNeeded('echo mine', wanted), false);
+    assert.equal(refreshNeeded(wanted, wanted), false);
+    assert.equal(refreshNeeded(launcherScript('/old/code', '/old/cli.js'), launcherScript('/new/code', '/new/cli.js')), true);
+  });
+});
