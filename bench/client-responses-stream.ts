@@ -9,6 +9,7 @@
 //   first byte (the server writes response.created and the first delta at once); median of
 //   paired runs. Target: < 2 ms.
 // Run: npx tsx bench/client-responses-stream.ts
+import './support/loadStamp';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';

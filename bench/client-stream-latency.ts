@@ -3,6 +3,7 @@
 // loopback (it answers the first event at once). Paired runs alternate the two on one
 // keep-alive connection pool; the figure is the median of the per-pair differences.
 // Target: < 2 ms. Run: npx tsx bench/client-stream-latency.ts
+import './support/loadStamp';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';

@@ -3,6 +3,7 @@
 // run over the same bytes: a bare undici request whose body is fed to eventsource-parser,
 // JSON.parse-ing each event. Targets: client ≥ 0.7× baseline, and > 100,000 chunks/s.
 // Run: npx tsx bench/client-stream-throughput.ts
+import './support/loadStamp';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';

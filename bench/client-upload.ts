@@ -4,6 +4,7 @@
 // < 64 MiB (the body is streamed from disk, never held whole), and client throughput
 // ≥ 0.8× curl's. do_chunking=0 and a long step keep the server's processing out of the way.
 // Run: npx tsx bench/client-upload.ts   (needs about 5 GiB of free space in the temp folder)
+import './support/loadStamp';
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
 // chunk + embed, as a ratio against reading the same bytes from disk in the same run; and
 // the whole path through the server (multipart upload streamed to disk, then processing to
 // `done` with stepMs 0) against the same baseline.
+import './support/loadStamp';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 // SSE delivery rate of the emulator (issue 3): a long streamed completion with no token
 // delay, read by a client over loopback, against a baseline of a raw TCP server writing the
 // very same bytes to a socket in the same run. Prints both rates and their ratio.
+import './support/loadStamp';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';

@@ -5,6 +5,7 @@
 //     empty store started in the same run. Goals: peak RSS < 500 MB, restart < 2 s.
 //  2. listing latency while a BENCH_STORE_BIG_MB (60) MB file is processed, against idle
 //     listing in the same run. Goal: p99 < 50 ms.
+import './support/loadStamp';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
 // Client minus the same search called directly on the retrieval engine in this process,
 // both against one emulator (target: p50 < 5 ms). (2) `ksm mcp` from spawn to an answered
 // `tools/list` vs `node -e 0` started in the same run (target: < 300 ms).
+import './support/loadStamp';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,6 +3,7 @@
 // `total`. The emulator runs in a child process so its own memory never enters the heap
 // figures. Baselines come from the same run: heap per loaded page vs 1 page, and request
 // time in the big volume vs a 50-file volume.
+import './support/loadStamp';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,6 +4,7 @@
 // SSE server on loopback (it answers the first content chunk at once). Paired runs
 // alternate the two on one keep-alive connection pool; the figure is the median of the
 // per-pair differences. Target: < 2 ms. Run: npx tsx bench/vscode-chat-first-part.ts
+import './support/loadStamp';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';

@@ -13,6 +13,7 @@
 //     frames are the baseline. Dropped frames (an interval over 1.5× the idle median) are
 //     counted too.
 // Run: npx tsx bench/webview-long-conversation.ts   (BENCH_TURNS, BENCH_SMALL_TURNS, BENCH_REPEATS to vary)
+import './support/loadStamp';
 import { cpus, loadavg } from 'node:os';
 import type { CDPSession } from 'playwright-core';
 import { HeadlessChromium, WebviewPage } from '../test/webview/support/chromium';

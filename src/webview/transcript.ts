@@ -10,12 +10,14 @@ type Post = (message: WebviewToHost) => void;
 type TurnPatch = Partial<Omit<TurnView, 'id' | 'role' | 'content'>>;
 
 /**
- * Streamed text is drawn at most this often (every second frame at 60 Hz, every third at
- * 120 Hz). Each drawing costs a layout, paint and commit whatever the amount of new text,
- * and the host already posts text in 24 ms batches (deltaBatcher.ts), so drawing every
- * frame doubled the main thread's work without showing the reader more words.
+ * Streamed text is drawn at most this often (every third frame at 60 Hz), in an animation
+ * frame. Each drawing costs a style recalculation, a layout, a paint and a commit whatever
+ * the amount of new text, and the host already posts text in 24 ms batches
+ * (deltaBatcher.ts): drawing every 25 ms cost the main thread about twice as much as every
+ * 50 ms for the same words on screen (bench/webview-render.ts). VS Code's own chat renders
+ * its streamed answers on a 50 ms timer too.
  */
-const STREAMED_TEXT_INTERVAL_MS = 25;
+const STREAMED_TEXT_INTERVAL_MS = 50;
 
 /**
  * One turn of the conversation as the transcript knows it, whether or not it is on screen:
@@ -240,13 +242,25 @@ export class Transcript {
     requestAnimationFrame((frameTime) => this.renderFrame(frameTime));
   }
 
+  /**
+   * The next frame once STREAMED_TEXT_INTERVAL_MS have passed since the last drawing: a timer
+   * rather than a frame callback every frame, so the frames in between do no work at all.
+   */
+  private requestTextFrame(wait: number): void {
+    if (this.frameRequested) return;
+    this.frameRequested = true;
+    window.setTimeout(() => requestAnimationFrame((frameTime) => this.renderFrame(frameTime)), Math.max(0, wait - 8));
+  }
+
   private renderFrame(frameTime: number): void {
     this.frameRequested = false;
     // Reads (scroll position) and mounting first, then the streamed text: one layout after.
     this.window.update();
     if (this.dirty.size === 0) return;
-    if (frameTime - this.lastTextFrame < STREAMED_TEXT_INTERVAL_MS) {
-      this.requestFrame();
+    // A frame's time may run a little ahead of the previous one's by a timer's drift: a few
+    // ms of slack keep the drawing on every third frame instead of every fourth.
+    if (frameTime - this.lastTextFrame < STREAMED_TEXT_INTERVAL_MS - 4) {
+      this.requestTextFrame(STREAMED_TEXT_INTERVAL_MS - (frameTime - this.lastTextFrame));
       return;
     }
     this.lastTextFrame = frameTime;

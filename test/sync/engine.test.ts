@@ -244,4 +244,27 @@ describe('sync engine against the emulator', function () {
     await applySync(resume, { service: fx.client, store, embedding: EMBEDDING });
     assert.equal((await listed(volume)).length, 45, 'every file once');
   });
+
+  it('a volume of several listing pages is read whole in three requests, and a manifest that predicts more files than are listed (pages asked ahead come back empty) still plans from the listing', async function () {
+    this.timeout(120_000);
+    const { folder, volume, sync, options } = setup('pages');
+    const tree: Record<string, string> = {};
+    for (let i = 0; i < 2100; i++) tree[`part-${i % 3}/n-${i}.md`] = `n${i}`;
+    await writeTree(folder, tree);
+    const first = await sync();
+    assert.equal(first.summary.uploaded, 2100);
+
+    const before = fx.emulator.stats.requests;
+    const noop = await planSync(options());
+    assert.equal(fx.emulator.stats.requests - before, 3, 'three pages of 1,000, no more');
+    assert.deepEqual(planCounts(noop), { upload: 0, replace: 0, delete: 0, unchanged: 2100 });
+    assert.equal(noop.remoteCount, 2100);
+
+    // 1,500 copies deleted behind the folder's back: the manifest still records 2,100, the listing holds 600.
+    const gone = (await listed(volume)).slice(0, 1500).map((f) => f.uuid);
+    for (let i = 0; i < gone.length; i += 100) await fx.client.deleteFiles({ volume, uuids: gone.slice(i, i + 100) });
+    const after = await planSync(options());
+    assert.equal(after.remoteCount, 600);
+    assert.deepEqual(planCounts(after), { upload: 1500, replace: 0, delete: 0, unchanged: 600 }, 'the copies the listing lacks are uploaded again');
+  });
 });

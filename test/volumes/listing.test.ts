@@ -115,6 +115,92 @@ describe('volumes: listing model against the emulator', function () {
     assert.ok(listing.state.kind === 'error' && !listing.state.error.message.includes('not-the-key'), 'the key never appears in the message');
   });
 
+  describe("this session's uploads beyond the loaded pages (issue 26, rough edge 1)", () => {
+    async function uploaded(volume: string, names: string[]) {
+      const paths = await writeTree(join(fx.workDir, `${volume}-${names[0]}`), Object.fromEntries(names.map((n) => [n, `${n} text`])));
+      const results = await fx.client.uploadFiles({ volume, embedding: 'emu-embed', doChunking: 0, files: paths.map((path) => ({ path })) });
+      return results.flatMap((r) => (r.ok ? [r.info] : []));
+    }
+
+    it('a re-list that reached the end drops an upload it no longer lists (deleted meanwhile), and the header counts the volume', async () => {
+      const volume = freshVolume();
+      await seedVolume(fx, volume, 2);
+      const listing = new VolumeListing(
+        () => fx.client,
+        volume,
+        () => 50,
+      );
+      await listing.ensureLoaded();
+      const infos = await uploaded(volume, ['a.md', 'b.md']);
+      listing.addUploaded(infos);
+      assert.equal(listing.visibleFiles.length, 4);
+      await fx.client.deleteFiles({ volume, uuids: [infos[0].uuid] });
+      await listing.reload();
+      assert.deepEqual(
+        listing.visibleFiles.map((f) => f.filename),
+        ['f0000.txt', 'f0001.txt', 'b.md'],
+      );
+      assert.equal(listing.total, 3);
+      assert.equal(listing.hasMore, false);
+    });
+
+    it('an upload added while a re-list is in flight stays shown and counted: the listing was asked for before it', async () => {
+      const volume = freshVolume();
+      await seedVolume(fx, volume, 2);
+      const listing = new VolumeListing(
+        () => fx.client,
+        volume,
+        () => 50,
+      );
+      await listing.ensureLoaded();
+      fx.emulator.faults.add({ kind: 'latency', ms: 300, method: 'GET', times: 1 });
+      const reload = listing.reload();
+      // Sent while the GET waits: the listing will not have it.
+      const infos = await uploaded(volume, ['late.md']);
+      listing.addUploaded(infos);
+      await reload;
+      fx.emulator.faults.clear();
+      assert.deepEqual(
+        listing.visibleFiles.map((f) => f.filename),
+        ['f0000.txt', 'f0001.txt', 'late.md'],
+      );
+      assert.equal(listing.total, 3, 'the upload is counted');
+      await listing.reload();
+      assert.equal(listing.visibleFiles.length, 3, 'listed now, shown once');
+    });
+
+    it('a re-list of the first pages keeps the uploads that fit in the unloaded tail', async () => {
+      const volume = freshVolume();
+      await seedVolume(fx, volume, 5);
+      const listing = new VolumeListing(
+        () => fx.client,
+        volume,
+        () => 3,
+      );
+      await listing.ensureLoaded();
+      const infos = await uploaded(volume, ['x.md', 'y.md']);
+      listing.addUploaded(infos);
+      await listing.reload();
+      // 3 loaded of 7: the two uploads are the volume's tail, still shown; "Load more" reaches the rest.
+      assert.deepEqual(
+        listing.visibleFiles.map((f) => f.filename),
+        ['f0000.txt', 'f0001.txt', 'f0002.txt', 'x.md', 'y.md'],
+      );
+      assert.equal(listing.total, 7);
+      assert.ok(listing.hasMore);
+      await fx.client.deleteFiles({ volume, uuids: [infos[0].uuid] });
+      await listing.reload();
+      // 6 files, 3 loaded: room for three in the tail, so y.md (and the vanished x.md) cannot be told apart yet...
+      await listing.loadMore();
+      assert.deepEqual(
+        listing.visibleFiles.map((f) => f.filename),
+        ['f0000.txt', 'f0001.txt', 'f0002.txt', 'f0003.txt', 'f0004.txt', 'y.md'],
+        '...until a page reaches the end',
+      );
+      assert.equal(listing.hasMore, false);
+    });
+  });
+
   it('polling updates files in place until all are final, then stops', async () => {
     // Its own emulator at a pace far above one request's round trip: at the suite's 5 ms a
     // file could be final before the first listing on a busy machine, and then neither

@@ -183,7 +183,7 @@ describe('webview streaming render', function () {
     await webview.hostPost({ type: 'delta', turnId: 'a1', content: 'First words. ' });
     await webview.settle();
     // Read the answer in the same task that delivers the end (a listener added after the
-    // webview's own runs right after it): streamed text is drawn at most every 25 ms, and the
+    // webview's own runs right after it): streamed text is drawn at most every 50 ms, and the
     // last words must not wait for that.
     const textWhenStopped = await webview.page.evaluate(
       () =>

@@ -108,9 +108,14 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   const timings = { listMs: 0, scanMs: 0, hashMs: 0 };
   // The listing does not depend on the manifest: asked for while the manifest is read.
   const listStarted = performance.now();
-  const listing = listVolume(options.service, volume, signal).finally(() => (timings.listMs = performance.now() - listStarted));
+  const loading = options.store.load(volume);
+  const recordedCount = loading.then(
+    (l) => (l.state === 'ok' ? Object.keys(l.manifest.files).length + Object.keys(l.manifest.intents).length : 0),
+    () => 0,
+  );
+  const listing = listVolume(options.service, volume, signal, recordedCount).finally(() => (timings.listMs = performance.now() - listStarted));
   listing.catch(() => undefined); // awaited below; a manifest refused meanwhile must not leave it unhandled
-  const loaded = await options.store.load(volume);
+  const loaded = await loading;
   const stored = loaded.state === 'ok' ? loaded.manifest : emptyManifest(volume);
   const base: Manifest = emptyManifest(volume, stored.service);
   let baseChanged = loaded.state !== 'ok';
@@ -273,15 +278,26 @@ export function needsOwnershipChoice(plan: SyncPlan): boolean {
 /**
  * The whole listing: the first page says the total, the other pages are asked for 3 at a
  * time (a 5,000-file volume is 5 pages; one after another they were most of a no-op sync).
+ * The pages the manifest's file count predicts are asked for while the first is on its way
+ * (a no-op re-sync of 5,000 files waited for the first page before asking for the rest).
  * Deduplicated by uuid, in case the volume changed between pages.
  */
-async function listVolume(service: KsmService, volume: string, signal?: AbortSignal): Promise<FileInfo[]> {
+async function listVolume(service: KsmService, volume: string, signal: AbortSignal | undefined, recordedCount: Promise<number>): Promise<FileInfo[]> {
   const limit = 1000;
+  const page = (offset: number) => service.listFiles({ volume, offset, limit }, { signal });
+  const firstPage = page(0);
+  firstPage.catch(() => undefined); // awaited below
+  const recorded = await recordedCount;
+  const predicted: number[] = [];
+  for (let offset = limit; offset < recorded; offset += limit) predicted.push(offset);
+  const early = pMap(predicted, page, { concurrency: 2, signal });
+  early.catch(() => undefined); // awaited below, after the first page (whose error is the one told)
   try {
-    const first = await service.listFiles({ volume, offset: 0, limit }, { signal });
+    const first = await firstPage;
     const offsets: number[] = [];
-    for (let offset = first.files.length; first.files.length > 0 && offset < first.total; offset += limit) offsets.push(offset);
-    const pages = await pMap(offsets, (offset) => service.listFiles({ volume, offset, limit }, { signal }), { concurrency: 3 });
+    for (let offset = limit + predicted.length * limit; first.files.length > 0 && offset < first.total; offset += limit) offsets.push(offset);
+    const [earlyPages, morePages] = await Promise.all([early, pMap(offsets, page, { concurrency: 3, signal })]);
+    const pages = [...earlyPages, ...morePages];
     const byUuid = new Map<string, FileInfo>();
     for (const file of [first, ...pages].flatMap((p) => p.files)) byUuid.set(file.uuid, file);
     // A page shorter than asked (the volume shrank meanwhile) leaves no gap: what is missing is read in order.

@@ -20,7 +20,8 @@ import { confirmDeletions, showPreview } from './syncPreview';
 import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
 import type { DoChunking } from '../../api/types';
 import type { SyncState } from './syncStatusText';
-import { stat } from 'node:fs/promises';
+import { lstat, readFile, rm, stat } from 'node:fs/promises';
+import { writeFileAtomic } from '../../common/core/atomicWrite';
 
 export type { SyncState } from './syncStatusText';
 
@@ -55,12 +56,14 @@ export class PairingRunner implements vscode.Disposable {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
     this.startWatching();
     // After a reload: say when this folder was last synced (its manifest's time), not a bare "sync".
-    void stat(this.store().location).then(
-      (info) => {
-        if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
-      },
-      () => undefined,
-    );
+    void stat(this.store().location)
+      .catch(() => stat(this.legacyLocation() ?? ''))
+      .then(
+        (info) => {
+          if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
+        },
+        () => undefined,
+      );
   }
 
   get state(): SyncState {
@@ -82,14 +85,41 @@ export class PairingRunner implements vscode.Disposable {
 
   /** This folder and what its last sync stored (the manifest through its own reader), for citations; undefined before a first sync. */
   async syncedFolder(): Promise<SyncedFolder | undefined> {
-    const loaded = await this.store().load(this.pairing.volume);
+    let loaded = await this.store().load(this.pairing.volume);
+    const legacy = this.legacyLocation();
+    if (loaded.state === 'missing' && legacy) loaded = await new FileManifestStore(legacy).load(this.pairing.volume); // not synced since the move
     return loaded.state === 'ok' ? { root: this.folderPath, manifest: loaded.manifest } : undefined;
   }
 
+  /**
+   * The manifest (and its lock) in the extension's GLOBAL storage, keyed by folder and volume:
+   * the one place every window sees. A workspace's storage is not shared: VS Code gives a
+   * second window on the same workspace a storage folder of its own (`<id>-1`), so a lock
+   * there never made that window wait.
+   */
   private store(): FileManifestStore {
-    const storage = this.services.context.storageUri ?? this.services.context.globalStorageUri;
-    const id = createHash('sha256').update(`${this.folderPath}\n${this.pairing.volume}`).digest('hex').slice(0, 24);
-    return new FileManifestStore(join(storage.fsPath, 'sync', `${id}.json`));
+    return new FileManifestStore(join(this.services.context.globalStorageUri.fsPath, 'sync', `${this.storeId()}.json`));
+  }
+
+  private storeId(): string {
+    return createHash('sha256').update(`${this.folderPath}\n${this.pairing.volume}`).digest('hex').slice(0, 24);
+  }
+
+  /** Where this window kept the manifest before it moved to the global storage (read once, then moved). */
+  private legacyLocation(): string | undefined {
+    const storage = this.services.context.storageUri;
+    return storage ? join(storage.fsPath, 'sync', `${this.storeId()}.json`) : undefined;
+  }
+
+  /** Moves a manifest from this workspace's storage to the global one (under the lock; never through a symlink; never over an existing one). */
+  private async adoptLegacyManifest(store: FileManifestStore): Promise<void> {
+    const legacy = this.legacyLocation();
+    if (!legacy || (await lstat(store.location).catch(() => undefined))) return;
+    const info = await lstat(legacy).catch(() => undefined);
+    if (!info?.isFile()) return;
+    await writeFileAtomic(store.location, await readFile(legacy, 'utf8'));
+    await rm(legacy, { force: true });
+    this.services.log.info(`[sync] ${this.label}: moved the sync record from the workspace storage to ${store.location} (shared by every window)`);
   }
 
   /** Every save, create and delete under the folder (ignore rules applied) counts as pending; in watch mode it also schedules a sync. */
@@ -153,6 +183,9 @@ export class PairingRunner implements vscode.Disposable {
       }),
     );
     try {
+      await this.adoptLegacyManifest(store).catch((error: unknown) =>
+        this.services.log.warn(`[sync] ${this.label}: the sync record in the workspace storage was not moved: ${(error as Error).message}`),
+      );
       return await this.runLocked(options, store);
     } finally {
       await release().catch(() => undefined);

@@ -31,6 +31,10 @@ export class VolumeListing {
   private files: FileInfo[] = [];
   /** Files this session uploaded that lie beyond the loaded pages; shown until a page reaches them. */
   private recent: FileInfo[] = [];
+  /** When each of `recent` was added (`uploads` at that moment), to tell a listing asked for before it. */
+  private readonly recentSince = new WeakMap<FileInfo, number>();
+  /** How many times `addUploaded` added files. */
+  private uploads = 0;
   total = 0;
   private readonly listeners = new Set<(change: ListingChange) => void>();
   private generation = 0;
@@ -87,6 +91,7 @@ export class VolumeListing {
   private async relist(signal?: AbortSignal): Promise<void> {
     const wanted = Math.max(this.pageSize(), this.files.length);
     const generation = ++this.generation;
+    const uploadsBefore = this.uploads;
     // A loaded list stays on screen while it is re-listed; only a first load shows "Loading…".
     if (this.state.kind !== 'loaded') this.setState({ kind: 'loading' });
     try {
@@ -101,7 +106,7 @@ export class VolumeListing {
       if (generation !== this.generation) return;
       this.files = files;
       this.total = total;
-      this.dropRecentNowListed();
+      this.dropRecentNowListed(uploadsBefore);
       this.setState({ kind: 'loaded' });
     } catch (error) {
       if (generation !== this.generation) return;
@@ -113,13 +118,14 @@ export class VolumeListing {
   async loadMore(signal?: AbortSignal): Promise<void> {
     if (!this.hasMore) return;
     const generation = this.generation;
+    const uploadsBefore = this.uploads;
     try {
       const page = await this.service().listFiles({ volume: this.volume, offset: this.files.length, limit: this.pageSize() }, { signal });
       if (generation !== this.generation) return;
       const known = new Set(this.files.map((f) => f.uuid));
       this.files.push(...page.files.filter((f) => !known.has(f.uuid)));
       this.total = page.total;
-      this.dropRecentNowListed();
+      this.dropRecentNowListed(uploadsBefore);
       this.emit({ structure: true, updated: [] });
     } catch (error) {
       if (generation !== this.generation) return;
@@ -132,6 +138,8 @@ export class VolumeListing {
     const known = new Set(this.visibleFiles.map((f) => f.uuid));
     const fresh = infos.filter((f) => !known.has(f.uuid));
     if (fresh.length === 0) return;
+    this.uploads++;
+    for (const file of fresh) this.recentSince.set(file, this.uploads);
     this.recent.push(...fresh);
     this.total += fresh.length;
     if (this.state.kind === 'missing' || this.state.kind === 'unloaded') this.state = { kind: 'loaded' };
@@ -195,10 +203,27 @@ export class VolumeListing {
     return Math.max(0, this.total - this.recent.length + this.recent.indexOf(file));
   }
 
-  private dropRecentNowListed(): void {
+  /**
+   * After a listing (asked for when `uploadsBefore` uploads had been added): drops this
+   * session's uploads that are now listed, and those that cannot be in the volume any more.
+   * Uploads append at the end (D10), so an upload no page listed can only lie in the unloaded
+   * tail past the loaded pages: a listing that reached the end leaves it no room, and it was
+   * deleted (the older copy a Replace deleted, or another client's delete). Keeping those
+   * showed a ghost row, counted in the header's size, until a manual refresh (issue 26, rough
+   * edge 1). An upload added after the listing was asked for is kept: the listing predates it.
+   */
+  private dropRecentNowListed(uploadsBefore: number): void {
     if (this.recent.length === 0) return;
     const listed = new Set(this.files.map((f) => f.uuid));
-    this.recent = this.recent.filter((f) => !listed.has(f.uuid));
+    const unlisted = this.recent.filter((f) => !listed.has(f.uuid));
+    const newer = unlisted.filter((f) => (this.recentSince.get(f) ?? 0) > uploadsBefore);
+    const judged = unlisted.filter((f) => (this.recentSince.get(f) ?? 0) <= uploadsBefore);
+    const room = Math.max(0, this.total - this.files.length);
+    const kept = new Set([...judged.slice(Math.max(0, judged.length - room)), ...newer]);
+    this.recent = unlisted.filter((f) => kept.has(f));
+    // A listing that reached the end without them did not count them either. (One that did
+    // not reach the end may or may not have: its total stands until the next listing.)
+    if (room === 0) this.total += newer.length;
   }
 
   private failWith(error: unknown): void {

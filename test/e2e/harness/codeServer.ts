@@ -62,7 +62,7 @@ export class CodeServer {
 
   /**
    * `workspaceTrust`: keep VS Code's workspace trust on (scenario 14 opens a workspace untrusted); off elsewhere.
-   * `locale`: VS Code's display language (`--locale`; scenario 16 runs under a pseudo-locale).
+   * `locale`: VS Code's display language (`--locale`; scenario 17 runs under a pseudo-locale).
    */
   static async start(
     launcher: string,

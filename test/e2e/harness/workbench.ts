@@ -14,8 +14,12 @@ export class Workbench {
     private readonly resultsDir: string,
   ) {}
 
-  static async open(context: BrowserContext, url: string, resultsDir: string): Promise<Workbench> {
-    const page = context.pages()[0] ?? (await context.newPage());
+  /**
+   * The workbench in the context's first page; with `newWindow`, in a new page of the same
+   * context: a second VS Code window (its own extension host) on the same workspace.
+   */
+  static async open(context: BrowserContext, url: string, resultsDir: string, options: { newWindow?: boolean } = {}): Promise<Workbench> {
+    const page = (options.newWindow ? undefined : context.pages()[0]) ?? (await context.newPage());
     const workbench = new Workbench(context, page, resultsDir);
     await page.goto(url);
     await workbench.waitUntilReady();
@@ -196,6 +200,15 @@ export class Workbench {
   async pick(text: string | RegExp): Promise<void> {
     const row = this.quickInputRows().filter({ hasText: text }).first();
     await row.waitFor();
+    // The pointer may still rest on the row the last click chose, and that row's hover (VS Code
+    // keeps a hover open while the pointer is on it) can cover this one; the click would then
+    // land on the hover forever. Move the pointer off the list and let the hover close first.
+    await this.page.mouse.move(0, 0);
+    await this.page
+      .locator('.monaco-hover:not(.hidden), .workbench-hover')
+      .first()
+      .waitFor({ state: 'hidden', timeout: 5_000 })
+      .catch(() => undefined);
     await row.click();
   }
 

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
 import { useScenario } from '../harness/scenario';
+import { Workbench } from '../harness/workbench';
 import { setApiKeyThroughPalette, volumesRowTexts, waitForRowDescription } from '../harness/steps';
 
 const SYNC_VOLUME = 'e2e-sync';
@@ -195,6 +196,113 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       10_000,
     );
     await workbench.screenshot('7-citation-opens-workspace-file');
+  });
+
+  it('a sync record an earlier version kept in the workspace storage is moved to the shared one, not lost: the next sync is in sync without asking (issue 21)', async () => {
+    const { workbench, run } = scenario;
+    const user = join(run.userDataDir, 'User');
+    const syncDir = join(user, 'globalStorage', 'ksm.ksm-assistant', 'sync');
+    const records = readdirSync(syncDir).filter((name) => name.endsWith('.json'));
+    assert.equal(records.length, 1, `one sync record (handbook → ${SYNC_VOLUME}) in ${syncDir}: ${JSON.stringify(records)}`);
+    // This window's workspace storage.
+    const workspaces = join(user, 'workspaceStorage');
+    const describes = (id: string) =>
+      ['workspace.json', 'meta.json'].some((file) => existsSync(join(workspaces, id, file)) && readFileSync(join(workspaces, id, file), 'utf8').includes(basename(run.workspace)));
+    // Named by a hash of the workspace (a leading '-' when negative); a second window's is `<id>-1`.
+    const candidates = readdirSync(workspaces).filter((id) => /^-?[0-9a-f]+$/.test(id));
+    const own = candidates.find(describes) ?? (candidates.length === 1 ? candidates[0] : undefined);
+    assert.ok(own, `the workspace's storage folder in ${workspaces}: ${JSON.stringify(readdirSync(workspaces))}`);
+    const legacy = join(workspaces, own, 'ksm.ksm-assistant', 'sync', records[0]);
+    mkdirSync(dirname(legacy), { recursive: true });
+    renameSync(join(syncDir, records[0]), legacy);
+
+    await workbench.runCommand('KSM: Sync Now');
+    await eventually(
+      async () => existsSync(join(syncDir, records[0])) && !existsSync(legacy),
+      async () => `the record was not moved back: shared ${existsSync(join(syncDir, records[0]))}, legacy ${existsSync(legacy)}`,
+      60_000,
+    );
+    await waitForStatus(/KSM: in sync/);
+    assert.equal(await workbench.quickInput().isVisible(), false, 'no preview, no same-name question: the record was found');
+    assert.deepEqual(
+      (await stored()).map((f) => f.filename),
+      STORED.filter((n) => n !== 'faq.md'),
+      'nothing uploaded again',
+    );
+  });
+
+  it("a second window's sync of the same pairing waits for the first window's, then finishes without duplicates (issue 21)", async () => {
+    const { workbench, run } = scenario;
+    // A second VS Code window on the same workspace: its own extension host, the same pairing and manifest.
+    const second = await Workbench.open(workbench.context, run.codeServer.workbenchUrl(run.workspace), scenario.resultsDir, { newWindow: true });
+    try {
+      // A tab in the background gets no animation frames (VS Code draws its lists in them): the window in use is brought to the front.
+      await second.page.bringToFront();
+      const secondStatus = () => second.page.locator('.statusbar-item').filter({ hasText: /KSM: / });
+      // Opening the KSM side bar activates the extension in this window (the pairing is this user's: no approval asked).
+      await second.openKsmSideBar();
+      await eventually(
+        async () => /KSM: (last synced|not synced yet|in sync|\d+ pending)/.test((await secondStatus().first().textContent({ timeout: 1000 })) ?? ''),
+        async () => `the second window's status bar: ${JSON.stringify(await second.page.locator('.statusbar-item').allTextContents())}`,
+        60_000,
+      );
+      const before = (await stored()).map((f) => f.filename);
+      // The first window's sync (watch mode, after the files appear) holds its upload request for 20 s.
+      await run.emulator.addFault({ kind: 'latency', ms: 20_000, method: 'POST', path: '/ksm/rag/v5/files', times: 1 });
+      const added = { 'release.md': '# Release\nEvery Tuesday.\n', 'oncall.md': '# On call\nThe pager rotates weekly.\n', 'roadmap.md': '# Roadmap\nQuarterly.\n' };
+      for (const [rel, content] of Object.entries(added)) writeFileSync(join(run.workspace, FOLDER, rel), content);
+      await waitForStatus(/KSM: syncing/);
+      assert.deepEqual(
+        (await stored()).map((f) => f.filename),
+        before,
+        "the first window's upload is still held by the slow service",
+      );
+
+      await second.runCommand('KSM: Sync Now');
+      // The second window says it waits (VS Code's window progress in its status bar) while the first one's request is in flight.
+      const waiting = second.page.locator('.statusbar-item').filter({ hasText: /Waiting for another window's sync of handbook/ });
+      let sawWaiting = false;
+      await eventually(
+        async () => {
+          if (await waiting.count()) {
+            sawWaiting = true;
+            await second.screenshot('7-second-window-waits');
+            return true;
+          }
+          // Without the lock the second window would plan and upload at once.
+          return /KSM: (syncing|in sync)/.test((await secondStatus().first().textContent({ timeout: 1000 })) ?? '');
+        },
+        async () => `the second window neither waited nor synced; its status bar: ${JSON.stringify(await second.page.locator('.statusbar-item').allTextContents())}`,
+        30_000,
+        100,
+      );
+
+      const expected = [...before, ...Object.keys(added)].sort((a, b) => a.localeCompare(b));
+      await eventually(
+        async () => (await stored()).length >= expected.length,
+        async () => `the volume holds ${JSON.stringify((await stored()).map((f) => f.filename))}`,
+        90_000,
+      );
+      await eventually(
+        async () => /KSM: in sync/.test((await secondStatus().first().textContent({ timeout: 1000 })) ?? '') && (await waiting.count()) === 0,
+        async () => `the second window did not finish; its status bar: ${JSON.stringify(await second.page.locator('.statusbar-item').allTextContents())}`,
+        90_000,
+      );
+      await waitForStatus(/KSM: in sync/);
+      assert.deepEqual(
+        (await stored()).map((f) => f.filename),
+        expected,
+        "each file once: the second run found the first run's uploads, not a folder to upload again",
+      );
+      assert.ok(sawWaiting, "the second window's status bar said it waited for the other window's sync");
+    } catch (error) {
+      await second.screenshot('FAILED-second-window');
+      throw error;
+    } finally {
+      await run.emulator.clearFaults();
+      await second.page.close().catch(() => undefined);
+      await workbench.page.bringToFront();
+    }
   });
 
   it('with no sync record, a same-name file the folder never uploaded is not adopted: the preview asks, and Keep uploads alongside', async () => {

@@ -62,16 +62,33 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
       .replace(/\u00a0/g, ' ')
       .replace(/\n/g, '');
 
-  /** Runs the check from the palette (read-only) and returns the report shown in the new editor. */
-  async function checkFromPalette(workbench: Workbench): Promise<string> {
-    await workbench.runCommand('KSM: Check Connection');
-    await workbench.pick(READ_ONLY);
-    await eventually(
-      async () => (await shown(workbench)).startsWith('# KSM Connection Check') && /\*\*(Connected|Failed)\.\*\*/.test(await shown(workbench)),
-      async () => `no connection report in the active editor; it shows ${JSON.stringify((await shown(workbench)).slice(0, 300))}`,
+  /** When the shown report was made ("- Checked: <time>"); a new run's report has a new one. */
+  const checkedAt = (report: string) => /Checked: (\S+)/.exec(report)?.[1];
+
+  /**
+   * Waits for a report newer than `before` in the active editor. A second run replaces the
+   * text of the same tab, so the old report is on screen until the new one arrives; taking it
+   * for the new one let the late `showTextDocument` steal focus from the next step's palette.
+   */
+  async function newReport(workbench: Workbench, before: string): Promise<string> {
+    const previous = checkedAt(before);
+    return eventually(
+      async () => {
+        const report = await shown(workbench);
+        const complete = report.startsWith('# KSM Connection Check') && /\*\*(Connected|Failed)\.\*\*/.test(report);
+        return complete && checkedAt(report) !== previous ? report : undefined;
+      },
+      async () => `no new connection report in the active editor; it shows ${JSON.stringify((await shown(workbench)).slice(0, 300))}`,
       60_000,
     );
-    return shown(workbench);
+  }
+
+  /** Runs the check from the palette (read-only) and returns the report shown in the new editor. */
+  async function checkFromPalette(workbench: Workbench): Promise<string> {
+    const before = await shown(workbench);
+    await workbench.runCommand('KSM: Check Connection');
+    await workbench.pick(READ_ONLY);
+    return newReport(workbench, before);
   }
 
   async function closeReport(workbench: Workbench): Promise<void> {
@@ -119,13 +136,10 @@ describe('Scenario 8: KSM: Check Connection — report from the palette, and a w
     await run.emulator.setDialect('dify');
     let reportOpen = false;
     try {
+      const before = await shown(workbench);
       await workbench.runCommand('KSM: Check Connection');
       await workbench.pick(WITH_AGENT);
-      await eventually(
-        async () => /\*\*(Connected|Failed)\.\*\*/.test(await shown(workbench)),
-        async () => `no connection report in the active editor; it shows ${JSON.stringify((await shown(workbench)).slice(0, 300))}`,
-        60_000,
-      );
+      await newReport(workbench, before);
       reportOpen = true;
       const report = await shown(workbench);
       assert.match(report, /\*\*Connected\.\*\* All 8 steps passed\./, report.slice(0, 800));

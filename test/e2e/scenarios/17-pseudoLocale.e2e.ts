@@ -36,9 +36,9 @@ function englishWords(text: string): string[] {
   return rest.match(/[A-Za-z]{2,}/g) ?? [];
 }
 
-describe('Scenario 16: under a generated pseudo-locale (qps-ploc) the palette and a notification show no unlocalised text', function () {
+describe('Scenario 17: under a generated pseudo-locale (qps-ploc) the palette and a notification show no unlocalised text', function () {
   this.timeout(300_000);
-  const resultsDir = scenarioResultsDir('16-pseudo-locale');
+  const resultsDir = scenarioResultsDir('17-pseudo-locale');
   let run: E2ERun;
   let context: BrowserContext | undefined;
   let workbench: Workbench;
@@ -84,7 +84,7 @@ describe('Scenario 16: under a generated pseudo-locale (qps-ploc) the palette an
       userDataDir,
       extensionsDir,
       workspace: run.workspace,
-      logFile: join(RESULTS_ROOT, '16-pseudo-locale-code-server.log'),
+      logFile: join(RESULTS_ROOT, '17-pseudo-locale-code-server.log'),
       locale: LOCALE,
     });
     onRunTeardown(() => codeServer.stop());
@@ -134,7 +134,7 @@ describe('Scenario 16: under a generated pseudo-locale (qps-ploc) the palette an
     const english = ours.filter((label) => englishWords(label).length > 0);
     assert.deepEqual(english, [], `palette rows with English: ${JSON.stringify(english)}`);
     assert.ok(!(await titles()).includes('KSM: Check Connection'), 'no English title');
-    await workbench.screenshot('16-palette');
+    await workbench.screenshot('17-palette');
     await workbench.page.keyboard.press('Escape');
   });
 
@@ -151,7 +151,7 @@ describe('Scenario 16: under a generated pseudo-locale (qps-ploc) the palette an
       async () => `the chat panel never showed pseudo-locale text; it shows ${JSON.stringify(text.slice(0, 300))}`,
       60_000,
     );
-    await workbench.screenshot('16-chat-panel');
+    await workbench.screenshot('17-chat-panel');
     // Model ids are the user's, and a date is Intl's (which has no qps-ploc and formats it in English); everything else is ours.
     const ours = text
       .replace(/\bemu-[\w-]+\b/g, ' ')
@@ -180,7 +180,7 @@ describe('Scenario 16: under a generated pseudo-locale (qps-ploc) the palette an
       async () => `no pseudo-locale Check Connection notification; shown: ${JSON.stringify(await workbench.notifications().allTextContents())}`,
       60_000,
     );
-    await workbench.screenshot('16-check-connection-notification');
+    await workbench.screenshot('17-check-connection-notification');
     assert.ok(buttons.includes(pseudoBundle['Set API Key']!), `the fix button is in the pseudo-locale: ${JSON.stringify(buttons)}`);
     assert.ok(buttons.includes(pseudoBundle['Copy Report']!), `Copy Report is in the pseudo-locale: ${JSON.stringify(buttons)}`);
     assert.deepEqual(englishWords([text, ...buttons].join(' ')), [], `English left in the notification: ${text} ${JSON.stringify(buttons)}`);
