@@ -116,9 +116,13 @@ function main(): void {
 
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
   // What activate() loads: extension.js and the files it requires at once; features load the rest at first use.
-  const loadedAtActivation = execFileSync(process.execPath, ['-e', `${LOADED}`, measurePath, stubPath, bundle], { encoding: 'utf8' }).split('\n').slice(1);
+  const loadedAtActivation = execFileSync(process.execPath, ['-e', `${LOADED}`, measurePath, stubPath, bundle], { encoding: 'utf8' })
+    .split('\n')
+    .slice(1);
   const loadedBytes = loadedAtActivation.reduce((n, f) => n + statSync(f).size, 0);
-  const load = loadavg().map((l) => l.toFixed(2)).join(', ');
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
   console.log(`activation: require+activate median ${oursMs.toFixed(2)} ms over ${RUNS} fresh processes (load average ${load}; 2 cores here)`);
   console.log(`  loaded at activation: ${loadedAtActivation.length} files, ${(loadedBytes / 1024).toFixed(1)} KiB (the features load the rest at first use)`);
   console.log(`  baseline (empty bundle, same harness): ${baseMs.toFixed(2)} ms; ratio ${(oursMs / Math.max(baseMs, 0.01)).toFixed(1)}x; added by our code ${(oursMs - baseMs).toFixed(2)} ms`);

@@ -48,7 +48,11 @@ export function registerChatFeature(services: ExtensionServices, deps: ChatFeatu
 
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(CITATION_SCHEME, { provideTextDocumentContent: async (uri) => (await runtime()).passages.provideTextDocumentContent(uri) }),
-    vscode.window.registerWebviewViewProvider(VIEW_ID.chat, { resolveWebviewView: async (view) => (await runtime()).view.resolveWebviewView(view) }, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.window.registerWebviewViewProvider(
+      VIEW_ID.chat,
+      { resolveWebviewView: async (view) => (await runtime()).view.resolveWebviewView(view) },
+      { webviewOptions: { retainContextWhenHidden: false } },
+    ),
     // Until the chat has loaded there is no view or session to tell.
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('ksm') && loaded?.session) loaded.session.optionsChanged();

@@ -39,7 +39,10 @@ describe('the bundles: the extension and the ksm CLI share their code', function
 
   before(() => {
     work = mkdtempSync(join(tmpdir(), 'ksm-bundles-'));
-    execFileSync(process.execPath, ['esbuild.mjs', '--production', '--cli-only', '--outdir', join(work, 'dist'), '--metafile', join(work, 'meta.json')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, ['esbuild.mjs', '--production', '--cli-only', '--outdir', join(work, 'dist'), '--metafile', join(work, 'meta.json')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     meta = JSON.parse(readFileSync(join(work, 'meta.json'), 'utf8')) as Metafile;
   });
   after(() => rmSync(work, { recursive: true, force: true }));

@@ -21,7 +21,10 @@ describe('lint: user-visible text of the extension host goes through vscode.l10n
     ['a conditional message', "const ok = true; void vscode.window.showErrorMessage(ok ? 'It worked fine' : vscode.l10n.t('No'));"],
     ['a button among spread ones', "const more = true; void vscode.window.showErrorMessage(vscode.l10n.t('Failed.'), ...(more ? ['Retry Failed'] : []));"],
     ['a message of a chosen show function', "const failed = true; void (failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)('Sync finished.');"],
-    ['a nested conditional description', "const r = 'a'; void vscode.window.showQuickPick([{ label: vscode.l10n.t('x'), description: r === 'a' ? vscode.l10n.t('y') : r === 'b' ? 'extra copy' : vscode.l10n.t('z') }]);"],
+    [
+      'a nested conditional description',
+      "const r = 'a'; void vscode.window.showQuickPick([{ label: vscode.l10n.t('x'), description: r === 'a' ? vscode.l10n.t('y') : r === 'b' ? 'extra copy' : vscode.l10n.t('z') }]);",
+    ],
     ['a quick pick item', "void vscode.window.showQuickPick([{ label: 'Sync now', detail: vscode.l10n.t('x') }]);"],
     ['a placeholder', "void vscode.window.showInputBox({ placeHolder: 'Type a volume name' });"],
     ['a progress title', "void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Uploading files' }, async () => undefined);"],

@@ -31,7 +31,15 @@ function sourceFiles(dir: string): string[] {
 describe('common: commands that load at first use (LAZY_COMMANDS)', () => {
   for (const [group, module] of Object.entries(MODULES)) {
     it(`${group}: the list is exactly what ${String(module)} registers`, () => {
-      assert.deepEqual([...LAZY_COMMANDS[group as keyof typeof LAZY_COMMANDS]].sort(), registeredIn([module].flat().map((file) => readFileSync(file, 'utf8')).join('\n')));
+      assert.deepEqual(
+        [...LAZY_COMMANDS[group as keyof typeof LAZY_COMMANDS]].sort(),
+        registeredIn(
+          [module]
+            .flat()
+            .map((file) => readFileSync(file, 'utf8'))
+            .join('\n'),
+        ),
+      );
     });
   }
 
@@ -41,7 +49,11 @@ describe('common: commands that load at first use (LAZY_COMMANDS)', () => {
     const modules = new Set(Object.values(MODULES).flat());
     const elsewhere = sourceFiles('src')
       .filter((path) => !modules.has(path))
-      .flatMap((path) => registeredIn(readFileSync(path, 'utf8')).filter((id) => lazy.has(id)).map((id) => `${id} in ${path}`));
+      .flatMap((path) =>
+        registeredIn(readFileSync(path, 'utf8'))
+          .filter((id) => lazy.has(id))
+          .map((id) => `${id} in ${path}`),
+      );
     assert.deepEqual(elsewhere, []);
   });
 

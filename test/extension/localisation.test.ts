@@ -48,16 +48,22 @@ describe('localisation: package.nls.json', () => {
   it('names every text of package.json by a key package.nls.json has, and has no unused key', () => {
     const used = placeholders(manifest).map((p) => p.key);
     for (const key of used) assert.equal(typeof nls[key], 'string', `%${key}% is missing from package.nls.json`);
-    assert.deepEqual(Object.keys(nls).filter((key) => !used.includes(key)), [], 'keys no placeholder uses');
+    assert.deepEqual(
+      Object.keys(nls).filter((key) => !used.includes(key)),
+      [],
+      'keys no placeholder uses',
+    );
   });
 
   it('leaves no user-visible text of package.json in English: titles, names, descriptions, welcome and walkthrough texts are %key%', () => {
-    const visible = /(^|\.)(displayName|description|markdownDescription|title|shortTitle|category|name|contextualTitle|contents|label|fullName|userDescription|enumDescriptions\[\d+\]|markdownEnumDescriptions\[\d+\])$/;
+    const visible =
+      /(^|\.)(displayName|description|markdownDescription|title|shortTitle|category|name|contextualTitle|contents|label|fullName|userDescription|enumDescriptions\[\d+\]|markdownEnumDescriptions\[\d+\])$/;
     const bare: string[] = [];
     const walk = (value: unknown, where: string): void => {
       if (typeof value === 'string') {
         // The model reads modelDescription and the tools' input schemas: they stay English on purpose.
-        if (visible.test(where) && !/^%[^%]+%$/.test(value) && !/modelDescription|inputSchema|^name$|languageModelTools\[\d+\]\.name|chatParticipants\[\d+\]\.(name|commands\[\d+\]\.name)/.test(where)) bare.push(`${where}: ${value}`);
+        if (visible.test(where) && !/^%[^%]+%$/.test(value) && !/modelDescription|inputSchema|^name$|languageModelTools\[\d+\]\.name|chatParticipants\[\d+\]\.(name|commands\[\d+\]\.name)/.test(where))
+          bare.push(`${where}: ${value}`);
       } else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${where}[${i}]`));
       else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) walk(item, where ? `${where}.${key}` : key);
     };
@@ -117,7 +123,27 @@ describe('localisation: nothing unlocalised under a generated pseudo-locale (qps
 
   it('the cores speak the bundle the extension configures: fixes, buttons, file states, sync status', () => {
     const texts: string[] = [];
-    for (const problem of ['address', 'refused', 'unreachable', 'proxy', 'certificate', 'timeout', 'not-the-api', 'no-key', 'key', 'user-id', 'volume', 'model', 'agent', 'rate-limited', 'server', 'stream', 'not-connected', 'not-configured', 'other'] as Problem[]) {
+    for (const problem of [
+      'address',
+      'refused',
+      'unreachable',
+      'proxy',
+      'certificate',
+      'timeout',
+      'not-the-api',
+      'no-key',
+      'key',
+      'user-id',
+      'volume',
+      'model',
+      'agent',
+      'rate-limited',
+      'server',
+      'stream',
+      'not-connected',
+      'not-configured',
+      'other',
+    ] as Problem[]) {
       texts.push(fixFor(problem, { baseUrl: 'https://ksm.example.com', proxy: 'http://proxy:3128', caBundle: '/ca.pem', model: 'gpt-x', agentId: 'rag-agent', volume: 'team', userId: 'u1' }));
     }
     const fix = errorFix(new NotConnectedError())!;
@@ -128,8 +154,14 @@ describe('localisation: nothing unlocalised under a generated pseudo-locale (qps
       texts.push(shown.text, shown.explanation ?? '');
     }
     const states: SyncState[] = [{ kind: 'idle' }, { kind: 'inSync' }, { kind: 'pending', count: 2 }, { kind: 'review', count: 1 }, { kind: 'syncing' }, { kind: 'error', message: 'x' }];
-    for (const state of states) texts.push(syncStatusText([state], () => '09:00').text, describeSyncState(state, () => '09:00'));
-    const leftovers = texts.flatMap((text) => (unlocalisedWords(text, ['https://ksm.example.com', 'http://proxy:3128', '/ca.pem', 'gpt-x', 'rag-agent', 'a.txt', 'npm run emulator']).length ? [text] : []));
+    for (const state of states)
+      texts.push(
+        syncStatusText([state], () => '09:00').text,
+        describeSyncState(state, () => '09:00'),
+      );
+    const leftovers = texts.flatMap((text) =>
+      unlocalisedWords(text, ['https://ksm.example.com', 'http://proxy:3128', '/ca.pem', 'gpt-x', 'rag-agent', 'a.txt', 'npm run emulator']).length ? [text] : [],
+    );
     assert.deepEqual(leftovers, []);
   });
 
@@ -158,12 +190,21 @@ describe('localisation: nothing unlocalised under a generated pseudo-locale (qps
       markdown
         .split('\n')
         .filter((line) => !/^- .*: `/.test(line)) // a response shape: source and field names as they arrived
-        .map((line) => line.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, ' ').replace(/"[^"]*"/g, ' ').replace(/\(\w+\/[\w.+-]+\)/g, ' ').replace(/\bHTTP\b|\bGET\b|\bOK\b|\bTLS\b|\bCAs?\b|\bms\b|\[DONE\]|finish_reason|output_parser|Node/g, ' '))
+        .map((line) =>
+          line
+            .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, ' ')
+            .replace(/"[^"]*"/g, ' ')
+            .replace(/\(\w+\/[\w.+-]+\)/g, ' ')
+            .replace(/\bHTTP\b|\bGET\b|\bOK\b|\bTLS\b|\bCAs?\b|\bms\b|\[DONE\]|finish_reason|output_parser|Node/g, ' '),
+        )
         .join('\n');
 
     it('a healthy service: every step title, detail, the verdict and the frame come out pseudo', async () => {
       const { report, markdown } = await run(h.emulator.apiKey, ['team-docs']);
-      assert.ok(report.steps.every((s) => s.status !== 'failed'), markdown);
+      assert.ok(
+        report.steps.every((s) => s.status !== 'failed'),
+        markdown,
+      );
       assert.deepEqual(unlocalisedWords(ours(markdown), content()), [], ours(markdown));
     });
 

@@ -17,8 +17,7 @@ export const LARGE_FILE_CHARS = 50 * 1024;
 
 export type NewCodeContext = Omit<CodeContext, 'id'>;
 
-export type AskAboutCodePlan =
-  { kind: 'attach'; code: NewCodeContext } | { kind: 'confirm'; code: NewCodeContext; message: string; confirmLabel: string } | { kind: 'refuse'; message: string };
+export type AskAboutCodePlan = { kind: 'attach'; code: NewCodeContext } | { kind: 'confirm'; code: NewCodeContext; message: string; confirmLabel: string } | { kind: 'refuse'; message: string };
 
 function limitText(): string {
   return `${MAX_CODE_CONTEXT_CHARS.toLocaleString('en-US')} characters`;

@@ -82,11 +82,15 @@ export async function pickContextFiles(
   if (!volume) return undefined;
   let files: AttachedFile[];
   try {
-    files = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Listing {0}…', volumeLabel(volume.target)) }, () => searchableFiles(service(), volume.target));
+    files = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Listing {0}…', volumeLabel(volume.target)) }, () =>
+      searchableFiles(service(), volume.target),
+    );
   } catch (error) {
     // A named volume nobody uploaded to yet answers 404 (D6): it has no files to choose.
     const missing = (error as { status?: unknown }).status === 404;
-    void vscode.window.showWarningMessage(missing ? vscode.l10n.t('{0} has no files yet.', volumeLabel(volume.target)) : vscode.l10n.t('Could not list {0}: {1}', volumeLabel(volume.target), errorMessage(error)));
+    void vscode.window.showWarningMessage(
+      missing ? vscode.l10n.t('{0} has no files yet.', volumeLabel(volume.target)) : vscode.l10n.t('Could not list {0}: {1}', volumeLabel(volume.target), errorMessage(error)),
+    );
     return undefined;
   }
   if (files.length === 0) {

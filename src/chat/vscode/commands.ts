@@ -144,7 +144,11 @@ async function pickConversation(session: ChatSession): Promise<boolean> {
     pick.onDidTriggerItemButton(async ({ item, button }) => {
       askingAboutItem = true;
       if (button === renameButton) {
-        const title = await vscode.window.showInputBox({ title: vscode.l10n.t('Rename Conversation'), value: item.fullTitle, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The title cannot be empty.')) });
+        const title = await vscode.window.showInputBox({
+          title: vscode.l10n.t('Rename Conversation'),
+          value: item.fullTitle,
+          validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The title cannot be empty.')),
+        });
         if (title) await session.rename(item.id, title);
       } else if (button === deleteButton) {
         const deleteLabel = vscode.l10n.t('Delete');

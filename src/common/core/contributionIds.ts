@@ -117,7 +117,17 @@ export const LAZY_COMMANDS = {
     COMMAND.checkConnection,
     COMMAND.copyConnectionReport,
   ],
-  chat: [COMMAND.chatNew, COMMAND.chatOpen, COMMAND.chatAskAboutSelection, COMMAND.chatAskAboutFile, COMMAND.chatConversations, COMMAND.chatChooseVolumes, COMMAND.chatChooseFiles, COMMAND.chatExport, COMMAND.chatReadLastAnswer],
+  chat: [
+    COMMAND.chatNew,
+    COMMAND.chatOpen,
+    COMMAND.chatAskAboutSelection,
+    COMMAND.chatAskAboutFile,
+    COMMAND.chatConversations,
+    COMMAND.chatChooseVolumes,
+    COMMAND.chatChooseFiles,
+    COMMAND.chatExport,
+    COMMAND.chatReadLastAnswer,
+  ],
 } as const satisfies Record<string, readonly CommandId[]>;
 
 /** The `@ksm` participant (package.json `chatParticipants`). */

@@ -91,7 +91,11 @@ const PROBLEMS: Record<Problem, ProblemRow> = {
   },
   refused: {
     advice: (ctx) =>
-      l10n.t("Nothing accepts connections at {0}. Check the host and port in 'ksm.baseUrl' (now '{1}'), or start the service (the local emulator: npm run emulator).", ctx.host ?? ctx.baseUrl, ctx.baseUrl),
+      l10n.t(
+        "Nothing accepts connections at {0}. Check the host and port in 'ksm.baseUrl' (now '{1}'), or start the service (the local emulator: npm run emulator).",
+        ctx.host ?? ctx.baseUrl,
+        ctx.baseUrl,
+      ),
     oneClick: () => ({
       problem: l10n.t('Nothing accepts connections at the KSM service address.'),
       action: CHECK_CONNECTION(),
@@ -113,13 +117,21 @@ const PROBLEMS: Record<Problem, ProblemRow> = {
   certificate: {
     advice: (ctx) =>
       ctx.caBundle
-        ? l10n.t("The service's TLS certificate is not trusted. If your company inspects TLS, save its root CA as a PEM file and set 'ksm.network.caBundle' to it (now '{0}': it does not hold the right CA); turn off 'http.proxyStrictSSL' only for a test.", ctx.caBundle)
-        : l10n.t("The service's TLS certificate is not trusted. If your company inspects TLS, save its root CA as a PEM file and set 'ksm.network.caBundle' to it; turn off 'http.proxyStrictSSL' only for a test."),
+        ? l10n.t(
+            "The service's TLS certificate is not trusted. If your company inspects TLS, save its root CA as a PEM file and set 'ksm.network.caBundle' to it (now '{0}': it does not hold the right CA); turn off 'http.proxyStrictSSL' only for a test.",
+            ctx.caBundle,
+          )
+        : l10n.t(
+            "The service's TLS certificate is not trusted. If your company inspects TLS, save its root CA as a PEM file and set 'ksm.network.caBundle' to it; turn off 'http.proxyStrictSSL' only for a test.",
+          ),
   },
   timeout: { advice: () => l10n.t("The service did not answer in time. Check the network and proxy, or raise 'ksm.request.timeoutSeconds'.") },
   'not-the-api': {
     advice: (ctx) =>
-      l10n.t("The address answers, but not as the KSM API (a sign-in page, a proxy or another server?). Check 'ksm.baseUrl' (now '{0}'): it must be the API's root, without a path such as /v3 or /ksm.", ctx.baseUrl),
+      l10n.t(
+        "The address answers, but not as the KSM API (a sign-in page, a proxy or another server?). Check 'ksm.baseUrl' (now '{0}'): it must be the API's root, without a path such as /v3 or /ksm.",
+        ctx.baseUrl,
+      ),
   },
   'no-key': {
     advice: () => l10n.t("Set your API key with 'KSM: Set API Key'."),
@@ -138,7 +150,10 @@ const PROBLEMS: Record<Problem, ProblemRow> = {
   },
   volume: {
     advice: (ctx) =>
-      l10n.t("Check the volume name '{0}' in 'ksm.volumes.list': letters, digits, '.', '_' and '-', starting with a letter or digit; ask the administrators for access to a volume you may not read.", ctx.volume ?? ''),
+      l10n.t(
+        "Check the volume name '{0}' in 'ksm.volumes.list': letters, digits, '.', '_' and '-', starting with a letter or digit; ask the administrators for access to a volume you may not read.",
+        ctx.volume ?? '',
+      ),
   },
   model: {
     advice: (ctx) =>

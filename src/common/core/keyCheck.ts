@@ -39,8 +39,9 @@ export function keyCheckOutcome(error: unknown, volume: string): KeyCheck {
     case 'auth':
       return {
         outcome: 'refused',
-        message:
-          l10n.t('The KSM service refused this API key (it is stored, but nothing will work with it). Set the key of this service: an emulator key does not work on the real service, nor the other way round.'),
+        message: l10n.t(
+          'The KSM service refused this API key (it is stored, but nothing will work with it). Set the key of this service: an emulator key does not work on the real service, nor the other way round.',
+        ),
         fix: { title: l10n.t('Set API Key'), command: COMMAND.setApiKey },
       };
     case 'permission':
@@ -80,7 +81,11 @@ export function emulatorConnectReport(check: KeyCheck, baseUrl: string): { level
       }
       return {
         level: 'warning',
-        message: l10n.t('KSM Assistant now points at the local emulator at {0}, but could not check it: {1}', baseUrl, withoutPrefix(check.message, l10n.t('The API key is stored, but it could not be checked: {0}', ''))),
+        message: l10n.t(
+          'KSM Assistant now points at the local emulator at {0}, but could not check it: {1}',
+          baseUrl,
+          withoutPrefix(check.message, l10n.t('The API key is stored, but it could not be checked: {0}', '')),
+        ),
         ...(check.fix ? { action: check.fix } : {}),
       };
   }

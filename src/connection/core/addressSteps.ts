@@ -48,7 +48,13 @@ export const reachStep: CheckStep = {
     }
     const probe = reach.value!;
     const type = probe.contentType ? ` (${probe.contentType.split(';')[0]})` : '';
-    check.add({ id: 'reach', title: this.title, status: 'passed', ms: reach.ms, detail: l10n.t('GET {0}/ answered HTTP {1}{2} {3}.', check.url, probe.status, type, networkPath(check.target.network, check.url)) });
+    check.add({
+      id: 'reach',
+      title: this.title,
+      status: 'passed',
+      ms: reach.ms,
+      detail: l10n.t('GET {0}/ answered HTTP {1}{2} {3}.', check.url, probe.status, type, networkPath(check.target.network, check.url)),
+    });
     return undefined;
   },
 };
@@ -57,7 +63,13 @@ function networkPath(network: NetworkSummary, url: string): string {
   const bypass = network.noProxy?.length ? l10n.t(' (hosts on http.noProxy go direct: {0})', network.noProxy.join(', ')) : '';
   const parts = [network.proxy ? l10n.t('through the proxy {0}{1}', network.proxy, bypass) : l10n.t('directly (no proxy)')];
   if (url.startsWith('https:')) {
-    parts.push(network.strictSSL ? network.caBundle ? l10n.t("TLS verified against Node's CAs plus {0}", network.caBundle) : l10n.t("TLS verified against Node's built-in CAs") : l10n.t('TLS NOT verified (http.proxyStrictSSL is off)'));
+    parts.push(
+      network.strictSSL
+        ? network.caBundle
+          ? l10n.t("TLS verified against Node's CAs plus {0}", network.caBundle)
+          : l10n.t("TLS verified against Node's built-in CAs")
+        : l10n.t('TLS NOT verified (http.proxyStrictSSL is off)'),
+    );
   }
   return parts.join(', ');
 }

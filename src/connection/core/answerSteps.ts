@@ -75,7 +75,14 @@ export const agentStep: CheckStep = {
       return undefined;
     }
     const problems = [!threadId && l10n.t('no thread id arrived'), !text && l10n.t('no answer text arrived')].filter(Boolean) as string[];
-    const detail = l10n.t('First event after {0} ms, ended after {1} ms; events: {2}; thread id {3}; answer {4}.', firstEventMs ?? '?', asked.ms, summarizeKinds(kinds), threadId ? l10n.t('received') : l10n.t('missing'), JSON.stringify(text.slice(0, 20)));
+    const detail = l10n.t(
+      'First event after {0} ms, ended after {1} ms; events: {2}; thread id {3}; answer {4}.',
+      firstEventMs ?? '?',
+      asked.ms,
+      summarizeKinds(kinds),
+      threadId ? l10n.t('received') : l10n.t('missing'),
+      JSON.stringify(text.slice(0, 20)),
+    );
     check.add(
       problems.length
         ? { id: 'agent', title, status: 'warning', ms: firstEventMs, detail: `${detail} But ${problems.join(' and ')}.`, problem: 'stream', fix: fixFor('stream', check.fixContext) }

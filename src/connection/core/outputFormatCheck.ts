@@ -29,7 +29,13 @@ export async function checkOutputFormat(client: KsmService, model: string, setti
     );
     const ms = Math.round(now() - start);
     if (answer.outputFormat === 'responses') {
-      return { id: 'output-format', title: outputFormatTitle(), status: 'passed', ms, detail: l10n.t("It answered in the Responses format: both formats work (ksm.chat.outputFormat is '{0}').", setting) };
+      return {
+        id: 'output-format',
+        title: outputFormatTitle(),
+        status: 'passed',
+        ms,
+        detail: l10n.t("It answered in the Responses format: both formats work (ksm.chat.outputFormat is '{0}').", setting),
+      };
     }
     const detail = l10n.t('It ignored output_parser and answered in the chat format: only the chat format works; the extension still reads these answers.');
     return setting === 'responses'

@@ -70,8 +70,18 @@ export function renderReport(report: ConnectionReport, secrets: ReadonlyArray<st
     target.network.noProxy?.length
       ? l10n.t('- Proxy: {0}; bypassed for {1}', target.network.proxy ?? l10n.t('none'), target.network.noProxy.join(', '))
       : l10n.t('- Proxy: {0}', target.network.proxy ?? l10n.t('none')),
-    l10n.t('- TLS: {0}; extra CA bundle: {1}', target.network.strictSSL ? l10n.t('certificates verified') : l10n.t('certificates NOT verified (http.proxyStrictSSL off)'), target.network.caBundle ?? l10n.t('none')),
-    l10n.t('- User id: {0}; volumes: {1}; model: {2}; agent: {3}', target.userId || l10n.t('(not set)'), target.volumes.join(', ') || l10n.t('(none)'), target.model || l10n.t('(none)'), target.agentId),
+    l10n.t(
+      '- TLS: {0}; extra CA bundle: {1}',
+      target.network.strictSSL ? l10n.t('certificates verified') : l10n.t('certificates NOT verified (http.proxyStrictSSL off)'),
+      target.network.caBundle ?? l10n.t('none'),
+    ),
+    l10n.t(
+      '- User id: {0}; volumes: {1}; model: {2}; agent: {3}',
+      target.userId || l10n.t('(not set)'),
+      target.volumes.join(', ') || l10n.t('(none)'),
+      target.model || l10n.t('(none)'),
+      target.agentId,
+    ),
     l10n.t('- This check only reads: it lists with limit 1 and asks for one token; it uploads and deletes nothing.'),
     '',
     l10n.t('## Steps'),
@@ -118,7 +128,10 @@ export function renderReport(report: ConnectionReport, secrets: ReadonlyArray<st
   if (unknown.length)
     lines.push(
       '',
-      l10n.t("**{0} shape(s) were not understood** (see above): parts of answers may be missing. Send this report to the administrators of the service and to the extension's maintainers.", unknown.length),
+      l10n.t(
+        "**{0} shape(s) were not understood** (see above): parts of answers may be missing. Send this report to the administrators of the service and to the extension's maintainers.",
+        unknown.length,
+      ),
     );
   lines.push('');
   return redactSecrets(lines.join('\n'), secrets);

@@ -14,12 +14,19 @@ import { firstFailure, fixActions, renderReport, verdict, type FixAction } from 
 /** A check takes seconds: no step waits longer than this for an answer's headers. */
 const STEP_TIMEOUT_MS = 15_000;
 
-
 export async function checkConnection(services: ExtensionServices, reportDocument: ReadOnlyDocument): Promise<{ markdown: string; verdict: string; failed: boolean; fixes: FixAction[] } | undefined> {
   const pick = await vscode.window.showQuickPick(
     [
-      { askAgent: false, label: vscode.l10n.t('Check without the agent (read-only)'), detail: vscode.l10n.t('Address, network, API key, personal volume (limit 1), one streamed token of the default model.') },
-      { askAgent: true, label: vscode.l10n.t('Also ask the agent a tiny question'), detail: vscode.l10n.t("Everything above, plus one short question to '{0}': it starts a thread on the service.", settings.agentId()) },
+      {
+        askAgent: false,
+        label: vscode.l10n.t('Check without the agent (read-only)'),
+        detail: vscode.l10n.t('Address, network, API key, personal volume (limit 1), one streamed token of the default model.'),
+      },
+      {
+        askAgent: true,
+        label: vscode.l10n.t('Also ask the agent a tiny question'),
+        detail: vscode.l10n.t("Everything above, plus one short question to '{0}': it starts a thread on the service.", settings.agentId()),
+      },
     ],
     { title: vscode.l10n.t('KSM: Check Connection'), placeHolder: vscode.l10n.t('The check only reads; the agent question is the one exception, and only if you choose it.') },
   );
@@ -28,29 +35,33 @@ export async function checkConnection(services: ExtensionServices, reportDocumen
   const network = networkSettings();
   const key = await services.apiKey.get();
   const timeoutMs = Math.min(settings.timeoutMs(), STEP_TIMEOUT_MS);
-  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('KSM: Checking the connection'), cancellable: true }, async (progress, token) => {
-    const abort = new AbortController();
-    token.onCancellationRequested(() => abort.abort());
-    return runConnectionCheck({
-      target: {
-        baseUrl: settings.baseUrl(),
-        userId: settings.userId(),
-        volumes: settings.volumes(),
-        model: settings.defaultModel(),
-        agentId: settings.agentId(),
-        agentModel: settings.agentModel(),
-        outputFormat: settings.outputFormat(),
-        network: summarize(network),
-        askAgent: pick.askAgent,
-        client: userAgent(),
-      },
-      hasApiKey: Boolean(key),
-      client: (shapes) => createClientFromSettings(services.apiKey, services.log, { shapes, timeoutMs }),
-      probe: (url) => probeAddress(url, { dispatcher: dispatcherFor(network), timeoutMs, signal: abort.signal, userAgent: userAgent(), redact: redactorFor([key, ...services.apiKey.knownSecrets()]) }),
-      signal: abort.signal,
-      onStep: (step) => progress.report({ message: `${step.title}: ${step.status}` }),
-    });
-  });
+  const report = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('KSM: Checking the connection'), cancellable: true },
+    async (progress, token) => {
+      const abort = new AbortController();
+      token.onCancellationRequested(() => abort.abort());
+      return runConnectionCheck({
+        target: {
+          baseUrl: settings.baseUrl(),
+          userId: settings.userId(),
+          volumes: settings.volumes(),
+          model: settings.defaultModel(),
+          agentId: settings.agentId(),
+          agentModel: settings.agentModel(),
+          outputFormat: settings.outputFormat(),
+          network: summarize(network),
+          askAgent: pick.askAgent,
+          client: userAgent(),
+        },
+        hasApiKey: Boolean(key),
+        client: (shapes) => createClientFromSettings(services.apiKey, services.log, { shapes, timeoutMs }),
+        probe: (url) =>
+          probeAddress(url, { dispatcher: dispatcherFor(network), timeoutMs, signal: abort.signal, userAgent: userAgent(), redact: redactorFor([key, ...services.apiKey.knownSecrets()]) }),
+        signal: abort.signal,
+        onStep: (step) => progress.report({ message: `${step.title}: ${step.status}` }),
+      });
+    },
+  );
   const markdown = renderReport(report, [key, ...services.apiKey.knownSecrets()]);
   services.log.info(`[connection] ${verdict(report)}`);
   await reportDocument.show(markdown);

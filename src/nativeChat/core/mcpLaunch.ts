@@ -52,8 +52,7 @@ export interface AgentConfig {
   text: string;
 }
 
-const keyNote = (): string =>
-  l10n.t('KSM_API_KEY is not written here: export it in the environment the agent starts from (your shell profile, or a secret manager), never in a file you share.');
+const keyNote = (): string => l10n.t('KSM_API_KEY is not written here: export it in the environment the agent starts from (your shell profile, or a secret manager), never in a file you share.');
 
 /** Ready configuration for other agents, launching `command` (the `ksm` installed in PATH). */
 export function agentConfigs(command: string, settings: McpSettings): AgentConfig[] {

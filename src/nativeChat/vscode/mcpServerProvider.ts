@@ -124,11 +124,7 @@ export function refreshInstalledLauncher(context: vscode.ExtensionContext, log: 
 /** Windows: adds the launcher's folder to the user's PATH (HKCU), with the user's consent; whether it is there now. */
 async function addToWindowsPath(services: ExtensionServices, folder: string): Promise<boolean> {
   const add = vscode.l10n.t('Add to PATH');
-  const choice = await vscode.window.showInformationMessage(
-    vscode.l10n.t("Installed 'ksm' in {0}. Add this folder to your user PATH so terminals find it?", folder),
-    add,
-    vscode.l10n.t('Not Now'),
-  );
+  const choice = await vscode.window.showInformationMessage(vscode.l10n.t("Installed 'ksm' in {0}. Add this folder to your user PATH so terminals find it?", folder), add, vscode.l10n.t('Not Now'));
   if (choice !== add) return false;
   const { command, args, env } = powershellCommand(ADD_TO_USER_PATH_SCRIPT, folder);
   try {

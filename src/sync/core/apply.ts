@@ -224,7 +224,11 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
     };
     if (stopped || options.signal?.aborted) {
       wasCancelled ||= Boolean(options.signal?.aborted);
-      reportChunk((d) => ({ rel: d.rel ?? d.remoteName, action: 'cancelled', reason: stopped ? l10n.t('not deleted: the run stopped (the next sync will)') : l10n.t('not deleted: the sync was cancelled (the next sync will)') }));
+      reportChunk((d) => ({
+        rel: d.rel ?? d.remoteName,
+        action: 'cancelled',
+        reason: stopped ? l10n.t('not deleted: the run stopped (the next sync will)') : l10n.t('not deleted: the sync was cancelled (the next sync will)'),
+      }));
       continue;
     }
     try {

@@ -86,7 +86,12 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
           { label: vscode.l10n.t('Delete removed files'), description: vscode.l10n.t('files removed from the folder are deleted from the volume (after a preview)'), id: 'delete', picked: false },
           { label: vscode.l10n.t('Sync on save'), description: vscode.l10n.t('watch the folder and sync after changes'), id: 'watch', picked: false },
         ],
-        { title: vscode.l10n.t('Sync {0} → {1}: options', basename(real.path), shownVolume(volume)), placeHolder: vscode.l10n.t('Tick what you want (Space), then Enter'), canPickMany: true, ignoreFocusOut: true },
+        {
+          title: vscode.l10n.t('Sync {0} → {1}: options', basename(real.path), shownVolume(volume)),
+          placeHolder: vscode.l10n.t('Tick what you want (Space), then Enter'),
+          canPickMany: true,
+          ignoreFocusOut: true,
+        },
       );
       if (!options) return undefined;
       deleteRemoved ??= options.some((o) => o.id === 'delete');

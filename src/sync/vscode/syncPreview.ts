@@ -44,17 +44,21 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
         : vscode.l10n.t('Nothing is deleted for removed files this run.'),
     });
   }
-  for (const c of plan.conflicts) files.push({ label: vscode.l10n.t('$(warning) {0}', c.rel), description: vscode.l10n.t('same name as {0} file(s) in the volume not recorded by this folder', c.remote.length) });
+  for (const c of plan.conflicts)
+    files.push({ label: vscode.l10n.t('$(warning) {0}', c.rel), description: vscode.l10n.t('same name as {0} file(s) in the volume not recorded by this folder', c.remote.length) });
   for (const claim of plan.ignoredClaims) files.push({ label: vscode.l10n.t('$(warning) Ignored sync record entry'), detail: claim });
   for (const u of plan.uploads) {
     files.push(
-      u.replaces ? { label: vscode.l10n.t('$(replace) {0}', u.rel), description: vscode.l10n.t('changed: replace') } : { label: vscode.l10n.t('$(add) {0}', u.rel), description: u.renamedFrom ? vscode.l10n.t('new (renamed from {0})', u.renamedFrom) : vscode.l10n.t('new: upload') },
+      u.replaces
+        ? { label: vscode.l10n.t('$(replace) {0}', u.rel), description: vscode.l10n.t('changed: replace') }
+        : { label: vscode.l10n.t('$(add) {0}', u.rel), description: u.renamedFrom ? vscode.l10n.t('new (renamed from {0})', u.renamedFrom) : vscode.l10n.t('new: upload') },
     );
   }
   for (const d of plan.deletes) {
     files.push({
       label: vscode.l10n.t('$(trash) {0}', d.remoteName),
-      description: d.reason === 'replaced' ? vscode.l10n.t('older copy of a replaced file') : d.reason === 'duplicate' ? vscode.l10n.t('extra copy') : vscode.l10n.t('removed locally: delete from the volume'),
+      description:
+        d.reason === 'replaced' ? vscode.l10n.t('older copy of a replaced file') : d.reason === 'duplicate' ? vscode.l10n.t('extra copy') : vscode.l10n.t('removed locally: delete from the volume'),
     });
   }
   for (const rel of plan.keptRemote) files.push({ label: vscode.l10n.t('$(circle-slash) {0}', rel), description: vscode.l10n.t('removed locally, kept in the volume (deletion is off)') });
@@ -87,7 +91,14 @@ export async function confirmDeletions(plan: SyncPlan, guardShare: number): Prom
   const removing = guardedDeletions(plan);
   const button = vscode.l10n.t('Delete {0} Files', removing);
   const answer = await vscode.window.showWarningMessage(
-    vscode.l10n.t('This sync would delete {0} of the {1} files in {2} ({3}%, more than the {4}% allowed by ksm.sync.deleteGuardPercent).', removing, plan.remoteCount, shownVolume(plan.volume), Math.round(deletionShare(plan) * 100), Math.round(guardShare * 100)),
+    vscode.l10n.t(
+      'This sync would delete {0} of the {1} files in {2} ({3}%, more than the {4}% allowed by ksm.sync.deleteGuardPercent).',
+      removing,
+      plan.remoteCount,
+      shownVolume(plan.volume),
+      Math.round(deletionShare(plan) * 100),
+      Math.round(guardShare * 100),
+    ),
     { modal: true, detail: vscode.l10n.t('Check that the folder is the right one and complete. The files are deleted from the volume for everyone.') },
     button,
   );

@@ -233,7 +233,10 @@ export class PairingRunner implements vscode.Disposable {
           // A deletion is never applied behind the user's back: it waits for the preview.
           this.setState({ kind: 'pending', count: c.upload + c.replace + c.delete });
           void vscode.window
-            .showInformationMessage(vscode.l10n.t('Sync of {0} → {1} is ready: {2} to upload, {3} to delete. Review it to apply.', this.label, shownVolume(this.pairing.volume), c.upload + c.replace, c.delete), vscode.l10n.t('Review'))
+            .showInformationMessage(
+              vscode.l10n.t('Sync of {0} → {1} is ready: {2} to upload, {3} to delete. Review it to apply.', this.label, shownVolume(this.pairing.volume), c.upload + c.replace, c.delete),
+              vscode.l10n.t('Review'),
+            )
             .then((choice) => {
               if (choice) void this.sync({ preview: true });
             });

@@ -130,7 +130,10 @@ export function resolvePickedFolder(fsPath: string): FolderResolution {
 
 function checkRealFolder(real: string, shown: string): FolderResolution {
   if (!workspaceRootOf(real)) {
-    return { ok: false, reason: vscode.l10n.t("the folder '{0}' resolves to {1}, outside the workspace folders (a symbolic link or a path leading out); only folders inside the workspace can be synced", shown, real) };
+    return {
+      ok: false,
+      reason: vscode.l10n.t("the folder '{0}' resolves to {1}, outside the workspace folders (a symbolic link or a path leading out); only folders inside the workspace can be synced", shown, real),
+    };
   }
   return { ok: true, path: real };
 }

@@ -41,7 +41,13 @@ export async function pickVolume(services: ExtensionServices, volumes: VolumesFe
   const picked = await pickVolumeOrNew(choices, {
     title: vscode.l10n.t('Upload to Volume'),
     placeholder: vscode.l10n.t('Choose the volume to upload to (the gear changes its processing)'),
-    newVolume: { label: vscode.l10n.t('Add Volume…'), icon: 'add', title: vscode.l10n.t('Upload to a New Volume'), prompt: vscode.l10n.t('Named volume; it is created by this upload and added to the Volumes view.'), taken: named },
+    newVolume: {
+      label: vscode.l10n.t('Add Volume…'),
+      icon: 'add',
+      title: vscode.l10n.t('Upload to a New Volume'),
+      prompt: vscode.l10n.t('Named volume; it is created by this upload and added to the Volumes view.'),
+      taken: named,
+    },
   });
   if (!picked) return undefined;
   if (picked.isNew) await volumes.addVolumeToView(picked.volume);

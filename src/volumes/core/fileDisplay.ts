@@ -31,7 +31,13 @@ export function fileState(file: FileInfo, mode: DoChunking | undefined = file.do
   if (status === 'done') return { kind: 'done', text: 'done', icon: 'check', warning: false };
   if (status === 'na') {
     if (mode === 0)
-      return { kind: 'storedOnly', text: l10n.t('stored, not indexed'), icon: 'archive', warning: false, explanation: l10n.t('Stored as is ("Store only"): kept in the volume, not searchable by the agent.') };
+      return {
+        kind: 'storedOnly',
+        text: l10n.t('stored, not indexed'),
+        icon: 'archive',
+        warning: false,
+        explanation: l10n.t('Stored as is ("Store only"): kept in the volume, not searchable by the agent.'),
+      };
     if (mode === 2)
       return {
         kind: 'chunkedOnly',

@@ -137,11 +137,13 @@ export function registerVolumeCommands(
       deleteLabel,
     );
     if (answer !== deleteLabel) return;
-    const outcomes = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: files.length === 1 ? vscode.l10n.t('Deleting 1 file…') : vscode.l10n.t('Deleting {0} files…', files.length) }, () =>
-      deleteSelectedFiles(
-        services.getClient(),
-        files.map((f) => ({ volume: f.volume, uuid: f.file.uuid, filename: f.file.filename })),
-      ),
+    const outcomes = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: files.length === 1 ? vscode.l10n.t('Deleting 1 file…') : vscode.l10n.t('Deleting {0} files…', files.length) },
+      () =>
+        deleteSelectedFiles(
+          services.getClient(),
+          files.map((f) => ({ volume: f.volume, uuid: f.file.uuid, filename: f.file.filename })),
+        ),
     );
     const byVolume = new Map<string, string[]>();
     for (const o of outcomes) if (o.outcome !== 'failed') byVolume.set(o.volume, [...(byVolume.get(o.volume) ?? []), o.uuid]);
@@ -151,28 +153,42 @@ export function registerVolumeCommands(
     for (const o of outcomes) services.log.info(`[volumes] delete ${o.volume}/${o.filename} (${o.uuid}): ${o.outcome}${'reason' in o ? ` — ${o.reason}` : ''}`);
     if (failed.length) {
       const choice = await vscode.window.showErrorMessage(
-        vscode.l10n.t('{0} of {1} could not be deleted: {2}. {3}', failed.length, files.length, describeFileList(failed.map((f) => f.filename)), failed[0]!.outcome === 'failed' ? failed[0]!.reason : ''),
+        vscode.l10n.t(
+          '{0} of {1} could not be deleted: {2}. {3}',
+          failed.length,
+          files.length,
+          describeFileList(failed.map((f) => f.filename)),
+          failed[0]!.outcome === 'failed' ? failed[0]!.reason : '',
+        ),
         vscode.l10n.t('Show Log'),
       );
       if (choice) services.log.show();
     } else if (gone.length) {
-      void vscode.window.showInformationMessage(gone.length === 1 ? vscode.l10n.t('{0} was already gone.', describeFileList(gone.map((g) => g.filename))) : vscode.l10n.t('{0} were already gone.', describeFileList(gone.map((g) => g.filename))));
+      void vscode.window.showInformationMessage(
+        gone.length === 1
+          ? vscode.l10n.t('{0} was already gone.', describeFileList(gone.map((g) => g.filename)))
+          : vscode.l10n.t('{0} were already gone.', describeFileList(gone.map((g) => g.filename))),
+      );
     }
   });
 
   async function runSearches(searches: VolumeSearch[]): Promise<void> {
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Filtering files by "{0}"', searches[0]?.query ?? ''), cancellable: true }, (progress, token) =>
-      withAbortSignal(token, async (signal) => {
-        for (const search of searches) {
-          try {
-            await search.findMore(FILTER_BATCH, signal, (p) => progress.report({ message: vscode.l10n.t('{0}: {1} files read, {2} matches', volumeDisplayName(search.volume, personalVolume()), p.scanned, p.matches) }));
-          } catch (error) {
-            if (signal.aborted) return;
-            services.log.warn(`[volumes] filter in ${search.volume} failed: ${(error as Error).message}`);
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Filtering files by "{0}"', searches[0]?.query ?? ''), cancellable: true },
+      (progress, token) =>
+        withAbortSignal(token, async (signal) => {
+          for (const search of searches) {
+            try {
+              await search.findMore(FILTER_BATCH, signal, (p) =>
+                progress.report({ message: vscode.l10n.t('{0}: {1} files read, {2} matches', volumeDisplayName(search.volume, personalVolume()), p.scanned, p.matches) }),
+              );
+            } catch (error) {
+              if (signal.aborted) return;
+              services.log.warn(`[volumes] filter in ${search.volume} failed: ${(error as Error).message}`);
+            }
+            tree.redrawVolume(search.volume);
           }
-          tree.redrawVolume(search.volume);
-        }
-      }),
+        }),
     );
     tree.onSearchesChanged?.();
   }

@@ -48,9 +48,8 @@ export function volumeItem(node: VolumeNode, summary: string | undefined, synced
   item.description = syncedWith ? [`⇄ ${syncedWith}`, summary].filter(Boolean).join(' · ') : summary;
   item.accessibilityInformation = { label: volumeAccessibleLabel(volumeLabel(node), node.personal, summary, syncedWith), role: 'treeitem' };
   item.tooltip = new vscode.MarkdownString(
-    (node.personal
-      ? `**${volumeLabel(node)}**\n\n${vscode.l10n.t('Your personal volume `{0}`', node.volume)}`
-      : `**${node.volume}**\n\n${vscode.l10n.t('Named volume `{0}`', node.volume)}`) + (syncedWith ? `\n\n$(sync) ${vscode.l10n.t('Kept in sync with the folder `{0}`', syncedWith)}` : ''),
+    (node.personal ? `**${volumeLabel(node)}**\n\n${vscode.l10n.t('Your personal volume `{0}`', node.volume)}` : `**${node.volume}**\n\n${vscode.l10n.t('Named volume `{0}`', node.volume)}`) +
+      (syncedWith ? `\n\n$(sync) ${vscode.l10n.t('Kept in sync with the folder `{0}`', syncedWith)}` : ''),
     true,
   );
   return item;

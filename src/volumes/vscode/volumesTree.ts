@@ -309,6 +309,10 @@ function errorNode(volume: string, error: Error): VolumesNode {
   const auth = error instanceof AuthenticationError;
   const label = auth ? vscode.l10n.t('The API key was refused') : isKsmError(error) && error.kind === 'config' ? vscode.l10n.t('Not configured') : vscode.l10n.t('Could not list files');
   const fix = errorFix(error)?.action;
-  const detail = auth ? vscode.l10n.t('Click to set the API key') : fix ? vscode.l10n.t('{0} — click to {1}', messageWithFix(error), fix.title.toLowerCase()) : vscode.l10n.t('{0} — click to retry', messageWithFix(error));
+  const detail = auth
+    ? vscode.l10n.t('Click to set the API key')
+    : fix
+      ? vscode.l10n.t('{0} — click to {1}', messageWithFix(error), fix.title.toLowerCase())
+      : vscode.l10n.t('{0} — click to retry', messageWithFix(error));
   return { kind: 'message', volume, role: 'error', label, detail, fix };
 }
