@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ChatView } from '../harness/chat';
 import { eventually } from '../harness/eventually';
@@ -210,18 +210,26 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       ['workspace.json', 'meta.json'].some((file) => existsSync(join(workspaces, id, file)) && readFileSync(join(workspaces, id, file), 'utf8').includes(basename(run.workspace)));
     // Named by a hash of the workspace (a leading '-' when negative); a second window's is `<id>-1`.
     const candidates = readdirSync(workspaces).filter((id) => /^-?[0-9a-f]+$/.test(id));
-    const own = candidates.find(describes) ?? (candidates.length === 1 ? candidates[0] : undefined);
-    assert.ok(own, `the workspace's storage folder in ${workspaces}: ${JSON.stringify(readdirSync(workspaces))}`);
-    const legacy = join(workspaces, own, 'ksm.ksm-assistant', 'sync', records[0]);
-    mkdirSync(dirname(legacy), { recursive: true });
-    renameSync(join(syncDir, records[0]), legacy);
-
+    // Earlier scenarios' windows on this workspace left storage folders of their own (`<id>-1`…),
+    // and none of them says which window is this one: the record goes into each, as an earlier
+    // version would have left it in whichever this window has; this window moves its own.
+    const owners = candidates.filter(describes);
+    const places = (owners.length ? owners : candidates).map((id) => join(workspaces, id, 'ksm.ksm-assistant', 'sync', records[0]));
+    assert.ok(places.length, `the workspace's storage folder in ${workspaces}: ${JSON.stringify(readdirSync(workspaces))}`);
+    for (const place of places) {
+      mkdirSync(dirname(place), { recursive: true });
+      copyFileSync(join(syncDir, records[0]), place);
+    }
+    rmSync(join(syncDir, records[0]));
+    const left = () => places.filter((place) => existsSync(place));
     await workbench.runCommand('KSM: Sync Now');
     await eventually(
-      async () => existsSync(join(syncDir, records[0])) && !existsSync(legacy),
-      async () => `the record was not moved back: shared ${existsSync(join(syncDir, records[0]))}, legacy ${existsSync(legacy)}`,
+      async () => existsSync(join(syncDir, records[0])) && left().length === places.length - 1,
+      async () => `the record was not moved back: shared ${existsSync(join(syncDir, records[0]))}, ${left().length} of ${places.length} old copies left`,
       60_000,
     );
+    // The copies no window owns would be found by a later window: they go.
+    for (const place of left()) rmSync(place);
     await waitForStatus(/KSM: in sync/);
     assert.equal(await workbench.quickInput().isVisible(), false, 'no preview, no same-name question: the record was found');
     assert.deepEqual(

@@ -129,9 +129,11 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
     const turns = await turnCount();
     await action(answer, 'Continue').click();
     // The cut answer itself goes back to streaming, then ends: wait for its end, not its cut.
+    // The cut answer is already "done" before the click reaches the webview: wait for it to be
+    // done and longer, or a probe taken before Continue started passes at once (fresh-clone CI).
     await eventually(
-      async () => (await chat.lastAnswer().getAttribute('data-state')) === 'done',
-      async () => `the answer is ${await chat.lastAnswer().getAttribute('data-state')} after Continue`,
+      async () => (await chat.lastAnswer().getAttribute('data-state')) === 'done' && (await chat.lastAnswer().locator('.answer-body').innerText()).trim().length > cutText.length,
+      async () => `the answer is ${await chat.lastAnswer().getAttribute('data-state')} after Continue, ${(await chat.lastAnswer().locator('.answer-body').innerText()).trim().length} characters`,
       60_000,
       100,
     );
