@@ -209,12 +209,13 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     const describes = (id: string) =>
       ['workspace.json', 'meta.json'].some((file) => existsSync(join(workspaces, id, file)) && readFileSync(join(workspaces, id, file), 'utf8').includes(basename(run.workspace)));
     // Named by a hash of the workspace (a leading '-' when negative); a second window's is `<id>-1`.
-    const candidates = readdirSync(workspaces).filter((id) => /^-?[0-9a-f]+$/.test(id));
+    const candidates = readdirSync(workspaces).filter((id) => /^-?[0-9a-f]+(-\d+)?$/.test(id));
     // Earlier scenarios' windows on this workspace left storage folders of their own (`<id>-1`…),
     // and none of them says which window is this one: the record goes into each, as an earlier
     // version would have left it in whichever this window has; this window moves its own.
     const owners = candidates.filter(describes);
-    const places = (owners.length ? owners : candidates).map((id) => join(workspaces, id, 'ksm.ksm-assistant', 'sync', records[0]));
+    // A new window's folder may not have written its workspace.json yet: every folder gets one.
+    const places = [...new Set([...owners, ...candidates])].map((id) => join(workspaces, id, 'ksm.ksm-assistant', 'sync', records[0]));
     assert.ok(places.length, `the workspace's storage folder in ${workspaces}: ${JSON.stringify(readdirSync(workspaces))}`);
     for (const place of places) {
       mkdirSync(dirname(place), { recursive: true });
