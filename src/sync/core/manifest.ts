@@ -5,12 +5,16 @@
 // anything (src/sync/core/plan.ts, docs/sync.md "What the manifest may cause"). It records
 // the service and volume it belongs to; another's is unusable. It is never read or written
 // through a symlink, and it is written by the project's one atomic-write routine (temp
-// file, fsync, rename, folder fsync). No `vscode` import.
-import { lstat, mkdir, readFile } from 'node:fs/promises';
+// file, fsync, rename, folder fsync). A run's changes are appended to its journal
+// (src/sync/core/journal.ts) and folded in at the end of the run or once the journal has
+// grown; reading the manifest replays its journal. No `vscode` import.
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigurationError } from '../../api/errors';
-import { writeFileAtomic } from '../../common/core/atomicWrite';
+import { fsyncFolder, writeFileAtomic } from '../../common/core/atomicWrite';
 import { volumeNameFor } from '../../common/core/folderExpansion';
+import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, readJournal, type JournalHeader, type ManifestChange } from './journal';
 
 export const MANIFEST_VERSION = 2;
 
@@ -57,8 +61,14 @@ export type ManifestLoad =
 export interface ManifestStore {
   /** Where it lives, for messages. */
   readonly location: string;
+  /** The manifest with its journal replayed. */
   load(volume: string): Promise<ManifestLoad>;
+  /** Writes the whole manifest (atomically) and drops the journal it folds in. */
   save(manifest: Manifest): Promise<void>;
+  /** Appends changes already applied to `manifest` to the journal; resolves once they are on disk. */
+  append(manifest: Manifest, changes: ManifestChange[]): Promise<void>;
+  /** The end of a run: the journal closed, and folded into the manifest when the store's policy says so. */
+  finish(manifest: Manifest): Promise<void>;
 }
 
 export function emptyManifest(volume: string, service?: string): Manifest {
@@ -68,14 +78,45 @@ export function emptyManifest(volume: string, service?: string): Manifest {
 /** Thrown when the manifest path is a symlink: it is neither read nor written. */
 export class ManifestRefusedError extends ConfigurationError {}
 
+export interface ManifestStoreOptions {
+  /**
+   * Fold the journal into the manifest at the end of every run that appended to it (the
+   * CLI's manifest in the folder is committed or cached: it must be whole after a run).
+   * Otherwise (the editor's own store) only once the journal is half the manifest's size
+   * (or there is no manifest yet), so a small re-sync of a large folder rewrites nothing.
+   */
+  compactEveryRun?: boolean;
+}
+
+/** What the last load or save found on disk: the journal's binding and sizes for the compaction policy. */
+interface OnDisk {
+  /** sha256 of the manifest's bytes; null: no manifest. */
+  digest: string | null;
+  manifestBytes: number;
+  /** 'current': a journal bound to this manifest exists and is appended to; otherwise a new one is started (replacing a stale one). */
+  journal: 'none' | 'current' | 'stale';
+  journalBytes: number;
+}
+
 export class FileManifestStore implements ManifestStore {
-  /** Bytes written by save() (the bench checks the manifest's cost stays linear). */
-  bytesWritten = 0;
+  private savedBytes = 0;
+  private journalBytesWritten = 0;
+  private onDisk: OnDisk | undefined;
+  private writer: JournalWriter | undefined;
+  readonly journalLocation: string;
 
   constructor(
     readonly location: string,
     private readonly service?: string,
-  ) {}
+    private readonly options: ManifestStoreOptions = { compactEveryRun: true },
+  ) {
+    this.journalLocation = journalPathFor(location);
+  }
+
+  /** Bytes written to the manifest and its journal (the bench checks the manifest's cost stays linear). */
+  get bytesWritten(): number {
+    return this.savedBytes + this.journalBytesWritten + (this.writer?.bytesWritten ?? 0);
+  }
 
   private async refuseSymlink(): Promise<void> {
     const info = await lstat(this.location).catch(() => undefined);
@@ -87,23 +128,85 @@ export class FileManifestStore implements ManifestStore {
 
   async load(volume: string): Promise<ManifestLoad> {
     await this.refuseSymlink();
-    let text: string;
+    let text: string | undefined;
     try {
       text = await readFile(this.location, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing' };
-      return { state: 'unusable', reason: `could not read ${this.location}: ${(error as Error).message}` };
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { state: 'unusable', reason: `could not read ${this.location}: ${(error as Error).message}` };
     }
-    return parseManifest(text, volume, this.service);
+    const digest = text === undefined ? null : sha256(text);
+    const journal = await readJournal(this.journalLocation, { base: digest, volume, service: this.service });
+    this.onDisk = {
+      digest,
+      manifestBytes: text === undefined ? 0 : Buffer.byteLength(text),
+      journal: journal.state === 'ok' ? 'current' : journal.state === 'none' ? 'none' : 'stale',
+      journalBytes: journal.state === 'ok' ? journal.bytes : 0,
+    };
+    let loaded: ManifestLoad;
+    if (text !== undefined) loaded = parseManifest(text, volume, this.service);
+    else if (journal.state === 'ok') loaded = { state: 'ok', manifest: emptyManifest(volume, journal.service) }; // a first sync that did not finish
+    else return { state: 'missing' };
+    if (loaded.state !== 'ok') return loaded;
+    if (journal.state === 'unusable') return { state: 'unusable', reason: journal.reason };
+    if (journal.state === 'ok') {
+      for (const [n, change] of journal.changes.entries()) {
+        if (!isApplicable(loaded.manifest, change)) return { state: 'unusable', reason: `change ${n + 1} of its journal records an upload without an intent` };
+        applyChange(loaded.manifest, change);
+      }
+    }
+    return loaded;
   }
 
   async save(manifest: Manifest): Promise<void> {
     await mkdir(dirname(this.location), { recursive: true });
     await this.refuseSymlink();
+    await this.closeJournal();
     const text = serializeManifest({ ...manifest, service: this.service ?? manifest.service });
-    this.bytesWritten += Buffer.byteLength(text);
+    this.savedBytes += Buffer.byteLength(text);
     await writeFileAtomic(this.location, text);
+    // Folded in: the journal goes. Left behind by a crash right here, it no longer matches the manifest's bytes, so it is ignored.
+    let journal: OnDisk['journal'] = 'none';
+    await unlink(this.journalLocation).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') journal = 'stale';
+    });
+    this.onDisk = { digest: sha256(text), manifestBytes: Buffer.byteLength(text), journal, journalBytes: 0 };
   }
+
+  append(manifest: Manifest, changes: ManifestChange[]): Promise<void> {
+    if (!this.onDisk) return this.save(manifest); // never loaded: nothing to bind a journal to
+    if (!this.writer) {
+      // Created synchronously: the answers of parallel batches must not start two journals.
+      const onDisk = this.onDisk;
+      const fresh: JournalHeader | undefined = onDisk.journal === 'current' ? undefined : { journal: JOURNAL_VERSION, service: this.service ?? manifest.service ?? null, volume: manifest.volume, base: onDisk.digest };
+      this.writer = new JournalWriter(this.journalLocation, fresh, () => fsyncFolder(dirname(this.location)));
+      if (fresh) Object.assign(onDisk, { journal: 'current', journalBytes: 0 });
+    }
+    return this.writer.append(changes);
+  }
+
+  async finish(manifest: Manifest): Promise<void> {
+    const appended = this.writer !== undefined;
+    await this.closeJournal();
+    const onDisk = this.onDisk;
+    if (!appended || !onDisk || onDisk.journal !== 'current') return;
+    if (this.options.compactEveryRun || onDisk.digest === null || onDisk.journalBytes * 2 > onDisk.manifestBytes) await this.save(manifest);
+  }
+
+  private async closeJournal(): Promise<void> {
+    const writer = this.writer;
+    if (!writer) return;
+    this.writer = undefined;
+    try {
+      await writer.close();
+    } finally {
+      this.journalBytesWritten += writer.bytesWritten;
+      if (this.onDisk) this.onDisk.journalBytes += writer.bytesWritten;
+    }
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** One entry per line (readable diffs when committed); derived fields (remote names) left out. */
