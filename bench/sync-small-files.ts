@@ -100,7 +100,10 @@ async function main(): Promise<void> {
       const summary = await applySync(plan, { service: client, store: using, embedding: 'emu-embed', doChunking: 0 });
       if (summary.failed) throw new Error(`${summary.failed} files failed`);
       const ms = performance.now() - started;
-      if (process.env.BENCH_VERBOSE) console.log(`  plan ${(planned - started).toFixed(0)} ms (list ${plan.timings.listMs.toFixed(0)}, scan ${plan.timings.scanMs.toFixed(0)}, hash ${plan.timings.hashMs.toFixed(0)}), apply ${(ms - planned + started).toFixed(0)} ms`);
+      if (process.env.BENCH_VERBOSE)
+        console.log(
+          `  plan ${(planned - started).toFixed(0)} ms (list ${plan.timings.listMs.toFixed(0)}, scan ${plan.timings.scanMs.toFixed(0)}, hash ${plan.timings.hashMs.toFixed(0)}), apply ${(ms - planned + started).toFixed(0)} ms`,
+        );
       return ms;
     };
     const first = await syncOnce();

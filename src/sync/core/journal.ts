@@ -85,7 +85,9 @@ export function encodeChange(change: ManifestChange): string {
     case 'notSent':
       return JSON.stringify({ n: change.rel });
     case 'recorded':
-      return JSON.stringify(change.sha256 === undefined ? { f: change.rel, m: change.mtimeMs, u: change.uuid } : { f: change.rel, h: change.sha256, s: change.size, m: change.mtimeMs, u: change.uuid });
+      return JSON.stringify(
+        change.sha256 === undefined ? { f: change.rel, m: change.mtimeMs, u: change.uuid } : { f: change.rel, h: change.sha256, s: change.size, m: change.mtimeMs, u: change.uuid },
+      );
     case 'pendingDelete':
       return JSON.stringify({ p: change.uuid, r: change.rel });
     case 'deleted':

@@ -144,7 +144,8 @@ export class FileManifestStore implements ManifestStore {
     };
     let loaded: ManifestLoad;
     if (text !== undefined) loaded = parseManifest(text, volume, this.service);
-    else if (journal.state === 'ok') loaded = { state: 'ok', manifest: emptyManifest(volume, journal.service) }; // a first sync that did not finish
+    else if (journal.state === 'ok')
+      loaded = { state: 'ok', manifest: emptyManifest(volume, journal.service) }; // a first sync that did not finish
     else return { state: 'missing' };
     if (loaded.state !== 'ok') return loaded;
     if (journal.state === 'unusable') return { state: 'unusable', reason: journal.reason };
@@ -177,7 +178,8 @@ export class FileManifestStore implements ManifestStore {
     if (!this.writer) {
       // Created synchronously: the answers of parallel batches must not start two journals.
       const onDisk = this.onDisk;
-      const fresh: JournalHeader | undefined = onDisk.journal === 'current' ? undefined : { journal: JOURNAL_VERSION, service: this.service ?? manifest.service ?? null, volume: manifest.volume, base: onDisk.digest };
+      const fresh: JournalHeader | undefined =
+        onDisk.journal === 'current' ? undefined : { journal: JOURNAL_VERSION, service: this.service ?? manifest.service ?? null, volume: manifest.volume, base: onDisk.digest };
       this.writer = new JournalWriter(this.journalLocation, fresh, () => fsyncFolder(dirname(this.location)));
       if (fresh) Object.assign(onDisk, { journal: 'current', journalBytes: 0 });
     }
