@@ -116,7 +116,9 @@ export class PairingRunner implements vscode.Disposable {
   /** Moves a manifest from this workspace's storage to the global one (under the lock; never through a symlink; never over an existing one). */
   private async adoptLegacyManifest(store: FileManifestStore): Promise<void> {
     const legacy = this.legacyLocation();
-    if (!legacy || (await lstat(store.location).catch(() => undefined)) || (await lstat(store.journalLocation).catch(() => undefined))) return;
+    if (!legacy || (await lstat(store.location).catch(() => undefined))) return;
+    // A first sync here that did not finish left a journal of its own (bound to no manifest): that is the record.
+    if ((await store.load(this.pairing.volume).catch(() => undefined))?.state === 'ok') return;
     const info = await lstat(legacy).catch(() => undefined);
     if (!info?.isFile()) return;
     await writeFileAtomic(store.location, await readFile(legacy, 'utf8'));
