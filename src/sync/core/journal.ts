@@ -199,6 +199,7 @@ export class JournalWriter {
   private handle: FileHandle | undefined;
   private pending: string[] = [];
   private tail: Promise<void> = Promise.resolve();
+  private failed: unknown;
   /** Bytes appended (the bench counts them with the manifest's). */
   bytesWritten = 0;
 
@@ -227,6 +228,17 @@ export class JournalWriter {
   }
 
   private async writePending(): Promise<void> {
+    // After a failed write (disk full…) nothing more is appended: a line after a partial one would read as a corrupt journal.
+    if (this.failed) throw this.failed;
+    try {
+      await this.writeLines();
+    } catch (error) {
+      this.failed = error;
+      throw error;
+    }
+  }
+
+  private async writeLines(): Promise<void> {
     if (this.pending.length === 0) return;
     const lines = this.pending;
     this.pending = [];
