@@ -146,7 +146,7 @@ describe('sync engine against the emulator', function () {
       load: (v) => store.load(v),
       save: crash,
       append: (m, changes) => (changes.every((c) => c.kind === 'intent') ? store.append(m, changes) : crash()),
-      finish: async () => undefined,
+      finish: () => store.close(), // the process is gone: the journal stays as it is
     };
     await assert.rejects(applySync(await planSync({ ...options(), store: crashing }), { service: fx.client, store: crashing, embedding: EMBEDDING }), /simulated crash/);
     assert.deepEqual((await listed(volume)).map((f) => `${f.filename}:${f.filesize}`).sort(), ['doc.md:10', 'doc.md:9']);

@@ -327,8 +327,11 @@ function changeRecorder(store: ManifestStore, manifest: Manifest): ChangeRecorde
     },
     flush,
     async finish() {
-      await flush();
-      await store.finish(manifest);
+      try {
+        await flush();
+      } finally {
+        await store.finish(manifest); // closes the journal even after a failed append
+      }
     },
   };
 }
