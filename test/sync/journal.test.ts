@@ -169,6 +169,27 @@ describe('sync manifest journal', function () {
     assert.ok((await readFile(manifestPath, 'utf8')).includes(aUuid));
   });
 
+  it('paths named like Object properties (toString, constructor, __proto__) are entries like any other, in the manifest and in the journal', async () => {
+    for (const compactEveryRun of [true, false]) {
+      const { folder, volume, sync } = setup(`journal-proto-${compactEveryRun}`, compactEveryRun);
+      await writeTree(folder, { toString: 'a', constructor: 'bb', ['__proto__']: 'ccc', 'hasOwnProperty.md': 'dddd' }); // computed: a literal __proto__ key would set the prototype
+      const first = await sync();
+      assert.equal(first.summary.uploaded, 4);
+      const again = await sync();
+      assert.deepEqual([again.plan.uploads.length, again.plan.deletes.length, again.plan.unchanged], [0, 0, 4], 'in sync: nothing taken for a recorded copy');
+      await writeFile(join(folder, 'constructor'), 'bb, edited');
+      const edited = await sync();
+      assert.deepEqual(
+        edited.plan.uploads.map((u) => [u.rel, u.replaces?.length]),
+        [['constructor', 1]],
+      );
+      assert.equal(edited.summary.failed, 0);
+      const settled = await sync();
+      assert.deepEqual([settled.plan.uploads.length, settled.plan.deletes.length, settled.plan.unchanged], [0, 0, 4]);
+      assert.deepEqual((await listedFiles(fx, volume)).map((f) => `${f.filename}:${f.filesize}`).sort(), ['__proto__:3', 'constructor:10', 'hasOwnProperty.md:4', 'toString:1']);
+    }
+  });
+
   it("the editor's store appends a small re-sync to the journal and folds it in once it has grown; the CLI's folds it in after every run", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 40; i++) files[`doc-${i}.md`] = `document ${i}`;

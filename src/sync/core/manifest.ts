@@ -72,7 +72,8 @@ export interface ManifestStore {
 }
 
 export function emptyManifest(volume: string, service?: string): Manifest {
-  return { version: MANIFEST_VERSION, service, volume, files: {}, pendingDeletes: [], intents: {} };
+  // Maps without a prototype: a path named `__proto__` is an entry like any other, never the object's prototype.
+  return { version: MANIFEST_VERSION, service, volume, files: Object.create(null) as Record<string, ManifestEntry>, pendingDeletes: [], intents: Object.create(null) as Record<string, UploadIntent> };
 }
 
 /** Thrown when the manifest path is a symlink: it is neither read nor written. */
@@ -245,7 +246,7 @@ export function parseManifest(text: string, volume: string, service?: string): M
     return { state: 'unusable', reason: `it records the service ${value.service}, not ${service}` };
   }
   // The parsed entries are checked and completed in place (a copy of 5,000 entries was a third of a no-op re-sync's garbage).
-  const files = value.files as Record<string, ManifestEntry>;
+  const files = Object.setPrototypeOf(value.files, null) as Record<string, ManifestEntry>; // `toString`, `__proto__`… are paths like any other
   for (const rel in files) {
     const entry: unknown = files[rel];
     if (!isEntry(entry)) return { state: 'unusable', reason: `the entry for '${rel}' is malformed` };
@@ -260,7 +261,7 @@ export function parseManifest(text: string, volume: string, service?: string): M
     const rel = typeof pending.rel === 'string' ? pending.rel : undefined;
     pendingDeletes.push({ uuid: pending.uuid, rel, remoteName: rel ? volumeNameFor(rel) : typeof pending.remoteName === 'string' ? pending.remoteName : '' });
   }
-  const intents: Record<string, UploadIntent> = {};
+  const intents = Object.create(null) as Record<string, UploadIntent>;
   if (isRecord(value.intents)) {
     for (const [rel, intent] of Object.entries(value.intents)) {
       if (!isRecord(intent) || !isSha(intent.sha256) || !Number.isFinite(intent.size)) return { state: 'unusable', reason: `the intent for '${rel}' is malformed` };
