@@ -8,9 +8,11 @@
 // chat feature. It imports nothing, so the webview bundle may import it too
 // (eslint.config.mjs allows exactly this file and refuses any import in it).
 //
-// Each check returns the end of a sentence that follows the field's name ("must be from 0
-// to 2."), or undefined when the value is allowed; each caller names the field its own way
-// (the form's label, the wire field).
+// Each check decides a refusal (`Refusal`: its kind and the bounds a sentence names), or
+// undefined when the value is allowed. The words are not decided here: `refusalEnglish` gives
+// the end of an English sentence after the field's name ("must be from 0 to 2.") for the CLI,
+// the host's logs and the client's check, and the panel words the same refusal in the UI
+// language (src/webview/parameterText.ts); each caller names the field its own way.
 
 export const TEMPERATURE = { min: 0, max: 2 } as const;
 /** top_p is above 0 (0 itself is refused) and at most 1. */
