@@ -178,9 +178,10 @@ export function errorFromResponse(response: ErrorResponse, codeInBody?: number):
       return new ServerError(message, { status, retryAfterMs });
     }
     case status >= 400:
-      return new InvalidRequestError(param
-          ? l10n.t("{0} was refused (HTTP {1}) (field '{2}'){3}.", what, status, param, saidPart)
-          : l10n.t('{0} was refused (HTTP {1}){2}.', what, status, saidPart), { status, param });
+      return new InvalidRequestError(param ? l10n.t("{0} was refused (HTTP {1}) (field '{2}'){3}.", what, status, param, saidPart) : l10n.t('{0} was refused (HTTP {1}){2}.', what, status, saidPart), {
+        status,
+        param,
+      });
     default:
       return new BadResponseError(l10n.t('{0}: unexpected answer (HTTP {1}){2}.', what, status, saidPart), { status, excerpt: excerptOf(bodyText, redact) });
   }

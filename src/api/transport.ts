@@ -153,11 +153,14 @@ export class Transport {
     const body = parseJsonBody(text, call.what, response.status, response.redact);
     checkBodyCode(body, text, response, call.what, this.now());
     throw new BadResponseError(
-      type ? l10n.t("{0}: expected a stream but the service answered '{1}'.", call.what, excerptOf(type, response.redact)) : l10n.t('{0}: expected a stream but the service answered with no content type.', call.what),
+      type
+        ? l10n.t("{0}: expected a stream but the service answered '{1}'.", call.what, excerptOf(type, response.redact))
+        : l10n.t('{0}: expected a stream but the service answered with no content type.', call.what),
       {
-      status: response.status,
-      excerpt: excerptOf(text, response.redact),
-    });
+        status: response.status,
+        excerpt: excerptOf(text, response.redact),
+      },
+    );
   }
 }
 

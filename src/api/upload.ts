@@ -197,15 +197,21 @@ async function sendBatch(
       let error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, redactorFor([]));
       if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError(l10n.t('The upload was cancelled.'), { cause: error });
       if (codeOf(error) === FILE_CHANGED) {
-        error = new InvalidRequestError(l10n.t('{0} failed: a file changed on disk while it was being sent ({1}). Upload it again once it is saved.', what, (error.cause as Error)?.message ?? l10n.t('size changed')), {
-          cause: error,
-        });
+        error = new InvalidRequestError(
+          l10n.t('{0} failed: a file changed on disk while it was being sent ({1}). Upload it again once it is saved.', what, (error.cause as Error)?.message ?? l10n.t('size changed')),
+          {
+            cause: error,
+          },
+        );
       } else if (error instanceof NetworkError && CLOSED_MID_BODY.has(codeOf(error) ?? '')) {
         // A server that refuses a body (too large, not allowed) may answer and hang up
         // before reading it all; the client then only sees the broken pipe.
-        error = new NetworkError(l10n.t('{0} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.', what), {
-          cause: error,
-        });
+        error = new NetworkError(
+          l10n.t('{0} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.', what),
+          {
+            cause: error,
+          },
+        );
       }
       for (const entry of ready) report({ source: entry.source, ok: false, error });
       transport.logger?.warn(error.message);

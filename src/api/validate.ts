@@ -88,7 +88,8 @@ function validateReasoning(reasoning: unknown): void {
 function validateResponseFormat(format: unknown): void {
   if (format === undefined) return;
   const f = format as Record<string, unknown> | null;
-  if (!f || typeof f !== 'object' || !['text', 'json_object', 'json_schema'].includes(f.type as string)) refuse('response_format', l10n.t('response_format.type must be text, json_object or json_schema.'));
+  if (!f || typeof f !== 'object' || !['text', 'json_object', 'json_schema'].includes(f.type as string))
+    refuse('response_format', l10n.t('response_format.type must be text, json_object or json_schema.'));
   if (f.type === 'json_schema' && (!f.json_schema || typeof f.json_schema !== 'object' || Array.isArray(f.json_schema))) refuse('response_format', l10n.t('json_schema needs a JSON Schema object.'));
 }
 
@@ -97,7 +98,8 @@ function validateTools(tools: unknown): void {
   if (!Array.isArray(tools)) refuse('tools', l10n.t('tools must be a list.'));
   tools.forEach((tool: unknown, i) => {
     const t = tool as { type?: unknown; function?: { name?: unknown } } | null;
-    if (!t || t.type !== 'function' || !t.function || typeof t.function.name !== 'string' || !t.function.name) refuse('tools', l10n.t('tool {0} must be {1}.', i, "{type: 'function', function: {name}}"));
+    if (!t || t.type !== 'function' || !t.function || typeof t.function.name !== 'string' || !t.function.name)
+      refuse('tools', l10n.t('tool {0} must be {1}.', i, "{type: 'function', function: {name}}"));
   });
 }
 

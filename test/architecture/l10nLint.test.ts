@@ -83,7 +83,7 @@ describe('lint: texts of the service client and the sync engine go through l10n.
       "export const e = Object.assign(new Error(l10n.t('{0} failed: not found.', 'x')), { code: 'EISDIR' });",
       "declare function refuse(param: string, message: string): never; refuse('volume', l10n.t('no files to upload.'));",
       "export const d = { rel: 'a', reason: 'removed', message: 'message' };",
-      "export class SyncStoppedError extends Error { constructor(m: string, public why: string) { super(m); } }",
+      'export class SyncStoppedError extends Error { constructor(m: string, public why: string) { super(m); } }',
       "export const s = new SyncStoppedError(l10n.t('Stopped.'), 'config');",
     ].join('\n');
     assert.equal(await coreUnlocalised(code), 0);

@@ -232,7 +232,7 @@ describe('localisation: nothing unlocalised under a generated pseudo-locale (qps
   describe('errors of the service client and the sync engine, as the editor shows them', () => {
     const h = useEmulator();
 
-    it('a refused call against the emulator: the error names the call and the fix in the pseudo-locale (the service\'s own words aside)', async () => {
+    it("a refused call against the emulator: the error names the call and the fix in the pseudo-locale (the service's own words aside)", async () => {
       const dispatcher = createDispatcher({ env: {} });
       try {
         const client = new KsmClient({ baseUrl: h.emulator.url, apiKey: async () => 'wrong-key', dispatcher, timeoutMs: 5000, retry: { retries: 0 } });

@@ -45,11 +45,7 @@ export async function acquireSyncLock(manifestPath: string, options: SyncLockOpt
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     throw new SyncBusyError(
-      l10n.t(
-        'Another sync of {0} is running (lock {1}); nothing was changed. Run again when it has finished (a lock left by a crash expires within 10 seconds).',
-        options.what,
-        lockfilePath,
-      ),
+      l10n.t('Another sync of {0} is running (lock {1}); nothing was changed. Run again when it has finished (a lock left by a crash expires within 10 seconds).', options.what, lockfilePath),
     );
   }
 }

@@ -81,9 +81,7 @@ export class FileManifestStore implements ManifestStore {
   private async refuseSymlink(): Promise<void> {
     const info = await lstat(this.location).catch(() => undefined);
     if (info?.isSymbolicLink()) {
-      throw new ManifestRefusedError(
-        l10n.t('The sync manifest {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', this.location),
-      );
+      throw new ManifestRefusedError(l10n.t('The sync manifest {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', this.location));
     }
     if (info && !info.isFile()) throw new ManifestRefusedError(l10n.t('The sync manifest {0} is not a regular file. Remove it (a sync recreates the file).', this.location));
   }
