@@ -24,6 +24,14 @@ import type { Workbench } from '../harness/workbench';
 const LOCALE = 'qps-ploc';
 const L10N_DEV = join(REPO_ROOT, 'node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js');
 
+/** Each ASCII letter as an accented one, as qps-ploc does: a text that came from a translation, never from English. */
+function pseudoOf(text: string): string {
+  const plain = 'aeiouAEIOUnNcC';
+  const accented = 'ȧḗīǿŭȦḖĪǾŬƞȠƈƇ';
+  return [...text].map((ch) => accented[plain.indexOf(ch)] ?? ch).join('');
+}
+const WALKTHROUGH_HEADING = pseudoOf('Connect to a KSM service');
+
 /** Plain-ASCII words left once what is not ours to translate (URLs, ids, codicons) is taken out. */
 function englishWords(text: string): string[] {
   const rest = text
@@ -53,6 +61,8 @@ describe('Scenario 17: under a generated pseudo-locale (qps-ploc) the palette an
         execFileSync(process.execPath, [L10N_DEV, 'generate-pseudo', '-o', join(extension, 'l10n'), join(extension, 'l10n', 'bundle.l10n.json')], { stdio: 'pipe' });
         pseudoNls = JSON.parse(readFileSync(join(extension, `package.nls.${LOCALE}.json`), 'utf8'));
         pseudoBundle = JSON.parse(readFileSync(join(extension, 'l10n', `bundle.l10n.${LOCALE}.json`), 'utf8'));
+        // A walkthrough page's translation is a Markdown file beside it (docs/architecture.md, Localisation).
+        writeFileSync(join(extension, 'media', 'walkthrough', `connect.nls.${LOCALE}.md`), `# ${WALKTHROUGH_HEADING}\n\n${pseudoOf('Open Settings and set the address of the service.')}\n`);
 
         const userDataDir = join(root, 'user-data');
         writeUserSettings(userDataDir, { 'ksm.baseUrl': shared.emulator.url, 'ksm.userId': shared.emulator.userId });
@@ -161,5 +171,27 @@ describe('Scenario 17: under a generated pseudo-locale (qps-ploc) the palette an
     assert.ok(buttons.includes(pseudoBundle['Set API Key']!), `the fix button is in the pseudo-locale: ${JSON.stringify(buttons)}`);
     assert.ok(buttons.includes(pseudoBundle['Copy Report']!), `Copy Report is in the pseudo-locale: ${JSON.stringify(buttons)}`);
     assert.deepEqual(englishWords([text, ...buttons].join(' ')), [], `English left in the notification: ${text} ${JSON.stringify(buttons)}`);
+  });
+
+  it("the walkthrough's first step shows its page's translation (connect.nls.qps-ploc.md beside connect.md)", async () => {
+    await workbench.runCommand(`${pseudoNls['command.category']}: ${pseudoNls['command.getStarted.title']}`);
+    const frameTexts = () =>
+      Promise.all(
+        workbench.page.frames().map((frame) =>
+          frame
+            .locator('body')
+            .innerText({ timeout: 1_000 })
+            .catch(() => ''),
+        ),
+      );
+    await eventually(
+      async () => (await frameTexts()).some((text) => text.includes(WALKTHROUGH_HEADING)),
+      async () => `no frame shows the translated page; frames show ${JSON.stringify((await frameTexts()).map((t) => t.slice(0, 80)))}`,
+      30_000,
+      500,
+    );
+    assert.ok(!(await frameTexts()).some((text) => text.includes('Connect to a KSM service')), 'the English page is not shown');
+    await workbench.screenshot('17-walkthrough');
+    await workbench.runCommand('View: Close All Editors');
   });
 });
