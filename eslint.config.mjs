@@ -93,7 +93,8 @@ export const LOCALISATION_SELECTORS = [
  * The vscode-free cores whose texts reach the editor (issue 26): the service client's errors
  * (a notification, a chat error, Check Connection's report) and the sync engine's. They
  * translate through `l10n.t` of `@vscode/l10n` (the bundle activation hands over; English in
- * the CLI and the MCP server). Lint refuses a bare literal or template with words as an
+ * the CLI and the MCP server); likewise the upload engine's (a replacement's outcome is a
+ * notification). Lint refuses a bare literal or template with words as an
  * error's message (`new …Error('…')`), as the `what` of a call (which every message of that
  * call names), as a request refusal (`refuse(param, '…')`), a bad-shape message or a
  * manifest's `reason`. The one exception is src/api/chatParameterLimits.ts: the webview
@@ -103,7 +104,7 @@ export const LOCALISATION_SELECTORS = [
 /** A literal with two words in a row ("not found"), not an id or a key ('volume', 'removed'); a template with any word. */
 const PHRASE = String.raw`/[A-Za-z]{2,} +[A-Za-z]/`;
 const CORE_TEXT = `Literal[value=${PHRASE}], TemplateLiteral:has(TemplateElement[value.raw=${WORDS}])`;
-export const CORE_LOCALISED_FILES = ['src/api/**', 'src/sync/core/**'];
+export const CORE_LOCALISED_FILES = ['src/api/**', 'src/sync/core/**', 'src/upload/core/**'];
 const CORE_UNLOCALISED = 'Text the editor shows goes through l10n.t(...) of @vscode/l10n (docs/architecture.md, Localisation); user content and ids are passed as {0} arguments.';
 export const CORE_LOCALISATION_SELECTORS = [
   `NewExpression[callee.name=/Error$/]`,

@@ -17,6 +17,9 @@ import { KsmClient } from '../../src/api/client';
 import { AuthenticationError } from '../../src/api/errors';
 import { FileManifestStore, ManifestRefusedError } from '../../src/sync/core/manifest';
 import { acquireSyncLock, lockPathFor, SyncBusyError } from '../../src/sync/core/lock';
+import { ReplacementTracker, type SettledReplacement } from '../../src/upload/core/pendingReplacements';
+import { allFiles, memoryReplacementStorage, uploadAsTheFlowDoes, useVolumesFixture, writeVersions } from '../support/volumeFixtures';
+import { freshVolume } from '../volumes/volumesEmulator';
 import { createDispatcher } from '../../src/api/network';
 import { probeAddress } from '../../src/api/probe';
 import { redactorFor } from '../../src/api/redact';
@@ -288,6 +291,36 @@ describe('localisation: nothing unlocalised under a generated pseudo-locale (qps
       assert.equal(address.fix, addressAdvice({ baseUrl: 'not a url' }, 'invalid'));
       assert.notEqual(address.fix, fixFor('address', { baseUrl: 'not a url' }));
       for (const text of [address.fix!, address.detail]) assert.deepEqual(unlocalisedWords(text, ['not a url']), [], text);
+    });
+  });
+
+  describe("a replacement's outcome, as its notification says it", () => {
+    const fixture = useVolumesFixture(5);
+
+    it('a new copy that ends na: "the older copy was kept" comes out pseudo (file and volume names aside)', async () => {
+      const fx = fixture();
+      const volume = freshVolume('l10n-replace');
+      const [old] = (await uploadAsTheFlowDoes(fx, volume, await writeVersions(fx, volume, ['report.md'], 'old'), { existing: [] })).results;
+      assert.equal(old?.outcome, 'uploaded');
+      await fx.emulator.waitForIdle();
+      // do_chunking 0: stored as is, never searchable (the emulator ends it `na`).
+      const replace = async () => ({ choice: 'replace' as const, applyToAll: false });
+      const summary = await uploadAsTheFlowDoes(fx, volume, await writeVersions(fx, volume, ['report.md'], 'new'), { onDuplicate: replace, doChunking: 0 });
+      const settled: SettledReplacement[] = [];
+      const tracker = new ReplacementTracker({ service: () => fx.client, storage: memoryReplacementStorage(), onSettled: (s) => settled.push(s), pollMs: 10 });
+      await tracker.add(summary.replacements);
+      await tracker.idle();
+      assert.deepEqual(
+        settled.map((s) => s.outcome),
+        ['kept-old'],
+      );
+      const { message } = settled[0]!;
+      assert.ok(message.includes('report.md') && message.includes(volume), message);
+      // Why the service did not process it is the service's own words (statusDetail).
+      const detail = (await allFiles(fx, volume)).find((f) => f.uuid === summary.replacements[0]!.uuid)?.statusDetail ?? '';
+      assert.ok(detail && message.includes(detail), message);
+      assert.deepEqual(unlocalisedWords(message, ['report.md', volume, detail]), [], message);
+      tracker.dispose();
     });
   });
 

@@ -5,7 +5,7 @@
 // (test/volumes/volumesEmulator.ts).
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import type { FileInfo } from '../../src/api/types';
+import type { DoChunking, FileInfo } from '../../src/api/types';
 import type { KsmService } from '../../src/api/service';
 import { planUploads, type DuplicateDecider } from '../../src/upload/core/duplicatePlanning';
 import type { PendingReplacement, ReplacementStorage } from '../../src/upload/core/pendingReplacements';
@@ -58,16 +58,21 @@ export async function writeVersions(fx: EmulatorFixture, volume: string, names: 
 /**
  * Uploads `paths` to `volume` as the upload flow does: plans against what the volume lists
  * (`existing`, the volume's files when omitted), answers a same-name question with
- * `onDuplicate` (none asked when omitted), then runs the upload with chunking.
+ * `onDuplicate` (none asked when omitted), then runs the upload (chunked unless `doChunking` says otherwise).
  */
-export async function uploadAsTheFlowDoes(fx: EmulatorFixture, volume: string, paths: readonly string[], options: { existing?: FileInfo[]; onDuplicate?: DuplicateDecider } = {}) {
+export async function uploadAsTheFlowDoes(
+  fx: EmulatorFixture,
+  volume: string,
+  paths: readonly string[],
+  options: { existing?: FileInfo[]; onDuplicate?: DuplicateDecider; doChunking?: DoChunking } = {},
+) {
   const existing = options.existing ?? (await allFiles(fx, volume));
   const plan = await planUploads(
     paths.map((path) => ({ path, size: 10, displayPath: path })),
     existing,
     options.onDuplicate ?? (async () => undefined),
   );
-  return runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 1, plan });
+  return runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: options.doChunking ?? 1, plan });
 }
 
 /** Every file the volume lists, in the service's order. */
