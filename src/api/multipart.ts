@@ -2,6 +2,7 @@
 // undici's FormData + fs.openAsBlob would also stream from disk, but gives no way to count
 // the bytes of file content as they go out (upload progress), nor an exact Content-Length
 // up front. Files are read from already-open handles in large pieces, never whole.
+import * as l10n from '@vscode/l10n';
 import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 
@@ -156,7 +157,7 @@ async function* fileContent(file: MultipartFile, onFileBytes: (bytes: number) =>
   let next = file.size > 0 ? readAt(0) : undefined;
   while (next) {
     const { buffer, bytesRead } = await next;
-    if (bytesRead === 0) throw Object.assign(new Error(`'${file.filename}' became shorter while it was being uploaded.`), { code: FILE_CHANGED });
+    if (bytesRead === 0) throw Object.assign(new Error(l10n.t("'{0}' became shorter while it was being uploaded.", file.filename)), { code: FILE_CHANGED });
     position += bytesRead;
     next = position < file.size ? readAt(position) : undefined;
     onFileBytes(bytesRead);

@@ -1,5 +1,6 @@
 // Uploads in batches (by file count and by bytes) with one result per file: each file ends
 // uploaded (with its FileInfo) or failed (with the reason); none is silently dropped.
+import * as l10n from '@vscode/l10n';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import pMap from 'p-map';
 import { basename } from 'node:path';
@@ -50,9 +51,15 @@ export function planBatches<T extends { size: number }>(files: T[], limits: Uplo
 
 function unreadable(source: UploadSource, error: unknown): Error {
   const code = (error as { code?: string })?.code;
-  const why =
-    code === 'ENOENT' ? 'it no longer exists' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : ((error as Error)?.message ?? String(error));
-  return new Error(`Could not read ${source.path}: ${why}.`, { cause: error });
+  const message =
+    code === 'ENOENT'
+      ? l10n.t('Could not read {0}: it no longer exists.', source.path)
+      : code === 'EACCES' || code === 'EPERM'
+        ? l10n.t('Could not read {0}: permission denied.', source.path)
+        : code === 'EISDIR'
+          ? l10n.t('Could not read {0}: it is a folder.', source.path)
+          : l10n.t('Could not read {0}: {1}.', source.path, (error as Error)?.message ?? String(error));
+  return new Error(message, { cause: error });
 }
 
 export async function uploadInBatches(transport: Transport, request: UploadRequest, options: UploadOptions = {}): Promise<UploadFileResult[]> {
@@ -66,7 +73,7 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
   };
   const fail = (source: UploadSource, error: Error) => report({ source, ok: false, error });
   const checkCancelled = () => {
-    if (options.signal?.aborted) throw new CancelledError('The upload was cancelled.');
+    if (options.signal?.aborted) throw new CancelledError(l10n.t('The upload was cancelled.'));
   };
 
   checkCancelled();
@@ -82,7 +89,7 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
   );
   request.files.forEach((source, i) => {
     const got = infos[i];
-    const error = 'error' in got ? got.error : got.info.isFile() ? undefined : Object.assign(new Error('not a file'), { code: 'EISDIR' });
+    const error = 'error' in got ? got.error : got.info.isFile() ? undefined : Object.assign(new Error(l10n.t('not a file')), { code: 'EISDIR' });
     if (error !== undefined || !('info' in got)) return fail(source, unreadable(source, error));
     sized.push({ source, filename: source.filename ?? basename(source.path), size: got.info.size });
     progress.bytesTotal += got.info.size;
@@ -164,7 +171,7 @@ async function sendBatch(
       progress.bytesSent += bytes;
       options.onProgress?.({ ...progress });
     };
-    const what = `Uploading ${ready.length === 1 ? `'${ready[0].filename}'` : `${ready.length} files`} to volume '${volume}'`;
+    const what = ready.length === 1 ? l10n.t("Uploading '{0}' to volume '{1}'", ready[0].filename, volume) : l10n.t("Uploading {0} files to volume '{1}'", ready.length, volume);
     try {
       const { body, redact } = await transport.json({
         method: 'POST',
@@ -183,22 +190,28 @@ async function sendBatch(
       ready.forEach((entry, i) => {
         const info = infos[i];
         if (info) report({ source: entry.source, ok: true, info });
-        else report({ source: entry.source, ok: false, error: new BadResponseError(`${what}: the service did not return an entry for '${entry.filename}'.`) });
+        else report({ source: entry.source, ok: false, error: new BadResponseError(l10n.t("{0}: the service did not return an entry for '{1}'.", what, entry.filename)) });
       });
       return undefined;
     } catch (caught) {
       let error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, redactorFor([]));
-      if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError('The upload was cancelled.', { cause: error });
+      if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError(l10n.t('The upload was cancelled.'), { cause: error });
       if (codeOf(error) === FILE_CHANGED) {
-        error = new InvalidRequestError(`${what} failed: a file changed on disk while it was being sent (${(error.cause as Error)?.message ?? 'size changed'}). Upload it again once it is saved.`, {
-          cause: error,
-        });
+        error = new InvalidRequestError(
+          l10n.t('{0} failed: a file changed on disk while it was being sent ({1}). Upload it again once it is saved.', what, (error.cause as Error)?.message ?? l10n.t('size changed')),
+          {
+            cause: error,
+          },
+        );
       } else if (error instanceof NetworkError && CLOSED_MID_BODY.has(codeOf(error) ?? '')) {
         // A server that refuses a body (too large, not allowed) may answer and hang up
         // before reading it all; the client then only sees the broken pipe.
-        error = new NetworkError(`${what} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.`, {
-          cause: error,
-        });
+        error = new NetworkError(
+          l10n.t('{0} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.', what),
+          {
+            cause: error,
+          },
+        );
       }
       for (const entry of ready) report({ source: entry.source, ok: false, error });
       transport.logger?.warn(error.message);

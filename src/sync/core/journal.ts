@@ -16,6 +16,7 @@
 // unusable. What it records is a HINT like the manifest itself: the plan checks every claim
 // against the listing (src/sync/core/plan.ts). Never read or written through a symlink.
 // No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -44,7 +45,7 @@ export function journalPathFor(manifestPath: string): string {
 
 /** Applies one change to a manifest in place (the apply step and the journal's replay both use this). */
 export function applyChange(manifest: Manifest, change: ManifestChange): void {
-  if (!isApplicable(manifest, change)) throw new Error(`no intent for '${change.kind === 'recorded' ? change.rel : ''}' to take the hash from`);
+  if (!isApplicable(manifest, change)) throw new Error(l10n.t("no intent for '{0}' to take the hash from", change.kind === 'recorded' ? change.rel : ''));
   switch (change.kind) {
     case 'intent':
       manifest.intents[change.rel] = { sha256: change.sha256, size: change.size };
@@ -149,7 +150,7 @@ export async function readJournal(path: string, expect: { base: string | null; v
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'none' };
-    return { state: 'unusable', reason: `could not read its journal ${path}: ${(error as Error).message}` };
+    return { state: 'unusable', reason: l10n.t('could not read its journal {0}: {1}', path, (error as Error).message) };
   }
   return parseJournal(text, expect);
 }
@@ -164,20 +165,20 @@ export function parseJournal(text: string, expect: { base: string | null; volume
   try {
     header = JSON.parse(lines[0]);
   } catch {
-    return { state: 'unusable', reason: 'its journal does not start with a journal header' };
+    return { state: 'unusable', reason: l10n.t('its journal does not start with a journal header') };
   }
   if (!isRecord(header) || header.journal !== JOURNAL_VERSION || typeof header.volume !== 'string' || (header.base !== null && !isSha(header.base))) {
-    return { state: 'unusable', reason: 'its journal does not start with a journal header' };
+    return { state: 'unusable', reason: l10n.t('its journal does not start with a journal header') };
   }
-  if (header.volume !== expect.volume) return { state: 'unusable', reason: `its journal records volume '${header.volume}', not '${expect.volume}'` };
+  if (header.volume !== expect.volume) return { state: 'unusable', reason: l10n.t("its journal records volume '{0}', not '{1}'", String(header.volume), expect.volume) };
   if (expect.service && typeof header.service === 'string' && header.service !== expect.service) {
-    return { state: 'unusable', reason: `its journal records the service ${header.service}, not ${expect.service}` };
+    return { state: 'unusable', reason: l10n.t('its journal records the service {0}, not {1}', String(header.service), String(expect.service)) };
   }
   if (header.base !== expect.base) return { state: 'stale' };
   const changes: ManifestChange[] = [];
   for (let n = 1; n < lines.length; n++) {
     const change = decodeChange(lines[n]);
-    if (!change) return { state: 'unusable', reason: `line ${n + 1} of its journal is malformed` };
+    if (!change) return { state: 'unusable', reason: l10n.t('line {0} of its journal is malformed', n + 1) };
     changes.push(change);
   }
   return { state: 'ok', changes, service: typeof header.service === 'string' ? header.service : undefined, bytes };
@@ -185,8 +186,8 @@ export function parseJournal(text: string, expect: { base: string | null; volume
 
 async function refuseNonFile(path: string): Promise<void> {
   const info = await lstat(path).catch(() => undefined);
-  if (info?.isSymbolicLink()) throw new JournalRefusedError(`The sync journal ${path} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).`);
-  if (info && !info.isFile()) throw new JournalRefusedError(`The sync journal ${path} is not a regular file. Remove it (a sync recreates the file).`);
+  if (info?.isSymbolicLink()) throw new JournalRefusedError(l10n.t('The sync journal {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', path));
+  if (info && !info.isFile()) throw new JournalRefusedError(l10n.t('The sync journal {0} is not a regular file. Remove it (a sync recreates the file).', path));
 }
 
 /**
@@ -255,13 +256,13 @@ export class JournalWriter {
           this.handle = await open(this.path, constants.O_WRONLY | constants.O_APPEND | nofollow);
         }
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new JournalRefusedError(`The sync journal ${this.path} is a symbolic link; it is never written through one.`);
+        if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new JournalRefusedError(l10n.t('The sync journal {0} is a symbolic link; it is never written through one.', this.path));
         throw error;
       }
       if (!(await this.handle.stat()).isFile()) {
         await this.handle.close();
         this.handle = undefined;
-        throw new JournalRefusedError(`The sync journal ${this.path} is not a regular file.`);
+        throw new JournalRefusedError(l10n.t('The sync journal {0} is not a regular file.', this.path));
       }
       if (this.fresh) {
         await this.handle.appendFile(text);

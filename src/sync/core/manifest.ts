@@ -8,6 +8,7 @@
 // file, fsync, rename, folder fsync). A run's changes are appended to its journal
 // (src/sync/core/journal.ts) and folded in at the end of the run or once the journal has
 // grown; reading the manifest replays its journal. No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -122,9 +123,9 @@ export class FileManifestStore implements ManifestStore {
   private async refuseSymlink(): Promise<void> {
     const info = await lstat(this.location).catch(() => undefined);
     if (info?.isSymbolicLink()) {
-      throw new ManifestRefusedError(`The sync manifest ${this.location} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).`);
+      throw new ManifestRefusedError(l10n.t('The sync manifest {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', this.location));
     }
-    if (info && !info.isFile()) throw new ManifestRefusedError(`The sync manifest ${this.location} is not a regular file. Remove it (a sync recreates the file).`);
+    if (info && !info.isFile()) throw new ManifestRefusedError(l10n.t('The sync manifest {0} is not a regular file. Remove it (a sync recreates the file).', this.location));
   }
 
   async load(volume: string): Promise<ManifestLoad> {
@@ -133,7 +134,7 @@ export class FileManifestStore implements ManifestStore {
     try {
       text = await readFile(this.location, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { state: 'unusable', reason: `could not read ${this.location}: ${(error as Error).message}` };
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { state: 'unusable', reason: l10n.t('could not read {0}: {1}', this.location, (error as Error).message) };
     }
     const digest = text === undefined ? null : sha256(text);
     const journal = await readJournal(this.journalLocation, { base: digest, volume, service: this.service });
@@ -152,7 +153,7 @@ export class FileManifestStore implements ManifestStore {
     if (journal.state === 'unusable') return { state: 'unusable', reason: journal.reason };
     if (journal.state === 'ok') {
       for (const [n, change] of journal.changes.entries()) {
-        if (!isApplicable(loaded.manifest, change)) return { state: 'unusable', reason: `change ${n + 1} of its journal records an upload without an intent` };
+        if (!isApplicable(loaded.manifest, change)) return { state: 'unusable', reason: l10n.t('change {0} of its journal records an upload without an intent', n + 1) };
         applyChange(loaded.manifest, change);
       }
     }
@@ -236,26 +237,26 @@ export function parseManifest(text: string, volume: string, service?: string): M
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { state: 'unusable', reason: `not valid JSON (${(error as Error).message})` };
+    return { state: 'unusable', reason: l10n.t('not valid JSON ({0})', (error as Error).message) };
   }
   if (!isRecord(value) || (value.version !== 1 && value.version !== MANIFEST_VERSION) || !isRecord(value.files) || !Array.isArray(value.pendingDeletes)) {
-    return { state: 'unusable', reason: `not a version ${MANIFEST_VERSION} sync manifest` };
+    return { state: 'unusable', reason: l10n.t('not a version {0} sync manifest', MANIFEST_VERSION) };
   }
-  if (value.volume !== volume) return { state: 'unusable', reason: `it records volume '${String(value.volume)}', not '${volume}'` };
+  if (value.volume !== volume) return { state: 'unusable', reason: l10n.t("it records volume '{0}', not '{1}'", String(value.volume), volume) };
   if (service && typeof value.service === 'string' && value.service !== service) {
-    return { state: 'unusable', reason: `it records the service ${value.service}, not ${service}` };
+    return { state: 'unusable', reason: l10n.t('it records the service {0}, not {1}', String(value.service), service) };
   }
   // The parsed entries are checked and completed in place (copying each was garbage on every re-sync of a large folder).
   const files = Object.setPrototypeOf(value.files, null) as Record<string, ManifestEntry>; // `toString`, `__proto__`… are paths like any other
   for (const rel in files) {
     const entry: unknown = files[rel];
-    if (!isEntry(entry)) return { state: 'unusable', reason: `the entry for '${rel}' is malformed` };
+    if (!isEntry(entry)) return { state: 'unusable', reason: l10n.t("the entry for '{0}' is malformed", rel) };
     entry.remoteName = volumeNameFor(rel);
   }
   const pendingDeletes: PendingDelete[] = [];
   for (const pending of value.pendingDeletes) {
     if (!isRecord(pending) || typeof pending.uuid !== 'string' || (pending.rel !== undefined && typeof pending.rel !== 'string')) {
-      return { state: 'unusable', reason: 'a pending deletion is malformed' };
+      return { state: 'unusable', reason: l10n.t('a pending deletion is malformed') };
     }
     // Version 1 recorded no path: such an entry is reported, never acted on.
     const rel = typeof pending.rel === 'string' ? pending.rel : undefined;
@@ -264,7 +265,7 @@ export function parseManifest(text: string, volume: string, service?: string): M
   const intents = Object.create(null) as Record<string, UploadIntent>;
   if (isRecord(value.intents)) {
     for (const [rel, intent] of Object.entries(value.intents)) {
-      if (!isRecord(intent) || !isSha(intent.sha256) || !Number.isFinite(intent.size)) return { state: 'unusable', reason: `the intent for '${rel}' is malformed` };
+      if (!isRecord(intent) || !isSha(intent.sha256) || !Number.isFinite(intent.size)) return { state: 'unusable', reason: l10n.t("the intent for '{0}' is malformed", rel) };
       intents[rel] = { sha256: intent.sha256 as string, size: intent.size as number };
     }
   }
