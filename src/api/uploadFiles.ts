@@ -102,7 +102,7 @@ function notAFile(info: Stats): Error {
 async function openLarge(path: string): Promise<OpenedFile> {
   let handle: FileHandle | undefined;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, READ_FLAGS);
     const info = await handle.stat();
     if (!info.isFile()) throw notAFile(info);
     return { handle, size: info.size };
