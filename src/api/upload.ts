@@ -1,7 +1,7 @@
 // Uploads in batches (by file count and by bytes) with one result per file: each file ends
 // uploaded (with its FileInfo) or failed (with the reason); none is silently dropped.
 import * as l10n from '@vscode/l10n';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import pMap from 'p-map';
 import { basename } from 'node:path';
 import { BadResponseError, CancelledError, InvalidRequestError, KsmError, NetworkError } from './errors';
@@ -9,6 +9,7 @@ import { decodeUploadInfos } from './decode';
 import { codeOf, errorFromFailure } from './httpErrors';
 import { redactorFor } from './redact';
 import { FILE_CHANGED, planMultipart, type MultipartFile } from './multipart';
+import { openBatchFiles, statAll } from './uploadFiles';
 import type { UploadOptions } from './service';
 import type { Transport } from './transport';
 import type { UploadBatchLimits, UploadFileResult, UploadRequest, UploadSource } from './types';
@@ -78,15 +79,7 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
 
   checkCancelled();
   const sized: Sized[] = [];
-  // Asked together (libuv runs them in parallel), used in the order given.
-  const infos = await Promise.all(
-    request.files.map((source) =>
-      stat(source.path).then(
-        (info) => ({ info }),
-        (error: unknown) => ({ error }),
-      ),
-    ),
-  );
+  const infos = await statAll(request.files.map((source) => source.path));
   request.files.forEach((source, i) => {
     const got = infos[i];
     const error = 'error' in got ? got.error : got.info.isFile() ? undefined : Object.assign(new Error(l10n.t('not a file')), { code: 'EISDIR' });
@@ -138,29 +131,19 @@ async function sendBatch(
   options: UploadOptions,
   report: (result: UploadFileResult) => void,
 ): Promise<KsmError | undefined> {
-  // Open every file before the request starts, so one that vanished since it was chosen
-  // fails alone instead of breaking the request for its batch mates.
+  // Read (small) or open (large) every file before the request starts, so one that vanished
+  // since it was chosen fails alone instead of breaking the request for its batch mates.
   const handles: FileHandle[] = [];
   const ready: Array<Sized & { file: MultipartFile }> = [];
   try {
-    // Opened together (a batch of small files opened one after another waited for 40 thread-pool round trips), used in order.
-    const opened = await Promise.all(
-      batch.map(async (entry) => {
-        let handle: FileHandle | undefined;
-        try {
-          handle = await open(entry.source.path, 'r');
-          handles.push(handle);
-          return { handle, size: (await handle.stat()).size };
-        } catch (error) {
-          return { error };
-        }
-      }),
-    );
+    const opened = await openBatchFiles(batch.map((entry) => entry.source.path));
+    for (const got of opened) if ('handle' in got) handles.push(got.handle);
     batch.forEach((entry, i) => {
       const got = opened[i];
       if ('error' in got) return report({ source: entry.source, ok: false, error: unreadable(entry.source, got.error) });
       progress.bytesTotal += got.size - entry.size;
-      ready.push({ ...entry, size: got.size, file: { handle: got.handle, size: got.size, filename: entry.filename } });
+      const file: MultipartFile = 'content' in got ? { content: got.content, size: got.size, filename: entry.filename } : { handle: got.handle, size: got.size, filename: entry.filename };
+      ready.push({ ...entry, size: got.size, file });
     });
     if (ready.length === 0) return undefined;
     const plan = planMultipart(

@@ -186,7 +186,8 @@ export function parseJournal(text: string, expect: { base: string | null; volume
 
 async function refuseNonFile(path: string): Promise<void> {
   const info = await lstat(path).catch(() => undefined);
-  if (info?.isSymbolicLink()) throw new JournalRefusedError(l10n.t('The sync journal {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', path));
+  if (info?.isSymbolicLink())
+    throw new JournalRefusedError(l10n.t('The sync journal {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', path));
   if (info && !info.isFile()) throw new JournalRefusedError(l10n.t('The sync journal {0} is not a regular file. Remove it (a sync recreates the file).', path));
 }
 

@@ -21,7 +21,7 @@ import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import type { SkippedFile } from '../../common/core/folderExpansion';
-import { contentHash, knownHash, type HashStats } from './hashing';
+import { contentHash, knownHash, scannedHash, type HashStats } from './hashing';
 import { emptyManifest, type Manifest, type ManifestStore } from './manifest';
 import { remoteNameFor, scanFolder, type ScanRules } from './scan';
 
@@ -183,10 +183,9 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
 
   const hashing: HashStats = { hashed: 0, hashedBytes: 0, skipped: 0 };
   const hashStarted = performance.now();
-  // Unchanged files (same size and mtime) reuse the recorded hash without a promise each; only the rest are hashed.
-  const reused = scan.files.map((file) => knownHash(file, base.files[file.rel], hashing));
-  const toHash: number[] = [];
-  reused.forEach((hash, i) => hash === undefined && toHash.push(i));
+  // Unchanged files (same size and mtime) reuse the recorded hash, small files the scan read whole the scan's, without a promise each; only the rest are hashed.
+  const reused = scan.files.map((file) => knownHash(file, base.files[file.rel], hashing) ?? scannedHash(file, hashing));
+  const toHash = reused.flatMap((hash, i) => (hash === undefined ? [i] : []));
   const computed = await pMap(toHash, (i) => contentHash(scan.files[i], base.files[scan.files[i].rel], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
   toHash.forEach((index, k) => (reused[index] = computed[k]));
   const hashes = reused as string[];
