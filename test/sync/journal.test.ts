@@ -11,7 +11,8 @@ import { lstat, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applySync } from '../../src/sync/core/apply';
 import { JournalRefusedError, parseJournal } from '../../src/sync/core/journal';
-import { FileManifestStore } from '../../src/sync/core/manifest';
+import { FileManifestStore, type ManifestStore } from '../../src/sync/core/manifest';
+import type { ManifestChange } from '../../src/sync/core/journal';
 import { planSync, type PlanOptions } from '../../src/sync/core/plan';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
@@ -229,5 +230,60 @@ describe('sync manifest journal', function () {
       assert.equal(parseJournal('', { base: null, volume }).state, 'stale');
       assert.deepEqual((await names(volume)).length, 40, 'one copy of each file');
     }
+  });
+
+  it('answers are appended without fdatasync, everything the next run cannot rebuild with it; answers lost to a crash are rebuilt from the intents', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`doc-${i}.md`] = `document ${i}`;
+    const { folder, volume, journalPath, newStore, options, sync } = setup('journal-durability', false);
+    await writeTree(folder, files);
+    await sync();
+
+    // A re-sync with new files (answers only) and an edited one (an older copy to delete), a request per file.
+    for (let i = 30; i < 42; i++) await writeFile(join(folder, `new-${i}.md`), `new document ${i}`);
+    await writeFile(join(folder, 'doc-3.md'), 'document 3, edited');
+    const appends: Array<{ kinds: string[]; durable: boolean }> = [];
+    const real = newStore();
+    const spying: ManifestStore = {
+      location: real.location,
+      load: (v) => real.load(v),
+      save: (m) => real.save(m),
+      append: (m, changes: ManifestChange[], durable = true) => {
+        appends.push({ kinds: changes.map((c) => c.kind), durable });
+        return real.append(m, changes, durable);
+      },
+      finish: (m) => real.finish(m),
+    };
+    const plan1 = await planSync(options({ store: spying }));
+    const run1 = await applySync(plan1, { service: fx.client, store: spying, embedding: EMBEDDING, doChunking: 0, batchFiles: 1 });
+    assert.equal(run1.uploaded + run1.replaced, 13);
+    assert.deepEqual(appends[0], { kinds: Array(13).fill('intent'), durable: true }, "the intents first, fdatasync'ed");
+    for (const a of appends) if (a.kinds.some((k) => k !== 'recorded' && k !== 'notSent')) assert.ok(a.durable, `durable: ${a.kinds.join(',')}`);
+    const answersOnly = appends.slice(0, -1).filter((a) => a.kinds.every((k) => k === 'recorded' || k === 'notSent'));
+    assert.ok(answersOnly.length > 0 && answersOnly.every((a) => !a.durable), "answers alone are not fdatasync'ed");
+    assert.ok(appends.at(-1)!.durable, "the run's end fdatasyncs what was written lightly");
+    const inSync = await planSync(options());
+    assert.equal(inSync.uploads.length + inSync.deletes.length, 0, 'the journal replays to the run');
+
+    // A crash that loses every answer written without fdatasync: the next run finds the copies from the intents.
+    for (let i = 42; i < 50; i++) await writeFile(join(folder, `new-${i}.md`), `new document ${i}`);
+    const lossy = newStore();
+    const losing: ManifestStore = {
+      location: lossy.location,
+      load: (v) => lossy.load(v),
+      save: (m) => lossy.save(m),
+      append: (m, changes, durable = true) => (durable ? lossy.append(m, changes, durable) : Promise.resolve()),
+      finish: () => lossy.close(), // dies before folding anything in
+    };
+    const plan2 = await planSync(options({ store: losing }));
+    assert.equal((await applySync(plan2, { service: fx.client, store: losing, embedding: EMBEDDING, doChunking: 0, batchFiles: 1 })).uploaded, 8);
+    const journal = await readFile(journalPath, 'utf8');
+    assert.ok(journal.includes('{"i":"new-49.md"'), 'the intents are in the journal');
+    assert.ok(!journal.includes('{"f":"new-49.md"'), 'its answer was lost');
+    const after = await planSync(options());
+    assert.equal(after.uploads.length, 0, 'no file is sent twice');
+    const remote = await names(volume);
+    assert.equal(remote.length, 50, 'one copy of each file');
+    assert.equal(new Set(remote).size, 50);
   });
 });

@@ -66,8 +66,11 @@ export interface ManifestStore {
   load(volume: string): Promise<ManifestLoad>;
   /** Writes the whole manifest (atomically) and drops the journal it folds in. */
   save(manifest: Manifest): Promise<void>;
-  /** Appends changes already applied to `manifest` to the journal; resolves once they are on disk. */
-  append(manifest: Manifest, changes: ManifestChange[]): Promise<void>;
+  /**
+   * Appends changes already applied to `manifest` to the journal; resolves once they are on
+   * disk (`durable`, the default: fdatasync'ed; otherwise written, synced with a later durable append or the run's end).
+   */
+  append(manifest: Manifest, changes: ManifestChange[], durable?: boolean): Promise<void>;
   /** The end of a run: the journal closed, and folded into the manifest when the store's policy says so. */
   finish(manifest: Manifest): Promise<void>;
 }
@@ -175,7 +178,7 @@ export class FileManifestStore implements ManifestStore {
     this.onDisk = { digest: sha256(text), manifestBytes: Buffer.byteLength(text), journal, journalBytes: 0 };
   }
 
-  append(manifest: Manifest, changes: ManifestChange[]): Promise<void> {
+  append(manifest: Manifest, changes: ManifestChange[], durable = true): Promise<void> {
     if (!this.onDisk) return this.save(manifest); // never loaded: nothing to bind a journal to
     if (!this.writer) {
       // Created synchronously: the answers of parallel batches must not start two journals.
@@ -185,7 +188,7 @@ export class FileManifestStore implements ManifestStore {
       this.writer = new JournalWriter(this.journalLocation, fresh, () => fsyncFolder(dirname(this.location)));
       if (fresh) Object.assign(onDisk, { journal: 'current', journalBytes: 0 });
     }
-    return this.writer.append(changes);
+    return this.writer.append(changes, durable);
   }
 
   async finish(manifest: Manifest): Promise<void> {
