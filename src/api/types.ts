@@ -38,6 +38,11 @@ export interface UploadSource {
   path: string;
   /** Name sent to the service (defaults to the path's base name). */
   filename?: string;
+  /**
+   * Its size as the caller found it a moment ago (sync's scan): the file is then not stat'ed
+   * again before its batch (its size and type are checked when it is read, as for any file).
+   */
+  knownSize?: number;
 }
 
 export interface UploadRequest {

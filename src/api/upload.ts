@@ -79,9 +79,16 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
 
   checkCancelled();
   const sized: Sized[] = [];
-  const infos = await statAll(request.files.map((source) => source.path));
-  request.files.forEach((source, i) => {
-    const got = infos[i];
+  const unknown = request.files.filter((source) => !isKnownSize(source.knownSize));
+  const stated = await statAll(unknown.map((source) => source.path));
+  let next = 0;
+  request.files.forEach((source) => {
+    if (isKnownSize(source.knownSize)) {
+      sized.push({ source, filename: source.filename ?? basename(source.path), size: source.knownSize });
+      progress.bytesTotal += source.knownSize;
+      return;
+    }
+    const got = stated[next++];
     const error = 'error' in got ? got.error : got.info.isFile() ? undefined : Object.assign(new Error(l10n.t('not a file')), { code: 'EISDIR' });
     if (error !== undefined || !('info' in got)) return fail(source, unreadable(source, error));
     sized.push({ source, filename: source.filename ?? basename(source.path), size: got.info.size });
@@ -121,6 +128,10 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
   return results.sort((a, b) => order.get(a.source)! - order.get(b.source)!);
 }
 
+function isKnownSize(size: number | undefined): size is number {
+  return size !== undefined && Number.isSafeInteger(size) && size >= 0;
+}
+
 /** Sends one batch and reports its files; returns the batch's error, if any. Throws only on cancel. */
 async function sendBatch(
   transport: Transport,
@@ -140,7 +151,10 @@ async function sendBatch(
     for (const got of opened) if ('handle' in got) handles.push(got.handle);
     batch.forEach((entry, i) => {
       const got = opened[i];
-      if ('error' in got) return report({ source: entry.source, ok: false, error: unreadable(entry.source, got.error) });
+      if ('error' in got) {
+        progress.bytesTotal -= entry.size; // never sent (a size the caller knew, or a stat a moment ago)
+        return report({ source: entry.source, ok: false, error: unreadable(entry.source, got.error) });
+      }
       progress.bytesTotal += got.size - entry.size;
       const file: MultipartFile = 'content' in got ? { content: got.content, size: got.size, filename: entry.filename } : { handle: got.handle, size: got.size, filename: entry.filename };
       ready.push({ ...entry, size: got.size, file });

@@ -72,6 +72,34 @@ describe('api: files', () => {
     assert.ok(!results[2].ok && /folder/.test(results[2].error.message));
   });
 
+  it('takes a size the caller knows without a stat, and still checks the file when it reads it: vanished, a folder, grown, a hostile size', async () => {
+    const grown = h.file('grown.txt', 'now much longer than the caller saw');
+    const keep = h.file('known.txt', 'known');
+    const gone = h.file('gone-known.txt', 'gone');
+    rmSync(gone);
+    const progress: UploadProgress[] = [];
+    const results = await h.client().uploadFiles(
+      {
+        volume: 'known-size',
+        embedding: 'emu-embed',
+        files: [
+          { path: keep, knownSize: 5 },
+          { path: gone, knownSize: 4 },
+          { path: h.dir, knownSize: 10 },
+          { path: grown, knownSize: 3 },
+          { path: keep, filename: 'hostile.txt', knownSize: -1 },
+        ],
+      },
+      { onProgress: (p) => progress.push(p) },
+    );
+    assert.ok(results[0].ok);
+    assert.ok(!results[1].ok && /no longer exists/.test(results[1].error.message));
+    assert.ok(!results[2].ok && /folder/.test(results[2].error.message));
+    assert.ok(results[3].ok && results[3].info.filesize === Buffer.byteLength('now much longer than the caller saw'), 'the bytes on disk now go, not the size the caller saw');
+    assert.ok(results[4].ok && results[4].info.filesize === 5, "a size that cannot be one is ignored (the file is stat'ed)");
+    assert.equal(progress.at(-1)!.bytesSent, progress.at(-1)!.bytesTotal, 'progress ends at the bytes really sent');
+  });
+
   it('fails every file of a refused batch with that error, and still sends the unrelated batches', async () => {
     const paths = [h.file('b1.txt', 'one'), h.file('b2.txt', 'two'), h.file('b3.txt', 'three')];
     h.emulator.faults.add({ kind: 'status', path: FILES, method: 'POST', status: 413, times: 1 });

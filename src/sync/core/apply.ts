@@ -176,7 +176,7 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
     let cancelledInFlight = false;
     try {
       await options.service.uploadFiles(
-        { volume: plan.volume, embedding: options.embedding, doChunking: options.doChunking, files: batch.map((u) => ({ path: u.path, filename: u.remoteName })) },
+        { volume: plan.volume, embedding: options.embedding, doChunking: options.doChunking, files: batch.map((u) => ({ path: u.path, filename: u.remoteName, knownSize: u.size })) },
         {
           signal: options.signal,
           batch: { maxFiles: batch.length },
