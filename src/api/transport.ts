@@ -40,8 +40,8 @@ export interface TransportOptions {
 export interface MultipartBody {
   contentType: string;
   length: number;
-  /** Creates the body afresh (a body is consumed once). */
-  open: () => AsyncIterable<Uint8Array>;
+  /** Creates the body afresh (a body is consumed once): pieces, or the whole body at once. */
+  open: () => AsyncIterable<Uint8Array> | Uint8Array;
   curlForm: NonNullable<CurlRequest['form']>;
 }
 

@@ -133,6 +133,40 @@ describe('api: upload integrity on the wire', () => {
     }
   });
 
+  it('sends a batch of small files byte for byte whether its body goes whole (one buffer) or in pieces (past 256 KiB)', async () => {
+    const { url, uploads, server } = await startParsingServer(false);
+    try {
+      for (const [label, count, size] of [
+        ['whole', 20, 4000],
+        ['pieces', 20, 14000],
+      ] as const) {
+        const files = Array.from({ length: count }, (_, i) => ({ name: `${label}-${i}.md`, content: randomBytes(size + i) }));
+        for (const f of files) writeFileSync(join(dir, f.name), f.content);
+        const progress: UploadProgress[] = [];
+        const before = uploads.length;
+        const results = await new KsmClient({ baseUrl: url, apiKey: async () => 'k' }).uploadFiles(
+          { volume: 'v', embedding: 'e', files: files.map((f) => ({ path: join(dir, f.name) })) },
+          { batch: { maxFiles: 100 }, onProgress: (p) => progress.push(p) },
+        );
+        assert.ok(
+          results.every((r) => r.ok),
+          label,
+        );
+        assert.equal(uploads.length, before + 1, `${label}: one request`);
+        assert.deepEqual(
+          fileParts(uploads.at(-1)!),
+          files.map((f) => ({ filename: f.name, sha256: sha(f.content) })),
+          label,
+        );
+        const total = files.reduce((sum, f) => sum + f.content.length, 0);
+        assert.equal(progress.at(-1)!.bytesSent, total, label);
+      }
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+  });
+
   it('sends what a small file holds when its batch is sent, after it grew, shrank, outgrew the threshold or emptied since it was planned', async () => {
     const names = ['first.md', 'grows.md', 'shrinks.md', 'outgrows.md', 'empties.md'];
     for (const name of names) writeFileSync(join(dir, name), `planned content of ${name}\n`);
