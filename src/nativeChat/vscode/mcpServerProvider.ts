@@ -3,6 +3,8 @@
 // (KSM: Use KSM in Other Agents…, KSM: Install 'ksm' Command in PATH). The key reaches the
 // server only at launch, from SecretStorage into the process environment
 // (resolveMcpServerDefinition); it is never written to settings, mcp.json or any file.
+// This module (hashing, child processes, the launcher) loads at the first use of one of them;
+// the provider VS Code holds from activation is in mcpServerRegistration.ts.
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,26 +16,8 @@ import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
 import { ADD_TO_USER_PATH_SCRIPT, installDecision, launcherTarget, onPath, powershellCommand, refreshNeeded, type LauncherTarget } from '../core/launcherInstall';
-import { agentConfigs, isAtLeast, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
-
-/** The id package.json declares under `contributes.mcpServerDefinitionProviders`. */
-export const MCP_PROVIDER_ID = 'ksm.mcp';
-
-// The MCP API of @types/vscode 1.101 (only what we use): the extension compiles against 1.100.
-interface McpStdioServerDefinition {
-  label: string;
-  command: string;
-  args: string[];
-  env: Record<string, string | number | null>;
-  version?: string;
-}
-type McpStdioServerDefinitionCtor = new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string) => McpStdioServerDefinition;
-interface McpServerDefinitionProvider {
-  readonly onDidChangeMcpServerDefinitions?: vscode.Event<void>;
-  provideMcpServerDefinitions(token: vscode.CancellationToken): vscode.ProviderResult<McpStdioServerDefinition[]>;
-  resolveMcpServerDefinition?(server: McpStdioServerDefinition, token: vscode.CancellationToken): vscode.ProviderResult<McpStdioServerDefinition>;
-}
-type RegisterMcpProvider = (id: string, provider: McpServerDefinitionProvider) => vscode.Disposable;
+import { agentConfigs, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
+import type { McpStdioServerDefinition, McpStdioServerDefinitionCtor } from './mcpServerRegistration';
 
 function mcpSettings(): McpSettings {
   return {
@@ -51,48 +35,24 @@ function cliBundle(context: vscode.ExtensionContext): string {
   return join(context.extensionPath, 'dist', 'cli.js');
 }
 
-/** Registers the provider where the running VS Code has the API (1.101+); returns whether it did. */
-export function registerMcpServerProvider(services: ExtensionServices): boolean {
-  const lm = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: RegisterMcpProvider } | undefined;
-  const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpStdioServerDefinitionCtor }).McpStdioServerDefinition;
-  if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') return false;
-  // Before 1.101 the function exists as a proposed API with another contribution point
-  // (code-server 4.100 enables proposed APIs) and throws for ours: only the stable one is used.
-  if (!isAtLeast(vscode.version, 1, 101)) return false;
-  const { context } = services;
-  const changed = new vscode.EventEmitter<void>();
-  context.subscriptions.push(
-    changed,
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ksm')) changed.fire();
-    }),
-  );
-  const provider: McpServerDefinitionProvider = {
-    onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => {
-      const launch = vscodeLaunch(process.execPath, cliBundle(context), mcpSettings());
-      // The version changes with the launch (never with the key), so VS Code restarts the server when settings change.
-      const version = createHash('sha256').update(JSON.stringify(launch)).digest('hex').slice(0, 12);
-      return [new Definition(vscode.l10n.t('KSM volumes'), launch.command, launch.args, launch.env, version)];
-    },
-    resolveMcpServerDefinition: async (server) => {
-      let key = await services.apiKey.get();
-      if (!key) {
-        key = await promptForApiKey();
-        if (!key) return undefined;
-        await services.apiKey.set(key);
-      }
-      server.env = { ...server.env, KSM_API_KEY: key };
-      return server;
-    },
-  };
-  try {
-    context.subscriptions.push(lm.registerMcpServerDefinitionProvider.call(vscode.lm, MCP_PROVIDER_ID, provider));
-    return true;
-  } catch (error) {
-    services.log.warn(`[mcp] VS Code refused the MCP server provider: ${(error as Error).message.split('\n')[0]}`);
-    return false;
+/** The definition VS Code lists: the bundled `ksm mcp` under VS Code's runtime, without the key. */
+export function mcpServerDefinitions(context: vscode.ExtensionContext, Definition: McpStdioServerDefinitionCtor): McpStdioServerDefinition[] {
+  const launch = vscodeLaunch(process.execPath, cliBundle(context), mcpSettings());
+  // The version changes with the launch (never with the key), so VS Code restarts the server when settings change.
+  const version = createHash('sha256').update(JSON.stringify(launch)).digest('hex').slice(0, 12);
+  return [new Definition(vscode.l10n.t('KSM volumes'), launch.command, launch.args, launch.env, version)];
+}
+
+/** At launch: the key from SecretStorage (asked for when there is none) into the server's environment only. */
+export async function resolveMcpServer(services: ExtensionServices, server: McpStdioServerDefinition): Promise<McpStdioServerDefinition | undefined> {
+  let key = await services.apiKey.get();
+  if (!key) {
+    key = await promptForApiKey();
+    if (!key) return undefined;
+    await services.apiKey.set(key);
   }
+  server.env = { ...server.env, KSM_API_KEY: key };
+  return server;
 }
 
 /** Where `KSM: Install 'ksm' Command in PATH` puts the launcher on this machine, and what it holds. */
