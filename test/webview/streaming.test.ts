@@ -263,7 +263,7 @@ describe('webview streaming render', function () {
       for (const sheet of document.styleSheets) visit(sheet.cssRules);
       return selectors;
     })()`)) as string[];
-    assert.ok(selectors.length > 50, 'the webview\'s style sheets were read');
+    assert.ok(selectors.length > 50, "the webview's style sheets were read");
     assert.deepEqual(
       selectors.filter((selector) => selector.includes(':has(')),
       [],
