@@ -7,16 +7,15 @@
 // the provider VS Code holds from activation is in mcpServerRegistration.ts.
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
-import { ADD_TO_USER_PATH_SCRIPT, installDecision, launcherTarget, onPath, powershellCommand, refreshNeeded, type LauncherTarget } from '../core/launcherInstall';
+import { ADD_TO_USER_PATH_SCRIPT, installDecision, onPath, powershellCommand } from '../core/launcherInstall';
 import { agentConfigs, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
+import { cliBundle, launcher, readIfThere } from './launcherFile';
 import type { McpStdioServerDefinition, McpStdioServerDefinitionCtor } from './mcpServerRegistration';
 
 function mcpSettings(): McpSettings {
@@ -29,10 +28,6 @@ function mcpSettings(): McpSettings {
     caBundle: settings.caBundle(),
     timeoutSeconds: Math.round(settings.timeoutMs() / 1000),
   };
-}
-
-function cliBundle(context: vscode.ExtensionContext): string {
-  return join(context.extensionPath, 'dist', 'cli.js');
 }
 
 /** The definition VS Code lists: the bundled `ksm mcp` under VS Code's runtime, without the key. */
@@ -53,32 +48,6 @@ export async function resolveMcpServer(services: ExtensionServices, server: McpS
   }
   server.env = { ...server.env, KSM_API_KEY: key };
   return server;
-}
-
-/** Where `KSM: Install 'ksm' Command in PATH` puts the launcher on this machine, and what it holds. */
-function launcher(context: vscode.ExtensionContext): LauncherTarget {
-  return launcherTarget({ platform: process.platform, env: process.env, home: homedir(), runtime: process.execPath, cliBundle: cliBundle(context) });
-}
-
-function readIfThere(path: string): string | undefined {
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-}
-
-/**
- * Keeps an installed launcher pointing at this extension's bundle after an update moved it
- * (VS Code's own shell command is a link into the app that moves the same way). Never
- * touches a file it did not write.
- */
-export function refreshInstalledLauncher(context: vscode.ExtensionContext, log: ExtensionServices['log']): void {
-  const target = launcher(context);
-  try {
-    if (refreshNeeded(readIfThere(target.path), target.content)) {
-      writeFileSync(target.path, target.content, { mode: target.mode });
-      log.info(`[mcp] updated ${target.path} to this version of the extension`);
-    }
-  } catch (error) {
-    log.warn(`[mcp] could not check ${target.path}: ${(error as Error).message}`);
-  }
 }
 
 /** Windows: adds the launcher's folder to the user's PATH (HKCU), with the user's consent; whether it is there now. */

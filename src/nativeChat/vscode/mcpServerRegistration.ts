@@ -1,7 +1,7 @@
 // What activation registers for the bundled `ksm mcp` (issue 26: activation < 20 ms): VS Code's
 // MCP server definition provider, as a shell whose methods load mcpServerProvider.ts (with
-// node:crypto, node:child_process and the launcher code) when VS Code first asks for the
-// server list, and the launcher check, which loads the same module after activation.
+// node:crypto and node:child_process) when VS Code first asks for the server list, and the
+// launcher check, whose module (launcherFile.ts) loads after activation.
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { isAtLeast } from '../core/mcpLaunch';
@@ -71,9 +71,9 @@ export function registerMcpServerProvider(services: ExtensionServices): boolean 
   }
 }
 
-/** Keeps an installed launcher pointing at this extension's bundle (see mcpServerProvider.ts); runs after activation. */
+/** Keeps an installed launcher pointing at this extension's bundle (launcherFile.ts, loaded for it after activation). */
 export function refreshInstalledLauncher(context: vscode.ExtensionContext, log: ExtensionServices['log']): void {
-  providerModule().then(
+  import('./launcherFile').then(
     (module) => module.refreshInstalledLauncher(context, log),
     (error: unknown) => log.warn(`[mcp] could not check the installed launcher: ${(error as Error).message}`),
   );
