@@ -36,6 +36,16 @@ describe('webview streaming render', function () {
   let webview: WebviewPage;
   useFreshPage(suite, (page) => (webview = page), { keepPosted: true });
 
+  /** Waits until the element's text includes `text`: the webview draws streamed text on its own 50 ms timer. */
+  async function drawn(selector: string, text: string): Promise<void> {
+    type Page = { document: { querySelector(selector: string): { textContent: string | null } | null } };
+    await webview.page.waitForFunction(
+      ({ selector, text }) => ((globalThis as unknown as Page).document.querySelector(selector)?.textContent ?? '').includes(text),
+      { selector, text },
+      { timeout: 10_000 },
+    );
+  }
+
   async function streamInto(turnId: string, pieces: string[], perMessage = 1): Promise<void> {
     for (let index = 0; index < pieces.length; index += 25 * perMessage) {
       const batch = [];
@@ -123,12 +133,13 @@ describe('webview streaming render', function () {
     assert.equal(await reasoningText.isVisible(), true, 'the reasoning text itself is on screen, not only its summary');
     assert.equal(await reasoningText.textContent(), pieces.slice(0, 3).join(''));
     await webview.hostPost(...pieces.slice(3).map((reasoning) => ({ type: 'delta' as const, turnId: 'a1', reasoning })));
-    await webview.settle();
+    // Streamed text is drawn every 50 ms: wait for the drawing, not for a number of frames (a loaded machine drops frames).
+    await drawn('[data-turn-id="a1"] .reasoning-text', thinking);
     assert.equal(await reasoningText.textContent(), thinking, 'later thoughts appear as they come');
     assert.equal(await reasoningText.isVisible(), true);
 
     await webview.hostPost({ type: 'delta', turnId: 'a1', content: 'The answer ' });
-    await webview.settle();
+    await drawn('[data-turn-id="a1"] .answer-body', 'The answer');
     assert.equal(await reasoningText.isVisible(), false, 'folded once the answer starts');
     assert.equal(await details.locator('summary').isVisible(), true, 'the summary stays to open it again');
 
@@ -238,7 +249,11 @@ describe('webview streaming render', function () {
     await webview.hostPost(init(conversation([userTurn('u1', 'explain'), assistantTurn('long', '', { state: 'streaming' })])));
     await webview.settle();
     await webview.page.evaluate(WATCH_WRITES);
-    await streamInto('long', chunk(`${ANSWER}\n\n`.repeat(6)));
+    for (let part = 1; part <= 6; part++) {
+      await streamInto('long', chunk(`${ANSWER}\n\nEnd of part ${part}.\n\n`));
+      // A drawing after each part: the open block is drawn while the answer grows, whatever the machine's speed.
+      await drawn('[data-turn-id="long"] .answer-body', `End of part ${part}.`);
+    }
     await webview.hostPost({ type: 'answerUpdate', turnId: 'long', patch: { state: 'done' } });
     await webview.settle();
     const writes = (await webview.page.evaluate('window.__writes')) as { finishedWritten: number; finishedRemoved: number; openWrites: number[] };
