@@ -70,13 +70,13 @@ export const LOCALISED_FILES = ['src/extension.ts', 'src/*/*Feature.ts', 'src/*/
 /** Words in a literal: not a codicon (`$(key)`), not a lone symbol or separator. */
 const WORDS = String.raw`/^(?!\$\([\w~-]+\)$)[\s\S]*[A-Za-z]{2}/`;
 const TEXT = `Literal[value=${WORDS}], TemplateLiteral:has(TemplateElement[value.raw=${WORDS}])`;
-const childText = (parent) =>
+const childText = (parent, text = TEXT) =>
   [
-    `${parent} > :matches(${TEXT})`,
-    `${parent} > :matches(ConditionalExpression, LogicalExpression) > :matches(${TEXT})`,
-    `${parent} > :matches(ConditionalExpression, LogicalExpression) > :matches(ConditionalExpression, LogicalExpression) > :matches(${TEXT})`,
-    `${parent} > :matches(ArrayExpression, SpreadElement) > :matches(${TEXT})`,
-    `${parent} > SpreadElement > :matches(ConditionalExpression, LogicalExpression) > ArrayExpression > :matches(${TEXT})`,
+    `${parent} > :matches(${text})`,
+    `${parent} > :matches(ConditionalExpression, LogicalExpression) > :matches(${text})`,
+    `${parent} > :matches(ConditionalExpression, LogicalExpression) > :matches(ConditionalExpression, LogicalExpression) > :matches(${text})`,
+    `${parent} > :matches(ArrayExpression, SpreadElement) > :matches(${text})`,
+    `${parent} > SpreadElement > :matches(ConditionalExpression, LogicalExpression) > ArrayExpression > :matches(${text})`,
   ].join(', ');
 const UNLOCALISED = 'User-visible text goes through vscode.l10n.t(...) (docs/architecture.md, Localisation); user content and ids are passed as {0} arguments.';
 const SHOWN_PROPERTY = '/^(label|description|detail|placeHolder|placeholder|prompt|title|tooltip|text|message|invocationMessage|buttonLabel|openLabel|saveLabel|validationMessage)$/';
@@ -88,6 +88,30 @@ export const LOCALISATION_SELECTORS = [
   `NewExpression[callee.property.name=/^(TreeItem|MarkdownString|ChatResponseMarkdownPart|ChatResponseProgressPart)$/]`,
   `CallExpression[callee.property.name=/^(markdown|progress|warning|appendMarkdown|appendText|setStatusBarMessage)$/]`,
 ].map((parent) => ({ selector: childText(parent), message: UNLOCALISED }));
+
+/**
+ * The vscode-free cores whose texts reach the editor (issue 26): the service client's errors
+ * (a notification, a chat error, Check Connection's report) and the sync engine's. They
+ * translate through `l10n.t` of `@vscode/l10n` (the bundle activation hands over; English in
+ * the CLI and the MCP server); likewise the upload engine's (a replacement's outcome is a
+ * notification). Lint refuses a bare literal or template with words as an
+ * error's message (`new …Error('…')`), as the `what` of a call (which every message of that
+ * call names), as a request refusal (`refuse(param, '…')`), a bad-shape message or a
+ * manifest's `reason`. The one exception is src/api/chatParameterLimits.ts: the webview
+ * bundles it, so it imports nothing and returns refusal keys that each front end words.
+ * test/architecture/l10nLint.test.ts proves each fires.
+ */
+/** A literal with two words in a row ("not found"), not an id or a key ('volume', 'removed'); a template with any word. */
+const PHRASE = String.raw`/[A-Za-z]{2,} +[A-Za-z]/`;
+const CORE_TEXT = `Literal[value=${PHRASE}], TemplateLiteral:has(TemplateElement[value.raw=${WORDS}])`;
+export const CORE_LOCALISED_FILES = ['src/api/**', 'src/sync/core/**', 'src/upload/core/**'];
+const CORE_UNLOCALISED = 'Text the editor shows goes through l10n.t(...) of @vscode/l10n (docs/architecture.md, Localisation); user content and ids are passed as {0} arguments.';
+export const CORE_LOCALISATION_SELECTORS = [
+  `NewExpression[callee.name=/Error$/]`,
+  `Property[key.name=/^(what|reason|message)$/]`,
+  `VariableDeclarator[id.name=/^(what|message|why)$/]`,
+  `CallExpression[callee.name=/^(refuse|badShape)$/]`,
+].map((parent) => ({ selector: childText(parent, CORE_TEXT), message: CORE_UNLOCALISED }));
 
 const zones = [
   {
@@ -196,6 +220,11 @@ export default tseslint.config(
   {
     files: LOCALISED_FILES,
     rules: { 'no-restricted-syntax': ['error', ...LOCALISATION_SELECTORS] },
+  },
+  {
+    files: CORE_LOCALISED_FILES,
+    ignores: IMPORT_FREE,
+    rules: { 'no-restricted-syntax': ['error', ...CORE_LOCALISATION_SELECTORS] },
   },
   {
     files: IMPORT_FREE,

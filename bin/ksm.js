@@ -5,7 +5,6 @@
 'use strict';
 const { existsSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
-const { execFileSync } = require('node:child_process');
 
 const root = join(__dirname, '..');
 const bundle = join(root, 'dist', 'cli.js');
@@ -23,10 +22,14 @@ const sources = join(root, 'src');
 const stale = !existsSync(bundle) || (existsSync(sources) && newestSource(sources) > statSync(bundle).mtimeMs);
 if (stale) {
   try {
-    execFileSync(process.execPath, [join(root, 'esbuild.mjs'), '--cli-only'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    // Loaded only here: most runs find the bundle fresh and need no child process.
+    require('node:child_process').execFileSync(process.execPath, [join(root, 'esbuild.mjs'), '--cli-only'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   } catch {
     process.stderr.write('ksm: building the command line failed; run `npm ci` in the repository first.\n');
     process.exit(2);
   }
 }
+// Node 22.1+ keeps V8's compiled code of the bundle between runs (in its own cache folder,
+// checked against the source); older Node has no such call and compiles as before.
+require('node:module').enableCompileCache?.();
 require(bundle);

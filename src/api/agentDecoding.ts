@@ -5,6 +5,7 @@
 // decisions"). Every event reports how it was read to a ShapeObserver; an event or field
 // shape that fits no known form is yielded as far as it could be read and reported as
 // unknown (never dropped silently).
+import * as l10n from '@vscode/l10n';
 import { BadResponseError } from './errors';
 import { badShape, decodeCitations, decodeUsage, isObject, toNumber } from './decode';
 import { excerptOf, readErrorMessage } from './httpErrors';
@@ -142,7 +143,7 @@ export interface AgentStreamDecoder {
  * Each distinct way of reading is reported once per stream to `shapes`.
  */
 export function agentStreamDecoder(state: AgentStreamState, redact: Redactor, shapes?: ShapeObserver): AgentStreamDecoder {
-  const what = 'Agent stream';
+  const what = l10n.t('Agent stream');
   const reported = new Set<string>();
   let pendingEnd: Extract<AgentEvent, { kind: 'done' }> | undefined;
   let lastThreadId: string | undefined;
@@ -177,11 +178,11 @@ export function agentStreamDecoder(state: AgentStreamState, redact: Redactor, sh
         // Passed on to whoever shows or stores it: redacted here, once, like an error.
         return { kind: 'unknown', event: redact(sseName ?? 'message'), data: redact(raw) };
       }
-      throw new BadResponseError(`${what}: the service sent data that is not valid JSON.`, { excerpt: excerptOf(raw, redact), cause: error });
+      throw new BadResponseError(l10n.t('{0}: the service sent data that is not valid JSON.', what), { excerpt: excerptOf(raw, redact), cause: error });
     }
     if (!isObject(parsed)) {
       if (event.unterminated) return undefined;
-      throw new BadResponseError(`${what}: event '${excerptOf(sseName ?? 'message', redact)}' did not carry a JSON object.`, { excerpt: excerptOf(raw, redact) });
+      throw new BadResponseError(l10n.t("{0}: event '{1}' did not carry a JSON object.", what, excerptOf(sseName ?? 'message', redact)), { excerpt: excerptOf(raw, redact) });
     }
 
     const paths: string[] = [];
@@ -234,7 +235,7 @@ export function agentStreamDecoder(state: AgentStreamState, redact: Redactor, sh
       }
       case 'error': {
         // An upstream may echo the request (Authorization included) in its error message.
-        const message = redact(readErrorMessage(payload) ?? 'the agent reported an error');
+        const message = redact(readErrorMessage(payload) ?? l10n.t('the agent reported an error'));
         report(name, shape, paths);
         return { kind: 'error', threadId, code: toNumber(payload.code ?? payload.status) ?? 0, message };
       }
@@ -274,12 +275,12 @@ export function agentStreamDecoder(state: AgentStreamState, redact: Redactor, sh
 
 /** The non-streaming answer (D20), read as tolerantly as the stream. */
 export function decodeAgentMessage(body: unknown, redact: Redactor, shapes?: ShapeObserver): AgentMessage {
-  if (!isObject(body)) throw badShape('Agent message', body, redact);
+  if (!isObject(body)) throw badShape(l10n.t('Agent message'), body, redact);
   const paths: string[] = [];
   const thread = readThreadId(body);
   if (thread === undefined) {
     shapes?.observe({ source: 'agent answer', shape: describeShape(body, redact), paths, unknown: 'no thread id in any known field' });
-    throw badShape('Agent message (no thread id)', body, redact);
+    throw badShape(l10n.t('Agent message (no thread id)'), body, redact);
   }
   if (thread.path !== 'thread_id') paths.push(`thread id from '${thread.path}'`);
   const payload = isObject(body.data) && !readText(body) ? body.data : body;

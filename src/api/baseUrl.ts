@@ -1,5 +1,6 @@
 // Checks the service address before any call: a clear ConfigurationError for a missing or
 // malformed one, and a flag for plain http off this machine (the key would travel in clear).
+import * as l10n from '@vscode/l10n';
 import { ConfigurationError } from './errors';
 
 export interface CheckedBaseUrl {
@@ -11,19 +12,19 @@ export interface CheckedBaseUrl {
 export function checkBaseUrl(raw: string): CheckedBaseUrl {
   const trimmed = raw.trim().replace(/\/+$/, '');
   if (!trimmed) {
-    throw new ConfigurationError("No service address is set. Set 'ksm.baseUrl' in Settings, or run 'KSM: Connect to Local Emulator'.");
+    throw new ConfigurationError(l10n.t("No service address is set. Set 'ksm.baseUrl' in Settings, or run 'KSM: Connect to Local Emulator'."));
   }
   let parsed: URL;
   try {
     parsed = new URL(trimmed);
   } catch {
-    throw new ConfigurationError(`'ksm.baseUrl' is not a valid URL: '${trimmed}'. Use for example https://ksm.example.com.`);
+    throw new ConfigurationError(l10n.t("'ksm.baseUrl' is not a valid URL: '{0}'. Use for example https://ksm.example.com.", trimmed));
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw new ConfigurationError(`'ksm.baseUrl' must start with https:// (or http:// for a local emulator), not '${parsed.protocol}'.`);
+    throw new ConfigurationError(l10n.t("'ksm.baseUrl' must start with https:// (or http:// for a local emulator), not '{0}'.", parsed.protocol));
   }
   if (parsed.username || parsed.password) {
-    throw new ConfigurationError("'ksm.baseUrl' must not contain a user name or password; the API key is set with 'KSM: Set API Key'.");
+    throw new ConfigurationError(l10n.t("'ksm.baseUrl' must not contain a user name or password; the API key is set with 'KSM: Set API Key'."));
   }
   return { url: trimmed, insecure: parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname) };
 }

@@ -8,9 +8,11 @@
 // chat feature. It imports nothing, so the webview bundle may import it too
 // (eslint.config.mjs allows exactly this file and refuses any import in it).
 //
-// Each check returns the end of a sentence that follows the field's name ("must be from 0
-// to 2."), or undefined when the value is allowed; each caller names the field its own way
-// (the form's label, the wire field).
+// Each check decides a refusal (`Refusal`: its kind and the bounds a sentence names), or
+// undefined when the value is allowed. The words are not decided here: `refusalEnglish` gives
+// the end of an English sentence after the field's name ("must be from 0 to 2.") for the CLI,
+// the host's logs and the client's check, and the panel words the same refusal in the UI
+// language (src/webview/parameterText.ts); each caller names the field its own way.
 
 export const TEMPERATURE = { min: 0, max: 2 } as const;
 /** top_p is above 0 (0 itself is refused) and at most 1. */
@@ -34,43 +36,6 @@ export const CHAT_RESPONSE_FORMATS = ['text', 'json_object'] as const;
 /** The service uses budget_tokens only when effort is null (D12): one of the two, never both. */
 export const EFFORT_AND_BUDGET_PROBLEM = 'Set either a reasoning effort or a reasoning token budget, not both: the service ignores the budget when an effort is set.';
 
-function isNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
-}
-
-export function rangeProblem(value: unknown, range: { readonly min: number; readonly max: number }): string | undefined {
-  return isNumber(value) && value >= range.min && value <= range.max ? undefined : `must be from ${range.min} to ${range.max}.`;
-}
-
-export function temperatureProblem(value: unknown): string | undefined {
-  return rangeProblem(value, TEMPERATURE);
-}
-
-export function topPProblem(value: unknown): string | undefined {
-  return isNumber(value) && value > TOP_P.above && value <= TOP_P.max ? undefined : `must be above ${TOP_P.above} and at most ${TOP_P.max}.`;
-}
-
-/** For max tokens and the reasoning budget. */
-export function tokenCountProblem(value: unknown): string | undefined {
-  if (!isNumber(value) || !Number.isInteger(value) || value < TOKEN_COUNT.min) return `must be a whole number of at least ${TOKEN_COUNT.min}.`;
-  return value > TOKEN_COUNT.max ? `must be at most ${TOKEN_COUNT.max.toLocaleString('en-US')}.` : undefined;
-}
-
-export function reasoningEffortProblem(value: unknown): string | undefined {
-  return (REASONING_EFFORTS as readonly unknown[]).includes(value) ? undefined : 'must be low, medium or high.';
-}
-
-export function systemPromptProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string') return 'must be text.';
-  return value.length > MAX_SYSTEM_PROMPT_CHARS ? `must be at most ${MAX_SYSTEM_PROMPT_CHARS.toLocaleString('en-US')} characters.` : undefined;
-}
-
-/** Effort and budget together are refused everywhere rather than one silently dropped. */
-export function effortAndBudgetProblem(effort: unknown, budget: unknown): string | undefined {
-  const isSet = (value: unknown) => value !== undefined && value !== null && value !== '';
-  return isSet(effort) && isSet(budget) ? EFFORT_AND_BUDGET_PROBLEM : undefined;
-}
-
 /** stop: a string, or up to 4 strings (the reference); each non-empty and bounded. */
 export const STOP = { maxSequences: 4, maxChars: 256 } as const;
 /** seed: an integer (-1 = a different result each time, as unset); bounded to what a JSON number holds exactly. */
@@ -79,20 +44,129 @@ export const SEED = { min: -1, max: Number.MAX_SAFE_INTEGER } as const;
 export const OUTPUT_FORMATS = ['chat', 'responses'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-export function stopProblem(value: unknown): string | undefined {
+/**
+ * Why a value is refused, with the bounds the sentence names: the one decision, which each
+ * front end words its own way (in English here, for the CLI and the client's request check;
+ * in the UI language by src/webview/parameterText.ts). Undefined means allowed.
+ */
+export type Refusal =
+  | { kind: 'range'; min: number; max: number }
+  | { kind: 'aboveAtMost'; above: number; max: number }
+  | { kind: 'wholeAtLeast'; min: number }
+  | { kind: 'atMost'; max: number }
+  | { kind: 'text' }
+  | { kind: 'atMostChars'; max: number }
+  | { kind: 'oneOf'; values: readonly string[] }
+  | { kind: 'sequenceCount'; max: number }
+  | { kind: 'sequenceChars'; max: number }
+  | { kind: 'wholeRange'; min: number; max: number };
+
+function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+export function rangeRefusal(value: unknown, range: { readonly min: number; readonly max: number }): Refusal | undefined {
+  return isNumber(value) && value >= range.min && value <= range.max ? undefined : { kind: 'range', min: range.min, max: range.max };
+}
+
+export function topPRefusal(value: unknown): Refusal | undefined {
+  return isNumber(value) && value > TOP_P.above && value <= TOP_P.max ? undefined : { kind: 'aboveAtMost', above: TOP_P.above, max: TOP_P.max };
+}
+
+/** For max tokens and the reasoning budget. */
+export function tokenCountRefusal(value: unknown): Refusal | undefined {
+  if (!isNumber(value) || !Number.isInteger(value) || value < TOKEN_COUNT.min) return { kind: 'wholeAtLeast', min: TOKEN_COUNT.min };
+  return value > TOKEN_COUNT.max ? { kind: 'atMost', max: TOKEN_COUNT.max } : undefined;
+}
+
+export function systemPromptRefusal(value: unknown): Refusal | undefined {
+  if (typeof value !== 'string') return { kind: 'text' };
+  return value.length > MAX_SYSTEM_PROMPT_CHARS ? { kind: 'atMostChars', max: MAX_SYSTEM_PROMPT_CHARS } : undefined;
+}
+
+export function stopRefusal(value: unknown): Refusal | undefined {
   const list = typeof value === 'string' ? [value] : value;
-  if (!Array.isArray(list) || list.length === 0 || list.length > STOP.maxSequences) return `must be 1 to ${STOP.maxSequences} sequences.`;
-  return list.every((s) => typeof s === 'string' && s.length > 0 && s.length <= STOP.maxChars) ? undefined : `must be sequences of 1 to ${STOP.maxChars} characters.`;
+  if (!Array.isArray(list) || list.length === 0 || list.length > STOP.maxSequences) return { kind: 'sequenceCount', max: STOP.maxSequences };
+  return list.every((s) => typeof s === 'string' && s.length > 0 && s.length <= STOP.maxChars) ? undefined : { kind: 'sequenceChars', max: STOP.maxChars };
+}
+
+export function seedRefusal(value: unknown): Refusal | undefined {
+  return isNumber(value) && Number.isInteger(value) && value >= SEED.min && value <= SEED.max ? undefined : { kind: 'wholeRange', min: SEED.min, max: SEED.max };
+}
+
+/** One of `values` (the empty value of a choice means "not set" and is not offered as an answer). */
+export function oneOfRefusal(value: unknown, values: readonly string[]): Refusal | undefined {
+  const allowed = values.filter(Boolean);
+  return allowed.includes(value as string) ? undefined : { kind: 'oneOf', values: allowed };
+}
+
+/** The English end of the sentence after the field's name ("must be from 0 to 2."); `labels` names a choice's values. */
+export function refusalEnglish(refusal: Refusal, labels: Readonly<Record<string, string>> = {}): string {
+  switch (refusal.kind) {
+    case 'range':
+      return `must be from ${refusal.min} to ${refusal.max}.`;
+    case 'aboveAtMost':
+      return `must be above ${refusal.above} and at most ${refusal.max}.`;
+    case 'wholeAtLeast':
+      return `must be a whole number of at least ${refusal.min}.`;
+    case 'atMost':
+      return `must be at most ${refusal.max.toLocaleString('en-US')}.`;
+    case 'text':
+      return 'must be text.';
+    case 'atMostChars':
+      return `must be at most ${refusal.max.toLocaleString('en-US')} characters.`;
+    case 'oneOf': {
+      const names = refusal.values.map((value) => labels[value] ?? value);
+      return `must be ${names.slice(0, -1).join(', ')}${names.length > 1 ? ' or ' : ''}${names.at(-1)}.`;
+    }
+    case 'sequenceCount':
+      return `must be 1 to ${refusal.max} sequences.`;
+    case 'sequenceChars':
+      return `must be sequences of 1 to ${refusal.max} characters.`;
+    case 'wholeRange':
+      return `must be a whole number from ${refusal.min} to ${refusal.max}.`;
+  }
+}
+
+const english = (refusal: Refusal | undefined): string | undefined => (refusal ? refusalEnglish(refusal) : undefined);
+
+export function rangeProblem(value: unknown, range: { readonly min: number; readonly max: number }): string | undefined {
+  return english(rangeRefusal(value, range));
+}
+
+export function temperatureProblem(value: unknown): string | undefined {
+  return rangeProblem(value, TEMPERATURE);
+}
+
+export function topPProblem(value: unknown): string | undefined {
+  return english(topPRefusal(value));
+}
+
+/** For max tokens and the reasoning budget. */
+export function tokenCountProblem(value: unknown): string | undefined {
+  return english(tokenCountRefusal(value));
+}
+
+export function reasoningEffortProblem(value: unknown): string | undefined {
+  return english(oneOfRefusal(value, REASONING_EFFORTS));
+}
+
+export function systemPromptProblem(value: unknown): string | undefined {
+  return english(systemPromptRefusal(value));
+}
+
+/** Effort and budget together are refused everywhere rather than one silently dropped. */
+export function effortAndBudgetProblem(effort: unknown, budget: unknown): string | undefined {
+  const isSet = (value: unknown) => value !== undefined && value !== null && value !== '';
+  return isSet(effort) && isSet(budget) ? EFFORT_AND_BUDGET_PROBLEM : undefined;
+}
+
+export function stopProblem(value: unknown): string | undefined {
+  return english(stopRefusal(value));
 }
 
 export function seedProblem(value: unknown): string | undefined {
-  return isNumber(value) && Number.isInteger(value) && value >= SEED.min && value <= SEED.max ? undefined : `must be a whole number from ${SEED.min} to ${SEED.max}.`;
-}
-
-function choiceProblem(choices: readonly (readonly [string, string])[]): (value: unknown) => string | undefined {
-  const allowed = choices.map(([value]) => value).filter(Boolean);
-  const labels = choices.filter(([value]) => value).map(([, label]) => label);
-  return (value) => (allowed.includes(value as string) ? undefined : `must be ${labels.slice(0, -1).join(', ')}${labels.length > 1 ? ' or ' : ''}${labels.at(-1)}.`);
+  return english(seedRefusal(value));
 }
 
 // ---- The one table of chat parameters ----
@@ -119,7 +193,9 @@ export interface ParameterRule<T> {
   /** For `number`: the input's bounds and step. */
   range?: { min: number; max: number; step: number };
   placeholder?: string;
-  /** The end of the sentence after `label`, or undefined when the value is allowed. */
+  /** Why the value is refused (kind and bounds), or undefined when it is allowed: the one decision. */
+  refusal(value: unknown): Refusal | undefined;
+  /** The same in English: the end of the sentence after `label` ("must be from 0 to 2."). */
   problem(value: unknown): string | undefined;
   /**
    * The request body field the value goes to, when it goes there as it is (or as `toWire`
@@ -134,7 +210,16 @@ export interface ParameterRule<T> {
   readonly valueType?: T;
 }
 
-const rule = <T>(spec: ParameterRule<T>): ParameterRule<T> => spec;
+/** A rule from its refusal; its English problem follows (a choice named by its labels, unless the rule words it). */
+const rule = <T>(spec: Omit<ParameterRule<T>, 'problem'> & Partial<Pick<ParameterRule<T>, 'problem'>>): ParameterRule<T> => {
+  const labels = Object.fromEntries(spec.choices ?? []);
+  const problem = (value: unknown) => {
+    const why = spec.refusal(value);
+    return why ? refusalEnglish(why, labels) : undefined;
+  };
+  return { ...spec, problem: spec.problem ?? problem };
+};
+const choiceValues = (choices: readonly (readonly [string, string])[]): string[] => choices.map(([value]) => value);
 
 const RESPONSE_FORMAT_CHOICES = [
   ['text', 'Text'],
@@ -160,7 +245,7 @@ export const CHAT_PARAMETERS = {
     input: 'number',
     range: { min: TEMPERATURE.min, max: TEMPERATURE.max, step: 0.1 },
     placeholder: 'default 0.3',
-    problem: temperatureProblem,
+    refusal: (value) => rangeRefusal(value, TEMPERATURE),
     wire: 'temperature',
   }),
   topP: rule<number>({
@@ -170,7 +255,7 @@ export const CHAT_PARAMETERS = {
     input: 'number',
     range: { min: TOP_P.above, max: TOP_P.max, step: 0.05 },
     placeholder: 'default 0.75',
-    problem: topPProblem,
+    refusal: topPRefusal,
     wire: 'top_p',
   }),
   maxTokens: rule<number>({
@@ -179,7 +264,7 @@ export const CHAT_PARAMETERS = {
     input: 'number',
     range: { min: TOKEN_COUNT.min, max: TOKEN_COUNT.max, step: 1 },
     placeholder: 'no limit',
-    problem: tokenCountProblem,
+    refusal: tokenCountRefusal,
     wire: 'max_completion_tokens',
   }),
   systemPrompt: rule<string>({
@@ -187,7 +272,7 @@ export const CHAT_PARAMETERS = {
     section: 'main',
     input: 'text',
     placeholder: 'none',
-    problem: systemPromptProblem,
+    refusal: systemPromptRefusal,
     active: (value) => (value.trim() ? 'System prompt' : undefined),
   }),
   responseFormat: rule<(typeof CHAT_RESPONSE_FORMATS)[number]>({
@@ -195,7 +280,7 @@ export const CHAT_PARAMETERS = {
     section: 'main',
     input: 'choice',
     choices: RESPONSE_FORMAT_CHOICES,
-    problem: choiceProblem(RESPONSE_FORMAT_CHOICES),
+    refusal: (value) => oneOfRefusal(value, choiceValues(RESPONSE_FORMAT_CHOICES)),
     wire: 'response_format',
     toWire: (value) => (value === 'json_object' ? { type: 'json_object' } : undefined),
     active: (value) => (value === 'json_object' ? 'JSON response' : undefined),
@@ -205,12 +290,20 @@ export const CHAT_PARAMETERS = {
     section: 'main',
     input: 'choice',
     choices: OUTPUT_FORMAT_CHOICES,
-    problem: choiceProblem(OUTPUT_FORMAT_CHOICES),
+    refusal: (value) => oneOfRefusal(value, choiceValues(OUTPUT_FORMAT_CHOICES)),
     wire: 'output_parser',
     toWire: (value) => (value === 'responses' ? 'responses' : undefined),
     active: (value) => (value === 'responses' ? 'Responses format' : 'Chat format'),
   }),
-  reasoningEffort: rule<ReasoningEffort>({ label: 'Reasoning effort', section: 'reasoning', input: 'choice', choices: EFFORT_CHOICES, problem: reasoningEffortProblem }),
+  reasoningEffort: rule<ReasoningEffort>({
+    label: 'Reasoning effort',
+    section: 'reasoning',
+    input: 'choice',
+    choices: EFFORT_CHOICES,
+    refusal: (value) => oneOfRefusal(value, REASONING_EFFORTS),
+    // The CLI's --reasoning-effort takes the values as typed: low, medium, high.
+    problem: reasoningEffortProblem,
+  }),
   reasoningBudget: rule<number>({
     label: 'Reasoning budget',
     formLabel: 'Reasoning budget (tokens)',
@@ -218,7 +311,7 @@ export const CHAT_PARAMETERS = {
     input: 'number',
     range: { min: TOKEN_COUNT.min, max: TOKEN_COUNT.max, step: 1 },
     placeholder: 'maximum',
-    problem: tokenCountProblem,
+    refusal: tokenCountRefusal,
   }),
   stop: rule<string[]>({
     label: 'Stop sequences',
@@ -226,11 +319,11 @@ export const CHAT_PARAMETERS = {
     section: 'advanced',
     input: 'lines',
     placeholder: 'none',
-    problem: stopProblem,
+    refusal: stopRefusal,
     wire: 'stop',
     active: (value) => `Stop ${value.map((s) => JSON.stringify(s)).join(', ')}`,
   }),
-  seed: rule<number>({ label: 'Seed', section: 'advanced', input: 'number', range: { min: SEED.min, max: SEED.max, step: 1 }, placeholder: 'random', problem: seedProblem, wire: 'seed' }),
+  seed: rule<number>({ label: 'Seed', section: 'advanced', input: 'number', range: { min: SEED.min, max: SEED.max, step: 1 }, placeholder: 'random', refusal: seedRefusal, wire: 'seed' }),
   frequencyPenalty: rule<number>({
     label: 'Frequency penalty',
     formLabel: `Frequency penalty (${FREQUENCY_PENALTY.min}–${FREQUENCY_PENALTY.max})`,
@@ -238,7 +331,7 @@ export const CHAT_PARAMETERS = {
     input: 'number',
     range: { min: FREQUENCY_PENALTY.min, max: FREQUENCY_PENALTY.max, step: 0.1 },
     placeholder: 'default 0',
-    problem: (value) => rangeProblem(value, FREQUENCY_PENALTY),
+    refusal: (value) => rangeRefusal(value, FREQUENCY_PENALTY),
     wire: 'frequency_penalty',
   }),
   repetitionPenalty: rule<number>({
@@ -248,7 +341,7 @@ export const CHAT_PARAMETERS = {
     input: 'number',
     range: { min: REPETITION_PENALTY.min, max: REPETITION_PENALTY.max, step: 0.1 },
     placeholder: 'default 1',
-    problem: (value) => rangeProblem(value, REPETITION_PENALTY),
+    refusal: (value) => rangeRefusal(value, REPETITION_PENALTY),
     wire: 'repetition_penalty',
   }),
 };

@@ -1,5 +1,6 @@
 // KsmClient: the service over HTTP. Every parameter is validated before sending; every
 // answer is decoded tolerantly; every failure becomes one of the classes in errors.ts.
+import * as l10n from '@vscode/l10n';
 import type { Dispatcher } from 'undici';
 import { CancelledError, errorMessage, KsmError, StreamCutOffError } from './errors';
 import { agentStreamDecoder, decodeAgentMessage } from './agentDecoding';
@@ -97,7 +98,7 @@ export class KsmClient implements KsmService {
     const { body, redact } = await this.transport.json({
       method: 'GET',
       path: FILES_PATH,
-      what: `Listing files of volume '${request.volume}'`,
+      what: l10n.t("Listing files of volume '{0}'", request.volume),
       json: { volume: request.volume, offset, limit: request.limit ?? 20 },
       accept: 'application/json',
       signal: options?.signal,
@@ -122,7 +123,7 @@ export class KsmClient implements KsmService {
     const call: HttpCall = {
       method: 'DELETE',
       path: FILES_PATH,
-      what: `Deleting ${request.uuids.length} file(s) from volume '${request.volume}'`,
+      what: request.uuids.length === 1 ? l10n.t("Deleting 1 file from volume '{0}'", request.volume) : l10n.t("Deleting {0} files from volume '{1}'", request.uuids.length, request.volume),
       json: { volume: request.volume, uuidz: request.uuids },
       accept: 'application/json',
       signal: options?.signal,
@@ -143,7 +144,7 @@ export class KsmClient implements KsmService {
     const { body, redact } = await this.transport.json({
       method: 'POST',
       path: '/v3/chat/completions',
-      what: `Chat completion with model '${request.model}'`,
+      what: l10n.t("Chat completion with model '{0}'", request.model),
       json: { ...request, stream: false },
       accept: 'application/json',
       signal: options?.signal,
@@ -156,7 +157,7 @@ export class KsmClient implements KsmService {
     const call: HttpCall = {
       method: 'POST',
       path: '/v3/chat/completions',
-      what: `Chat stream with model '${request.model}'`,
+      what: l10n.t("Chat stream with model '{0}'", request.model),
       json: { ...request, stream: true },
       accept: 'text/event-stream',
       signal: options?.signal,
@@ -172,7 +173,7 @@ export class KsmClient implements KsmService {
     const { body, redact } = await this.transport.json({
       method: 'POST',
       path: '/v1/apps/chat-messages',
-      what: `Message to agent '${request.agent_id}'`,
+      what: l10n.t("Message to agent '{0}'", request.agent_id),
       json: { ...request, stream: false },
       accept: 'application/json',
       signal: options?.signal,
@@ -185,12 +186,12 @@ export class KsmClient implements KsmService {
     const call: HttpCall = {
       method: 'POST',
       path: '/v1/apps/chat-messages',
-      what: `Agent stream from '${request.agent_id}'`,
+      what: l10n.t("Agent stream from '{0}'", request.agent_id),
       json: { ...request, stream: true },
       accept: 'text/event-stream',
       signal: options?.signal,
     };
-    return this.streamEvents(call, (state, redact) => agentStreamDecoder(state, redact, this.shapes), "the 'done' event");
+    return this.streamEvents(call, (state, redact) => agentStreamDecoder(state, redact, this.shapes), l10n.t("the 'done' event"));
   }
 
   /**
@@ -240,15 +241,18 @@ export class KsmClient implements KsmService {
         if (last !== undefined) yield last;
       }
       if (!state.finished) {
-        throw new StreamCutOffError(`${call.what} ended before ${terminator}: the answer may be incomplete. Try again.`, { receivedAny: state.receivedAny });
+        throw new StreamCutOffError(l10n.t('{0} ended before {1}: the answer may be incomplete. Try again.', call.what, terminator), { receivedAny: state.receivedAny });
       }
     } catch (error) {
-      if (call.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError(`${call.what} was cancelled.`, { cause: error });
+      if (call.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError(l10n.t('{0} was cancelled.', call.what), { cause: error });
       if (error instanceof KsmError) throw error;
       const code = codeOf(error);
       const detail = response.redact(errorMessage(error));
-      const why = code === 'UND_ERR_BODY_TIMEOUT' ? 'the service sent nothing for too long' : `the connection broke (${code ? `${code}: ` : ''}${detail})`;
-      throw new StreamCutOffError(`${call.what} was cut off: ${why}. The answer may be incomplete. Try again.`, { receivedAny: state.receivedAny, cause: error });
+      const message =
+        code === 'UND_ERR_BODY_TIMEOUT'
+          ? l10n.t('{0} was cut off: the service sent nothing for too long. The answer may be incomplete. Try again.', call.what)
+          : l10n.t('{0} was cut off: the connection broke ({1}). The answer may be incomplete. Try again.', call.what, code ? `${code}: ${detail}` : detail);
+      throw new StreamCutOffError(message, { receivedAny: state.receivedAny, cause: error });
     } finally {
       if (!response.body.destroyed) response.body.destroy();
     }

@@ -1,6 +1,7 @@
 // Tolerant decoding of answers (D8): accept `name` for `filename`, numbers sent as strings,
 // ignore unknown fields, map snake_case to the client's names. A shape we cannot use at
 // all is a BadResponseError with a short excerpt.
+import * as l10n from '@vscode/l10n';
 import { BadResponseError } from './errors';
 import { excerptOf } from './httpErrors';
 import type { Redactor } from './redact';
@@ -10,7 +11,7 @@ type Json = Record<string, unknown>;
 
 export function badShape(what: string, body: unknown, redact: Redactor): BadResponseError {
   const text = typeof body === 'string' ? body : safeStringify(body);
-  return new BadResponseError(`${what}: the service's answer did not have the expected shape.`, { excerpt: excerptOf(text, redact) });
+  return new BadResponseError(l10n.t("{0}: the service's answer did not have the expected shape.", what), { excerpt: excerptOf(text, redact) });
 }
 
 function safeStringify(value: unknown): string {
@@ -68,15 +69,15 @@ function throwBad(what: string, value: unknown, redact: Redactor): never {
 }
 
 export function decodeListPage(body: unknown, offset: number, redact: Redactor): FileListPage {
-  const what = 'Listing files';
+  const what = l10n.t('Listing files');
   if (!isObject(body)) throw badShape(what, body, redact);
   const files = decodeFileInfos(body.infoz ?? body.files, what, redact);
   return { total: toNumber(body.total) ?? offset + files.length, offset: toNumber(body.offset) ?? offset, files };
 }
 
 export function decodeUploadInfos(body: unknown, redact: Redactor): FileInfo[] {
-  if (!isObject(body)) throw badShape('Uploading files', body, redact);
-  return decodeFileInfos(body.infoz ?? body.files, 'Uploading files', redact);
+  if (!isObject(body)) throw badShape(l10n.t('Uploading files'), body, redact);
+  return decodeFileInfos(body.infoz ?? body.files, l10n.t('Uploading files'), redact);
 }
 
 export function decodeDeleteResult(body: unknown, requested: string[]): DeleteResult {
@@ -107,7 +108,7 @@ export function decodeUsage(value: unknown): Usage | undefined {
 }
 
 export function decodeChatCompletion(body: unknown, redact: Redactor): ChatCompletion {
-  const what = 'Chat completion';
+  const what = l10n.t('Chat completion');
   if (!isObject(body) || !Array.isArray(body.choices)) throw badShape(what, body, redact);
   const choices = body.choices.map((choice, i) => {
     if (!isObject(choice) || !isObject(choice.message)) throw badShape(what, choice, redact);

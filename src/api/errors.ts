@@ -1,5 +1,6 @@
 // The small set of error classes the UI acts on. Every message says what happened and
 // what to do, and never contains the API key (see redact.ts).
+import * as l10n from '@vscode/l10n';
 
 export type KsmErrorKind =
   'auth' | 'permission' | 'not-found' | 'invalid-request' | 'rate-limited' | 'server' | 'network' | 'timeout' | 'cancelled' | 'bad-response' | 'stream-error' | 'cut-off' | 'config';
@@ -117,11 +118,15 @@ export class ConfigurationError extends KsmError {
 }
 
 /**
- * Said when no API key is stored. Here, not in transport.ts, so the error → fix table
- * (src/common/core/errorFixes.ts, loaded at activation) can match it without loading the
- * HTTP stack: importing transport.ts pulls undici in, which costs activation ~400 ms.
+ * No API key is stored. Here, not in transport.ts, so the error → fix table
+ * (src/common/core/errorFixes.ts, loaded at activation) can tell it by its class without
+ * loading the HTTP stack: importing transport.ts pulls undici in, which costs activation ~400 ms.
  */
-export const NO_API_KEY_MESSAGE = "No API key is set. Set your API key with 'KSM: Set API Key'.";
+export class NoApiKeyError extends ConfigurationError {
+  constructor() {
+    super(l10n.t("No API key is set. Set your API key with 'KSM: Set API Key'."));
+  }
+}
 
 export function isKsmError(error: unknown): error is KsmError {
   return error instanceof KsmError;

@@ -1,6 +1,7 @@
 // Maps what came back (or failed to come back) over HTTP to the error classes in errors.ts.
 // Messages say what happened and what to do; everything taken from the answer (message,
 // excerpt, header) passes the call's Redactor before it becomes part of an error.
+import * as l10n from '@vscode/l10n';
 import {
   AuthenticationError,
   BadResponseError,
@@ -160,23 +161,29 @@ export function errorFromResponse(response: ErrorResponse, codeInBody?: number):
   const param = fromBody.param === undefined ? undefined : redact(fromBody.param);
   switch (true) {
     case status === 401:
-      return new AuthenticationError(`${what} failed: the service did not accept the API key${saidPart}. Set your API key with 'KSM: Set API Key'.`, { status });
+      return new AuthenticationError(l10n.t("{0} failed: the service did not accept the API key{1}. Set your API key with 'KSM: Set API Key'.", what, saidPart), { status });
     case status === 403:
-      return new PermissionError(`${what} failed: this API key may not access that resource${saidPart}. Check the volume name or ask for access.`, { status, param });
+      return new PermissionError(l10n.t('{0} failed: this API key may not access that resource{1}. Check the volume name or ask for access.', what, saidPart), { status, param });
     case status === 404:
-      return new NotFoundError(`${what} failed: not found${saidPart}.`, { status, param });
+      return new NotFoundError(l10n.t('{0} failed: not found{1}.', what, saidPart), { status, param });
     case status === 429:
       return rateLimited(what, status, saidPart, headers, response.now);
     case status >= 500: {
       // D3: a 503 may say when to come back, as a 429 does.
       const retryAfterMs = status === 503 ? parseRetryAfter(headers['retry-after'], response.now) : undefined;
-      const when = retryAfterMs === undefined ? 'Try again later' : `Wait ${waitSeconds(retryAfterMs)} s and try again`;
-      return new ServerError(`${what} failed: the service had an error (HTTP ${status})${saidPart}. ${when}.`, { status, retryAfterMs });
+      const message =
+        retryAfterMs === undefined
+          ? l10n.t('{0} failed: the service had an error (HTTP {1}){2}. Try again later.', what, status, saidPart)
+          : l10n.t('{0} failed: the service had an error (HTTP {1}){2}. Wait {3} s and try again.', what, status, saidPart, waitSeconds(retryAfterMs));
+      return new ServerError(message, { status, retryAfterMs });
     }
     case status >= 400:
-      return new InvalidRequestError(`${what} was refused (HTTP ${status})${param ? ` (field '${param}')` : ''}${saidPart}.`, { status, param });
+      return new InvalidRequestError(param ? l10n.t("{0} was refused (HTTP {1}) (field '{2}'){3}.", what, status, param, saidPart) : l10n.t('{0} was refused (HTTP {1}){2}.', what, status, saidPart), {
+        status,
+        param,
+      });
     default:
-      return new BadResponseError(`${what}: unexpected answer (HTTP ${status})${saidPart}.`, { status, excerpt: excerptOf(bodyText, redact) });
+      return new BadResponseError(l10n.t('{0}: unexpected answer (HTTP {1}){2}.', what, status, saidPart), { status, excerpt: excerptOf(bodyText, redact) });
   }
 }
 
@@ -186,8 +193,11 @@ function waitSeconds(ms: number): number {
 
 function rateLimited(what: string, status: number, saidPart: string, headers: ErrorResponse['headers'], now?: number): RateLimitedError {
   const retryAfterMs = parseRetryAfter(headers['retry-after'], now);
-  const wait = retryAfterMs === undefined ? 'Wait a moment' : `Wait ${waitSeconds(retryAfterMs)} s`;
-  return new RateLimitedError(`${what} failed: the service is rate limiting requests${saidPart}. ${wait} and try again.`, { status, retryAfterMs });
+  const message =
+    retryAfterMs === undefined
+      ? l10n.t('{0} failed: the service is rate limiting requests{1}. Wait a moment and try again.', what, saidPart)
+      : l10n.t('{0} failed: the service is rate limiting requests{1}. Wait {2} s and try again.', what, saidPart, waitSeconds(retryAfterMs));
+  return new RateLimitedError(message, { status, retryAfterMs });
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
@@ -195,18 +205,18 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 /** The error for a call that failed without a usable answer: cancelled, timed out, or broken. */
 export function errorFromFailure(error: unknown, what: string, signal: AbortSignal | undefined, redact: Redactor): KsmError {
   if (error instanceof KsmError) return error;
-  if (signal?.aborted) return new CancelledError(`${what} was cancelled.`, { cause: error });
+  if (signal?.aborted) return new CancelledError(l10n.t('{0} was cancelled.', what), { cause: error });
   const code = codeOf(error);
   const detail = redact(errorMessage(error));
   if (code && TIMEOUT_CODES.has(code)) {
-    return new TimeoutError(`${what} timed out (${detail}). Check the connection, or raise 'ksm.request.timeoutSeconds'.`, { cause: error });
+    return new TimeoutError(l10n.t("{0} timed out ({1}). Check the connection, or raise 'ksm.request.timeoutSeconds'.", what, detail), { cause: error });
   }
   // Node's own text usually names the code already ("connect ECONNREFUSED 127.0.0.1:8787"): say it once.
   const said = code && !detail.includes(code) ? `${code}: ${detail}` : detail;
   // Refused: nothing listens at the address. What to do about it (start the service, check the
   // address, Check Connection) is worded once, by src/common/core/errorFixes.ts.
-  if (code === 'ECONNREFUSED') return new NetworkError(`${what} failed: nothing accepted the connection (${said}).`, { code, cause: error });
-  return new NetworkError(`${what} failed: could not reach the service (${said}). Check 'ksm.baseUrl', the network and proxy settings.`, { ...(code ? { code } : {}), cause: error });
+  if (code === 'ECONNREFUSED') return new NetworkError(l10n.t('{0} failed: nothing accepted the connection ({1}).', what, said), { code, cause: error });
+  return new NetworkError(l10n.t("{0} failed: could not reach the service ({1}). Check 'ksm.baseUrl', the network and proxy settings.", what, said), { ...(code ? { code } : {}), cause: error });
 }
 
 export function codeOf(error: unknown): string | undefined {

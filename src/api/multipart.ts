@@ -1,8 +1,10 @@
 // The multipart/form-data body of an upload (D7), written by hand as an async iterable:
 // undici's FormData + fs.openAsBlob would also stream from disk, but gives no way to count
 // the bytes of file content as they go out (upload progress), nor an exact Content-Length
-// up front. Files are read from already-open handles in large pieces, never whole.
-import { randomBytes } from 'node:crypto';
+// up front. Small files come already read (src/api/uploadFiles.ts); large ones are read from
+// already-open handles in large pieces, never whole.
+import * as l10n from '@vscode/l10n';
+import { randomUUID } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 
 /** Large reads keep progress callbacks and syscalls few (about 1000 per GiB). */
@@ -13,11 +15,8 @@ const RING_SLOTS = 3;
 /** Error code of a file that shrank while its bytes were being sent. */
 export const FILE_CHANGED = 'KSM_FILE_CHANGED';
 
-export interface MultipartFile {
-  handle: FileHandle;
-  size: number;
-  filename: string;
-}
+/** A file part: its content already read (a small file), or an open handle to stream it from. */
+export type MultipartFile = { filename: string; size: number } & ({ content: Uint8Array } | { handle: FileHandle });
 
 export interface MultipartPlan {
   boundary: string;
@@ -80,19 +79,29 @@ function fieldHeader(boundary: string, name: string, filename?: string): Buffer 
   return Buffer.from(`--${boundary}\r\nContent-Disposition: ${dispositionParameters(name, filename)}${type}\r\n\r\n`, 'utf8');
 }
 
+function partSize(file: MultipartFile): number {
+  return 'content' in file ? file.content.length : file.size;
+}
+
 export function planMultipart(fields: Array<[string, string]>, files: MultipartFile[]): MultipartPlan {
-  const boundary = `----ksm-${randomBytes(16).toString('hex')}`;
+  // 122 random bits; randomUUID draws from a buffered entropy pool (randomBytes per request was a syscall each).
+  const boundary = `----ksm-${randomUUID().replaceAll('-', '')}`;
   const crlf = Buffer.from('\r\n');
   const fieldParts = fields.map(([name, value]) => Buffer.concat([fieldHeader(boundary, name), Buffer.from(value, 'utf8'), crlf]));
   const fileHeaders = files.map((file) => fieldHeader(boundary, 'file', file.filename));
   const closing = Buffer.from(`--${boundary}--\r\n`);
-  const length = fieldParts.reduce((sum, part) => sum + part.length, 0) + fileHeaders.reduce((sum, header, i) => sum + header.length + files[i].size + crlf.length, 0) + closing.length;
+  const length = fieldParts.reduce((sum, part) => sum + part.length, 0) + fileHeaders.reduce((sum, header, i) => sum + header.length + partSize(files[i]) + crlf.length, 0) + closing.length;
 
   async function* pieces(onFileBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {
     for (const part of fieldParts) yield part;
     for (let i = 0; i < files.length; i++) {
       yield fileHeaders[i];
-      yield* fileContent(files[i], onFileBytes);
+      const file = files[i];
+      if ('handle' in file) yield* fileContent(file, onFileBytes);
+      else if (file.content.length > 0) {
+        onFileBytes(file.content.length);
+        yield file.content;
+      }
       yield crlf;
     }
     yield closing;
@@ -141,7 +150,7 @@ async function* coalesce(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint
  * when slot n+2 is refilled, piece n is long gone. test/api/uploadIntegrity.test.ts checks
  * the bytes that arrive, so an undici change to that contract fails loudly.
  */
-async function* fileContent(file: MultipartFile, onFileBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {
+async function* fileContent(file: MultipartFile & { handle: FileHandle }, onFileBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {
   const ring: Buffer[] = [];
   let reads = 0;
   const readAt = (position: number) => {
@@ -156,7 +165,7 @@ async function* fileContent(file: MultipartFile, onFileBytes: (bytes: number) =>
   let next = file.size > 0 ? readAt(0) : undefined;
   while (next) {
     const { buffer, bytesRead } = await next;
-    if (bytesRead === 0) throw Object.assign(new Error(`'${file.filename}' became shorter while it was being uploaded.`), { code: FILE_CHANGED });
+    if (bytesRead === 0) throw Object.assign(new Error(l10n.t("'{0}' became shorter while it was being uploaded.", file.filename)), { code: FILE_CHANGED });
     position += bytesRead;
     next = position < file.size ? readAt(position) : undefined;
     onFileBytes(bytesRead);

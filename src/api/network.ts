@@ -1,5 +1,6 @@
 // The undici dispatcher for the user's network: proxy (explicit, else from the
 // environment), TLS strictness, and an extra CA bundle for corporate TLS inspection.
+import * as l10n from '@vscode/l10n';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, ProxyAgent, type Dispatcher } from 'undici';
@@ -29,10 +30,15 @@ function readCaBundle(path: string): string[] {
     pem = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code;
-    throw new ConfigurationError(`The CA bundle '${path}' (setting ksm.network.caBundle) could not be read${code ? ` (${code})` : ''}. Fix the path or clear the setting.`, { cause: error });
+    throw new ConfigurationError(
+      code
+        ? l10n.t("The CA bundle '{0}' (setting ksm.network.caBundle) could not be read ({1}). Fix the path or clear the setting.", path, code)
+        : l10n.t("The CA bundle '{0}' (setting ksm.network.caBundle) could not be read. Fix the path or clear the setting.", path),
+      { cause: error },
+    );
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ConfigurationError(`The CA bundle '${path}' (setting ksm.network.caBundle) holds no PEM certificate ('-----BEGIN CERTIFICATE-----').`);
+    throw new ConfigurationError(l10n.t("The CA bundle '{0}' (setting ksm.network.caBundle) holds no PEM certificate ('-----BEGIN CERTIFICATE-----').", path));
   }
   return [...rootCertificates, pem];
 }
@@ -48,7 +54,7 @@ function checkProxyUrl(url: string, source: string): string {
     if (!/^(https?|socks5?):$/.test(parsed.protocol)) throw new Error(parsed.protocol);
     return url;
   } catch {
-    throw new ConfigurationError(`The proxy '${url}' (${source}) is not a valid http(s) proxy URL.`);
+    throw new ConfigurationError(l10n.t("The proxy '{0}' ({1}) is not a valid http(s) proxy URL.", url, source));
   }
 }
 
@@ -71,7 +77,7 @@ export function createDispatcher(settings: NetworkSettings = {}): Dispatcher {
     .join(',');
   const explicit = settings.proxyUrl?.trim();
   if (explicit) {
-    const uri = checkProxyUrl(explicit, 'setting http.proxy');
+    const uri = checkProxyUrl(explicit, l10n.t('setting {0}', 'http.proxy'));
     if (!noProxy) return new ProxyAgent({ uri, ...tlsEverywhere });
     // Same proxy, but hosts on the bypass list (say, a local emulator) are reached directly.
     return new EnvHttpProxyAgent({ httpProxy: uri, httpsProxy: uri, noProxy, ...tlsEverywhere });

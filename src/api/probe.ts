@@ -2,6 +2,7 @@
 // network stack (proxy, TLS, CA bundle) as every call. Any HTTP answer proves the address,
 // the network path and TLS work; what failed otherwise is the error's `code` (ECONNREFUSED,
 // ENOTFOUND, DEPTH_ZERO_SELF_SIGNED_CERT…), which Check Connection turns into a fix.
+import * as l10n from '@vscode/l10n';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { errorFromFailure } from './httpErrors';
 import type { Redactor } from './redact';
@@ -40,6 +41,6 @@ export async function probeAddress(
     };
     return { status: response.statusCode, contentType: header('content-type'), server: header('server') };
   } catch (error) {
-    throw errorFromFailure(error, `Reaching ${url}`, options.signal, options.redact);
+    throw errorFromFailure(error, l10n.t('Reaching {0}', url), options.signal, options.redact);
   }
 }

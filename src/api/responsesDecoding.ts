@@ -8,13 +8,14 @@
 // error mid-stream (StreamError), and a stream cut before its terminal event (the client's
 // StreamCutOffError: a broken answer, never a finished one). A server that ignored
 // `output_parser` and answers in the chat format is read as the chat format.
+import * as l10n from '@vscode/l10n';
 import { BadResponseError, StreamError } from './errors';
 import { decodeChatCompletion, decodeUsage, isObject, toNumber, toStringValue } from './decode';
 import { excerptOf } from './httpErrors';
 import type { Redactor } from './redact';
 import { describeShape, type ShapeObserver } from './shapes';
 import type { ServerSentEvent } from './sse';
-import { chatChunkDecoder, isJson, type EventDecoder, type StreamState } from './streams';
+import { answerError, chatChunkDecoder, isJson, type EventDecoder, type StreamState } from './streams';
 import type { ChatCompletion, ChatCompletionChunk, Citation, FinishReason, ToolCall, Usage } from './types';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
@@ -65,14 +66,14 @@ function incompleteReason(response: unknown): FinishReason {
 function failureOf(payload: unknown): { code?: number; message: string } {
   const source = isObject(payload) && isObject(payload.response) && isObject(payload.response.error) ? payload.response.error : isObject(payload) && isObject(payload.error) ? payload.error : payload;
   const raw = isObject(source) ? source : {};
-  const message = toStringValue(raw.message) ?? 'the service reported an error without details';
+  const message = toStringValue(raw.message) ?? l10n.t('the service reported an error without details');
   const code = toNumber(raw.code ?? raw.status);
   return { ...(code === undefined ? {} : { code }), message };
 }
 
 function streamError(payload: unknown, redact: Redactor): StreamError {
   const { code, message } = failureOf(payload);
-  return new StreamError(`The service reported an error during the answer${code === undefined ? '' : ` (${code})`}: ${excerptOf(message, redact)}`, { code });
+  return new StreamError(answerError(code, excerptOf(message, redact)), { code });
 }
 
 function parseData(data: string, redact: Redactor): Raw {
@@ -80,9 +81,9 @@ function parseData(data: string, redact: Redactor): Raw {
   try {
     parsed = JSON.parse(data);
   } catch (error) {
-    throw new BadResponseError('Responses stream: the service sent data that is not valid JSON.', { excerpt: excerptOf(data, redact), cause: error });
+    throw new BadResponseError(l10n.t('{0}: the service sent data that is not valid JSON.', l10n.t('Responses stream')), { excerpt: excerptOf(data, redact), cause: error });
   }
-  if (!isObject(parsed)) throw new BadResponseError('Responses stream: an event was not a JSON object.', { excerpt: excerptOf(data, redact) });
+  if (!isObject(parsed)) throw new BadResponseError(l10n.t('{0}: an event was not a JSON object.', l10n.t('Responses stream')), { excerpt: excerptOf(data, redact) });
   return parsed;
 }
 
@@ -247,7 +248,7 @@ export function responsesStreamDecoder(state: StreamState, redact: Redactor, sha
 export function decodeResponsesObject(body: unknown, redact: Redactor): ChatCompletion {
   if (isObject(body) && Array.isArray(body.choices)) return { ...decodeChatCompletion(body, redact), outputFormat: 'chat' };
   if (!isObject(body) || !Array.isArray(body.output)) {
-    throw new BadResponseError('Response: the service sent an answer without `output`.', { excerpt: excerptOf(JSON.stringify(body) ?? '', redact) });
+    throw new BadResponseError(l10n.t('Response: the service sent an answer without `output`.'), { excerpt: excerptOf(JSON.stringify(body) ?? '', redact) });
   }
   const status = toStringValue(body.status);
   if (status === 'failed') throw streamError(body.error ? { error: body.error } : {}, redact);

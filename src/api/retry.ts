@@ -1,5 +1,6 @@
 // Backoff for the calls D3 allows to retry (listing only): exponential with full jitter,
 // honouring Retry-After, at most `retries` extra attempts.
+import * as l10n from '@vscode/l10n';
 import { setTimeout } from 'node:timers/promises';
 import { CancelledError, KsmError, NetworkError, RateLimitedError, ServerError } from './errors';
 
@@ -38,7 +39,7 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     await setTimeout(ms, undefined, { signal });
   } catch (error) {
     // node:timers/promises rejects with an AbortError; callers tell a user's cancel by CancelledError.
-    if (signal?.aborted) throw new CancelledError('Cancelled while waiting to retry.', { cause: error });
+    if (signal?.aborted) throw new CancelledError(l10n.t('Cancelled while waiting to retry.'), { cause: error });
     throw error;
   }
 }

@@ -71,13 +71,13 @@ export class SessionShapeLog implements ShapeObserver {
 
   observe(observation: ShapeObservation): void {
     if (!observation.unknown) return;
-    const what = `${observation.source} sent ${observation.event ? `event '${observation.event}' ` : ''}${observation.shape}: ${observation.unknown}`;
+    const seen = `${observation.source} sent ${observation.event ? `event '${observation.event}' ` : ''}${observation.shape}: ${observation.unknown}`;
     if (this.warned) {
-      this.logger()?.debug(`unknown shape again: ${what}`);
+      this.logger()?.debug(`unknown shape again: ${seen}`);
       return;
     }
     this.warned = true;
-    this.logger()?.warn(`The ${what}. What could be read is shown; this version may miss part of the answer. ${CHECK_CONNECTION_HINT}`);
+    this.logger()?.warn(`The ${seen}. What could be read is shown; this version may miss part of the answer. ${CHECK_CONNECTION_HINT}`);
   }
 }
 

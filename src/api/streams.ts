@@ -1,6 +1,7 @@
 // Turns SSE events into typed chat chunks (D13, D14) and enforces the stream rules: a
 // terminator must arrive ([DONE]), otherwise the stream was cut off; malformed JSON is a
 // BadResponseError after what arrived before was yielded. Agent events: agentDecoding.ts.
+import * as l10n from '@vscode/l10n';
 import { BadResponseError, StreamError } from './errors';
 import { isObject, toNumber } from './decode';
 import { excerptOf, readErrorMessage } from './httpErrors';
@@ -20,11 +21,16 @@ function parseJson(data: string, what: string, redact: Redactor): unknown {
   try {
     return JSON.parse(data);
   } catch (error) {
-    throw new BadResponseError(`${what}: the service sent data that is not valid JSON.`, { excerpt: excerptOf(data, redact), cause: error });
+    throw new BadResponseError(l10n.t('{0}: the service sent data that is not valid JSON.', what), { excerpt: excerptOf(data, redact), cause: error });
   }
 }
 
 /** Reads `{"code":503,"message":"…"}`, `"503: upstream unavailable"` or a bare message (D14). */
+/** The message of an error the service reported inside an answer's stream (chat or Responses). */
+export function answerError(code: number | undefined, said: string): string {
+  return code === undefined ? l10n.t('The service reported an error during the answer: {0}', said) : l10n.t('The service reported an error during the answer ({0}): {1}', code, said);
+}
+
 export function parseStreamError(content: unknown): { code?: number; message: string } {
   const text = typeof content === 'string' ? content.trim() : '';
   if (text.startsWith('{')) {
@@ -38,7 +44,7 @@ export function parseStreamError(content: unknown): { code?: number; message: st
   }
   const coded = /^(\d{3,})\s*[:-]\s*(.*)$/s.exec(text);
   if (coded) return { code: Number(coded[1]), message: coded[2] || text };
-  return { message: text || 'the service reported an error without details' };
+  return { message: text || l10n.t('the service reported an error without details') };
 }
 
 export interface EventDecoder<T> {
@@ -51,7 +57,7 @@ export interface EventDecoder<T> {
 }
 
 export function chatChunkDecoder(state: StreamState, redact: Redactor, shapes?: ShapeObserver): EventDecoder<ChatCompletionChunk> {
-  const what = 'Chat stream';
+  const what = l10n.t('Chat stream');
   let firstSeen = false;
   const decode = (event: ServerSentEvent): ChatCompletionChunk | undefined => {
     const data = event.data;
@@ -69,12 +75,12 @@ export function chatChunkDecoder(state: StreamState, redact: Redactor, shapes?: 
       shapes.observe({ source: 'chat stream', event: event.event === undefined ? undefined : redact(event.event), shape: describeShape(chunk, redact), paths: [] });
     }
     const choices = (chunk as { choices?: unknown })?.choices;
-    if (!Array.isArray(choices)) throw new BadResponseError(`${what}: a chunk had no choices.`, { excerpt: excerptOf(data, redact) });
+    if (!Array.isArray(choices)) throw new BadResponseError(l10n.t('{0}: a chunk had no choices.', what), { excerpt: excerptOf(data, redact) });
     for (let i = 0; i < choices.length; i++) {
       const choice = choices[i];
       if (choice && choice.finish_reason === 'error') {
         const { code, message } = parseStreamError(choice.delta?.content);
-        throw new StreamError(`The service reported an error during the answer${code === undefined ? '' : ` (${code})`}: ${excerptOf(message, redact)}`, { code });
+        throw new StreamError(answerError(code, excerptOf(message, redact)), { code });
       }
     }
     state.receivedAny = true;

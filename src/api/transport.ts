@@ -1,9 +1,10 @@
 // The one HTTP path of the client: auth header, timeouts, cancellation, retries (D3),
 // error mapping (D2) and the debug curl log. Built on undici's `request`, because the file
 // list is a GET with a JSON body, which `fetch` refuses to send.
+import * as l10n from '@vscode/l10n';
 import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { BadResponseError, ConfigurationError, KsmError, NO_API_KEY_MESSAGE } from './errors';
+import { BadResponseError, KsmError, NoApiKeyError } from './errors';
 import { toCurl, type CurlRequest } from './curl';
 import { isObject, toNumber } from './decode';
 import { errorFromFailure, errorFromResponse, excerptOf } from './httpErrors';
@@ -77,7 +78,7 @@ export class Transport {
   /** Sends the call and resolves once headers of a success answer arrived. */
   async open(call: HttpCall): Promise<OpenResponse> {
     const key = await this.options.apiKey();
-    if (!key) throw new ConfigurationError(NO_API_KEY_MESSAGE);
+    if (!key) throw new NoApiKeyError();
     const secrets = [key];
     const redact = redactorFor(secrets);
     const url = `${this.options.baseUrl}${call.path}`;
@@ -151,10 +152,15 @@ export class Transport {
     const text = await readLimited(response.body, ERROR_BODY_LIMIT).catch(() => '');
     const body = parseJsonBody(text, call.what, response.status, response.redact);
     checkBodyCode(body, text, response, call.what, this.now());
-    throw new BadResponseError(`${call.what}: expected a stream but the service answered '${excerptOf(type, response.redact) || 'no content type'}'.`, {
-      status: response.status,
-      excerpt: excerptOf(text, response.redact),
-    });
+    throw new BadResponseError(
+      type
+        ? l10n.t("{0}: expected a stream but the service answered '{1}'.", call.what, excerptOf(type, response.redact))
+        : l10n.t('{0}: expected a stream but the service answered with no content type.', call.what),
+      {
+        status: response.status,
+        excerpt: excerptOf(text, response.redact),
+      },
+    );
   }
 }
 
@@ -163,7 +169,9 @@ function redirected(what: string, status: number, location: string | string[] | 
   void body.dump().catch(() => undefined);
   const target = Array.isArray(location) ? location[0] : location;
   return new BadResponseError(
-    `${what}: the service redirected (HTTP ${status})${target ? ` to '${excerptOf(target, redact)}'` : ''}. Set 'ksm.baseUrl' to the final address (for example https:// instead of http://).`,
+    target
+      ? l10n.t("{0}: the service redirected (HTTP {1}) to '{2}'. Set 'ksm.baseUrl' to the final address (for example https:// instead of http://).", what, status, excerptOf(target, redact))
+      : l10n.t("{0}: the service redirected (HTTP {1}). Set 'ksm.baseUrl' to the final address (for example https:// instead of http://).", what, status),
     { status },
   );
 }
@@ -172,7 +180,7 @@ function parseJsonBody(text: string, what: string, status: number, redact: Redac
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new BadResponseError(`${what}: the service's answer was not valid JSON (HTTP ${status}).`, { status, excerpt: excerptOf(text, redact), cause: error });
+    throw new BadResponseError(l10n.t("{0}: the service's answer was not valid JSON (HTTP {1}).", what, status), { status, excerpt: excerptOf(text, redact), cause: error });
   }
 }
 

@@ -1,6 +1,7 @@
 // Uploads in batches (by file count and by bytes) with one result per file: each file ends
 // uploaded (with its FileInfo) or failed (with the reason); none is silently dropped.
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import * as l10n from '@vscode/l10n';
+import type { FileHandle } from 'node:fs/promises';
 import pMap from 'p-map';
 import { basename } from 'node:path';
 import { BadResponseError, CancelledError, InvalidRequestError, KsmError, NetworkError } from './errors';
@@ -8,6 +9,7 @@ import { decodeUploadInfos } from './decode';
 import { codeOf, errorFromFailure } from './httpErrors';
 import { redactorFor } from './redact';
 import { FILE_CHANGED, planMultipart, type MultipartFile } from './multipart';
+import { openBatchFiles, statAll } from './uploadFiles';
 import type { UploadOptions } from './service';
 import type { Transport } from './transport';
 import type { UploadBatchLimits, UploadFileResult, UploadRequest, UploadSource } from './types';
@@ -50,9 +52,15 @@ export function planBatches<T extends { size: number }>(files: T[], limits: Uplo
 
 function unreadable(source: UploadSource, error: unknown): Error {
   const code = (error as { code?: string })?.code;
-  const why =
-    code === 'ENOENT' ? 'it no longer exists' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : ((error as Error)?.message ?? String(error));
-  return new Error(`Could not read ${source.path}: ${why}.`, { cause: error });
+  const message =
+    code === 'ENOENT'
+      ? l10n.t('Could not read {0}: it no longer exists.', source.path)
+      : code === 'EACCES' || code === 'EPERM'
+        ? l10n.t('Could not read {0}: permission denied.', source.path)
+        : code === 'EISDIR'
+          ? l10n.t('Could not read {0}: it is a folder.', source.path)
+          : l10n.t('Could not read {0}: {1}.', source.path, (error as Error)?.message ?? String(error));
+  return new Error(message, { cause: error });
 }
 
 export async function uploadInBatches(transport: Transport, request: UploadRequest, options: UploadOptions = {}): Promise<UploadFileResult[]> {
@@ -66,23 +74,15 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
   };
   const fail = (source: UploadSource, error: Error) => report({ source, ok: false, error });
   const checkCancelled = () => {
-    if (options.signal?.aborted) throw new CancelledError('The upload was cancelled.');
+    if (options.signal?.aborted) throw new CancelledError(l10n.t('The upload was cancelled.'));
   };
 
   checkCancelled();
   const sized: Sized[] = [];
-  // Asked together (libuv runs them in parallel), used in the order given.
-  const infos = await Promise.all(
-    request.files.map((source) =>
-      stat(source.path).then(
-        (info) => ({ info }),
-        (error: unknown) => ({ error }),
-      ),
-    ),
-  );
+  const infos = await statAll(request.files.map((source) => source.path));
   request.files.forEach((source, i) => {
     const got = infos[i];
-    const error = 'error' in got ? got.error : got.info.isFile() ? undefined : Object.assign(new Error('not a file'), { code: 'EISDIR' });
+    const error = 'error' in got ? got.error : got.info.isFile() ? undefined : Object.assign(new Error(l10n.t('not a file')), { code: 'EISDIR' });
     if (error !== undefined || !('info' in got)) return fail(source, unreadable(source, error));
     sized.push({ source, filename: source.filename ?? basename(source.path), size: got.info.size });
     progress.bytesTotal += got.info.size;
@@ -131,29 +131,19 @@ async function sendBatch(
   options: UploadOptions,
   report: (result: UploadFileResult) => void,
 ): Promise<KsmError | undefined> {
-  // Open every file before the request starts, so one that vanished since it was chosen
-  // fails alone instead of breaking the request for its batch mates.
+  // Read (small) or open (large) every file before the request starts, so one that vanished
+  // since it was chosen fails alone instead of breaking the request for its batch mates.
   const handles: FileHandle[] = [];
   const ready: Array<Sized & { file: MultipartFile }> = [];
   try {
-    // Opened together (a batch of small files opened one after another waited for 40 thread-pool round trips), used in order.
-    const opened = await Promise.all(
-      batch.map(async (entry) => {
-        let handle: FileHandle | undefined;
-        try {
-          handle = await open(entry.source.path, 'r');
-          handles.push(handle);
-          return { handle, size: (await handle.stat()).size };
-        } catch (error) {
-          return { error };
-        }
-      }),
-    );
+    const opened = await openBatchFiles(batch.map((entry) => entry.source.path));
+    for (const got of opened) if ('handle' in got) handles.push(got.handle);
     batch.forEach((entry, i) => {
       const got = opened[i];
       if ('error' in got) return report({ source: entry.source, ok: false, error: unreadable(entry.source, got.error) });
       progress.bytesTotal += got.size - entry.size;
-      ready.push({ ...entry, size: got.size, file: { handle: got.handle, size: got.size, filename: entry.filename } });
+      const file: MultipartFile = 'content' in got ? { content: got.content, size: got.size, filename: entry.filename } : { handle: got.handle, size: got.size, filename: entry.filename };
+      ready.push({ ...entry, size: got.size, file });
     });
     if (ready.length === 0) return undefined;
     const plan = planMultipart(
@@ -164,7 +154,7 @@ async function sendBatch(
       progress.bytesSent += bytes;
       options.onProgress?.({ ...progress });
     };
-    const what = `Uploading ${ready.length === 1 ? `'${ready[0].filename}'` : `${ready.length} files`} to volume '${volume}'`;
+    const what = ready.length === 1 ? l10n.t("Uploading '{0}' to volume '{1}'", ready[0].filename, volume) : l10n.t("Uploading {0} files to volume '{1}'", ready.length, volume);
     try {
       const { body, redact } = await transport.json({
         method: 'POST',
@@ -183,22 +173,28 @@ async function sendBatch(
       ready.forEach((entry, i) => {
         const info = infos[i];
         if (info) report({ source: entry.source, ok: true, info });
-        else report({ source: entry.source, ok: false, error: new BadResponseError(`${what}: the service did not return an entry for '${entry.filename}'.`) });
+        else report({ source: entry.source, ok: false, error: new BadResponseError(l10n.t("{0}: the service did not return an entry for '{1}'.", what, entry.filename)) });
       });
       return undefined;
     } catch (caught) {
       let error = caught instanceof KsmError ? caught : errorFromFailure(caught, what, options.signal, redactorFor([]));
-      if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError('The upload was cancelled.', { cause: error });
+      if (error instanceof CancelledError || options.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError(l10n.t('The upload was cancelled.'), { cause: error });
       if (codeOf(error) === FILE_CHANGED) {
-        error = new InvalidRequestError(`${what} failed: a file changed on disk while it was being sent (${(error.cause as Error)?.message ?? 'size changed'}). Upload it again once it is saved.`, {
-          cause: error,
-        });
+        error = new InvalidRequestError(
+          l10n.t('{0} failed: a file changed on disk while it was being sent ({1}). Upload it again once it is saved.', what, (error.cause as Error)?.message ?? l10n.t('size changed')),
+          {
+            cause: error,
+          },
+        );
       } else if (error instanceof NetworkError && CLOSED_MID_BODY.has(codeOf(error) ?? '')) {
         // A server that refuses a body (too large, not allowed) may answer and hang up
         // before reading it all; the client then only sees the broken pipe.
-        error = new NetworkError(`${what} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.`, {
-          cause: error,
-        });
+        error = new NetworkError(
+          l10n.t('{0} failed: the service closed the connection while the files were being sent (it may refuse uploads this large). Try again, or upload fewer or smaller files.', what),
+          {
+            cause: error,
+          },
+        );
       }
       for (const entry of ready) report({ source: entry.source, ok: false, error });
       transport.logger?.warn(error.message);

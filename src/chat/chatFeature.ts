@@ -11,6 +11,7 @@ import { CITATION_SCHEME, passageDocument } from './core/citationReveal';
 import type { CitedPassage } from './core/conversationContext';
 import type { WorkspaceSource } from './vscode/chatContext';
 import type { ChatRuntime } from './vscode/chatRuntime';
+import { loadOnce } from '../common/core/loadOnce';
 
 export interface ChatFeatureDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
@@ -35,16 +36,7 @@ export { CITATION_SCHEME };
 
 export function registerChatFeature(services: ExtensionServices, deps: ChatFeatureDeps): ChatFeature {
   const { context } = services;
-  let loaded: ChatRuntime | undefined;
-  let loading: Promise<ChatRuntime> | undefined;
-  const runtime = (): Promise<ChatRuntime> =>
-    (loading ??= import('./vscode/chatRuntime').then(
-      ({ createChatRuntime }) => (loaded = createChatRuntime(services, deps)),
-      (error: unknown) => {
-        loading = undefined;
-        throw error;
-      },
-    ));
+  const runtime = loadOnce(async (): Promise<ChatRuntime> => (await import('./vscode/chatRuntime')).createChatRuntime(services, deps));
 
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(CITATION_SCHEME, { provideTextDocumentContent: async (uri) => (await runtime()).passages.provideTextDocumentContent(uri) }),
@@ -55,12 +47,12 @@ export function registerChatFeature(services: ExtensionServices, deps: ChatFeatu
     ),
     // Until the chat has loaded there is no view or session to tell.
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ksm') && loaded?.session) loaded.session.optionsChanged();
-      if (e.affectsConfiguration('ksm.baseUrl')) void loaded?.view.connectionChanged();
+      if (e.affectsConfiguration('ksm') && runtime.value?.session) runtime.value.session.optionsChanged();
+      if (e.affectsConfiguration('ksm.baseUrl')) void runtime.value?.view.connectionChanged();
     }),
-    services.apiKey.onDidChange(() => void loaded?.view.connectionChanged()),
+    services.apiKey.onDidChange(() => void runtime.value?.view.connectionChanged()),
     // Keeps a streaming answer's text when the window closes or the extension is disabled.
-    { dispose: () => void loaded?.session?.dispose() },
+    { dispose: () => void runtime.value?.session?.dispose() },
   );
   registerLazyCommands(services, LAZY_COMMANDS.chat, async () => (await runtime()).registerCommands);
 

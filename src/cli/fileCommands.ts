@@ -66,6 +66,9 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   checkVolumeArgument(volume);
   const embedding = flags.embedding?.trim() || env.embedding;
   if (!embedding) throw new ConfigurationError('No embedding model: pass --embedding <model> or set KSM_EMBEDDING_MODEL.');
+  // The volume's listing is asked while the folder is read (a missing path still fails first).
+  const listing = listVolume(env, volume, signal);
+  listing.catch(() => undefined); // awaited below; not unhandled if the expansion throws first
   const expansion = await expandSelection(paths, {
     excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude],
     includeGlobs: flags.include,
@@ -75,7 +78,7 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   });
   const missing = expansion.skipped.filter((s) => s.reason === 'not found');
   if (missing.length) throw new UsageError(`Not found: ${missing.map((m) => `'${shown(m.path)}'`).join(', ')}; nothing was uploaded.`);
-  const existing = await listVolume(env, volume, signal);
+  const existing = await listing;
   const plan = await planUploads(expansion.files, existing, async () => ({ choice: flags.onDuplicate, applyToAll: true }));
   plan.skipped.unshift(...expansion.skipped);
   const bar = out.progress(plan.uploads.length, `Uploading to ${shown(volume)}`);

@@ -4,14 +4,16 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { DoChunking } from '../api/types';
 import type { DuplicateChoice } from '../upload/core/duplicatePlanning';
-import { askCommand, type AskFlags } from './askCommand';
+import type { AskFlags } from './askCommand';
 import { readFileSync } from 'node:fs';
 import { describeError, environmentFrom, EXIT, exitCodeFor, UsageError, type CliEnvironment } from './environment';
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
-import { mcpCommand, type McpFlags } from './mcpCommand';
+import type { McpFlags } from './mcpCommand';
 import { createOutput, type Output } from './output';
-import { fetchCommand, searchCommand, type RetrievalFlags, type SearchFlags } from './retrievalCommands';
+import type { RetrievalFlags, SearchFlags } from './retrievalCommands';
 import { syncCommand, type SyncFlags } from './syncCommand';
+// ask, search, fetch and mcp load at their first use: `ksm sync` and `ksm upload` (thousands
+// of files in CI) need not parse the chat runtime and the MCP server on every start.
 
 const ENVIRONMENT_HELP = `
 Environment:
@@ -229,7 +231,7 @@ export function buildProgram(): Command {
     .option('--output-format <format>', "the service's answer format: chat or responses")
     .option('--json', 'print one JSON document at the end instead of streaming')
     .action(async (words: string[], flags: AskFlags & { json?: boolean }) => {
-      process.exitCode = await run(flags, (env, out, signal) => askCommand(env, out, words.join(' '), flags, signal));
+      process.exitCode = await run(flags, async (env, out, signal) => (await import('./askCommand')).askCommand(env, out, words.join(' '), flags, signal));
     });
 
   program
@@ -242,7 +244,7 @@ export function buildProgram(): Command {
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExamples:\n  ksm search --volume team-docs "hotfix signatures"\n  ksm search --volume team-docs --json release checklist | jq -r ".results[0].id"')
     .action(async (words: string[], flags: SearchFlags & { json?: boolean }) => {
-      process.exitCode = await run(flags, (env, out, signal) => searchCommand(env, out, words.join(' '), flags, signal));
+      process.exitCode = await run(flags, async (env, out, signal) => (await import('./retrievalCommands')).searchCommand(env, out, words.join(' '), flags, signal));
     });
 
   program
@@ -253,7 +255,7 @@ export function buildProgram(): Command {
     .option('--model <id>', 'chat model the agent retrieves with (default: KSM_MODEL)')
     .option('--json', 'print one JSON document')
     .action(async (id: string, flags: RetrievalFlags & { json?: boolean }) => {
-      process.exitCode = await run(flags, (env, out, signal) => fetchCommand(env, out, id, flags, signal));
+      process.exitCode = await run(flags, async (env, out, signal) => (await import('./retrievalCommands')).fetchCommand(env, out, id, flags, signal));
     });
 
   program
@@ -269,7 +271,7 @@ export function buildProgram(): Command {
       '\nExamples:\n  claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=me -- npx ksm mcp --volume team-docs\n  KSM_MCP_TOKEN=$(openssl rand -hex 16) ksm mcp --http --port 8765 --volume team-docs',
     )
     .action(async (flags: McpFlags) => {
-      process.exitCode = await mcpCommand(flags);
+      process.exitCode = await (await import('./mcpCommand')).mcpCommand(flags);
     });
 
   return program;

@@ -11,6 +11,7 @@ import type { CitedSource } from './core/participant';
 import { refreshInstalledLauncher, registerMcpServerProvider } from './vscode/mcpServerRegistration';
 import { providerApiOf, type LanguageModelChatProvider } from './vscode/providerApi';
 import type { NativeChatRuntime } from './vscode/nativeChatRuntime';
+import { loadOnce } from '../common/core/loadOnce';
 
 export interface NativeChatDeps {
   revealFile(volume: string, fileId: string): Promise<void>;
@@ -32,17 +33,8 @@ export function registerNativeChatFeature(services: ExtensionServices, deps: Nat
   const status: NativeChatStatus = { modelProvider: false, tools: false, participant: false, mcpServer: false };
   // The models, tools, `@ksm` and commands are registered now by name; their code
   // (vscode/nativeChatRuntime.ts) loads when VS Code first asks for one of them.
-  let loading: Promise<NativeChatRuntime> | undefined;
-  let loaded: NativeChatRuntime | undefined;
-  const runtime = (): Promise<NativeChatRuntime> =>
-    (loading ??= import('./vscode/nativeChatRuntime').then(
-      ({ createNativeChatRuntime }) => (loaded = createNativeChatRuntime(services, deps)),
-      (error: unknown) => {
-        loading = undefined;
-        throw error;
-      },
-    ));
-  context.subscriptions.push({ dispose: () => loaded?.dispose() });
+  const runtime = loadOnce(async (): Promise<NativeChatRuntime> => (await import('./vscode/nativeChatRuntime')).createNativeChatRuntime(services, deps));
+  context.subscriptions.push({ dispose: () => runtime.value?.dispose() });
   registerLazyCommands(services, LAZY_COMMANDS.nativeChat, async () => (await runtime()).registerCommands);
 
   const registerProvider = providerApiOf(vscode);

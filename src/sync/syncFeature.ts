@@ -16,6 +16,7 @@ import { settingLayers } from '../common/vscode/settings';
 import type { PairingRunner } from './vscode/syncRunner';
 import type { SyncNotices } from './vscode/syncStatusBar';
 import type { SourcedPairing } from './vscode/syncSettings';
+import { loadOnce } from '../common/core/loadOnce';
 
 export interface SyncFeatureDeps {
   /** Refresh a synced volume, mark synced volumes, put a newly paired volume in the view. */
@@ -47,19 +48,12 @@ function mayHavePairings(state: vscode.Memento): boolean {
 }
 
 export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatureDeps): SyncFeature {
-  let started: SyncFeature | undefined;
   const commands = new Map<CommandId, CommandHandler<unknown[]>>();
-  let loading: Promise<SyncFeature> | undefined;
-  const start = (): Promise<SyncFeature> =>
-    (loading ??= import('./vscode/syncRuntime').then(
-      ({ startSync }) => (started = startSync({ ...services, registerCommand: (id, handler) => void commands.set(id, handler as CommandHandler<unknown[]>) }, deps)),
-      (error: unknown) => {
-        loading = undefined;
-        throw error;
-      },
-    ));
+  const start = loadOnce(async (): Promise<SyncFeature> =>
+    (await import('./vscode/syncRuntime')).startSync({ ...services, registerCommand: (id, handler) => void commands.set(id, handler as CommandHandler<unknown[]>) }, deps),
+  );
   const startIfPaired = () => {
-    if (!loading && mayHavePairings(services.context.workspaceState)) start().catch((error: unknown) => services.log.error(error instanceof Error ? error : String(error)));
+    if (!start.started && mayHavePairings(services.context.workspaceState)) start().catch((error: unknown) => services.log.error(error instanceof Error ? error : String(error)));
   };
   registerLazyCommands(services, LAZY_COMMANDS.sync, async () => {
     await start();
@@ -75,6 +69,6 @@ export function registerSyncFeature(services: ExtensionServices, deps: SyncFeatu
   startIfPaired();
   return {
     // Without a started sync no folder is synced, so no cited file has a workspace source.
-    workspaceSourceOf: async (cited) => started?.workspaceSourceOf(cited),
+    workspaceSourceOf: async (cited) => start.value?.workspaceSourceOf(cited),
   };
 }

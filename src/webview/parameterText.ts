@@ -1,12 +1,13 @@
 // The words of the ⚙ form in the UI language: each parameter's name, form label,
 // placeholder, choice labels, its problem as a sentence, and how the ⚙ badge names it. The
 // one parameter table (src/api/chatParameterLimits.ts) stays the source of the rules, the
-// bounds and which values are allowed (`rule.problem(value)` decides); the table imports
+// bounds and which values are allowed (`rule.refusal(value)` decides and names the kind of
+// refusal with its bounds; `refusalText` only words it); the table imports
 // nothing, so its English words serve the CLI and the host's logs, and the webview says the
 // same here through `l10n.t` (a parameter added to the table fails to compile until it has
 // its words here). No DOM: parameterRules.ts runs under Node in tests too.
 import * as l10n from '@vscode/l10n';
-import { FREQUENCY_PENALTY, MAX_SYSTEM_PROMPT_CHARS, parameterRule, REPETITION_PENALTY, SEED, STOP, TEMPERATURE, TOKEN_COUNT, TOP_P, type ChatParameterName } from '../api/chatParameterLimits';
+import { FREQUENCY_PENALTY, parameterRule, REPETITION_PENALTY, STOP, TEMPERATURE, TOP_P, type ChatParameterName, type Refusal } from '../api/chatParameterLimits';
 import { formatList, formatNumber, formatOrList } from './locale';
 
 export interface ParameterText {
@@ -26,29 +27,43 @@ export interface ParameterText {
 type Words = Omit<ParameterText, 'problem' | 'active' | 'choices' | 'formLabel'> & {
   formLabel?: string;
   choices?: Record<string, string>;
-  /** The sentence for a refused value (only asked when the table's rule refuses it). */
-  refusal(label: string, value: unknown): string;
   active?(value: unknown): string | undefined;
 };
 
 const n = formatNumber;
 
-function rangeRefusal(range: { min: number; max: number }) {
-  return (label: string) => l10n.t({ message: '{0} must be from {1} to {2}.', args: [label, n(range.min), n(range.max)], comment: ['{0} is the name of a chat parameter such as "Temperature"'] });
-}
-
-function tokenCountRefusal(label: string, value: unknown): string {
-  const whole = typeof value === 'number' && Number.isInteger(value) && value >= TOKEN_COUNT.min;
-  return whole
-    ? l10n.t({ message: '{0} must be at most {1}.', args: [label, n(TOKEN_COUNT.max)], comment: ['{0} is the name of a chat parameter such as "Max tokens"'] })
-    : l10n.t({ message: '{0} must be a whole number of at least {1}.', args: [label, n(TOKEN_COUNT.min)], comment: ['{0} is the name of a chat parameter such as "Max tokens"'] });
-}
-
-function choiceRefusal(label: string, choices: Record<string, string>): string {
-  const labels = Object.entries(choices)
-    .filter(([value]) => value !== '')
-    .map(([, choice]) => choice);
-  return l10n.t({ message: '{0} must be {1}.', args: [label, formatOrList(labels)], comment: ['{0} is the name of a chat parameter; {1} lists its allowed values, such as "Low, Medium or High"'] });
+/**
+ * The sentence for a refusal of the table (src/api/chatParameterLimits.ts decides it, with
+ * its bounds): the one place the panel words each kind. `label` is the parameter's name.
+ */
+function refusalText(label: string, why: Refusal, choices: Record<string, string>): string {
+  switch (why.kind) {
+    case 'range':
+      return l10n.t({ message: '{0} must be from {1} to {2}.', args: [label, n(why.min), n(why.max)], comment: ['{0} is the name of a chat parameter such as "Temperature"'] });
+    case 'aboveAtMost':
+      return l10n.t({ message: '{0} must be above {1} and at most {2}.', args: [label, n(why.above), n(why.max)], comment: ['{0} is the name of a chat parameter such as "Temperature"'] });
+    case 'wholeAtLeast':
+      return l10n.t({ message: '{0} must be a whole number of at least {1}.', args: [label, n(why.min)], comment: ['{0} is the name of a chat parameter such as "Temperature"'] });
+    case 'atMost':
+      return l10n.t({ message: '{0} must be at most {1}.', args: [label, n(why.max)], comment: ['{0} is the name of a chat parameter such as "Temperature"'] });
+    case 'text':
+      return l10n.t({ message: '{0} must be text.', args: [label], comment: ['{0} is the name of a chat parameter such as "Temperature"'] });
+    case 'atMostChars':
+      return l10n.t({ message: '{0} must be at most {1} characters.', args: [label, n(why.max)], comment: ['{0} is the name of a chat parameter such as "Temperature"'] });
+    case 'oneOf':
+      return l10n.t({
+        message: '{0} must be {1}.',
+        args: [label, formatOrList(why.values.map((value) => choices[value] ?? value))],
+        comment: ['{0} is the name of a chat parameter; {1} lists its allowed values, such as "Low, Medium or High"'],
+      });
+    case 'sequenceCount':
+      return l10n.t({ message: '{0} must be 1 to {1} sequences.', args: [label, n(why.max)], comment: ['{0} is "Stop sequences"'] });
+    case 'sequenceChars':
+      return l10n.t({ message: '{0} must be sequences of 1 to {1} characters.', args: [label, n(why.max)], comment: ['{0} is "Stop sequences"'] });
+    case 'wholeRange':
+      // Digits only: the one such field is the seed, an identifier rather than an amount.
+      return l10n.t({ message: '{0} must be a whole number from {1} to {2}.', args: [label, String(why.min), String(why.max)], comment: ['{0} is "Seed"'] });
+  }
 }
 
 function range(min: number, max: number): string {
@@ -61,22 +76,16 @@ const WORDS: Record<ChatParameterName, () => Words> = {
     label: l10n.t('Temperature'),
     formLabel: l10n.t({ message: 'Temperature ({0})', args: [range(TEMPERATURE.min, TEMPERATURE.max)], comment: ['{0} is a range of numbers such as "0–2"'] }),
     placeholder: l10n.t({ message: 'default {0}', args: [n(0.3)], comment: ['the value the service uses when the field is empty'] }),
-    refusal: rangeRefusal(TEMPERATURE),
   }),
   topP: () => ({
     label: l10n.t('Top P'),
     formLabel: l10n.t({ message: 'Top P ({0})', args: [range(TOP_P.above, TOP_P.max)], comment: ['{0} is a range of numbers such as "0–1"'] }),
     placeholder: l10n.t({ message: 'default {0}', args: [n(0.75)], comment: ['the value the service uses when the field is empty'] }),
-    refusal: (label) => l10n.t({ message: '{0} must be above {1} and at most {2}.', args: [label, n(TOP_P.above), n(TOP_P.max)], comment: ['{0} is the name of a chat parameter such as "Top P"'] }),
   }),
-  maxTokens: () => ({ label: l10n.t('Max tokens'), placeholder: l10n.t('no limit'), refusal: tokenCountRefusal }),
+  maxTokens: () => ({ label: l10n.t('Max tokens'), placeholder: l10n.t('no limit') }),
   systemPrompt: () => ({
     label: l10n.t('System prompt'),
     placeholder: l10n.t({ message: 'none', comment: ['placeholder of an empty text field: nothing is sent'] }),
-    refusal: (label, value) =>
-      typeof value === 'string'
-        ? l10n.t({ message: '{0} must be at most {1} characters.', args: [label, n(MAX_SYSTEM_PROMPT_CHARS)], comment: ['{0} is the name of a chat parameter such as "System prompt"'] })
-        : l10n.t({ message: '{0} must be text.', args: [label], comment: ['{0} is the name of a chat parameter such as "System prompt"'] }),
     active: (value) => (typeof value === 'string' && value.trim() ? l10n.t('System prompt') : undefined),
   }),
   responseFormat: () => {
@@ -85,7 +94,6 @@ const WORDS: Record<ChatParameterName, () => Words> = {
       label: l10n.t('Response format'),
       placeholder: '',
       choices,
-      refusal: (label) => choiceRefusal(label, choices),
       active: (value) => (value === 'json_object' ? l10n.t('JSON response') : undefined),
     };
   },
@@ -95,7 +103,6 @@ const WORDS: Record<ChatParameterName, () => Words> = {
       label: l10n.t('Answer format'),
       placeholder: '',
       choices,
-      refusal: (label) => choiceRefusal(label, choices),
       active: (value) => (value === 'responses' ? l10n.t('Responses format') : l10n.t('Chat format')),
     };
   },
@@ -106,43 +113,32 @@ const WORDS: Record<ChatParameterName, () => Words> = {
       medium: l10n.t({ message: 'Medium', comment: ['reasoning effort'] }),
       high: l10n.t({ message: 'High', comment: ['reasoning effort'] }),
     };
-    return { label: l10n.t('Reasoning effort'), placeholder: '', choices, refusal: (label) => choiceRefusal(label, choices) };
+    return { label: l10n.t('Reasoning effort'), placeholder: '', choices };
   },
   reasoningBudget: () => ({
     label: l10n.t('Reasoning budget'),
     formLabel: l10n.t('Reasoning budget (tokens)'),
     placeholder: l10n.t({ message: 'maximum', comment: ['placeholder of the reasoning budget: the model may use as many tokens as it can'] }),
-    refusal: tokenCountRefusal,
   }),
   stop: () => ({
     label: l10n.t('Stop sequences'),
     formLabel: l10n.t('Stop sequences (one per line, up to {0})', n(STOP.maxSequences)),
     placeholder: l10n.t({ message: 'none', comment: ['placeholder of an empty text field: nothing is sent'] }),
-    refusal: (label, value) => {
-      const list = typeof value === 'string' ? [value] : value;
-      return Array.isArray(list) && list.length > 0 && list.length <= STOP.maxSequences
-        ? l10n.t({ message: '{0} must be sequences of 1 to {1} characters.', args: [label, n(STOP.maxChars)], comment: ['{0} is "Stop sequences"'] })
-        : l10n.t({ message: '{0} must be 1 to {1} sequences.', args: [label, n(STOP.maxSequences)], comment: ['{0} is "Stop sequences"'] });
-    },
     active: (value) => (Array.isArray(value) ? l10n.t({ message: 'Stop {0}', args: [formatList(value.map((s) => JSON.stringify(s)))], comment: ['{0} lists stop sequences in quotes'] }) : undefined),
   }),
   seed: () => ({
     label: l10n.t('Seed'),
     placeholder: l10n.t({ message: 'random', comment: ['placeholder of the seed: a different result each time'] }),
-    // Digits only: a seed is an identifier, not an amount.
-    refusal: (label) => l10n.t({ message: '{0} must be a whole number from {1} to {2}.', args: [label, String(SEED.min), String(SEED.max)], comment: ['{0} is "Seed"'] }),
   }),
   frequencyPenalty: () => ({
     label: l10n.t('Frequency penalty'),
     formLabel: l10n.t({ message: 'Frequency penalty ({0})', args: [range(FREQUENCY_PENALTY.min, FREQUENCY_PENALTY.max)], comment: ['{0} is a range of numbers such as "-2–2"'] }),
     placeholder: l10n.t({ message: 'default {0}', args: [n(0)], comment: ['the value the service uses when the field is empty'] }),
-    refusal: rangeRefusal(FREQUENCY_PENALTY),
   }),
   repetitionPenalty: () => ({
     label: l10n.t('Repetition penalty'),
     formLabel: l10n.t({ message: 'Repetition penalty ({0})', args: [range(REPETITION_PENALTY.min, REPETITION_PENALTY.max)], comment: ['{0} is a range of numbers such as "0–2"'] }),
     placeholder: l10n.t({ message: 'default {0}', args: [n(1)], comment: ['the value the service uses when the field is empty'] }),
-    refusal: rangeRefusal(REPETITION_PENALTY),
   }),
 };
 
@@ -158,7 +154,10 @@ export function parameterText(name: ChatParameterName): ParameterText {
       formLabel: words.formLabel ?? words.label,
       placeholder: words.placeholder,
       choices: words.choices ?? {},
-      problem: (value) => (rule.problem(value) === undefined ? undefined : words.refusal(words.label, value)),
+      problem: (value) => {
+        const why = rule.refusal(value);
+        return why ? refusalText(words.label, why, words.choices ?? {}) : undefined;
+      },
       active: (value) => (words.active ? words.active(value) : l10n.t({ message: '{0} {1}', args: [words.label, String(value)], comment: ['a chat parameter and its value, such as "Seed 9"'] })),
     };
     cache.set(name, text);

@@ -55,3 +55,43 @@ describe('lint: user-visible text of the extension host goes through vscode.l10n
     assert.equal(await unlocalised(code, 'src/common/vscode/l10nProbe.ts'), 1);
   });
 });
+
+describe('lint: texts of the service client and the sync engine go through l10n.t of @vscode/l10n', () => {
+  const CORE = 'src/api/l10nProbe.ts';
+  async function coreUnlocalised(code: string, filePath = CORE): Promise<number> {
+    const [result] = await eslint.lintText(`import * as l10n from '@vscode/l10n';\n${code}\n`, { filePath });
+    assert.ok(result);
+    return result.messages.filter((m) => m.ruleId === 'no-restricted-syntax' && /l10n\.t/.test(m.message)).length;
+  }
+  const refused: Array<[string, string]> = [
+    ["an error's message", "throw new Error('Could not read the file.');"],
+    ["a KSM error's template message", "const what = l10n.t('Listing files'); export const e = new RangeError(`${what} failed: not found.`);"],
+    ['a conditional message', "const ok = true; export const e = new TypeError(ok ? 'the service closed the connection' : l10n.t('x'));"],
+    ["a call's what", "export const call = { what: 'Listing files of the volume' };"],
+    ['a what kept in a variable', "export function f(): string { const what = 'Chat stream'; return what; }"],
+    ['a request refusal', "declare function refuse(param: string, message: string): never; refuse('volume', 'no files to upload.');"],
+    ["a manifest's reason", "export const r = { state: 'unusable', reason: 'a pending deletion is malformed' };"],
+  ];
+  for (const [what, code] of refused) {
+    it(`refuses ${what} as a bare literal`, async () => {
+      assert.ok((await coreUnlocalised(code)) >= 1, code);
+    });
+  }
+
+  it('accepts the texts through l10n.t, ids, keys and codes', async () => {
+    const code = [
+      "export const e = Object.assign(new Error(l10n.t('{0} failed: not found.', 'x')), { code: 'EISDIR' });",
+      "declare function refuse(param: string, message: string): never; refuse('volume', l10n.t('no files to upload.'));",
+      "export const d = { rel: 'a', reason: 'removed', message: 'message' };",
+      'export class SyncStoppedError extends Error { constructor(m: string, public why: string) { super(m); } }',
+      "export const s = new SyncStoppedError(l10n.t('Stopped.'), 'config');",
+    ].join('\n');
+    assert.equal(await coreUnlocalised(code), 0);
+  });
+
+  it('applies to src/api and the sync engine, not to the webview-shared parameter table', async () => {
+    const code = "throw new Error('Could not read the file.');";
+    assert.equal(await coreUnlocalised(code, 'src/sync/core/l10nProbe.ts'), 1);
+    assert.equal(await coreUnlocalised(code, 'src/api/chatParameterLimits.ts'), 0);
+  });
+});

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { AuthenticationError, BadResponseError, ConfigurationError, NetworkError, NotFoundError, RateLimitedError, TimeoutError } from '../../src/api/errors';
 import { checkBaseUrl } from '../../src/api/baseUrl';
-import { NO_API_KEY_MESSAGE } from '../../src/api/errors';
+import { NoApiKeyError } from '../../src/api/errors';
 import { COMMAND } from '../../src/common/core/contributionIds';
 import { describeError } from '../../src/cli/environment';
 import { errorFix, messageWithFix, NotConnectedError } from '../../src/common/core/errorFixes';
@@ -23,7 +23,7 @@ const thrown = (run: () => unknown): unknown => {
 describe('common: error → fix', () => {
   it('sets the API key for a refused or a missing key', () => {
     assert.equal(errorFix(new AuthenticationError('401', { status: 401 }))?.action.command, COMMAND.setApiKey);
-    assert.equal(errorFix(new ConfigurationError(NO_API_KEY_MESSAGE))?.action.command, COMMAND.setApiKey);
+    assert.equal(errorFix(new NoApiKeyError())?.action.command, COMMAND.setApiKey);
   });
 
   it('opens our settings for any other set-up problem', () => {
@@ -64,7 +64,7 @@ describe('common: error → fix', () => {
 
   it('names only commands package.json declares', () => {
     const declared = JSON.parse(readFileSync('package.json', 'utf8')).contributes.commands.map((c: { command: string }) => c.command);
-    for (const error of [new AuthenticationError('x'), new ConfigurationError(NO_API_KEY_MESSAGE), new ConfigurationError('x'), new NetworkError('x')]) {
+    for (const error of [new AuthenticationError('x'), new NoApiKeyError(), new ConfigurationError('x'), new NetworkError('x')]) {
       assert.ok(declared.includes(errorFix(error)!.action.command));
     }
   });

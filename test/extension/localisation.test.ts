@@ -5,15 +5,21 @@
 // over is a string that never went through the tables. Nothing generated is committed.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as l10n from '@vscode/l10n';
-import { errorFix, fixFor, NotConnectedError, type Problem } from '../../src/common/core/errorFixes';
+import { addressAdvice, errorFix, fixFor, NotConnectedError, type Problem } from '../../src/common/core/errorFixes';
 import { renderReport } from '../../src/connection/core/report';
 import type { CheckDeps, ConnectionReport } from '../../src/connection/core/checkRun';
 import { runConnectionCheck } from '../../src/connection/core/connectionCheck';
 import { KsmClient } from '../../src/api/client';
+import { AuthenticationError } from '../../src/api/errors';
+import { FileManifestStore, ManifestRefusedError } from '../../src/sync/core/manifest';
+import { acquireSyncLock, lockPathFor, SyncBusyError } from '../../src/sync/core/lock';
+import { ReplacementTracker, type SettledReplacement } from '../../src/upload/core/pendingReplacements';
+import { allFiles, memoryReplacementStorage, uploadAsTheFlowDoes, useVolumesFixture, writeVersions } from '../support/volumeFixtures';
+import { freshVolume } from '../volumes/volumesEmulator';
 import { createDispatcher } from '../../src/api/network';
 import { probeAddress } from '../../src/api/probe';
 import { redactorFor } from '../../src/api/redact';
@@ -39,6 +45,12 @@ function unlocalisedWords(text: string, userContent: readonly string[] = []): st
     .replace(/#?ksm(\.[\w]+)+#?/g, ' ') // setting ids
     .replace(/\{[^}]*\}/g, ' ');
   return rest.match(/[A-Za-z]{2,}/g) ?? [];
+}
+
+/** What the service itself says to a call with `apiKey` (its error.message): its words, passed through untranslated. */
+async function serviceSaid(baseUrl: string, apiKey: string): Promise<string> {
+  const answer = await fetch(`${baseUrl}/ksm/rag/v5/files`, { headers: { authorization: `Bearer ${apiKey}` } });
+  return ((await answer.json()) as { error: { message: string } }).error.message;
 }
 
 describe('localisation: package.nls.json', () => {
@@ -212,9 +224,103 @@ describe('localisation: nothing unlocalised under a generated pseudo-locale (qps
       const { report, markdown } = await run('wrong-key', []);
       const failed = report.steps.find((s) => s.status === 'failed')!;
       assert.equal(failed.id, 'key');
-      // The failing step's detail is the service client's error (src/api, English for now: see docs/architecture.md).
-      const withoutServiceError = ours(markdown).split(failed.detail).join(' ');
-      assert.deepEqual(unlocalisedWords(withoutServiceError, content()), [], withoutServiceError);
+      // The failing step's detail is the service client's error, in the pseudo-locale too; only
+      // what the service itself said (after the colon, its error.message) is its own words.
+      const said = await serviceSaid(h.emulator.url, 'wrong-key');
+      assert.ok(failed.detail.includes(said), failed.detail);
+      assert.deepEqual(unlocalisedWords(ours(markdown), [...content(), said]), [], ours(markdown));
+    });
+  });
+
+  describe('errors of the service client and the sync engine, as the editor shows them', () => {
+    const h = useEmulator();
+
+    it("a refused call against the emulator: the error names the call and the fix in the pseudo-locale (the service's own words aside)", async () => {
+      const dispatcher = createDispatcher({ env: {} });
+      try {
+        const client = new KsmClient({ baseUrl: h.emulator.url, apiKey: async () => 'wrong-key', dispatcher, timeoutMs: 5000, retry: { retries: 0 } });
+        const error = await client.listFiles({ volume: 'team-docs' }).then(
+          () => assert.fail('a wrong key was accepted'),
+          (caught: unknown) => caught,
+        );
+        assert.ok(error instanceof AuthenticationError, String(error));
+        const said = await serviceSaid(h.emulator.url, 'wrong-key');
+        assert.ok(error.message.includes(said), error.message);
+        assert.notEqual(error.message, l10n.t("{0} failed: the service did not accept the API key{1}. Set your API key with 'KSM: Set API Key'.", 'x', said));
+        assert.deepEqual(unlocalisedWords(error.message, [said, 'team-docs']), [], error.message);
+      } finally {
+        await dispatcher.destroy();
+      }
+    });
+
+    it('a refused sync manifest and a busy sync lock come out pseudo (paths aside)', async () => {
+      const folder = mkdtempSync(join(work, 'sync-'));
+      const manifest = join(folder, 'manifest.json');
+      writeFileSync(join(folder, 'elsewhere.json'), '{}');
+      symlinkSync(join(folder, 'elsewhere.json'), manifest);
+      const refused = await new FileManifestStore(manifest).load('team-docs').then(
+        () => assert.fail('a symbolic link was read'),
+        (caught: unknown) => caught as Error,
+      );
+      assert.ok(refused instanceof ManifestRefusedError, String(refused));
+      assert.deepEqual(unlocalisedWords(refused.message, [manifest]), [], refused.message);
+
+      const lockOf = join(folder, 'other.json');
+      const release = await acquireSyncLock(lockOf, { what: 'docs → team-docs' });
+      try {
+        const busy = await acquireSyncLock(lockOf, { what: 'docs → team-docs', waitMs: 100 }).then(
+          () => assert.fail('a second run took a held lock'),
+          (caught: unknown) => caught as Error,
+        );
+        assert.ok(busy instanceof SyncBusyError, String(busy));
+        assert.deepEqual(unlocalisedWords(busy.message, ['docs → team-docs', lockPathFor(lockOf)]), [], busy.message);
+      } finally {
+        await release();
+      }
+    });
+
+    it("Check Connection's address step: an unusable address gets its own fix, composed in the pseudo-locale", async () => {
+      const report = await runConnectionCheck({
+        target: { baseUrl: 'not a url', userId: 'u1', volumes: [], model: 'gpt-x', agentId: 'rag-agent', agentModel: 'gpt-x', network: { strictSSL: true }, askAgent: false },
+        hasApiKey: true,
+        client: () => assert.fail('no call is made for an unusable address'),
+        probe: () => assert.fail('no probe is sent for an unusable address'),
+      });
+      const address = report.steps.find((s) => s.id === 'address')!;
+      assert.equal(address.status, 'failed');
+      assert.equal(address.fix, addressAdvice({ baseUrl: 'not a url' }, 'invalid'));
+      assert.notEqual(address.fix, fixFor('address', { baseUrl: 'not a url' }));
+      for (const text of [address.fix!, address.detail]) assert.deepEqual(unlocalisedWords(text, ['not a url']), [], text);
+    });
+  });
+
+  describe("a replacement's outcome, as its notification says it", () => {
+    const fixture = useVolumesFixture(5);
+
+    it('a new copy that ends na: "the older copy was kept" comes out pseudo (file and volume names aside)', async () => {
+      const fx = fixture();
+      const volume = freshVolume('l10n-replace');
+      const [old] = (await uploadAsTheFlowDoes(fx, volume, await writeVersions(fx, volume, ['report.md'], 'old'), { existing: [] })).results;
+      assert.equal(old?.outcome, 'uploaded');
+      await fx.emulator.waitForIdle();
+      // do_chunking 0: stored as is, never searchable (the emulator ends it `na`).
+      const replace = async () => ({ choice: 'replace' as const, applyToAll: false });
+      const summary = await uploadAsTheFlowDoes(fx, volume, await writeVersions(fx, volume, ['report.md'], 'new'), { onDuplicate: replace, doChunking: 0 });
+      const settled: SettledReplacement[] = [];
+      const tracker = new ReplacementTracker({ service: () => fx.client, storage: memoryReplacementStorage(), onSettled: (s) => settled.push(s), pollMs: 10 });
+      await tracker.add(summary.replacements);
+      await tracker.idle();
+      assert.deepEqual(
+        settled.map((s) => s.outcome),
+        ['kept-old'],
+      );
+      const { message } = settled[0]!;
+      assert.ok(message.includes('report.md') && message.includes(volume), message);
+      // Why the service did not process it is the service's own words (statusDetail).
+      const detail = (await allFiles(fx, volume)).find((f) => f.uuid === summary.replacements[0]!.uuid)?.statusDetail ?? '';
+      assert.ok(detail && message.includes(detail), message);
+      assert.deepEqual(unlocalisedWords(message, ['report.md', volume, detail]), [], message);
+      tracker.dispose();
     });
   });
 

@@ -2,10 +2,10 @@
 // renamed, deleted and excluded files; a crash between upload and delete, then a resume;
 // a corrupt manifest; the delete guard.
 import { strict as assert } from 'node:assert';
-import { rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applySync } from '../../src/sync/core/apply';
-import { FileManifestStore, type Manifest } from '../../src/sync/core/manifest';
+import { FileManifestStore, type ManifestStore } from '../../src/sync/core/manifest';
 import { exceedsDeleteGuard, needsOwnershipChoice, planCounts, planSync, type PlanOptions } from '../../src/sync/core/plan';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
@@ -137,12 +137,23 @@ describe('sync engine against the emulator', function () {
     await writeTree(folder, { 'doc.md': 'version 1' });
     await applySync(await planSync(options()), { service: fx.client, store, embedding: EMBEDDING });
     await writeFile(join(folder, 'doc.md'), 'version 2!');
-    // The intents are saved, the upload reaches the service, then the process dies before recording it.
-    let saves = 0;
-    const crashing = { location: store.location, load: (v: string) => store.load(v), save: async (m: Manifest) => (++saves === 1 ? store.save(m) : Promise.reject(new Error('simulated crash'))) };
+    // The intents reach the journal, the upload reaches the service, then the process dies before recording it:
+    // nothing after the intents reaches the disk (no journal line, no fold into the manifest).
+    const manifestBefore = await readFile(store.location, 'utf8');
+    const crash = () => Promise.reject(new Error('simulated crash'));
+    const crashing: ManifestStore = {
+      location: store.location,
+      load: (v) => store.load(v),
+      save: crash,
+      append: (m, changes) => (changes.every((c) => c.kind === 'intent') ? store.append(m, changes) : crash()),
+      finish: () => store.close(), // the process is gone: the journal stays as it is
+    };
     await assert.rejects(applySync(await planSync({ ...options(), store: crashing }), { service: fx.client, store: crashing, embedding: EMBEDDING }), /simulated crash/);
     assert.deepEqual((await listed(volume)).map((f) => `${f.filename}:${f.filesize}`).sort(), ['doc.md:10', 'doc.md:9']);
-    const resume = await planSync(options());
+    assert.equal(await readFile(store.location, 'utf8'), manifestBefore, 'the manifest itself was not rewritten');
+    assert.match(await readFile(store.journalLocation, 'utf8'), /"i":"doc\.md".*"s":10/, 'the intent is in the journal beside it');
+    const restarted = new FileManifestStore(store.location); // a new process
+    const resume = await planSync({ ...options(), store: restarted });
     assert.equal(resume.uploads.length, 0);
     assert.deepEqual(
       resume.adopted.map((a) => a.rel),
@@ -152,7 +163,7 @@ describe('sync engine against the emulator', function () {
       resume.deletes.map((d) => d.reason),
       ['replaced'],
     );
-    await applySync(resume, { service: fx.client, store, embedding: EMBEDDING });
+    await applySync(resume, { service: fx.client, store: restarted, embedding: EMBEDDING });
     assert.deepEqual(
       (await listed(volume)).map((f) => `${f.filename}:${f.filesize}`),
       ['doc.md:10'],

@@ -102,7 +102,7 @@ describe('sync watch batcher', () => {
       clock,
       isRelevant: eventFilter(folder, { excludeGlobs: ['**/node_modules', '**/*.tmp'], root: dir }),
     });
-    for (const path of ['docs/build/out.js', 'docs/debug.log', 'docs/node_modules/x/i.js', 'docs/a.tmp', 'docs/.ksm-sync.json', 'other/readme.md']) {
+    for (const path of ['docs/build/out.js', 'docs/debug.log', 'docs/node_modules/x/i.js', 'docs/a.tmp', 'docs/.ksm-sync.json', 'docs/.ksm-sync.json.journal', 'other/readme.md']) {
       await batcher.notify(join(dir, path));
     }
     assert.equal(clock.armed, 0, 'no excluded event arms the timer');

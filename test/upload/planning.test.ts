@@ -32,5 +32,8 @@ describe('upload: planning rules', () => {
     assert.ok(looksLikeText(cut.subarray(0, cut.length - 1)), 'a character cut at the end of the sample is fine');
     assert.ok(!looksLikeText(Buffer.from([0x41, 0x00, 0x42])));
     assert.ok(!looksLikeText(Buffer.from([0xff, 0xfe, 0x41])));
+    assert.ok(!looksLikeText(Buffer.from([0x41, 0xc0, 0xaf, 0x42])), 'an overlong form');
+    assert.ok(!looksLikeText(Buffer.from([0x41, 0xed, 0xa0, 0x80, 0x42])), 'an encoded surrogate');
+    assert.ok(!looksLikeText(Buffer.from([0x41, 0xe2, 0x41])), 'a character cut in the middle');
   });
 });

@@ -7,20 +7,9 @@ import { AuthenticationError } from '../../src/api/errors';
 import { deleteSelectedFiles } from '../../src/volumes/core/fileDeletion';
 import { VolumeSearch } from '../../src/volumes/core/fileSearch';
 import { StatusPoller } from '../../src/volumes/core/statusPoller';
-import { VolumeListing, type ListingChange } from '../../src/volumes/core/volumeListing';
+import type { ListingChange } from '../../src/volumes/core/volumeListing';
+import { openListing, seedVolume } from '../support/volumeFixtures';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from './volumesEmulator';
-
-/** Uploads `count` tiny files named f0000.txt… and waits until processing settled. */
-async function seedVolume(fx: EmulatorFixture, volume: string, count: number, doChunking: 0 | 1 = 0): Promise<void> {
-  const files: Record<string, string> = {};
-  for (let i = 0; i < count; i++) files[`${volume}/f${String(i).padStart(4, '0')}.txt`] = `file ${i}`;
-  const paths = await writeTree(fx.workDir, files);
-  const results = await fx.client.uploadFiles({ volume, embedding: 'emu-embed', doChunking, files: paths.map((path) => ({ path })) }, { batch: { maxFiles: 500 } });
-  assert.ok(
-    results.every((r) => r.ok),
-    'seeding upload failed',
-  );
-}
 
 describe('volumes: listing model against the emulator', function () {
   let fx: EmulatorFixture;
@@ -32,11 +21,7 @@ describe('volumes: listing model against the emulator', function () {
   it('loads one page, then "load more" appends the next until total is reached', async () => {
     const volume = freshVolume();
     await seedVolume(fx, volume, 25);
-    const listing = new VolumeListing(
-      () => fx.client,
-      volume,
-      () => 10,
-    );
+    const listing = await openListing(fx.client, volume, 10, false);
     const before = fx.emulator.stats.requests;
     await listing.ensureLoaded();
     assert.equal(fx.emulator.stats.requests - before, 1, 'opening a volume makes one request');
@@ -57,12 +42,7 @@ describe('volumes: listing model against the emulator', function () {
   it('reload keeps every loaded page, so the user keeps their place', async () => {
     const volume = freshVolume();
     await seedVolume(fx, volume, 12);
-    const listing = new VolumeListing(
-      () => fx.client,
-      volume,
-      () => 5,
-    );
-    await listing.ensureLoaded();
+    const listing = await openListing(fx.client, volume, 5);
     await listing.loadMore();
     await listing.reload();
     assert.equal(listing.visibleFiles.length, 10);
@@ -72,11 +52,7 @@ describe('volumes: listing model against the emulator', function () {
   it('ensureLoaded waits for a load already under way instead of showing an empty list', async () => {
     const volume = freshVolume();
     await seedVolume(fx, volume, 4);
-    const listing = new VolumeListing(
-      () => fx.client,
-      volume,
-      () => 10,
-    );
+    const listing = await openListing(fx.client, volume, 10, false);
     const started = listing.reload();
     await listing.ensureLoaded();
     assert.equal(listing.state.kind, 'loaded');
@@ -85,31 +61,16 @@ describe('volumes: listing model against the emulator', function () {
   });
 
   it('a named volume never written shows as missing (D6), an empty personal volume as empty', async () => {
-    const missing = new VolumeListing(
-      () => fx.client,
-      freshVolume('never'),
-      () => 10,
-    );
-    await missing.ensureLoaded();
+    const missing = await openListing(fx.client, freshVolume('never'), 10);
     assert.equal(missing.state.kind, 'missing');
-    const personal = new VolumeListing(
-      () => fx.client,
-      `{${fx.emulator.userId}}`,
-      () => 10,
-    );
-    await personal.ensureLoaded();
+    const personal = await openListing(fx.client, `{${fx.emulator.userId}}`, 10);
     assert.equal(personal.state.kind, 'loaded');
     assert.equal(personal.visibleFiles.length, 0);
   });
 
   it('a wrong API key ends in an error state carrying an AuthenticationError, not an empty list', async () => {
     const wrongKey = new KsmClient({ baseUrl: fx.emulator.url, apiKey: async () => 'not-the-key', retry: { retries: 0 } });
-    const listing = new VolumeListing(
-      () => wrongKey,
-      freshVolume(),
-      () => 10,
-    );
-    await listing.ensureLoaded();
+    const listing = await openListing(wrongKey, freshVolume(), 10);
     assert.equal(listing.state.kind, 'error');
     assert.ok(listing.state.kind === 'error' && listing.state.error instanceof AuthenticationError);
     assert.ok(listing.state.kind === 'error' && !listing.state.error.message.includes('not-the-key'), 'the key never appears in the message');
@@ -125,12 +86,7 @@ describe('volumes: listing model against the emulator', function () {
     it('a re-list that reached the end drops an upload it no longer lists (deleted meanwhile), and the header counts the volume', async () => {
       const volume = freshVolume();
       await seedVolume(fx, volume, 2);
-      const listing = new VolumeListing(
-        () => fx.client,
-        volume,
-        () => 50,
-      );
-      await listing.ensureLoaded();
+      const listing = await openListing(fx.client, volume, 50);
       const infos = await uploaded(volume, ['a.md', 'b.md']);
       listing.addUploaded(infos);
       assert.equal(listing.visibleFiles.length, 4);
@@ -147,12 +103,7 @@ describe('volumes: listing model against the emulator', function () {
     it('an upload added while a re-list is in flight stays shown and counted: the listing was asked for before it', async () => {
       const volume = freshVolume();
       await seedVolume(fx, volume, 2);
-      const listing = new VolumeListing(
-        () => fx.client,
-        volume,
-        () => 50,
-      );
-      await listing.ensureLoaded();
+      const listing = await openListing(fx.client, volume, 50);
       fx.emulator.faults.add({ kind: 'latency', ms: 300, method: 'GET', times: 1 });
       const reload = listing.reload();
       // Sent while the GET waits: the listing will not have it.
@@ -172,12 +123,7 @@ describe('volumes: listing model against the emulator', function () {
     it('a re-list of the first pages keeps the uploads that fit in the unloaded tail', async () => {
       const volume = freshVolume();
       await seedVolume(fx, volume, 5);
-      const listing = new VolumeListing(
-        () => fx.client,
-        volume,
-        () => 3,
-      );
-      await listing.ensureLoaded();
+      const listing = await openListing(fx.client, volume, 3);
       const infos = await uploaded(volume, ['x.md', 'y.md']);
       listing.addUploaded(infos);
       await listing.reload();
@@ -222,12 +168,7 @@ describe('volumes: listing model against the emulator', function () {
       doChunking: 1,
       files: [{ path: path! }, { path: join(fx.workDir, volume, 'b.bin') }],
     });
-    const listing = new VolumeListing(
-      () => fx.client,
-      volume,
-      () => 10,
-    );
-    await listing.ensureLoaded();
+    const listing = await openListing(fx.client, volume, 10);
     assert.ok(listing.pendingFiles.length > 0, 'fresh uploads are not final yet');
     const updates: ListingChange[] = [];
     listing.onDidChange((c) => updates.push(c));
@@ -295,12 +236,7 @@ describe('volumes: listing model against the emulator', function () {
   it('deletes several files where one is already gone: per-file outcomes, listing updated', async () => {
     const volume = freshVolume();
     await seedVolume(fx, volume, 4);
-    const listing = new VolumeListing(
-      () => fx.client,
-      volume,
-      () => 10,
-    );
-    await listing.ensureLoaded();
+    const listing = await openListing(fx.client, volume, 10);
     const [a, b, c] = listing.visibleFiles;
     await fx.client.deleteFiles({ volume, uuids: [c!.uuid] }); // deleted elsewhere meanwhile
     const outcomes = await deleteSelectedFiles(

@@ -21,7 +21,7 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
  * EPERM) and needs none (NTFS journals the rename), and a failure here cannot undo a write
  * that already happened.
  */
-async function fsyncFolder(dir: string): Promise<void> {
+export async function fsyncFolder(dir: string): Promise<void> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(dir, 'r');

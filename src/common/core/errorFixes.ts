@@ -7,7 +7,7 @@
 // (configured with VS Code's bundle at activation; English in the CLI). Every text is built
 // when asked for, never at module load, so it is read after the bundle is configured.
 import * as l10n from '@vscode/l10n';
-import { errorFirstLine, isKsmError, NetworkError, NO_API_KEY_MESSAGE } from '../../api/errors';
+import { errorFirstLine, isKsmError, NetworkError, NoApiKeyError } from '../../api/errors';
 import { COMMAND, type CommandId } from './contributionIds';
 
 export interface ErrorFix {
@@ -83,12 +83,21 @@ interface ProblemRow {
   oneClick?: () => ErrorFix;
 }
 
+/**
+ * What to change in 'ksm.baseUrl', by what is wrong with it: its host name does not
+ * resolve (a call failed), or it is missing or not an http(s) URL (Check Connection's
+ * first step). Whole sentences, so each translation words its own.
+ */
+export function addressAdvice(ctx: FixContext, why: 'unresolved' | 'invalid'): string {
+  return why === 'invalid'
+    ? l10n.t("Check 'ksm.baseUrl' (now '{0}'): it is missing or not a valid http(s) URL. Use the service's root address, for example https://ksm.example.com.", ctx.baseUrl)
+    : l10n.t("Check 'ksm.baseUrl' (now '{0}'): the host name does not resolve. Use the service's root address, for example https://ksm.example.com.", ctx.baseUrl);
+}
+
 const reportToAdmins = (): string => l10n.t("Send this report (Copy Report) to the service's administrators.");
 
 const PROBLEMS: Record<Problem, ProblemRow> = {
-  address: {
-    advice: (ctx) => l10n.t("Check 'ksm.baseUrl' (now '{0}'): the host name does not resolve. Use the service's root address, for example https://ksm.example.com.", ctx.baseUrl),
-  },
+  address: { advice: (ctx) => addressAdvice(ctx, 'unresolved') },
   refused: {
     advice: (ctx) =>
       l10n.t(
@@ -187,7 +196,7 @@ function problemOf(error: unknown): Problem | undefined {
   if (!isKsmError(error)) return undefined;
   if (error instanceof NetworkError && error.code === 'ECONNREFUSED') return 'refused';
   if (error.kind === 'auth') return 'key';
-  if (error.kind === 'config') return error.message === NO_API_KEY_MESSAGE ? 'no-key' : 'not-configured';
+  if (error.kind === 'config') return error instanceof NoApiKeyError ? 'no-key' : 'not-configured';
   if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'bad-response') return 'unreachable';
   return undefined;
 }

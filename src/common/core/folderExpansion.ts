@@ -143,8 +143,9 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   };
   const walk = async (dir: string, anchor: string, scopes: IgnoreScope[], selected: string): Promise<void> => {
     options.signal?.throwIfAborted();
-    const here = options.useGitignore === false ? scopes : [...scopes, ...(await gitignoreAt(dir))];
     const entries = await readdir(dir, { withFileTypes: true });
+    // A folder without a .gitignore costs no read of one (a thread-pool round trip per folder).
+    const here = options.useGitignore === false || !entries.some((e) => e.name === '.gitignore') ? scopes : [...scopes, ...(await gitignoreAt(dir))];
     entries.sort((a, b) => collator.compare(a.name, b.name));
     const anchorPrefix = prefix(anchor, dir);
     const selectedPrefix = prefix(selected, dir);

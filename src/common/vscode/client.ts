@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Dispatcher } from 'undici';
 import { checkBaseUrl } from '../../api/baseUrl';
 import { KsmClient } from '../../api/client';
-import { ConfigurationError, NO_API_KEY_MESSAGE } from '../../api/errors';
+import { NoApiKeyError } from '../../api/errors';
 import { createDispatcher, type NetworkSettings } from '../../api/network';
 import type { KsmService } from '../../api/service';
 import { SessionShapeLog, type ShapeObserver } from '../../api/shapes';
@@ -45,7 +45,7 @@ export function createClientFromSettings(apiKey: ApiKeyStore, log: Log, override
     baseUrl,
     apiKey: async () => {
       const key = await apiKey.get();
-      if (!key) throw new ConfigurationError(NO_API_KEY_MESSAGE);
+      if (!key) throw new NoApiKeyError();
       return key;
     },
     timeoutMs: overrides.timeoutMs ?? settings.timeoutMs(),

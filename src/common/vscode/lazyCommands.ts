@@ -6,28 +6,22 @@
 import type { CommandId } from '../core/contributionIds';
 import type { CommandHandler } from './commands';
 import type { ExtensionServices } from './services';
+import { loadOnce } from '../core/loadOnce';
 
 /** What a lazily loaded module hands back: its own `register…Commands`, given services whose registerCommand records. */
 export type CommandRegistrar = (services: ExtensionServices) => void;
 
 export function registerLazyCommands(services: ExtensionServices, ids: readonly CommandId[], load: () => Promise<CommandRegistrar>): void {
-  let loading: Promise<Map<CommandId, CommandHandler<unknown[]>>> | undefined;
-  const handlers = () =>
-    (loading ??= load().then(
-      (register) => {
-        const recorded = new Map<CommandId, CommandHandler<unknown[]>>();
-        register({ ...services, registerCommand: (id, handler) => void recorded.set(id, handler as CommandHandler<unknown[]>) });
-        // The ids declared here and those the module registers must be the same (test/common/lazyCommands.test.ts checks the sources too).
-        const missing = ids.filter((id) => !recorded.has(id));
-        const unexpected = [...recorded.keys()].filter((id) => !ids.includes(id));
-        if (missing.length || unexpected.length) services.log.error(`lazy commands differ from their module: missing ${missing.join(', ') || 'none'}; not declared ${unexpected.join(', ') || 'none'}`);
-        return recorded;
-      },
-      (error: unknown) => {
-        loading = undefined; // the next call tries again
-        throw error;
-      },
-    ));
+  const handlers = loadOnce(async () => {
+    const register = await load();
+    const recorded = new Map<CommandId, CommandHandler<unknown[]>>();
+    register({ ...services, registerCommand: (id, handler) => void recorded.set(id, handler as CommandHandler<unknown[]>) });
+    // The ids declared here and those the module registers must be the same (test/common/lazyCommands.test.ts checks the sources too).
+    const missing = ids.filter((id) => !recorded.has(id));
+    const unexpected = [...recorded.keys()].filter((id) => !ids.includes(id));
+    if (missing.length || unexpected.length) services.log.error(`lazy commands differ from their module: missing ${missing.join(', ') || 'none'}; not declared ${unexpected.join(', ') || 'none'}`);
+    return recorded;
+  });
   for (const id of ids) {
     services.registerCommand(id, async (...args: unknown[]) => {
       const handler = (await handlers()).get(id);

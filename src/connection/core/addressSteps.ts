@@ -4,7 +4,7 @@ import * as l10n from '@vscode/l10n';
 import { checkBaseUrl } from '../../api/baseUrl';
 import { errorFirstLine } from '../../api/errors';
 import type { CheckStep, NetworkSummary } from './checkRun';
-import { fixFor } from '../../common/core/errorFixes';
+import { addressAdvice } from '../../common/core/errorFixes';
 
 export const addressStep: CheckStep = {
   id: 'address',
@@ -15,7 +15,7 @@ export const addressStep: CheckStep = {
     try {
       check.url = checkBaseUrl(check.target.baseUrl).url;
     } catch (error) {
-      const fix = fixFor('address', check.fixContext).replace(l10n.t('the host name does not resolve'), l10n.t('it is missing or not a valid http(s) URL'));
+      const fix = addressAdvice(check.fixContext, 'invalid');
       check.add({ id: 'address', title: this.title, status: 'failed', detail: errorFirstLine(error), problem: 'address', fix });
       return l10n.t('the service address is not usable');
     }

@@ -35,6 +35,14 @@ export function knownHash(file: { size: number; mtimeMs: number }, known: Manife
   return known.sha256;
 }
 
+/** The hash the scan's readable-files sniff worked out (the file was read whole): no promise, no second read. */
+export function scannedHash(file: { size: number; sha256?: string }, stats: HashStats): string | undefined {
+  if (!file.sha256) return undefined;
+  stats.hashed++;
+  stats.hashedBytes += file.size;
+  return file.sha256;
+}
+
 /** The file's sha256, reusing the manifest's when size and mtime are unchanged. */
 export async function contentHash(file: { path: string; size: number; mtimeMs: number; sha256?: string }, known: ManifestEntry | undefined, stats: HashStats, signal?: AbortSignal): Promise<string> {
   const reused = knownHash(file, known, stats);

@@ -2,6 +2,7 @@
 // library the conversation store uses: an atomic mkdir of `<manifest>.lock`, refreshed while
 // held, taken over when stale after a crash, removed on exit). A second run waits up to
 // `waitMs`, then stops with SyncBusyError; nothing was changed. No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { KsmError } from '../../api/errors';
@@ -44,7 +45,7 @@ export async function acquireSyncLock(manifestPath: string, options: SyncLockOpt
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     throw new SyncBusyError(
-      `Another sync of ${options.what} is running (lock ${lockfilePath}); nothing was changed. Run again when it has finished (a lock left by a crash expires within 10 seconds).`,
+      l10n.t('Another sync of {0} is running (lock {1}); nothing was changed. Run again when it has finished (a lock left by a crash expires within 10 seconds).', options.what, lockfilePath),
     );
   }
 }

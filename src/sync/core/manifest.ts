@@ -5,12 +5,17 @@
 // anything (src/sync/core/plan.ts, docs/sync.md "What the manifest may cause"). It records
 // the service and volume it belongs to; another's is unusable. It is never read or written
 // through a symlink, and it is written by the project's one atomic-write routine (temp
-// file, fsync, rename, folder fsync). No `vscode` import.
-import { lstat, mkdir, readFile } from 'node:fs/promises';
+// file, fsync, rename, folder fsync). A run's changes are appended to its journal
+// (src/sync/core/journal.ts) and folded in at the end of the run or once the journal has
+// grown; reading the manifest replays its journal. No `vscode` import.
+import * as l10n from '@vscode/l10n';
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigurationError } from '../../api/errors';
-import { writeFileAtomic } from '../../common/core/atomicWrite';
+import { fsyncFolder, writeFileAtomic } from '../../common/core/atomicWrite';
 import { volumeNameFor } from '../../common/core/folderExpansion';
+import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, readJournal, type JournalHeader, type ManifestChange } from './journal';
 
 export const MANIFEST_VERSION = 2;
 
@@ -57,53 +62,160 @@ export type ManifestLoad =
 export interface ManifestStore {
   /** Where it lives, for messages. */
   readonly location: string;
+  /** The manifest with its journal replayed. */
   load(volume: string): Promise<ManifestLoad>;
+  /** Writes the whole manifest (atomically) and drops the journal it folds in. */
   save(manifest: Manifest): Promise<void>;
+  /** Appends changes already applied to `manifest` to the journal; resolves once they are on disk. */
+  append(manifest: Manifest, changes: ManifestChange[]): Promise<void>;
+  /** The end of a run: the journal closed, and folded into the manifest when the store's policy says so. */
+  finish(manifest: Manifest): Promise<void>;
 }
 
 export function emptyManifest(volume: string, service?: string): Manifest {
-  return { version: MANIFEST_VERSION, service, volume, files: {}, pendingDeletes: [], intents: {} };
+  // Maps without a prototype: a path named `__proto__` is an entry like any other, never the object's prototype.
+  return { version: MANIFEST_VERSION, service, volume, files: Object.create(null) as Record<string, ManifestEntry>, pendingDeletes: [], intents: Object.create(null) as Record<string, UploadIntent> };
 }
 
 /** Thrown when the manifest path is a symlink: it is neither read nor written. */
 export class ManifestRefusedError extends ConfigurationError {}
 
+export interface ManifestStoreOptions {
+  /**
+   * Fold the journal into the manifest at the end of every run that appended to it (the
+   * CLI's manifest in the folder is committed or cached: it must be whole after a run).
+   * Otherwise (the editor's own store) only once the journal is half the manifest's size
+   * (or there is no manifest yet), so a small re-sync of a large folder rewrites nothing.
+   */
+  compactEveryRun?: boolean;
+}
+
+/** What the last load or save found on disk: the journal's binding and sizes for the compaction policy. */
+interface OnDisk {
+  /** sha256 of the manifest's bytes; null: no manifest. */
+  digest: string | null;
+  manifestBytes: number;
+  /** 'current': a journal bound to this manifest exists and is appended to; otherwise a new one is started (replacing a stale one). */
+  journal: 'none' | 'current' | 'stale';
+  journalBytes: number;
+}
+
 export class FileManifestStore implements ManifestStore {
-  /** Bytes written by save() (the bench checks the manifest's cost stays linear). */
-  bytesWritten = 0;
+  private savedBytes = 0;
+  private journalBytesWritten = 0;
+  private onDisk: OnDisk | undefined;
+  private writer: JournalWriter | undefined;
+  readonly journalLocation: string;
 
   constructor(
     readonly location: string,
     private readonly service?: string,
-  ) {}
+    private readonly options: ManifestStoreOptions = { compactEveryRun: true },
+  ) {
+    this.journalLocation = journalPathFor(location);
+  }
+
+  /** Bytes written to the manifest and its journal (the bench checks the manifest's cost stays linear). */
+  get bytesWritten(): number {
+    return this.savedBytes + this.journalBytesWritten + (this.writer?.bytesWritten ?? 0);
+  }
 
   private async refuseSymlink(): Promise<void> {
     const info = await lstat(this.location).catch(() => undefined);
     if (info?.isSymbolicLink()) {
-      throw new ManifestRefusedError(`The sync manifest ${this.location} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).`);
+      throw new ManifestRefusedError(l10n.t('The sync manifest {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', this.location));
     }
-    if (info && !info.isFile()) throw new ManifestRefusedError(`The sync manifest ${this.location} is not a regular file. Remove it (a sync recreates the file).`);
+    if (info && !info.isFile()) throw new ManifestRefusedError(l10n.t('The sync manifest {0} is not a regular file. Remove it (a sync recreates the file).', this.location));
   }
 
   async load(volume: string): Promise<ManifestLoad> {
     await this.refuseSymlink();
-    let text: string;
+    let text: string | undefined;
     try {
       text = await readFile(this.location, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing' };
-      return { state: 'unusable', reason: `could not read ${this.location}: ${(error as Error).message}` };
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { state: 'unusable', reason: l10n.t('could not read {0}: {1}', this.location, (error as Error).message) };
     }
-    return parseManifest(text, volume, this.service);
+    const digest = text === undefined ? null : sha256(text);
+    const journal = await readJournal(this.journalLocation, { base: digest, volume, service: this.service });
+    this.onDisk = {
+      digest,
+      manifestBytes: text === undefined ? 0 : Buffer.byteLength(text),
+      journal: journal.state === 'ok' ? 'current' : journal.state === 'none' ? 'none' : 'stale',
+      journalBytes: journal.state === 'ok' ? journal.bytes : 0,
+    };
+    let loaded: ManifestLoad;
+    if (text !== undefined) loaded = parseManifest(text, volume, this.service);
+    else if (journal.state === 'ok')
+      loaded = { state: 'ok', manifest: emptyManifest(volume, journal.service) }; // a first sync that did not finish
+    else return { state: 'missing' };
+    if (loaded.state !== 'ok') return loaded;
+    if (journal.state === 'unusable') return { state: 'unusable', reason: journal.reason };
+    if (journal.state === 'ok') {
+      for (const [n, change] of journal.changes.entries()) {
+        if (!isApplicable(loaded.manifest, change)) return { state: 'unusable', reason: l10n.t('change {0} of its journal records an upload without an intent', n + 1) };
+        applyChange(loaded.manifest, change);
+      }
+    }
+    return loaded;
   }
 
   async save(manifest: Manifest): Promise<void> {
     await mkdir(dirname(this.location), { recursive: true });
     await this.refuseSymlink();
+    await this.closeJournal();
     const text = serializeManifest({ ...manifest, service: this.service ?? manifest.service });
-    this.bytesWritten += Buffer.byteLength(text);
+    this.savedBytes += Buffer.byteLength(text);
     await writeFileAtomic(this.location, text);
+    // Folded in: the journal goes. Left behind by a crash right here, it no longer matches the manifest's bytes, so it is ignored.
+    let journal: OnDisk['journal'] = 'none';
+    await unlink(this.journalLocation).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') journal = 'stale';
+    });
+    this.onDisk = { digest: sha256(text), manifestBytes: Buffer.byteLength(text), journal, journalBytes: 0 };
   }
+
+  append(manifest: Manifest, changes: ManifestChange[]): Promise<void> {
+    if (!this.onDisk) return this.save(manifest); // never loaded: nothing to bind a journal to
+    if (!this.writer) {
+      // Created synchronously: the answers of parallel batches must not start two journals.
+      const onDisk = this.onDisk;
+      const fresh: JournalHeader | undefined =
+        onDisk.journal === 'current' ? undefined : { journal: JOURNAL_VERSION, service: this.service ?? manifest.service ?? null, volume: manifest.volume, base: onDisk.digest };
+      this.writer = new JournalWriter(this.journalLocation, fresh, () => fsyncFolder(dirname(this.location)));
+      if (fresh) Object.assign(onDisk, { journal: 'current', journalBytes: 0 });
+    }
+    return this.writer.append(changes);
+  }
+
+  async finish(manifest: Manifest): Promise<void> {
+    const appended = this.writer !== undefined;
+    await this.closeJournal();
+    const onDisk = this.onDisk;
+    if (!appended || !onDisk || onDisk.journal !== 'current') return;
+    if (this.options.compactEveryRun || onDisk.digest === null || onDisk.journalBytes * 2 > onDisk.manifestBytes) await this.save(manifest);
+  }
+
+  /** Closes the journal as it is, without folding it in (what a run that dies here leaves; tests). */
+  close(): Promise<void> {
+    return this.closeJournal();
+  }
+
+  private async closeJournal(): Promise<void> {
+    const writer = this.writer;
+    if (!writer) return;
+    this.writer = undefined;
+    try {
+      await writer.close();
+    } finally {
+      this.journalBytesWritten += writer.bytesWritten;
+      if (this.onDisk) this.onDisk.journalBytes += writer.bytesWritten;
+    }
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** One entry per line (readable diffs when committed); derived fields (remote names) left out. */
@@ -125,33 +237,35 @@ export function parseManifest(text: string, volume: string, service?: string): M
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { state: 'unusable', reason: `not valid JSON (${(error as Error).message})` };
+    return { state: 'unusable', reason: l10n.t('not valid JSON ({0})', (error as Error).message) };
   }
   if (!isRecord(value) || (value.version !== 1 && value.version !== MANIFEST_VERSION) || !isRecord(value.files) || !Array.isArray(value.pendingDeletes)) {
-    return { state: 'unusable', reason: `not a version ${MANIFEST_VERSION} sync manifest` };
+    return { state: 'unusable', reason: l10n.t('not a version {0} sync manifest', MANIFEST_VERSION) };
   }
-  if (value.volume !== volume) return { state: 'unusable', reason: `it records volume '${String(value.volume)}', not '${volume}'` };
+  if (value.volume !== volume) return { state: 'unusable', reason: l10n.t("it records volume '{0}', not '{1}'", String(value.volume), volume) };
   if (service && typeof value.service === 'string' && value.service !== service) {
-    return { state: 'unusable', reason: `it records the service ${value.service}, not ${service}` };
+    return { state: 'unusable', reason: l10n.t('it records the service {0}, not {1}', String(value.service), service) };
   }
-  const files: Record<string, ManifestEntry> = {};
-  for (const [rel, entry] of Object.entries(value.files)) {
-    if (!isEntry(entry)) return { state: 'unusable', reason: `the entry for '${rel}' is malformed` };
-    files[rel] = { sha256: entry.sha256, size: entry.size, mtimeMs: entry.mtimeMs, uuid: entry.uuid, remoteName: volumeNameFor(rel) };
+  // The parsed entries are checked and completed in place (copying each was garbage on every re-sync of a large folder).
+  const files = Object.setPrototypeOf(value.files, null) as Record<string, ManifestEntry>; // `toString`, `__proto__`… are paths like any other
+  for (const rel in files) {
+    const entry: unknown = files[rel];
+    if (!isEntry(entry)) return { state: 'unusable', reason: l10n.t("the entry for '{0}' is malformed", rel) };
+    entry.remoteName = volumeNameFor(rel);
   }
   const pendingDeletes: PendingDelete[] = [];
   for (const pending of value.pendingDeletes) {
     if (!isRecord(pending) || typeof pending.uuid !== 'string' || (pending.rel !== undefined && typeof pending.rel !== 'string')) {
-      return { state: 'unusable', reason: 'a pending deletion is malformed' };
+      return { state: 'unusable', reason: l10n.t('a pending deletion is malformed') };
     }
     // Version 1 recorded no path: such an entry is reported, never acted on.
     const rel = typeof pending.rel === 'string' ? pending.rel : undefined;
     pendingDeletes.push({ uuid: pending.uuid, rel, remoteName: rel ? volumeNameFor(rel) : typeof pending.remoteName === 'string' ? pending.remoteName : '' });
   }
-  const intents: Record<string, UploadIntent> = {};
+  const intents = Object.create(null) as Record<string, UploadIntent>;
   if (isRecord(value.intents)) {
     for (const [rel, intent] of Object.entries(value.intents)) {
-      if (!isRecord(intent) || !isSha(intent.sha256) || !Number.isFinite(intent.size)) return { state: 'unusable', reason: `the intent for '${rel}' is malformed` };
+      if (!isRecord(intent) || !isSha(intent.sha256) || !Number.isFinite(intent.size)) return { state: 'unusable', reason: l10n.t("the intent for '{0}' is malformed", rel) };
       intents[rel] = { sha256: intent.sha256 as string, size: intent.size as number };
     }
   }

@@ -21,7 +21,7 @@ import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import type { SkippedFile } from '../../common/core/folderExpansion';
-import { contentHash, knownHash, type HashStats } from './hashing';
+import { contentHash, knownHash, scannedHash, type HashStats } from './hashing';
 import { emptyManifest, type Manifest, type ManifestStore } from './manifest';
 import { remoteNameFor, scanFolder, type ScanRules } from './scan';
 
@@ -126,14 +126,18 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   const remote = listed.filter((f) => !f.isdir);
   const byUuid = new Map(remote.map((f) => [f.uuid, f]));
   const byName = new Map<string, FileInfo[]>();
-  for (const file of remote) byName.set(file.filename, [...(byName.get(file.filename) ?? []), file]);
+  for (const file of remote) {
+    const named = byName.get(file.filename);
+    if (named) named.push(file);
+    else byName.set(file.filename, [file]);
+  }
   const claimed = new Set<string>();
   const ignoredClaims: string[] = [];
 
   // 1. Recorded copies: kept only when listed under the name this folder gives the path.
   for (const [rel, entry] of Object.entries(stored.files)) {
     const listed = byUuid.get(entry.uuid);
-    const name = remoteNameFor(rel);
+    const name = entry.remoteName; // the folder's naming of rel, worked out when the manifest was read (never read from it)
     if (!listed) {
       baseChanged = true; // deleted meanwhile (in the Volumes view, by a colleague): forgotten
     } else if (listed.filename !== name) {
@@ -143,7 +147,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
       ignoredClaims.push(l10n.t("'{0}' records {1}, which another entry already claims", rel, entry.uuid));
       baseChanged = true;
     } else {
-      base.files[rel] = { ...entry, remoteName: name };
+      base.files[rel] = entry;
       claimed.add(entry.uuid);
     }
   }
@@ -179,8 +183,8 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
 
   const hashing: HashStats = { hashed: 0, hashedBytes: 0, skipped: 0 };
   const hashStarted = performance.now();
-  // Unchanged files (same size and mtime) reuse the recorded hash without a promise each; only the rest are hashed.
-  const reused = scan.files.map((file) => knownHash(file, base.files[file.rel], hashing));
+  // Unchanged files (same size and mtime) reuse the recorded hash, small files the scan read whole the scan's, without a promise each; only the rest are hashed.
+  const reused = scan.files.map((file) => knownHash(file, base.files[file.rel], hashing) ?? scannedHash(file, hashing));
   const toHash = reused.flatMap((hash, i) => (hash === undefined ? [i] : []));
   const computed = await pMap(toHash, (i) => contentHash(scan.files[i], base.files[scan.files[i].rel], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
   toHash.forEach((index, k) => (reused[index] = computed[k]));
@@ -214,11 +218,16 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     timings,
   };
 
-  const unclaimedNamed = (name: string) => (byName.get(name) ?? []).filter((f) => !claimed.has(f.uuid));
+  const none: FileInfo[] = [];
+  const unclaimedNamed = (name: string): FileInfo[] => {
+    const named = byName.get(name);
+    if (!named || (named.length === 1 && claimed.has(named[0].uuid))) return none; // the common case: only the folder's own copy
+    return named.filter((f) => !claimed.has(f.uuid));
+  };
   const namesTaken = new Map<string, string>();
   scan.files.forEach((file, i) => {
     const sha256 = hashes[i];
-    const remoteName = remoteNameFor(file.rel);
+    const remoteName = base.files[file.rel]?.remoteName ?? remoteNameFor(file.rel);
     const clash = namesTaken.get(remoteName);
     if (clash) {
       plan.skipped.push({ path: file.path, reason: l10n.t("would be stored under the same name as '{0}' ({1})", clash, remoteName) });

@@ -8,9 +8,9 @@ import { expandSelection, volumeNameFor, type SkippedFile } from '../../common/c
 /** The CLI's manifest, kept in the synced folder; never synced itself. */
 export const CLI_MANIFEST_NAME = '.ksm-sync.json';
 
-/** The manifest and its lock (`.ksm-sync.json.lock/`): never synced, never a reason to sync. */
+/** The manifest, its journal and its lock (`.ksm-sync.json.journal`, `.ksm-sync.json.lock/`): never synced, never a reason to sync. */
 export function isManifestPath(rel: string): boolean {
-  return rel === CLI_MANIFEST_NAME || rel.startsWith(`${CLI_MANIFEST_NAME}.lock`);
+  return rel === CLI_MANIFEST_NAME || rel === `${CLI_MANIFEST_NAME}.journal` || rel.startsWith(`${CLI_MANIFEST_NAME}.lock`);
 }
 
 /** What VS Code's `files.exclude` hides by default; the CLI applies these too, so both sides see the same files. */

@@ -55,9 +55,10 @@ export class PairingRunner implements vscode.Disposable {
   ) {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
     this.startWatching();
-    // After a reload: say when this folder was last synced (its manifest's time), not a bare "sync".
-    void stat(this.store().location)
-      .catch(() => stat(this.legacyLocation() ?? ''))
+    // After a reload: say when this folder was last synced (its manifest's or its journal's time, the newer), not a bare "sync".
+    const store = this.store();
+    void Promise.all([stat(store.location).catch(() => undefined), stat(store.journalLocation).catch(() => undefined)])
+      .then(([manifest, journal]) => (manifest && journal ? (journal.mtimeMs > manifest.mtimeMs ? journal : manifest) : (manifest ?? journal ?? stat(this.legacyLocation() ?? ''))))
       .then(
         (info) => {
           if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
@@ -98,7 +99,8 @@ export class PairingRunner implements vscode.Disposable {
    * there never made that window wait.
    */
   private store(): FileManifestStore {
-    return new FileManifestStore(join(this.services.context.globalStorageUri.fsPath, 'sync', `${this.storeId()}.json`));
+    // Its journal sits beside it and is folded in once it has grown (a watch-mode re-sync of one file of a large folder appends a few lines).
+    return new FileManifestStore(join(this.services.context.globalStorageUri.fsPath, 'sync', `${this.storeId()}.json`), undefined, { compactEveryRun: false });
   }
 
   private storeId(): string {
@@ -115,6 +117,8 @@ export class PairingRunner implements vscode.Disposable {
   private async adoptLegacyManifest(store: FileManifestStore): Promise<void> {
     const legacy = this.legacyLocation();
     if (!legacy || (await lstat(store.location).catch(() => undefined))) return;
+    // A first sync here that did not finish left a journal of its own (bound to no manifest): that is the record.
+    if ((await store.load(this.pairing.volume).catch(() => undefined))?.state === 'ok') return;
     const info = await lstat(legacy).catch(() => undefined);
     if (!info?.isFile()) return;
     await writeFileAtomic(store.location, await readFile(legacy, 'utf8'));

@@ -3,6 +3,7 @@
 // searchable copies in place, and the user is told. The service has no atomic replace and
 // processing takes minutes, so the pending replacements are remembered in storage (they
 // survive a reload) and settled by polling the volume's listing. No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 
@@ -113,8 +114,8 @@ export class ReplacementTracker {
 
   private async settle(pending: PendingReplacement, files: Map<string, FileInfo>): Promise<SettledReplacement | undefined> {
     const fresh = files.get(pending.uuid);
-    const name = `'${pending.filename}' in ${this.options.volumeName?.(pending.volume) ?? pending.volume}`;
-    if (!fresh) return { pending, outcome: 'new-gone', message: `${name}: the new copy is no longer in the volume, so the older copy was kept.` };
+    const name = l10n.t("'{0}' in {1}", pending.filename, this.options.volumeName?.(pending.volume) ?? pending.volume);
+    if (!fresh) return { pending, outcome: 'new-gone', message: l10n.t('{0}: the new copy is no longer in the volume, so the older copy was kept.', name) };
     if (fresh.status !== 'done' && fresh.status !== 'na') return undefined;
     const older = pending.replaces.map((uuid) => files.get(uuid)).filter((f): f is FileInfo => f !== undefined);
     // Only a searchable older copy is worth keeping; one that is not searchable either goes.
@@ -124,14 +125,16 @@ export class ReplacementTracker {
       try {
         await this.options.service().deleteFiles({ volume: pending.volume, uuids: toDelete.map((f) => f.uuid) });
       } catch (error) {
-        return { pending, outcome: 'delete-failed', message: `${name}: the older copy could not be deleted (${(error as Error).message}); both copies are in the volume.` };
+        return { pending, outcome: 'delete-failed', message: l10n.t('{0}: the older copy could not be deleted ({1}); both copies are in the volume.', name, (error as Error).message) };
       }
     }
     if (fresh.status === 'na' && kept > 0) {
-      const why = fresh.statusDetail ? ` (${fresh.statusDetail})` : '';
-      return { pending, outcome: 'kept-old', message: `${name}: the new copy could not be processed${why}, so the older, searchable copy was kept.` };
+      const message = fresh.statusDetail
+        ? l10n.t('{0}: the new copy could not be processed ({1}), so the older, searchable copy was kept.', name, fresh.statusDetail)
+        : l10n.t('{0}: the new copy could not be processed, so the older, searchable copy was kept.', name);
+      return { pending, outcome: 'kept-old', message };
     }
-    return { pending, outcome: 'replaced', message: `${name}: the new copy is ready; the older copy was deleted.` };
+    return { pending, outcome: 'replaced', message: l10n.t('{0}: the new copy is ready; the older copy was deleted.', name) };
   }
 }
 

@@ -1,15 +1,37 @@
-import { copyFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { launchBrowserContext } from './browser';
-import { scenarioResultsDir } from './paths';
-import { sharedRun, type E2ERun } from './run';
+import { CodeServer } from './codeServer';
+import { RESULTS_ROOT, scenarioResultsDir } from './paths';
+import { onRunTeardown, removeDir, sharedRun, type E2ERun } from './run';
 import { Workbench } from './workbench';
+
+/**
+ * A code-server of the scenario's own, for what the shared one cannot be: workspace trust
+ * on (scenario 15), another display language (scenario 17). `prepare` writes what it needs
+ * into `root` (a temporary folder removed with the run): user data, a workspace, an
+ * extensions folder; the harness starts code-server on them (its log beside the run's
+ * results), stops it with the run and opens the workbench there.
+ */
+export interface OwnCodeServer {
+  prepare(
+    run: E2ERun,
+    root: string,
+  ):
+    | Promise<{ userDataDir: string; workspace: string; extensionsDir?: string; workspaceTrust?: boolean; locale?: string }>
+    | { userDataDir: string; workspace: string; extensionsDir?: string; workspaceTrust?: boolean; locale?: string };
+  /** Wait for the KSM activity-bar entry by its English name (false under another language). Default true. */
+  waitForKsm?: boolean;
+}
 
 export interface ScenarioHandle {
   readonly run: E2ERun;
   readonly workbench: Workbench;
   readonly resultsDir: string;
+  /** The workspace the workbench shows: the run's, or the one an own code-server's `prepare` made. */
+  readonly workspace: string;
 }
 
 /**
@@ -18,20 +40,46 @@ export interface ScenarioHandle {
  * screenshot (named FAILED-… when it failed); after — the extension's log copied next to
  * the screenshots, and the browser closed even when a hook failed.
  */
-export function useScenario(name: string): ScenarioHandle {
+export function useScenario(name: string, options: { ownCodeServer?: OwnCodeServer } = {}): ScenarioHandle {
   const resultsDir = scenarioResultsDir(name);
   let run: E2ERun | undefined;
   let workbench: Workbench | undefined;
   let context: BrowserContext | undefined;
+  let workspace: string | undefined;
+  let userDataDir: string | undefined;
   let openedAt = 0;
 
   before(async function () {
     this.timeout(20 * 60_000); // the first scenario may install code-server (minutes, cold)
     for (const entry of readdirSync(resultsDir)) rmSync(join(resultsDir, entry), { recursive: true, force: true });
     run = await sharedRun();
+    let codeServer = run.codeServer;
+    workspace = run.workspace;
+    userDataDir = run.userDataDir;
+    const own = options.ownCodeServer;
+    if (own) {
+      const root = mkdtempSync(join(tmpdir(), `ksm-e2e-${name}-`));
+      onRunTeardown(async () => removeDir(root));
+      const prepared = await own.prepare(run, root);
+      ({ workspace, userDataDir } = prepared);
+      const started = await CodeServer.start(run.launcher, {
+        ...prepared,
+        extensionsDir: prepared.extensionsDir ?? run.codeServer.extensionsDir,
+        logFile: join(RESULTS_ROOT, `${name}-code-server.log`),
+      });
+      onRunTeardown(() => started.stop());
+      codeServer = started;
+    }
     openedAt = Date.now();
-    context = await launchBrowserContext(run.codeServer.url);
-    workbench = await Workbench.open(context, run.codeServer.workbenchUrl(run.workspace), resultsDir);
+    context = await launchBrowserContext(codeServer.url);
+    if (own?.waitForKsm === false) {
+      const page = context.pages()[0] ?? (await context.newPage());
+      workbench = new Workbench(context, page, resultsDir);
+      await page.goto(codeServer.workbenchUrl(workspace));
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    } else {
+      workbench = await Workbench.open(context, codeServer.workbenchUrl(workspace), resultsDir);
+    }
   });
 
   afterEach(async function () {
@@ -43,7 +91,7 @@ export function useScenario(name: string): ScenarioHandle {
 
   after(async function () {
     this.timeout(60_000);
-    if (run) copyExtensionLogs(run.userDataDir, openedAt, resultsDir);
+    if (userDataDir) copyExtensionLogs(userDataDir, openedAt, resultsDir);
     await context?.close().catch(() => undefined);
     context = undefined;
     workbench = undefined;
@@ -57,6 +105,10 @@ export function useScenario(name: string): ScenarioHandle {
     get workbench() {
       if (!workbench) throw new Error(`scenario "${name}": the workbench did not open (see the before hook's error)`);
       return workbench;
+    },
+    get workspace() {
+      if (!workspace) throw new Error(`scenario "${name}": the e2e run did not start (see the before hook's error)`);
+      return workspace;
     },
     resultsDir,
   };

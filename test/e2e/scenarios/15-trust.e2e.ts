@@ -6,28 +6,68 @@
 // the commands say why; after the user grants trust the pairing is shown as from the
 // repository, and once approved it is still refused because its folder leads outside.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext } from 'playwright-core';
-import { launchBrowserContext } from '../harness/browser';
-import { CodeServer } from '../harness/codeServer';
 import { eventually } from '../harness/eventually';
-import { RESULTS_ROOT, scenarioResultsDir } from '../harness/paths';
-import { onRunTeardown, removeDir, sharedRun, TEAM_VOLUME, type E2ERun } from '../harness/run';
+import { TEAM_VOLUME, type E2ERun } from '../harness/run';
+import { useScenario } from '../harness/scenario';
 import { writeUserSettings } from '../harness/settings';
 import { setApiKeyThroughPalette, volumesRowTexts } from '../harness/steps';
-import { Workbench } from '../harness/workbench';
+import type { Workbench } from '../harness/workbench';
 
 const HOSTILE_VOLUME = 'e2e-hostile';
 
 describe('Scenario 15: an untrusted workspace with hostile settings syncs nothing and says why', function () {
   this.timeout(300_000);
-  const resultsDir = scenarioResultsDir('15-trust');
+  // A code-server of its own: the shared one runs with workspace trust off.
+  const scenario = useScenario('15-trust', {
+    ownCodeServer: {
+      prepare: (shared, root) => {
+        const workspace = join(root, 'hostile-repo');
+        const outside = join(root, 'outside-home');
+        mkdirSync(join(outside, '.ssh'), { recursive: true });
+        writeFileSync(join(outside, 'diary.md'), '# Not for any volume\n');
+        writeFileSync(join(outside, '.ssh', 'id_ed25519'), '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n');
+        mkdirSync(join(workspace, 'docs'), { recursive: true });
+        mkdirSync(join(workspace, '.vscode'), { recursive: true });
+        writeFileSync(join(workspace, 'docs', 'guide.md'), '# Guide\n');
+        writeFileSync(join(workspace, '.env'), 'API_TOKEN=s3cret\n');
+        symlinkSync(outside, join(workspace, 'linked-docs'));
+        writeFileSync(
+          join(workspace, '.vscode', 'settings.json'),
+          JSON.stringify(
+            {
+              'ksm.sync.deleteGuardPercent': 100,
+              'ksm.upload.exclude': [],
+              'ksm.volumes.list': [HOSTILE_VOLUME],
+              'ksm.sync.folders': [{ folder: 'linked-docs', volume: HOSTILE_VOLUME, deleteRemoved: true, watch: true }],
+            },
+            null,
+            2,
+          ),
+        );
+        const userDataDir = join(root, 'user-data');
+        writeUserSettings(userDataDir, {
+          'ksm.baseUrl': shared.emulator.url,
+          'ksm.userId': shared.emulator.userId,
+          'ksm.volumes.list': [TEAM_VOLUME],
+          'ksm.upload.embeddingModel': 'emu-embed',
+          // The shared run turns trust off; this scenario needs it on, and the folder opened
+          // untrusted without the startup question (as "Don't Trust" would leave it).
+          'security.workspace.trust.enabled': true,
+          'security.workspace.trust.startupPrompt': 'never',
+          // No banner: the palette helper clicks the top edge to focus the workbench (the status bar still says Restricted Mode).
+          'security.workspace.trust.banner': 'never',
+        });
+        return { userDataDir, workspace, workspaceTrust: true };
+      },
+    },
+  });
   let run: E2ERun;
-  let context: BrowserContext | undefined;
   let workbench: Workbench;
-  let workspace: string;
+  before(() => {
+    ({ run, workbench } = scenario);
+  });
 
   const statusItem = () => workbench.page.locator('.statusbar-item').filter({ hasText: /KSM: / });
   const waitForStatus = (text: RegExp) =>
@@ -53,68 +93,6 @@ describe('Scenario 15: an untrusted workspace with hostile settings syncs nothin
       async () => `no notification ${text}; shown: ${JSON.stringify(await workbench.notifications().allTextContents())}`,
       30_000,
     );
-
-  before(async function () {
-    this.timeout(10 * 60_000);
-    run = await sharedRun();
-    const root = mkdtempSync(join(tmpdir(), 'ksm-e2e-trust-'));
-    onRunTeardown(async () => removeDir(root));
-    workspace = join(root, 'hostile-repo');
-    const outside = join(root, 'outside-home');
-    mkdirSync(join(outside, '.ssh'), { recursive: true });
-    writeFileSync(join(outside, 'diary.md'), '# Not for any volume\n');
-    writeFileSync(join(outside, '.ssh', 'id_ed25519'), '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n');
-    mkdirSync(join(workspace, 'docs'), { recursive: true });
-    mkdirSync(join(workspace, '.vscode'), { recursive: true });
-    writeFileSync(join(workspace, 'docs', 'guide.md'), '# Guide\n');
-    writeFileSync(join(workspace, '.env'), 'API_TOKEN=s3cret\n');
-    symlinkSync(outside, join(workspace, 'linked-docs'));
-    writeFileSync(
-      join(workspace, '.vscode', 'settings.json'),
-      JSON.stringify(
-        {
-          'ksm.sync.deleteGuardPercent': 100,
-          'ksm.upload.exclude': [],
-          'ksm.volumes.list': [HOSTILE_VOLUME],
-          'ksm.sync.folders': [{ folder: 'linked-docs', volume: HOSTILE_VOLUME, deleteRemoved: true, watch: true }],
-        },
-        null,
-        2,
-      ),
-    );
-    const userDataDir = join(root, 'user-data');
-    writeUserSettings(userDataDir, {
-      'ksm.baseUrl': run.emulator.url,
-      'ksm.userId': run.emulator.userId,
-      'ksm.volumes.list': [TEAM_VOLUME],
-      'ksm.upload.embeddingModel': 'emu-embed',
-      // The shared run turns trust off; this scenario needs it on, and the folder opened
-      // untrusted without the startup question (as "Don't Trust" would leave it).
-      'security.workspace.trust.enabled': true,
-      'security.workspace.trust.startupPrompt': 'never',
-      // No banner: the palette helper clicks the top edge to focus the workbench (the status bar still says Restricted Mode).
-      'security.workspace.trust.banner': 'never',
-    });
-    const codeServer = await CodeServer.start(run.launcher, {
-      userDataDir,
-      extensionsDir: run.codeServer.extensionsDir,
-      workspace,
-      logFile: join(RESULTS_ROOT, '15-trust-code-server.log'),
-      workspaceTrust: true,
-    });
-    onRunTeardown(() => codeServer.stop());
-    context = await launchBrowserContext(codeServer.url);
-    workbench = await Workbench.open(context, codeServer.workbenchUrl(workspace), resultsDir);
-  });
-
-  afterEach(async function () {
-    const test = this.currentTest;
-    if (workbench && test) await workbench.screenshot(`${test.state === 'failed' ? 'FAILED-' : ''}${test.title}`);
-  });
-
-  after(async () => {
-    await context?.close().catch(() => undefined);
-  });
 
   it("in Restricted Mode: browses with the user's settings only, syncs nothing and says that sync waits for trust", async () => {
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);

@@ -12,20 +12,25 @@
 // and with it the extension's bundle and manifest translation, is qps-ploc.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext } from 'playwright-core';
-import { launchBrowserContext } from '../harness/browser';
 import { CodeServer } from '../harness/codeServer';
 import { eventually } from '../harness/eventually';
-import { REPO_ROOT, RESULTS_ROOT, scenarioResultsDir } from '../harness/paths';
-import { onRunTeardown, removeDir, sharedRun, type E2ERun } from '../harness/run';
+import { REPO_ROOT } from '../harness/paths';
+import { useScenario } from '../harness/scenario';
 import { writeUserSettings } from '../harness/settings';
-import { Workbench } from '../harness/workbench';
+import type { Workbench } from '../harness/workbench';
 
 const LOCALE = 'qps-ploc';
 const L10N_DEV = join(REPO_ROOT, 'node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js');
+
+/** Each ASCII letter as an accented one, as qps-ploc does: a text that came from a translation, never from English. */
+function pseudoOf(text: string): string {
+  const plain = 'aeiouAEIOUnNcC';
+  const accented = 'ȧḗīǿŭȦḖĪǾŬƞȠƈƇ';
+  return [...text].map((ch) => accented[plain.indexOf(ch)] ?? ch).join('');
+}
+const WALKTHROUGH_HEADING = pseudoOf('Connect to a KSM service');
 
 /** Plain-ASCII words left once what is not ours to translate (URLs, ids, codicons) is taken out. */
 function englishWords(text: string): string[] {
@@ -38,71 +43,51 @@ function englishWords(text: string): string[] {
 
 describe('Scenario 17: under a generated pseudo-locale (qps-ploc) the palette and a notification show no unlocalised text', function () {
   this.timeout(300_000);
-  const resultsDir = scenarioResultsDir('17-pseudo-locale');
-  let run: E2ERun;
-  let context: BrowserContext | undefined;
-  let workbench: Workbench;
   let pseudoNls: Record<string, string>;
   let pseudoBundle: Record<string, string>;
+  // A code-server of its own: the display language is a command-line option.
+  const scenario = useScenario('17-pseudo-locale', {
+    ownCodeServer: {
+      // Not the English "KSM Assistant" activity-bar entry: it is pseudo here.
+      waitForKsm: false,
+      prepare: async (shared, root) => {
+        // The same VSIX, installed into an extensions folder of its own, then given the pseudo-locale's files.
+        const extensionsDir = join(root, 'extensions');
+        await CodeServer.installExtension(shared.launcher, extensionsDir, shared.vsix);
+        const installed = readdirSync(extensionsDir).find((name) => name.startsWith('ksm.ksm-assistant-'));
+        assert.ok(installed, `the VSIX installed into ${extensionsDir}`);
+        const extension = join(extensionsDir, installed);
+        execFileSync(process.execPath, [L10N_DEV, 'generate-pseudo', '-o', extension, join(extension, 'package.nls.json')], { stdio: 'pipe' });
+        execFileSync(process.execPath, [L10N_DEV, 'generate-pseudo', '-o', join(extension, 'l10n'), join(extension, 'l10n', 'bundle.l10n.json')], { stdio: 'pipe' });
+        pseudoNls = JSON.parse(readFileSync(join(extension, `package.nls.${LOCALE}.json`), 'utf8'));
+        pseudoBundle = JSON.parse(readFileSync(join(extension, 'l10n', `bundle.l10n.${LOCALE}.json`), 'utf8'));
+        // A walkthrough page's translation is a Markdown file beside it (docs/architecture.md, Localisation).
+        writeFileSync(join(extension, 'media', 'walkthrough', `connect.nls.${LOCALE}.md`), `# ${WALKTHROUGH_HEADING}\n\n${pseudoOf('Open Settings and set the address of the service.')}\n`);
 
-  before(async function () {
-    this.timeout(10 * 60_000);
-    run = await sharedRun();
-    const root = mkdtempSync(join(tmpdir(), 'ksm-e2e-pseudo-'));
-    onRunTeardown(async () => removeDir(root));
-
-    // The same VSIX, installed into an extensions folder of its own, then given the pseudo-locale's files.
-    const extensionsDir = join(root, 'extensions');
-    await CodeServer.installExtension(run.launcher, extensionsDir, run.vsix);
-    const installed = readdirSync(extensionsDir).find((name) => name.startsWith('ksm.ksm-assistant-'));
-    assert.ok(installed, `the VSIX installed into ${extensionsDir}`);
-    const extension = join(extensionsDir, installed);
-    execFileSync(process.execPath, [L10N_DEV, 'generate-pseudo', '-o', extension, join(extension, 'package.nls.json')], { stdio: 'pipe' });
-    execFileSync(process.execPath, [L10N_DEV, 'generate-pseudo', '-o', join(extension, 'l10n'), join(extension, 'l10n', 'bundle.l10n.json')], { stdio: 'pipe' });
-    pseudoNls = JSON.parse(readFileSync(join(extension, `package.nls.${LOCALE}.json`), 'utf8'));
-    pseudoBundle = JSON.parse(readFileSync(join(extension, 'l10n', `bundle.l10n.${LOCALE}.json`), 'utf8'));
-
-    const userDataDir = join(root, 'user-data');
-    writeUserSettings(userDataDir, { 'ksm.baseUrl': run.emulator.url, 'ksm.userId': run.emulator.userId });
-    const pack = join(root, 'language-pack');
-    mkdirSync(pack, { recursive: true });
-    writeFileSync(join(pack, 'main.i18n.json'), JSON.stringify({ version: '1.0.0', contents: {} }));
-    writeFileSync(
-      join(userDataDir, 'languagepacks.json'),
-      // VS Code reads the pack's extension list (an empty one breaks its language list, and with it the extension scan).
-      JSON.stringify({
-        [LOCALE]: {
-          hash: 'ksm-e2e-pseudo',
-          extensions: [{ extensionIdentifier: { id: 'ksm-e2e.pseudo-language-pack' }, version: '1.0.0' }],
-          translations: { vscode: join(pack, 'main.i18n.json') },
-          label: 'Pseudo',
-        },
-      }),
-    );
-
-    const codeServer = await CodeServer.start(run.launcher, {
-      userDataDir,
-      extensionsDir,
-      workspace: run.workspace,
-      logFile: join(RESULTS_ROOT, '17-pseudo-locale-code-server.log'),
-      locale: LOCALE,
-    });
-    onRunTeardown(() => codeServer.stop());
-    context = await launchBrowserContext(codeServer.url);
-    // Not Workbench.open: it waits for the English "KSM Assistant" activity-bar entry.
-    const page = context.pages()[0] ?? (await context.newPage());
-    workbench = new Workbench(context, page, resultsDir);
-    await page.goto(codeServer.workbenchUrl(run.workspace));
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+        const userDataDir = join(root, 'user-data');
+        writeUserSettings(userDataDir, { 'ksm.baseUrl': shared.emulator.url, 'ksm.userId': shared.emulator.userId });
+        const pack = join(root, 'language-pack');
+        mkdirSync(pack, { recursive: true });
+        writeFileSync(join(pack, 'main.i18n.json'), JSON.stringify({ version: '1.0.0', contents: {} }));
+        writeFileSync(
+          join(userDataDir, 'languagepacks.json'),
+          // VS Code reads the pack's extension list (an empty one breaks its language list, and with it the extension scan).
+          JSON.stringify({
+            [LOCALE]: {
+              hash: 'ksm-e2e-pseudo',
+              extensions: [{ extensionIdentifier: { id: 'ksm-e2e.pseudo-language-pack' }, version: '1.0.0' }],
+              translations: { vscode: join(pack, 'main.i18n.json') },
+              label: 'Pseudo',
+            },
+          }),
+        );
+        return { userDataDir, extensionsDir, workspace: shared.workspace, locale: LOCALE };
+      },
+    },
   });
-
-  afterEach(async function () {
-    const test = this.currentTest;
-    if (workbench && test) await workbench.screenshot(`${test.state === 'failed' ? 'FAILED-' : ''}${test.title}`);
-  });
-
-  after(async () => {
-    await context?.close().catch(() => undefined);
+  let workbench: Workbench;
+  before(() => {
+    ({ workbench } = scenario);
   });
 
   it("the activity bar names KSM's containers in the pseudo-locale", async () => {
@@ -186,5 +171,27 @@ describe('Scenario 17: under a generated pseudo-locale (qps-ploc) the palette an
     assert.ok(buttons.includes(pseudoBundle['Set API Key']!), `the fix button is in the pseudo-locale: ${JSON.stringify(buttons)}`);
     assert.ok(buttons.includes(pseudoBundle['Copy Report']!), `Copy Report is in the pseudo-locale: ${JSON.stringify(buttons)}`);
     assert.deepEqual(englishWords([text, ...buttons].join(' ')), [], `English left in the notification: ${text} ${JSON.stringify(buttons)}`);
+  });
+
+  it("the walkthrough's first step shows its page's translation (connect.nls.qps-ploc.md beside connect.md)", async () => {
+    await workbench.runCommand(`${pseudoNls['command.category']}: ${pseudoNls['command.getStarted.title']}`);
+    const frameTexts = () =>
+      Promise.all(
+        workbench.page.frames().map((frame) =>
+          frame
+            .locator('body')
+            .innerText({ timeout: 1_000 })
+            .catch(() => ''),
+        ),
+      );
+    await eventually(
+      async () => (await frameTexts()).some((text) => text.includes(WALKTHROUGH_HEADING)),
+      async () => `no frame shows the translated page; frames show ${JSON.stringify((await frameTexts()).map((t) => t.slice(0, 80)))}`,
+      30_000,
+      500,
+    );
+    assert.ok(!(await frameTexts()).some((text) => text.includes('Connect to a KSM service')), 'the English page is not shown');
+    await workbench.screenshot('17-walkthrough');
+    await workbench.runCommand('View: Close All Editors');
   });
 });
