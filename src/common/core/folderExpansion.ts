@@ -37,8 +37,10 @@ export interface ExpansionOptions {
    * True when the caller already knows this file (same size and mtime) passed the
    * readable-files rule, so its head is not read again (folder sync: thousands of unchanged files).
    * `rel` is the file's path below the selected folder, `/`-separated (its name when picked by name).
+   * May be given as a promise (folder sync: the folder is walked and stat'ed while the manifest
+   * is still being read); it is awaited before the first file's checks.
    */
-  knownReadable?: (path: string, size: number, mtimeMs: number, rel: string) => boolean;
+  knownReadable?: KnownReadable | Promise<KnownReadable | undefined>;
   /** Give `sha256` for files the readable-files sniff read whole (folder sync: no second read). */
   hashSmallFiles?: boolean;
 }
@@ -61,6 +63,8 @@ export interface SelectedFile {
   /** Its path below the selected folder, `/`-separated (its name when picked by name). */
   rel?: string;
 }
+
+export type KnownReadable = (path: string, size: number, mtimeMs: number, rel: string) => boolean;
 
 export interface SkippedFile {
   path: string;
@@ -85,6 +89,9 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const seen = new Set<string>();
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
   const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
+  let knownReadable: KnownReadable | undefined;
+  let knownSettled = options.knownReadable === undefined || typeof options.knownReadable === 'function';
+  if (typeof options.knownReadable === 'function') knownReadable = options.knownReadable;
 
   /** The checks that need no disk read: the skip reason, 'sniff' when the readable-files rule must read the file, or undefined when taken. */
   const precheck = (path: string, size: number, mtimeMs: number, displayPath: string, explicit: boolean, rel: string, name: string): string | undefined => {
@@ -96,7 +103,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
       return `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)`;
     }
-    return options.knownReadable?.(path, size, mtimeMs, rel) ? undefined : SNIFF;
+    return knownReadable?.(path, size, mtimeMs, rel) ? undefined : SNIFF;
   };
 
   /**
@@ -105,6 +112,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
    * uploading them); the results are applied in order, so the lists keep name order.
    */
   const considerAll = async (candidates: Array<{ path: string; name: string; size: number; mtimeMs: number; displayPath: string; rel: string; explicit: boolean }>) => {
+    if (!knownSettled) {
+      knownReadable = await options.knownReadable;
+      knownSettled = true;
+    }
     const fresh: typeof candidates = [];
     for (const c of candidates) {
       // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath and the set then.
