@@ -43,6 +43,8 @@ export interface ExpansionOptions {
   knownReadable?: KnownReadable | Promise<KnownReadable | undefined>;
   /** Give `sha256` for files the readable-files sniff read whole (folder sync: no second read). */
   hashSmallFiles?: boolean;
+  /** Work out each file's `volumeName` (default true; folder sync names only the files it sends). */
+  volumeNames?: boolean;
 }
 
 export interface SelectedFile {
@@ -141,7 +143,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     });
     fresh.forEach((c, i) => {
       if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
-      else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: volumeNameFor(c.rel), rel: c.rel, sha256: hashes.get(i) });
+      else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: options.volumeNames === false ? undefined : volumeNameFor(c.rel), rel: c.rel, sha256: hashes.get(i) });
     });
   };
 
@@ -161,14 +163,16 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const anchorPrefix = prefix(anchor, dir);
     const selectedPrefix = prefix(selected, dir);
     const scopePrefixes = here.map((scope) => prefix(scope.base, dir));
+    // `dir` is absolute and normalised, and an entry's name holds no separator: a path is one concatenation (path.join per file was a good part of the scan).
+    const dirPrefix = dir.endsWith(sep) ? dir : dir + sep;
     const stats = await statFiles(
-      dir,
+      dirPrefix,
       entries.filter((e) => e.isFile()).map((e) => e.name),
       options.signal,
     );
     const candidates: Parameters<typeof considerAll>[0] = [];
     for (const entry of entries) {
-      const path = join(dir, entry.name);
+      const path = dirPrefix + entry.name;
       const isDir = entry.isDirectory();
       if (entry.isSymbolicLink()) {
         skipped.push({ path, reason: 'symbolic link: not followed (links are never followed out of the folder)' });
@@ -202,7 +206,8 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       } else {
         const info = stats.get(entry.name);
         // else removed since the listing
-        if (info) candidates.push({ path, name: entry.name, size: info.size, mtimeMs: info.mtimeMs, displayPath: rel, rel: selectedPrefix + entry.name, explicit: false });
+        // Folder sync anchors at the folder it syncs: both paths are then one string (its lookups in the manifest then hash it once).
+        if (info) candidates.push({ path, name: entry.name, size: info.size, mtimeMs: info.mtimeMs, displayPath: rel, rel: selectedPrefix === anchorPrefix ? rel : selectedPrefix + entry.name, explicit: false });
       }
     }
     await considerAll(candidates);
@@ -264,7 +269,7 @@ const STAT_SLICE = 256;
  * between slices: 5,000 promise stats cost several times the syscalls themselves (a promise,
  * a thread-pool hop and a callback each), and were most of a no-op sync's plan.
  */
-async function statFiles(dir: string, names: string[], signal?: AbortSignal): Promise<Map<string, Stats>> {
+async function statFiles(dirPrefix: string, names: string[], signal?: AbortSignal): Promise<Map<string, Stats>> {
   const stats = new Map<string, Stats>();
   for (let i = 0; i < names.length; i += STAT_SLICE) {
     if (i > 0) {
@@ -273,7 +278,7 @@ async function statFiles(dir: string, names: string[], signal?: AbortSignal): Pr
     }
     for (const name of names.slice(i, i + STAT_SLICE)) {
       try {
-        const info = statSync(join(dir, name), { throwIfNoEntry: false });
+        const info = statSync(dirPrefix + name, { throwIfNoEntry: false });
         if (info) stats.set(name, info); // else removed since the listing
       } catch {
         // unreadable: as if removed since the listing (as before)

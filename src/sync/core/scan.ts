@@ -57,6 +57,7 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     workspaceRoots: [rules.root ? resolve(rules.root) : base],
     signal,
     hashSmallFiles: true,
+    volumeNames: false, // remoteNameFor names the files a sync sends
     knownReadable: known instanceof Promise ? known.then(readableFrom) : readableFrom(known),
   });
   const files: LocalFile[] = [];
