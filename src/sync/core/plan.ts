@@ -327,9 +327,10 @@ export function needsOwnershipChoice(plan: SyncPlan): boolean {
 /**
  * The whole listing: the first page says the total, the other pages are asked for 3 at a
  * time (a 5,000-file volume is 5 pages; one after another they were most of a no-op sync).
- * The pages the manifest's file count predicts are asked for while the first is on its way
- * (a no-op re-sync of 5,000 files waited for the first page before asking for the rest).
- * Deduplicated by uuid, in case the volume changed between pages.
+ * The pages the manifest's file count predicts are asked for while the first is on its way,
+ * four at a time (a no-op re-sync of 5,000 files waited for the first page before asking for
+ * the rest). Deduplicated by uuid, in case the volume changed between pages; the map is the
+ * plan's uuid index.
  */
 async function listVolume(service: KsmService, volume: string, signal: AbortSignal | undefined, recordedCount: Promise<number>): Promise<Map<string, FileInfo>> {
   const limit = 1000;
