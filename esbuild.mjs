@@ -142,6 +142,7 @@ const toCommonJs = {
           });
         }),
       );
+      await embedActivationChunks(result.metafile);
       // Outputs of an earlier build (other chunk hashes) would otherwise pile up and ship.
       for (const entry of readdirSync(outdir, { withFileTypes: true })) {
         if (entry.isFile() && /\.js(\.map)?$/.test(entry.name) && !keep.has(entry.name)) rmSync(join(outdir, entry.name));
@@ -174,6 +175,87 @@ const siblingsExternal = {
     }));
   },
 };
+/**
+ * What activation loads in one file (issue 26, activation < 20 ms): each file a `require`
+ * reads, resolves and compiles on its own, and the split build leaves extension.js with
+ * a dozen small shared chunks it loads at once (the settings table, the error texts, the
+ * contribution ids…: modules that lazily loaded files and the command line use too, so
+ * esbuild cannot put them in extension.js). extension.js is therefore rebuilt from its
+ * staged ESM with those chunks inside, and registers each of them in `require.cache` under
+ * the chunk's own file name before anything else can load it: a lazily loaded file that
+ * requires `./chunk-….js` later gets the same module instance (one settings cache, one
+ * `instanceof` for errors), as Node documents for `require.cache` entries. The chunk files
+ * stay in the output folder for the command line and to be resolved by the lazy files, so
+ * these few kilobytes ship twice. test/architecture/bundles.test.ts checks that activation
+ * reads one file and that the embedded chunks are the instances lazy files get.
+ */
+async function embedActivationChunks(metafile) {
+  const stagedName = (file) => relative(nodeStage, resolve(file));
+  const outputs = new Map(Object.entries(metafile.outputs).map(([file, output]) => [stagedName(file), output]));
+  const atActivation = new Set();
+  const visit = (name) => {
+    if (atActivation.has(name) || !outputs.has(name)) return;
+    atActivation.add(name);
+    for (const i of outputs.get(name).imports) if (i.kind === 'import-statement') visit(stagedName(i.path));
+  };
+  visit('extension.js');
+  atActivation.delete('extension.js');
+  if (!atActivation.size) return;
+  const chunks = [...atActivation].sort();
+  const entry = [
+    ...chunks.map((name, i) => `import * as chunk${i} from './${name}';`),
+    `export * from './extension.js';`,
+    `const Module = require('module');`,
+    `const { join } = require('path');`,
+    `for (const [name, ns] of [${chunks.map((name, i) => `[${JSON.stringify(name)}, chunk${i}]`).join(', ')}]) {`,
+    `  const filename = join(__dirname, name);`,
+    `  if (require.cache[filename]) continue;`,
+    // The same shape as the chunk file's own module.exports (esbuild's __toCommonJS).
+    `  const exports = Object.defineProperty({}, '__esModule', { value: true });`,
+    `  for (const key of Object.keys(ns)) Object.defineProperty(exports, key, { get: () => ns[key], enumerable: true });`,
+    `  const chunk = new Module(filename, module);`,
+    `  chunk.filename = filename;`,
+    `  chunk.paths = module.paths;`,
+    `  chunk.exports = exports;`,
+    `  chunk.loaded = true;`,
+    `  require.cache[filename] = chunk;`,
+    `}`,
+  ].join('\n');
+  const embedded = new Set(['extension.js', ...chunks].map((name) => join(nodeStage, name)));
+  await esbuild.build({
+    stdin: { contents: entry, resolveDir: nodeStage, sourcefile: 'extension-entry.js', loader: 'js' },
+    outfile: join(outdir, 'extension.js'),
+    allowOverwrite: true,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    supported: { 'dynamic-import': false },
+    minify: production,
+    sourcemap: common.sourcemap,
+    sourcesContent: false,
+    legalComments: common.legalComments,
+    logLevel: 'warning',
+    plugins: [
+      {
+        name: 'embed-activation-chunks',
+        setup(build) {
+          build.onResolve({ filter: /.*/ }, (args) => {
+            if (args.kind === 'entry-point') return undefined;
+            const path = args.path.startsWith('.') ? resolve(args.resolveDir, args.path) : args.path;
+            return embedded.has(path) ? { path } : { path: args.path, external: true };
+          });
+          build.onLoad({ filter: /\.js$/ }, async (args) => ({
+            contents: (await readFile(args.path, 'utf8')).replace(VSCODE_NAMESPACE_IMPORT, (_, name) => `const ${name} = require("vscode");`),
+            loader: 'js',
+            resolveDir: dirname(args.path),
+          }));
+        },
+      },
+    ],
+  });
+}
+
 const nodeTarget = {
   ...common,
   entryPoints: NODE_ENTRIES,

@@ -8,7 +8,7 @@ import { registerLazyCommands } from '../common/vscode/lazyCommands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { KSM_VENDOR } from './core/modelCatalog';
 import type { CitedSource } from './core/participant';
-import { refreshInstalledLauncher, registerMcpServerProvider } from './vscode/mcpServerProvider';
+import { refreshInstalledLauncher, registerMcpServerProvider } from './vscode/mcpServerRegistration';
 import { providerApiOf, type LanguageModelChatProvider } from './vscode/providerApi';
 import type { NativeChatRuntime } from './vscode/nativeChatRuntime';
 import { loadOnce } from '../common/core/loadOnce';

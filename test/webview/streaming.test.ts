@@ -36,6 +36,16 @@ describe('webview streaming render', function () {
   let webview: WebviewPage;
   useFreshPage(suite, (page) => (webview = page), { keepPosted: true });
 
+  /** Waits until the element's text includes `text`: the webview draws streamed text on its own 50 ms timer. */
+  async function drawn(selector: string, text: string): Promise<void> {
+    type Page = { document: { querySelector(selector: string): { textContent: string | null } | null } };
+    await webview.page.waitForFunction(
+      ({ selector, text }) => ((globalThis as unknown as Page).document.querySelector(selector)?.textContent ?? '').includes(text),
+      { selector, text },
+      { timeout: 10_000 },
+    );
+  }
+
   async function streamInto(turnId: string, pieces: string[], perMessage = 1): Promise<void> {
     for (let index = 0; index < pieces.length; index += 25 * perMessage) {
       const batch = [];
@@ -123,12 +133,13 @@ describe('webview streaming render', function () {
     assert.equal(await reasoningText.isVisible(), true, 'the reasoning text itself is on screen, not only its summary');
     assert.equal(await reasoningText.textContent(), pieces.slice(0, 3).join(''));
     await webview.hostPost(...pieces.slice(3).map((reasoning) => ({ type: 'delta' as const, turnId: 'a1', reasoning })));
-    await webview.settle();
+    // Streamed text is drawn every 50 ms: wait for the drawing, not for a number of frames (a loaded machine drops frames).
+    await drawn('[data-turn-id="a1"] .reasoning-text', thinking);
     assert.equal(await reasoningText.textContent(), thinking, 'later thoughts appear as they come');
     assert.equal(await reasoningText.isVisible(), true);
 
     await webview.hostPost({ type: 'delta', turnId: 'a1', content: 'The answer ' });
-    await webview.settle();
+    await drawn('[data-turn-id="a1"] .answer-body', 'The answer');
     assert.equal(await reasoningText.isVisible(), false, 'folded once the answer starts');
     assert.equal(await details.locator('summary').isVisible(), true, 'the summary stays to open it again');
 
@@ -201,5 +212,76 @@ describe('webview streaming render', function () {
         }),
     );
     assert.match(textWhenStopped, /First words\. Last words before Stop\./);
+  });
+
+  /**
+   * Records, in the page, what the stream writes into an answer's body: elements written into
+   * its finished blocks (each element counted once, however many records name it) and any taken
+   * out again, and the size of each write of the
+   * open block. Plain JavaScript in a string: tsx would wrap named functions in a helper the page lacks.
+   */
+  const WATCH_WRITES = `(() => {
+    const body = document.querySelector('[data-turn-id="long"] .answer-body');
+    const finished = body.querySelector('.finished-blocks');
+    const seen = new WeakSet();
+    const log = { finishedWritten: 0, finishedRemoved: 0, openWrites: [] };
+    const elementsOf = (node) => (node.nodeType === 1 ? [node, ...node.querySelectorAll('*')] : []);
+    new MutationObserver((records) => {
+      let open = 0;
+      for (const record of records) {
+        if (record.target.closest('.md-open')) {
+          for (const node of record.addedNodes) open += elementsOf(node).length;
+        } else if (finished.contains(record.target)) {
+          for (const node of record.addedNodes) for (const element of elementsOf(node)) {
+            if (!seen.has(element)) { seen.add(element); log.finishedWritten++; }
+          }
+          for (const node of record.removedNodes) log.finishedRemoved += elementsOf(node).length;
+        }
+      }
+      if (open) log.openWrites.push(open);
+    }).observe(body, { childList: true, subtree: true });
+    window.__writes = log;
+  })()`;
+
+  it('writes each finished block once and re-renders only the open one, however long the answer (issue 26)', async () => {
+    // Re-parsing the whole answer at each drawing, or redrawing finished blocks, would make a
+    // long answer's cost grow with the square of its length: counted here in DOM writes.
+    await webview.hostPost(init(conversation([userTurn('u1', 'explain'), assistantTurn('long', '', { state: 'streaming' })])));
+    await webview.settle();
+    await webview.page.evaluate(WATCH_WRITES);
+    for (let part = 1; part <= 6; part++) {
+      await streamInto('long', chunk(`${ANSWER}\n\nEnd of part ${part}.\n\n`));
+      // A drawing after each part: the open block is drawn while the answer grows, whatever the machine's speed.
+      await drawn('[data-turn-id="long"] .answer-body', `End of part ${part}.`);
+    }
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'long', patch: { state: 'done' } });
+    await webview.settle();
+    const writes = (await webview.page.evaluate('window.__writes')) as { finishedWritten: number; finishedRemoved: number; openWrites: number[] };
+    const body = webview.page.locator('[data-turn-id="long"] .answer-body');
+    const finishedElements = await body.locator('.finished-blocks *').count();
+    const largestBlock = Math.max(...(await body.locator('.md-block').evaluateAll((blocks) => blocks.map((block) => block.querySelectorAll('*').length))));
+    assert.equal(writes.finishedRemoved, 0, 'nothing written into the finished blocks is taken out again');
+    assert.equal(writes.finishedWritten, finishedElements, 'the finished blocks hold every element written into them: none was replaced by a new rendering');
+    assert.ok(writes.openWrites.length >= 6, `the open block was drawn while the answer streamed (${writes.openWrites.length} times)`);
+    // The open block is a prefix of one block: its drawing never holds more than the largest block's
+    // elements (a few more for a half-written table or fence), not the answer so far.
+    assert.ok(Math.max(...writes.openWrites) <= largestBlock + 8, `an open-block drawing wrote ${Math.max(...writes.openWrites)} elements; the largest block has ${largestBlock}`);
+    assert.ok(finishedElements > 6 * (largestBlock + 8), 'the answer is long enough for a whole-answer redraw to exceed that bound');
+  });
+
+  it('uses no :has() selector, whose re-checks on every streamed frame grew with the answer (issue 26)', async () => {
+    // `.chat-app:has(.welcome…)` made Chromium re-check the selector as each frame's blocks
+    // were added anywhere in the app: style work of a 10,000-token stream was 3× that without it.
+    const selectors = (await webview.page.evaluate(`(() => {
+      const selectors = [];
+      const visit = (rules) => { for (const rule of rules) { if (rule.selectorText) selectors.push(rule.selectorText); if (rule.cssRules) visit(rule.cssRules); } };
+      for (const sheet of document.styleSheets) visit(sheet.cssRules);
+      return selectors;
+    })()`)) as string[];
+    assert.ok(selectors.length > 50, "the webview's style sheets were read");
+    assert.deepEqual(
+      selectors.filter((selector) => selector.includes(':has(')),
+      [],
+    );
   });
 });

@@ -3,37 +3,20 @@
 // (KSM: Use KSM in Other Agents…, KSM: Install 'ksm' Command in PATH). The key reaches the
 // server only at launch, from SecretStorage into the process environment
 // (resolveMcpServerDefinition); it is never written to settings, mcp.json or any file.
+// This module (hashing, child processes, the launcher) loads at the first use of one of them;
+// the provider VS Code holds from activation is in mcpServerRegistration.ts.
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
-import { ADD_TO_USER_PATH_SCRIPT, installDecision, launcherTarget, onPath, powershellCommand, refreshNeeded, type LauncherTarget } from '../core/launcherInstall';
-import { agentConfigs, isAtLeast, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
-
-/** The id package.json declares under `contributes.mcpServerDefinitionProviders`. */
-export const MCP_PROVIDER_ID = 'ksm.mcp';
-
-// The MCP API of @types/vscode 1.101 (only what we use): the extension compiles against 1.100.
-interface McpStdioServerDefinition {
-  label: string;
-  command: string;
-  args: string[];
-  env: Record<string, string | number | null>;
-  version?: string;
-}
-type McpStdioServerDefinitionCtor = new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string) => McpStdioServerDefinition;
-interface McpServerDefinitionProvider {
-  readonly onDidChangeMcpServerDefinitions?: vscode.Event<void>;
-  provideMcpServerDefinitions(token: vscode.CancellationToken): vscode.ProviderResult<McpStdioServerDefinition[]>;
-  resolveMcpServerDefinition?(server: McpStdioServerDefinition, token: vscode.CancellationToken): vscode.ProviderResult<McpStdioServerDefinition>;
-}
-type RegisterMcpProvider = (id: string, provider: McpServerDefinitionProvider) => vscode.Disposable;
+import { ADD_TO_USER_PATH_SCRIPT, installDecision, onPath, powershellCommand } from '../core/launcherInstall';
+import { agentConfigs, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
+import { cliBundle, launcher, readIfThere } from './launcherFile';
+import type { McpStdioServerDefinition, McpStdioServerDefinitionCtor } from './mcpServerRegistration';
 
 function mcpSettings(): McpSettings {
   return {
@@ -47,78 +30,24 @@ function mcpSettings(): McpSettings {
   };
 }
 
-function cliBundle(context: vscode.ExtensionContext): string {
-  return join(context.extensionPath, 'dist', 'cli.js');
+/** The definition VS Code lists: the bundled `ksm mcp` under VS Code's runtime, without the key. */
+export function mcpServerDefinitions(context: vscode.ExtensionContext, Definition: McpStdioServerDefinitionCtor): McpStdioServerDefinition[] {
+  const launch = vscodeLaunch(process.execPath, cliBundle(context), mcpSettings());
+  // The version changes with the launch (never with the key), so VS Code restarts the server when settings change.
+  const version = createHash('sha256').update(JSON.stringify(launch)).digest('hex').slice(0, 12);
+  return [new Definition(vscode.l10n.t('KSM volumes'), launch.command, launch.args, launch.env, version)];
 }
 
-/** Registers the provider where the running VS Code has the API (1.101+); returns whether it did. */
-export function registerMcpServerProvider(services: ExtensionServices): boolean {
-  const lm = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: RegisterMcpProvider } | undefined;
-  const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpStdioServerDefinitionCtor }).McpStdioServerDefinition;
-  if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') return false;
-  // Before 1.101 the function exists as a proposed API with another contribution point
-  // (code-server 4.100 enables proposed APIs) and throws for ours: only the stable one is used.
-  if (!isAtLeast(vscode.version, 1, 101)) return false;
-  const { context } = services;
-  const changed = new vscode.EventEmitter<void>();
-  context.subscriptions.push(
-    changed,
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('ksm')) changed.fire();
-    }),
-  );
-  const provider: McpServerDefinitionProvider = {
-    onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => {
-      const launch = vscodeLaunch(process.execPath, cliBundle(context), mcpSettings());
-      // The version changes with the launch (never with the key), so VS Code restarts the server when settings change.
-      const version = createHash('sha256').update(JSON.stringify(launch)).digest('hex').slice(0, 12);
-      return [new Definition(vscode.l10n.t('KSM volumes'), launch.command, launch.args, launch.env, version)];
-    },
-    resolveMcpServerDefinition: async (server) => {
-      let key = await services.apiKey.get();
-      if (!key) {
-        key = await promptForApiKey();
-        if (!key) return undefined;
-        await services.apiKey.set(key);
-      }
-      server.env = { ...server.env, KSM_API_KEY: key };
-      return server;
-    },
-  };
-  try {
-    context.subscriptions.push(lm.registerMcpServerDefinitionProvider.call(vscode.lm, MCP_PROVIDER_ID, provider));
-    return true;
-  } catch (error) {
-    services.log.warn(`[mcp] VS Code refused the MCP server provider: ${(error as Error).message.split('\n')[0]}`);
-    return false;
+/** At launch: the key from SecretStorage (asked for when there is none) into the server's environment only. */
+export async function resolveMcpServer(services: ExtensionServices, server: McpStdioServerDefinition): Promise<McpStdioServerDefinition | undefined> {
+  let key = await services.apiKey.get();
+  if (!key) {
+    key = await promptForApiKey();
+    if (!key) return undefined;
+    await services.apiKey.set(key);
   }
-}
-
-/** Where `KSM: Install 'ksm' Command in PATH` puts the launcher on this machine, and what it holds. */
-function launcher(context: vscode.ExtensionContext): LauncherTarget {
-  return launcherTarget({ platform: process.platform, env: process.env, home: homedir(), runtime: process.execPath, cliBundle: cliBundle(context) });
-}
-
-function readIfThere(path: string): string | undefined {
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-}
-
-/**
- * Keeps an installed launcher pointing at this extension's bundle after an update moved it
- * (VS Code's own shell command is a link into the app that moves the same way). Never
- * touches a file it did not write.
- */
-export function refreshInstalledLauncher(context: vscode.ExtensionContext, log: ExtensionServices['log']): void {
-  const target = launcher(context);
-  try {
-    if (refreshNeeded(readIfThere(target.path), target.content)) {
-      writeFileSync(target.path, target.content, { mode: target.mode });
-      log.info(`[mcp] updated ${target.path} to this version of the extension`);
-    }
-  } catch (error) {
-    log.warn(`[mcp] could not check ${target.path}: ${(error as Error).message}`);
-  }
+  server.env = { ...server.env, KSM_API_KEY: key };
+  return server;
 }
 
 /** Windows: adds the launcher's folder to the user's PATH (HKCU), with the user's consent; whether it is there now. */
