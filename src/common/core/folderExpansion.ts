@@ -37,10 +37,14 @@ export interface ExpansionOptions {
    * True when the caller already knows this file (same size and mtime) passed the
    * readable-files rule, so its head is not read again (folder sync: thousands of unchanged files).
    * `rel` is the file's path below the selected folder, `/`-separated (its name when picked by name).
+   * May be given as a promise (folder sync: the folder is walked and stat'ed while the manifest
+   * is still being read); it is awaited before the first file's checks.
    */
-  knownReadable?: (path: string, size: number, mtimeMs: number, rel: string) => boolean;
+  knownReadable?: KnownReadable | Promise<KnownReadable | undefined>;
   /** Give `sha256` for files the readable-files sniff read whole (folder sync: no second read). */
   hashSmallFiles?: boolean;
+  /** Work out each file's `volumeName` (default true; folder sync names only the files it sends). */
+  volumeNames?: boolean;
 }
 
 export interface SelectedFile {
@@ -61,6 +65,8 @@ export interface SelectedFile {
   /** Its path below the selected folder, `/`-separated (its name when picked by name). */
   rel?: string;
 }
+
+export type KnownReadable = (path: string, size: number, mtimeMs: number, rel: string) => boolean;
 
 export interface SkippedFile {
   path: string;
@@ -85,6 +91,9 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const seen = new Set<string>();
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
   const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
+  let knownReadable: KnownReadable | undefined;
+  let knownSettled = options.knownReadable === undefined || typeof options.knownReadable === 'function';
+  if (typeof options.knownReadable === 'function') knownReadable = options.knownReadable;
 
   /** The checks that need no disk read: the skip reason, 'sniff' when the readable-files rule must read the file, or undefined when taken. */
   const precheck = (path: string, size: number, mtimeMs: number, displayPath: string, explicit: boolean, rel: string, name: string): string | undefined => {
@@ -96,7 +105,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
       return `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)`;
     }
-    return options.knownReadable?.(path, size, mtimeMs, rel) ? undefined : SNIFF;
+    return knownReadable?.(path, size, mtimeMs, rel) ? undefined : SNIFF;
   };
 
   /**
@@ -105,6 +114,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
    * uploading them); the results are applied in order, so the lists keep name order.
    */
   const considerAll = async (candidates: Array<{ path: string; name: string; size: number; mtimeMs: number; displayPath: string; rel: string; explicit: boolean }>) => {
+    if (!knownSettled) {
+      knownReadable = await options.knownReadable;
+      knownSettled = true;
+    }
     const fresh: typeof candidates = [];
     for (const c of candidates) {
       // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath and the set then.
@@ -130,7 +143,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     });
     fresh.forEach((c, i) => {
       if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
-      else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: volumeNameFor(c.rel), rel: c.rel, sha256: hashes.get(i) });
+      else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: options.volumeNames === false ? undefined : volumeNameFor(c.rel), rel: c.rel, sha256: hashes.get(i) });
     });
   };
 
@@ -150,14 +163,16 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const anchorPrefix = prefix(anchor, dir);
     const selectedPrefix = prefix(selected, dir);
     const scopePrefixes = here.map((scope) => prefix(scope.base, dir));
+    // `dir` is absolute and normalised, and an entry's name holds no separator: a path is one concatenation (path.join per file was a good part of the scan).
+    const dirPrefix = dir.endsWith(sep) ? dir : dir + sep;
     const stats = await statFiles(
-      dir,
+      dirPrefix,
       entries.filter((e) => e.isFile()).map((e) => e.name),
       options.signal,
     );
     const candidates: Parameters<typeof considerAll>[0] = [];
     for (const entry of entries) {
-      const path = join(dir, entry.name);
+      const path = dirPrefix + entry.name;
       const isDir = entry.isDirectory();
       if (entry.isSymbolicLink()) {
         skipped.push({ path, reason: 'symbolic link: not followed (links are never followed out of the folder)' });
@@ -191,7 +206,8 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       } else {
         const info = stats.get(entry.name);
         // else removed since the listing
-        if (info) candidates.push({ path, name: entry.name, size: info.size, mtimeMs: info.mtimeMs, displayPath: rel, rel: selectedPrefix + entry.name, explicit: false });
+        // Folder sync anchors at the folder it syncs: both paths are then one string (its lookups in the manifest then hash it once).
+        if (info) candidates.push({ path, name: entry.name, size: info.size, mtimeMs: info.mtimeMs, displayPath: rel, rel: selectedPrefix === anchorPrefix ? rel : selectedPrefix + entry.name, explicit: false });
       }
     }
     await considerAll(candidates);
@@ -253,7 +269,7 @@ const STAT_SLICE = 256;
  * between slices: 5,000 promise stats cost several times the syscalls themselves (a promise,
  * a thread-pool hop and a callback each), and were most of a no-op sync's plan.
  */
-async function statFiles(dir: string, names: string[], signal?: AbortSignal): Promise<Map<string, Stats>> {
+async function statFiles(dirPrefix: string, names: string[], signal?: AbortSignal): Promise<Map<string, Stats>> {
   const stats = new Map<string, Stats>();
   for (let i = 0; i < names.length; i += STAT_SLICE) {
     if (i > 0) {
@@ -262,7 +278,7 @@ async function statFiles(dir: string, names: string[], signal?: AbortSignal): Pr
     }
     for (const name of names.slice(i, i + STAT_SLICE)) {
       try {
-        const info = statSync(join(dir, name), { throwIfNoEntry: false });
+        const info = statSync(dirPrefix + name, { throwIfNoEntry: false });
         if (info) stats.set(name, info); // else removed since the listing
       } catch {
         // unreadable: as if removed since the listing (as before)

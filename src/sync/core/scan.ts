@@ -3,7 +3,7 @@
 // symlinks skipped: the same code as uploads, src/common/core/folderExpansion.ts), keyed by its path relative to the folder, with size and
 // mtime for the hash skip. No `vscode` import.
 import { relative, resolve, sep } from 'node:path';
-import { expandSelection, volumeNameFor, type SkippedFile } from '../../common/core/folderExpansion';
+import { expandSelection, volumeNameFor, type KnownReadable, type SkippedFile } from '../../common/core/folderExpansion';
 
 /** The CLI's manifest, kept in the synced folder; never synced itself. */
 export const CLI_MANIFEST_NAME = '.ksm-sync.json';
@@ -28,7 +28,9 @@ export interface ScanRules {
 }
 
 /** What the last sync recorded per relative path, so unchanged files skip the readable-files sniff. */
-export type KnownFiles = ReadonlyMap<string, { size: number; mtimeMs: number }>;
+export interface KnownFiles {
+  get(rel: string): { size: number; mtimeMs: number } | undefined;
+}
 
 export interface LocalFile {
   /** Relative to the synced folder, `/`-separated. */
@@ -45,7 +47,8 @@ export interface Scan {
   skipped: SkippedFile[];
 }
 
-export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal, known?: KnownFiles): Promise<Scan> {
+/** `known` may be a promise: the folder is walked and stat'ed meanwhile, and the files checked once it is settled. */
+export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal, known?: KnownFiles | Promise<KnownFiles | undefined>): Promise<Scan> {
   const base = resolve(folder);
   const expansion = await expandSelection([base], {
     excludeGlobs: rules.excludeGlobs,
@@ -54,12 +57,8 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     workspaceRoots: [rules.root ? resolve(rules.root) : base],
     signal,
     hashSmallFiles: true,
-    knownReadable: known
-      ? (_path, size, mtimeMs, rel) => {
-          const entry = known.get(rel);
-          return entry !== undefined && entry.size === size && entry.mtimeMs === mtimeMs;
-        }
-      : undefined,
+    volumeNames: false, // remoteNameFor names the files a sync sends
+    knownReadable: known instanceof Promise ? known.then(readableFrom) : readableFrom(known),
   });
   const files: LocalFile[] = [];
   for (const file of expansion.files) {
@@ -68,6 +67,15 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256 });
   }
   return { files, skipped: expansion.skipped };
+}
+
+function readableFrom(known: KnownFiles | undefined): KnownReadable | undefined {
+  return known
+    ? (_path, size, mtimeMs, rel) => {
+        const entry = known.get(rel);
+        return entry !== undefined && entry.size === size && entry.mtimeMs === mtimeMs;
+      }
+    : undefined;
 }
 
 /**
