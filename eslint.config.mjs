@@ -104,7 +104,14 @@ export const LOCALISATION_SELECTORS = [
 /** A literal with two words in a row ("not found"), not an id or a key ('volume', 'removed'); a template with any word. */
 const PHRASE = String.raw`/[A-Za-z]{2,} +[A-Za-z]/`;
 const CORE_TEXT = `Literal[value=${PHRASE}], TemplateLiteral:has(TemplateElement[value.raw=${WORDS}])`;
-export const CORE_LOCALISED_FILES = ['src/api/**', 'src/sync/core/**', 'src/upload/core/**'];
+export const CORE_LOCALISED_FILES = [
+  'src/api/**',
+  'src/sync/core/**',
+  'src/upload/core/**',
+  'src/common/core/folderExpansion.ts',
+  'src/common/core/privateFiles.ts',
+  'src/common/core/readableFiles.ts',
+];
 const CORE_UNLOCALISED = 'Text the editor shows goes through l10n.t(...) of @vscode/l10n (docs/architecture.md, Localisation); user content and ids are passed as {0} arguments.';
 export const CORE_LOCALISATION_SELECTORS = [
   `NewExpression[callee.name=/Error$/]`,

@@ -5,7 +5,7 @@
 // over is a string that never went through the tables. Nothing generated is committed.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as l10n from '@vscode/l10n';
@@ -26,6 +26,7 @@ import { redactorFor } from '../../src/api/redact';
 import { useEmulator } from '../api/harness';
 import { fileSortOrders, fileState } from '../../src/volumes/core/fileDisplay';
 import { describeSyncState, syncStatusText, type SyncState } from '../../src/sync/vscode/syncStatusText';
+import { expandSelection } from '../../src/common/core/folderExpansion';
 import { localizedManifest, placeholders, readNls } from '../support/manifest';
 
 const CLI = join('node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js');
@@ -277,6 +278,25 @@ describe('localisation: nothing unlocalised under a generated pseudo-locale (qps
       } finally {
         await release();
       }
+    });
+
+    it("a folder's skip reasons (link, credential, .gitignore, private folder, binary) come out pseudo, as the upload details and the sync preview show them", async () => {
+      const folder = mkdtempSync(join(work, 'skips-'));
+      mkdirSync(join(folder, '.git'));
+      writeFileSync(join(folder, '.git', 'config'), '[core]');
+      writeFileSync(join(folder, '.gitignore'), 'build.log\n');
+      writeFileSync(join(folder, 'build.log'), 'log');
+      writeFileSync(join(folder, '.env'), 'TOKEN=1');
+      writeFileSync(join(folder, 'image.bin'), Buffer.from([0, 1, 2, 3]));
+      writeFileSync(join(folder, 'notes.md'), '# notes');
+      symlinkSync(join(folder, 'notes.md'), join(folder, 'link.md'));
+      const { files, skipped } = await expandSelection([folder], { excludeGlobs: [], maxFileSizeBytes: 1024 * 1024, workspaceRoots: [folder], useGitignore: true });
+      assert.deepEqual(
+        files.map((f) => f.path),
+        [join(folder, 'notes.md')],
+      );
+      assert.ok(skipped.length >= 5, JSON.stringify(skipped));
+      for (const { path, reason } of skipped) assert.deepEqual(unlocalisedWords(reason, [path, '.gitignore', '.git', '.env']), [], reason);
     });
 
     it("Check Connection's address step: an unusable address gets its own fix, composed in the pseudo-locale", async () => {

@@ -10,6 +10,7 @@
 // `.gitignore` files met inside a folder are applied, never uploaded (a `.gitignore` picked
 // by name is). Symbolic links are never followed: each is listed as skipped with the reason.
 // No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import { statSync, type Stats } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -143,7 +144,16 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     });
     fresh.forEach((c, i) => {
       if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
-      else files.push({ path: c.path, size: c.size, mtimeMs: c.mtimeMs, displayPath: c.displayPath, volumeName: options.volumeNames === false ? undefined : volumeNameFor(c.rel), rel: c.rel, sha256: hashes.get(i) });
+      else
+        files.push({
+          path: c.path,
+          size: c.size,
+          mtimeMs: c.mtimeMs,
+          displayPath: c.displayPath,
+          volumeName: options.volumeNames === false ? undefined : volumeNameFor(c.rel),
+          rel: c.rel,
+          sha256: hashes.get(i),
+        });
     });
   };
 
@@ -175,29 +185,29 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       const path = dirPrefix + entry.name;
       const isDir = entry.isDirectory();
       if (entry.isSymbolicLink()) {
-        skipped.push({ path, reason: 'symbolic link: not followed (links are never followed out of the folder)' });
+        skipped.push({ path, reason: l10n.t('symbolic link: not followed (links are never followed out of the folder)') });
         continue;
       }
       if (!isDir && !entry.isFile()) {
-        skipped.push({ path, reason: 'not a regular file' });
+        skipped.push({ path, reason: l10n.t('not a regular file') });
         continue;
       }
       if (!isDir && entry.name === '.gitignore') {
-        skipped.push({ path, reason: 'git ignore rules (.gitignore) are applied, not uploaded' });
+        skipped.push({ path, reason: l10n.t('git ignore rules (.gitignore) are applied, not uploaded') });
         continue;
       }
       const rel = anchorPrefix + entry.name;
       if (isDir && isExcluded(rel)) {
-        skipped.push({ path, reason: 'folder matches an exclude pattern' });
+        skipped.push({ path, reason: l10n.t('folder matches an exclude pattern') });
         continue;
       }
       const privateFolder = isDir ? privateFolderNameReason(entry.name) : undefined;
       if (privateFolder) {
-        skipped.push({ path, reason: `folder ${privateFolder}` });
+        skipped.push({ path, reason: l10n.t('folder {0}', privateFolder) });
         continue;
       }
       if (here.some((scope, i) => scope.rules.ignores(scopePrefixes[i] + entry.name + (isDir ? '/' : '')))) {
-        skipped.push({ path, reason: isDir ? 'folder ignored by .gitignore' : 'ignored by .gitignore' });
+        skipped.push({ path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore') });
         continue;
       }
       if (isDir) {
@@ -207,7 +217,16 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         const info = stats.get(entry.name);
         // else removed since the listing
         // Folder sync anchors at the folder it syncs: both paths are then one string (its lookups in the manifest then hash it once).
-        if (info) candidates.push({ path, name: entry.name, size: info.size, mtimeMs: info.mtimeMs, displayPath: rel, rel: selectedPrefix === anchorPrefix ? rel : selectedPrefix + entry.name, explicit: false });
+        if (info)
+          candidates.push({
+            path,
+            name: entry.name,
+            size: info.size,
+            mtimeMs: info.mtimeMs,
+            displayPath: rel,
+            rel: selectedPrefix === anchorPrefix ? rel : selectedPrefix + entry.name,
+            explicit: false,
+          });
       }
     }
     await considerAll(candidates);
@@ -218,7 +237,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const path = resolve(selected);
     const info = await stat(path).catch(() => undefined);
     if (!info) {
-      skipped.push({ path, reason: 'not found' });
+      skipped.push({ path, reason: l10n.t('not found') });
       continue;
     }
     const root = options.workspaceRoots.map((r) => resolve(r)).find((r) => path === r || path.startsWith(r + sep));
@@ -230,7 +249,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       // A file the user picked by name is uploaded even if a glob would exclude it.
       await considerAll([{ path, name: basename(path), size: info.size, mtimeMs: info.mtimeMs, displayPath: toPosix(relative(anchor, path)) || basename(path), rel: basename(path), explicit: true }]);
     } else {
-      skipped.push({ path, reason: 'not a regular file' });
+      skipped.push({ path, reason: l10n.t('not a regular file') });
     }
   }
   return { files, skipped };

@@ -4,6 +4,7 @@
 // through a symlink gets a refusal with the reason, never a confirmation dialog. The rules
 // hold whatever the settings say (a workspace may empty `ksm.upload.exclude`); the settings
 // only add to them. No `vscode` import.
+import * as l10n from '@vscode/l10n';
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
@@ -30,22 +31,22 @@ export interface AllowedFile {
 export type PrivateFileCheck = { ok: true; file: AllowedFile } | { ok: false; reason: string };
 
 /** Base names that hold credentials: the name alone refuses the file. */
-const CREDENTIAL_NAMES: ReadonlyArray<{ test: (name: string) => boolean; what: string }> = [
-  { test: (n) => /^\.env/i.test(n), what: "'.env*' files hold secrets" },
-  { test: (n) => /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/i.test(n), what: 'key and certificate stores (*.pem, *.key, *.p12, *.pfx, *.jks, *.keystore, *.ppk) hold private keys' },
-  { test: (n) => /^id_(rsa|ed25519|ecdsa|dsa)/i.test(n), what: "SSH keys ('id_rsa*', 'id_ed25519*', 'id_ecdsa*', 'id_dsa*')" },
+const CREDENTIAL_NAMES: ReadonlyArray<{ test: (name: string) => boolean; what: () => string }> = [
+  { test: (n) => /^\.env/i.test(n), what: () => l10n.t("'.env*' files hold secrets") },
+  { test: (n) => /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/i.test(n), what: () => l10n.t('key and certificate stores (*.pem, *.key, *.p12, *.pfx, *.jks, *.keystore, *.ppk) hold private keys') },
+  { test: (n) => /^id_(rsa|ed25519|ecdsa|dsa)/i.test(n), what: () => l10n.t("SSH keys ('id_rsa*', 'id_ed25519*', 'id_ecdsa*', 'id_dsa*')") },
   {
     test: (n) => /^(\.npmrc|\.yarnrc\.yml|\.pypirc|\.netrc|_netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|credentials(\.json)?)$/i.test(n),
-    what: 'a credentials file (registry, netrc, database or cloud tokens)',
+    what: () => l10n.t('a credentials file (registry, netrc, database or cloud tokens)'),
   },
 ];
 
 /** Folders whose content is private whatever the file is called. */
-const PRIVATE_FOLDERS = new Map<string, string>([
-  ['.git', "inside '.git/': the repository's own data (config, credentials, hooks)"],
-  ['.ssh', "inside '.ssh/': SSH keys and known hosts"],
-  ['.gnupg', "inside '.gnupg/': GnuPG keys"],
-  ['.aws', "inside '.aws/': cloud credentials"],
+const PRIVATE_FOLDERS = new Map<string, () => string>([
+  ['.git', () => l10n.t("inside '.git/': the repository's own data (config, credentials, hooks)")],
+  ['.ssh', () => l10n.t("inside '.ssh/': SSH keys and known hosts")],
+  ['.gnupg', () => l10n.t("inside '.gnupg/': GnuPG keys")],
+  ['.aws', () => l10n.t("inside '.aws/': cloud credentials")],
 ]);
 
 /** A private key's armour anywhere at a line start (RSA, EC, OPENSSH, ENCRYPTED, PGP …), or a PuTTY key. */
@@ -56,19 +57,19 @@ export const PRIVATE_KEY_SNIFF_BYTES = 64 * 1024;
 /** Why a base name is a credential, or undefined. */
 export function credentialNameReason(name: string): string | undefined {
   const hit = CREDENTIAL_NAMES.find((c) => c.test(name));
-  return hit ? `looks like a credential: ${hit.what}` : undefined;
+  return hit ? l10n.t('looks like a credential: {0}', hit.what()) : undefined;
 }
 
 /** Why a folder of this name is private (`.git`, `.ssh`, …), or undefined. */
 export function privateFolderNameReason(name: string): string | undefined {
-  return PRIVATE_FOLDERS.get(name.toLowerCase());
+  return PRIVATE_FOLDERS.get(name.toLowerCase())?.();
 }
 
 /** Why a path (relative, `/`-separated) lies in a private folder, or undefined. */
 export function privateFolderReason(rel: string): string | undefined {
   for (const segment of rel.split('/').slice(0, -1)) {
     const reason = PRIVATE_FOLDERS.get(segment.toLowerCase());
-    if (reason) return reason;
+    if (reason) return reason();
   }
   return undefined;
 }
@@ -76,7 +77,7 @@ export function privateFolderReason(rel: string): string | undefined {
 /** Why a file's first bytes are a private key, or undefined. */
 export function privateKeyContentReason(head: Uint8Array): string | undefined {
   const text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
-  return PRIVATE_KEY_HEADER.test(text) ? 'contains a private key (a "-----BEGIN … PRIVATE KEY-----" header)' : undefined;
+  return PRIVATE_KEY_HEADER.test(text) ? l10n.t('contains a private key (a "-----BEGIN … PRIVATE KEY-----" header)') : undefined;
 }
 
 /**
@@ -91,12 +92,12 @@ export async function checkPrivateFile(given: string, rules: PrivateFileRules): 
   try {
     return await check(given, rules);
   } catch (error) {
-    return { ok: false, reason: `could not be checked (${(error as NodeJS.ErrnoException).code ?? 'error'}), so it is not sent` };
+    return { ok: false, reason: l10n.t('could not be checked ({0}), so it is not sent', (error as NodeJS.ErrnoException).code ?? 'error') };
   }
 }
 
 async function check(given: string, rules: PrivateFileRules): Promise<PrivateFileCheck> {
-  if (rules.workspaceRoots.length === 0) return { ok: false, reason: 'no workspace folder is open: only files inside one can be sent' };
+  if (rules.workspaceRoots.length === 0) return { ok: false, reason: l10n.t('no workspace folder is open: only files inside one can be sent') };
   const roots = await Promise.all(rules.workspaceRoots.map(async (r) => ({ lexical: resolve(r), real: await realpath(r).catch(() => resolve(r)) })));
   const candidates = isAbsolute(given) ? [resolve(given)] : roots.map((r) => resolve(r.lexical, given));
   let lexical: string | undefined;
@@ -109,14 +110,14 @@ async function check(given: string, rules: PrivateFileRules): Promise<PrivateFil
       break;
     }
   }
-  if (!lexical || !real) return { ok: false, reason: 'does not exist in the workspace' };
+  if (!lexical || !real) return { ok: false, reason: l10n.t('does not exist in the workspace') };
   const lexicalRoot = roots.find((r) => isInside(lexical, r.lexical) || isInside(lexical, r.real));
   const realRoot = roots.find((r) => isInside(real, r.real));
   if (!realRoot) {
-    return { ok: false, reason: lexicalRoot ? 'is a symbolic link leading outside the workspace folders' : 'is outside the workspace folders' };
+    return { ok: false, reason: lexicalRoot ? l10n.t('is a symbolic link leading outside the workspace folders') : l10n.t('is outside the workspace folders') };
   }
   const info = await stat(real);
-  if (!info.isFile()) return { ok: false, reason: 'is not a file' };
+  if (!info.isFile()) return { ok: false, reason: l10n.t('is not a file') };
 
   const realRel = toPosix(relative(realRoot.real, real));
   const lexicalRel = lexicalRoot ? toPosix(relative(isInside(lexical, lexicalRoot.lexical) ? lexicalRoot.lexical : lexicalRoot.real, lexical)) : realRel;
@@ -129,10 +130,10 @@ async function check(given: string, rules: PrivateFileRules): Promise<PrivateFil
     ['ksm.upload.exclude', rules.uploadExclude],
   ] as const) {
     const glob = globs.find((g) => picomatch(g, { dot: true })(lexicalRel) || picomatch(g, { dot: true })(realRel));
-    if (glob) return { ok: false, reason: `is excluded by ${setting} ('${glob}')` };
+    if (glob) return { ok: false, reason: l10n.t("is excluded by {0} ('{1}')", setting, glob) };
   }
   if ((await isGitignored(real, realRoot.real)) || (lexicalRoot && (await isGitignored(lexical, lexicalRoot.lexical)))) {
-    return { ok: false, reason: 'is ignored by .gitignore (ignored files are often local secrets or build output)' };
+    return { ok: false, reason: l10n.t('is ignored by .gitignore (ignored files are often local secrets or build output)') };
   }
   const content = privateKeyContentReason(await readHead(real));
   if (content) return { ok: false, reason: content };

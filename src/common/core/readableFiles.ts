@@ -1,6 +1,7 @@
 // Which files a service filter can read (D9 and emulator/filters.ts: text of any kind as
 // UTF-8, Markdown, code, JSON, CSV, HTML, PDF, DOCX). Anything else would be stored but
 // end `na` with nothing searchable, so uploads skip it with a reason instead.
+import * as l10n from '@vscode/l10n';
 import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -52,7 +53,7 @@ export function sniffFileSync(path: string): { reason?: string; head?: Buffer; c
 function judged(head: Buffer): { reason?: string; head?: Buffer; complete?: boolean } {
   const complete = head.length < SNIFF_BYTES;
   if (head.subarray(0, 5).toString('latin1') === '%PDF-') return { head, complete };
-  return looksLikeText(head) ? { head, complete } : { reason: 'binary file: no filter can read it (text, Markdown, code, JSON, CSV, HTML, PDF and DOCX are supported)' };
+  return looksLikeText(head) ? { head, complete } : { reason: l10n.t('binary file: no filter can read it (text, Markdown, code, JSON, CSV, HTML, PDF and DOCX are supported)') };
 }
 
 /** Strict UTF-8 without NUL bytes, as the service's text filters decode it. */
