@@ -61,7 +61,8 @@ describe('sync plan: the folder walked while the manifest is read', function () 
     const mtimeMs = (await stat(a)).mtimeMs;
     const recorded = await inner.load(volume);
     assert.equal(recorded.state, 'ok');
-    if (recorded.state === 'ok') await inner.save({ ...recorded.manifest, files: Object.assign(Object.create(null), recorded.manifest.files, { 'a.md': { ...recorded.manifest.files['a.md'], mtimeMs } }) });
+    if (recorded.state === 'ok')
+      await inner.save({ ...recorded.manifest, files: Object.assign(Object.create(null), recorded.manifest.files, { 'a.md': { ...recorded.manifest.files['a.md'], mtimeMs } }) });
 
     const store = gatedStore(inner);
     const planning = planSync({ folder, volume, service: fx.client, store, rules, deleteRemoved: true });
