@@ -110,6 +110,22 @@ const version = JSON.parse(readFileSync(new URL('./package.json', import.meta.ur
  */
 const NODE_ENTRIES = { extension: 'src/extension.ts', cli: 'src/cli/main.ts' };
 const nodeStage = mkdtempSync(join(tmpdir(), 'ksm-esbuild-'));
+/** How a staged ESM file is rewritten as CommonJS (the split build's files and the activation entry alike). */
+const toCommonJsOptions = {
+  allowOverwrite: true,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  // `import()` of our own files and the vendor files becomes `require`: VS Code's
+  // loader, not Node's ESM loader, must resolve every `vscode` they import.
+  supported: { 'dynamic-import': false },
+  minify: production,
+  sourcemap: common.sourcemap,
+  sourcesContent: false,
+  legalComments: common.legalComments,
+  logLevel: 'warning',
+};
 const toCommonJs = {
   name: 'esm-to-cjs',
   setup(build) {
@@ -125,19 +141,7 @@ const toCommonJs = {
           return esbuild.build({
             entryPoints: [resolve(file)],
             outfile: join(outdir, name),
-            allowOverwrite: true,
-            bundle: true,
-            platform: 'node',
-            format: 'cjs',
-            target: 'node20',
-            // `import()` of our own files and the vendor files becomes `require`: VS Code's
-            // loader, not Node's ESM loader, must resolve every `vscode` they import.
-            supported: { 'dynamic-import': false },
-            minify: production,
-            sourcemap: common.sourcemap,
-            sourcesContent: false,
-            legalComments: common.legalComments,
-            logLevel: 'warning',
+            ...toCommonJsOptions,
             plugins: [siblingsExternal],
           });
         }),
@@ -225,17 +229,7 @@ async function embedActivationChunks(metafile) {
   await esbuild.build({
     stdin: { contents: entry, resolveDir: nodeStage, sourcefile: 'extension-entry.js', loader: 'js' },
     outfile: join(outdir, 'extension.js'),
-    allowOverwrite: true,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    supported: { 'dynamic-import': false },
-    minify: production,
-    sourcemap: common.sourcemap,
-    sourcesContent: false,
-    legalComments: common.legalComments,
-    logLevel: 'warning',
+    ...toCommonJsOptions,
     plugins: [
       {
         name: 'embed-activation-chunks',
