@@ -163,19 +163,22 @@ export class Workbench {
   /** Runs a command through the palette (Ctrl+Shift+P), by its title as a user types it. */
   async runCommand(title: string): Promise<void> {
     // Under load the shortcut is sometimes swallowed while focus moves (seen after typing in
-    // the Settings editor): try it again a few times before giving up.
+    // the Settings editor), and the palette can close again right after it opened, when a
+    // late focus change (the Settings editor committing its field) takes focus from it. So
+    // opening and typing are one step, tried again a few times before giving up.
     for (let attempt = 1; ; attempt++) {
-      await this.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
-      await this.page.keyboard.press('Control+Shift+P');
+      const lastAttempt = attempt >= 4;
       try {
-        await this.quickInputBox().waitFor({ timeout: attempt < 3 ? 8_000 : 30_000 });
+        await this.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+        await this.page.keyboard.press('Control+Shift+P');
+        await this.quickInputBox().waitFor({ timeout: lastAttempt ? 30_000 : 8_000 });
+        await this.quickInputBox().fill(`>${title}`, { timeout: lastAttempt ? 30_000 : 5_000 });
         break;
       } catch (error) {
-        if (attempt >= 3) throw error;
+        if (lastAttempt) throw error;
         await this.page.keyboard.press('Escape');
       }
     }
-    await this.quickInputBox().fill(`>${title}`);
     const row = this.quickInputRows().filter({ hasText: title }).first();
     await row.waitFor();
     await row.click();
