@@ -43,6 +43,12 @@ export interface UploadSource {
    * again before its batch (its size and type are checked when it is read, as for any file).
    */
   knownSize?: number;
+  /**
+   * Its bytes as the caller already read them (a folder scan's readable-files sniff reads a
+   * small file whole): sent as they are, without opening the file again, so what is sent is
+   * exactly what was checked and hashed. Its length is the size.
+   */
+  content?: Uint8Array;
 }
 
 export interface UploadRequest {

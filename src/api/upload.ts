@@ -9,7 +9,7 @@ import { decodeUploadInfos } from './decode';
 import { codeOf, errorFromFailure } from './httpErrors';
 import { redactorFor } from './redact';
 import { FILE_CHANGED, planMultipart, type MultipartFile } from './multipart';
-import { openBatchFiles, statAll } from './uploadFiles';
+import { openBatchFiles, statAll, type OpenedFile } from './uploadFiles';
 import type { UploadOptions } from './service';
 import type { Transport } from './transport';
 import type { UploadBatchLimits, UploadFileResult, UploadRequest, UploadSource } from './types';
@@ -79,10 +79,15 @@ export async function uploadInBatches(transport: Transport, request: UploadReque
 
   checkCancelled();
   const sized: Sized[] = [];
-  const unknown = request.files.filter((source) => !isKnownSize(source.knownSize));
+  const unknown = request.files.filter((source) => !source.content && !isKnownSize(source.knownSize));
   const stated = await statAll(unknown.map((source) => source.path));
   let next = 0;
   request.files.forEach((source) => {
+    if (source.content) {
+      sized.push({ source, filename: source.filename ?? basename(source.path), size: source.content.length });
+      progress.bytesTotal += source.content.length;
+      return;
+    }
     if (isKnownSize(source.knownSize)) {
       sized.push({ source, filename: source.filename ?? basename(source.path), size: source.knownSize });
       progress.bytesTotal += source.knownSize;
@@ -147,7 +152,11 @@ async function sendBatch(
   const handles: FileHandle[] = [];
   const ready: Array<Sized & { file: MultipartFile }> = [];
   try {
-    const opened = await openBatchFiles(batch.map((entry) => entry.source.path));
+    // Files whose bytes the caller already read (a folder scan) are not opened again.
+    const toRead = batch.flatMap((entry, i) => (entry.source.content ? [] : [i]));
+    const read = toRead.length ? await openBatchFiles(toRead.map((i) => batch[i].source.path)) : [];
+    const opened: OpenedFile[] = batch.map((entry) => (entry.source.content ? { content: entry.source.content, size: entry.source.content.length } : undefined!));
+    toRead.forEach((index, k) => (opened[index] = read[k]));
     for (const got of opened) if ('handle' in got) handles.push(got.handle);
     batch.forEach((entry, i) => {
       const got = opened[i];

@@ -17,7 +17,7 @@ const READ_SLICE_BYTES = 1024 * 1024;
 const READ_SLICE_FILES = 64;
 const STAT_SLICE = 256;
 
-export type OpenedFile = { content: Buffer; size: number } | { handle: FileHandle; size: number } | { error: unknown };
+export type OpenedFile = { content: Uint8Array; size: number } | { handle: FileHandle; size: number } | { error: unknown };
 
 /**
  * The stats of many paths (an error per path that cannot be stat'ed), synchronously in

@@ -46,7 +46,15 @@ export interface ExpansionOptions {
   hashSmallFiles?: boolean;
   /** Work out each file's `volumeName` (default true; folder sync names only the files it sends). */
   volumeNames?: boolean;
+  /**
+   * Keep the bytes of files the readable-files sniff read whole as `content` (up to
+   * KEPT_CONTENT_BYTES in all), so an upload sends them without reading each file again.
+   */
+  keepContent?: boolean;
 }
+
+/** At most this many bytes of sniffed small files are kept for the upload (the rest are read again at their batch). */
+export const KEPT_CONTENT_BYTES = 64 * 1024 * 1024;
 
 export interface SelectedFile {
   path: string;
@@ -65,6 +73,8 @@ export interface SelectedFile {
   sha256?: string;
   /** Its path below the selected folder, `/`-separated (its name when picked by name). */
   rel?: string;
+  /** The whole file as the sniff read it (`keepContent`); `sha256` is its hash when both are given. */
+  content?: Buffer;
 }
 
 export type KnownReadable = (path: string, size: number, mtimeMs: number, rel: string) => boolean;
@@ -90,6 +100,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const files: SelectedFile[] = [];
   const skipped: SkippedFile[] = [];
   const seen = new Set<string>();
+  let keptBytes = 0;
   const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
   const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
   let knownReadable: KnownReadable | undefined;
@@ -136,11 +147,18 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       options.signal,
     );
     const hashes = new Map<number, string>();
+    const contents = new Map<number, Buffer>();
     sniffs.forEach((index, k) => {
       const { reason, head, complete } = sniffed[k];
       reasons[index] = reason;
-      // Read whole and still the size stat saw: its hash costs no second read (folder sync asks for it).
-      if (options.hashSmallFiles && !reason && head && complete && head.length === fresh[index].size) hashes.set(index, createHash('sha256').update(head).digest('hex'));
+      if (reason || !head || !complete || head.length !== fresh[index].size) return;
+      // Read whole and still the size stat saw: its hash costs no second read (folder sync asks for it),
+      // and its upload no second open and read (the sniff's copy is kept instead of dropped).
+      if (options.hashSmallFiles) hashes.set(index, createHash('sha256').update(head).digest('hex'));
+      if (options.keepContent && keptBytes + head.length <= KEPT_CONTENT_BYTES) {
+        keptBytes += head.length;
+        contents.set(index, head);
+      }
     });
     fresh.forEach((c, i) => {
       if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
@@ -153,6 +171,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
           volumeName: options.volumeNames === false ? undefined : volumeNameFor(c.rel),
           rel: c.rel,
           sha256: hashes.get(i),
+          content: contents.get(i),
         });
     });
   };

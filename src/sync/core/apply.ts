@@ -134,6 +134,7 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
   options.onProgress?.({ ...progress });
 
   const record = (upload: PlannedUpload, info: FileInfo) => {
+    upload.content = undefined; // sent: the scan's copy of its bytes is no longer needed
     claimed.add(info.uuid);
     const intent = manifest.intents[upload.rel];
     const fromIntent = intent?.sha256 === upload.sha256 && intent.size === upload.size; // the journal line then names neither (a third shorter)
@@ -176,7 +177,7 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
     let cancelledInFlight = false;
     try {
       await options.service.uploadFiles(
-        { volume: plan.volume, embedding: options.embedding, doChunking: options.doChunking, files: batch.map((u) => ({ path: u.path, filename: u.remoteName, knownSize: u.size })) },
+        { volume: plan.volume, embedding: options.embedding, doChunking: options.doChunking, files: batch.map((u) => ({ path: u.path, filename: u.remoteName, knownSize: u.size, content: u.content })) },
         {
           signal: options.signal,
           batch: { maxFiles: batch.length },

@@ -36,6 +36,8 @@ export interface PlannedUpload {
   replaces?: Array<{ uuid: string; remoteName: string }>;
   /** A removed file with the same content: shown as a rename. */
   renamedFrom?: string;
+  /** The bytes the scan read and hashed as `sha256` (small files): sent as they are, not read again. */
+  content?: Buffer;
 }
 
 export interface PlannedDelete {
@@ -264,6 +266,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   const namesTaken = new Map<string, string>();
   scan.files.forEach((file, i) => {
     const sha256 = hashes[i];
+    if (file.content && file.sha256 !== sha256) file.content = undefined; // only bytes whose hash is the plan's are sent as read
     const known = base.files[file.rel];
     const remoteName = known?.remoteName ?? remoteNameFor(file.rel);
     const clash = namesTaken.get(remoteName);

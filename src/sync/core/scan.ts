@@ -40,6 +40,8 @@ export interface LocalFile {
   mtimeMs: number;
   /** Known from the scan's own read of a small file (no second read to hash it). */
   sha256?: string;
+  /** The bytes that read (and hashed, as `sha256`): the upload sends these instead of reading the file again. */
+  content?: Buffer;
 }
 
 export interface Scan {
@@ -57,6 +59,7 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     workspaceRoots: [rules.root ? resolve(rules.root) : base],
     signal,
     hashSmallFiles: true,
+    keepContent: true,
     volumeNames: false, // remoteNameFor names the files a sync sends
     knownReadable: known instanceof Promise ? known.then(readableFrom) : readableFrom(known),
   });
@@ -64,7 +67,7 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
   for (const file of expansion.files) {
     const rel = file.rel ?? toPosix(relative(base, file.path));
     if (isManifestPath(rel)) continue;
-    files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256 });
+    files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined });
   }
   return { files, skipped: expansion.skipped };
 }
