@@ -8,10 +8,11 @@ import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { ConfigurationError } from '../api/errors';
 import type { DoChunking } from '../api/types';
-import { applySync, type SyncFileResult } from '../sync/core/apply';
+import { applySync, type SyncFileResult, type SyncSummary } from '../sync/core/apply';
+import { firstSyncStreamed } from '../sync/core/firstSync';
 import { acquireSyncLock } from '../sync/core/lock';
 import { FileManifestStore } from '../sync/core/manifest';
-import { deletionShare, exceedsDeleteGuard, guardedDeletions, needsOwnershipChoice, planCounts, planSync, type Ownership, type SyncPlan } from '../sync/core/plan';
+import { deletionShare, exceedsDeleteGuard, guardedDeletions, needsOwnershipChoice, planCounts, planSync, type Ownership, type PlanOptions, type SyncPlan } from '../sync/core/plan';
 import { CLI_MANIFEST_NAME, DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
 import { shown, type Output } from './output';
@@ -61,7 +62,7 @@ export async function syncCommand(env: CliEnvironment, out: Output, folderArg: s
 }
 
 async function syncLocked(env: CliEnvironment, out: Output, folder: string, volume: string, flags: SyncFlags, ownership: Ownership, store: FileManifestStore, signal: AbortSignal): Promise<number> {
-  const plan = await planSync({
+  const planOptions: PlanOptions = {
     folder,
     volume,
     service: env.client,
@@ -71,7 +72,35 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
     ownership,
     dedupe: flags.dedupe,
     signal,
-  });
+  };
+  const embedding = flags.embedding?.trim() || env.embedding;
+  const onResult = (r: SyncFileResult) => {
+    out.record({ path: r.rel, ...r });
+    if (r.action === 'failed') out.notice(resultLine(r));
+    else out.line(resultLine(r));
+  };
+  if (!flags.dryRun && embedding) {
+    // A first sync into an empty volume sends while the folder is read (nothing to ask, guard or delete).
+    const bar = out.progress(1, `Syncing ${shown(volume)}`);
+    let streamed;
+    try {
+      streamed = await firstSyncStreamed(planOptions, {
+        embedding,
+        doChunking: flags.chunking,
+        concurrency: flags.concurrency,
+        signal,
+        onProgress: (p) => bar.update(p.done, p.total),
+        onResult,
+      });
+    } finally {
+      bar.stop();
+    }
+    if (streamed) {
+      if (!out.json) printPlan(out, streamed.plan, true);
+      return finishRun(out, streamed.plan, streamed.summary, volume);
+    }
+  }
+  const plan = await planSync(planOptions);
   const guardTripped = exceedsDeleteGuard(plan, flags.maxDeletePercent / 100, flags.maxDelete ?? Infinity) && !flags.allowMassDelete;
   const choice = needsOwnershipChoice(plan);
 
@@ -99,7 +128,6 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
     return EXIT.ok;
   }
 
-  const embedding = flags.embedding?.trim() || env.embedding;
   if (plan.uploads.length > 0 && !embedding) {
     throw new ConfigurationError('No embedding model: pass --embedding <model> or set KSM_EMBEDDING_MODEL.');
   }
@@ -115,15 +143,15 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
       concurrency: flags.concurrency,
       signal,
       onProgress: (p) => bar.update(p.done, p.total),
-      onResult: (r) => {
-        out.record({ path: r.rel, ...r });
-        if (r.action === 'failed') out.notice(resultLine(r));
-        else out.line(resultLine(r));
-      },
+      onResult,
     });
   } finally {
     bar.stop();
   }
+  return finishRun(out, plan, summary, volume);
+}
+
+function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: string): number {
   const counts = { uploaded: summary.uploaded, replaced: summary.replaced, deleted: summary.deleted, failed: summary.failed, cancelled: summary.cancelled, unchanged: plan.unchanged };
   if (out.json)
     out.document({

@@ -51,6 +51,8 @@ export interface ExpansionOptions {
    * KEPT_CONTENT_BYTES in all), so an upload sends them without reading each file again.
    */
   keepContent?: boolean;
+  /** Told the files taken so far, a folder at a time, in the order `files` will list them (a first sync starts uploading them). */
+  onFiles?: (files: SelectedFile[]) => void;
 }
 
 /** At most this many bytes of sniffed small files are kept for the upload (the rest are read again at their batch). */
@@ -160,6 +162,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         contents.set(index, head);
       }
     });
+    const taken = files.length;
     fresh.forEach((c, i) => {
       if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
       else
@@ -174,6 +177,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
           content: contents.get(i),
         });
     });
+    if (options.onFiles && files.length > taken) options.onFiles(files.slice(taken));
   };
 
   // Paths relative to the anchor, the selected folder and each .gitignore's folder are worked

@@ -90,8 +90,18 @@ function isTransient(error: unknown): boolean {
   return error instanceof KsmError && TRANSIENT.has(error.kind);
 }
 
-export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<SyncSummary> {
-  if (plan.uploads.length === 0 && plan.deletes.length === 0 && !plan.baseChanged) {
+/**
+ * Uploads that arrive while the plan is still being made (a first sync to an empty volume,
+ * src/sync/core/firstSync.ts): each group is pushed to `plan.uploads`, its intents made
+ * durable, and its batches sent, while the folder is still read. Ends when the iterable
+ * does; stops asking it for more once the run stops or is cancelled (the iterable's
+ * `return` is called, which ends the scan). An error it throws ends the run after the
+ * batches in flight have settled.
+ */
+export type UploadStream = AsyncIterable<PlannedUpload[]>;
+
+export async function applySync(plan: SyncPlan, options: ApplyOptions, incoming?: UploadStream): Promise<SyncSummary> {
+  if (!incoming && plan.uploads.length === 0 && plan.deletes.length === 0 && !plan.baseChanged) {
     // In sync and nothing to record: no copy of the manifest (a no-op re-sync of 5,000 files spent ~20 ms cloning it).
     options.onProgress?.({ done: 0, total: 0 });
     return { volume: plan.volume, results: [], uploaded: 0, replaced: 0, deleted: 0, failed: 0, cancelled: 0, wasCancelled: false };
@@ -100,13 +110,13 @@ export async function applySync(plan: SyncPlan, options: ApplyOptions): Promise<
   const manifest: Manifest = plan.base;
   const journal = changeRecorder(options.store, manifest);
   try {
-    return await applyRecorded(plan, options, manifest, journal);
+    return await applyRecorded(plan, options, manifest, journal, incoming);
   } finally {
     await journal.finish();
   }
 }
 
-async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Manifest, journal: ChangeRecorder): Promise<SyncSummary> {
+async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Manifest, journal: ChangeRecorder, incoming: UploadStream | undefined): Promise<SyncSummary> {
   const results: SyncFileResult[] = [];
   const progress: SyncProgress = { done: 0, total: plan.uploads.length + plan.deletes.length };
   /** The paths with a result so far (a batch checks which of its files got none). */
@@ -124,7 +134,9 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
 
   // The intents first, on disk before any request: whatever happens once one is sent, the next run recognises its copies.
   const intents: ManifestChange[] = plan.uploads.map((u) => ({ kind: 'intent', rel: u.rel, sha256: u.sha256, size: u.size }));
-  if (plan.baseChanged && (plan.manifest.state !== 'missing' || intents.length === 0)) {
+  if (incoming) {
+    // Streamed: each group's intents are made durable as it arrives (streamedBatches below).
+  } else if (plan.baseChanged && (plan.manifest.state !== 'missing' || intents.length === 0)) {
     // What is stored differs from the plan's base (claims dropped, an interrupted run recovered, another's manifest): written whole, intents included.
     for (const change of intents) applyChange(manifest, change);
     await options.store.save(manifest);
@@ -220,12 +232,49 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
     for (const f of failures) notSent(f.upload, f.error.message, 'failed');
   };
 
-  const batches = planBatches(plan.uploads, { ...DEFAULT_BATCH_LIMITS, ...(options.batchFiles ? { maxFiles: options.batchFiles } : {}) });
+  const limits = { ...DEFAULT_BATCH_LIMITS, ...(options.batchFiles ? { maxFiles: options.batchFiles } : {}) };
+  let streamFailure: { error: unknown } | undefined;
+  /**
+   * The batches of uploads that arrive while the folder is read: a group's intents are on
+   * disk before any of its batches is handed out; a batch short of a full request waits for
+   * the next group (or the end), so requests stay as full as the whole plan's would be.
+   */
+  async function* streamedBatches(stream: UploadStream): AsyncGenerator<PlannedUpload[]> {
+    let waiting: PlannedUpload[] = [];
+    const ready = async (all: boolean): Promise<PlannedUpload[][]> => {
+      const batches = planBatches(waiting, limits);
+      const last = batches[batches.length - 1];
+      const keep = !all && last && last.length < limits.maxFiles ? batches.pop()! : [];
+      waiting = keep;
+      const sending = batches.flat();
+      if (sending.length) await journal.now(sending.map((u): ManifestChange => ({ kind: 'intent', rel: u.rel, sha256: u.sha256, size: u.size })));
+      return batches;
+    };
+    try {
+      for await (const group of stream) {
+        plan.uploads.push(...group);
+        progress.total += group.length;
+        waiting.push(...group);
+        if (stopped || options.signal?.aborted) break;
+        for (const batch of await ready(false)) yield batch;
+      }
+      for (const batch of await ready(true)) yield batch;
+    } catch (error) {
+      if (options.signal?.aborted && isCancellation(error)) wasCancelled = true;
+      else streamFailure = { error };
+    } finally {
+      // Read but never recorded as an intent: not sent, and told so (the next run uploads them).
+      for (const u of waiting) report({ rel: u.rel, path: u.path, action: stopped ? 'failed' : 'cancelled', reason: stopped ? l10n.t('not sent: {0}', stopped.message) : l10n.t('not sent: the sync was cancelled') });
+    }
+  }
+
   try {
-    await pMap(batches, (batch) => sendBatch(batch, 0), { concurrency: options.concurrency ?? 3 });
+    if (incoming) await pMap(streamedBatches(incoming), (batch) => sendBatch(batch, 0), { concurrency: options.concurrency ?? 3 });
+    else await pMap(planBatches(plan.uploads, limits), (batch) => sendBatch(batch, 0), { concurrency: options.concurrency ?? 3 });
   } finally {
     await journal.flush();
   }
+  if (streamFailure) throw streamFailure.error;
   await options.afterUploadsRecorded?.();
 
   // Older copies of replaced files (this run's, and those an interrupted run left, checked by the plan), then removed files and duplicates.

@@ -3,7 +3,7 @@
 // symlinks skipped: the same code as uploads, src/common/core/folderExpansion.ts), keyed by its path relative to the folder, with size and
 // mtime for the hash skip. No `vscode` import.
 import { relative, resolve, sep } from 'node:path';
-import { expandSelection, volumeNameFor, type KnownReadable, type SkippedFile } from '../../common/core/folderExpansion';
+import { expandSelection, volumeNameFor, type KnownReadable, type SelectedFile, type SkippedFile } from '../../common/core/folderExpansion';
 
 /** The CLI's manifest, kept in the synced folder; never synced itself. */
 export const CLI_MANIFEST_NAME = '.ksm-sync.json';
@@ -49,9 +49,23 @@ export interface Scan {
   skipped: SkippedFile[];
 }
 
-/** `known` may be a promise: the folder is walked and stat'ed meanwhile, and the files checked once it is settled. */
-export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal, known?: KnownFiles | Promise<KnownFiles | undefined>): Promise<Scan> {
+/**
+ * `known` may be a promise: the folder is walked and stat'ed meanwhile, and the files checked once it is settled.
+ * `onFiles` is told the files found so far, a folder at a time, in the order of `files` (a first sync uploads them meanwhile).
+ */
+export async function scanFolder(
+  folder: string,
+  rules: ScanRules,
+  signal?: AbortSignal,
+  known?: KnownFiles | Promise<KnownFiles | undefined>,
+  onFiles?: (files: LocalFile[]) => void,
+): Promise<Scan> {
   const base = resolve(folder);
+  const local = (file: SelectedFile): LocalFile | undefined => {
+    const rel = file.rel ?? toPosix(relative(base, file.path));
+    if (isManifestPath(rel)) return undefined;
+    return { rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined };
+  };
   const expansion = await expandSelection([base], {
     excludeGlobs: rules.excludeGlobs,
     includeGlobs: rules.includeGlobs,
@@ -62,12 +76,12 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     keepContent: true,
     volumeNames: false, // remoteNameFor names the files a sync sends
     knownReadable: known instanceof Promise ? known.then(readableFrom) : readableFrom(known),
+    onFiles: onFiles && ((found) => onFiles(found.flatMap((file) => local(file) ?? []))),
   });
   const files: LocalFile[] = [];
   for (const file of expansion.files) {
-    const rel = file.rel ?? toPosix(relative(base, file.path));
-    if (isManifestPath(rel)) continue;
-    files.push({ rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined });
+    const got = local(file);
+    if (got) files.push(got);
   }
   return { files, skipped: expansion.skipped };
 }
