@@ -189,7 +189,12 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
     let cancelledInFlight = false;
     try {
       await options.service.uploadFiles(
-        { volume: plan.volume, embedding: options.embedding, doChunking: options.doChunking, files: batch.map((u) => ({ path: u.path, filename: u.remoteName, knownSize: u.size, content: u.content })) },
+        {
+          volume: plan.volume,
+          embedding: options.embedding,
+          doChunking: options.doChunking,
+          files: batch.map((u) => ({ path: u.path, filename: u.remoteName, knownSize: u.size, content: u.content })),
+        },
         {
           signal: options.signal,
           batch: { maxFiles: batch.length },
@@ -250,21 +255,32 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
       if (sending.length) await journal.now(sending.map((u): ManifestChange => ({ kind: 'intent', rel: u.rel, sha256: u.sha256, size: u.size })));
       return batches;
     };
+    const groups = stream[Symbol.asyncIterator]();
+    let ended = false;
     try {
-      for await (const group of stream) {
-        plan.uploads.push(...group);
-        progress.total += group.length;
-        waiting.push(...group);
+      // Stopped or cancelled: the stream is asked for nothing more (the folder is read no further).
+      while (!stopped && !options.signal?.aborted) {
+        const next = await groups.next();
+        if (next.done) {
+          ended = true;
+          break;
+        }
+        plan.uploads.push(...next.value);
+        progress.total += next.value.length;
+        waiting.push(...next.value);
         if (stopped || options.signal?.aborted) break;
         for (const batch of await ready(false)) yield batch;
       }
-      for (const batch of await ready(true)) yield batch;
+      if (ended) for (const batch of await ready(true)) yield batch;
     } catch (error) {
       if (options.signal?.aborted && isCancellation(error)) wasCancelled = true;
       else streamFailure = { error };
     } finally {
+      if (!ended) await groups.return?.().catch(() => undefined);
+      if (options.signal?.aborted && !stopped) wasCancelled = true;
       // Read but never recorded as an intent: not sent, and told so (the next run uploads them).
-      for (const u of waiting) report({ rel: u.rel, path: u.path, action: stopped ? 'failed' : 'cancelled', reason: stopped ? l10n.t('not sent: {0}', stopped.message) : l10n.t('not sent: the sync was cancelled') });
+      for (const u of waiting)
+        report({ rel: u.rel, path: u.path, action: stopped ? 'failed' : 'cancelled', reason: stopped ? l10n.t('not sent: {0}', stopped.message) : l10n.t('not sent: the sync was cancelled') });
     }
   }
 

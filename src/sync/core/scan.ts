@@ -53,13 +53,7 @@ export interface Scan {
  * `known` may be a promise: the folder is walked and stat'ed meanwhile, and the files checked once it is settled.
  * `onFiles` is told the files found so far, a folder at a time, in the order of `files` (a first sync uploads them meanwhile).
  */
-export async function scanFolder(
-  folder: string,
-  rules: ScanRules,
-  signal?: AbortSignal,
-  known?: KnownFiles | Promise<KnownFiles | undefined>,
-  onFiles?: (files: LocalFile[]) => void,
-): Promise<Scan> {
+export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal, known?: KnownFiles | Promise<KnownFiles | undefined>, onFiles?: (files: LocalFile[]) => void): Promise<Scan> {
   const base = resolve(folder);
   const local = (file: SelectedFile): LocalFile | undefined => {
     const rel = file.rel ?? toPosix(relative(base, file.path));
