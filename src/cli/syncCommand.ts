@@ -5,7 +5,7 @@
 // --allow-mass-delete too. With no manifest, same-name files the folder never recorded stop
 // the run before anything changes: --adopt or --keep-others chooses.
 import { resolve } from 'node:path';
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { ConfigurationError } from '../api/errors';
 import type { DoChunking } from '../api/types';
 import { applySync, type SyncFileResult, type SyncSummary } from '../sync/core/apply';
@@ -79,8 +79,10 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
     if (r.action === 'failed') out.notice(resultLine(r));
     else out.line(resultLine(r));
   };
-  if (!flags.dryRun && embedding) {
-    // A first sync into an empty volume sends while the folder is read (nothing to ask, guard or delete).
+  // A first sync (no manifest, no journal: a re-sync reads its manifest once, in the plan) into an
+  // empty volume sends while the folder is read (nothing to ask about, guard or delete).
+  const firstRun = !(await lstat(store.location).catch(() => undefined)) && !(await lstat(store.journalLocation).catch(() => undefined));
+  if (!flags.dryRun && embedding && firstRun) {
     const bar = out.progress(1, `Syncing ${shown(volume)}`);
     let streamed;
     try {
