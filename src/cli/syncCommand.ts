@@ -93,12 +93,15 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
         signal,
         onProgress: (p) => bar.update(p.done, p.total),
         onResult,
+        onStreaming: () => {
+          if (!out.json) out.notice(`No usable manifest (${CLI_MANIFEST_NAME} not found): nothing will be deleted for removed files this run.`);
+        },
       });
     } finally {
       bar.stop();
     }
     if (streamed) {
-      if (!out.json) printPlan(out, streamed.plan, true);
+      if (!out.json) printPlan(out, streamed.plan, true, true); // the counts, known once the folder was read
       return finishRun(out, streamed.plan, streamed.summary, volume);
     }
   }
@@ -175,9 +178,9 @@ function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: st
   return summary.failed ? EXIT.partial : EXIT.ok;
 }
 
-function printPlan(out: Output, plan: SyncPlan, brief = false): void {
+function printPlan(out: Output, plan: SyncPlan, brief = false, manifestNoticeShown = false): void {
   const c = planCounts(plan);
-  if (plan.manifest.state !== 'ok') {
+  if (plan.manifest.state !== 'ok' && !manifestNoticeShown) {
     out.notice(`No usable manifest (${plan.manifest.state === 'missing' ? `${CLI_MANIFEST_NAME} not found` : shown(plan.manifest.reason ?? '')}): nothing will be deleted for removed files this run.`);
   }
   for (const claim of plan.ignoredClaims) out.notice(`  ignored manifest claim: ${shown(claim)}`);

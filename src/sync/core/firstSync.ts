@@ -20,7 +20,13 @@ import { remoteNameFor, scanFolder, type LocalFile } from './scan';
  * folder is read; undefined (nothing read, nothing changed) when the manifest or the volume
  * holds anything, so the caller plans the usual way.
  */
-export async function firstSyncStreamed(options: PlanOptions, apply: Omit<ApplyOptions, 'store' | 'service'>): Promise<{ plan: SyncPlan; summary: SyncSummary } | undefined> {
+export async function firstSyncStreamed(
+  options: PlanOptions,
+  apply: Omit<ApplyOptions, 'store' | 'service'> & {
+    /** Told once the run is streamed (a first sync into an empty volume), before anything is sent. */
+    onStreaming?: () => void;
+  },
+): Promise<{ plan: SyncPlan; summary: SyncSummary } | undefined> {
   const { volume, signal } = options;
   const timings = { listMs: 0, scanMs: 0, hashMs: 0 };
   const listStarted = performance.now();
@@ -36,6 +42,7 @@ export async function firstSyncStreamed(options: PlanOptions, apply: Omit<ApplyO
   if (loaded.state !== 'missing') return undefined;
   if (!(await listing)) return undefined;
   timings.listMs = performance.now() - listStarted;
+  apply.onStreaming?.();
 
   const plan: SyncPlan = {
     folder: options.folder,
