@@ -188,6 +188,8 @@ describe('sync: a first sync into an empty volume, sent while the folder is read
       sha256: sha(text),
       remoteName: remoteNameFor(rel),
     }));
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
     let pulled = 0;
     let closed = false;
     async function* stream() {
@@ -195,19 +197,36 @@ describe('sync: a first sync into an empty volume, sent while the folder is read
         for (let i = 0; i < uploads.length; i += 20) {
           pulled++;
           yield uploads.slice(i, i + 20);
+          await answered; // the "folder" is still being read when the first answer comes
         }
       } finally {
         closed = true;
       }
     }
     const before = uploadRequests();
-    const summary = await applySync(planned, { service: fx.client, store, embedding: 'no-such-model', doChunking: 0, concurrency: 1 }, stream());
+    const results: SyncFileResult[] = [];
+    const summary = await applySync(
+      planned,
+      {
+        service: fx.client,
+        store,
+        embedding: 'no-such-model',
+        doChunking: 0,
+        concurrency: 1,
+        onResult: (r) => {
+          results.push(r);
+          answer();
+        },
+      },
+      stream(),
+    );
     assert.equal(summary.stopped?.stopKind, 'config');
     assert.equal(uploadRequests() - before, 1, 'one upload request, none after its answer');
-    assert.equal(pulled, 1, 'the rest of the folder was not read');
     assert.ok(closed, "the stream's return was called (the scan ends)");
+    assert.ok(pulled <= 2, `the stream was asked for nothing after the answer (groups read: ${pulled} of 3)`);
     assert.equal(summary.uploaded, 0);
-    assert.equal(summary.failed, 20);
+    assert.equal(summary.failed, pulled * 20, 'every file read is reported failed: not sent');
+    assert.ok(results.every((r) => r.action === 'failed'));
   });
 
   it('sends the bytes the scan read and hashed, not what the file holds by the time its batch goes (one read per small file)', async () => {

@@ -240,48 +240,74 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
   const limits = { ...DEFAULT_BATCH_LIMITS, ...(options.batchFiles ? { maxFiles: options.batchFiles } : {}) };
   let streamFailure: { error: unknown } | undefined;
   /**
-   * The batches of uploads that arrive while the folder is read: a group's intents are on
-   * disk before any of its batches is handed out; a batch short of a full request waits for
-   * the next group (or the end), so requests stay as full as the whole plan's would be.
+   * The batches of uploads that arrive while the folder is read. The stream is read ahead of
+   * the requests (the next group's intents are written while batches are on the wire); a
+   * group's intents are on disk before any of its batches is handed out; a batch short of a
+   * full request waits for the next group (or the end), so requests stay as full as the whole
+   * plan's would be.
    */
-  async function* streamedBatches(stream: UploadStream): AsyncGenerator<PlannedUpload[]> {
+  function streamedBatches(stream: UploadStream): AsyncIterable<PlannedUpload[]> {
+    const halted = () => Boolean(stopped) || Boolean(options.signal?.aborted);
+    const released: PlannedUpload[][] = [];
     let waiting: PlannedUpload[] = [];
-    const ready = async (all: boolean): Promise<PlannedUpload[][]> => {
+    let reading = true;
+    let wake: (() => void) | undefined;
+    const woken = () => {
+      wake?.();
+      wake = undefined;
+    };
+    const release = async (all: boolean) => {
       const batches = planBatches(waiting, limits);
       const last = batches[batches.length - 1];
-      const keep = !all && last && last.length < limits.maxFiles ? batches.pop()! : [];
-      waiting = keep;
+      waiting = !all && last && last.length < limits.maxFiles ? batches.pop()! : [];
       const sending = batches.flat();
       if (sending.length) await journal.now(sending.map((u): ManifestChange => ({ kind: 'intent', rel: u.rel, sha256: u.sha256, size: u.size })));
-      return batches;
+      released.push(...batches);
+      woken();
     };
-    const groups = stream[Symbol.asyncIterator]();
-    let ended = false;
-    try {
-      // Stopped or cancelled: the stream is asked for nothing more (the folder is read no further).
-      while (!stopped && !options.signal?.aborted) {
-        const next = await groups.next();
-        if (next.done) {
-          ended = true;
-          break;
+    const reader = (async () => {
+      const groups = stream[Symbol.asyncIterator]();
+      let ended = false;
+      try {
+        // Stopped or cancelled: the stream is asked for nothing more (the folder is read no further).
+        while (!halted()) {
+          const next = await groups.next();
+          if (next.done) {
+            ended = true;
+            break;
+          }
+          plan.uploads.push(...next.value);
+          progress.total += next.value.length;
+          waiting.push(...next.value);
+          if (halted()) break;
+          await release(false);
         }
-        plan.uploads.push(...next.value);
-        progress.total += next.value.length;
-        waiting.push(...next.value);
-        if (stopped || options.signal?.aborted) break;
-        for (const batch of await ready(false)) yield batch;
+        if (ended) await release(true);
+      } catch (error) {
+        if (options.signal?.aborted && isCancellation(error)) wasCancelled = true;
+        else streamFailure = { error };
+      } finally {
+        if (!ended) await groups.return?.().catch(() => undefined);
+        reading = false;
+        woken();
       }
-      if (ended) for (const batch of await ready(true)) yield batch;
-    } catch (error) {
-      if (options.signal?.aborted && isCancellation(error)) wasCancelled = true;
-      else streamFailure = { error };
-    } finally {
-      if (!ended) await groups.return?.().catch(() => undefined);
+    })();
+    return (async function* () {
+      for (;;) {
+        const batch = released.shift();
+        if (batch) {
+          yield batch; // after a stop, sendBatch reports it not sent (its intents are on disk)
+          continue;
+        }
+        if (!reading) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      await reader;
       if (options.signal?.aborted && !stopped) wasCancelled = true;
       // Read but never recorded as an intent: not sent, and told so (the next run uploads them).
       for (const u of waiting)
         report({ rel: u.rel, path: u.path, action: stopped ? 'failed' : 'cancelled', reason: stopped ? l10n.t('not sent: {0}', stopped.message) : l10n.t('not sent: the sync was cancelled') });
-    }
+    })();
   }
 
   try {
