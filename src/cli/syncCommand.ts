@@ -67,7 +67,8 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
     volume,
     service: env.client,
     store,
-    rules: { excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude], includeGlobs: flags.include, maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024 },
+    // Applied right after planning: small files are sent as the scan read them (one read each).
+    rules: { excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude], includeGlobs: flags.include, maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024, keepSmallContent: true },
     deleteRemoved: Boolean(flags.delete),
     ownership,
     dedupe: flags.dedupe,

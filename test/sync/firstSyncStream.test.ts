@@ -232,7 +232,7 @@ describe('sync: a first sync into an empty volume, sent while the folder is read
   it('sends the bytes the scan read and hashed, not what the file holds by the time its batch goes (one read per small file)', async () => {
     const { folder, volume, store, options } = setup('stream-once');
     await writeTree(folder, { 'same.md': 'planned bytes\n', 'other.md': 'stays\n' });
-    const plan = await planSync(options);
+    const plan = await planSync({ ...options, rules: { ...options.rules, keepSmallContent: true } }); // as the CLI plans
     assert.equal(plan.uploads.length, 2);
     await writeFile(join(folder, 'same.md'), 'CHANGED bytes\n'); // same size, other bytes, after the scan
     const summary = await applySync(plan, { service: fx.client, store, embedding: EMBEDDING, doChunking: 0 });
@@ -243,6 +243,10 @@ describe('sync: a first sync into an empty volume, sent while the folder is read
     assert.equal(manifest.files['same.md'].sha256, sha('planned bytes\n'), 'the manifest records the hash of what was sent');
     // The edit made after the scan is seen by the next run (its mtime is not the recorded one) and sent then.
     const next = await planSync(options);
+    assert.ok(
+      next.uploads.every((u) => u.content === undefined),
+      "the editor's plan (no keepSmallContent) keeps no bytes: a preview left open reads the file again when applied",
+    );
     assert.deepEqual(
       next.uploads.map((u) => u.rel),
       ['same.md'],

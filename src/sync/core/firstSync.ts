@@ -74,7 +74,7 @@ export async function firstSyncStreamed(
   let wake: (() => void) | undefined;
   let scanDone = false;
   const scanStarted = performance.now();
-  const scanning = scanFolder(options.folder, options.rules, scanSignal, undefined, (files) => {
+  const scanning = scanFolder(options.folder, { ...options.rules, keepSmallContent: true }, scanSignal, undefined, (files) => {
     found.push(files);
     wake?.();
   }).finally(() => {

@@ -25,6 +25,12 @@ export interface ScanRules {
   maxFileSizeBytes: number;
   /** Where globs and `.gitignore` files are anchored; defaults to the synced folder. */
   root?: string;
+  /**
+   * Not a rule: keep the bytes of small files the sniff read whole (`LocalFile.content`), for
+   * a caller that sends right after planning (the CLI). The editor's preview may stay open
+   * while files are edited: it reads them again when it applies.
+   */
+  keepSmallContent?: boolean;
 }
 
 /** What the last sync recorded per relative path, so unchanged files skip the readable-files sniff. */
@@ -67,7 +73,7 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     workspaceRoots: [rules.root ? resolve(rules.root) : base],
     signal,
     hashSmallFiles: true,
-    keepContent: true,
+    keepContent: rules.keepSmallContent === true,
     volumeNames: false, // remoteNameFor names the files a sync sends
     knownReadable: known instanceof Promise ? known.then(readableFrom) : readableFrom(known),
     onFiles: onFiles && ((found) => onFiles(found.flatMap((file) => local(file) ?? []))),
