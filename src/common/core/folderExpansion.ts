@@ -51,7 +51,10 @@ export interface ExpansionOptions {
    * KEPT_CONTENT_BYTES in all), so an upload sends them without reading each file again.
    */
   keepContent?: boolean;
-  /** Told the files taken so far, a folder at a time, in the order `files` will list them (a first sync starts uploading them). */
+  /**
+   * Told the files taken, a folder at a time, in walk order (a first sync uploads them
+   * meanwhile); they are then not kept in the result's `files`, which stays empty.
+   */
   onFiles?: (files: SelectedFile[]) => void;
 }
 
@@ -177,7 +180,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
           content: contents.get(i),
         });
     });
-    if (options.onFiles && files.length > taken) options.onFiles(files.slice(taken));
+    if (options.onFiles && files.length > taken) options.onFiles(files.splice(taken));
   };
 
   // Paths relative to the anchor, the selected folder and each .gitignore's folder are worked

@@ -57,7 +57,7 @@ export interface Scan {
 
 /**
  * `known` may be a promise: the folder is walked and stat'ed meanwhile, and the files checked once it is settled.
- * `onFiles` is told the files found so far, a folder at a time, in the order of `files` (a first sync uploads them meanwhile).
+ * `onFiles` is told the files found, a folder at a time, in walk order (a first sync uploads them meanwhile); `files` then stays empty.
  */
 export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal, known?: KnownFiles | Promise<KnownFiles | undefined>, onFiles?: (files: LocalFile[]) => void): Promise<Scan> {
   const base = resolve(folder);
