@@ -144,7 +144,7 @@ export class JournalRefusedError extends ConfigurationError {}
 
 /** Reads and checks a journal against the manifest it should extend (`base`: the sha256 of its bytes, null when missing). */
 export async function readJournal(path: string, expect: { base: string | null; volume: string; service?: string }): Promise<JournalRead> {
-  await refuseNonFile(path);
+  await refuseJournalNonFile(path);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -184,7 +184,8 @@ export function parseJournal(text: string, expect: { base: string | null; volume
   return { state: 'ok', changes, service: typeof header.service === 'string' ? header.service : undefined, bytes };
 }
 
-async function refuseNonFile(path: string): Promise<void> {
+/** Throws when the journal is a symbolic link or not a regular file (it is then neither read nor written). */
+export async function refuseJournalNonFile(path: string): Promise<void> {
   const info = await lstat(path).catch(() => undefined);
   if (info?.isSymbolicLink())
     throw new JournalRefusedError(l10n.t('The sync journal {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', path));
@@ -265,7 +266,7 @@ export class JournalWriter {
     let text = lines.join('\n') + '\n';
     if (!this.handle) {
       await mkdir(dirname(this.path), { recursive: true });
-      await refuseNonFile(this.path);
+      await refuseJournalNonFile(this.path);
       const nofollow = constants.O_NOFOLLOW ?? 0;
       try {
         if (this.fresh) {

@@ -10,12 +10,13 @@
 // grown; reading the manifest replays its journal. No `vscode` import.
 import * as l10n from '@vscode/l10n';
 import { createHash } from 'node:crypto';
+import type { BigIntStats } from 'node:fs';
 import { lstat, mkdir, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigurationError } from '../../api/errors';
 import { fsyncFolder, writeFileAtomic } from '../../common/core/atomicWrite';
 import { volumeNameFor } from '../../common/core/folderExpansion';
-import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, readJournal, type JournalHeader, type ManifestChange } from './journal';
+import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, readJournal, refuseJournalNonFile, type JournalHeader, type ManifestChange } from './journal';
 
 export const MANIFEST_VERSION = 2;
 
@@ -103,8 +104,68 @@ interface OnDisk {
   journalBytes: number;
 }
 
+/**
+ * What a store last read or wrote, per manifest location, while the process lives (the
+ * editor re-syncs a folder many times in one extension host: a no-op re-sync of 5,000 files
+ * spent ~15 ms of its ~140 ms reading and parsing a manifest it had itself written). Used only
+ * when the manifest and its journal are still exactly the files it was taken from (device,
+ * inode, size, mtime and ctime in nanoseconds: any write, rename or replacement changes at
+ * least the ctime, which no user-space call can set back). Frozen: a run builds its own base
+ * from it and never writes into it. Like the files, it is only a HINT (checked against the
+ * listing by the plan).
+ */
+interface Remembered {
+  /** Identities of the manifest and the journal it was taken from. */
+  key: string;
+  volume: string;
+  service?: string;
+  manifest: Manifest;
+  onDisk: OnDisk;
+}
+const remembered = new Map<string, Remembered>();
+/** Pairings remembered at once (each a few MB at most). */
+const REMEMBERED_MAX = 8;
+
+function remember(location: string, entry: Remembered): void {
+  remembered.delete(location);
+  remembered.set(location, entry);
+  if (remembered.size > REMEMBERED_MAX) remembered.delete(remembered.keys().next().value!);
+}
+
+/** Forgets every remembered manifest (tests). */
+export function forgetRememberedManifests(): void {
+  remembered.clear();
+}
+
+function identity(info: BigIntStats | undefined): string {
+  return info ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` : '-';
+}
+
+/**
+ * Frozen, with maps and lists of its own when `copy` (a run's manifest, whose maps the run
+ * changed); entries are never changed in place, only replaced, so they are frozen where they are.
+ */
+function frozen(manifest: Manifest, service: string | undefined, copy: boolean): Manifest {
+  const files = copy ? (Object.create(null) as Record<string, ManifestEntry>) : manifest.files;
+  for (const rel in manifest.files) files[rel] = Object.freeze(manifest.files[rel]);
+  const intents = copy ? (Object.create(null) as Record<string, UploadIntent>) : manifest.intents;
+  for (const rel in manifest.intents) intents[rel] = Object.freeze(manifest.intents[rel]);
+  return Object.freeze({
+    version: MANIFEST_VERSION,
+    service,
+    volume: manifest.volume,
+    files: Object.freeze(files),
+    intents: Object.freeze(intents),
+    pendingDeletes: Object.freeze(manifest.pendingDeletes.map((p) => Object.freeze(p))) as PendingDelete[],
+  });
+}
+
 export class FileManifestStore implements ManifestStore {
   private savedBytes = 0;
+  /** The service the manifest on disk records (what a parse of it would give), for what is remembered after a run. */
+  private diskService: string | undefined;
+  /** This store wrote the manifest or its journal since it was loaded. */
+  private wrote = false;
   private journalBytesWritten = 0;
   private onDisk: OnDisk | undefined;
   private writer: JournalWriter | undefined;
@@ -123,16 +184,31 @@ export class FileManifestStore implements ManifestStore {
     return this.savedBytes + this.journalBytesWritten + (this.writer?.bytesWritten ?? 0);
   }
 
-  private async refuseSymlink(): Promise<void> {
-    const info = await lstat(this.location).catch(() => undefined);
+  private async refuseSymlink(): Promise<BigIntStats | undefined> {
+    const info = await lstat(this.location, { bigint: true }).catch(() => undefined);
     if (info?.isSymbolicLink()) {
       throw new ManifestRefusedError(l10n.t('The sync manifest {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', this.location));
     }
     if (info && !info.isFile()) throw new ManifestRefusedError(l10n.t('The sync manifest {0} is not a regular file. Remove it (a sync recreates the file).', this.location));
+    return info;
+  }
+
+  /** The identities of the manifest and its journal as they are now (both refused when links or not files). */
+  private async identities(): Promise<string> {
+    const [manifest, journal] = await Promise.all([this.refuseSymlink(), lstatJournal(this.journalLocation)]);
+    return `${identity(manifest)}|${identity(journal)}`;
   }
 
   async load(volume: string): Promise<ManifestLoad> {
-    await this.refuseSymlink();
+    // Taken before reading: a change after this point gives other identities next time (never a stale hit).
+    const key = await this.identities();
+    this.wrote = false;
+    const hit = remembered.get(this.location);
+    if (hit && hit.key === key && hit.volume === volume && hit.service === this.service) {
+      this.onDisk = { ...hit.onDisk };
+      this.diskService = hit.manifest.service;
+      return { state: 'ok', manifest: hit.manifest };
+    }
     let text: string | undefined;
     try {
       text = await readFile(this.location, 'utf8');
@@ -160,7 +236,10 @@ export class FileManifestStore implements ManifestStore {
         applyChange(loaded.manifest, change);
       }
     }
-    return loaded;
+    this.diskService = loaded.manifest.service;
+    const manifest = frozen(loaded.manifest, loaded.manifest.service, false);
+    remember(this.location, { key, volume, service: this.service, manifest, onDisk: { ...this.onDisk } });
+    return { state: 'ok', manifest };
   }
 
   async save(manifest: Manifest): Promise<void> {
@@ -169,7 +248,10 @@ export class FileManifestStore implements ManifestStore {
     await this.closeJournal();
     const text = serializeManifest({ ...manifest, service: this.service ?? manifest.service });
     this.savedBytes += Buffer.byteLength(text);
+    this.wrote = true;
+    remembered.delete(this.location); // whatever happens next, what was remembered is no longer what is on disk
     await writeFileAtomic(this.location, text);
+    this.diskService = this.service ?? manifest.service;
     // Folded in: the journal goes. Left behind by a crash right here, it no longer matches the manifest's bytes, so it is ignored.
     let journal: OnDisk['journal'] = 'none';
     await unlink(this.journalLocation).catch((error: NodeJS.ErrnoException) => {
@@ -188,6 +270,8 @@ export class FileManifestStore implements ManifestStore {
       this.writer = new JournalWriter(this.journalLocation, fresh, () => fsyncFolder(dirname(this.location)));
       if (fresh) Object.assign(onDisk, { journal: 'current', journalBytes: 0 });
     }
+    this.wrote = true;
+    remembered.delete(this.location);
     return this.writer.append(changes, durable);
   }
 
@@ -195,8 +279,23 @@ export class FileManifestStore implements ManifestStore {
     const appended = this.writer !== undefined;
     await this.closeJournal();
     const onDisk = this.onDisk;
-    if (!appended || !onDisk || onDisk.journal !== 'current') return;
-    if (this.options.compactEveryRun || onDisk.digest === null || onDisk.journalBytes * 2 > onDisk.manifestBytes) await this.save(manifest);
+    if (appended && onDisk && onDisk.journal === 'current') {
+      if (this.options.compactEveryRun || onDisk.digest === null || onDisk.journalBytes * 2 > onDisk.manifestBytes) await this.save(manifest);
+    }
+    if (this.wrote && this.onDisk) await this.rememberWritten(manifest, this.onDisk);
+  }
+
+  /**
+   * After a run that wrote: the run's manifest is what the files now hold, remembered for the
+   * next load when the files are exactly the sizes this store wrote (another writer meanwhile,
+   * which the lock excludes, would show there; anything later changes the identities).
+   */
+  private async rememberWritten(manifest: Manifest, onDisk: OnDisk): Promise<void> {
+    if (onDisk.digest === null || onDisk.journal === 'stale') return;
+    const [info, journal] = await Promise.all([lstat(this.location, { bigint: true }).catch(() => undefined), lstatJournal(this.journalLocation).catch(() => undefined)]);
+    if (!info?.isFile() || info.size !== BigInt(onDisk.manifestBytes)) return;
+    if (onDisk.journal === 'none' ? journal !== undefined : !journal?.isFile() || journal.size !== BigInt(onDisk.journalBytes)) return;
+    remember(this.location, { key: `${identity(info)}|${identity(journal)}`, volume: manifest.volume, service: this.service, manifest: frozen(manifest, this.diskService, true), onDisk: { ...onDisk } });
   }
 
   /** Closes the journal as it is, without folding it in (what a run that dies here leaves; tests). */
@@ -215,6 +314,13 @@ export class FileManifestStore implements ManifestStore {
       if (this.onDisk) this.onDisk.journalBytes += writer.bytesWritten;
     }
   }
+}
+
+/** The journal's lstat (undefined when there is none); refused, as its reader does, when it is a link or not a file. */
+async function lstatJournal(path: string): Promise<BigIntStats | undefined> {
+  const info = await lstat(path, { bigint: true }).catch(() => undefined);
+  if (info && !info.isFile()) await refuseJournalNonFile(path);
+  return info;
 }
 
 function sha256(text: string): string {
