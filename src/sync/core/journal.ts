@@ -209,6 +209,8 @@ export class JournalWriter {
   private failed: unknown;
   /** Bytes appended (the bench counts them with the manifest's). */
   bytesWritten = 0;
+  /** The text appended, in order (header included when it started the journal): what the file now holds after the bytes it had. */
+  readonly written: string[] = [];
 
   /**
    * @param fresh when set, the journal is (re)created with this header (truncating a stale
@@ -232,6 +234,16 @@ export class JournalWriter {
     const step = this.tail.then(() => this.writePending());
     this.tail = step.catch(() => undefined);
     return step;
+  }
+
+  /** True when it (re)created the journal, so the file holds only what it wrote. */
+  get recreated(): boolean {
+    return this.fresh !== undefined;
+  }
+
+  /** True after a failed write: what the file holds is not known. */
+  get broken(): boolean {
+    return this.failed !== undefined;
   }
 
   async close(): Promise<void> {
@@ -286,6 +298,7 @@ export class JournalWriter {
       }
       if (this.fresh) {
         await this.handle.appendFile(text);
+        this.written.push(text);
         await this.handle.sync();
         await this.onCreated(); // the new file's folder entry made durable
         this.bytesWritten += Buffer.byteLength(text);
@@ -293,6 +306,7 @@ export class JournalWriter {
       }
     }
     await this.handle.appendFile(text);
+    this.written.push(text);
     if (durable) await this.handle.datasync();
     this.unsynced = !durable;
     this.bytesWritten += Buffer.byteLength(text);

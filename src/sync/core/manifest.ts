@@ -10,13 +10,23 @@
 // grown; reading the manifest replays its journal. No `vscode` import.
 import * as l10n from '@vscode/l10n';
 import { createHash } from 'node:crypto';
-import type { BigIntStats } from 'node:fs';
 import { lstat, mkdir, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigurationError } from '../../api/errors';
 import { fsyncFolder, writeFileAtomic } from '../../common/core/atomicWrite';
 import { volumeNameFor } from '../../common/core/folderExpansion';
-import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, readJournal, refuseJournalNonFile, type JournalHeader, type ManifestChange } from './journal';
+import {
+  applyChange,
+  isApplicable,
+  JOURNAL_VERSION,
+  journalPathFor,
+  JournalWriter,
+  parseJournal,
+  refuseJournalNonFile,
+  type JournalHeader,
+  type JournalRead,
+  type ManifestChange,
+} from './journal';
 
 export const MANIFEST_VERSION = 2;
 
@@ -107,23 +117,23 @@ interface OnDisk {
 /**
  * What a store last read or wrote, per manifest location, while the process lives (the
  * editor re-syncs a folder many times in one extension host: a no-op re-sync of 5,000 files
- * spent ~15 ms of its ~140 ms reading and parsing a manifest it had itself written). Used only
- * when the manifest and its journal are still exactly the files it was taken from (device,
- * inode, size, mtime and ctime in nanoseconds: any write, rename or replacement changes at
- * least the ctime, which no user-space call can set back). Frozen: a run builds its own base
- * from it and never writes into it. Like the files, it is only a HINT (checked against the
- * listing by the plan).
+ * spent ~15 ms of its ~140 ms parsing a manifest it had itself written). Used only when the
+ * manifest and its journal still hold exactly the bytes it was taken from (both are read and
+ * compared whole: no timestamp or inode is trusted, a same-size edit within the same second
+ * is seen). Frozen: a run builds its own base from it and never writes into it. Like the
+ * files themselves, it is only a HINT, checked against the listing by the plan.
  */
 interface Remembered {
-  /** Identities of the manifest and the journal it was taken from. */
-  key: string;
+  /** The manifest's and the journal's bytes it was taken from (undefined: the file did not exist). */
+  manifestBytes: Buffer | undefined;
+  journalBytes: Buffer | undefined;
   volume: string;
   service?: string;
   manifest: Manifest;
   onDisk: OnDisk;
 }
 const remembered = new Map<string, Remembered>();
-/** Pairings remembered at once (each a few MB at most). */
+/** Pairings remembered at once (each about twice its manifest's size). */
 const REMEMBERED_MAX = 8;
 
 function remember(location: string, entry: Remembered): void {
@@ -137,8 +147,18 @@ export function forgetRememberedManifests(): void {
   remembered.clear();
 }
 
-function identity(info: BigIntStats | undefined): string {
-  return info ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` : '-';
+function sameBytes(a: Buffer | undefined, b: Buffer | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.equals(b);
+}
+
+/** A file's bytes; undefined when it does not exist. */
+async function readBytes(path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -166,6 +186,8 @@ export class FileManifestStore implements ManifestStore {
   private diskService: string | undefined;
   /** This store wrote the manifest or its journal since it was loaded. */
   private wrote = false;
+  /** The bytes the manifest and the journal hold after this store's last read or write ('unknown' after a failed or partial write). */
+  private expected: { manifest: Buffer | undefined; journal: Buffer | undefined } | 'unknown' = 'unknown';
   private journalBytesWritten = 0;
   private onDisk: OnDisk | undefined;
   private writer: JournalWriter | undefined;
@@ -184,45 +206,48 @@ export class FileManifestStore implements ManifestStore {
     return this.savedBytes + this.journalBytesWritten + (this.writer?.bytesWritten ?? 0);
   }
 
-  private async refuseSymlink(): Promise<BigIntStats | undefined> {
-    const info = await lstat(this.location, { bigint: true }).catch(() => undefined);
+  private async refuseSymlink(): Promise<void> {
+    const info = await lstat(this.location).catch(() => undefined);
     if (info?.isSymbolicLink()) {
       throw new ManifestRefusedError(l10n.t('The sync manifest {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', this.location));
     }
     if (info && !info.isFile()) throw new ManifestRefusedError(l10n.t('The sync manifest {0} is not a regular file. Remove it (a sync recreates the file).', this.location));
-    return info;
-  }
-
-  /** The identities of the manifest and its journal as they are now (both refused when links or not files). */
-  private async identities(): Promise<string> {
-    const [manifest, journal] = await Promise.all([this.refuseSymlink(), lstatJournal(this.journalLocation)]);
-    return `${identity(manifest)}|${identity(journal)}`;
   }
 
   async load(volume: string): Promise<ManifestLoad> {
-    // Taken before reading: a change after this point gives other identities next time (never a stale hit).
-    const key = await this.identities();
+    await Promise.all([this.refuseSymlink(), refuseJournalNonFile(this.journalLocation)]);
     this.wrote = false;
-    const hit = remembered.get(this.location);
-    if (hit && hit.key === key && hit.volume === volume && hit.service === this.service) {
+    this.expected = 'unknown';
+    let bytes: Buffer | undefined;
+    try {
+      bytes = await readBytes(this.location);
+    } catch (error) {
+      return { state: 'unusable', reason: l10n.t('could not read {0}: {1}', this.location, (error as Error).message) };
+    }
+    let journalBytes: Buffer | undefined;
+    let journal: JournalRead | undefined;
+    try {
+      journalBytes = await readBytes(this.journalLocation);
+    } catch (error) {
+      journal = { state: 'unusable', reason: l10n.t('could not read its journal {0}: {1}', this.journalLocation, (error as Error).message) };
+    }
+    const hit = journal ? undefined : remembered.get(this.location);
+    if (hit && hit.volume === volume && hit.service === this.service && sameBytes(hit.manifestBytes, bytes) && sameBytes(hit.journalBytes, journalBytes)) {
       this.onDisk = { ...hit.onDisk };
       this.diskService = hit.manifest.service;
+      this.expected = { manifest: bytes, journal: journalBytes };
       return { state: 'ok', manifest: hit.manifest };
     }
-    let text: string | undefined;
-    try {
-      text = await readFile(this.location, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { state: 'unusable', reason: l10n.t('could not read {0}: {1}', this.location, (error as Error).message) };
-    }
+    const text = bytes?.toString('utf8');
     const digest = text === undefined ? null : sha256(text);
-    const journal = await readJournal(this.journalLocation, { base: digest, volume, service: this.service });
+    journal ??= journalBytes === undefined ? { state: 'none' } : parseJournal(journalBytes.toString('utf8'), { base: digest, volume, service: this.service });
     this.onDisk = {
       digest,
-      manifestBytes: text === undefined ? 0 : Buffer.byteLength(text),
+      manifestBytes: bytes?.length ?? 0,
       journal: journal.state === 'ok' ? 'current' : journal.state === 'none' ? 'none' : 'stale',
       journalBytes: journal.state === 'ok' ? journal.bytes : 0,
     };
+    this.expected = { manifest: bytes, journal: journalBytes };
     let loaded: ManifestLoad;
     if (text !== undefined) loaded = parseManifest(text, volume, this.service);
     else if (journal.state === 'ok')
@@ -238,7 +263,7 @@ export class FileManifestStore implements ManifestStore {
     }
     this.diskService = loaded.manifest.service;
     const manifest = frozen(loaded.manifest, loaded.manifest.service, false);
-    remember(this.location, { key, volume, service: this.service, manifest, onDisk: { ...this.onDisk } });
+    remember(this.location, { manifestBytes: bytes, journalBytes, volume, service: this.service, manifest, onDisk: { ...this.onDisk } });
     return { state: 'ok', manifest };
   }
 
@@ -249,7 +274,7 @@ export class FileManifestStore implements ManifestStore {
     const text = serializeManifest({ ...manifest, service: this.service ?? manifest.service });
     this.savedBytes += Buffer.byteLength(text);
     this.wrote = true;
-    remembered.delete(this.location); // whatever happens next, what was remembered is no longer what is on disk
+    this.expected = 'unknown';
     await writeFileAtomic(this.location, text);
     this.diskService = this.service ?? manifest.service;
     // Folded in: the journal goes. Left behind by a crash right here, it no longer matches the manifest's bytes, so it is ignored.
@@ -257,6 +282,7 @@ export class FileManifestStore implements ManifestStore {
     await unlink(this.journalLocation).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') journal = 'stale';
     });
+    if (journal === 'none') this.expected = { manifest: Buffer.from(text), journal: undefined };
     this.onDisk = { digest: sha256(text), manifestBytes: Buffer.byteLength(text), journal, journalBytes: 0 };
   }
 
@@ -271,7 +297,6 @@ export class FileManifestStore implements ManifestStore {
       if (fresh) Object.assign(onDisk, { journal: 'current', journalBytes: 0 });
     }
     this.wrote = true;
-    remembered.delete(this.location);
     return this.writer.append(changes, durable);
   }
 
@@ -286,16 +311,16 @@ export class FileManifestStore implements ManifestStore {
   }
 
   /**
-   * After a run that wrote: the run's manifest is what the files now hold, remembered for the
-   * next load when the files are exactly the sizes this store wrote (another writer meanwhile,
-   * which the lock excludes, would show there; anything later changes the identities).
+   * After a run that wrote: the run's manifest is what the files now hold when they hold
+   * exactly the bytes this store read and wrote (read back and compared: another writer,
+   * which the lock excludes, would show there), remembered for the next load.
    */
   private async rememberWritten(manifest: Manifest, onDisk: OnDisk): Promise<void> {
-    if (onDisk.digest === null || onDisk.journal === 'stale') return;
-    const [info, journal] = await Promise.all([lstat(this.location, { bigint: true }).catch(() => undefined), lstatJournal(this.journalLocation).catch(() => undefined)]);
-    if (!info?.isFile() || info.size !== BigInt(onDisk.manifestBytes)) return;
-    if (onDisk.journal === 'none' ? journal !== undefined : !journal?.isFile() || journal.size !== BigInt(onDisk.journalBytes)) return;
-    remember(this.location, { key: `${identity(info)}|${identity(journal)}`, volume: manifest.volume, service: this.service, manifest: frozen(manifest, this.diskService, true), onDisk: { ...onDisk } });
+    const expected = this.expected;
+    if (expected === 'unknown' || onDisk.journal === 'stale') return;
+    const [bytes, journalBytes] = await Promise.all([readBytes(this.location), readBytes(this.journalLocation)]).catch(() => [undefined, undefined]);
+    if (bytes === undefined || !sameBytes(bytes, expected.manifest) || !sameBytes(journalBytes, expected.journal)) return;
+    remember(this.location, { manifestBytes: bytes, journalBytes, volume: manifest.volume, service: this.service, manifest: frozen(manifest, this.diskService, true), onDisk: { ...onDisk } });
   }
 
   /** Closes the journal as it is, without folding it in (what a run that dies here leaves; tests). */
@@ -312,15 +337,14 @@ export class FileManifestStore implements ManifestStore {
     } finally {
       this.journalBytesWritten += writer.bytesWritten;
       if (this.onDisk) this.onDisk.journalBytes += writer.bytesWritten;
+      const expected = this.expected;
+      if (writer.broken || expected === 'unknown') this.expected = 'unknown';
+      else if (writer.written.length) {
+        const appended = Buffer.from(writer.written.join(''));
+        this.expected = { manifest: expected.manifest, journal: writer.recreated ? appended : Buffer.concat([expected.journal ?? Buffer.alloc(0), appended]) };
+      }
     }
   }
-}
-
-/** The journal's lstat (undefined when there is none); refused, as its reader does, when it is a link or not a file. */
-async function lstatJournal(path: string): Promise<BigIntStats | undefined> {
-  const info = await lstat(path, { bigint: true }).catch(() => undefined);
-  if (info && !info.isFile()) await refuseJournalNonFile(path);
-  return info;
 }
 
 function sha256(text: string): string {
