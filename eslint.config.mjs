@@ -54,6 +54,18 @@ const IMPORT_FREE = ['src/api/chatParameterLimits.ts'];
  */
 const TYPE_ONLY_IMPORTS = ['src/chat/protocol.ts', 'src/chat/core/conversationTypes.ts'];
 
+/**
+ * The one file both bundles include that imports something at run time: the chat parameters'
+ * words in the UI language (issue 26), so a refusal reads the same in the panel and in VS
+ * Code's Chat. It may import exactly `@vscode/l10n` (the strings) and the parameter table
+ * (itself import-free), nothing else, so the webview still pulls in no host code through it;
+ * the webview zone allows exactly this file. test/architecture/importZones.test.ts proves the
+ * exception stays this narrow.
+ */
+export const SHARED_WORDING = 'src/common/core/parameterText.ts';
+const SHARED_WORDING_IMPORTS = ['@vscode/l10n', '../../api/chatParameterLimits'];
+const sharedWordingImport = `/^(${SHARED_WORDING_IMPORTS.map((spec) => spec.replace(/[./@]/g, (c) => `\\${c}`)).join('|')})$/`;
+
 /** Files that may import only what the zone's `except` lists (paths relative to `from`). */
 /**
  * The VS Code side that shows text to the user: the entry point, each feature's wiring and
@@ -160,8 +172,14 @@ const zones = [
   {
     target: './src/webview',
     from: './src',
-    except: ['./webview', './chat/protocol.ts', './api/chatParameterLimits.ts'],
-    message: 'The webview is its own bundle: from the host it imports only src/chat/protocol.ts and src/api/chatParameterLimits.ts.',
+    except: ['./webview', './chat/protocol.ts', './api/chatParameterLimits.ts', `./${SHARED_WORDING.slice('src/'.length)}`],
+    message: `The webview is its own bundle: from the host it imports only src/chat/protocol.ts, src/api/chatParameterLimits.ts and ${SHARED_WORDING}.`,
+  },
+  {
+    target: `./${SHARED_WORDING}`,
+    from: './src',
+    except: ['./api/chatParameterLimits.ts'],
+    message: `${SHARED_WORDING} is bundled by the webview too: of src/ it imports only src/api/chatParameterLimits.ts.`,
   },
   {
     target: './src/chat/protocol.ts',
@@ -257,8 +275,22 @@ export default tseslint.config(
     },
   },
   {
+    files: [SHARED_WORDING],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `ImportDeclaration[source.value!=${sharedWordingImport}]`,
+          message: `The webview bundles this file too: it imports only ${SHARED_WORDING_IMPORTS.join(' and ')}.`,
+        },
+        { selector: 'ExportAllDeclaration, ExportNamedDeclaration[source]', message: 'The webview bundles this file too: it re-exports nothing.' },
+        { selector: 'ImportExpression', message: 'The webview bundles this file too: it imports nothing at run time beyond its static imports.' },
+      ],
+    },
+  },
+  {
     // The webview and the files it shares with the host run in the browser: no vscode, no Node built-ins.
-    files: ['src/webview/**', ...IMPORT_FREE, ...TYPE_ONLY_IMPORTS],
+    files: ['src/webview/**', ...IMPORT_FREE, ...TYPE_ONLY_IMPORTS, SHARED_WORDING],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -6,44 +6,14 @@
 // run and the same way, is an empty bundle: the ratio shows what our code adds on top of
 // process and module-loader noise on a shared machine.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { STAND_IN_CONTEXT_JS, vscodeStandInSource } from '../test/support/vscodeStandIn';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
 const root = resolve(__dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'ksm-bench-activation-'));
-
-// A deep no-op stand-in for the `vscode` API: any property is a callable that returns
-// another stand-in, so activate() runs its real code paths without an editor.
-const STUB = `
-const handler = {
-  get(target, prop) {
-    if (prop === 'then') return undefined;
-    if (prop === Symbol.toPrimitive) return () => '';
-    if (!(prop in target)) target[prop] = makeStub();
-    return target[prop];
-  },
-  // Assignments stick, even to a function's read-only own names (a status bar item's
-  // \`name\`, say), as they would on the real API objects.
-  set(target, prop, value) {
-    Object.defineProperty(target, prop, { value, writable: true, configurable: true, enumerable: true });
-    return true;
-  },
-  apply() { return makeStub(); },
-  construct() { return makeStub(); },
-};
-function makeStub() { return new Proxy(function () {}, handler); }
-// esbuild's ESM interop copies own keys, so list the API's top-level names explicitly.
-module.exports = Object.fromEntries(NAMES.map((name) => [name, makeStub()]));
-`;
-
-/** Top-level names of the `vscode` module (namespaces, classes, enums), read from its types. */
-function vscodeApiNames(): string[] {
-  const dts = readFileSync(join(root, 'node_modules/@types/vscode/index.d.ts'), 'utf8');
-  const names = [...dts.matchAll(/^\t{1}export (?:namespace|class|enum|const|function|let) ([A-Za-z_]\w*)/gm)].map((m) => m[1]);
-  return [...new Set(names)];
-}
 
 const MEASURE = `
 const Module = require('module');
@@ -54,10 +24,7 @@ Module._resolveFilename = function (request, ...rest) {
   return request === 'vscode' ? stubPath : origResolve.call(this, request, ...rest);
 };
 const vscode = require(stubPath);
-const any = vscode.window; // every property of a stub is another stub
-const context = { subscriptions: [], secrets: any.secrets, extensionUri: any.uri, globalState: any.globalState,
-  workspaceState: any.workspaceState, storageUri: any.storageUri, globalStorageUri: any.globalStorageUri,
-  extensionPath: '/', asAbsolutePath: (p) => p, extension: any.extension };
+const context = ${STAND_IN_CONTEXT_JS};
 const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
 const ext = require(bundle);
@@ -91,7 +58,7 @@ function median(values: number[]): number {
 function main(): void {
   const stubPath = join(work, 'vscode-stub.js');
   const measurePath = join(work, 'measure.js');
-  writeFileSync(stubPath, `const NAMES = ${JSON.stringify(vscodeApiNames())};\n${STUB}`);
+  writeFileSync(stubPath, vscodeStandInSource(root));
   writeFileSync(measurePath, MEASURE);
   const emptyBundle = join(work, 'empty.js');
   writeFileSync(emptyBundle, 'exports.activate = function () {};');

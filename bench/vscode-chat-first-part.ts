@@ -64,6 +64,7 @@ async function main(): Promise<void> {
       model,
       messages: MESSAGES,
       tools: TOOLS,
+      language: 'en',
       volumes: [],
       threads: new ThreadBook(),
       signal: new AbortController().signal,

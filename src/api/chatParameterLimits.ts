@@ -11,8 +11,9 @@
 // Each check decides a refusal (`Refusal`: its kind and the bounds a sentence names), or
 // undefined when the value is allowed. The words are not decided here: `refusalEnglish` gives
 // the end of an English sentence after the field's name ("must be from 0 to 2.") for the CLI,
-// the host's logs and the client's check, and the panel words the same refusal in the UI
-// language (src/webview/parameterText.ts); each caller names the field its own way.
+// the host's logs and the client's check, and the panel and VS Code's Chat word the same
+// refusal in the UI language (src/common/core/parameterText.ts); each caller names the field
+// its own way.
 
 export const TEMPERATURE = { min: 0, max: 2 } as const;
 /** top_p is above 0 (0 itself is refused) and at most 1. */
@@ -47,7 +48,7 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 /**
  * Why a value is refused, with the bounds the sentence names: the one decision, which each
  * front end words its own way (in English here, for the CLI and the client's request check;
- * in the UI language by src/webview/parameterText.ts). Undefined means allowed.
+ * in the UI language by src/common/core/parameterText.ts). Undefined means allowed.
  */
 export type Refusal =
   | { kind: 'range'; min: number; max: number }
@@ -359,19 +360,42 @@ export function parameterRule(name: ChatParameterName): ParameterRule<unknown> {
 }
 
 /**
- * The problem of a whole set of parameters, as "Label must …", or undefined. Every layer
- * (the form, the host, the CLI, VS Code's Chat) judges a set with this one function.
+ * Why a whole set of parameters is refused, or undefined: a name the table does not have, a
+ * value its rule refuses (with the refusal), or effort and budget together. The one judgement
+ * of a set: `parametersProblem` says it in English, src/common/core/parameterText.ts
+ * (`parametersProblemText`) in the UI language.
  */
-export function parametersProblem(parameters: Record<string, unknown>): { name: string; message: string } | undefined {
+export type ParametersRefusal = { kind: 'unknown'; name: string } | { kind: 'value'; name: ChatParameterName; refusal: Refusal } | { kind: 'effortAndBudget'; name: 'reasoningBudget' };
+
+export function parametersRefusal(parameters: Readonly<Record<string, unknown>>): ParametersRefusal | undefined {
   for (const [name, value] of Object.entries(parameters)) {
     if (value === undefined) continue;
-    if (!Object.hasOwn(CHAT_PARAMETERS, name)) return { name, message: `${name} is not a chat parameter.` };
-    const rule = parameterRule(name as ChatParameterName);
-    const problem = rule.problem(value);
-    if (problem) return { name, message: `${rule.label} ${problem}` };
+    if (!Object.hasOwn(CHAT_PARAMETERS, name)) return { kind: 'unknown', name };
+    const refusal = parameterRule(name as ChatParameterName).refusal(value);
+    if (refusal) return { kind: 'value', name: name as ChatParameterName, refusal };
   }
-  const both = effortAndBudgetProblem(parameters.reasoningEffort, parameters.reasoningBudget);
-  return both ? { name: 'reasoningBudget', message: both } : undefined;
+  return effortAndBudgetProblem(parameters.reasoningEffort, parameters.reasoningBudget) ? { kind: 'effortAndBudget', name: 'reasoningBudget' } : undefined;
+}
+
+/**
+ * The problem of a whole set of parameters, in English ("Label must …"), or undefined: for
+ * the CLI and the host's logs. Every layer (the form, the host, the CLI, VS Code's Chat)
+ * judges a set with `parametersRefusal`; what a user of the editor reads is worded in the UI
+ * language by src/common/core/parameterText.ts.
+ */
+export function parametersProblem(parameters: Record<string, unknown>): { name: string; message: string } | undefined {
+  const refused = parametersRefusal(parameters);
+  if (!refused) return undefined;
+  switch (refused.kind) {
+    case 'unknown':
+      return { name: refused.name, message: `${refused.name} is not a chat parameter.` };
+    case 'effortAndBudget':
+      return { name: refused.name, message: EFFORT_AND_BUDGET_PROBLEM };
+    case 'value': {
+      const rule = parameterRule(refused.name);
+      return { name: refused.name, message: `${rule.label} ${rule.problem(parameters[refused.name])}` };
+    }
+  }
 }
 
 /** The wire fields the table fills as they are, for the client's check: [wire name, rule]. */

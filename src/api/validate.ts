@@ -46,7 +46,13 @@ export function validateUploadRequest(request: UploadRequest): void {
   }
 }
 
-/** Refuses `field` when set (not null) and `problemOf` finds fault (limits: chatParameterLimits.ts). */
+/**
+ * Refuses `field` when set (not null) and `problemOf` finds fault (limits: chatParameterLimits.ts).
+ * The sentence after the wire field's name is the table's English on purpose: this check names
+ * wire fields (`top_p`) for the CLI, scripts and the logs, and no form reaches it with a bad
+ * value (the ⚙ form and VS Code's Chat refuse first, in the UI language:
+ * src/common/core/parameterText.ts).
+ */
 function check(field: string, value: unknown, problemOf: (value: unknown) => string | undefined): void {
   if (value === undefined || value === null) return;
   const problem = problemOf(value);

@@ -3,26 +3,22 @@
 // export` finds it (docs/architecture.md, "A webview string"). The host writes the bundle
 // of VS Code's UI language into the page (protocol.ts `WebviewBootstrap`, read by
 // pageBootstrap.ts); `configureLocale` hands it to `l10n.config` before any component is
-// built, and numbers, dates and lists are formatted by Intl in the same language.
-// No DOM here: the ⚙ form's rules (parameterText.ts) use it and run under Node in tests too.
+// built, and numbers, dates and lists are formatted by Intl in the same language (numbers
+// and lists by src/common/core/parameterText.ts, which words the chat parameters for the
+// host too). No DOM here: the ⚙ form's rules use it and run under Node in tests too.
 import * as l10n from '@vscode/l10n';
 import type { WebviewBootstrap } from '../chat/protocol';
+import * as shared from '../common/core/parameterText';
 import { CONVERSATION_DATE_FORMAT } from './formats';
 
 let language = 'en';
-let numberFormat = new Intl.NumberFormat('en');
 let dateFormat = new Intl.DateTimeFormat('en', CONVERSATION_DATE_FORMAT);
-let orList = new Intl.ListFormat('en', { type: 'disjunction' });
-let plainList = new Intl.ListFormat('en', { type: 'unit', style: 'short' });
 
 /** Configures the strings and formats; call once, before the first `l10n.t`. */
 export function configureLocale(bootstrap: WebviewBootstrap): void {
   language = bootstrap.language;
   if (bootstrap.l10n) l10n.config({ contents: bootstrap.l10n });
-  numberFormat = intl(() => new Intl.NumberFormat(language), numberFormat);
   dateFormat = intl(() => new Intl.DateTimeFormat(language, CONVERSATION_DATE_FORMAT), dateFormat);
-  orList = intl(() => new Intl.ListFormat(language, { type: 'disjunction' }), orList);
-  plainList = intl(() => new Intl.ListFormat(language, { type: 'unit', style: 'short' }), plainList);
 }
 
 export function uiLanguage(): string {
@@ -30,7 +26,7 @@ export function uiLanguage(): string {
 }
 
 export function formatNumber(value: number): string {
-  return numberFormat.format(value);
+  return shared.formatNumber(value, language);
 }
 
 export function formatDate(epochMs: number): string {
@@ -38,17 +34,12 @@ export function formatDate(epochMs: number): string {
   return Number.isNaN(date.getTime()) ? '' : dateFormat.format(date);
 }
 
-/** "a, b or c" in the UI language. */
-export function formatOrList(items: string[]): string {
-  return orList.format(items);
-}
-
 /** "a, b, c" in the UI language. */
 export function formatList(items: string[]): string {
-  return plainList.format(items);
+  return shared.formatList(items, language);
 }
 
-/** A tag Intl does not know falls back to English formats rather than failing. */
+/** A tag Intl does not know falls back to the English date format rather than failing. */
 function intl<T>(make: () => T, fallback: T): T {
   try {
     return make();

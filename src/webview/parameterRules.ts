@@ -2,10 +2,11 @@
 // next to the field instead of a 400 after sending. Every field, its kind and its rule come
 // from the one parameter table (src/api/chatParameterLimits.ts), which the host and the
 // client check too, so the form never posts what the host would drop. The words (labels,
-// problems, the badge's names) are the UI language's, from parameterText.ts.
+// problems, the badge's names) are the UI language's, from src/common/core/parameterText.ts.
 import type { ChatParameters } from '../chat/protocol';
 import { CHAT_PARAMETER_NAMES, effortAndBudgetProblem, parameterRule, type ChatParameterName } from '../api/chatParameterLimits';
-import { effortAndBudgetText, parameterText } from './parameterText';
+import { effortAndBudgetText, parameterText } from '../common/core/parameterText';
+import { uiLanguage } from './locale';
 
 /** The form's text, one string per parameter. */
 export type ParameterForm = Record<ChatParameterName, string>;
@@ -23,7 +24,7 @@ export function parseParameters(form: ParameterForm, reasoningModel: boolean): P
     const value = valueOf(rule.input, text);
     if (value === undefined) continue;
     // Text that is not a number gets the same sentence as an out-of-range number.
-    const problem = parameterText(name).problem(value ?? Number.NaN);
+    const problem = parameterText(name, uiLanguage()).problem(value ?? Number.NaN);
     if (problem) errors[name] = problem;
     else parameters[name] = value;
   }
@@ -76,7 +77,7 @@ export function activeParameters(parameters: ChatParameters, reasoningModel: boo
     const rule = parameterRule(name);
     const value = (parameters as Record<string, unknown>)[name];
     if (value === undefined || (rule.section === 'reasoning' && !reasoningModel)) continue;
-    const text = parameterText(name).active(value);
+    const text = parameterText(name, uiLanguage()).active(value);
     if (text) active.push(text);
   }
   return active;

@@ -3,8 +3,8 @@ import type { ChatParameters, WebviewToHost } from '../chat/protocol';
 import { button, el } from './dom';
 import { activeParameters, parametersToForm, parseParameters, type ParameterForm } from './parameterRules';
 import { CHAT_PARAMETER_NAMES, parameterRule, type ChatParameterName, type ParameterRule } from '../api/chatParameterLimits';
-import { formatList, formatNumber } from './locale';
-import { parameterText } from './parameterText';
+import { formatList, formatNumber, uiLanguage } from './locale';
+import { parameterText } from '../common/core/parameterText';
 
 type Post = (message: WebviewToHost) => void;
 type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
@@ -46,7 +46,7 @@ export class ParametersPopover {
       const error = el('span', { class: 'field-error', id: `parameter-${name}-error`, role: 'alert', hidden: true });
       field.setAttribute('aria-describedby', error.id);
       this.errors.set(name, error);
-      const row = el('div', { class: 'field' }, el('label', { for: field.id }, parameterText(name).formLabel), field, error);
+      const row = el('div', { class: 'field' }, el('label', { for: field.id }, parameterText(name, uiLanguage()).formLabel), field, error);
       (rule.section === 'reasoning' ? this.reasoningGroup : rule.section === 'advanced' ? this.advancedGroup : this.panel).append(row);
     }
     const apply = el('button', { type: 'submit', class: 'primary-button' }, l10n.t('Apply'));
@@ -139,7 +139,7 @@ export class ParametersPopover {
 
 /** The input a parameter's kind needs, with its bounds from the table. */
 function fieldFor(name: ChatParameterName, rule: ParameterRule<unknown>): Field {
-  const text = parameterText(name);
+  const text = parameterText(name, uiLanguage());
   switch (rule.input) {
     case 'number':
       return el('input', { type: 'number', min: rule.range?.min, max: rule.range?.max, step: rule.range?.step ?? 'any', placeholder: text.placeholder });

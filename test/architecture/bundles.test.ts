@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { STAND_IN_CONTEXT_JS, vscodeStandInSource } from '../support/vscodeStandIn';
 
 interface Output {
   inputs: Record<string, { bytesInOutput: number }>;
@@ -32,27 +33,6 @@ function loads(meta: Metafile, from: string, onlyStatic: boolean, seen = new Set
 /** What extension.js may weigh (it is read and compiled before activate() runs; issue 26, activation < 20 ms). */
 const ACTIVATION_BYTES_BUDGET = 96 * 1024;
 
-/** A stand-in `vscode` where every property is another callable stand-in, so activate() runs its real code paths. */
-const VSCODE_STUB = `
-const handler = {
-  get(target, prop) {
-    if (prop === 'then') return undefined;
-    if (prop === Symbol.toPrimitive) return () => '';
-    if (prop === 'version') return '1.105.0';
-    if (!(prop in target)) target[prop] = makeStub();
-    return target[prop];
-  },
-  set(target, prop, value) {
-    Object.defineProperty(target, prop, { value, writable: true, configurable: true, enumerable: true });
-    return true;
-  },
-  apply() { return makeStub(); },
-  construct() { return makeStub(); },
-};
-function makeStub() { return new Proxy(function () {}, handler); }
-module.exports = makeStub();
-`;
-
 /**
  * In a fresh Node: requires dist/extension.js with the stand-in `vscode`, calls activate(),
  * then requires `later` (files of dist/, as the features' first use would). Returns the files
@@ -67,7 +47,7 @@ const { join, basename } = require('path');
 const { statSync } = require('fs');
 const dist = process.argv[1];
 const stub = join(process.argv[2], 'vscode-stub.js');
-require('fs').writeFileSync(stub, ${JSON.stringify(VSCODE_STUB)});
+require('fs').writeFileSync(stub, ${JSON.stringify(vscodeStandInSource(join(__dirname, '../..')))});
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) { return request === 'vscode' ? stub : resolveFilename.call(this, request, ...rest); };
 const compile = Module.prototype._compile;
@@ -87,7 +67,7 @@ Module._load = function (request, parent, isMain) {
 counting = true;
 const vscode = require(stub);
 const extension = require(join(dist, 'extension.js'));
-extension.activate({ subscriptions: [], secrets: vscode.secrets, extensionUri: vscode.uri, globalState: vscode.globalState, workspaceState: vscode.workspaceState, extensionPath: '/', asAbsolutePath: (p) => p, extension: vscode.extension });
+extension.activate(${STAND_IN_CONTEXT_JS});
 counting = false;
 const cached = Object.fromEntries(${JSON.stringify(embedded)}.map((file) => [file, require.cache[join(dist, file)]?.exports]));
 for (const file of ${JSON.stringify(later)}) require(join(dist, file));
@@ -169,6 +149,7 @@ describe('the bundles: the extension and the ksm CLI share their code', function
       'node_modules/jsonc-parser/lib/esm/main.js',
       'src/nativeChat/vscode/mcpServerProvider.ts', // the MCP server's definition, the launcher (node:crypto, node:child_process)
       'src/nativeChat/core/launcherInstall.ts',
+      'src/common/core/parameterText.ts', // the chat parameters' words: only when VS Code's Chat refuses a model option
     ];
     assert.deepEqual(
       lazy.filter((input) => atActivation.has(input)),

@@ -161,6 +161,31 @@ describe('architecture: lint enforces the layers', function () {
     await assertReported('src/chat/protocol.ts', use('picomatch'), 'no-restricted-syntax');
   });
 
+  it("lets both bundles share the parameters' words (src/common/core/parameterText.ts): it imports @vscode/l10n and the parameter table only, and the webview reaches nothing else of src/common", async () => {
+    const shared = 'src/common/core/parameterText.ts';
+    const config = (await import('../../eslint.config.mjs' as string)) as { SHARED_WORDING: string };
+    assert.equal(config.SHARED_WORDING, shared, 'the one shared wording file');
+    await assertClean(shared, use('@vscode/l10n'));
+    await assertClean(shared, use('../../api/chatParameterLimits'));
+    // Anything else, even a neighbour in src/common/core or another @vscode package, would reach the webview through it.
+    await assertReported(shared, use('./volumeTargets'), 'import/no-restricted-paths');
+    await assertReported(shared, use('./volumeTargets'), 'no-restricted-syntax');
+    await assertReported(shared, use('../../api/validate'), 'import/no-restricted-paths');
+    await assertReported(shared, use('picomatch'), 'no-restricted-syntax');
+    await assertReported(shared, use('@vscode/l10n-dev'), 'no-restricted-syntax');
+    await assertReported(shared, "import type { Usage } from '../../api/types';\nexport type Probe = Usage;\n", 'import/no-restricted-paths');
+    await assertReported(shared, "export * from '../../api/chatParameterLimits';\n", 'no-restricted-syntax');
+    await assertReported(shared, "export const probe = () => import('@vscode/l10n');\n", 'no-restricted-syntax');
+    await assertReported(shared, use('node:path'), 'no-restricted-imports');
+    await assertReported(shared, useVscode, 'no-restricted-imports');
+    // The webview may import that one file of src/common, no other.
+    await assertClean('src/webview/probe.ts', use('../common/core/parameterText'));
+    await assertReported('src/webview/probe.ts', use('../common/core/volumeTargets'), 'import/no-restricted-paths');
+    await assertReported('src/webview/probe.ts', use('../common/core/chatText'), 'import/no-restricted-paths');
+    // The rest of src/common/core keeps its own zone (src/api and src/common), not the shared file's.
+    await assertClean('src/common/core/probe.ts', use('./volumeTargets'));
+  });
+
   it("lets the protocol derive its types from the engine's type-only declaration, and import nothing else", async () => {
     const useType = (spec: string) => `import type { Turn } from '${spec}';\nexport type Probe = Turn;\n`;
     await assertClean('src/chat/protocol.ts', useType('./core/conversationTypes'));

@@ -28,6 +28,10 @@ import { fileSortOrders, fileState } from '../../src/volumes/core/fileDisplay';
 import { describeSyncState, syncStatusText, type SyncState } from '../../src/sync/vscode/syncStatusText';
 import { expandSelection } from '../../src/common/core/folderExpansion';
 import { localizedManifest, placeholders, readNls } from '../support/manifest';
+import { findModel } from '../../src/nativeChat/core/modelCatalog';
+import { AnswerFailedError, provideModelResponse } from '../../src/nativeChat/core/modelResponse';
+import { ThreadBook } from '../../src/nativeChat/core/threadBook';
+import { formatOrList, parametersProblemText } from '../../src/common/core/parameterText';
 
 const CLI = join('node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js');
 const work = mkdtempSync(join(tmpdir(), 'ksm-l10n-'));
@@ -230,6 +234,70 @@ describe('localisation: nothing unlocalised under a generated pseudo-locale (qps
       const said = await serviceSaid(h.emulator.url, 'wrong-key');
       assert.ok(failed.detail.includes(said), failed.detail);
       assert.deepEqual(unlocalisedWords(ours(markdown), [...content(), said]), [], ours(markdown));
+    });
+  });
+
+  describe("VS Code's Chat refusing a caller's model option for a KSM model (the panel's words, in the UI language)", () => {
+    const h = useEmulator();
+    const chatModel = findModel({ show: true, models: ['emu-chat'], agentId: 'rag-agent', agentModel: 'emu-chat' }, 'emu-chat')!;
+
+    /** The refusal VS Code's Chat shows for `modelOptions`, through the provider's response path against the emulator. */
+    async function refusal(modelOptions: Record<string, unknown>): Promise<string> {
+      const before = h.emulator.stats.requests;
+      const error = await provideModelResponse({
+        service: h.client(),
+        model: chatModel,
+        messages: [{ role: 'user', parts: [{ kind: 'text', text: 'hi' }] }],
+        modelOptions,
+        language: 'qps-ploc',
+        volumes: [],
+        threads: new ThreadBook(),
+        signal: new AbortController().signal,
+        report: () => assert.fail('an answer came for a refused option'),
+      }).then(
+        () => assert.fail(`accepted ${JSON.stringify(modelOptions)}`),
+        (caught: unknown) => caught,
+      );
+      assert.ok(error instanceof AnswerFailedError, String(error));
+      assert.equal(h.emulator.stats.requests, before, 'refused before any request');
+      return error.message;
+    }
+
+    it('an invalid temperature: the frame and the sentence inside come out pseudo, its bounds kept', async () => {
+      const message = await refusal({ temperature: 5 });
+      assert.deepEqual(unlocalisedWords(message), [], message);
+      assert.ok(message.includes(l10n.t('Temperature')), `names the parameter as the panel does: ${message}`);
+      assert.match(message, /\b0\b.*\b2\b/, 'names the bounds');
+    });
+
+    it('a refused list (stop sequences: too many, or an empty one) comes out pseudo', async () => {
+      for (const stop of [
+        ['a', 'b', 'c', 'd', 'e'],
+        ['ok', ''],
+      ]) {
+        const message = await refusal({ stop });
+        assert.deepEqual(unlocalisedWords(message), [], message);
+        assert.ok(message.includes(l10n.t('Stop sequences')), message);
+      }
+    });
+
+    it("the host's wording of a refused choice: the choices' words pseudo, the list joined by Intl in the language passed (the same words as the panel)", () => {
+      const effort = (choice: string) => l10n.t({ message: choice, comment: ['reasoning effort'] });
+      const choices = [effort('Low'), effort('Medium'), effort('High')];
+      const problem = parametersProblemText({ reasoningEffort: 'extreme' }, 'qps-ploc');
+      assert.ok(problem);
+      assert.equal(problem.name, 'reasoningEffort');
+      // Intl has no data for the pseudo-locale and joins the list its default way ("a, b, or c"):
+      // that is Intl's text, not ours, so it is taken out like user content.
+      const joined = formatOrList(choices, 'qps-ploc');
+      assert.ok(problem.message.includes(joined), problem.message);
+      assert.deepEqual(unlocalisedWords(problem.message, [joined]), [], problem.message);
+      assert.deepEqual(unlocalisedWords(choices.join(' ')), [], 'the choices themselves are ours, pseudo');
+      // In a language Intl knows, the list is that language's (the argument is used, not the process locale).
+      assert.match(parametersProblemText({ reasoningEffort: 'extreme' }, 'de')!.message, / oder /);
+      assert.match(parametersProblemText({ reasoningEffort: 'extreme' }, 'fr')!.message, / ou /);
+      const both = parametersProblemText({ reasoningEffort: 'low', reasoningBudget: 10 }, 'qps-ploc');
+      assert.deepEqual(unlocalisedWords(both?.message ?? 'none'), [], both?.message);
     });
   });
 

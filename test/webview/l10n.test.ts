@@ -21,14 +21,19 @@ import { assistantTurn, conversation, init, modelOptions, userTurn } from './sup
 import { useWebviewSuite } from './support/suite';
 
 const WEBVIEW_SOURCES = 'src/webview';
+/** The one file of the host's folders the webview bundles that has strings (eslint.config.mjs, SHARED_WORDING): the chat parameters' words. */
+const SHARED_SOURCES = ['src/common/core/parameterText.ts'];
 const PSEUDO_LANGUAGE = 'qps-ploc';
 
 /** The webview's strings exactly as `@vscode/l10n-dev export` finds them in its sources. */
 async function exportedWebviewBundle(): Promise<l10nJsonFormat> {
-  const files = readdirSync(WEBVIEW_SOURCES)
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => ({ contents: readFileSync(join(WEBVIEW_SOURCES, name), 'utf8'), extension: '.ts' }));
-  return getL10nJson(files);
+  const paths = [
+    ...readdirSync(WEBVIEW_SOURCES)
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => join(WEBVIEW_SOURCES, name)),
+    ...SHARED_SOURCES,
+  ];
+  return getL10nJson(paths.map((path) => ({ contents: readFileSync(path, 'utf8'), extension: '.ts' })));
 }
 
 // ---- What the test sends: user content, listed once so attributes can be judged ----

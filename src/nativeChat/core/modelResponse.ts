@@ -5,10 +5,11 @@
 // finished calling them, and a failure becomes one Error carrying the engine's sentence
 // (the panel's, never the key).
 import * as l10n from '@vscode/l10n';
-import { parametersProblem, wireFields, type ChatParameterName } from '../../api/chatParameterLimits';
+import { wireFields, type ChatParameterName } from '../../api/chatParameterLimits';
 import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { AgentRequest, ChatCompletionRequest } from '../../api/types';
+import { parametersProblemText } from '../../common/core/parameterText';
 import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation } from '../../chat/core/answerStream';
 import type { KsmModelEntry } from './modelCatalog';
 import { parseToolArguments, textOf, toServiceMessages, toServiceTools, type NeutralMessage, type NeutralPart, type NeutralTool } from './messageMapping';
@@ -23,6 +24,8 @@ export interface ModelResponseRequest {
   tools?: readonly NeutralTool[];
   /** VS Code's `modelOptions`: only known numeric sampling options are passed on. */
   modelOptions?: Readonly<Record<string, unknown>>;
+  /** VS Code's UI language (`vscode.env.language`): numbers and lists of a refusal are written in it. */
+  language: string;
   /** Named volumes the agent searches besides the personal one (D18). */
   volumes: readonly string[];
   /** `ksm.userId`, sent as `user` with every request when set. */
@@ -106,7 +109,7 @@ async function chatResponse(request: ModelResponseRequest): Promise<ModelRespons
   const body: ChatCompletionRequest = {
     model: request.model.serviceModel,
     messages: toServiceMessages(request.messages),
-    ...samplingOptions(request.modelOptions),
+    ...samplingOptions(request.modelOptions, request.language),
     metadata: { client: 'ksm-assistant/vscode-chat' },
     ...(request.user ? { user: request.user } : {}),
   };
@@ -191,9 +194,11 @@ const MODEL_OPTION_NAMES: Readonly<Record<string, ChatParameterName>> = {
 /**
  * The caller's `modelOptions` as wire fields, judged by the one parameter table (as the
  * panel's ⚙ and the client judge them): a value out of range is refused with the sentence
- * that names it, never dropped silently or sent to fail at the service.
+ * that names it, never dropped silently or sent to fail at the service. The sentence is the
+ * panel's too (src/common/core/parameterText.ts), in the UI language (`language` for its
+ * numbers and lists, the configured bundle for its words).
  */
-export function samplingOptions(options: Readonly<Record<string, unknown>> | undefined): Partial<ChatCompletionRequest> {
+export function samplingOptions(options: Readonly<Record<string, unknown>> | undefined, language: string): Partial<ChatCompletionRequest> {
   if (!options) return {};
   const parameters: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
@@ -201,7 +206,7 @@ export function samplingOptions(options: Readonly<Record<string, unknown>> | und
     if (!name || value === undefined || value === null) continue;
     parameters[name] = name === 'stop' && typeof value === 'string' ? [value] : value;
   }
-  const problem = parametersProblem(parameters);
+  const problem = parametersProblemText(parameters, language);
   if (problem) throw new AnswerFailedError(l10n.t('The model option is not valid: {0}', problem.message), undefined);
   return wireFields(parameters) as Partial<ChatCompletionRequest>;
 }

@@ -73,6 +73,7 @@ export class KsmModelProvider implements LanguageModelChatProvider, vscode.Dispo
         messages: messages.map(toNeutralMessage),
         tools: toNeutralTools(options.tools),
         modelOptions: options.modelOptions,
+        language: vscode.env.language,
         volumes: settings.volumes(),
         user: settings.userId() || undefined,
         threads: this.threads,
