@@ -15,18 +15,7 @@ import { dirname } from 'node:path';
 import { ConfigurationError } from '../../api/errors';
 import { fsyncFolder, writeFileAtomic } from '../../common/core/atomicWrite';
 import { volumeNameFor } from '../../common/core/folderExpansion';
-import {
-  applyChange,
-  isApplicable,
-  JOURNAL_VERSION,
-  journalPathFor,
-  JournalWriter,
-  parseJournal,
-  refuseJournalNonFile,
-  type JournalHeader,
-  type JournalRead,
-  type ManifestChange,
-} from './journal';
+import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, parseJournal, refuseJournalNonFile, type JournalHeader, type JournalRead, type ManifestChange } from './journal';
 
 export const MANIFEST_VERSION = 2;
 
