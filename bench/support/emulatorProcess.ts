@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..', '..');
 
-export async function startEmulatorProcess(dataDir: string, extraArgs: string[] = []): Promise<{ url: string; stop(): void }> {
+export async function startEmulatorProcess(dataDir: string, extraArgs: string[] = []): Promise<{ url: string; pid: number | undefined; stop(): void }> {
   const child = spawn(join(root, 'node_modules/.bin/tsx'), ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', ...extraArgs, '--quiet'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -20,5 +20,5 @@ export async function startEmulatorProcess(dataDir: string, extraArgs: string[] 
     });
     child.once('exit', (code) => reject(new Error(`the emulator exited (${code}) before listening`)));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+  return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
 }

@@ -1,6 +1,8 @@
 // Profiles no-op and 50-edited re-syncs in process (issue 21 tuning aid, not a bench):
-// writes .cpuprofile files to PROFILE_DIR and prints per-run timings.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// writes .cpuprofile files to PROFILE_DIR and prints per-run timings, the client's CPU, the
+// emulator's CPU (from /proc, Linux; the emulator's tsx launcher and its node child) and the
+// requests made, then the medians. RUNS=n (default 6) runs of each kind.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +12,31 @@ import { applySync } from '../../src/sync/core/apply';
 import { FileManifestStore } from '../../src/sync/core/manifest';
 import { planSync } from '../../src/sync/core/plan';
 import { startEmulatorProcess } from './emulatorProcess';
+
+/** CPU ms of a process and its descendants so far (0 where /proc is not there). */
+function treeCpuMs(root: number | undefined): number {
+  if (root === undefined) return 0;
+  try {
+    const stats = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .flatMap((pid) => {
+        try {
+          const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+          return [{ pid: Number(pid), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) }];
+        } catch {
+          return [];
+        }
+      });
+    const inTree = new Set([root]);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const s of stats) if (!inTree.has(s.pid) && inTree.has(s.ppid)) grew = Boolean(inTree.add(s.pid));
+    }
+    return stats.filter((s) => inTree.has(s.pid)).reduce((sum, s) => sum + s.ticks * 10, 0);
+  } catch {
+    return 0;
+  }
+}
 
 async function main(): Promise<void> {
   const out = process.env.PROFILE_DIR ?? tmpdir();
@@ -24,16 +51,35 @@ async function main(): Promise<void> {
       writeFileSync(join(folder, dir, `note-${i}.md`), `# Note ${i}\n`.padEnd(1024 + ((i * 613) % 3072), 'lorem ipsum dolor sit amet '));
       rels.push(`${dir}/note-${i}.md`);
     }
-    const client = new KsmClient({ baseUrl: emulator.url, apiKey: async () => DEFAULT_API_KEY, timeoutMs: 600_000 });
+    const plain = new KsmClient({ baseUrl: emulator.url, apiKey: async () => DEFAULT_API_KEY, timeoutMs: 600_000 });
+    let requests = 0;
+    const counted = new Set(['listFiles', 'uploadFiles', 'deleteFiles']);
+    const client = new Proxy(plain, {
+      get(target, key) {
+        const value = Reflect.get(target, key) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (counted.has(String(key))) requests++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const figures: Record<string, Array<Record<string, number>>> = { noop: [], edited: [] };
     const store = new FileManifestStore(join(work, 'manifest.json'), emulator.url, { compactEveryRun: false });
-    const once = async () => {
+    const once = async (kind?: string) => {
+      requests = 0;
+      const cpu0 = process.cpuUsage();
+      const emu0 = treeCpuMs(emulator.pid);
       const t0 = performance.now();
       const plan = await planSync({ folder, volume: 'prof', service: client, store, rules: { excludeGlobs: [], maxFileSizeBytes: 0 }, deleteRemoved: true });
       const t1 = performance.now();
       const summary = await applySync(plan, { service: client, store, embedding: 'emu-embed', doChunking: 0 });
       if (summary.failed) throw new Error('failed');
       const t2 = performance.now();
-      return `total ${(t2 - t0).toFixed(0)} plan ${(t1 - t0).toFixed(0)} (list ${plan.timings.listMs.toFixed(0)} scan ${plan.timings.scanMs.toFixed(0)} hash ${plan.timings.hashMs.toFixed(0)}) apply ${(t2 - t1).toFixed(0)}`;
+      const cpu = process.cpuUsage(cpu0);
+      const run = { total: t2 - t0, plan: t1 - t0, apply: t2 - t1, clientCpu: (cpu.user + cpu.system) / 1000, emulatorCpu: treeCpuMs(emulator.pid) - emu0, requests };
+      if (kind) figures[kind].push(run);
+      return `requests ${requests} client CPU ${run.clientCpu.toFixed(0)} emulator CPU ${run.emulatorCpu.toFixed(0)} total ${(t2 - t0).toFixed(0)} plan ${(t1 - t0).toFixed(0)} (list ${plan.timings.listMs.toFixed(0)} scan ${plan.timings.scanMs.toFixed(0)} hash ${plan.timings.hashMs.toFixed(0)}) apply ${(t2 - t1).toFixed(0)}`;
     };
     console.log('first', await once());
     const session = new Session();
@@ -43,13 +89,18 @@ async function main(): Promise<void> {
     for (const kind of ['noop', 'edited']) {
       await session.post('Profiler.start');
       const lines: string[] = [];
-      for (let r = 0; r < 6; r++) {
+      for (let r = 0; r < Number(process.env.RUNS ?? 6); r++) {
         if (kind === 'edited') for (let i = r; i < 5000; i += 100) writeFileSync(join(folder, rels[i]), `# Note ${i}, edited ${r}\n`);
-        lines.push(await once());
+        lines.push(await once(kind));
       }
       const { profile } = await session.post('Profiler.stop');
       writeFileSync(join(out, `${kind}.cpuprofile`), JSON.stringify(profile));
       for (const l of lines) console.log(kind, l);
+      const median = (key: string) => {
+        const values = figures[kind].map((f) => f[key]).sort((a, b) => a - b);
+        return values[Math.floor(values.length / 2)].toFixed(0);
+      };
+      console.log(`${kind} medians: ${['total', 'plan', 'apply', 'clientCpu', 'emulatorCpu', 'requests'].map((k) => `${k} ${median(k)}`).join(', ')} (the profiler on)`);
     }
   } finally {
     emulator.stop();

@@ -106,7 +106,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const skipped: SkippedFile[] = [];
   const seen = new Set<string>();
   let keptBytes = 0;
-  const isExcluded = picomatch(options.excludeGlobs.length ? options.excludeGlobs : ['\0'], { dot: true });
+  const isExcluded = options.excludeGlobs.length ? picomatch(options.excludeGlobs, { dot: true }) : () => false; // no globs: no matcher run per file
   const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
   let knownReadable: KnownReadable | undefined;
   let knownSettled = options.knownReadable === undefined || typeof options.knownReadable === 'function';

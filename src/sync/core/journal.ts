@@ -144,7 +144,7 @@ export class JournalRefusedError extends ConfigurationError {}
 
 /** Reads and checks a journal against the manifest it should extend (`base`: the sha256 of its bytes, null when missing). */
 export async function readJournal(path: string, expect: { base: string | null; volume: string; service?: string }): Promise<JournalRead> {
-  await refuseNonFile(path);
+  await refuseJournalNonFile(path);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -184,7 +184,8 @@ export function parseJournal(text: string, expect: { base: string | null; volume
   return { state: 'ok', changes, service: typeof header.service === 'string' ? header.service : undefined, bytes };
 }
 
-async function refuseNonFile(path: string): Promise<void> {
+/** Throws when the journal is a symbolic link or not a regular file (it is then neither read nor written). */
+export async function refuseJournalNonFile(path: string): Promise<void> {
   const info = await lstat(path).catch(() => undefined);
   if (info?.isSymbolicLink())
     throw new JournalRefusedError(l10n.t('The sync journal {0} is a symbolic link; it is never read or written through one. Remove the link (a sync recreates the file).', path));
@@ -208,6 +209,8 @@ export class JournalWriter {
   private failed: unknown;
   /** Bytes appended (the bench counts them with the manifest's). */
   bytesWritten = 0;
+  /** The text appended, in order (header included when it started the journal): what the file now holds after the bytes it had. */
+  readonly written: string[] = [];
 
   /**
    * @param fresh when set, the journal is (re)created with this header (truncating a stale
@@ -231,6 +234,16 @@ export class JournalWriter {
     const step = this.tail.then(() => this.writePending());
     this.tail = step.catch(() => undefined);
     return step;
+  }
+
+  /** True when it (re)created the journal, so the file holds only what it wrote. */
+  get recreated(): boolean {
+    return this.fresh !== undefined;
+  }
+
+  /** True after a failed write: what the file holds is not known. */
+  get broken(): boolean {
+    return this.failed !== undefined;
   }
 
   async close(): Promise<void> {
@@ -265,7 +278,7 @@ export class JournalWriter {
     let text = lines.join('\n') + '\n';
     if (!this.handle) {
       await mkdir(dirname(this.path), { recursive: true });
-      await refuseNonFile(this.path);
+      await refuseJournalNonFile(this.path);
       const nofollow = constants.O_NOFOLLOW ?? 0;
       try {
         if (this.fresh) {
@@ -285,6 +298,7 @@ export class JournalWriter {
       }
       if (this.fresh) {
         await this.handle.appendFile(text);
+        this.written.push(text);
         await this.handle.sync();
         await this.onCreated(); // the new file's folder entry made durable
         this.bytesWritten += Buffer.byteLength(text);
@@ -292,6 +306,7 @@ export class JournalWriter {
       }
     }
     await this.handle.appendFile(text);
+    this.written.push(text);
     if (durable) await this.handle.datasync();
     this.unsynced = !durable;
     this.bytesWritten += Buffer.byteLength(text);

@@ -15,7 +15,7 @@ import { dirname } from 'node:path';
 import { ConfigurationError } from '../../api/errors';
 import { fsyncFolder, writeFileAtomic } from '../../common/core/atomicWrite';
 import { volumeNameFor } from '../../common/core/folderExpansion';
-import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, readJournal, type JournalHeader, type ManifestChange } from './journal';
+import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, parseJournal, refuseJournalNonFile, type JournalHeader, type JournalRead, type ManifestChange } from './journal';
 
 export const MANIFEST_VERSION = 2;
 
@@ -103,8 +103,80 @@ interface OnDisk {
   journalBytes: number;
 }
 
+/**
+ * What a store last read or wrote, per manifest location, while the process lives (the
+ * editor re-syncs a folder many times in one extension host: a no-op re-sync of 5,000 files
+ * spent ~15 ms of its ~140 ms parsing a manifest it had itself written). Used only when the
+ * manifest and its journal still hold exactly the bytes it was taken from (both are read and
+ * compared whole: no timestamp or inode is trusted, a same-size edit within the same second
+ * is seen). Frozen: a run builds its own base from it and never writes into it. Like the
+ * files themselves, it is only a HINT, checked against the listing by the plan.
+ */
+interface Remembered {
+  /** The manifest's and the journal's bytes it was taken from (undefined: the file did not exist). */
+  manifestBytes: Buffer | undefined;
+  journalBytes: Buffer | undefined;
+  volume: string;
+  service?: string;
+  manifest: Manifest;
+  onDisk: OnDisk;
+}
+const remembered = new Map<string, Remembered>();
+/** Pairings remembered at once (each about twice its manifest's size). */
+const REMEMBERED_MAX = 8;
+
+function remember(location: string, entry: Remembered): void {
+  remembered.delete(location);
+  remembered.set(location, entry);
+  if (remembered.size > REMEMBERED_MAX) remembered.delete(remembered.keys().next().value!);
+}
+
+/** Forgets every remembered manifest (tests). */
+export function forgetRememberedManifests(): void {
+  remembered.clear();
+}
+
+function sameBytes(a: Buffer | undefined, b: Buffer | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.equals(b);
+}
+
+/** A file's bytes; undefined when it does not exist. */
+async function readBytes(path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Frozen, with maps and lists of its own when `copy` (a run's manifest, whose maps the run
+ * changed); entries are never changed in place, only replaced, so they are frozen where they are.
+ */
+function frozen(manifest: Manifest, service: string | undefined, copy: boolean): Manifest {
+  const files = copy ? (Object.create(null) as Record<string, ManifestEntry>) : manifest.files;
+  for (const rel in manifest.files) files[rel] = Object.freeze(manifest.files[rel]);
+  const intents = copy ? (Object.create(null) as Record<string, UploadIntent>) : manifest.intents;
+  for (const rel in manifest.intents) intents[rel] = Object.freeze(manifest.intents[rel]);
+  return Object.freeze({
+    version: MANIFEST_VERSION,
+    service,
+    volume: manifest.volume,
+    files: Object.freeze(files),
+    intents: Object.freeze(intents),
+    pendingDeletes: Object.freeze(manifest.pendingDeletes.map((p) => Object.freeze(p))) as PendingDelete[],
+  });
+}
+
 export class FileManifestStore implements ManifestStore {
   private savedBytes = 0;
+  /** The service the manifest on disk records (what a parse of it would give), for what is remembered after a run. */
+  private diskService: string | undefined;
+  /** This store wrote the manifest or its journal since it was loaded. */
+  private wrote = false;
+  /** The bytes the manifest and the journal hold after this store's last read or write ('unknown' after a failed or partial write). */
+  private expected: { manifest: Buffer | undefined; journal: Buffer | undefined } | 'unknown' = 'unknown';
   private journalBytesWritten = 0;
   private onDisk: OnDisk | undefined;
   private writer: JournalWriter | undefined;
@@ -132,21 +204,39 @@ export class FileManifestStore implements ManifestStore {
   }
 
   async load(volume: string): Promise<ManifestLoad> {
-    await this.refuseSymlink();
-    let text: string | undefined;
+    await Promise.all([this.refuseSymlink(), refuseJournalNonFile(this.journalLocation)]);
+    this.wrote = false;
+    this.expected = 'unknown';
+    let bytes: Buffer | undefined;
     try {
-      text = await readFile(this.location, 'utf8');
+      bytes = await readBytes(this.location);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { state: 'unusable', reason: l10n.t('could not read {0}: {1}', this.location, (error as Error).message) };
+      return { state: 'unusable', reason: l10n.t('could not read {0}: {1}', this.location, (error as Error).message) };
     }
+    let journalBytes: Buffer | undefined;
+    let journal: JournalRead | undefined;
+    try {
+      journalBytes = await readBytes(this.journalLocation);
+    } catch (error) {
+      journal = { state: 'unusable', reason: l10n.t('could not read its journal {0}: {1}', this.journalLocation, (error as Error).message) };
+    }
+    const hit = journal ? undefined : remembered.get(this.location);
+    if (hit && hit.volume === volume && hit.service === this.service && sameBytes(hit.manifestBytes, bytes) && sameBytes(hit.journalBytes, journalBytes)) {
+      this.onDisk = { ...hit.onDisk };
+      this.diskService = hit.manifest.service;
+      this.expected = { manifest: bytes, journal: journalBytes };
+      return { state: 'ok', manifest: hit.manifest };
+    }
+    const text = bytes?.toString('utf8');
     const digest = text === undefined ? null : sha256(text);
-    const journal = await readJournal(this.journalLocation, { base: digest, volume, service: this.service });
+    journal ??= journalBytes === undefined ? { state: 'none' } : parseJournal(journalBytes.toString('utf8'), { base: digest, volume, service: this.service });
     this.onDisk = {
       digest,
-      manifestBytes: text === undefined ? 0 : Buffer.byteLength(text),
+      manifestBytes: bytes?.length ?? 0,
       journal: journal.state === 'ok' ? 'current' : journal.state === 'none' ? 'none' : 'stale',
       journalBytes: journal.state === 'ok' ? journal.bytes : 0,
     };
+    this.expected = { manifest: bytes, journal: journalBytes };
     let loaded: ManifestLoad;
     if (text !== undefined) loaded = parseManifest(text, volume, this.service);
     else if (journal.state === 'ok')
@@ -160,7 +250,10 @@ export class FileManifestStore implements ManifestStore {
         applyChange(loaded.manifest, change);
       }
     }
-    return loaded;
+    this.diskService = loaded.manifest.service;
+    const manifest = frozen(loaded.manifest, loaded.manifest.service, false);
+    remember(this.location, { manifestBytes: bytes, journalBytes, volume, service: this.service, manifest, onDisk: { ...this.onDisk } });
+    return { state: 'ok', manifest };
   }
 
   async save(manifest: Manifest): Promise<void> {
@@ -169,12 +262,16 @@ export class FileManifestStore implements ManifestStore {
     await this.closeJournal();
     const text = serializeManifest({ ...manifest, service: this.service ?? manifest.service });
     this.savedBytes += Buffer.byteLength(text);
+    this.wrote = true;
+    this.expected = 'unknown';
     await writeFileAtomic(this.location, text);
+    this.diskService = this.service ?? manifest.service;
     // Folded in: the journal goes. Left behind by a crash right here, it no longer matches the manifest's bytes, so it is ignored.
     let journal: OnDisk['journal'] = 'none';
     await unlink(this.journalLocation).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') journal = 'stale';
     });
+    if (journal === 'none') this.expected = { manifest: Buffer.from(text), journal: undefined };
     this.onDisk = { digest: sha256(text), manifestBytes: Buffer.byteLength(text), journal, journalBytes: 0 };
   }
 
@@ -188,6 +285,7 @@ export class FileManifestStore implements ManifestStore {
       this.writer = new JournalWriter(this.journalLocation, fresh, () => fsyncFolder(dirname(this.location)));
       if (fresh) Object.assign(onDisk, { journal: 'current', journalBytes: 0 });
     }
+    this.wrote = true;
     return this.writer.append(changes, durable);
   }
 
@@ -195,8 +293,23 @@ export class FileManifestStore implements ManifestStore {
     const appended = this.writer !== undefined;
     await this.closeJournal();
     const onDisk = this.onDisk;
-    if (!appended || !onDisk || onDisk.journal !== 'current') return;
-    if (this.options.compactEveryRun || onDisk.digest === null || onDisk.journalBytes * 2 > onDisk.manifestBytes) await this.save(manifest);
+    if (appended && onDisk && onDisk.journal === 'current') {
+      if (this.options.compactEveryRun || onDisk.digest === null || onDisk.journalBytes * 2 > onDisk.manifestBytes) await this.save(manifest);
+    }
+    if (this.wrote && this.onDisk) await this.rememberWritten(manifest, this.onDisk);
+  }
+
+  /**
+   * After a run that wrote: the run's manifest is what the files now hold when they hold
+   * exactly the bytes this store read and wrote (read back and compared: another writer,
+   * which the lock excludes, would show there), remembered for the next load.
+   */
+  private async rememberWritten(manifest: Manifest, onDisk: OnDisk): Promise<void> {
+    const expected = this.expected;
+    if (expected === 'unknown' || onDisk.journal === 'stale') return;
+    const [bytes, journalBytes] = await Promise.all([readBytes(this.location), readBytes(this.journalLocation)]).catch(() => [undefined, undefined]);
+    if (bytes === undefined || !sameBytes(bytes, expected.manifest) || !sameBytes(journalBytes, expected.journal)) return;
+    remember(this.location, { manifestBytes: bytes, journalBytes, volume: manifest.volume, service: this.service, manifest: frozen(manifest, this.diskService, true), onDisk: { ...onDisk } });
   }
 
   /** Closes the journal as it is, without folding it in (what a run that dies here leaves; tests). */
@@ -213,6 +326,12 @@ export class FileManifestStore implements ManifestStore {
     } finally {
       this.journalBytesWritten += writer.bytesWritten;
       if (this.onDisk) this.onDisk.journalBytes += writer.bytesWritten;
+      const expected = this.expected;
+      if (writer.broken || expected === 'unknown') this.expected = 'unknown';
+      else if (writer.written.length) {
+        const appended = Buffer.from(writer.written.join(''));
+        this.expected = { manifest: expected.manifest, journal: writer.recreated ? appended : Buffer.concat([expected.journal ?? Buffer.alloc(0), appended]) };
+      }
     }
   }
 }

@@ -22,7 +22,7 @@ import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import type { SkippedFile } from '../../common/core/folderExpansion';
 import { contentHash, knownHash, scannedHash, type HashStats } from './hashing';
-import { emptyManifest, type Manifest, type ManifestStore } from './manifest';
+import { emptyManifest, type Manifest, type ManifestEntry, type ManifestStore } from './manifest';
 import { remoteNameFor, scanFolder, type ScanRules } from './scan';
 
 export interface PlannedUpload {
@@ -112,7 +112,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   const listStarted = performance.now();
   const loading = options.store.load(volume);
   const recordedCount = loading.then(
-    (l) => (l.state === 'ok' ? Object.keys(l.manifest.files).length + Object.keys(l.manifest.intents).length : 0),
+    (l) => (l.state === 'ok' ? countKeys(l.manifest.files) + countKeys(l.manifest.intents) : 0),
     () => 0,
   );
   const listing = listVolume(options.service, volume, signal, recordedCount).finally(() => (timings.listMs = performance.now() - listStarted));
@@ -161,6 +161,8 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   };
   const claimed = new Set<string>();
   const ignoredClaims: string[] = [];
+  /** Entries in `base.files` (counted as they are added: no key array of 5,000 paths to learn whether a recorded path is gone). */
+  let baseCount = 0;
 
   // 1. Recorded copies: kept only when listed under the name this folder gives the path.
   for (const rel in storedFiles) {
@@ -177,6 +179,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
       baseChanged = true;
     } else {
       base.files[rel] = entry;
+      baseCount++;
       claimed.add(entry.uuid);
     }
   }
@@ -188,6 +191,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     if (!stray) continue;
     const older = base.files[rel];
     if (older) base.pendingDeletes.push({ uuid: older.uuid, remoteName: older.remoteName, rel });
+    else baseCount++;
     base.files[rel] = { sha256: intent.sha256, size: intent.size, mtimeMs: 0, uuid: stray.uuid, remoteName: name };
     claimed.add(stray.uuid);
   }
@@ -212,18 +216,26 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
 
   const hashing: HashStats = { hashed: 0, hashedBytes: 0, skipped: 0 };
   const hashStarted = performance.now();
-  // Unchanged files (same size and mtime) reuse the recorded hash, small files the scan read whole the scan's, without a promise each; only the rest are hashed.
-  const reused = scan.files.map((file) => knownHash(file, base.files[file.rel], hashing) ?? scannedHash(file, hashing));
-  const toHash = reused.flatMap((hash, i) => (hash === undefined ? [i] : []));
-  const computed = await pMap(toHash, (i) => contentHash(scan.files[i], base.files[scan.files[i].rel], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
+  // Each file's recorded entry, looked up once (the lookups by path were a good part of the plan's pass).
+  const knowns = new Array<ManifestEntry | undefined>(scan.files.length);
+  let recordedSeen = 0;
+  const reused = new Array<string | undefined>(scan.files.length);
+  const toHash: number[] = [];
+  for (let i = 0; i < scan.files.length; i++) {
+    const file = scan.files[i];
+    const known = (knowns[i] = base.files[file.rel]);
+    if (known) recordedSeen++;
+    // Unchanged files (same size and mtime) reuse the recorded hash, small files the scan read whole the scan's, without a promise each; only the rest are hashed.
+    const hash = (reused[i] = knownHash(file, known, hashing) ?? scannedHash(file, hashing));
+    if (hash === undefined) toHash.push(i);
+  }
+  const computed = await pMap(toHash, (i) => contentHash(scan.files[i], knowns[i], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
   toHash.forEach((index, k) => (reused[index] = computed[k]));
   const hashes = reused as string[];
   timings.hashMs = performance.now() - hashStarted;
 
   // Whether any recorded path is gone locally: counted, so a run where none is builds no set of local paths.
-  let recordedSeen = 0;
-  for (const file of scan.files) if (base.files[file.rel]) recordedSeen++;
-  const local = recordedSeen < Object.keys(base.files).length ? new Set(scan.files.map((f) => f.rel)) : undefined;
+  const local = recordedSeen < baseCount ? new Set(scan.files.map((f) => f.rel)) : undefined;
   /** Removed paths by content (a new file with one of these is shown as a rename); worked out at the first new file. */
   let removedByHash: Map<string, string> | undefined;
   const renamedFrom = (sha256: string): string | undefined => {
@@ -267,7 +279,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   scan.files.forEach((file, i) => {
     const sha256 = hashes[i];
     if (file.content && file.sha256 !== sha256) file.content = undefined; // only bytes whose hash is the plan's are sent as read
-    const known = base.files[file.rel];
+    const known = knowns[i];
     const remoteName = known?.remoteName ?? remoteNameFor(file.rel);
     const clash = namesTaken.get(remoteName);
     if (clash) {
@@ -320,6 +332,19 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   plan.untracked = remote.filter((f) => !claimed.has(f.uuid));
   plan.baseChanged ||= baseChanged;
   return plan;
+}
+
+const keyCounts = new WeakMap<object, number>();
+
+/** The number of keys of a manifest map, without an array of them (remembered for a frozen one: a store hands the same one out again). */
+function countKeys(record: object): number {
+  const known = keyCounts.get(record);
+  if (known !== undefined) return known;
+  let n = 0;
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  for (const _key in record) n++;
+  if (Object.isFrozen(record)) keyCounts.set(record, n);
+  return n;
 }
 
 /** True when the run must stop for a choice: no usable manifest and same-name files the folder never recorded. */
