@@ -80,6 +80,15 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
     if (r.action === 'failed') out.notice(resultLine(r));
     else out.line(resultLine(r));
   };
+  /** What a streamed first sync and a planned run are applied with alike. */
+  const runOptions = (bar: ReturnType<Output['progress']>) => ({
+    embedding,
+    doChunking: flags.chunking,
+    concurrency: flags.concurrency,
+    signal,
+    onProgress: (p: { done: number; total: number }) => bar.update(p.done, p.total),
+    onResult,
+  });
   // A first sync (no manifest, no journal: a re-sync reads its manifest once, in the plan) into an
   // empty volume sends while the folder is read (nothing to ask about, guard or delete).
   const firstRun = !(await lstat(store.location).catch(() => undefined)) && !(await lstat(store.journalLocation).catch(() => undefined));
@@ -88,12 +97,7 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
     let streamed;
     try {
       streamed = await firstSyncStreamed(planOptions, {
-        embedding,
-        doChunking: flags.chunking,
-        concurrency: flags.concurrency,
-        signal,
-        onProgress: (p) => bar.update(p.done, p.total),
-        onResult,
+        ...runOptions(bar),
         onStreaming: () => {
           if (!out.json) out.notice(`No usable manifest (${CLI_MANIFEST_NAME} not found): nothing will be deleted for removed files this run.`);
         },
@@ -141,16 +145,7 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
   const bar = out.progress(plan.uploads.length + plan.deletes.length, `Syncing ${shown(volume)}`);
   let summary;
   try {
-    summary = await applySync(plan, {
-      service: env.client,
-      store,
-      embedding,
-      doChunking: flags.chunking,
-      concurrency: flags.concurrency,
-      signal,
-      onProgress: (p) => bar.update(p.done, p.total),
-      onResult,
-    });
+    summary = await applySync(plan, { service: env.client, store, ...runOptions(bar) });
   } finally {
     bar.stop();
   }

@@ -135,17 +135,22 @@ function range(min: number, max: number, n: Formats['n']): string {
   return l10n.t({ message: '{0}–{1}', args: [n(min), n(max)], comment: ['a range of numbers, such as "0–2"'] });
 }
 
+/** The placeholder of a field left empty: the value the service then uses. */
+function serviceDefault(value: number, n: Formats['n']): string {
+  return l10n.t({ message: 'default {0}', args: [n(value)], comment: ['the value the service uses when the field is empty'] });
+}
+
 /** Built at each use, never in a module-level constant: the bundle is configured after this module loads. */
 const WORDS: Record<ChatParameterName, (formats: Formats) => Words> = {
   temperature: ({ n }) => ({
     label: l10n.t('Temperature'),
     formLabel: l10n.t({ message: 'Temperature ({0})', args: [range(TEMPERATURE.min, TEMPERATURE.max, n)], comment: ['{0} is a range of numbers such as "0–2"'] }),
-    placeholder: l10n.t({ message: 'default {0}', args: [n(0.3)], comment: ['the value the service uses when the field is empty'] }),
+    placeholder: serviceDefault(0.3, n),
   }),
   topP: ({ n }) => ({
     label: l10n.t('Top P'),
     formLabel: l10n.t({ message: 'Top P ({0})', args: [range(TOP_P.above, TOP_P.max, n)], comment: ['{0} is a range of numbers such as "0–1"'] }),
-    placeholder: l10n.t({ message: 'default {0}', args: [n(0.75)], comment: ['the value the service uses when the field is empty'] }),
+    placeholder: serviceDefault(0.75, n),
   }),
   maxTokens: () => ({ label: l10n.t('Max tokens'), placeholder: l10n.t('no limit') }),
   systemPrompt: () => ({
@@ -198,12 +203,12 @@ const WORDS: Record<ChatParameterName, (formats: Formats) => Words> = {
   frequencyPenalty: ({ n }) => ({
     label: l10n.t('Frequency penalty'),
     formLabel: l10n.t({ message: 'Frequency penalty ({0})', args: [range(FREQUENCY_PENALTY.min, FREQUENCY_PENALTY.max, n)], comment: ['{0} is a range of numbers such as "-2–2"'] }),
-    placeholder: l10n.t({ message: 'default {0}', args: [n(0)], comment: ['the value the service uses when the field is empty'] }),
+    placeholder: serviceDefault(0, n),
   }),
   repetitionPenalty: ({ n }) => ({
     label: l10n.t('Repetition penalty'),
     formLabel: l10n.t({ message: 'Repetition penalty ({0})', args: [range(REPETITION_PENALTY.min, REPETITION_PENALTY.max, n)], comment: ['{0} is a range of numbers such as "0–2"'] }),
-    placeholder: l10n.t({ message: 'default {0}', args: [n(1)], comment: ['the value the service uses when the field is empty'] }),
+    placeholder: serviceDefault(1, n),
   }),
 };
 
