@@ -37,6 +37,10 @@ describe('sync: a first sync into an empty volume, sent while the folder is read
   }
   const uploadRequests = () => fx.emulator.stats.requests;
 
+  /** The planned uploads of files written with `writeTree(folder, contents)` (`paths` in the same order). */
+  const plannedUploads = (contents: Record<string, string>, paths: string[]): PlannedUpload[] =>
+    Object.entries(contents).map(([rel, text], i) => ({ rel, path: paths[i], size: Buffer.byteLength(text), mtimeMs: 1, sha256: sha(text), remoteName: remoteNameFor(rel) }));
+
   /** The bytes the emulator stored for a file (volumes/<dir>/content/<uuid>). */
   function storedBytes(uuid: string): Buffer {
     const volumes = join(fx.emulator.dataDir, 'volumes');
@@ -123,14 +127,7 @@ describe('sync: a first sync into an empty volume, sent while the folder is read
     const paths = await writeTree(folder, contents);
     await mkdir(join(fx.workDir, 'stream-order-empty'));
     const planned = await planSync({ ...options, folder: join(fx.workDir, 'stream-order-empty') }); // an empty plan for this volume: the uploads come from the stream
-    const uploads: PlannedUpload[] = Object.entries(contents).map(([rel, text], i) => ({
-      rel,
-      path: paths[i],
-      size: Buffer.byteLength(text),
-      mtimeMs: 1,
-      sha256: sha(text),
-      remoteName: remoteNameFor(rel),
-    }));
+    const uploads = plannedUploads(contents, paths);
     let firstAnswer!: () => void;
     const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
     let journalAtFirstAnswer = '';
@@ -180,14 +177,7 @@ describe('sync: a first sync into an empty volume, sent while the folder is read
     const paths = await writeTree(folder, contents);
     await mkdir(join(fx.workDir, 'stream-config-empty'));
     const planned = await planSync({ ...options, folder: join(fx.workDir, 'stream-config-empty') });
-    const uploads: PlannedUpload[] = Object.entries(contents).map(([rel, text], i) => ({
-      rel,
-      path: paths[i],
-      size: Buffer.byteLength(text),
-      mtimeMs: 1,
-      sha256: sha(text),
-      remoteName: remoteNameFor(rel),
-    }));
+    const uploads = plannedUploads(contents, paths);
     let answer!: () => void;
     const answered = new Promise<void>((resolve) => (answer = resolve));
     let pulled = 0;

@@ -11,12 +11,13 @@ import { lstat, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applySync } from '../../src/sync/core/apply';
 import { JournalRefusedError, parseJournal } from '../../src/sync/core/journal';
-import { FileManifestStore, type ManifestStore } from '../../src/sync/core/manifest';
+import type { ManifestStore } from '../../src/sync/core/manifest';
 import type { ManifestChange } from '../../src/sync/core/journal';
-import { planSync, type PlanOptions } from '../../src/sync/core/plan';
+import { planSync } from '../../src/sync/core/plan';
+import { SYNC_EMBEDDING, syncPairing } from './syncPairing';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
-const EMBEDDING = 'emu-embed';
+const EMBEDDING = SYNC_EMBEDDING;
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('sync manifest journal', function () {
@@ -32,22 +33,7 @@ describe('sync manifest journal', function () {
     const folder = join(fx.workDir, name);
     const volume = freshVolume(name);
     const manifestPath = join(fx.workDir, `${name}.manifest.json`);
-    const newStore = () => new FileManifestStore(manifestPath, fx.emulator.url, { compactEveryRun });
-    const options = (more: Partial<PlanOptions> = {}): PlanOptions => ({
-      folder,
-      volume,
-      service: fx.client,
-      store: newStore(),
-      rules: { excludeGlobs: [], maxFileSizeBytes: 0 },
-      deleteRemoved: true,
-      ...more,
-    });
-    const sync = async (more: Partial<PlanOptions> = {}) => {
-      const opts = options(more);
-      const plan = await planSync(opts);
-      const summary = await applySync(plan, { service: fx.client, store: opts.store, embedding: EMBEDDING, doChunking: 0 });
-      return { plan, summary, store: opts.store as FileManifestStore };
-    };
+    const { newStore, options, sync } = syncPairing(fx, { folder, volume, manifestPath, compactEveryRun });
     /** A journal bound to the manifest as it is now on disk. */
     const writeJournal = async (lines: object[], header: Record<string, unknown> = {}) => {
       const manifest = await readFile(manifestPath, 'utf8');

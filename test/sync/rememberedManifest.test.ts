@@ -9,12 +9,10 @@
 import { strict as assert } from 'node:assert';
 import { lstat, mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { applySync } from '../../src/sync/core/apply';
-import { FileManifestStore, forgetRememberedManifests, type Manifest } from '../../src/sync/core/manifest';
-import { isInSync, planSync, type PlanOptions } from '../../src/sync/core/plan';
+import { forgetRememberedManifests, type Manifest } from '../../src/sync/core/manifest';
+import { isInSync, type PlanOptions } from '../../src/sync/core/plan';
+import { syncPairing } from './syncPairing';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
-
-const EMBEDDING = 'emu-embed';
 
 describe('sync: the manifest remembered between runs in one process', function () {
   let fx: EmulatorFixture;
@@ -31,22 +29,12 @@ describe('sync: the manifest remembered between runs in one process', function (
     const volume = freshVolume(name);
     const storeDir = join(fx.workDir, `${name}-store`);
     const manifestPath = join(storeDir, 'manifest.json');
-    const newStore = () => new FileManifestStore(manifestPath, fx.emulator.url, { compactEveryRun });
-    const options = (more: Partial<PlanOptions> = {}): PlanOptions => ({
-      folder,
-      volume,
-      service: fx.client,
-      store: newStore(),
-      rules: { excludeGlobs: [], maxFileSizeBytes: 0 },
-      deleteRemoved: true,
-      ...more,
-    });
+    const pairing = syncPairing(fx, { folder, volume, manifestPath, compactEveryRun });
+    const newStore = pairing.newStore;
     const sync = async (more: Partial<PlanOptions> = {}) => {
-      const opts = options(more);
-      const plan = await planSync(opts);
-      const summary = await applySync(plan, { service: fx.client, store: opts.store, embedding: EMBEDDING, doChunking: 0 });
-      assert.equal(summary.failed, 0);
-      return { plan, summary };
+      const run = await pairing.sync(more);
+      assert.equal(run.summary.failed, 0);
+      return run;
     };
     return { folder, volume, storeDir, manifestPath, journalPath: `${manifestPath}.journal`, newStore, sync };
   }
