@@ -18,9 +18,20 @@ describe('Scenario 6: window reload keeps volumes, conversation and key; the key
     const { run, workbench } = scenario;
     await run.emulator.uploadFile(`{${run.emulator.userId}}`, SEEDED, '# Handbook\nKept across reloads.\n', 0);
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
+    // Set API Key checks the key with one listing and then redraws the tree: let that finish
+    // first, so the expansion below is not made on rows the redraw replaces (CI, stop 29).
+    await eventually(
+      () => workbench.findNotification(/the service accepted it/),
+      () => 'Set API Key never said the key was accepted',
+      30_000,
+    );
     await workbench.openKsmSideBar();
     await expandRow(workbench, 'My files');
-    await workbench.volumesRow(SEEDED).waitFor({ timeout: 30_000 });
+    await eventually(
+      async () => (await workbench.volumesRow(SEEDED).count()) > 0,
+      async () => `before the reload the tree never showed ${SEEDED}; rows: ${JSON.stringify(await volumesRowTexts(workbench))}`,
+      30_000,
+    );
     const chat = new ChatView(workbench);
     await chat.open();
     await chat.frame.locator('button[aria-label="New chat"]').click();
