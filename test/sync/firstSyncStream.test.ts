@@ -12,6 +12,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applySync, type SyncFileResult } from '../../src/sync/core/apply';
 import { firstSyncStreamed } from '../../src/sync/core/firstSync';
+import { parseJournal } from '../../src/sync/core/journal';
 import { FileManifestStore } from '../../src/sync/core/manifest';
 import { planSync, type PlannedUpload, type PlanOptions } from '../../src/sync/core/plan';
 import { remoteNameFor } from '../../src/sync/core/scan';
@@ -169,6 +170,34 @@ describe('sync: a first sync into an empty volume, sent while the folder is read
     const manifest = JSON.parse(await readFile(store.location, 'utf8'));
     assert.equal(Object.keys(manifest.files).length, 50);
     assert.deepEqual(manifest.intents, {});
+  });
+
+  it('creates its journal while the first group is read (header on disk before any intent), so the first intents wait for one fdatasync; a crash right then leaves a journal the next run reads', async () => {
+    const { folder, store, options } = setup('stream-journal-early');
+    const contents = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}.md`, `file ${i}\n`]));
+    const paths = await writeTree(folder, contents);
+    await mkdir(join(fx.workDir, 'stream-journal-early-empty'));
+    const planned = await planSync({ ...options, folder: join(fx.workDir, 'stream-journal-early-empty') });
+    const journalPath = `${store.location}.journal`;
+    let before = '';
+    async function* stream() {
+      // The "folder" is still being read: the journal appears meanwhile (a bounded wait on the condition, not on a clock).
+      for (let turn = 0; !existsSync(journalPath) || !readFileSync(journalPath, 'utf8').endsWith('\n'); turn++) {
+        assert.ok(turn < 100_000, 'the journal was not created before the first group was handed over');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      before = readFileSync(journalPath, 'utf8');
+      yield plannedUploads(contents, paths);
+    }
+    const summary = await applySync(planned, { service: fx.client, store, embedding: EMBEDDING, doChunking: 0 }, stream());
+    assert.equal(summary.uploaded, 30);
+    assert.deepEqual(parseJournal(before, { base: null, volume: planned.volume }), { state: 'ok', changes: [], service: undefined, bytes: Buffer.byteLength(before) }, 'a header, no change yet');
+    // A run that dies right after that leaves the header alone: the next load reads it as a first sync that did not finish.
+    const crashed = setup('stream-journal-early-crash');
+    await writeFile(`${crashed.store.location}.journal`, before.replace(planned.volume, crashed.volume));
+    const loaded = await crashed.store.load(crashed.volume);
+    assert.equal(loaded.state, 'ok');
+    assert.deepEqual(loaded.state === 'ok' && Object.keys(loaded.manifest.files), []);
   });
 
   it('a configuration-class answer stops a streamed run: the stream is asked for nothing more and nothing is sent after it', async () => {

@@ -265,6 +265,7 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
       released.push(...batches);
       woken();
     };
+    journal.prepare(); // the journal's creation (two fsyncs) overlaps the reading of the first folder
     const reader = (async () => {
       const groups = stream[Symbol.asyncIterator]();
       let ended = false;
@@ -392,6 +393,8 @@ function delay(ms: number, signal?: AbortSignal): Promise<void> {
 interface ChangeRecorder {
   /** Applied to the manifest in memory now and on disk when this resolves (intents, before sending). */
   now(changes: ManifestChange[]): Promise<void>;
+  /** Creates the journal now when the store can (the first `now` then waits for one fdatasync, not the file's creation). */
+  prepare(): void;
   /**
    * Applied now, on disk soon: answers are gathered for up to ANSWERS_WRITE_DELAY_MS into one
    * append, fdatasync'ed only when one of them needs it (a crash loses none the next run
@@ -445,6 +448,11 @@ function changeRecorder(store: ManifestStore, manifest: Manifest): ChangeRecorde
       drain(false);
       for (const change of changes) applyChange(manifest, change);
       return write(changes, true);
+    },
+    prepare() {
+      if (!store.prepare) return;
+      last = store.prepare(manifest);
+      last.catch((error: unknown) => (failure ??= error));
     },
     later(changes) {
       for (const change of changes) applyChange(manifest, change);

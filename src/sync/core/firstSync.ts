@@ -40,9 +40,6 @@ export async function firstSyncStreamed(
   listing.catch(() => undefined); // awaited below, after the manifest (whose refusal is told first)
   const loaded = await options.store.load(volume);
   if (loaded.state !== 'missing') return undefined;
-  if (!(await listing)) return undefined;
-  timings.listMs = performance.now() - listStarted;
-  apply.onStreaming?.();
 
   const plan: SyncPlan = {
     folder: options.folder,
@@ -83,6 +80,22 @@ export async function firstSyncStreamed(
     wake?.();
   });
   scanning.catch(() => undefined); // its error ends the stream below
+  // The folder is read while the listing is on its way (reading changes nothing); stopped when the volume holds anything.
+  let empty: boolean;
+  try {
+    empty = await listing;
+  } catch (error) {
+    scanAbort.abort();
+    await scanning.catch(() => undefined);
+    throw error;
+  }
+  if (!empty) {
+    scanAbort.abort();
+    await scanning.catch(() => undefined);
+    return undefined;
+  }
+  timings.listMs = performance.now() - listStarted;
+  apply.onStreaming?.();
   const clashes: SyncPlan['skipped'] = [];
   const namesTaken = new Map<string, string>();
   const hashing: HashStats = plan.hashing;

@@ -236,6 +236,19 @@ export class JournalWriter {
     return step;
   }
 
+  /**
+   * Creates a fresh journal now (its header written and fsync'ed, its folder entry too),
+   * before any change: a first sync does this while it reads the folder, so its first
+   * intents wait for one fdatasync instead of the file's creation. Appends queue behind it;
+   * nothing happens for a journal that is appended to or already open.
+   */
+  create(): Promise<void> {
+    if (!this.fresh) return Promise.resolve();
+    const step = this.tail.then(() => (this.handle ? undefined : this.writePending(true)));
+    this.tail = step.catch(() => undefined);
+    return step;
+  }
+
   /** True when it (re)created the journal, so the file holds only what it wrote. */
   get recreated(): boolean {
     return this.fresh !== undefined;
@@ -252,21 +265,21 @@ export class JournalWriter {
     this.handle = undefined;
   }
 
-  private async writePending(): Promise<void> {
+  private async writePending(create = false): Promise<void> {
     // After a failed write (disk full…) nothing more is appended: a line after a partial one would read as a corrupt journal.
     if (this.failed) throw this.failed;
     try {
-      await this.writeLines();
+      await this.writeLines(create);
     } catch (error) {
       this.failed = error;
       throw error;
     }
   }
 
-  private async writeLines(): Promise<void> {
+  private async writeLines(create = false): Promise<void> {
     const durable = this.pendingDurable;
     this.pendingDurable = false;
-    if (this.pending.length === 0) {
+    if (this.pending.length === 0 && !create) {
       if (durable && this.unsynced && this.handle) {
         await this.handle.datasync(); // an empty durable append: what was written lightly reaches the disk
         this.unsynced = false;
@@ -275,7 +288,7 @@ export class JournalWriter {
     }
     const lines = this.pending;
     this.pending = [];
-    let text = lines.join('\n') + '\n';
+    let text = lines.length ? lines.join('\n') + '\n' : '';
     if (!this.handle) {
       await mkdir(dirname(this.path), { recursive: true });
       await refuseJournalNonFile(this.path);

@@ -71,6 +71,11 @@ export interface ManifestStore {
    * disk (`durable`, the default: fdatasync'ed; otherwise written, synced with a later durable append or the run's end).
    */
   append(manifest: Manifest, changes: ManifestChange[], durable?: boolean): Promise<void>;
+  /**
+   * Optional: creates the journal ahead of the first append when it would start a new one
+   * (a streamed first sync, while it reads the folder); later appends queue behind it.
+   */
+  prepare?(manifest: Manifest): Promise<void>;
   /** The end of a run: the journal closed, and folded into the manifest when the store's policy says so. */
   finish(manifest: Manifest): Promise<void>;
 }
@@ -277,7 +282,18 @@ export class FileManifestStore implements ManifestStore {
 
   append(manifest: Manifest, changes: ManifestChange[], durable = true): Promise<void> {
     if (!this.onDisk) return this.save(manifest); // never loaded: nothing to bind a journal to
-    if (!this.writer) {
+    this.wrote = true;
+    return this.journalWriter(manifest).append(changes, durable);
+  }
+
+  prepare(manifest: Manifest): Promise<void> {
+    if (!this.onDisk) return Promise.resolve(); // never loaded: the first append saves the whole manifest
+    this.wrote = true;
+    return this.journalWriter(manifest).create();
+  }
+
+  private journalWriter(manifest: Manifest): JournalWriter {
+    if (!this.writer && this.onDisk) {
       // Created synchronously: the answers of parallel batches must not start two journals.
       const onDisk = this.onDisk;
       const fresh: JournalHeader | undefined =
@@ -285,8 +301,7 @@ export class FileManifestStore implements ManifestStore {
       this.writer = new JournalWriter(this.journalLocation, fresh, () => fsyncFolder(dirname(this.location)));
       if (fresh) Object.assign(onDisk, { journal: 'current', journalBytes: 0 });
     }
-    this.wrote = true;
-    return this.writer.append(changes, durable);
+    return this.writer!;
   }
 
   async finish(manifest: Manifest): Promise<void> {
