@@ -1,7 +1,7 @@
 // Content hashes for the plan: sha256 streamed from disk (never a whole-file buffer), and
 // skipped when size and mtime equal what the manifest recorded at the last hash (the
 // cheap check `aws s3 sync` relies on; here it only saves work, the decision is by hash).
-import { createHash } from 'node:crypto';
+import { createHash, hash as oneShotHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
@@ -13,9 +13,7 @@ const SMALL_FILE = 256 * 1024;
 export async function sha256OfFile(path: string, signal?: AbortSignal, size?: number): Promise<string> {
   if (size !== undefined && size <= SMALL_FILE) {
     signal?.throwIfAborted();
-    return createHash('sha256')
-      .update(await readFile(path))
-      .digest('hex');
+    return oneShotHash('sha256', await readFile(path), 'hex');
   }
   const hash = createHash('sha256');
   await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), hash, { signal });
