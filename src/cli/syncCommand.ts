@@ -45,7 +45,7 @@ export async function syncCommand(env: CliEnvironment, out: Output, folderArg: s
   if (flags.adopt && flags.keepOthers) throw new UsageError('Pass --adopt or --keep-others, not both.');
   const ownership: Ownership = flags.adopt ? 'adopt' : flags.keepOthers ? 'keepOthers' : 'ask';
   const manifestPath = resolve(folder, CLI_MANIFEST_NAME);
-  const store = new FileManifestStore(manifestPath, env.baseUrl);
+  const store = new FileManifestStore(manifestPath, env.baseUrl, { compactEveryRun: true, remember: false }); // one run per process: nothing to remember
   // A dry run changes nothing, so it takes no lock; anything else holds it from plan to end.
   const release = flags.dryRun
     ? async () => undefined

@@ -96,6 +96,12 @@ export interface ManifestStoreOptions {
    * (or there is no manifest yet), so a small re-sync of a large folder rewrites nothing.
    */
   compactEveryRun?: boolean;
+  /**
+   * Keep a run's manifest in memory for the next load in this process, once the files are
+   * read back and match (default). A process that runs one sync and exits (the CLI) says
+   * false: reading back and copying a 5,000-file manifest at the end of the run gains it nothing.
+   */
+  remember?: boolean;
 }
 
 /** What the last load or save found on disk: the journal's binding and sizes for the compaction policy. */
@@ -311,7 +317,7 @@ export class FileManifestStore implements ManifestStore {
     if (appended && onDisk && onDisk.journal === 'current') {
       if (this.options.compactEveryRun || onDisk.digest === null || onDisk.journalBytes * 2 > onDisk.manifestBytes) await this.save(manifest);
     }
-    if (this.wrote && this.onDisk) await this.rememberWritten(manifest, this.onDisk);
+    if (this.wrote && this.onDisk && this.options.remember !== false) await this.rememberWritten(manifest, this.onDisk);
   }
 
   /**
