@@ -220,6 +220,8 @@ export class JournalWriter {
     readonly path: string,
     private readonly fresh: JournalHeader | undefined,
     private readonly onCreated: () => Promise<void>,
+    /** Keep `written` (a store that remembers its runs compares it with the file); otherwise nothing is held. */
+    private readonly keepWritten = true,
   ) {}
 
   /**
@@ -311,7 +313,7 @@ export class JournalWriter {
       }
       if (this.fresh) {
         await this.handle.appendFile(text);
-        this.written.push(text);
+        if (this.keepWritten) this.written.push(text);
         await this.handle.sync();
         await this.onCreated(); // the new file's folder entry made durable
         this.bytesWritten += Buffer.byteLength(text);
@@ -319,7 +321,7 @@ export class JournalWriter {
       }
     }
     await this.handle.appendFile(text);
-    this.written.push(text);
+    if (this.keepWritten) this.written.push(text);
     if (durable) await this.handle.datasync();
     this.unsynced = !durable;
     this.bytesWritten += Buffer.byteLength(text);

@@ -304,7 +304,7 @@ export class FileManifestStore implements ManifestStore {
       const onDisk = this.onDisk;
       const fresh: JournalHeader | undefined =
         onDisk.journal === 'current' ? undefined : { journal: JOURNAL_VERSION, service: this.service ?? manifest.service ?? null, volume: manifest.volume, base: onDisk.digest };
-      this.writer = new JournalWriter(this.journalLocation, fresh, () => fsyncFolder(dirname(this.location)));
+      this.writer = new JournalWriter(this.journalLocation, fresh, () => fsyncFolder(dirname(this.location)), this.options.remember !== false);
       if (fresh) Object.assign(onDisk, { journal: 'current', journalBytes: 0 });
     }
     return this.writer!;
@@ -348,7 +348,7 @@ export class FileManifestStore implements ManifestStore {
       this.journalBytesWritten += writer.bytesWritten;
       if (this.onDisk) this.onDisk.journalBytes += writer.bytesWritten;
       const expected = this.expected;
-      if (writer.broken || expected === 'unknown') this.expected = 'unknown';
+      if (writer.broken || expected === 'unknown' || this.options.remember === false) this.expected = 'unknown';
       else if (writer.written.length) {
         const appended = Buffer.from(writer.written.join(''));
         this.expected = { manifest: expected.manifest, journal: writer.recreated ? appended : Buffer.concat([expected.journal ?? Buffer.alloc(0), appended]) };
