@@ -34,7 +34,8 @@ const requireFromHere = createRequire(import.meta.url);
  * activation, which had crept past its 20 ms budget.
  */
 const LAZY_VENDOR = [
-  { specifier: 'undici', out: 'undici', entry: 'node_modules/undici/index.js' },
+  // undici: only what src/ uses (scripts/undici-vendor.mjs), not its index (fetch, WebSocket, caches, mocks).
+  { specifier: 'undici', out: 'undici', entry: 'scripts/undici-vendor.mjs' },
   { specifier: 'gpt-tokenizer/encoding/cl100k_base', out: 'tokenizer', entry: 'node_modules/gpt-tokenizer/cjs/encoding/cl100k_base.js' },
   { specifier: 'proper-lockfile', out: 'lockfile', entry: requireFromHere.resolve('proper-lockfile') },
   { specifier: 'write-file-atomic', out: 'write-file-atomic', entry: requireFromHere.resolve('write-file-atomic') },
