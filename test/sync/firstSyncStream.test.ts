@@ -104,7 +104,7 @@ describe('sync: a first sync into an empty volume, sent while the folder is read
     assert.equal(again.deletes.length, 0);
   });
 
-  it('leaves a volume that lists a file, or a folder with a manifest, to the plan: nothing read, sent or written', async () => {
+  it('leaves a volume that lists a file, or a folder with a manifest, to the plan: nothing sent or written (what was read while the listing came is dropped)', async () => {
     const { folder, volume, store, options } = setup('stream-not-empty');
     await writeTree(folder, { 'mine.md': 'mine' });
     const colleague = await writeTree(join(fx.workDir, 'stream-colleague'), { 'mine.md': 'theirs' });
