@@ -1,7 +1,9 @@
 // Fault injection (D22): rules added by tests, consumed by the request they match.
 // Each kind is consumed only where it can act: `latency`/`status` when the request
 // arrives, `reset` while an upload body is received or as a stream/JSON answer goes out,
-// stream kinds by the SSE writer, `truncate-json` by a JSON answer.
+// stream kinds by the SSE writer, `truncate-json` by a JSON answer. `hold` keeps a request
+// waiting on arrival (before its body is read) until the test releases it (`release()`,
+// `POST /_emulator/faults/release`) or its connection closes: a condition, not a time.
 import { badRequest } from './httpErrors';
 
 export type FaultRule = { path?: string; method?: string; times?: number } & (
@@ -12,11 +14,12 @@ export type FaultRule = { path?: string; method?: string; times?: number } & (
   | { kind: 'truncate-json' }
   | { kind: 'no-terminator'; afterEvents?: number }
   | { kind: 'stream-error'; afterEvents?: number; code?: number; message?: string }
+  | { kind: 'hold' }
 );
 
 export type FaultKind = FaultRule['kind'];
 
-const KINDS: ReadonlySet<string> = new Set(['latency', 'status', 'reset', 'malformed-sse', 'truncate-json', 'no-terminator', 'stream-error']);
+const KINDS: ReadonlySet<string> = new Set(['latency', 'status', 'reset', 'malformed-sse', 'truncate-json', 'no-terminator', 'stream-error', 'hold']);
 
 export class FaultBook {
   private rules: Array<FaultRule & { remaining: number }> = [];
@@ -25,8 +28,37 @@ export class FaultBook {
     this.rules.push({ ...rule, remaining: rule.times ?? 1 });
   }
 
+  /** Removes every rule and lets held requests go on. */
   clear(): void {
     this.rules = [];
+    this.release();
+  }
+
+  private readonly holding = new Set<() => void>();
+
+  /** Requests held now (a test waits for its request to be held). */
+  get held(): number {
+    return this.holding.size;
+  }
+
+  /** Waits until `release` (or `closed`). */
+  hold(closed: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.holding.delete(done);
+        closed.removeEventListener('abort', done);
+        resolve();
+      };
+      this.holding.add(done);
+      closed.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Lets every held request go on; the number released. */
+  release(): number {
+    const waiting = [...this.holding];
+    for (const done of waiting) done();
+    return waiting.length;
   }
 
   /** The first rule of one of `kinds` matching the request; consumes one of its `times`. */

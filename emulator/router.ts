@@ -26,6 +26,7 @@ export async function routeRequest(ctx: RequestContext, config: { apiKeys: Recor
 
   const latency = shared.faults.take(path, method, ['latency']);
   if (latency) await delayUnlessClosed(ctx, latency.ms);
+  if (shared.faults.take(path, method, ['hold'])) await holdUnlessClosed(ctx);
   const status = shared.faults.take(path, method, ['status']);
   if (status) {
     const headers: Record<string, string> = status.retryAfter !== undefined ? { 'Retry-After': String(status.retryAfter) } : {};
@@ -69,6 +70,9 @@ async function handleTestControl(ctx: RequestContext): Promise<void> {
     shared.faults.add(rule);
     return sendJson(res, 200, { code: 200, message: 'OK', rule: { ...rule, times: rule.times === Infinity ? 'always' : (rule.times ?? 1) } });
   }
+  if (path === '/_emulator/faults/release' && method === 'POST') {
+    return sendJson(res, 200, { code: 200, message: 'OK', released: shared.faults.release() });
+  }
   if (path === '/_emulator/faults' && method === 'DELETE') {
     shared.faults.clear();
     return sendJson(res, 200, { code: 200, message: 'OK' });
@@ -92,6 +96,17 @@ async function handleTestControl(ctx: RequestContext): Promise<void> {
  * emulator is closing), so close() never waits out a long injected delay. The request still
  * goes on to its handler, which meets a closed connection like a real server would.
  */
+async function holdUnlessClosed(ctx: RequestContext): Promise<void> {
+  const closed = new AbortController();
+  const onClose = () => closed.abort();
+  ctx.res.once('close', onClose);
+  try {
+    await ctx.shared.faults.hold(closed.signal);
+  } finally {
+    ctx.res.off('close', onClose);
+  }
+}
+
 async function delayUnlessClosed(ctx: RequestContext, ms: number): Promise<void> {
   const closed = new AbortController();
   const onClose = () => closed.abort();

@@ -49,7 +49,7 @@ export interface RunningEmulator {
   readonly dataDir: string;
   /** What the start reported through `warn` (quarantined files, an import of the older layout). */
   readonly warnings: readonly string[];
-  readonly faults: { add(rule: FaultRule): void; clear(): void };
+  readonly faults: { add(rule: FaultRule): void; clear(): void; release(): number; readonly held: number };
   readonly stats: EmulatorStats;
   readonly events: EventEmitter;
   /** Switches the dialect for the next requests (also `PUT /_emulator/dialect`). */

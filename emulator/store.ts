@@ -285,12 +285,16 @@ export class Store {
     return (this.db.prepare('SELECT text FROM chunks WHERE file_uuid = ? AND idx = ?').get(uuid, index) as { text: string } | undefined)?.text ?? '';
   }
 
+  /**
+   * The bytes of deleted records: removed together, then forgotten in one transaction (one
+   * rm and one commit per file, one after another, made a delete of 50 files ~15 ms). A kill
+   * in between leaves them noted as loose: the next start removes what is left.
+   */
   private async removeLoose(paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    await Promise.all(paths.map((path) => rm(path, { force: true })));
     const forget = this.db.prepare('DELETE FROM loose_content WHERE path = ?');
-    for (const path of paths) {
-      await rm(path, { force: true });
-      forget.run(path);
-    }
+    this.db.transaction(() => paths.forEach((path) => forget.run(path)))();
   }
 
   /** Temp uploads and loose bytes left by a crash: O(leftovers), not O(files). */

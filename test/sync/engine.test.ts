@@ -112,7 +112,7 @@ describe('sync engine against the emulator', function () {
         service: fx.client,
         store,
         embedding: EMBEDDING,
-        afterUploadsRecorded: async () => {
+        beforeDeleting: async () => {
           throw crash;
         },
       }),

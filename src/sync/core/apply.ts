@@ -72,8 +72,12 @@ export interface ApplyOptions {
   retryDelayMs?: number;
   onResult?: (result: SyncFileResult) => void;
   onProgress?: (progress: SyncProgress) => void;
-  /** Test seam: runs after the uploads are recorded, before any deletion (where a crash is worst). */
-  afterUploadsRecorded?: () => Promise<void>;
+  /**
+   * Test seam: runs before each delete request, once the new copies of the older copies it
+   * names are recorded (where a crash is worst). Older copies of a batch's replacements are
+   * deleted while later batches are on the wire.
+   */
+  beforeDeleting?: (uuids: string[]) => Promise<void>;
 }
 
 const DELETE_BATCH = 100;
@@ -154,7 +158,54 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
       { kind: 'recorded', rel: upload.rel, ...(fromIntent ? {} : { sha256: upload.sha256, size: upload.size }), mtimeMs: upload.mtimeMs, uuid: info.uuid },
       ...(upload.replaces ?? []).map((older): ManifestChange => ({ kind: 'pendingDelete', rel: upload.rel, uuid: older.uuid })),
     ]);
+    for (const older of upload.replaces ?? []) olderReady.push({ uuid: older.uuid, rel: upload.rel });
     report({ rel: upload.rel, action: upload.replaces ? 'replaced' : 'uploaded', uuid: info.uuid, remoteName: upload.remoteName });
+  };
+
+  /** Older copies whose new copies are recorded (their pendingDelete lines on their way to the disk), not yet asked to delete. */
+  const olderReady: Array<{ uuid: string; rel: string }> = [];
+  let deleting: Promise<void> | undefined;
+  let deleteFailure: { error: unknown } | undefined;
+  /** Set after a failed request and once the uploads are over: the deletions at the end take the rest. */
+  let pumpOff = false;
+  /**
+   * Deletes the older copies of the batches answered so far while later batches are on the
+   * wire (a re-sync waited for every upload before its one delete request): one request in
+   * flight at a time, each taking what is ready (up to DELETE_BATCH). A request is sent only
+   * once the journal holds the new copies and the older ones as pending (fdatasync'ed), and
+   * not after a stop or a cancel. What it does not delete (not sent, not confirmed, an error)
+   * stays pending in the manifest: the deletions at the end send or report it as before.
+   */
+  const pumpDeletes = () => {
+    if (deleting || pumpOff || stopped || options.signal?.aborted || olderReady.length === 0 || !moreToSend()) return;
+    deleting = (async () => {
+      try {
+        while (olderReady.length && !stopped && !options.signal?.aborted) {
+          const chunk = olderReady.splice(0, DELETE_BATCH);
+          await journal.flush(); // their records and pendingDelete lines were handed to the journal before: now on disk
+          if (stopped || options.signal?.aborted) return;
+          const uuids = chunk.map((c) => c.uuid);
+          await options.beforeDeleting?.(uuids);
+          let result: { deleted: string[]; notFound: string[] };
+          try {
+            result = await options.service.deleteFiles({ volume: plan.volume, uuids }, { signal: options.signal });
+          } catch (error) {
+            if (isCancellation(error)) wasCancelled = true;
+            pumpOff = true; // left pending: the deletions at the end try once more and report
+            return;
+          }
+          const gone = new Set([...result.deleted, ...result.notFound]);
+          const items = chunk.filter((c) => gone.has(c.uuid));
+          if (items.length) journal.later([{ kind: 'deleted', items }]);
+        }
+      } catch (error) {
+        deleteFailure ??= { error };
+        pumpOff = true;
+      } finally {
+        deleting = undefined;
+      }
+      pumpDeletes(); // what became ready while the last request was on its way
+    })();
   };
   const notSent = (upload: PlannedUpload, reason: string, action: 'failed' | 'cancelled' = 'cancelled') => {
     journal.later([{ kind: 'notSent', rel: upload.rel }]);
@@ -311,14 +362,27 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
     })();
   }
 
+  // Early deletions only while batches are still to be sent: once all are on the wire they end
+  // together (the service answers them one after another), and one request at the end was
+  // quicker than two or three competing with the last uploads (docs/benchmarks.md).
+  const planned = incoming ? undefined : planBatches(plan.uploads, limits);
+  let started = 0;
+  const moreToSend = () => (planned ? started < planned.length : true);
+  const sendThenDelete = async (batch: PlannedUpload[]) => {
+    started++;
+    await sendBatch(batch, 0);
+    pumpDeletes();
+  };
   try {
-    if (incoming) await pMap(streamedBatches(incoming), (batch) => sendBatch(batch, 0), { concurrency: options.concurrency ?? 3 });
-    else await pMap(planBatches(plan.uploads, limits), (batch) => sendBatch(batch, 0), { concurrency: options.concurrency ?? 3 });
+    if (incoming) await pMap(streamedBatches(incoming), sendThenDelete, { concurrency: options.concurrency ?? 3 });
+    else await pMap(planned!, sendThenDelete, { concurrency: options.concurrency ?? 3 });
   } finally {
+    pumpOff = true;
+    while (deleting) await deleting;
     await journal.flush();
   }
   if (streamFailure) throw streamFailure.error;
-  await options.afterUploadsRecorded?.();
+  if (deleteFailure) throw deleteFailure.error;
 
   // Older copies of replaced files (this run's, and those an interrupted run left, checked by the plan), then removed files and duplicates.
   const others: PlannedDelete[] = plan.deletes.filter((d) => d.reason !== 'replaced');
@@ -343,6 +407,7 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
       }));
       continue;
     }
+    await options.beforeDeleting?.(chunk.map((d) => d.uuid));
     try {
       const result = await options.service.deleteFiles({ volume: plan.volume, uuids: chunk.map((d) => d.uuid) }, { signal: options.signal });
       const gone = new Set([...result.deleted, ...result.notFound]);
