@@ -123,6 +123,42 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
     );
   });
 
+  it('a run cancelled between the batches deletes no older copy whose new copy was not stored; the next run finishes with one copy of each', async () => {
+    const { volume, store, options, older } = await syncedThenEdited('cancelled');
+    const controller = new AbortController();
+    const summary = await applySync(await planSync(options()), {
+      service: client,
+      store,
+      embedding: 'emu-embed',
+      doChunking: 0,
+      concurrency: 1,
+      batchFiles: 2,
+      signal: controller.signal,
+      onResult: () => controller.abort(), // during the first batch's answer: nothing more is sent or deleted
+    });
+    assert.equal(summary.wasCancelled, true);
+    const files = await listed(volume);
+    const newer = files.filter((f) => !older.has(f.uuid)).map((f) => f.filename);
+    for (const [uuid, name] of older) {
+      if (!newer.includes(name))
+        assert.ok(
+          files.some((f) => f.uuid === uuid),
+          `the older copy of ${name} (no new copy stored) is still there`,
+        );
+    }
+    for (const name of NAMES)
+      assert.ok(
+        files.some((f) => f.filename === name),
+        `${name} still has a copy`,
+      );
+    const again = await applySync(await planSync(options()), { service: client, store, embedding: 'emu-embed', doChunking: 0 });
+    assert.equal(again.failed, 0);
+    assert.deepEqual(
+      (await listed(volume)).map((f) => `${f.filename}:${f.filesize}`).sort(),
+      NAMES.map((n) => `${n}:${`new ${n}, edited`.length}`),
+    );
+  });
+
   it('a run stopped between the batches deletes only older copies whose new copies are stored; the next run finishes with one copy of each', async () => {
     const { volume, store, options, older } = await syncedThenEdited('stopped');
     let armed = false;
