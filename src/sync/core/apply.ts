@@ -1,6 +1,8 @@
 // Carries out a SyncPlan: records the intent to upload every planned file (durable before
 // anything is sent), uploads in batches with a bounded number in flight, then the deletions
 // (older copies of replaced files, removed files when enabled, extra copies with dedupe).
+// The older copies of a batch's replaced files go while batches are still to be sent, each
+// once the journal holds its new copy (pumpDeletes below).
 // Every change is applied to the manifest in memory and appended to its journal
 // (src/sync/core/journal.ts: a line per change, the answers of a burst in one write and one
 // fsync) instead of rewriting the whole manifest; the store folds the journal in at the end
