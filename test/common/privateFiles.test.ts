@@ -113,7 +113,23 @@ describe('private-file rules (what a writing tool never sends)', () => {
       [/credentials file/, ['.npmrc', '.yarnrc.yml', '.pypirc', '.netrc', '_netrc', '.pgpass', '.git-credentials', '.htpasswd', '.dockercfg', 'credentials', 'credentials.json', 'Credentials.JSON']],
     ];
     for (const [reason, names] of families) for (const name of names) assert.match(credentialNameReason(name) ?? '', reason, name);
-    const nearMisses = ['env', 'my.env', 'x.pem.md', 'key', 'x.keys', 'my_id_rsa', 'id_rsb', '.npmrc.bak', 'npmrc', '.yarnrc', 'credentials.yaml', 'my-credentials', 'credentials.json.md', 'note-12.md', ''];
+    const nearMisses = [
+      'env',
+      'my.env',
+      'x.pem.md',
+      'key',
+      'x.keys',
+      'my_id_rsa',
+      'id_rsb',
+      '.npmrc.bak',
+      'npmrc',
+      '.yarnrc',
+      'credentials.yaml',
+      'my-credentials',
+      'credentials.json.md',
+      'note-12.md',
+      '',
+    ];
     for (const name of nearMisses) assert.equal(credentialNameReason(name), undefined, name);
   });
 });

@@ -298,7 +298,11 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     } else if (info.isFile()) {
       // A file the user picked by name is uploaded even if a glob would exclude it.
       const name = basename(path);
-      await considerAll([{ path, size: info.size, mtimeMs: info.mtimeMs, displayPath: toPosix(relative(anchor, path)) || name, volumeName: undefined, sha256: undefined, rel: name, content: undefined }], [name], true);
+      await considerAll(
+        [{ path, size: info.size, mtimeMs: info.mtimeMs, displayPath: toPosix(relative(anchor, path)) || name, volumeName: undefined, sha256: undefined, rel: name, content: undefined }],
+        [name],
+        true,
+      );
     } else {
       skipped.push({ path, reason: l10n.t('not a regular file') });
     }
