@@ -104,6 +104,34 @@ describe('private-file rules (what a writing tool never sends)', () => {
     for (const name of ['.env', '.env.local', 'id_rsa', 'id_rsa.pub', 'cert.p12', 'my.key', '.npmrc', '.git-credentials']) assert.ok(credentialNameReason(name), name);
     for (const name of ['README.md', 'environment.md', 'keys.md', 'monkey.ts']) assert.equal(credentialNameReason(name), undefined, name);
   });
+
+  it('names every credential family with its own reason, whatever the case, and no near miss (one expression decides first)', () => {
+    const families: Array<[RegExp, string[]]> = [
+      [/'\.env\*'/, ['.env', '.ENV', '.env.local', '.environment']],
+      [/key and certificate stores/, ['a.pem', 'A.PEM', 'x.key', 'x.p12', 'x.pfx', 'x.jks', 'x.keystore', 'x.ppk', 'x.asc', 'x.gpg', 'archive.tar.gpg']],
+      [/SSH keys/, ['id_rsa', 'ID_RSA', 'id_rsa.pub', 'id_ed25519', 'id_ecdsa-old', 'id_dsa']],
+      [/credentials file/, ['.npmrc', '.yarnrc.yml', '.pypirc', '.netrc', '_netrc', '.pgpass', '.git-credentials', '.htpasswd', '.dockercfg', 'credentials', 'credentials.json', 'Credentials.JSON']],
+    ];
+    for (const [reason, names] of families) for (const name of names) assert.match(credentialNameReason(name) ?? '', reason, name);
+    const nearMisses = [
+      'env',
+      'my.env',
+      'x.pem.md',
+      'key',
+      'x.keys',
+      'my_id_rsa',
+      'id_rsb',
+      '.npmrc.bak',
+      'npmrc',
+      '.yarnrc',
+      'credentials.yaml',
+      'my-credentials',
+      'credentials.json.md',
+      'note-12.md',
+      '',
+    ];
+    for (const name of nearMisses) assert.equal(credentialNameReason(name), undefined, name);
+  });
 });
 
 describe('folder uploads and sync skip credentials and private folders whatever the excludes say', () => {

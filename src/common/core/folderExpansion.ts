@@ -11,8 +11,8 @@
 // by name is). Symbolic links are never followed: each is listed as skipped with the reason.
 // No `vscode` import.
 import * as l10n from '@vscode/l10n';
-import { statSync, type Stats } from 'node:fs';
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { readdirSync, statSync, type Stats } from 'node:fs';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -126,61 +126,67 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   };
 
   /**
-   * Takes files in the order given. Their checks run together (bounded: the readable-files
-   * sniff opens each file, and 5,000 small files sniffed one after another cost more than
-   * uploading them); the results are applied in order, so the lists keep name order.
+   * Takes files in the order given (`names[i]` is `candidates[i]`'s base name; `explicit`: picked
+   * by name). Their checks run together (bounded: the readable-files sniff opens each file, and
+   * 5,000 small files sniffed one after another cost more than uploading them); the results are
+   * applied in order, so the lists keep name order. The candidates are the very objects listed
+   * as taken (one object per file: a 5,000-file re-sync made several per file before).
    */
-  const considerAll = async (candidates: Array<{ path: string; name: string; size: number; mtimeMs: number; displayPath: string; rel: string; explicit: boolean }>) => {
+  const considerAll = async (candidates: SelectedFile[], names: string[], explicit: boolean) => {
     if (!knownSettled) {
       knownReadable = await options.knownReadable;
       knownSettled = true;
     }
-    const fresh: typeof candidates = [];
-    for (const c of candidates) {
-      // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath and the set then.
-      if (paths.length > 1) {
-        const real = await realpath(c.path).catch(() => resolve(c.path));
+    let fresh = candidates;
+    let freshNames = names;
+    // One selected folder cannot reach a file twice (the walk follows no links): skip the realpath and the set then.
+    if (paths.length > 1) {
+      fresh = [];
+      freshNames = [];
+      for (let i = 0; i < candidates.length; i++) {
+        const real = await realpath(candidates[i].path).catch(() => resolve(candidates[i].path));
         if (seen.has(real)) continue;
         seen.add(real);
+        fresh.push(candidates[i]);
+        freshNames.push(names[i]);
       }
-      fresh.push(c);
     }
-    const reasons = fresh.map((c) => precheck(c.path, c.size, c.mtimeMs, c.displayPath, c.explicit, c.rel, c.name));
-    const sniffs = fresh.flatMap((_c, i) => (reasons[i] === SNIFF ? [i] : []));
-    const sniffed = await sniffAll(
-      sniffs.map((i) => fresh[i].path),
-      options.signal,
-    );
-    const hashes = new Map<number, string>();
-    const contents = new Map<number, Buffer>();
-    sniffs.forEach((index, k) => {
-      const { reason, head, complete } = sniffed[k];
-      reasons[index] = reason;
-      if (reason || !head || !complete || head.length !== fresh[index].size) return;
-      // Read whole and still the size stat saw: its hash costs no second read (folder sync asks for it),
-      // and its upload no second open and read (the sniff's copy is kept instead of dropped).
-      // One-shot hash (no Hash object per file: about a third less CPU for 5,000 small files).
-      if (options.hashSmallFiles) hashes.set(index, hash('sha256', head, 'hex'));
-      if (options.keepContent && keptBytes + head.length <= KEPT_CONTENT_BYTES) {
-        keptBytes += head.length;
-        contents.set(index, head);
-      }
-    });
+    const reasons = new Array<string | undefined>(fresh.length);
+    const sniffs: number[] = [];
+    for (let i = 0; i < fresh.length; i++) {
+      const c = fresh[i];
+      const reason = precheck(c.path, c.size, c.mtimeMs!, c.displayPath, explicit, c.rel!, freshNames[i]);
+      reasons[i] = reason;
+      if (reason === SNIFF) sniffs.push(i);
+    }
+    if (sniffs.length) {
+      const sniffed = await sniffAll(
+        sniffs.map((i) => fresh[i].path),
+        options.signal,
+      );
+      sniffs.forEach((index, k) => {
+        const { reason, head, complete } = sniffed[k];
+        reasons[index] = reason;
+        if (reason || !head || !complete || head.length !== fresh[index].size) return;
+        // Read whole and still the size stat saw: its hash costs no second read (folder sync asks for it),
+        // and its upload no second open and read (the sniff's copy is kept instead of dropped).
+        // One-shot hash (no Hash object per file: about a third less CPU for 5,000 small files).
+        if (options.hashSmallFiles) fresh[index].sha256 = hash('sha256', head, 'hex');
+        if (options.keepContent && keptBytes + head.length <= KEPT_CONTENT_BYTES) {
+          keptBytes += head.length;
+          fresh[index].content = head;
+        }
+      });
+    }
     const taken = files.length;
-    fresh.forEach((c, i) => {
+    for (let i = 0; i < fresh.length; i++) {
+      const c = fresh[i];
       if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
-      else
-        files.push({
-          path: c.path,
-          size: c.size,
-          mtimeMs: c.mtimeMs,
-          displayPath: c.displayPath,
-          volumeName: options.volumeNames === false ? undefined : volumeNameFor(c.rel),
-          rel: c.rel,
-          sha256: hashes.get(i),
-          content: contents.get(i),
-        });
-    });
+      else {
+        if (options.volumeNames !== false) c.volumeName = volumeNameFor(c.rel!);
+        files.push(c);
+      }
+    }
     if (options.onFiles && files.length > taken) options.onFiles(files.splice(taken));
   };
 
@@ -192,8 +198,11 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     return rel ? `${rel}/` : '';
   };
   const walk = async (dir: string, anchor: string, scopes: IgnoreScope[], selected: string): Promise<void> => {
+    // The event loop is free once per folder (and per slice of stats below): the folder is
+    // read synchronously, a promise readdir cost its 250 entries' folder several times as much.
+    await yieldToLoop();
     options.signal?.throwIfAborted();
-    const entries = await readdir(dir, { withFileTypes: true });
+    const entries = readdirSync(dir, { withFileTypes: true });
     // A folder without a .gitignore costs no read of one (a thread-pool round trip per folder).
     const here = options.useGitignore === false || !entries.some((e) => e.name === '.gitignore') ? scopes : [...scopes, ...(await gitignoreAt(dir))];
     entries.sort((a, b) => collator.compare(a.name, b.name));
@@ -202,61 +211,75 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const scopePrefixes = here.map((scope) => prefix(scope.base, dir));
     // `dir` is absolute and normalised, and an entry's name holds no separator: a path is one concatenation (path.join per file was a good part of the scan).
     const dirPrefix = dir.endsWith(sep) ? dir : dir + sep;
-    const stats = await statFiles(
-      dirPrefix,
-      entries.filter((e) => e.isFile()).map((e) => e.name),
-      options.signal,
-    );
-    const candidates: Parameters<typeof considerAll>[0] = [];
+    // Folder sync anchors at the folder it syncs: both paths are then one string (its lookups in the manifest then hash it once).
+    const sameRel = selectedPrefix === anchorPrefix;
+    let candidates: SelectedFile[] = [];
+    let names: string[] = [];
+    let statted = 0;
     for (const entry of entries) {
-      const path = dirPrefix + entry.name;
-      const isDir = entry.isDirectory();
+      const name = entry.name;
+      const path = dirPrefix + name;
       if (entry.isSymbolicLink()) {
         skipped.push({ path, reason: l10n.t('symbolic link: not followed (links are never followed out of the folder)') });
         continue;
       }
+      const isDir = entry.isDirectory();
       if (!isDir && !entry.isFile()) {
         skipped.push({ path, reason: l10n.t('not a regular file') });
         continue;
       }
-      if (!isDir && entry.name === '.gitignore') {
+      if (!isDir && name === '.gitignore') {
         skipped.push({ path, reason: l10n.t('git ignore rules (.gitignore) are applied, not uploaded') });
         continue;
       }
-      const rel = anchorPrefix + entry.name;
+      const rel = anchorPrefix + name;
       if (isDir && isExcluded(rel)) {
         skipped.push({ path, reason: l10n.t('folder matches an exclude pattern') });
         continue;
       }
-      const privateFolder = isDir ? privateFolderNameReason(entry.name) : undefined;
+      const privateFolder = isDir ? privateFolderNameReason(name) : undefined;
       if (privateFolder) {
         skipped.push({ path, reason: l10n.t('folder {0}', privateFolder) });
         continue;
       }
-      if (here.some((scope, i) => scope.rules.ignores(scopePrefixes[i] + entry.name + (isDir ? '/' : '')))) {
+      if (here.length && here.some((scope, i) => scope.rules.ignores(scopePrefixes[i] + name + (isDir ? '/' : '')))) {
         skipped.push({ path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore') });
         continue;
       }
       if (isDir) {
-        await considerAll(candidates.splice(0));
+        await considerAll(candidates, names, false);
+        candidates = [];
+        names = [];
         await walk(path, anchor, here, selected);
-      } else {
-        const info = stats.get(entry.name);
-        // else removed since the listing
-        // Folder sync anchors at the folder it syncs: both paths are then one string (its lookups in the manifest then hash it once).
-        if (info)
-          candidates.push({
-            path,
-            name: entry.name,
-            size: info.size,
-            mtimeMs: info.mtimeMs,
-            displayPath: rel,
-            rel: selectedPrefix === anchorPrefix ? rel : selectedPrefix + entry.name,
-            explicit: false,
-          });
+        continue;
       }
+      // Stats are asked synchronously, with the event loop free every STAT_SLICE files: 5,000
+      // promise stats cost several times the syscalls themselves (a promise, a thread-pool hop
+      // and a callback each), and were most of a no-op sync's plan.
+      if (++statted % STAT_SLICE === 0) {
+        await yieldToLoop();
+        options.signal?.throwIfAborted();
+      }
+      let info: Stats | undefined;
+      try {
+        info = statSync(path, { throwIfNoEntry: false });
+      } catch {
+        // unreadable: as if removed since the listing (as before)
+      }
+      if (!info) continue; // removed since the listing
+      candidates.push({
+        path,
+        size: info.size,
+        mtimeMs: info.mtimeMs,
+        displayPath: rel,
+        volumeName: undefined,
+        sha256: undefined,
+        rel: sameRel ? rel : selectedPrefix + name,
+        content: undefined,
+      });
+      names.push(name);
     }
-    await considerAll(candidates);
+    await considerAll(candidates, names, false);
   };
 
   for (const selected of paths) {
@@ -274,7 +297,12 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       await walk(path, anchor, inherited, path);
     } else if (info.isFile()) {
       // A file the user picked by name is uploaded even if a glob would exclude it.
-      await considerAll([{ path, name: basename(path), size: info.size, mtimeMs: info.mtimeMs, displayPath: toPosix(relative(anchor, path)) || basename(path), rel: basename(path), explicit: true }]);
+      const name = basename(path);
+      await considerAll(
+        [{ path, size: info.size, mtimeMs: info.mtimeMs, displayPath: toPosix(relative(anchor, path)) || name, volumeName: undefined, sha256: undefined, rel: name, content: undefined }],
+        [name],
+        true,
+      );
     } else {
       skipped.push({ path, reason: l10n.t('not a regular file') });
     }
@@ -309,30 +337,6 @@ async function sniffAll(paths: string[], signal?: AbortSignal): Promise<Array<Aw
   return results;
 }
 const STAT_SLICE = 256;
-
-/**
- * The files' stats, by name. Asked synchronously in slices, with the event loop free
- * between slices: 5,000 promise stats cost several times the syscalls themselves (a promise,
- * a thread-pool hop and a callback each), and were most of a no-op sync's plan.
- */
-async function statFiles(dirPrefix: string, names: string[], signal?: AbortSignal): Promise<Map<string, Stats>> {
-  const stats = new Map<string, Stats>();
-  for (let i = 0; i < names.length; i += STAT_SLICE) {
-    if (i > 0) {
-      await yieldToLoop();
-      signal?.throwIfAborted();
-    }
-    for (const name of names.slice(i, i + STAT_SLICE)) {
-      try {
-        const info = statSync(dirPrefix + name, { throwIfNoEntry: false });
-        if (info) stats.set(name, info); // else removed since the listing
-      } catch {
-        // unreadable: as if removed since the listing (as before)
-      }
-    }
-  }
-  return stats;
-}
 
 /**
  * The name a file at `rel` (relative to the selected or synced folder, `/`-separated) is

@@ -31,15 +31,17 @@ export interface AllowedFile {
 export type PrivateFileCheck = { ok: true; file: AllowedFile } | { ok: false; reason: string };
 
 /** Base names that hold credentials: the name alone refuses the file. */
-const CREDENTIAL_NAMES: ReadonlyArray<{ test: (name: string) => boolean; what: () => string }> = [
-  { test: (n) => /^\.env/i.test(n), what: () => l10n.t("'.env*' files hold secrets") },
-  { test: (n) => /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/i.test(n), what: () => l10n.t('key and certificate stores (*.pem, *.key, *.p12, *.pfx, *.jks, *.keystore, *.ppk) hold private keys') },
-  { test: (n) => /^id_(rsa|ed25519|ecdsa|dsa)/i.test(n), what: () => l10n.t("SSH keys ('id_rsa*', 'id_ed25519*', 'id_ecdsa*', 'id_dsa*')") },
+const CREDENTIAL_NAMES: ReadonlyArray<{ pattern: RegExp; what: () => string }> = [
+  { pattern: /^\.env/i, what: () => l10n.t("'.env*' files hold secrets") },
+  { pattern: /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/i, what: () => l10n.t('key and certificate stores (*.pem, *.key, *.p12, *.pfx, *.jks, *.keystore, *.ppk) hold private keys') },
+  { pattern: /^id_(rsa|ed25519|ecdsa|dsa)/i, what: () => l10n.t("SSH keys ('id_rsa*', 'id_ed25519*', 'id_ecdsa*', 'id_dsa*')") },
   {
-    test: (n) => /^(\.npmrc|\.yarnrc\.yml|\.pypirc|\.netrc|_netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|credentials(\.json)?)$/i.test(n),
+    pattern: /^(\.npmrc|\.yarnrc\.yml|\.pypirc|\.netrc|_netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|credentials(\.json)?)$/i,
     what: () => l10n.t('a credentials file (registry, netrc, database or cloud tokens)'),
   },
 ];
+/** Any of them, as one expression: the common case (no credential) costs one test (a folder sync asks for every file). */
+const ANY_CREDENTIAL_NAME = new RegExp(CREDENTIAL_NAMES.map((c) => `(?:${c.pattern.source})`).join('|'), 'i');
 
 /** Folders whose content is private whatever the file is called. */
 const PRIVATE_FOLDERS = new Map<string, () => string>([
@@ -56,7 +58,8 @@ export const PRIVATE_KEY_SNIFF_BYTES = 64 * 1024;
 
 /** Why a base name is a credential, or undefined. */
 export function credentialNameReason(name: string): string | undefined {
-  const hit = CREDENTIAL_NAMES.find((c) => c.test(name));
+  if (!ANY_CREDENTIAL_NAME.test(name)) return undefined; // the common case, one regular expression (a folder sync asks for every file)
+  const hit = CREDENTIAL_NAMES.find((c) => c.pattern.test(name));
   return hit ? l10n.t('looks like a credential: {0}', hit.what()) : undefined;
 }
 

@@ -1,0 +1,106 @@
+// The walk's rules as a re-sync's scan applies them (src/common/core/folderExpansion.ts through
+// src/sync/core/scan.ts): each skip with its reason, in walk order, the files taken with their
+// path below the folder, and a recorded file (same size and mtime) taken without the
+// readable-files sniff while an unrecorded one is sniffed. The walk reads folders
+// synchronously and stats only what its name checks let through; these pin that nothing
+// else changed.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scanFolder, type KnownFiles } from '../../src/sync/core/scan';
+
+describe('sync scan: the upload rules on every entry of a walked folder', () => {
+  let base: string;
+  let folder: string;
+  const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0, 0xff, 0xfe, 0, 1]);
+
+  before(() => {
+    base = mkdtempSync(join(tmpdir(), 'ksm-scan-rules-'));
+    folder = join(base, 'docs');
+    mkdirSync(join(folder, 'b-sub', 'deeper'), { recursive: true });
+    mkdirSync(join(folder, '.git'), { recursive: true });
+    mkdirSync(join(folder, 'build'), { recursive: true });
+    mkdirSync(join(folder, 'skipme'), { recursive: true });
+    writeFileSync(join(folder, 'a.md'), '# A\n');
+    writeFileSync(join(folder, 'c.md'), '# C\n');
+    writeFileSync(join(folder, '.gitignore'), 'local.md\nbuild/\n');
+    writeFileSync(join(folder, 'local.md'), 'mine\n');
+    writeFileSync(join(folder, 'build', 'out.md'), 'generated\n');
+    writeFileSync(join(folder, 'skipme', 'x.md'), 'excluded folder\n');
+    writeFileSync(join(folder, '.git', 'config'), '[core]\n');
+    writeFileSync(join(folder, '.env'), 'TOKEN=1\n');
+    writeFileSync(join(folder, 'server.KEY'), 'x\n');
+    writeFileSync(join(folder, 'image.bin'), binary);
+    writeFileSync(join(folder, 'recorded.bin'), binary);
+    writeFileSync(join(folder, 'b-sub', 'nested.md'), '# nested\n');
+    writeFileSync(join(folder, 'b-sub', 'draft.tmp.md'), 'draft\n');
+    writeFileSync(join(folder, 'b-sub', 'deeper', 'deep.md'), '# deep\n');
+    writeFileSync(join(folder, 'b-sub', '.gitignore'), 'nested-ignored.md\n');
+    writeFileSync(join(folder, 'b-sub', 'nested-ignored.md'), 'ignored below\n');
+    writeFileSync(join(base, 'outside.md'), 'outside\n');
+    symlinkSync(join(base, 'outside.md'), join(folder, 'link.md'));
+    symlinkSync(base, join(folder, 'link-dir'));
+    if (process.platform !== 'win32') execFileSync('mkfifo', [join(folder, 'pipe.md')]);
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  it('skips links, non-files, .gitignore files and what they ignore, private and excluded folders, credentials and unreadable files, each with its reason; takes the rest in walk order', async () => {
+    const info = statSync(join(folder, 'recorded.bin'));
+    const known: KnownFiles = { get: (rel) => (rel === 'recorded.bin' ? { size: info.size, mtimeMs: info.mtimeMs } : undefined) };
+    const scan = await scanFolder(folder, { excludeGlobs: ['**/skipme', '**/*.tmp.md'], maxFileSizeBytes: 0 }, undefined, Promise.resolve(known));
+
+    assert.deepEqual(
+      scan.files.map((f) => f.rel),
+      ['a.md', 'b-sub/deeper/deep.md', 'b-sub/nested.md', 'c.md', 'recorded.bin'],
+    );
+    for (const file of scan.files) {
+      assert.equal(file.path, join(folder, ...file.rel.split('/')));
+      const stat = statSync(file.path);
+      assert.equal(file.size, stat.size, file.rel);
+      assert.equal(file.mtimeMs, stat.mtimeMs, file.rel);
+    }
+    // Sniffed (read whole, so hashed by the scan) unless recorded with the same size and mtime.
+    assert.ok(scan.files.find((f) => f.rel === 'a.md')?.sha256);
+    assert.equal(scan.files.find((f) => f.rel === 'recorded.bin')?.sha256, undefined, 'a recorded file is not read again');
+
+    const reasons = new Map(
+      scan.skipped.map((s) => [
+        s.path
+          .slice(folder.length + 1)
+          .split('\\')
+          .join('/'),
+        s.reason,
+      ]),
+    );
+    const expect: Array<[string, RegExp]> = [
+      ['.gitignore', /git ignore rules/],
+      ['b-sub/.gitignore', /git ignore rules/],
+      ['local.md', /ignored by \.gitignore/],
+      ['build', /folder ignored by \.gitignore/],
+      ['b-sub/nested-ignored.md', /ignored by \.gitignore/],
+      ['.git', /folder inside '\.git\/'/],
+      ['skipme', /folder matches an exclude pattern/],
+      ['b-sub/draft.tmp.md', /matches an exclude pattern/],
+      ['.env', /credential/],
+      ['server.KEY', /credential/],
+      ['image.bin', /./],
+      ['link.md', /symbolic link/],
+      ['link-dir', /symbolic link/],
+    ];
+    if (process.platform !== 'win32') expect.push(['pipe.md', /not a regular file/]);
+    for (const [rel, reason] of expect) assert.match(reasons.get(rel) ?? '(not skipped)', reason, rel);
+    assert.equal(reasons.size, expect.length, `skipped exactly these: ${[...reasons.keys()].join(', ')}`);
+    for (const rel of ['build/out.md', 'skipme/x.md', '.git/config']) assert.ok(!reasons.has(rel) && !scan.files.some((f) => f.rel === rel), `${rel}: its folder is skipped whole`);
+  });
+
+  it('an unrecorded file, or a recorded one whose size or mtime changed, gets the readable-files sniff', async () => {
+    const info = statSync(join(folder, 'recorded.bin'));
+    for (const entry of [undefined, { size: info.size + 1, mtimeMs: info.mtimeMs }, { size: info.size, mtimeMs: info.mtimeMs - 1000 }]) {
+      const scan = await scanFolder(folder, { excludeGlobs: [], maxFileSizeBytes: 0 }, undefined, { get: (rel) => (rel === 'recorded.bin' ? entry : undefined) });
+      assert.ok(!scan.files.some((f) => f.rel === 'recorded.bin'), JSON.stringify(entry));
+      assert.ok(scan.skipped.some((s) => s.path === join(folder, 'recorded.bin')));
+    }
+  });
+});
