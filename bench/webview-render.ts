@@ -59,7 +59,7 @@ interface StreamResult {
  * Plain JavaScript in a string because tsx would wrap named functions in a helper
  * (`__name`) that does not exist in the page.
  */
-const IN_PAGE_DRIVER = `async ({ chunks, rate, idleMs, batchMs, batchChunks }) => new Promise((resolve) => {
+const IN_PAGE_DRIVER = `async ({ chunks, rate, idleMs, batchMs, batchChunks, final }) => new Promise((resolve) => {
   const intervals = [];
   let last = -1;
   let running = true;
@@ -85,6 +85,8 @@ const IN_PAGE_DRIVER = `async ({ chunks, rate, idleMs, batchMs, batchChunks }) =
       for (; sent < due; sent++) post(chunks[sent]);
     }
     if (sent < chunks.length) { setTimeout(tick, batchMs || 2); return; }
+    // A part of a longer answer: the stream goes on in the next call.
+    if (final === false) { running = false; resolve({ frameIntervals: intervals, elapsedMs: performance.now() - start, messages }); return; }
     postMessage({ type: 'answerUpdate', turnId: 'live', patch: { state: 'done' } }, '*');
     // Two more frames so the final render is inside the measurement.
     requestAnimationFrame(() => requestAnimationFrame(() => { running = false; resolve({ frameIntervals: intervals, elapsedMs: performance.now() - start, messages }); }));
@@ -92,10 +94,10 @@ const IN_PAGE_DRIVER = `async ({ chunks, rate, idleMs, batchMs, batchChunks }) =
   tick();
 })`;
 
-async function streamInPage(webview: WebviewPage, chunks: string[] | null, idleMs = 0, batched = false): Promise<StreamResult> {
+async function streamInPage(webview: WebviewPage, chunks: string[] | null, idleMs = 0, batched = false, final = true): Promise<StreamResult> {
   // A batch is at most 4096 characters, which at ~6 characters a chunk is ~680 chunks.
   const batch = batched ? { batchMs: DELTA_BATCH_INTERVAL_MS, batchChunks: Math.floor(DELTA_BATCH_MAX_CHARS / 6) } : { batchMs: 0, batchChunks: 0 };
-  const args = JSON.stringify({ chunks, rate: CHUNKS_PER_SECOND, idleMs, ...batch });
+  const args = JSON.stringify({ chunks, rate: CHUNKS_PER_SECOND, idleMs, ...batch, final });
   return webview.page.evaluate(`(${IN_PAGE_DRIVER})(${args})`) as Promise<StreamResult>;
 }
 
@@ -132,9 +134,11 @@ function pct(share: number): string {
 /**
  * Streams `tokens` tokens into a fresh page; returns the main thread's time (CPU and wall),
  * its share of the stream, the idle page's share measured just before in the same page, and
- * the load average around the measurement.
+ * the load average around the measurement. With `parts`, the stream is sent in that many
+ * consecutive calls and the CPU time of each part is returned too: whether a part costs more
+ * when more of the answer is already on screen, measured within one page and one run.
  */
-async function measure(browser: HeadlessChromium, server: WebviewServer, tokens: number, batched = false, empty = false) {
+async function measure(browser: HeadlessChromium, server: WebviewServer, tokens: number, batched = false, empty = false, parts = 1) {
   const webview = await WebviewPage.open(browser, server);
   const session = await browser.context.newCDPSession(webview.page);
   await session.send('Performance.enable');
@@ -147,10 +151,21 @@ async function measure(browser: HeadlessChromium, server: WebviewServer, tokens:
   const idleShare = { cpu: idleSpent.cpu / idle.elapsedMs, wall: idleSpent.wall / idle.elapsedMs };
   const chunks = answerChunks(tokens).map((chunk) => (empty ? '' : chunk));
   const before = await mainThread(session);
-  const streamed = await streamInPage(webview, chunks, 0, batched);
+  const partCpu: number[] = [];
+  const streamed: StreamResult = { frameIntervals: [], elapsedMs: 0, messages: 0 };
+  for (let part = 0, partStart = before; part < parts; part++) {
+    const slice = chunks.slice(Math.round((part * chunks.length) / parts), Math.round(((part + 1) * chunks.length) / parts));
+    const result = await streamInPage(webview, slice, 0, batched, part === parts - 1);
+    streamed.frameIntervals.push(...result.frameIntervals);
+    streamed.elapsedMs += result.elapsedMs;
+    streamed.messages! += result.messages ?? 0;
+    const partEnd = await mainThread(session);
+    partCpu.push(partEnd.cpu - partStart.cpu);
+    partStart = partEnd;
+  }
   const time = spent(before, await mainThread(session));
   load.end = loadavg()[0];
-  const result = { tokens: chunks.length, time, share: { cpu: time.cpu / streamed.elapsedMs, wall: time.wall / streamed.elapsedMs }, idleShare, idle, streamed, load };
+  const result = { tokens: chunks.length, time, partCpu, share: { cpu: time.cpu / streamed.elapsedMs, wall: time.wall / streamed.elapsedMs }, idleShare, idle, streamed, load };
   if (!empty) {
     const rendered = await webview.page.locator('[data-turn-id="live"] .answer-body').textContent();
     const lastWord = chunks[chunks.length - 1].trim().replace(/[`*#]/g, '');
@@ -181,7 +196,7 @@ async function main(): Promise<void> {
     const longs: Awaited<ReturnType<typeof measure>>[] = [];
     for (let repeat = 0; repeat < REPEATS; repeat++) {
       shorts.push(await measure(browser, server, SHORT_TOKENS));
-      longs.push(await measure(browser, server, SHORT_TOKENS * 4));
+      longs.push(await measure(browser, server, SHORT_TOKENS * 4, false, false, 4));
     }
     const least = (runs: typeof shorts, kind: keyof MainThread) => Math.min(...runs.map((run) => run.time[kind]));
     const ratio = { cpu: least(longs, 'cpu') / least(shorts, 'cpu'), wall: least(longs, 'wall') / least(shorts, 'wall') };
@@ -194,6 +209,16 @@ async function main(): Promise<void> {
         `wall ${least(shorts, 'wall').toFixed(0)} vs ${least(longs, 'wall').toFixed(0)} ms → ${ratio.wall.toFixed(2)} ${ratio.wall <= LINEARITY_LIMIT ? 'within' : 'over'} the limit ` +
         `[load between ${loads.start.toFixed(2)} and ${loads.end.toFixed(2)}, 1-min average on ${cpus().length} cores]`,
     );
+    // The long answer's CPU by quarter, in the same page: a cost that grows with what is already
+    // rendered shows as later quarters costing more than the first (the last one also ends the
+    // answer). Unlike the ratio above, two separate runs' noise does not enter it.
+    for (const run of longs) {
+      const parts = run.partCpu;
+      console.log(
+        `  ${run.tokens} tokens by quarter: ${parts.map((cpu) => cpu.toFixed(0)).join(' / ')} ms CPU → last/first ${(parts[3] / parts[0]).toFixed(2)}, ` +
+          `mean of the later three / first ${((parts[1] + parts[2] + parts[3]) / 3 / parts[0]).toFixed(2)} ${loadText(run.load)}`,
+      );
+    }
 
     const big = await measure(browser, server, LONG_TOKENS);
     const p95 = percentile(big.streamed.frameIntervals, 95);
