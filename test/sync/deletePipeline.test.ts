@@ -113,10 +113,7 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
     assert.equal(summary.replaced, NAMES.length);
     assert.equal(summary.failed + summary.cancelled + summary.deleted, 0);
     const after = await listed(volume);
-    assert.deepEqual(
-      after.map((f) => `${f.filename}:${f.filesize}`).sort(),
-      NAMES.map((n) => `${n}:${`new ${n}, edited`.length}`),
-    );
+    assertOneEditedCopyEach(after);
     assert.ok(
       after.every((f) => !older.has(f.uuid)),
       'no older copy left',
@@ -146,17 +143,10 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
           `the older copy of ${name} (no new copy stored) is still there`,
         );
     }
-    for (const name of NAMES)
-      assert.ok(
-        files.some((f) => f.filename === name),
-        `${name} still has a copy`,
-      );
+    assertEveryNameKept(files);
     const again = await applySync(await planSync(options()), { service: client, store, embedding: 'emu-embed', doChunking: 0 });
     assert.equal(again.failed, 0);
-    assert.deepEqual(
-      (await listed(volume)).map((f) => `${f.filename}:${f.filesize}`).sort(),
-      NAMES.map((n) => `${n}:${`new ${n}, edited`.length}`),
-    );
+    assertOneEditedCopyEach(await listed(volume));
   });
 
   it('a run stopped between the batches deletes only older copies whose new copies are stored; the next run finishes with one copy of each', async () => {
@@ -180,11 +170,7 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
     const files = await listed(volume);
     const newer = files.filter((f) => !older.has(f.uuid));
     assert.deepEqual(newer.map((f) => f.filename).sort(), ['a.md', 'b.md'], 'the first batch stored, the others not');
-    for (const name of NAMES)
-      assert.ok(
-        files.some((f) => f.filename === name),
-        `${name} still has a copy`,
-      );
+    assertEveryNameKept(files);
     for (const [uuid, name] of older) {
       if (files.some((f) => f.uuid === uuid)) continue;
       assert.ok(
@@ -203,10 +189,23 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
     emulator.faults.clear();
     const again = await applySync(await planSync(options()), { service: client, store, embedding: 'emu-embed', doChunking: 0, concurrency: 1, batchFiles: 2 });
     assert.equal(again.failed, 0);
-    const after = await listed(volume);
-    assert.deepEqual(
-      after.map((f) => `${f.filename}:${f.filesize}`).sort(),
-      NAMES.map((n) => `${n}:${`new ${n}, edited`.length}`),
-    );
+    assertOneEditedCopyEach(await listed(volume));
   });
 });
+
+/** The volume ends with exactly one copy of each file, the edited one. */
+function assertOneEditedCopyEach(files: FileInfo[]): void {
+  assert.deepEqual(
+    files.map((f) => `${f.filename}:${f.filesize}`).sort(),
+    NAMES.map((n) => `${n}:${`new ${n}, edited`.length}`),
+  );
+}
+
+/** No file lost every copy. */
+function assertEveryNameKept(files: FileInfo[]): void {
+  for (const name of NAMES)
+    assert.ok(
+      files.some((f) => f.filename === name),
+      `${name} still has a copy`,
+    );
+}
