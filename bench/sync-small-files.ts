@@ -15,7 +15,8 @@
 //    then nothing changed; the best of each figure counts, the baseline's too (a first sync
 //    slowed by a spike made the ratios look better than they are).
 // Run: npx tsx bench/sync-small-files.ts (BENCH_ENGINE_ONLY=1 skips part 1, the child processes and curl,
-// while iterating on the engine; the default runs everything).
+// while iterating on the engine; the default runs everything; BENCH_TIMELINE=1 adds part 1's
+// request timeline per side, support/requestTimeline.ts).
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ import { applySync } from '../src/sync/core/apply';
 import { FileManifestStore } from '../src/sync/core/manifest';
 import { planSync } from '../src/sync/core/plan';
 import { startEmulatorProcess } from './support/emulatorProcess';
+import { logLineCount, readRunTimeline, type RunTimeline } from './support/requestTimeline';
 
 const FILES = Number(process.env.BENCH_SMALL_FILES ?? 5000);
 const EDITED = 50;
@@ -46,7 +48,9 @@ function timed(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<nu
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'ksm-bench-small-'));
-  const emulator = await startEmulatorProcess(join(work, 'data'));
+  // BENCH_TIMELINE=1: the emulator logs every request, and part 1 prints where each side's time went.
+  const timelineLog = process.env.BENCH_TIMELINE === '1' ? join(work, 'requests.log') : undefined;
+  const emulator = await startEmulatorProcess(join(work, 'data'), [], { requestLog: timelineLog });
   try {
     const folder = join(work, 'docs');
     const rels: string[] = [];
@@ -89,12 +93,26 @@ async function main(): Promise<void> {
       },
     };
     const sides = Object.keys(runs) as Array<keyof typeof best>;
+    const timelines: Record<keyof typeof best, RunTimeline[]> = { curl: [], upload: [], sync: [] };
     for (let round = 0; round < (engineOnly ? 0 : ROUNDS); round++) {
       // curl, upload, sync; then upload, sync, curl; then sync, curl, upload; …
       for (const side of [...sides.slice(round % sides.length), ...sides.slice(0, round % sides.length)]) {
+        const from = timelineLog ? logLineCount(timelineLog) : 0;
+        const startedAt = performance.timeOrigin + performance.now();
         const ms = await runs[side](round);
+        if (timelineLog) timelines[side].push(readRunTimeline(timelineLog, from, startedAt, startedAt + ms, PARALLEL));
         best[side] = Math.min(best[side], ms);
         if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${side}: ${ms.toFixed(0)} ms`);
+      }
+    }
+    if (timelineLog) {
+      const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)].toFixed(0);
+      for (const side of sides) {
+        const t = timelines[side];
+        const of = (key: keyof RunTimeline) => median(t.map((run) => run[key]));
+        console.log(
+          `  timeline ${side} (medians of ${t.length}): first upload request ${of('firstUploadMs')} ms after the start; uploads over ${of('uploadSpanMs')} ms, of which fewer than ${PARALLEL} in flight ${of('belowParallelMs')} ms (none ${of('idleMs')} ms); exit ${of('tailMs')} ms after the last answer`,
+        );
       }
     }
     const vsUpload = best.sync / best.upload;

@@ -6,10 +6,13 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..', '..');
 
-export async function startEmulatorProcess(dataDir: string, extraArgs: string[] = []): Promise<{ url: string; pid: number | undefined; stop(): void }> {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', ...extraArgs, '--quiet'], {
+export async function startEmulatorProcess(dataDir: string, extraArgs: string[] = [], options: { requestLog?: string } = {}): Promise<{ url: string; pid: number | undefined; stop(): void }> {
+  // With `requestLog`, requestTimeline.ts is preloaded and writes a line per answered request there.
+  const preload = options.requestLog ? ['--import', join(__dirname, 'requestTimeline.ts')] : [];
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), [...preload, 'emulator/cli.ts', '--port', '0', '--data-dir', dataDir, '--step-ms', '600000', ...extraArgs, '--quiet'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: options.requestLog ? { ...process.env, KSM_BENCH_REQUEST_LOG: options.requestLog } : process.env,
   });
   const url = await new Promise<string>((resolveUrl, reject) => {
     let out = '';
