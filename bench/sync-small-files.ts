@@ -78,6 +78,10 @@ async function main(): Promise<void> {
       writeFileSync(path, lines.join('\n') + '\n');
       return path;
     };
+    // A warm-up, not timed: an emulator's first 5,000-file run was up to twice as slow as the
+    // next ones (its processing worker starting, its code not yet compiled), and that run was
+    // round 0's first side (part 1) or the engine's first baseline (BENCH_ENGINE_ONLY=1).
+    await timed('curl', ['--parallel', '--parallel-max', String(PARALLEL), '-K', curlConfig('bench-warm-up')], env);
     const best = { curl: Infinity, upload: Infinity, sync: Infinity };
     const engineOnly = process.env.BENCH_ENGINE_ONLY === '1';
     const runs: Record<keyof typeof best, (round: number) => Promise<number>> = {
