@@ -17,6 +17,7 @@ import type { VolumesNode } from '../../src/volumes/vscode/volumeNodes';
 import { VolumesTreeProvider } from '../../src/volumes/vscode/volumesTree';
 import { KsmClient } from '../../src/api/client';
 import { requiredEnv, runnerContext, silentUploadFlow, volumesApiFor } from './host';
+import { until } from '../support/until';
 
 const VOLUME_COMMANDS = [
   'ksm.volumes.add',
@@ -36,10 +37,6 @@ const VOLUME_COMMANDS = [
 ];
 
 /** Waits for the poller to drive the state; bounded by mocha's timeout, not a clock of our own. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 50));
-}
-
 describe('volumes: VS Code integration', function () {
   this.timeout(60_000);
   const volume = `itest-${Date.now().toString(36)}`;
@@ -138,7 +135,7 @@ describe('volumes: VS Code integration', function () {
       assert.ok(all.every((n) => n.kind === 'file'));
       assert.equal(tree.getTreeItem(all[0]!).id, first.id, 'ids are stable across redraws');
 
-      await until(() => tree.listing(volume).pendingFiles.length === 0);
+      await until(() => tree.listing(volume).pendingFiles.length === 0, 50);
       const done = await tree.getChildren(roots[1]);
       assert.deepEqual(
         done.map((n) => tree.getTreeItem(n).contextValue),

@@ -18,12 +18,9 @@ import { VolumeDropController } from '../../src/volumes/vscode/volumeDrop';
 import type { FileNode, VolumesNode } from '../../src/volumes/vscode/volumeNodes';
 import { createVolumesTree } from '../../src/volumes/volumesFeature';
 import { requiredEnv, runnerContext, silentUploadFlow, volumesApiFor } from './host';
+import { until } from '../support/until';
 
 /** Waits for VS Code to report back; bounded by mocha's timeout, not a clock of our own. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 50));
-}
-
 describe('volumes: drag and drop, and reveal, in VS Code', function () {
   this.timeout(60_000);
   const suffix = randomBytes(4).toString('hex');
@@ -126,12 +123,12 @@ describe('volumes: drag and drop, and reveal, in VS Code', function () {
     try {
       // The fifth file is on the second page of three.
       assert.equal(await api.revealFile(revealVolume, ids[4]!), 'revealed');
-      await until(() => selected().includes(ids[4]!));
+      await until(() => selected().includes(ids[4]!), 50);
       assert.deepEqual(selected(), [ids[4]], 'the revealed file is the selection');
       assert.equal(tree.listing(revealVolume).loadedCount, 6, 'two pages loaded, not the whole volume');
 
       assert.equal(await api.revealFile(revealVolume, ids[8]!), 'revealed');
-      await until(() => selected().includes(ids[8]!));
+      await until(() => selected().includes(ids[8]!), 50);
       assert.equal(tree.listing(revealVolume).loadedCount, 9);
 
       assert.equal(await api.revealFile(revealVolume, 'no-such-file-id'), 'fileNotFound');

@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KsmClient } from '../../src/api/client';
 import type { FileInfo } from '../../src/api/types';
-import { applySync, type SyncFileResult } from '../../src/sync/core/apply';
+import { applySync, type ApplyOptions, type SyncFileResult } from '../../src/sync/core/apply';
 import { FileManifestStore } from '../../src/sync/core/manifest';
-import { planSync } from '../../src/sync/core/plan';
+import { planSync, type SyncPlan } from '../../src/sync/core/plan';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
+import { until } from '../support/until';
 import { writeTree } from '../volumes/volumesEmulator';
 
 const FILES_PATH = '/ksm/rag/v5/files';
@@ -58,12 +59,9 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
     return { folder, volume, store, options, older };
   }
 
-  async function until(what: string, condition: () => boolean): Promise<void> {
-    // A failing run never meets the condition; the suite's timeout would end it, this says why first.
-    for (let turns = 0; !condition(); turns++) {
-      if (turns > 1500) throw new Error(`never happened: ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+  /** Applies `plan` one batch of two files at a time, one request in flight (a test acts between the batches). */
+  function applyTwoAtATime(plan: SyncPlan, store: FileManifestStore, extra: Partial<ApplyOptions> = {}) {
+    return applySync(plan, { service: client, store, embedding: 'emu-embed', doChunking: 0, concurrency: 1, batchFiles: 2, ...extra });
   }
 
   it("sends the first batch's older copies to delete while a later batch is held unanswered, each only once the journal records its new copy", async () => {
@@ -78,13 +76,7 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
       held = true; // the first batch's answer: the next upload request (the second batch) waits in the emulator
       emulator.faults.add({ kind: 'hold', path: FILES_PATH, method: 'POST' });
     };
-    const run = applySync(plan, {
-      service: client,
-      store,
-      embedding: 'emu-embed',
-      doChunking: 0,
-      concurrency: 1,
-      batchFiles: 2,
+    const run = applyTwoAtATime(plan, store, {
       onResult,
       beforeDeleting: async (uuids) => {
         // What a crash right now would leave: the journal must hold each older copy as pending and its path's new copy.
@@ -98,8 +90,8 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
         }
       },
     });
-    await until('the second batch held in the emulator', () => emulator.faults.held === 1);
-    await until("a delete request answered while the second batch is held (the first batch's older copies)", () => log.some((l) => l.startsWith(`DELETE ${FILES_PATH} 200`)));
+    await until(() => emulator.faults.held === 1); // the second batch held in the emulator
+    await until(() => log.some((l) => l.startsWith(`DELETE ${FILES_PATH} 200`))); // a delete answered meanwhile (the first batch's older copies)
     assert.equal(emulator.faults.held, 1, 'the second batch is still held');
     const listingWhileHeld = new Set((await listed(volume)).map((f) => f.uuid));
     const goneWhileHeld = [...older.keys()]
@@ -123,26 +115,13 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
   it('a run cancelled between the batches deletes no older copy whose new copy was not stored; the next run finishes with one copy of each', async () => {
     const { volume, store, options, older } = await syncedThenEdited('cancelled');
     const controller = new AbortController();
-    const summary = await applySync(await planSync(options()), {
-      service: client,
-      store,
-      embedding: 'emu-embed',
-      doChunking: 0,
-      concurrency: 1,
-      batchFiles: 2,
+    const summary = await applyTwoAtATime(await planSync(options()), store, {
       signal: controller.signal,
       onResult: () => controller.abort(), // during the first batch's answer: nothing more is sent or deleted
     });
     assert.equal(summary.wasCancelled, true);
     const files = await listed(volume);
-    const newer = files.filter((f) => !older.has(f.uuid)).map((f) => f.filename);
-    for (const [uuid, name] of older) {
-      if (!newer.includes(name))
-        assert.ok(
-          files.some((f) => f.uuid === uuid),
-          `the older copy of ${name} (no new copy stored) is still there`,
-        );
-    }
+    assertOlderGoneOnlyWithItsNewCopy(files, older);
     assertEveryNameKept(files);
     const again = await applySync(await planSync(options()), { service: client, store, embedding: 'emu-embed', doChunking: 0 });
     assert.equal(again.failed, 0);
@@ -152,13 +131,7 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
   it('a run stopped between the batches deletes only older copies whose new copies are stored; the next run finishes with one copy of each', async () => {
     const { volume, store, options, older } = await syncedThenEdited('stopped');
     let armed = false;
-    const summary = await applySync(await planSync(options()), {
-      service: client,
-      store,
-      embedding: 'emu-embed',
-      doChunking: 0,
-      concurrency: 1,
-      batchFiles: 2,
+    const summary = await applyTwoAtATime(await planSync(options()), store, {
       onResult: () => {
         if (armed) return;
         armed = true; // after the first batch: the next upload gets a configuration-class answer and the run stops
@@ -171,13 +144,7 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
     const newer = files.filter((f) => !older.has(f.uuid));
     assert.deepEqual(newer.map((f) => f.filename).sort(), ['a.md', 'b.md'], 'the first batch stored, the others not');
     assertEveryNameKept(files);
-    for (const [uuid, name] of older) {
-      if (files.some((f) => f.uuid === uuid)) continue;
-      assert.ok(
-        newer.some((f) => f.filename === name),
-        `the older copy of ${name} was deleted only with its new copy stored`,
-      );
-    }
+    assertOlderGoneOnlyWithItsNewCopy(files, older);
     assert.deepEqual(
       files
         .filter((f) => older.has(f.uuid))
@@ -187,7 +154,7 @@ describe('sync: older copies deleted while later batches are on the wire (emulat
     );
 
     emulator.faults.clear();
-    const again = await applySync(await planSync(options()), { service: client, store, embedding: 'emu-embed', doChunking: 0, concurrency: 1, batchFiles: 2 });
+    const again = await applyTwoAtATime(await planSync(options()), store);
     assert.equal(again.failed, 0);
     assertOneEditedCopyEach(await listed(volume));
   });
@@ -199,6 +166,17 @@ function assertOneEditedCopyEach(files: FileInfo[]): void {
     files.map((f) => `${f.filename}:${f.filesize}`).sort(),
     NAMES.map((n) => `${n}:${`new ${n}, edited`.length}`),
   );
+}
+
+/** An older copy (uuid → name) is gone from the listing only where a new copy of its name is listed. */
+function assertOlderGoneOnlyWithItsNewCopy(files: FileInfo[], older: Map<string, string>): void {
+  for (const [uuid, name] of older) {
+    if (files.some((f) => f.uuid === uuid)) continue;
+    assert.ok(
+      files.some((f) => f.filename === name && !older.has(f.uuid)),
+      `the older copy of ${name} was deleted only with its new copy stored`,
+    );
+  }
 }
 
 /** No file lost every copy. */

@@ -5,6 +5,7 @@ import { strict as assert } from 'node:assert';
 import { StatusPoller, type PollTimers } from '../../src/volumes/core/statusPoller';
 import { VolumeListing } from '../../src/volumes/core/volumeListing';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from './volumesEmulator';
+import { until } from '../support/until';
 
 /** Timers that fire only when the test steps the clock. */
 class VirtualClock implements PollTimers {
@@ -41,10 +42,6 @@ class VirtualClock implements PollTimers {
 }
 
 /** Waits (in real time, bounded by mocha's timeout) for the polls of a tick to come back. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 2));
-}
-
 describe('volumes: status poller schedule (virtual clock, real emulator)', function () {
   let fx: EmulatorFixture;
   before(async () => {
@@ -95,7 +92,7 @@ describe('volumes: status poller schedule (virtual clock, real emulator)', funct
     const tick = async () => {
       const before = fx.emulator.stats.requests;
       const fired = clock.step();
-      await until(() => clock.armed === poller.watchedVolumes.length);
+      await until(() => clock.armed === poller.watchedVolumes.length, 2);
       return { fired, requests: fx.emulator.stats.requests - before };
     };
 
