@@ -25,8 +25,8 @@ export async function routeRequest(ctx: RequestContext, config: { apiKeys: Recor
   shared.stats.requests += 1;
 
   const latency = shared.faults.take(path, method, ['latency']);
-  if (latency) await delayUnlessClosed(ctx, latency.ms);
-  if (shared.faults.take(path, method, ['hold'])) await holdUnlessClosed(ctx);
+  if (latency) await waitUnlessClosed(ctx, (closed) => sleep(latency.ms, undefined, { signal: closed }));
+  if (shared.faults.take(path, method, ['hold'])) await waitUnlessClosed(ctx, (closed) => shared.faults.hold(closed));
   const status = shared.faults.take(path, method, ['status']);
   if (status) {
     const headers: Record<string, string> = status.retryAfter !== undefined ? { 'Retry-After': String(status.retryAfter) } : {};
@@ -92,27 +92,17 @@ async function handleTestControl(ctx: RequestContext): Promise<void> {
 }
 
 /**
- * The latency fault's wait, cut short when the connection closes (the client gave up, or the
- * emulator is closing), so close() never waits out a long injected delay. The request still
- * goes on to its handler, which meets a closed connection like a real server would.
+ * A fault's wait (`latency`'s time, `hold`'s release), cut short when the connection closes
+ * (the client gave up, or the emulator is closing), so close() never waits out an injected
+ * delay or a hold nobody releases. The request still goes on to its handler, which meets a
+ * closed connection like a real server would.
  */
-async function holdUnlessClosed(ctx: RequestContext): Promise<void> {
+async function waitUnlessClosed(ctx: RequestContext, wait: (closed: AbortSignal) => Promise<void>): Promise<void> {
   const closed = new AbortController();
   const onClose = () => closed.abort();
   ctx.res.once('close', onClose);
   try {
-    await ctx.shared.faults.hold(closed.signal);
-  } finally {
-    ctx.res.off('close', onClose);
-  }
-}
-
-async function delayUnlessClosed(ctx: RequestContext, ms: number): Promise<void> {
-  const closed = new AbortController();
-  const onClose = () => closed.abort();
-  ctx.res.once('close', onClose);
-  try {
-    await sleep(ms, undefined, { signal: closed.signal });
+    await wait(closed.signal);
   } catch {
     // closed: nothing to wait for
   } finally {

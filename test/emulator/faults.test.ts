@@ -1,6 +1,7 @@
 // D22: every fault kind, added through the API and through the HTTP test controls.
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
+import { until } from '../support/until';
 import { assertErrorBody, call, list, readSse, useFreshEmulator } from './support';
 
 const CHAT = '/v3/chat/completions';
@@ -132,5 +133,26 @@ describe('emulator: fault injection', () => {
     assert.equal(stats.json.requests, s.emu.stats.requests);
     assert.equal(stats.json.abortedStreams, s.emu.stats.abortedStreams);
     assert.ok(stats.json.requests > 10);
+  });
+
+  it('hold: the request waits unanswered until POST /_emulator/faults/release, and one whose client gives up is let go', async () => {
+    assert.equal((await call(s.emu, 'POST', '/_emulator/faults', { kind: 'hold', path: '/ksm/rag/v5/files', method: 'GET' })).status, 200);
+    let answered = false;
+    const held = list(s.emu, '{dev}').then((answer) => ((answered = true), answer));
+    await until(() => s.emu.faults.held === 1);
+    assert.equal((await list(s.emu, '{dev}')).status, 200, 'the rule held one request (times 1); the next goes through');
+    assert.equal(answered, false, 'still held while another request was answered');
+    const released = await call(s.emu, 'POST', '/_emulator/faults/release');
+    assert.equal(released.json.released, 1);
+    assert.equal((await held).status, 200);
+    assert.equal(s.emu.faults.held, 0);
+
+    s.emu.faults.add({ kind: 'hold', path: '/ksm/rag/v5/files' });
+    const gaveUp = new AbortController();
+    const abandoned = fetch(`${s.emu.url}/ksm/rag/v5/files?volume=x`, { headers: { Authorization: `Bearer ${s.emu.apiKey}` }, signal: gaveUp.signal }).catch(() => 'aborted');
+    await until(() => s.emu.faults.held === 1);
+    gaveUp.abort();
+    assert.equal(await abandoned, 'aborted');
+    await until(() => s.emu.faults.held === 0); // the closed connection ended the hold, without a release
   });
 });
