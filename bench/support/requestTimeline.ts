@@ -32,7 +32,7 @@ export interface RunTimeline {
   /** Part of that span with fewer than `parallel` uploads in flight, and with none. */
   belowParallelMs: number;
   idleMs: number;
-  /** From the last answer (of any request) to the client's exit. */
+  /** From the last answer (of any request) to the client's exit (two processes' clocks: a few ms below 0 means about 0). */
   tailMs: number;
 }
 
