@@ -16,7 +16,9 @@
 //    slowed by a spike made the ratios look better than they are).
 // Run: npx tsx bench/sync-small-files.ts (BENCH_ENGINE_ONLY=1 skips part 1, the child processes and curl,
 // while iterating on the engine; the default runs everything; BENCH_TIMELINE=1 adds part 1's
-// request timeline per side, support/requestTimeline.ts).
+// request timeline per side, support/requestTimeline.ts). Where Linux's /proc is, part 1 also
+// prints each side's client and emulator CPU (support/processCpu.ts): on 2 cores the two
+// processes share the machine, so a side's wall time follows both.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,7 @@ import { applySync } from '../src/sync/core/apply';
 import { FileManifestStore } from '../src/sync/core/manifest';
 import { planSync } from '../src/sync/core/plan';
 import { startEmulatorProcess } from './support/emulatorProcess';
+import { readProcessCpu } from './support/processCpu';
 import { logLineCount, readRunTimeline, type RunTimeline } from './support/requestTimeline';
 
 const FILES = Number(process.env.BENCH_SMALL_FILES ?? 5000);
@@ -98,19 +101,31 @@ async function main(): Promise<void> {
     };
     const sides = Object.keys(runs) as Array<keyof typeof best>;
     const timelines: Record<keyof typeof best, RunTimeline[]> = { curl: [], upload: [], sync: [] };
+    /** Each run's client CPU (what this process's reaped children gained) and the emulator's; none without /proc. */
+    const cpus: Record<keyof typeof best, Array<{ client: number; emulator: number }>> = { curl: [], upload: [], sync: [] };
     for (let round = 0; round < (engineOnly ? 0 : ROUNDS); round++) {
       // curl, upload, sync; then upload, sync, curl; then sync, curl, upload; …
       for (const side of [...sides.slice(round % sides.length), ...sides.slice(0, round % sides.length)]) {
         const from = timelineLog ? logLineCount(timelineLog) : 0;
         const startedAt = performance.timeOrigin + performance.now();
+        const cpuBefore = { client: readProcessCpu(), emulator: readProcessCpu(emulator.pid) };
         const ms = await runs[side](round);
+        const cpuAfter = { client: readProcessCpu(), emulator: readProcessCpu(emulator.pid) };
+        if (cpuBefore.client && cpuAfter.client && cpuBefore.emulator && cpuAfter.emulator) {
+          cpus[side].push({ client: cpuAfter.client.reapedChildrenMs - cpuBefore.client.reapedChildrenMs, emulator: cpuAfter.emulator.ownMs - cpuBefore.emulator.ownMs });
+        }
         if (timelineLog) timelines[side].push(readRunTimeline(timelineLog, from, startedAt, startedAt + ms, PARALLEL));
         best[side] = Math.min(best[side], ms);
         if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${side}: ${ms.toFixed(0)} ms`);
       }
     }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)].toFixed(0);
+    for (const side of sides) {
+      // On 2 cores the two processes share the machine: a side's wall time follows both CPUs (docs/benchmarks.md).
+      const c = cpus[side];
+      if (c.length) console.log(`  cpu ${side} (medians of ${c.length}): client ${median(c.map((run) => run.client))} ms, emulator ${median(c.map((run) => run.emulator))} ms`);
+    }
     if (timelineLog) {
-      const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)].toFixed(0);
       for (const side of sides) {
         const t = timelines[side];
         const of = (key: keyof RunTimeline) => median(t.map((run) => run[key]));
