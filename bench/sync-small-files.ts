@@ -28,8 +28,9 @@ import { KsmClient } from '../src/api/client';
 import { applySync } from '../src/sync/core/apply';
 import { FileManifestStore } from '../src/sync/core/manifest';
 import { planSync } from '../src/sync/core/plan';
+import { CLI_MANIFEST_NAME } from '../src/sync/core/scan';
 import { startEmulatorProcess } from './support/emulatorProcess';
-import { readProcessCpu } from './support/processCpu';
+import { readProcessCpu, readTreeCpuMs } from './support/processCpu';
 import { logLineCount, readRunTimeline, type RunTimeline } from './support/requestTimeline';
 
 const FILES = Number(process.env.BENCH_SMALL_FILES ?? 5000);
@@ -91,28 +92,28 @@ async function main(): Promise<void> {
       curl: (round) => timed('curl', ['--parallel', '--parallel-max', String(PARALLEL), '-K', curlConfig(`bench-curl-${round}`)], env),
       upload: (round) => timed(process.execPath, [...ksm, 'upload', `bench-upload-${round}`, folder, '--chunking', '0', '--quiet', '--on-duplicate', 'keepBoth'], env),
       sync: async (round) => {
-        rmSync(join(folder, '.ksm-sync.json'), { force: true });
+        rmSync(join(folder, CLI_MANIFEST_NAME), { force: true });
         try {
           return await timed(process.execPath, [...ksm, 'sync', folder, `bench-sync-${round}`, '--chunking', '0', '--quiet'], env);
         } finally {
-          rmSync(join(folder, '.ksm-sync.json'), { force: true });
+          rmSync(join(folder, CLI_MANIFEST_NAME), { force: true });
         }
       },
     };
     const sides = Object.keys(runs) as Array<keyof typeof best>;
     const timelines: Record<keyof typeof best, RunTimeline[]> = { curl: [], upload: [], sync: [] };
-    /** Each run's client CPU (what this process's reaped children gained) and the emulator's; none without /proc. */
+    /** Each run's client CPU (what this process's reaped children gained) and the emulator's (its process tree); none without /proc. */
     const cpus: Record<keyof typeof best, Array<{ client: number; emulator: number }>> = { curl: [], upload: [], sync: [] };
     for (let round = 0; round < (engineOnly ? 0 : ROUNDS); round++) {
       // curl, upload, sync; then upload, sync, curl; then sync, curl, upload; …
       for (const side of [...sides.slice(round % sides.length), ...sides.slice(0, round % sides.length)]) {
         const from = timelineLog ? logLineCount(timelineLog) : 0;
         const startedAt = performance.timeOrigin + performance.now();
-        const cpuBefore = { client: readProcessCpu(), emulator: readProcessCpu(emulator.pid) };
+        const cpuBefore = { client: readProcessCpu(), emulator: readTreeCpuMs(emulator.pid) };
         const ms = await runs[side](round);
-        const cpuAfter = { client: readProcessCpu(), emulator: readProcessCpu(emulator.pid) };
-        if (cpuBefore.client && cpuAfter.client && cpuBefore.emulator && cpuAfter.emulator) {
-          cpus[side].push({ client: cpuAfter.client.reapedChildrenMs - cpuBefore.client.reapedChildrenMs, emulator: cpuAfter.emulator.ownMs - cpuBefore.emulator.ownMs });
+        const cpuAfter = { client: readProcessCpu(), emulator: readTreeCpuMs(emulator.pid) };
+        if (cpuBefore.client && cpuAfter.client && cpuBefore.emulator !== undefined && cpuAfter.emulator !== undefined) {
+          cpus[side].push({ client: cpuAfter.client.reapedChildrenMs - cpuBefore.client.reapedChildrenMs, emulator: cpuAfter.emulator - cpuBefore.emulator });
         }
         if (timelineLog) timelines[side].push(readRunTimeline(timelineLog, from, startedAt, startedAt + ms, PARALLEL));
         best[side] = Math.min(best[side], ms);

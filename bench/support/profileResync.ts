@@ -1,8 +1,8 @@
 // Profiles no-op and 50-edited re-syncs in process (issue 21 tuning aid, not a bench):
 // writes .cpuprofile files to PROFILE_DIR and prints per-run timings, the client's CPU, the
-// emulator's CPU (from /proc, Linux; the emulator's tsx launcher and its node child) and the
+// emulator's CPU (from /proc, Linux; the emulator and its process worker) and the
 // requests made, then the medians. RUNS=n (default 6) runs of each kind.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,31 +12,7 @@ import { applySync } from '../../src/sync/core/apply';
 import { FileManifestStore } from '../../src/sync/core/manifest';
 import { planSync } from '../../src/sync/core/plan';
 import { startEmulatorProcess } from './emulatorProcess';
-
-/** CPU ms of a process and its descendants so far (0 where /proc is not there). */
-function treeCpuMs(root: number | undefined): number {
-  if (root === undefined) return 0;
-  try {
-    const stats = readdirSync('/proc')
-      .filter((d) => /^\d+$/.test(d))
-      .flatMap((pid) => {
-        try {
-          const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-          return [{ pid: Number(pid), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) }];
-        } catch {
-          return [];
-        }
-      });
-    const inTree = new Set([root]);
-    for (let grew = true; grew;) {
-      grew = false;
-      for (const s of stats) if (!inTree.has(s.pid) && inTree.has(s.ppid)) grew = Boolean(inTree.add(s.pid));
-    }
-    return stats.filter((s) => inTree.has(s.pid)).reduce((sum, s) => sum + s.ticks * 10, 0);
-  } catch {
-    return 0;
-  }
-}
+import { readTreeCpuMs } from './processCpu';
 
 async function main(): Promise<void> {
   const out = process.env.PROFILE_DIR ?? tmpdir();
@@ -69,7 +45,7 @@ async function main(): Promise<void> {
     const once = async (kind?: string) => {
       requests = 0;
       const cpu0 = process.cpuUsage();
-      const emu0 = treeCpuMs(emulator.pid);
+      const emu0 = readTreeCpuMs(emulator.pid) ?? 0;
       const t0 = performance.now();
       const plan = await planSync({ folder, volume: 'prof', service: client, store, rules: { excludeGlobs: [], maxFileSizeBytes: 0 }, deleteRemoved: true });
       const t1 = performance.now();
@@ -77,7 +53,7 @@ async function main(): Promise<void> {
       if (summary.failed) throw new Error('failed');
       const t2 = performance.now();
       const cpu = process.cpuUsage(cpu0);
-      const run = { total: t2 - t0, plan: t1 - t0, apply: t2 - t1, clientCpu: (cpu.user + cpu.system) / 1000, emulatorCpu: treeCpuMs(emulator.pid) - emu0, requests };
+      const run = { total: t2 - t0, plan: t1 - t0, apply: t2 - t1, clientCpu: (cpu.user + cpu.system) / 1000, emulatorCpu: (readTreeCpuMs(emulator.pid) ?? 0) - emu0, requests };
       if (kind) figures[kind].push(run);
       return `requests ${requests} client CPU ${run.clientCpu.toFixed(0)} emulator CPU ${run.emulatorCpu.toFixed(0)} total ${(t2 - t0).toFixed(0)} plan ${(t1 - t0).toFixed(0)} (list ${plan.timings.listMs.toFixed(0)} scan ${plan.timings.scanMs.toFixed(0)} hash ${plan.timings.hashMs.toFixed(0)}) apply ${(t2 - t1).toFixed(0)}`;
     };
