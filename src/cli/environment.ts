@@ -1,6 +1,8 @@
 // Where the command line gets the service: KSM_BASE_URL and KSM_API_KEY only (a flag would
 // land the key in shell history and `ps`), proxies from HTTPS_PROXY/NO_PROXY as usual, an
-// extra CA bundle from KSM_CA_BUNDLE. Errors never contain the key. No `vscode` import.
+// extra CA bundle from KSM_CA_BUNDLE. Errors never contain the key. And how the process
+// tunes V8 for a short run (tuneV8ForShortRuns). No `vscode` import.
+import { setFlagsFromString } from 'node:v8';
 import { checkBaseUrl } from '../api/baseUrl';
 import { KsmClient } from '../api/client';
 import { ConfigurationError, errorMessage, type KsmError, NetworkError, redactSecrets } from '../api/errors';
@@ -17,6 +19,29 @@ export interface CliEnvironment {
   baseUrl: string;
   apiKey: string;
   embedding: string;
+}
+
+/** The V8 flags `ksm` sets for itself on Node 20 (tuneV8ForShortRuns says why). */
+export const SHORT_RUN_V8_FLAGS: readonly string[] = ['--liftoff-only', '--interrupt-budget=1081344'];
+
+/**
+ * A `ksm` run is short (a first sync of 5,000 files takes about two seconds), and Node 20's
+ * V8 (11.x) spends much of its CPU compiling for a long one, on background threads that
+ * compete with everything else on a CI runner's cores (docs/benchmarks.md):
+ * - it compiles undici's HTTP parser (WebAssembly) with TurboFan at every start, about
+ *   0.1 s of CPU, though a run parses a few hundred small answers (Liftoff's code is fast
+ *   enough for that: `--liftoff-only`);
+ * - it sends every function that has run a few thousand times to TurboFan. Sixteen times
+ *   the default interrupt budget (67,584) still optimises code that stays hot (a long
+ *   `ksm mcp` or `ksm sync --watch`), only later.
+ * Newer V8 tiers both up lazily and cheaply (Maglev), and has no `--interrupt-budget` (an
+ * unknown flag prints an error): nothing is set there. Only the CLI's own process calls
+ * this, never the extension host. Returns the flags set.
+ */
+export function tuneV8ForShortRuns(v8Version = process.versions.v8, setFlag: (flag: string) => void = setFlagsFromString): readonly string[] {
+  if (Number.parseInt(v8Version, 10) > 11) return [];
+  for (const flag of SHORT_RUN_V8_FLAGS) setFlag(flag);
+  return SHORT_RUN_V8_FLAGS;
 }
 
 /** What `ksm` needs from the environment, checked before any request. */

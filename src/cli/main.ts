@@ -6,7 +6,7 @@ import type { DoChunking } from '../api/types';
 import type { DuplicateChoice } from '../upload/core/duplicatePlanning';
 import type { AskFlags } from './askCommand';
 import { readFileSync } from 'node:fs';
-import { describeError, environmentFrom, EXIT, exitCodeFor, UsageError, type CliEnvironment } from './environment';
+import { describeError, environmentFrom, EXIT, exitCodeFor, tuneV8ForShortRuns, UsageError, type CliEnvironment } from './environment';
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
 import type { McpFlags } from './mcpCommand';
 import { createOutput, type Output } from './output';
@@ -286,6 +286,7 @@ function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  tuneV8ForShortRuns();
   endQuietlyOnClosedPipe(process.stdout);
   endQuietlyOnClosedPipe(process.stderr);
   const program = buildProgram();
