@@ -39,7 +39,8 @@ export const SHORT_RUN_V8_FLAGS: readonly string[] = ['--liftoff-only', '--inter
  * this, never the extension host. Returns the flags set.
  */
 export function tuneV8ForShortRuns(v8Version = process.versions.v8, setFlag: (flag: string) => void = setFlagsFromString): readonly string[] {
-  if (Number.parseInt(v8Version, 10) > 11) return [];
+  const major = Number.parseInt(v8Version, 10);
+  if (!(major <= 11)) return []; // newer V8, or a version this cannot read: left as it is
   for (const flag of SHORT_RUN_V8_FLAGS) setFlag(flag);
   return SHORT_RUN_V8_FLAGS;
 }

@@ -27,8 +27,8 @@ describe('ksm tunes V8 for a short run (tuneV8ForShortRuns)', function () {
     assert.deepEqual(returned, set);
   });
 
-  it('sets nothing on newer V8 (Node 22: 12.4, Node 24: 13.6), which tiers up cheaply and has no --interrupt-budget', () => {
-    for (const version of ['12.4.254.21-node.33', '13.6.233.10-node.31']) {
+  it('sets nothing on newer V8 (Node 22: 12.4, Node 24: 13.6), which tiers up cheaply and has no --interrupt-budget, nor on a version it cannot read', () => {
+    for (const version of ['12.4.254.21-node.33', '13.6.233.10-node.31', 'not-a-version', '']) {
       const set: string[] = [];
       assert.deepEqual(
         tuneV8ForShortRuns(version, (flag) => set.push(flag)),
