@@ -33,10 +33,7 @@ describe('VS Code Chat 2: @ksm answers from the volumes with sources, and a foll
 
   it("the answer's [n] marker is a link that opens the cited passage, as in the panel (issue 26, rough edge 5)", async () => {
     const { workbench } = scenario;
-    const marker = chat
-      .lastResponse()
-      .locator('a', { hasText: /^\[1\]$/ })
-      .first();
+    const marker = (await chat.newestResponse()).locator('a', { hasText: /^\[1\]$/ }).first();
     await marker.waitFor({ timeout: 10_000 });
     await marker.click();
     const passageTab = workbench.page.locator('.tabs-container .tab').filter({ hasText: HANDBOOK });
@@ -62,7 +59,7 @@ describe('VS Code Chat 2: @ksm answers from the volumes with sources, and a foll
 
   it('a source link opens the passage and reveals the file in the Volumes tree', async () => {
     const { workbench } = scenario;
-    await chat.lastResponse().locator('a', { hasText: HANDBOOK }).first().click();
+    await (await chat.newestResponse()).locator('a', { hasText: HANDBOOK }).first().click();
     await eventually(
       async () =>
         (await workbench
@@ -75,6 +72,11 @@ describe('VS Code Chat 2: @ksm answers from the volumes with sources, and a foll
   });
 
   it('a follow-up @ksm question continues the same agent thread (the emulator sees one thread with both)', async () => {
+    // A short window scrolls the first answer out of the chat's virtual list, as a long
+    // conversation does: the follow-up must still be found as the newest answer.
+    const { page } = scenario.workbench;
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: size?.width ?? 1280, height: 420 });
     await chat.send(`@ksm ${FOLLOW_UP}`);
     await chat.waitUntilIdle();
     assert.match(await chat.responseText(), /\(Turn 2 of this thread\. Earlier you asked: "What does the lighthouse handbook say/);
@@ -84,5 +86,6 @@ describe('VS Code Chat 2: @ksm answers from the volumes with sources, and a foll
       threads[0]!.turns.map((turn) => turn.query),
       [QUESTION, FOLLOW_UP],
     );
+    if (size) await page.setViewportSize(size);
   });
 });

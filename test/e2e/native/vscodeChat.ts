@@ -2,6 +2,8 @@ import type { Locator, Page } from 'playwright-core';
 import { eventually } from '../harness/eventually';
 import { escapeRegExp, type Workbench } from '../harness/workbench';
 
+const RESPONSE = '.interactive-item-container.interactive-response';
+
 /**
  * VS Code's own Chat view (1.139) as a user drives it: the model and mode pickers in the
  * input toolbar, the input box, Send and Stop, and the responses. Selectors are VS Code's
@@ -34,12 +36,24 @@ export class VsCodeChat {
       .first();
   }
 
-  responses(): Locator {
-    return this.session().locator('.interactive-item-container.interactive-response');
+  /**
+   * The newest answer. VS Code's chat list is virtual: a row scrolled out of view leaves the
+   * DOM, and the DOM keeps rows in no particular order, so neither a count of answer rows
+   * nor the DOM's last one finds it. (Counting rows once made a sent follow-up look unsent
+   * in CI, with the first answer scrolled out of view; a 420-pixel-high window repeats it.)
+   * Each row's `data-index` is its place in the list.
+   */
+  async newestResponse(): Promise<Locator> {
+    const index = await this.newestIndex(RESPONSE);
+    return this.session().locator(`.monaco-list-row[data-index="${index}"] ${RESPONSE}`);
   }
 
-  lastResponse(): Locator {
-    return this.responses().last();
+  /** The list position of the newest rendered row holding `item`, or -1. */
+  private async newestIndex(item: string): Promise<number> {
+    return this.session()
+      .locator('.monaco-list-row')
+      .filter({ has: this.page.locator(item) })
+      .evaluateAll((rows) => Math.max(-1, ...rows.map((row) => Number(row.getAttribute('data-index') ?? -1))));
   }
 
   /** Opens the Chat view (Ctrl+Alt+I) and closes the "BYOK utility models" notice that would take focus. */
@@ -128,7 +142,7 @@ export class VsCodeChat {
 
   /** Types the message into the chat input and sends it with Enter. */
   async send(text: string): Promise<void> {
-    const before = await this.responses().count();
+    const before = await this.newestIndex(RESPONSE);
     await eventually(
       async () => {
         await this.input().focus();
@@ -152,18 +166,24 @@ export class VsCodeChat {
     );
     await this.page.keyboard.press('Enter');
     await eventually(
-      async () => (await this.responses().count()) > before,
-      () => `no response row appeared after sending "${text}"`,
+      async () => (await this.newestIndex(RESPONSE)) > before,
+      async () =>
+        `no answer row after the one at list position ${before} appeared after sending "${text}"; the input holds "${await this.session()
+          .locator('.interactive-input-editor .view-lines')
+          .innerText()
+          .catch(() => '?')}"`,
       30_000,
     );
   }
 
-  async responseText(response = this.lastResponse()): Promise<string> {
+  async responseText(response?: Locator): Promise<string> {
+    response ??= await this.newestResponse();
     return ((await response.innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
   }
 
   /** The answer's own text (rendered Markdown), without the chat's footer of time and model. */
-  async answerMarkdown(response = this.lastResponse()): Promise<string> {
+  async answerMarkdown(response?: Locator): Promise<string> {
+    response ??= await this.newestResponse();
     const parts = await response
       .locator('.rendered-markdown')
       .allInnerTexts()
@@ -191,11 +211,7 @@ export class VsCodeChat {
     let previous: string | undefined;
     await eventually(
       async () => {
-        const loading = /\bchat-response-loading\b/.test(
-          (await this.lastResponse()
-            .getAttribute('class')
-            .catch(() => '')) ?? '',
-        );
+        const loading = /\bchat-response-loading\b/.test((await (await this.newestResponse()).getAttribute('class').catch(() => '')) ?? '');
         const text = await this.responseText();
         const settled = !loading && !(await this.busy()) && text.trim() !== '' && text === previous;
         previous = text;
