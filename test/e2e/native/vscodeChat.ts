@@ -140,40 +140,57 @@ export class VsCodeChat {
     );
   }
 
-  /** Types the message into the chat input and sends it with Enter. */
+  /**
+   * Types the message into the chat input and sends it with the Send button. Not with Enter:
+   * VS Code's @-suggestions can open after the text is typed, and Enter then accepts one (in
+   * CI the input became "@askQuestions " and nothing was sent). A suggest widget still open
+   * is closed before the text is checked, so what is sent is what was typed.
+   */
   async send(text: string): Promise<void> {
     const before = await this.newestIndex(RESPONSE);
+    const inputText = async () =>
+      (
+        (await this.session()
+          .locator('.interactive-input-editor .view-lines')
+          .innerText()
+          .catch(() => '')) ?? ''
+      )
+        .replace(/\s+/g, ' ')
+        .trim();
     await eventually(
       async () => {
         await this.input().focus();
         await this.page.keyboard.press('Control+A');
         await this.page.keyboard.press('Backspace');
         await this.page.keyboard.type(text, { delay: 5 });
-        // An @participant or /command gets its own decoration; compare the plain text only.
-        const typed = (
-          (await this.session()
-            .locator('.interactive-input-editor .view-lines')
-            .innerText()
-            .catch(() => '')) ?? ''
+        if (
+          await this.suggestWidget()
+            .isVisible()
+            .catch(() => false)
         )
-          .replace(/\s+/g, ' ')
-          .trim();
-        return typed === text.replace(/\s+/g, ' ').trim();
+          await this.page.keyboard.press('Escape');
+        // An @participant or /command gets its own decoration; compare the plain text only.
+        return (await inputText()) === text.replace(/\s+/g, ' ').trim();
       },
-      async () => `the chat input never held "${text}"`,
+      async () => `the chat input never held "${text}" (it holds "${await inputText()}")`,
       20_000,
       500,
     );
-    await this.page.keyboard.press('Enter');
+    await this.sendButton().click();
     await eventually(
       async () => (await this.newestIndex(RESPONSE)) > before,
-      async () =>
-        `no answer row after the one at list position ${before} appeared after sending "${text}"; the input holds "${await this.session()
-          .locator('.interactive-input-editor .view-lines')
-          .innerText()
-          .catch(() => '?')}"`,
+      async () => `no answer row after the one at list position ${before} appeared after sending "${text}"; the input holds "${await inputText()}"`,
       30_000,
     );
+  }
+
+  /** The editor suggest widget (the chat input's @-participants and /-commands among them); VS Code renders it outside the chat's own DOM. */
+  suggestWidget(): Locator {
+    return this.page.locator('.suggest-widget.visible').first();
+  }
+
+  sendButton(): Locator {
+    return this.session().locator('.chat-execute-toolbar a.action-label[aria-label^="Send"]').first();
   }
 
   async responseText(response?: Locator): Promise<string> {
