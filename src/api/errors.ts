@@ -73,6 +73,17 @@ export class TimeoutError extends KsmError {
   readonly kind = 'timeout' as const;
 }
 
+/**
+ * An answer every later request would get too (a refused key, an unknown model, agent or
+ * volume, a path that is not the API, a 400 other than "too large"): a run stops at the first
+ * one, and the command line exits 3.
+ */
+export function isConfigurationAnswer(error: unknown): boolean {
+  if (!(error instanceof KsmError)) return false;
+  if (error.kind === 'auth' || error.kind === 'permission' || error.kind === 'config' || error.kind === 'not-found') return true;
+  return error.kind === 'invalid-request' && error.status !== undefined && error.status !== 413;
+}
+
 /** The caller aborted. UIs stay silent on this one. */
 export class CancelledError extends KsmError {
   readonly kind = 'cancelled' as const;

@@ -201,6 +201,9 @@ export interface AgentContext {
   [key: string]: unknown;
 }
 
+/** The service's retrieval agent, the default everywhere; it answers only with a chat model in `context.model`. */
+export const DEFAULT_AGENT_ID = 'rag-agent';
+
 export interface AgentRequest {
   agent_id: string;
   thread_id?: string | null;

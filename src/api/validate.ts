@@ -3,7 +3,7 @@
 import * as l10n from '@vscode/l10n';
 import { effortAndBudgetProblem, reasoningEffortProblem, tokenCountProblem, wireRules } from './chatParameterLimits';
 import { InvalidRequestError } from './errors';
-import type { AgentRequest, ChatCompletionRequest, UploadRequest } from './types';
+import { DEFAULT_AGENT_ID, type AgentRequest, type ChatCompletionRequest, type UploadRequest } from './types';
 
 const NAMED_VOLUME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const PERSONAL_VOLUME = /^\{[A-Za-z0-9._@-]{1,128}\}$/;
@@ -140,7 +140,8 @@ export function validateAgentRequest(request: AgentRequest): void {
   const context = request.context;
   if (context !== undefined) {
     if (!context || typeof context !== 'object') refuse('context', l10n.t('context must be an object.'));
-    if (request.agent_id === 'rag-agent' && (typeof context.model !== 'string' || !context.model.trim())) refuse('context.model', l10n.t('rag-agent needs context.model (setting ksm.agent.model).'));
+    if (request.agent_id === DEFAULT_AGENT_ID && (typeof context.model !== 'string' || !context.model.trim()))
+      refuse('context.model', l10n.t('{0} answers only with a chat model in context.model.', DEFAULT_AGENT_ID));
     if (context.enable_thinking !== undefined && typeof context.enable_thinking !== 'boolean') refuse('context.enable_thinking', l10n.t('enable_thinking must be true or false.'));
     if (context.tools !== undefined && !Array.isArray(context.tools)) refuse('context.tools', l10n.t('context.tools must be a list.'));
     if (context.search_personal_volume !== undefined && typeof context.search_personal_volume !== 'boolean') {
@@ -150,7 +151,7 @@ export function validateAgentRequest(request: AgentRequest): void {
       if (!Array.isArray(context.volumes)) refuse('context.volumes', l10n.t('context.volumes must be a list of volume names.'));
       context.volumes.forEach(validateVolume);
     }
-  } else if (request.agent_id === 'rag-agent') {
-    refuse('context.model', l10n.t('rag-agent needs context.model (setting ksm.agent.model).'));
+  } else if (request.agent_id === DEFAULT_AGENT_ID) {
+    refuse('context.model', l10n.t('{0} answers only with a chat model in context.model.', DEFAULT_AGENT_ID));
   }
 }

@@ -8,11 +8,11 @@
 // (`git diff | ksm ask "review this"`) goes with the question as context.
 import { readFile } from 'node:fs/promises';
 import { CHAT_PARAMETERS, OUTPUT_FORMATS, parametersProblem, wireFields, type ChatParameterName } from '../api/chatParameterLimits';
-import { ConfigurationError } from '../api/errors';
-import type { AgentRequest, ChatCompletionRequest, ChatMessage } from '../api/types';
+import { ConfigurationError, NotFoundError } from '../api/errors';
+import { DEFAULT_AGENT_ID, type AgentRequest, type ChatCompletionRequest, type ChatMessage } from '../api/types';
 import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation, type TokenUsage } from '../chat/core/answerStream';
 import { codePrefill, MAX_CODE_CONTEXT_CHARS } from '../common/core/chatText';
-import { EXIT, UsageError, type CliEnvironment } from './environment';
+import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
 import type { Output } from './output';
 
 export interface AskFlags {
@@ -116,8 +116,12 @@ export async function askRequest(question: string, flags: AskFlags, context: str
     const chatOnly = Object.keys(parameters).map((name) => PARAMETER_FLAGS[name as ChatParameterName]!.flag);
     if (responseFormat) chatOnly.push(flags.jsonObject ? '--json-object' : '--json-schema');
     if (chatOnly.length) throw new UsageError(`${chatOnly.join(', ')}: for chat models only; the agent takes --model, --thread and --volume.`);
+    flags.volume.forEach(checkVolumeArgument);
+    const agentId = flags.agentId?.trim() || DEFAULT_AGENT_ID;
+    // Checked here, not left to the client's check, whose fix names the editor's setting (and whose refusal is not a configuration exit).
+    if (agentId === DEFAULT_AGENT_ID && !model) throw new ConfigurationError(`No model for the agent: ${DEFAULT_AGENT_ID} answers with a chat model. Pass --model <id> or set KSM_MODEL.`);
     const body: AgentRequest = {
-      agent_id: flags.agentId?.trim() || 'rag-agent',
+      agent_id: agentId,
       query,
       thread_id: flags.thread ?? null,
       context: { model, ...(flags.volume.length ? { volumes: flags.volume } : {}) },
@@ -191,8 +195,11 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
   write('\n');
   if (finished?.reason === 'stopped') throw Object.assign(new Error('The answer was cancelled.'), { kind: 'cancelled' });
   if (finished?.reason === 'error' || finished?.reason === 'cut-off') {
+    const cause = finished.error?.cause;
+    // The editor's sentence says "Start a new chat"; here the fix is the flag.
+    if (cause instanceof NotFoundError && cause.param === 'thread_id') throw new UsageError('--thread: the service no longer knows this agent thread. Leave out --thread to start a new one.');
     // The engine's sentence, with the cause's kind so the exit code says what failed (a refused key is 3).
-    const kind = (finished.error?.cause as { kind?: unknown } | undefined)?.kind;
+    const kind = (cause as { kind?: unknown } | undefined)?.kind;
     throw Object.assign(new Error(finished.error?.message ?? 'The answer stopped.', { cause: finished.error?.cause }), typeof kind === 'string' ? { kind } : {});
   }
   if (out.json) {

@@ -5,7 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { checkBaseUrl } from '../api/baseUrl';
 import { KsmClient } from '../api/client';
-import { ConfigurationError, errorMessage, type KsmError, NetworkError, redactSecrets } from '../api/errors';
+import { ConfigurationError, errorMessage, InvalidRequestError, isConfigurationAnswer, KsmError, NetworkError, redactSecrets } from '../api/errors';
 import { messageWithFix } from '../common/core/errorFixes';
 import { isPersonalVolumeName, volumeNameProblem } from '../common/core/volumeTargets';
 import { SyncBusyError } from '../sync/core/lock';
@@ -101,8 +101,12 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError) return EXIT.usage;
   if (error instanceof SyncBusyError) return EXIT.busy;
   const kind = (error as KsmError)?.kind;
-  if (kind === 'config' || kind === 'auth' || kind === 'permission') return EXIT.config;
   if (kind === 'cancelled') return EXIT.cancelled;
+  // `ksm ask` rethrows the answer's sentence with the service's error as its cause.
+  const cause = error instanceof KsmError ? error : (error as Error | undefined)?.cause;
+  // Refused by the client's own checks before anything was sent (a bad name given to `ksm ask --volume`): the command line was wrong.
+  if (cause instanceof InvalidRequestError && cause.status === undefined) return EXIT.usage;
+  if (kind === 'config' || kind === 'auth' || kind === 'permission' || isConfigurationAnswer(cause)) return EXIT.config;
   return EXIT.service;
 }
 

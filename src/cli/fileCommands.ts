@@ -1,11 +1,10 @@
 // `ksm upload`, `ksm ls`, `ksm rm`: thin layers over src/api and the upload core (the same
 // exclusion rules and duplicate handling as the editor's upload command).
-import { NotFoundError } from '../api/errors';
+import { isConfigurationAnswer, NotFoundError } from '../api/errors';
 import type { DoChunking, FileInfo } from '../api/types';
 import { planUploads, type DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { expandSelection } from '../common/core/folderExpansion';
 import { runUpload } from '../upload/core/uploadRun';
-import { isConfigurationAnswer } from '../sync/core/apply';
 import { DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { ConfigurationError } from '../api/errors';
 import { ReplacementTracker, type PendingReplacement, type SettledReplacement } from '../upload/core/pendingReplacements';

@@ -90,9 +90,12 @@ async function run(flags: OutputFlags, body: (env: CliEnvironment, out: Output, 
     apiKey = env.apiKey;
     return await body(env, out, controller.signal);
   } catch (error) {
-    process.stderr.write(`ksm: ${describeError(error, apiKey ?? process.env.KSM_API_KEY)}\n`);
-    out.record({ error: { kind: (error as { kind?: string }).kind ?? 'error', message: describeError(error, apiKey ?? process.env.KSM_API_KEY) } });
-    if (json) out.document({ error: { kind: (error as { kind?: string }).kind ?? 'error', message: describeError(error, apiKey ?? process.env.KSM_API_KEY) } });
+    const message = describeError(error, apiKey ?? process.env.KSM_API_KEY);
+    // A usage error is a ConfigurationError underneath; its record says which (as `ksm ask`'s early check does).
+    const kind = error instanceof UsageError ? 'usage' : ((error as { kind?: string }).kind ?? 'error');
+    process.stderr.write(`ksm: ${message}\n`);
+    out.record({ error: { kind, message } });
+    if (json) out.document({ error: { kind, message } });
     return exitCodeFor(error);
   } finally {
     process.off('SIGINT', onInterrupt);

@@ -4,6 +4,7 @@
 // text. Names and passage text come from the volume (untrusted): printed through `shown()` /
 // `shownText()`, so they cannot forge lines or send terminal escapes.
 import { ConfigurationError } from '../api/errors';
+import { DEFAULT_AGENT_ID } from '../api/types';
 import { isPersonalVolumeName, personalVolumeName } from '../common/core/volumeTargets';
 import { checkSearchInput, parsePassageId, Retrieval, RetrievalError, type RetrievalScope, type SettingNames } from '../volumes/core/retrieval';
 import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
@@ -44,7 +45,7 @@ export function cliScope(env: CliEnvironment, volumes: readonly string[], model:
     service: env.client,
     userId: processEnv.KSM_USER_ID?.trim() ?? '',
     volumes: [...volumes],
-    agentId: processEnv.KSM_AGENT_ID?.trim() || 'rag-agent',
+    agentId: processEnv.KSM_AGENT_ID?.trim() || DEFAULT_AGENT_ID,
     agentModel,
     signal,
     names: options.names ?? CLI_NAMES,

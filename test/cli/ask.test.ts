@@ -146,6 +146,36 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     assert.match(cut.stderr, /cut off|incomplete|stopped/i);
   });
 
+  it('the agent without a model, a bad --volume and a stale --thread say the flag to fix, with the documented exit codes', async () => {
+    const agentCalls = () => proxy.requests.filter((r) => r.url === '/v1/apps/chat-messages').length;
+    const before = agentCalls();
+    // The README's example with only the address and key exported: a configuration problem, told in the command line's terms.
+    const noModel = await ksm(['ask', '--agent', 'What changed in the release process?'], env);
+    assert.equal(noModel.code, 3, noModel.stderr);
+    assert.match(noModel.stderr, /No model for the agent: rag-agent answers with a chat model\. Pass --model <id> or set KSM_MODEL\./);
+    assert.doesNotMatch(noModel.stderr, /ksm\.agent\.model/, 'no editor setting on the command line');
+    const badVolume = await ksm(['ask', '--agent', '--model', 'emu-chat', '--volume', 'bad/name', '--json', 'q'], env);
+    assert.equal(badVolume.code, 2, badVolume.stderr);
+    assert.match(badVolume.stderr, /'bad\/name' is not a volume name/);
+    assert.equal(JSON.parse(badVolume.stdout).error.kind, 'usage');
+    assert.equal(agentCalls(), before, 'neither was sent');
+
+    const stale = await ksm(['ask', '--agent', '--model', 'emu-chat', '--thread', 'thr_0000000000000000deadbeef', '--json', 'q'], env);
+    assert.equal(stale.code, 2, stale.stderr);
+    assert.match(stale.stderr, /--thread: the service no longer knows this agent thread\. Leave out --thread to start a new one\./);
+    assert.doesNotMatch(stale.stderr, /Start a new chat/);
+    assert.equal(JSON.parse(stale.stdout).error.kind, 'usage');
+  });
+
+  it("the service's refusal of a model or an agent id exits 3 (configuration), not 5 (service down)", async () => {
+    const model = await ksm(['ask', '--model', 'no-such-model', 'q'], env);
+    assert.equal(model.code, 3, model.stderr);
+    assert.match(model.stderr, /unknown model "no-such-model"/);
+    const agent = await ksm(['ask', '--agent-id', 'no-such-agent', '--model', 'emu-chat', 'q'], env);
+    assert.equal(agent.code, 3, agent.stderr);
+    assert.match(agent.stderr, /unknown agent "no-such-agent"/);
+  });
+
   it('puts text piped to stdin before the question as context', async () => {
     const diff = 'diff --git a/x.ts b/x.ts\n+const answer = 42;\n';
     const run = await ksm(['ask', '--model', 'emu-chat', 'review', 'this'], env, diff);

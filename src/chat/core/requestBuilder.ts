@@ -1,7 +1,7 @@
 // Turns a conversation into the wire request of its mode. Chat mode sends the whole history
 // (the completions endpoint is stateless); agent mode sends only the new question with the
 // thread id, because the service keeps the thread's history itself (D17).
-import type { AgentRequest, ChatCompletionRequest, ChatMessage } from '../../api/types';
+import { DEFAULT_AGENT_ID, type AgentRequest, type ChatCompletionRequest, type ChatMessage } from '../../api/types';
 import { codePrefill } from '../../common/core/chatText';
 import { wireFields, type OutputFormat } from '../../api/chatParameterLimits';
 import type { ChatParameters, Conversation, Turn } from './conversationModel';
@@ -103,7 +103,7 @@ export interface AskInThread {
 
 export function buildAgentRequest(conversation: Conversation, question: Turn, volumes: readonly string[], inThread?: AskInThread): AgentRequest {
   const request: AgentRequest = {
-    agent_id: conversation.agentId ?? 'rag-agent',
+    agent_id: conversation.agentId ?? DEFAULT_AGENT_ID,
     thread_id: inThread?.threadId ?? conversation.threadId ?? null,
     query: inThread?.query ?? questionForModel(question),
     context: { model: conversation.model, enable_thinking: conversation.enableThinking === true, volumes: [] },

@@ -9,6 +9,7 @@
 // VS Code's configuration is src/common/vscode/settings.ts. No `vscode` import.
 
 import { OUTPUT_FORMATS, type OutputFormat } from '../../api/chatParameterLimits';
+import { DEFAULT_AGENT_ID } from '../../api/types';
 
 /** VS Code's configuration scopes; a property without `scope` in package.json is `window`. */
 export type SettingScope = 'application' | 'machine' | 'machine-overridable' | 'window' | 'resource';
@@ -142,11 +143,11 @@ export const SETTINGS = {
   agentId: spec({
     key: 'ksm.agent.id',
     type: 'string',
-    default: 'rag-agent',
+    default: DEFAULT_AGENT_ID,
     scope: 'window',
     dataRouting: true,
     reason: 'The agent reads the question and searches the volumes: a project may pick one (window), an untrusted one may not (restricted).',
-    read: (raw) => trimmedString(raw) || 'rag-agent',
+    read: (raw) => trimmedString(raw) || DEFAULT_AGENT_ID,
   }),
   agentModel: spec({
     key: 'ksm.agent.model',

@@ -4,6 +4,7 @@
 // gets it at launch from SecretStorage (resolveMcpServerDefinition), other agents from the
 // KSM_API_KEY of the environment they start in.
 import * as l10n from '@vscode/l10n';
+import { DEFAULT_AGENT_ID } from '../../api/types';
 
 export interface McpSettings {
   baseUrl: string;
@@ -27,7 +28,7 @@ export function mcpArgsAndEnv(settings: McpSettings): { args: string[]; env: Rec
   if (settings.baseUrl) env.KSM_BASE_URL = settings.baseUrl;
   if (settings.userId) env.KSM_USER_ID = settings.userId;
   if (settings.agentModel) env.KSM_MODEL = settings.agentModel;
-  if (settings.agentId && settings.agentId !== 'rag-agent') env.KSM_AGENT_ID = settings.agentId;
+  if (settings.agentId && settings.agentId !== DEFAULT_AGENT_ID) env.KSM_AGENT_ID = settings.agentId;
   if (settings.caBundle) env.KSM_CA_BUNDLE = settings.caBundle;
   if (settings.timeoutSeconds > 0 && settings.timeoutSeconds !== 60) env.KSM_TIMEOUT_SECONDS = String(settings.timeoutSeconds);
   return { args: ['mcp', ...settings.volumes.flatMap((v) => ['--volume', v])], env };

@@ -17,7 +17,7 @@
 // No `vscode` import.
 import * as l10n from '@vscode/l10n';
 import pMap from 'p-map';
-import { isCancellation, KsmError } from '../../api/errors';
+import { isCancellation, isConfigurationAnswer, KsmError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { DoChunking, FileInfo, UploadFileResult } from '../../api/types';
 import { planBatches, DEFAULT_BATCH_LIMITS } from '../../api/upload';
@@ -85,13 +85,6 @@ export interface ApplyOptions {
 
 const DELETE_BATCH = 100;
 const TRANSIENT = new Set(['network', 'server', 'timeout', 'rate-limited']);
-
-/** An answer that every later request would get too: stop, exit 3. */
-export function isConfigurationAnswer(error: unknown): boolean {
-  if (!(error instanceof KsmError)) return false;
-  if (error.kind === 'auth' || error.kind === 'permission' || error.kind === 'config' || error.kind === 'not-found') return true;
-  return error.kind === 'invalid-request' && error.status !== undefined && error.status !== 413;
-}
 
 function isTransient(error: unknown): boolean {
   return error instanceof KsmError && TRANSIENT.has(error.kind);
