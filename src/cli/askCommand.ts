@@ -103,7 +103,7 @@ export async function readPipedContext(stdin: NodeJS.ReadStream = process.stdin)
 
 /** The one request `ksm ask` sends; throws UsageError for any bad flag, before anything is sent. */
 export async function askRequest(question: string, flags: AskFlags, context: string, env: { model?: string; userId?: string }): Promise<AnswerRequest> {
-  if (!question.trim()) throw new ConfigurationError('Ask a question: ksm ask "What does the release process say about hotfixes?"');
+  if (!question.trim()) throw new UsageError('Ask a question: ksm ask "What does the release process say about hotfixes?"');
   if (flags.outputFormat !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(flags.outputFormat)) {
     throw new UsageError(`--output-format: ${CHAT_PARAMETERS.outputFormat.label} ${CHAT_PARAMETERS.outputFormat.problem(flags.outputFormat)}`);
   }

@@ -154,6 +154,9 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     assert.equal(noModel.code, 3, noModel.stderr);
     assert.match(noModel.stderr, /No model for the agent: rag-agent answers with a chat model\. Pass --model <id> or set KSM_MODEL\./);
     assert.doesNotMatch(noModel.stderr, /ksm\.agent\.model/, 'no editor setting on the command line');
+    const empty = await ksm(['ask', '--model', 'emu-chat', ' '], env);
+    assert.equal(empty.code, 2, empty.stderr);
+    assert.match(empty.stderr, /Ask a question: ksm ask "/);
     const badVolume = await ksm(['ask', '--agent', '--model', 'emu-chat', '--volume', 'bad/name', '--json', 'q'], env);
     assert.equal(badVolume.code, 2, badVolume.stderr);
     assert.match(badVolume.stderr, /'bad\/name' is not a volume name/);
