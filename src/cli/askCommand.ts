@@ -117,6 +117,7 @@ export async function askRequest(question: string, flags: AskFlags, context: str
     if (responseFormat) chatOnly.push(flags.jsonObject ? '--json-object' : '--json-schema');
     if (chatOnly.length) throw new UsageError(`${chatOnly.join(', ')}: for chat models only; the agent takes --model, --thread and --volume.`);
     flags.volume.forEach(checkVolumeArgument);
+    if (flags.thread !== undefined && !flags.thread.trim()) throw new UsageError('--thread: give the id an earlier answer printed after "Thread:", or leave out --thread to start a new one.');
     const agentId = flags.agentId?.trim() || DEFAULT_AGENT_ID;
     // Checked here, not left to the client's check, whose fix names the editor's setting (and whose refusal is not a configuration exit).
     if (agentId === DEFAULT_AGENT_ID && !model) throw new ConfigurationError(`No model for the agent: ${DEFAULT_AGENT_ID} answers with a chat model. Pass --model <id> or set KSM_MODEL.`);

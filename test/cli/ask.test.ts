@@ -146,7 +146,7 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     assert.match(cut.stderr, /cut off|incomplete|stopped/i);
   });
 
-  it('the agent without a model, a bad --volume and a stale --thread say the flag to fix, with the documented exit codes', async () => {
+  it('the agent without a model, an empty question, a bad --volume and an empty or stale --thread say the flag to fix, with the documented exit codes', async () => {
     const agentCalls = () => proxy.requests.filter((r) => r.url === '/v1/apps/chat-messages').length;
     const before = agentCalls();
     // The README's example with only the address and key exported: a configuration problem, told in the command line's terms.
@@ -161,7 +161,10 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     assert.equal(badVolume.code, 2, badVolume.stderr);
     assert.match(badVolume.stderr, /'bad\/name' is not a volume name/);
     assert.equal(JSON.parse(badVolume.stdout).error.kind, 'usage');
-    assert.equal(agentCalls(), before, 'neither was sent');
+    const emptyThread = await ksm(['ask', '--agent', '--model', 'emu-chat', '--thread', '', 'q'], env);
+    assert.equal(emptyThread.code, 2, emptyThread.stderr);
+    assert.match(emptyThread.stderr, /--thread: give the id an earlier answer printed/);
+    assert.equal(agentCalls(), before, 'none of them was sent');
 
     const stale = await ksm(['ask', '--agent', '--model', 'emu-chat', '--thread', 'thr_0000000000000000deadbeef', '--json', 'q'], env);
     assert.equal(stale.code, 2, stale.stderr);
