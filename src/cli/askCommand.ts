@@ -119,7 +119,7 @@ export async function askRequest(question: string, flags: AskFlags, context: str
     flags.volume.forEach(checkVolumeArgument);
     if (flags.thread !== undefined && !flags.thread.trim()) throw new UsageError('--thread: give the id an earlier answer printed after "Thread:", or leave out --thread to start a new one.');
     const agentId = flags.agentId?.trim() || DEFAULT_AGENT_ID;
-    // Checked here, not left to the client's check, whose fix names the editor's setting (and whose refusal is not a configuration exit).
+    // Checked here, before the client's own validation would refuse it: this says the command line's fix, and exits 3 like a chat without a model.
     if (agentId === DEFAULT_AGENT_ID && !model) throw new ConfigurationError(`No model for the agent: ${DEFAULT_AGENT_ID} answers with a chat model. Pass --model <id> or set KSM_MODEL.`);
     const body: AgentRequest = {
       agent_id: agentId,

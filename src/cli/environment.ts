@@ -104,9 +104,9 @@ export function exitCodeFor(error: unknown): number {
   if (kind === 'cancelled') return EXIT.cancelled;
   // `ksm ask` rethrows the answer's sentence with the service's error as its cause.
   const cause = error instanceof KsmError ? error : (error as Error | undefined)?.cause;
-  // Refused by the client's own checks before anything was sent (a bad name given to `ksm ask --volume`): the command line was wrong.
+  // Refused by the client's own validation before anything was sent (a value no command checked first): the command line was wrong.
   if (cause instanceof InvalidRequestError && cause.status === undefined) return EXIT.usage;
-  if (kind === 'config' || kind === 'auth' || kind === 'permission' || isConfigurationAnswer(cause)) return EXIT.config;
+  if (isConfigurationAnswer(cause)) return EXIT.config;
   return EXIT.service;
 }
 
