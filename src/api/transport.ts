@@ -106,6 +106,11 @@ export class Transport {
           // undici writes async iterables with backpressure (its typings omit them).
           body: (jsonText ?? call.multipart?.open()) as string | Readable | undefined,
           dispatcher: this.options.dispatcher,
+          // The file list (GET) and deletion (DELETE) carry a JSON body, and undici closes the
+          // connection after such a request unless told otherwise (it distrusts servers that
+          // ignore those bodies). The body is framed by its content-length, so the connection
+          // stays usable: a new one per listing page cost every re-sync its handshakes.
+          reset: false,
           signal: call.signal,
           headersTimeout: this.options.timeoutMs,
           bodyTimeout: stream ? this.options.streamIdleTimeoutMs : this.options.timeoutMs,
