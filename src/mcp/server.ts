@@ -7,6 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { redactorFor, type Redactor } from '../api/redact';
 import {
   checkListFilesInput,
   checkSearchInput,
@@ -62,7 +63,8 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
   const run = async (tool: string, extra: { signal: AbortSignal }, body: (scope: RetrievalScope) => Promise<{ structured: Record<string, unknown> }>): Promise<CallToolResult> => {
     try {
       const scope = deps.scope(extra.signal);
-      const { structured } = await body(scope);
+      // What the service sent (an answer, a passage, a file name) may echo the key: no result carries it.
+      const structured = redacted((await body(scope)).structured, redactorFor(deps.secrets()));
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (error) {
       // A retrieval error that wraps a service error is described by the front end (its sentence names KSM_API_KEY, not a VS Code command).
@@ -263,6 +265,14 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
   }
 
   return server;
+}
+
+/** `value` with `redact` applied to every string in it. */
+function redacted<T>(value: T, redact: Redactor): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => redacted(item, redact)) as T;
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redacted(item, redact)])) as T;
+  return value;
 }
 
 function excerpt(text: string): string {

@@ -219,6 +219,36 @@ describe('ksm mcp: the MCP server over stdio with the SDK client, against the em
     }
   });
 
+  it('never returns the key, even when the service echoes it in an answer, a passage or a file name', async () => {
+    const key = h.emulator.apiKey;
+    const echo = await connect(env, ['--volume', 'key-echo']);
+    try {
+      // A document someone pasted the key into, under a name holding it; the agent's answer quotes the question and the passages.
+      const [uploaded] = await h.client().uploadFiles({
+        volume: 'key-echo',
+        embedding: 'emu-embed',
+        doChunking: 1,
+        files: [{ path: h.file('pasted.md', `# Setup\n\nThe walrus deployment sends Authorization: Bearer ${key} and the key ${key} to the gateway.\n`), filename: `walrus ${key}.md` }],
+      });
+      assert.ok(uploaded!.ok);
+      await h.emulator.waitForIdle();
+      const [file] = (await h.client().listFiles({ volume: 'key-echo' })).files;
+      const results: Array<[string, CallToolResult]> = [
+        ['search', await call(echo, 'search', { query: `walrus deployment gateway ${key}`, volumes: ['key-echo'] })],
+        ['list_files', await call(echo, 'list_files', { volume: 'key-echo' })],
+        ['fetch', await call(echo, 'fetch', { id: `ksm://key-echo/${file!.uuid}` })],
+        ['ask', await call(echo, 'ask', { question: `What does the walrus deployment send to the gateway? ${key}` })],
+      ];
+      for (const [name, result] of results) {
+        assert.ok(!result.isError, `${name}: ${text(result)}`);
+        assert.match(text(result), /walrus/, `${name} still answers`);
+        assert.ok(!JSON.stringify(result).includes(key), `${name}: the key is in the result: ${text(result).slice(0, 300)}`);
+      }
+    } finally {
+      await echo.close();
+    }
+  });
+
   it('20 concurrent searches all answer', async () => {
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => call(mcp, 'search', { query: `heron protocol ${i}` })));
     for (const r of results) {
