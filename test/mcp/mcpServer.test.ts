@@ -280,6 +280,20 @@ describe('ksm mcp: the MCP server over stdio with the SDK client, against the em
     }
   });
 
+  it('a service that never answers is a tool error naming KSM_TIMEOUT_SECONDS (the variable this server reads), not a hang', async () => {
+    const slow = await connect({ ...env, KSM_TIMEOUT_SECONDS: '1' }, ['--volume', TEAM]);
+    try {
+      h.emulator.faults.add({ kind: 'hold', method: 'GET', times: Infinity });
+      const result = await call(slow, 'list_files', { volume: TEAM });
+      assert.equal(result.isError, true);
+      assert.match(text(result), /timed out .*raise KSM_TIMEOUT_SECONDS\.$/);
+      assert.doesNotMatch(text(result), /ksm\.request/);
+    } finally {
+      h.emulator.faults.clear();
+      await slow.close();
+    }
+  });
+
   it('the service down and the environment missing are tool errors that say what to do; the server starts anyway', async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
