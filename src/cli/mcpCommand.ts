@@ -79,7 +79,13 @@ export async function mcpCommand(flags: McpFlags): Promise<number> {
   const { url, server } = await serveHttp(() => createKsmMcpServer(deps), { port: flags.port, token, log });
   log(`listening on ${url}${token ? ' (Bearer token required)' : ' (no KSM_MCP_TOKEN set: any local program may call it)'}`);
   await new Promise<void>((resolve) => {
-    const stop = () => server.close(() => resolve());
+    // Stop now: open connections are closed, so a call still running is cancelled (its request
+    // to the service too) rather than waited for; a slow service would otherwise keep the
+    // server alive for minutes after Ctrl-C or a SIGTERM.
+    const stop = () => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { useEmulator } from '../api/harness';
+import { until } from '../support/until';
 
 const ROOT = join(__dirname, '..', '..');
 const KSM = join(ROOT, 'bin', 'ksm.js');
@@ -408,4 +409,45 @@ describe('ksm mcp --http: loopback only, Host/Origin checks, the bearer token', 
     });
     assert.equal(status, 403);
   });
+});
+
+describe('ksm mcp --http: SIGTERM or Ctrl-C stops the server at once, even while a call waits on the service', function () {
+  this.timeout(60_000);
+  const h = useEmulator();
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`${signal}: exits 0 and the waiting call ends, its request to the service cancelled`, async () => {
+      const child = spawn(process.execPath, [KSM, 'mcp', '--http', '--port', '0'], {
+        env: { PATH: process.env.PATH ?? '', KSM_BASE_URL: h.emulator.url, KSM_API_KEY: h.emulator.apiKey, KSM_USER_ID: h.emulator.userId, KSM_MODEL: 'emu-chat' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      let stderr = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr!.on('data', (c: Buffer) => {
+          stderr += c.toString();
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+          if (m) resolve(m[1]!);
+        });
+        void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)));
+      });
+      const client = new Client({ name: 'ksm-test', version: '1.0.0' });
+      try {
+        h.emulator.faults.add({ kind: 'hold', path: '/v1/apps/chat-messages' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+        const waiting = client.callTool({ name: 'search', arguments: { query: 'heron' } }).then(
+          () => 'answered',
+          () => 'ended',
+        );
+        await until(() => h.emulator.faults.held === 1);
+        child.kill(signal);
+        assert.equal(await exited, 0, stderr);
+        assert.equal(await waiting, 'ended');
+        await until(() => h.emulator.faults.held === 0); // the service's request was closed with it
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        await client.close().catch(() => undefined);
+      }
+    });
+  }
 });
