@@ -319,6 +319,22 @@ describe('ksm mcp: the MCP server over stdio with the SDK client, against the em
       await bare.close();
     }
   });
+
+  it('without KSM_MODEL, fetching an id no search of this server returned says to set KSM_MODEL (the retrieval needs it)', async () => {
+    const { KSM_MODEL: _model, ...withoutModel } = env;
+    const modelless = await connect(withoutModel, ['--volume', TEAM]);
+    try {
+      const [file] = (await h.client().listFiles({ volume: TEAM })).files;
+      for (const id of [`ksm://${TEAM}/${file!.uuid}`, `ksm://${TEAM}/${file!.uuid}#0`]) {
+        const result = await call(modelless, 'fetch', { id });
+        assert.equal(result.isError, true, id);
+        assert.match(text(result), /needs a chat model for the agent .*: set KSM_MODEL \(or `ksm mcp --model ID`\)\.$/, id);
+      }
+      assert.ok(!(await call(modelless, 'list_files', { volume: TEAM })).isError, 'what needs no model still works');
+    } finally {
+      await modelless.close();
+    }
+  });
 });
 
 describe('ksm mcp --http: loopback only, Host/Origin checks, the bearer token', function () {

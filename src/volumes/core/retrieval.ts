@@ -214,7 +214,11 @@ export class Retrieval {
     // Not remembered (a new process, or a file id): ask the retrieval for the file's passages.
     const own = this.storedOf(volume.value, parsed.fileId);
     if (own.length === 0 || parsed.chunkIndex !== undefined) {
-      if (scope.agentModel) this.remember(await retrieve(filename, personalOf(volume.value, scope) ? [] : [volume.value], scope));
+      if (!scope.agentModel) {
+        const names = scope.names ?? VSCODE_SETTING_NAMES;
+        throw new RetrievalError(`Fetching a passage no search of this session returned needs a chat model for the agent (the service returns passages only through it): set ${names.agentModel}.`);
+      }
+      this.remember(await retrieve(filename, personalOf(volume.value, scope) ? [] : [volume.value], scope));
     }
     const found = this.storedOf(volume.value, parsed.fileId);
     if (parsed.chunkIndex !== undefined) {
