@@ -8,6 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { redactorFor, type Redactor } from '../api/redact';
+import { jsonText } from '../common/core/untrustedText';
 import {
   checkListFilesInput,
   checkSearchInput,
@@ -65,7 +66,8 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
       const scope = deps.scope(extra.signal);
       // What the service sent (an answer, a passage, a file name) may echo the key: no result carries it.
       const structured = redacted((await body(scope)).structured, redactorFor(deps.secrets()));
-      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+      // The same JSON as text for older clients; a bidi override in a file name cannot reorder what the user sees there.
+      return { content: [{ type: 'text', text: jsonText(structured) }], structuredContent: structured };
     } catch (error) {
       // A retrieval error that wraps a service error is described by the front end (its sentence names KSM_API_KEY, not a VS Code command).
       const underlying = error instanceof RetrievalError && error.cause !== undefined ? error.cause : error;

@@ -24,3 +24,15 @@ export function shownInput(value: unknown, max = 80): string {
   const text = shown(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+// What JSON.stringify leaves as is but a reader's screen acts on: C1 controls, line/paragraph separators, bidi controls.
+const UNSEEN_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `JSON.stringify(value)` with every character that could reorder or hide what a person
+ * reading it sees written as `\uXXXX` (JSON.stringify already does so for C0 controls): the
+ * same value once parsed, but a file name `invoice\u202Egpj.exe` cannot show as `invoiceexe.jpg`.
+ */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value).replace(UNSEEN_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
