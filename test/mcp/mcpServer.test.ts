@@ -242,14 +242,23 @@ describe('ksm mcp: the MCP server over stdio with the SDK client, against the em
 
   it('never returns the key, even when the service echoes it in an answer, a passage or a file name', async () => {
     const key = h.emulator.apiKey;
-    const echo = await connect(env, ['--volume', 'key-echo']);
+    // A short KSM_MCP_TOKEN (a test value) is no reason to cut 'dev' out of every result.
+    const echo = await connect({ ...env, KSM_MCP_TOKEN: 'dev' }, ['--volume', 'key-echo']);
     try {
       // A document someone pasted the key into, under a name holding it; the agent's answer quotes the question and the passages.
       const [uploaded] = await h.client().uploadFiles({
         volume: 'key-echo',
         embedding: 'emu-embed',
         doChunking: 1,
-        files: [{ path: h.file('pasted.md', `# Setup\n\nThe walrus deployment sends Authorization: Bearer ${key} and the key ${key} to the gateway.\n`), filename: `walrus ${key}.md` }],
+        files: [
+          {
+            path: h.file(
+              'pasted.md',
+              `# Setup\n\nThe walrus deployment sends Authorization: Bearer ${key} and the key ${key} to the gateway.\n\nThe walrus guide for developers: send the header Authorization: Bearer YOUR_TOKEN.\n`,
+            ),
+            filename: `walrus ${key}.md`,
+          },
+        ],
       });
       assert.ok(uploaded!.ok);
       await h.emulator.waitForIdle();
@@ -260,6 +269,10 @@ describe('ksm mcp: the MCP server over stdio with the SDK client, against the em
         ['fetch', await call(echo, 'fetch', { id: `ksm://key-echo/${file!.uuid}` })],
         ['ask', await call(echo, 'ask', { question: `What does the walrus deployment send to the gateway? ${key}` })],
       ];
+      assert.equal((results[0]![1].structuredContent as { query: string }).query, 'walrus deployment gateway ***');
+      const guide = await call(echo, 'search', { query: 'walrus guide for developers header', volumes: ['key-echo'] });
+      assert.match(text(guide), /Bearer YOUR_TOKEN/, "a guide's example header is data, kept");
+      assert.match(text(guide), /walrus guide for developers/, "the short token 'dev' is not cut out of words");
       for (const [name, result] of results) {
         assert.ok(!result.isError, `${name}: ${text(result)}`);
         assert.match(text(result), /walrus/, `${name} still answers`);
