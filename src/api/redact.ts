@@ -19,11 +19,21 @@ const compiled = new Map<string, RegExp>();
 
 /** A redactor for these secrets (the current API key); undefined entries are ignored. */
 export function redactorFor(secrets: ReadonlyArray<string | undefined>): Redactor {
+  const only = secretsRedactor(secrets);
+  return (text) => only(text).replace(BEARER, `$1${REDACTED}`);
+}
+
+/**
+ * These secrets in every encoding, and nothing else: for the user's own content (a passage,
+ * an answer, a file name), where an API guide's "Authorization: Bearer <token>" is data to
+ * keep, not a header echo.
+ */
+export function secretsRedactor(secrets: ReadonlyArray<string | undefined>): Redactor {
   const patterns = secrets.filter((secret): secret is string => !!secret).map(secretPattern);
   return (text) => {
     let out = text;
     for (const pattern of patterns) out = out.replace(pattern, REDACTED);
-    return out.replace(BEARER, `$1${REDACTED}`);
+    return out;
   };
 }
 

@@ -117,6 +117,9 @@ export function describeError(error: unknown, apiKey?: string): string {
   // A refused connection gets the fix sentence of the one table (errorFixes), minus the editor-only command.
   if (error instanceof NetworkError && error.code === 'ECONNREFUSED') message = messageWithFix(error).replace(/, or run 'KSM: Check Connection'/, '');
   if (kind === 'auth') message = `The service refused the API key in KSM_API_KEY (${message.replace(/\s*Set your API key with 'KSM: Set API Key'\.?/, '')}). Check KSM_API_KEY.`;
-  message = message.replace(/'KSM: Set API Key'/g, 'KSM_API_KEY').replace(/'ksm\.baseUrl'/g, 'KSM_BASE_URL');
+  message = message
+    .replace(/'KSM: Set API Key'/g, 'KSM_API_KEY')
+    .replace(/'ksm\.baseUrl'/g, 'KSM_BASE_URL')
+    .replace(/'ksm\.request\.timeoutSeconds'/g, 'KSM_TIMEOUT_SECONDS');
   return redactSecrets(message, [apiKey]);
 }

@@ -4,6 +4,7 @@
 // that says what to set (an agent shows it; a crash would only show "server exited").
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { shown } from '../common/core/untrustedText';
 import { volumeNameProblem } from '../common/core/volumeTargets';
 import { createKsmMcpServer, type KsmMcpDeps } from '../mcp/server';
 import { serveHttp, serveStdio } from '../mcp/transports';
@@ -27,7 +28,8 @@ const MCP_NAMES: SettingNames = {
   agentModel: 'KSM_MODEL (or `ksm mcp --model ID`)',
 };
 
-const log = (line: string) => process.stderr.write(`ksm mcp: ${line}\n`);
+/** One line to stderr: what a tool call carried (a model's arguments, names from the service) cannot forge lines or send a terminal escape. */
+const log = (line: string) => process.stderr.write(`ksm mcp: ${shown(line)}\n`);
 
 export function mcpDeps(flags: McpFlags, env: NodeJS.ProcessEnv = process.env): KsmMcpDeps {
   for (const volume of flags.volume) {
@@ -77,7 +79,13 @@ export async function mcpCommand(flags: McpFlags): Promise<number> {
   const { url, server } = await serveHttp(() => createKsmMcpServer(deps), { port: flags.port, token, log });
   log(`listening on ${url}${token ? ' (Bearer token required)' : ' (no KSM_MCP_TOKEN set: any local program may call it)'}`);
   await new Promise<void>((resolve) => {
-    const stop = () => server.close(() => resolve());
+    // Stop now: open connections are closed, so a call still running is cancelled (its request
+    // to the service too) rather than waited for; a slow service would otherwise keep the
+    // server alive for minutes after Ctrl-C or a SIGTERM.
+    const stop = () => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

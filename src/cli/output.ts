@@ -5,6 +5,10 @@
 // `shown()` (control characters and newlines escaped), so a file name cannot forge lines
 // or move the cursor.
 
+import { shown } from '../common/core/untrustedText';
+
+export { shown };
+
 export interface Output {
   json: boolean;
   /** A human line on stdout (suppressed with --json, --json-lines and --quiet). */
@@ -32,21 +36,6 @@ export interface OutputOptions {
   progress?: boolean;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
-}
-
-// C0, DEL, C1, and the Unicode line/paragraph separators and bidi controls.
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/** A name as printed: control characters, newlines and bidi controls escaped (`\n`, `\x1b`, `\u202e`). */
-export function shown(name: string): string {
-  return name.replace(UNSAFE, (c) => {
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    const code = c.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
 }
 
 /** Text as printed (a passage, an answer): like `shown()` but line breaks and tabs kept. */

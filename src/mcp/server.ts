@@ -7,6 +7,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { secretsRedactor, type Redactor } from '../api/redact';
+import { jsonText } from '../common/core/untrustedText';
 import {
   checkListFilesInput,
   checkSearchInput,
@@ -25,6 +27,8 @@ import { uploadFromFolder, type FolderUploadOptions } from './upload';
 export const MCP_TOOL_NAMES = ['search', 'fetch', 'list_files', 'ask'] as const;
 
 const MAX_SNIPPET_CHARS = 600;
+/** A shorter secret (a test token like 'dev') is not removed from results: it would cut words and ids apart. */
+const MIN_REDACTED_SECRET_CHARS = 8;
 const MAX_QUESTION_CHARS = 8_000;
 
 export interface KsmMcpDeps {
@@ -62,8 +66,12 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
   const run = async (tool: string, extra: { signal: AbortSignal }, body: (scope: RetrievalScope) => Promise<{ structured: Record<string, unknown> }>): Promise<CallToolResult> => {
     try {
       const scope = deps.scope(extra.signal);
-      const { structured } = await body(scope);
-      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+      // What the service sent (an answer, a passage, a file name) may echo the key: no result carries it. Only the
+      // secrets themselves are removed (a guide's "Bearer <token>" stays), and none too short to be told from words.
+      const secrets = deps.secrets().filter((secret): secret is string => (secret?.length ?? 0) >= MIN_REDACTED_SECRET_CHARS);
+      const structured = redacted((await body(scope)).structured, secretsRedactor(secrets));
+      // The same JSON as text for older clients; a bidi override in a file name cannot reorder what the user sees there.
+      return { content: [{ type: 'text', text: jsonText(structured) }], structuredContent: structured };
     } catch (error) {
       // A retrieval error that wraps a service error is described by the front end (its sentence names KSM_API_KEY, not a VS Code command).
       const underlying = error instanceof RetrievalError && error.cause !== undefined ? error.cause : error;
@@ -263,6 +271,14 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
   }
 
   return server;
+}
+
+/** `value` with `redact` applied to every string in it. */
+function redacted<T>(value: T, redact: Redactor): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => redacted(item, redact)) as T;
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redacted(item, redact)])) as T;
+  return value;
 }
 
 function excerpt(text: string): string {

@@ -9,6 +9,7 @@ import { checkBaseUrl } from '../../src/api/baseUrl';
 import { NoApiKeyError } from '../../src/api/errors';
 import { COMMAND } from '../../src/common/core/contributionIds';
 import { describeError } from '../../src/cli/environment';
+import { errorFromFailure } from '../../src/api/httpErrors';
 import { errorFix, messageWithFix, NotConnectedError } from '../../src/common/core/errorFixes';
 
 const thrown = (run: () => unknown): unknown => {
@@ -49,6 +50,12 @@ describe('common: error → fix', () => {
     assert.match(describeError(refused), /ECONNREFUSED 127\.0\.0\.1:8787\)\. Start the service \(the local emulator: npm run emulator\), check the address in KSM_BASE_URL\.$/);
     // Other network failures keep their own wording (src/api already says what to check).
     assert.equal(messageWithFix(new NetworkError('down. Check the proxy.', { code: 'ENOTFOUND' })), 'down. Check the proxy.');
+  });
+
+  it('a timeout: the ksm CLI and MCP server name KSM_TIMEOUT_SECONDS, not the editor setting', () => {
+    const timedOut = errorFromFailure(Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' }), 'Listing files', undefined, (text) => text);
+    assert.match(timedOut.message, /raise 'ksm\.request\.timeoutSeconds'\.$/, 'the editor names its setting');
+    assert.equal(describeError(timedOut), 'Listing files timed out (Headers Timeout Error). Check the connection, or raise KSM_TIMEOUT_SECONDS.');
   });
 
   it('not connected offers both ways to connect', () => {

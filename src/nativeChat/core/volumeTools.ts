@@ -9,6 +9,7 @@ import type { DoChunking, FileInfo } from '../../api/types';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkPrivateFile, type PrivateFileRules } from '../../common/core/privateFiles';
 import * as l10n from '@vscode/l10n';
+import { shownInput } from '../../common/core/untrustedText';
 import { personalVolumeLabel, personalVolumeName } from '../../common/core/volumeTargets';
 import { failureText, MAX_LISTED_FILES, resolveVolume, RetrievalError, volumeLabel, type Checked, type Passage, type RetrievalScope } from '../../volumes/core/retrieval';
 import { LM_TOOL_ID } from '../../common/core/contributionIds';
@@ -148,7 +149,7 @@ export async function resolveUploadPaths(input: UploadInput, rules: PrivateFileR
 /** The refused files, one line each, for the model and the confirmation. */
 export function refusedText(refused: ResolvedUpload['refused']): string {
   if (refused.length === 0) return '';
-  return `Not sent (${refused.length}), and the tool will not send them:\n${refused.map((r) => `- '${r.given.replace(/[\r\n]+/g, ' ')}' ${r.reason}.`).join('\n')}`;
+  return `Not sent (${refused.length}), and the tool will not send them:\n${refused.map((r) => `- '${shownInput(r.given, 200)}' ${r.reason}.`).join('\n')}`;
 }
 
 /**

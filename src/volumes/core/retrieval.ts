@@ -9,6 +9,7 @@ import { errorFirstLine, isCancellation, redactSecrets } from '../../api/errors'
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import { ask, type SourceCitation } from '../../chat/core/answerStream';
+import { shown, shownInput } from '../../common/core/untrustedText';
 import { PERSONAL_VOLUME_LABEL, personalVolumeLabel, personalVolumeName, servedVolumeLabel } from '../../common/core/volumeTargets';
 
 export { PERSONAL_VOLUME_LABEL };
@@ -92,7 +93,7 @@ export function resolveVolume(name: unknown, scope: Pick<RetrievalScope, 'userId
   if (typeof name !== 'string') return { ok: false, message: "'volume' must be a volume name (a string)." };
   if (!scope.volumes.includes(name)) {
     const known = [...(personal ? [PERSONAL_VOLUME_LABEL] : []), ...scope.volumes].map((v) => `'${v}'`).join(', ');
-    return { ok: false, message: `'${name}' is not one of your volumes. Use one of: ${known || `(none: set ${names.volumes})`}.` };
+    return { ok: false, message: `'${shownInput(name)}' is not one of your volumes. Use one of: ${known || `(none: set ${names.volumes})`}.` };
   }
   return { ok: true, value: name };
 }
@@ -199,12 +200,12 @@ export class Retrieval {
   /** The passage (or the file's passages) behind an id a search returned. */
   async fetch(id: unknown, scope: RetrievalScope): Promise<FetchedDocument> {
     const parsed = parsePassageId(id);
-    if (!parsed) throw new RetrievalError(`'${shortText(id)}' is not a KSM id. Pass the 'id' of a search result, like ksm://team-docs/<file id>#0.`);
+    if (!parsed) throw new RetrievalError(`'${shownInput(id)}' is not a KSM id. Pass the 'id' of a search result, like ksm://team-docs/<file id>#0.`);
     const volume = resolveVolume(parsed.volume, scope);
     if (!volume.ok) throw new RetrievalError(volume.message);
     const file = await this.findFile(volume.value, parsed.fileId, scope);
     const stored = parsed.chunkIndex === undefined ? undefined : this.passages.get(passageId(volume.value, parsed.fileId, parsed.chunkIndex));
-    if (!file && !stored) throw new RetrievalError(`No file with id '${parsed.fileId}' is in ${volumeLabel(volume.value)} (it may have been deleted). Search again for current ids.`);
+    if (!file && !stored) throw new RetrievalError(`No file with id '${shownInput(parsed.fileId)}' is in ${volumeLabel(volume.value)} (it may have been deleted). Search again for current ids.`);
     const meta = file ? { status: file.status, size: file.filesize, ...(file.date ? { date: file.date } : {}) } : undefined;
     const filename = file?.filename ?? stored!.filename;
     const base = { fileId: parsed.fileId, filename, volume: volume.value, volumeLabel: volumeLabel(volume.value), ...(meta ? { file: meta } : {}) };
@@ -213,19 +214,23 @@ export class Retrieval {
     // Not remembered (a new process, or a file id): ask the retrieval for the file's passages.
     const own = this.storedOf(volume.value, parsed.fileId);
     if (own.length === 0 || parsed.chunkIndex !== undefined) {
-      if (scope.agentModel) this.remember(await retrieve(filename, personalOf(volume.value, scope) ? [] : [volume.value], scope));
+      if (!scope.agentModel) {
+        const names = scope.names ?? VSCODE_SETTING_NAMES;
+        throw new RetrievalError(`Fetching a passage no search of this session returned needs a chat model for the agent (the service returns passages only through it): set ${names.agentModel}.`);
+      }
+      this.remember(await retrieve(filename, personalOf(volume.value, scope) ? [] : [volume.value], scope));
     }
     const found = this.storedOf(volume.value, parsed.fileId);
     if (parsed.chunkIndex !== undefined) {
       const passage = found.find((p) => p.chunkIndex === parsed.chunkIndex);
       if (!passage)
         throw new RetrievalError(
-          `Passage ${parsed.chunkIndex} of ${filename} could not be retrieved${meta && meta.status !== 'done' ? ` (the file is '${meta.status}', only 'done' files are searchable)` : ''}. Fetch ${passageId(volume.value, parsed.fileId)} for the file's passages.`,
+          `Passage ${parsed.chunkIndex} of ${shown(filename)} could not be retrieved${meta && meta.status !== 'done' ? ` (the file is '${meta.status}', only 'done' files are searchable)` : ''}. Fetch ${passageId(volume.value, parsed.fileId)} for the file's passages.`,
         );
       return { ...base, id: passage.id, text: passage.text, chunkIndex: passage.chunkIndex };
     }
     if (found.length === 0) {
-      throw new RetrievalError(`The service returned no text of ${filename}${meta && meta.status !== 'done' ? `: it is '${meta.status}', only 'done' files are searchable` : ''}.`);
+      throw new RetrievalError(`The service returned no text of ${shown(filename)}${meta && meta.status !== 'done' ? `: it is '${meta.status}', only 'done' files are searchable` : ''}.`);
     }
     return { ...base, id: passageId(volume.value, parsed.fileId), text: found.map((p) => p.text).join('\n\n'), passages: found.map((p) => ({ id: p.id, chunkIndex: p.chunkIndex })) };
   }
@@ -359,11 +364,6 @@ async function retrieve(query: string, volumes: readonly string[], scope: Retrie
     }
   }
   return [];
-}
-
-function shortText(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 /**

@@ -1,0 +1,38 @@
+// How a string someone else wrote (a file name from the service, a volume name or path a
+// model passed to a tool) appears inside one of our own sentences or log lines: control
+// characters, newlines and bidi controls escaped, so it can neither end the sentence early
+// (front ends keep a message's first line), forge a log line, move a terminal's cursor nor
+// reorder what is shown; and, quoted, bounded, so a megabyte argument is not echoed back.
+
+// C0, DEL, C1, and the Unicode line/paragraph separators and bidi controls.
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** A name as printed: control characters, newlines and bidi controls escaped (`\n`, `\x1b`, `\u202e`). */
+export function shown(name: string): string {
+  return name.replace(UNSAFE, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** Any value a caller passed, for a sentence: `shown()`, and cut to `max` characters with `…`. */
+export function shownInput(value: unknown, max = 80): string {
+  const text = shown(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+// What JSON.stringify leaves as is but a reader's screen acts on: C1 controls, line/paragraph separators, bidi controls.
+const UNSEEN_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `JSON.stringify(value)` with every character that could reorder or hide what a person
+ * reading it sees written as `\uXXXX` (JSON.stringify already does so for C0 controls): the
+ * same value once parsed, but a file name `invoice\u202Egpj.exe` cannot show as `invoiceexe.jpg`.
+ */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value).replace(UNSEEN_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
