@@ -3,7 +3,9 @@
 // line redrawn in place, only when stderr is a terminal (CI logs get no redraw noise) and
 // not with --quiet / --no-progress. Every name printed in a human line goes through
 // `shown()` (control characters and newlines escaped), so a file name cannot forge lines
-// or move the cursor.
+// or move the cursor; and every human line as a whole through `shownText()`, so a field
+// that missed it (an id, a status, the service's own error text) still cannot send a
+// terminal escape.
 
 export interface Output {
   json: boolean;
@@ -73,13 +75,13 @@ export function createOutput(options: OutputOptions): Output {
     line(text) {
       if (machine || options.quiet) return;
       clearBar();
-      stdout.write(text + '\n');
+      stdout.write(shownText(text) + '\n');
       drawBar();
     },
     notice(text) {
       if (machine) return;
       clearBar();
-      (options.quiet ? stderr : stdout).write(text + '\n');
+      (options.quiet ? stderr : stdout).write(shownText(text) + '\n');
       drawBar();
     },
     document(value) {
