@@ -75,6 +75,7 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
     workspaceRoots: [process.cwd()],
     signal,
     keepContent: true, // small files are sent as the sniff read them: one read each
+    skipNamedLinks: true, // `ksm upload v shared/*`: a link someone put there is not followed
   });
   const missing = expansion.skipped.filter((s) => s.reason === 'not found');
   if (missing.length) throw new UsageError(`Not found: ${missing.map((m) => `'${shown(m.path)}'`).join(', ')}; nothing was uploaded.`);

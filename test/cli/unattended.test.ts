@@ -212,4 +212,20 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     const dry = await ksm(['sync', folder, volume, '--dry-run'], env);
     assert.match(dry.stdout, /skip {4}.*linked: symbolic link: not followed/);
   });
+
+  it("ksm upload of a shared folder's glob: a link named on the command line (to a file or a folder outside) is skipped, not followed", async () => {
+    // `ksm upload team-docs shared/*`: someone with write access to shared/ put links there.
+    const shared = join(fx.workDir, 'shared-glob');
+    const volume = freshVolume('cli-named-link');
+    await writeTree(shared, { 'real.md': 'ours' });
+    await writeTree(fx.workDir, { 'home/.ssh/id_ed25519': 'PRIVATE', 'home/diary.md': 'private' });
+    await symlink(join(fx.workDir, 'home', '.ssh', 'id_ed25519'), join(shared, 'notes.md'));
+    await symlink(join(fx.workDir, 'home'), join(shared, 'docs'));
+    const run = await ksm(['upload', volume, join(shared, 'docs'), join(shared, 'notes.md'), join(shared, 'real.md')], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await names(volume), ['real.md']);
+    assert.match(run.stdout, /skipped .*notes\.md: symbolic link: not followed/);
+    assert.match(run.stdout, /skipped .*docs: symbolic link: not followed/);
+    assert.match(run.stdout, /1 uploaded, 0 failed, 2 skipped/);
+  });
 });
