@@ -24,6 +24,8 @@ Environment:
   KSM_CA_BUNDLE         extra PEM CA bundle; HTTPS_PROXY / NO_PROXY are honoured
   KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\` and \`ksm mcp\` then read your personal volume too
   KSM_MCP_TOKEN         \`ksm mcp --http\` requires "Authorization: Bearer <this>" (recommended)
+  KSM_AGENT_ID          the agent \`ksm search\`, \`fetch\` and \`mcp\` retrieve through (default: rag-agent; \`ksm ask\` takes --agent-id)
+  KSM_TIMEOUT_SECONDS   how long a request may take before it counts as failed (default: 60)
 
 Exit codes:
   0 done   1 some files failed (fetch: the id names nothing now)   2 usage error   3 configuration or key refused
