@@ -228,4 +228,19 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     assert.match(run.stdout, /skipped .*docs: symbolic link: not followed/);
     assert.match(run.stdout, /1 uploaded, 0 failed, 2 skipped/);
   });
+
+  it("ksm upload of a folder ksm sync keeps (or of its parent) leaves the sync's manifest and journal out, as sync does", async () => {
+    const parent = join(fx.workDir, 'synced-parent');
+    const folder = join(parent, 'docs');
+    await writeTree(folder, { 'a.md': 'a' });
+    assert.equal((await ksm(['sync', folder, freshVolume('cli-synced')], env)).code, 0);
+    await writeFile(join(folder, '.ksm-sync.json.journal'), ''); // as a killed run leaves it
+    const volume = freshVolume('cli-upload-synced');
+    const run = await ksm(['upload', volume, folder], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await names(volume), ['a.md']);
+    const fromParent = freshVolume('cli-upload-synced-parent');
+    assert.equal((await ksm(['upload', fromParent, parent], env)).code, 0);
+    assert.deepEqual(await names(fromParent), ['docs__a.md']);
+  });
 });
