@@ -96,7 +96,8 @@ export function createOutput(options: OutputOptions): Output {
       let done = 0;
       let all = total;
       let last = 0;
-      const own = { text: () => `${label}: ${done}/${all} files (${all ? Math.floor((done / all) * 100) : 100}%)` };
+      // Nothing counted yet (a first sync while its folder is read): no '0/0 files (100%)'.
+      const own = { text: () => (all ? `${label}: ${done}/${all} files (${Math.floor((done / all) * 100)}%)` : `${label}…`) };
       bar = own;
       drawBar();
       return {
