@@ -4,7 +4,7 @@ import { isConfigurationAnswer, NotFoundError } from '../api/errors';
 import type { DoChunking, FileInfo } from '../api/types';
 import { planUploads, type DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { expandSelection } from '../common/core/folderExpansion';
-import { runUpload } from '../upload/core/uploadRun';
+import { runUpload, type FileOutcome } from '../upload/core/uploadRun';
 import { DEFAULT_EXCLUDES, isManifestPath } from '../sync/core/scan';
 import { resolve } from 'node:path';
 import { ConfigurationError } from '../api/errors';
@@ -87,6 +87,15 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   const plan = await planUploads(files, existing, async () => ({ choice: flags.onDuplicate, applyToAll: true }));
   plan.skipped.unshift(...expansion.skipped);
   const bar = out.progress(plan.uploads.length, `Uploading to ${shown(volume)}`);
+  // Each file is said as its batch is answered (a CI log of 5,000 files said nothing until the end); the rest (skipped, not sent) after.
+  const said = new Set<string>();
+  const say = (r: FileOutcome) => {
+    said.add(r.path);
+    out.record(r.outcome === 'uploaded' ? { path: r.path, action: 'uploaded', name: r.filename, uuid: r.info.uuid } : { path: r.path, action: r.outcome, reason: r.reason });
+    if (r.outcome === 'uploaded') out.line(`uploaded ${shown(r.filename)} (${shown(r.info.uuid)})`);
+    else if (r.outcome === 'skipped') out.line(`skipped ${shown(r.path)}: ${shown(r.reason)}`);
+    else out.notice(`${r.outcome} ${shown(r.path)}: ${shown(r.reason)}`);
+  };
   let summary;
   try {
     summary = await runUpload({
@@ -98,16 +107,12 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
       signal,
       concurrency: flags.concurrency,
       onProgress: (p) => bar.update(p.filesDone, p.filesTotal),
+      onResult: say,
     });
   } finally {
     bar.stop();
   }
-  for (const r of summary.results) {
-    out.record(r.outcome === 'uploaded' ? { path: r.path, action: 'uploaded', name: r.filename, uuid: r.info.uuid } : { path: r.path, action: r.outcome, reason: r.reason });
-    if (r.outcome === 'uploaded') out.line(`uploaded ${shown(r.filename)} (${shown(r.info.uuid)})`);
-    else if (r.outcome === 'skipped') out.line(`skipped ${shown(r.path)}: ${shown(r.reason)}`);
-    else out.notice(`${r.outcome} ${shown(r.path)}: ${shown(r.reason)}`);
-  }
+  for (const r of summary.results) if (!said.has(r.path)) say(r);
   const settled = summary.replacements.length && !summary.wasCancelled ? await finishReplacements(env, out, summary.replacements, flags.replaceWaitSeconds, signal) : [];
   const replaced = settled.filter((s) => s.outcome === 'replaced').length;
   if (out.json)

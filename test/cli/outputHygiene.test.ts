@@ -2,7 +2,8 @@
 // service's answers or reads its output through a pipe: a listing, an error body or a failed
 // upload's answer carrying terminal escapes and bidi controls prints them escaped (never raw,
 // never the key); `rm` reports only the ids it asked to delete; `sync --dry-run --json-lines`
-// prints its plan as a record; a sync whose reader goes away (`| head -1`) still finishes.
+// prints its plan as a record; a sync whose reader goes away (`| head -1`) still finishes;
+// `upload --json-lines` says each file as its batch is answered, as its help promises.
 import { strict as assert } from 'node:assert';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -176,5 +177,33 @@ describe('ksm output against hostile answers and closed pipes (built, as a child
     assert.equal((await listedFiles(fx, volume)).length, 60, 'every file uploaded');
     assert.ok(existsSync(join(folder, '.ksm-sync.json')), 'the run ended: its manifest written');
     assert.ok(!existsSync(join(folder, '.ksm-sync.json.journal')), 'its journal folded in');
+  });
+
+  it('upload --json-lines prints each file as its batch is answered (it printed nothing until the last one)', async () => {
+    const folder = join(fx.workDir, 'upload-lines');
+    const volume = freshVolume('cli-upload-lines');
+    await writeTree(folder, Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`u${String(i).padStart(2, '0')}.md`, `file ${i}`])));
+    fx.emulator.faults.add({ kind: 'hold', path: FILES_PATH, method: 'POST', times: 2 }); // two batches of 20, one at a time
+    const child = spawn(process.execPath, [LAUNCHER, 'upload', volume, folder, '--json-lines', '--concurrency', '1'], {
+      env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    await until(() => fx.emulator.faults.held === 1);
+    fx.emulator.faults.release();
+    // The second batch is held: the first one's 20 files are already on stdout.
+    await until(() => fx.emulator.faults.held === 1 && stdout.split('\n').filter(Boolean).length === 20);
+    fx.emulator.faults.release();
+    assert.equal(await exited, 0, stderr);
+    const records = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action?: string; summary?: { uploaded: number } });
+    assert.equal(records.filter((r) => r.action === 'uploaded').length, 40, 'each file once');
+    assert.equal(records.at(-1)?.summary?.uploaded, 40);
   });
 });
