@@ -132,7 +132,7 @@ describe('api: the key never leaves the boundary, whatever the server echoes', (
   });
 
   it('a key no request header can carry (a pasted line break, a control character, a letter beyond Latin-1) is a configuration error before anything is sent, not a network failure', async () => {
-    const raw = await startRawServer((_req, res) => res.end('{}'));
+    const raw = await startRawServer((_req, res) => void res.end('{}'));
     try {
       for (const key of ['abc\ndef', 'abc\u0001def', 'abc\u20acdef']) {
         const client = new KsmClient({ baseUrl: raw.url, apiKey: async () => key, retry: { retries: 0 } });
