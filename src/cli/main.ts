@@ -173,8 +173,13 @@ export function buildProgram(): Command {
     )
     .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
     .option('--replace-wait <seconds>', 'with replace: how long to wait for the new copies to be processed', integer(0, 86_400), 300)
-    .option('--include <glob>', 'upload only files (inside folders) matching this glob (repeatable)', collect, [])
-    .option('--exclude <glob>', 'exclude glob (repeatable)', collect, [])
+    .option('--include <glob>', 'upload only the files inside the folders given that match this glob (repeatable; globs as for --exclude)', collect, [])
+    .option(
+      '--exclude <glob>',
+      "leave out the files inside the folders given that match this glob, relative to the current folder (docs/drafts/**; a folder outside it: relative to that folder's parent; **/*.tmp anywhere) (repeatable)",
+      collect,
+      [],
+    )
     .option('--exclude-from <file>', 'exclude globs from a file, one per line (repeatable)', collect, [])
     .option('--max-file-size-mb <n>', 'skip larger files (0 = no limit)', integer(0, 100_000), 100)
     .action(

@@ -177,6 +177,17 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.match(badVolume.stderr, /is not a volume name/);
   });
 
+  it("ksm upload's --exclude globs are relative to the current folder, as its help now says (it said only 'exclude glob')", async () => {
+    const parent = join(fx.workDir, 'upload-globs');
+    await writeTree(parent, { 'docs/a.md': 'a', 'docs/drafts/d.md': 'd', 'docs/b.tmp.md': 't' });
+    const volume = freshVolume('cli-upload-globs');
+    const run = await ksm(['upload', volume, 'docs', '--exclude', 'docs/drafts/**', '--exclude', '**/*.tmp.md'], env, parent);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await names(volume), ['a.md']);
+    const help = (await ksm(['upload', '--help'], {})).stdout.replace(/\s+/g, ' ');
+    assert.match(help, /--exclude <glob> leave out the files inside the folders given that match this glob, relative to the current folder \(docs\/drafts\/\*\*/);
+  });
+
   it('ksm --help names every KSM_ variable the command line reads', async () => {
     const read = new Set<string>();
     for (const file of readdirSync('src/cli')) for (const m of readFileSync(join('src/cli', file), 'utf8').matchAll(/\bKSM_[A-Z_]+\b/g)) read.add(m[0]);
