@@ -126,8 +126,11 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
         .slice(0, 3)
         .map((c) => `'${shown(c.rel)}'`)
         .join(', ');
+      // Said as it is: a manifest of another volume (one folder synced to two) is there, but not this volume's.
+      const manifest =
+        plan.manifest.state === 'missing' ? `No sync manifest (${CLI_MANIFEST_NAME})` : `No usable sync manifest (${CLI_MANIFEST_NAME}: ${shown(plan.manifest.reason ?? plan.manifest.state)})`;
       throw new UsageError(
-        `No sync manifest (${CLI_MANIFEST_NAME}), and ${plan.conflicts.length} file(s) of the folder (${names}${plan.conflicts.length > 3 ? ', …' : ''}) already have a same-name file in '${shown(volume)}' that this folder never recorded; nothing was changed. ` +
+        `${manifest}, and ${plan.conflicts.length} file(s) of the folder (${names}${plan.conflicts.length > 3 ? ', …' : ''}) already have a same-name file in '${shown(volume)}' that this folder never recorded; nothing was changed. ` +
           "Re-run with --adopt to treat them as this folder's older copies (uploaded again, then the old ones deleted), or --keep-others to upload alongside and leave them.",
       );
     }

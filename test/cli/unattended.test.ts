@@ -229,6 +229,17 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     assert.match(run.stdout, /1 uploaded, 0 failed, 2 skipped/);
   });
 
+  it("one folder synced to a second volume, then back: the refusal names the manifest of the other volume, not 'No sync manifest'", async () => {
+    const folder = join(fx.workDir, 'two-volumes');
+    await writeTree(folder, { 'a.md': 'a' });
+    const [first, second] = [freshVolume('cli-two-a'), freshVolume('cli-two-b')];
+    assert.equal((await ksm(['sync', folder, first], env)).code, 0);
+    assert.equal((await ksm(['sync', folder, second], env)).code, 0);
+    const back = await ksm(['sync', folder, first], env);
+    assert.equal(back.code, 2, back.stderr);
+    assert.match(back.stderr, new RegExp(`No usable sync manifest \\(\\.ksm-sync\\.json: it records volume '${second}', not '${first}'\\)`));
+  });
+
   it("ksm upload of a folder ksm sync keeps (or of its parent) leaves the sync's manifest and journal out, as sync does", async () => {
     const parent = join(fx.workDir, 'synced-parent');
     const folder = join(parent, 'docs');
