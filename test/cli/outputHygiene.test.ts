@@ -121,6 +121,18 @@ describe('ksm output against hostile answers and closed pipes (built, as a child
     }
   });
 
+  it("ksm ask --agent names its sources escaped (a file's name from the volume reached stderr raw)", async () => {
+    const volume = freshVolume('cli-ask-sources');
+    const [file] = await writeTree(join(fx.workDir, 'ask-sources'), { 'w.md': 'release hotfix signatures' });
+    await fx.client.uploadFiles({ volume, embedding: 'emu-embed', doChunking: 1, files: [{ path: file, filename: `evil${ESCAPES}\u202e.md` }] });
+    // The agent searches files once processed: wait for the volume to say so.
+    for (let settled = false; !settled;) settled = (await listedFiles(fx, volume)).every((f) => f.status === 'done' || f.status === 'na');
+    const run = await ksm(['ask', '--agent', '--volume', volume, 'release hotfix signatures'], { ...env, KSM_MODEL: 'emu-chat' });
+    assert.equal(run.code, 0, run.stderr);
+    assertClean(run.stderr, 'ask stderr');
+    assert.match(run.stderr, /Sources: evil\\x1b\[2J.*\\u202e\.md/);
+  });
+
   it('sync --dry-run --json-lines prints the plan as one record (it printed nothing), and so does a refusal of the delete guard', async () => {
     const folder = join(fx.workDir, 'dry-lines');
     const volume = freshVolume('cli-dry-lines');
