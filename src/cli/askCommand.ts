@@ -151,8 +151,10 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
     if (out.json) out.document({ error: { kind: 'usage', message: error.message } });
     return EXIT.usage;
   }
+  // The answer quotes the volume's files (untrusted): control characters escaped as `ksm fetch` prints a passage,
+  // line breaks and tabs kept (an escape sequence split over two chunks is harmless: its ESC is escaped).
   const write = (text: string) => {
-    if (!out.json) process.stdout.write(text);
+    if (!out.json) process.stdout.write(shownText(text));
   };
   let answer = '';
   let reasoning = '';
@@ -172,7 +174,7 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
         // Reasoning is not the answer: stderr, so a pipe gets the answer alone.
         if (!out.json && process.stderr.isTTY) {
           if (!reasoningShown) process.stderr.write('Reasoning: ');
-          process.stderr.write(event.text);
+          process.stderr.write(shownText(event.text));
         }
         reasoningShown = true;
         break;

@@ -121,15 +121,17 @@ describe('ksm output against hostile answers and closed pipes (built, as a child
     }
   });
 
-  it("ksm ask --agent names its sources escaped (a file's name from the volume reached stderr raw)", async () => {
+  it("ksm ask --agent prints its answer and names its sources escaped (a file's name and the passage it quotes reached the terminal raw)", async () => {
     const volume = freshVolume('cli-ask-sources');
-    const [file] = await writeTree(join(fx.workDir, 'ask-sources'), { 'w.md': 'release hotfix signatures' });
+    const [file] = await writeTree(join(fx.workDir, 'ask-sources'), { 'w.md': 'release hotfix signatures \u001b]0;owned\u0007 \u001b[2J signatures matter' });
     await fx.client.uploadFiles({ volume, embedding: 'emu-embed', doChunking: 1, files: [{ path: file, filename: `evil${ESCAPES}\u202e.md` }] });
     // The agent searches files once processed: wait for the volume to say so.
     for (let settled = false; !settled;) settled = (await listedFiles(fx, volume)).every((f) => f.status === 'done' || f.status === 'na');
     const run = await ksm(['ask', '--agent', '--volume', volume, 'release hotfix signatures'], { ...env, KSM_MODEL: 'emu-chat' });
     assert.equal(run.code, 0, run.stderr);
     assertClean(run.stderr, 'ask stderr');
+    assertClean(run.stdout, 'the answer');
+    assert.match(run.stdout, /\\x1b\]0;owned\\x07 \\x1b\[2J/, 'the quoted passage, escaped as ksm fetch prints it');
     assert.match(run.stderr, /Sources: evil\\x1b\[2J.*\\u202e\.md/);
   });
 
