@@ -82,11 +82,13 @@ export function decodeUploadInfos(body: unknown, redact: Redactor): FileInfo[] {
 
 export function decodeDeleteResult(body: unknown, requested: string[]): DeleteResult {
   if (!isObject(body)) return { deleted: [...requested], notFound: [] };
-  const notFound = stringArray(body.not_found ?? body.notFound);
+  // Only ids this request named count: an answer claiming others (deleted or missing) is not believed.
+  const asked = new Set(requested);
+  const notFound = stringArray(body.not_found ?? body.notFound).filter((id) => asked.has(id));
   const deletedField = body.deleted;
   // An answer without `deleted` (the reference's bare {code, message}) means every
   // requested id not listed as missing was deleted.
-  const deleted = Array.isArray(deletedField) ? stringArray(deletedField) : requested.filter((id) => !notFound.includes(id));
+  const deleted = Array.isArray(deletedField) ? stringArray(deletedField).filter((id) => asked.has(id)) : requested.filter((id) => !notFound.includes(id));
   return { deleted, notFound };
 }
 

@@ -4,7 +4,7 @@
 import * as l10n from '@vscode/l10n';
 import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { BadResponseError, KsmError, NoApiKeyError } from './errors';
+import { BadResponseError, ConfigurationError, KsmError, NoApiKeyError } from './errors';
 import { toCurl, type CurlRequest } from './curl';
 import { isObject, toNumber } from './decode';
 import { errorFromFailure, errorFromResponse, excerptOf } from './httpErrors';
@@ -68,6 +68,9 @@ export interface OpenResponse {
   redact: Redactor;
 }
 
+/** What an HTTP header value may hold (Node's and undici's own check). */
+const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 export class Transport {
   constructor(private readonly options: TransportOptions) {}
 
@@ -79,6 +82,14 @@ export class Transport {
   async open(call: HttpCall): Promise<OpenResponse> {
     const key = await this.options.apiKey();
     if (!key) throw new NoApiKeyError();
+    // A pasted key with a line break, a control character or a character beyond Latin-1 cannot go in a header:
+    // undici refused it as a network failure ("check the address, the network and proxy settings"), which it is not.
+    if (!HEADER_SAFE.test(key))
+      throw new ConfigurationError(
+        l10n.t(
+          "The API key holds a character a request header cannot carry (a line break, a control character or a letter outside Latin-1), so nothing was sent. Set your API key again with 'KSM: Set API Key'.",
+        ),
+      );
     const secrets = [key];
     const redact = redactorFor(secrets);
     const url = `${this.options.baseUrl}${call.path}`;

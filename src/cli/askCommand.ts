@@ -13,7 +13,7 @@ import { DEFAULT_AGENT_ID, type AgentRequest, type ChatCompletionRequest, type C
 import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation, type TokenUsage } from '../chat/core/answerStream';
 import { codePrefill, MAX_CODE_CONTEXT_CHARS } from '../common/core/chatText';
 import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
-import type { Output } from './output';
+import { shown, shownText, type Output } from './output';
 
 export interface AskFlags {
   model?: string;
@@ -147,12 +147,14 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
     request = await askRequest(question, flags, await readPipedContext(), { model: process.env.KSM_MODEL, userId: process.env.KSM_USER_ID });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`ksm: ${error.message}\n`);
+    process.stderr.write(`ksm: ${shownText(error.message)}\n`);
     if (out.json) out.document({ error: { kind: 'usage', message: error.message } });
     return EXIT.usage;
   }
+  // The answer quotes the volume's files (untrusted): control characters escaped as `ksm fetch` prints a passage,
+  // line breaks and tabs kept (an escape sequence split over two chunks is harmless: its ESC is escaped).
   const write = (text: string) => {
-    if (!out.json) process.stdout.write(text);
+    if (!out.json) process.stdout.write(shownText(text));
   };
   let answer = '';
   let reasoning = '';
@@ -172,7 +174,7 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
         // Reasoning is not the answer: stderr, so a pipe gets the answer alone.
         if (!out.json && process.stderr.isTTY) {
           if (!reasoningShown) process.stderr.write('Reasoning: ');
-          process.stderr.write(event.text);
+          process.stderr.write(shownText(event.text));
         }
         reasoningShown = true;
         break;
@@ -216,9 +218,10 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
       sources: sources.map((s) => ({ filename: s.filename, volume: s.volume ?? null, fileId: s.fileId, passage: s.snippet ?? null, markers: s.markers ?? [] })),
     });
   } else {
-    const names = [...new Set(sources.map((s) => `${s.filename}${s.volume ? ` (${s.volume})` : ''}`))];
+    // Names from the volume and an id from the service: escaped, as every name the CLI prints.
+    const names = [...new Set(sources.map((s) => `${shown(s.filename)}${s.volume ? ` (${shown(s.volume)})` : ''}`))];
     if (names.length) process.stderr.write(`Sources: ${names.join(', ')}\n`);
-    if (threadId) process.stderr.write(`Thread: ${threadId} (continue with --thread ${threadId})\n`);
+    if (threadId) process.stderr.write(`Thread: ${shown(threadId)} (continue with --thread ${shown(threadId)})\n`);
     if (finished?.reason === 'length') process.stderr.write("The answer reached the token limit (--max-tokens or the model's own).\n");
   }
   return EXIT.ok;

@@ -33,7 +33,7 @@ export const SHORT_RUN_V8_FLAGS: readonly string[] = ['--liftoff-only', `--inter
  *   enough for that: `--liftoff-only`);
  * - it sends every function that has run a few thousand times to TurboFan. Sixteen times
  *   the default interrupt budget (67,584) still optimises code that stays hot (a long
- *   `ksm mcp` or `ksm sync --watch`), only later.
+ *   `ksm mcp`), only later.
  * Newer V8 tiers both up lazily and cheaply (Maglev), and has no `--interrupt-budget` (an
  * unknown flag prints an error): nothing is set there. Only the CLI's own process calls
  * this, never the extension host. Returns the flags set.

@@ -4,12 +4,13 @@ import { isConfigurationAnswer, NotFoundError } from '../api/errors';
 import type { DoChunking, FileInfo } from '../api/types';
 import { planUploads, type DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { expandSelection } from '../common/core/folderExpansion';
-import { runUpload } from '../upload/core/uploadRun';
-import { DEFAULT_EXCLUDES } from '../sync/core/scan';
+import { runUpload, type FileOutcome } from '../upload/core/uploadRun';
+import { DEFAULT_EXCLUDES, isManifestPath } from '../sync/core/scan';
+import { resolve } from 'node:path';
 import { ConfigurationError } from '../api/errors';
 import { ReplacementTracker, type PendingReplacement, type SettledReplacement } from '../upload/core/pendingReplacements';
 import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
-import { shown, type Output } from './output';
+import { shown, shownText, type Output } from './output';
 
 export async function listVolume(env: CliEnvironment, volume: string, signal: AbortSignal): Promise<FileInfo[]> {
   const files: FileInfo[] = [];
@@ -25,7 +26,7 @@ export async function lsCommand(env: CliEnvironment, out: Output, volume: string
   checkVolumeArgument(volume);
   const files = await listVolume(env, volume, signal);
   if (out.json) out.document({ volume, total: files.length, files });
-  else for (const f of files) out.line(`${f.uuid}\t${f.status}\t${f.filesize}\t${shown(f.filename)}`);
+  else for (const f of files) out.line(`${shown(f.uuid)}\t${shown(f.status)}\t${f.filesize}\t${shown(f.filename)}`);
   return EXIT.ok;
 }
 
@@ -42,7 +43,7 @@ export async function rmCommand(env: CliEnvironment, out: Output, volume: string
   const result = uuids.size ? await env.client.deleteFiles({ volume, uuids: [...uuids] }, { signal }) : { deleted: [], notFound: [] };
   if (out.json) out.document({ volume, deleted: result.deleted, notFound: [...result.notFound, ...unknown] });
   else {
-    for (const uuid of result.deleted) out.line(`deleted ${shown(files.find((f) => f.uuid === uuid)?.filename ?? '')} (${uuid})`);
+    for (const uuid of result.deleted) out.line(`deleted ${shown(files.find((f) => f.uuid === uuid)?.filename ?? '')} (${shown(uuid)})`);
     for (const t of [...result.notFound, ...unknown]) out.notice(`not found ${shown(t)}`);
   }
   return unknown.length || result.notFound.length ? EXIT.partial : EXIT.ok;
@@ -75,13 +76,26 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
     workspaceRoots: [process.cwd()],
     signal,
     keepContent: true, // small files are sent as the sniff read them: one read each
+    skipNamedLinks: true, // `ksm upload v shared/*`: a link someone put there is not followed
   });
   const missing = expansion.skipped.filter((s) => s.reason === 'not found');
   if (missing.length) throw new UsageError(`Not found: ${missing.map((m) => `'${shown(m.path)}'`).join(', ')}; nothing was uploaded.`);
+  // A folder `ksm sync` keeps holds its manifest, journal and lock: sync state, never a document (as sync leaves them out); named by hand, one goes.
+  const named = new Set(paths.map((p) => resolve(p)));
+  const files = expansion.files.filter((f) => named.has(f.path) || !(f.rel ?? '').split('/').some(isManifestPath));
   const existing = await listing;
-  const plan = await planUploads(expansion.files, existing, async () => ({ choice: flags.onDuplicate, applyToAll: true }));
+  const plan = await planUploads(files, existing, async () => ({ choice: flags.onDuplicate, applyToAll: true }));
   plan.skipped.unshift(...expansion.skipped);
   const bar = out.progress(plan.uploads.length, `Uploading to ${shown(volume)}`);
+  // Each file is said as its batch is answered (a CI log of 5,000 files said nothing until the end); the rest (skipped, not sent) after.
+  const said = new Set<string>();
+  const say = (r: FileOutcome) => {
+    said.add(r.path);
+    out.record(r.outcome === 'uploaded' ? { path: r.path, action: 'uploaded', name: r.filename, uuid: r.info.uuid } : { path: r.path, action: r.outcome, reason: r.reason });
+    if (r.outcome === 'uploaded') out.line(`uploaded ${shown(r.filename)} (${shown(r.info.uuid)})`);
+    else if (r.outcome === 'skipped') out.line(`skipped ${shown(r.path)}: ${shown(r.reason)}`);
+    else out.notice(`${r.outcome} ${shown(r.path)}: ${shown(r.reason)}`);
+  };
   let summary;
   try {
     summary = await runUpload({
@@ -93,16 +107,12 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
       signal,
       concurrency: flags.concurrency,
       onProgress: (p) => bar.update(p.filesDone, p.filesTotal),
+      onResult: say,
     });
   } finally {
     bar.stop();
   }
-  for (const r of summary.results) {
-    out.record(r.outcome === 'uploaded' ? { path: r.path, action: 'uploaded', name: r.filename, uuid: r.info.uuid } : { path: r.path, action: r.outcome, reason: r.reason });
-    if (r.outcome === 'uploaded') out.line(`uploaded ${shown(r.filename)} (${r.info.uuid})`);
-    else if (r.outcome === 'skipped') out.line(`skipped ${shown(r.path)}: ${r.reason}`);
-    else out.notice(`${r.outcome} ${shown(r.path)}: ${r.reason}`);
-  }
+  for (const r of summary.results) if (!said.has(r.path)) say(r);
   const settled = summary.replacements.length && !summary.wasCancelled ? await finishReplacements(env, out, summary.replacements, flags.replaceWaitSeconds, signal) : [];
   const replaced = settled.filter((s) => s.outcome === 'replaced').length;
   if (out.json)
@@ -118,7 +128,7 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   const failures = summary.results.filter((r) => r.outcome === 'failed');
   const first = failures[0];
   if (first && summary.uploaded === 0 && 'error' in first && isConfigurationAnswer(first.error)) {
-    process.stderr.write(`ksm upload: stopped: ${first.reason}\n`);
+    process.stderr.write(`ksm upload: stopped: ${shownText(first.reason)}\n`);
     return EXIT.config;
   }
   return summary.failed || settled.some((s) => s.outcome === 'delete-failed') ? EXIT.partial : EXIT.ok;
@@ -140,10 +150,10 @@ async function finishReplacements(env: CliEnvironment, out: Output, replacements
     if (pending.length === 0 || signal.aborted || Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  for (const s of settled) (s.outcome === 'replaced' ? out.line : out.notice)(`replace ${s.message}`);
+  for (const s of settled) (s.outcome === 'replaced' ? out.line : out.notice)(`replace ${shown(s.message)}`);
   for (const p of pending) {
     out.notice(
-      `replace '${shown(p.filename)}': the new copy is still processing after ${waitSeconds} s, so the older cop${p.replaces.length === 1 ? 'y was' : 'ies were'} kept (${p.replaces.join(', ')}); delete with: ksm rm <volume> ${p.replaces.join(' ')}`,
+      `replace '${shown(p.filename)}': the new copy is still processing after ${waitSeconds} s, so the older cop${p.replaces.length === 1 ? 'y was' : 'ies were'} kept (${p.replaces.map(shown).join(', ')}); delete with: ksm rm <volume> ${p.replaces.map(shown).join(' ')}`,
     );
   }
   return settled;

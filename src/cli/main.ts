@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { describeError, environmentFrom, EXIT, exitCodeFor, tuneV8ForShortRuns, UsageError, type CliEnvironment } from './environment';
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
 import type { McpFlags } from './mcpCommand';
-import { createOutput, type Output } from './output';
+import { createOutput, shownText, type Output } from './output';
 import type { RetrievalFlags, SearchFlags } from './retrievalCommands';
 import { syncCommand, type SyncFlags } from './syncCommand';
 // ask, search, fetch and mcp load at their first use: `ksm sync` and `ksm upload` (thousands
@@ -25,6 +25,8 @@ Environment:
   KSM_TIMEOUT_SECONDS   seconds to wait for an answer to start (default 60)
   KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\` and \`ksm mcp\` then read your personal volume too
   KSM_MCP_TOKEN         \`ksm mcp --http\` requires "Authorization: Bearer <this>" (recommended)
+  KSM_AGENT_ID          the agent \`ksm search\`, \`fetch\` and \`mcp\` retrieve through (default: rag-agent; \`ksm ask\` takes --agent-id)
+  KSM_TIMEOUT_SECONDS   how long a request may take before it counts as failed (default: 60)
 
 Exit codes:
   0 done   1 some files failed (fetch: the id names nothing now)   2 usage error   3 configuration or key refused
@@ -74,8 +76,13 @@ function withOutputOptions(command: Command): Command {
     .option('--no-progress', 'no progress line (it only appears on a terminal anyway)');
 }
 
-/** Runs a command in the shared frame; resolves with the exit code. */
-async function run(flags: OutputFlags, body: (env: CliEnvironment, out: Output, signal: AbortSignal) => Promise<number>): Promise<number> {
+/**
+ * Runs a command in the shared frame; resolves with the exit code. `changesVolume`: a command
+ * that uploads or deletes goes on to its end when its reader goes away (`ksm sync … | head -1`),
+ * so a closed pipe never cuts a run short and then exits 0 as if it had finished.
+ */
+async function run(flags: OutputFlags, body: (env: CliEnvironment, out: Output, signal: AbortSignal) => Promise<number>, changesVolume = false): Promise<number> {
+  finishOnClosedPipe = changesVolume;
   const json = Boolean(flags.json);
   const out = createOutput({ json, jsonLines: flags.jsonLines, quiet: flags.quiet, progress: flags.progress });
   const controller = new AbortController();
@@ -94,7 +101,7 @@ async function run(flags: OutputFlags, body: (env: CliEnvironment, out: Output, 
     const message = describeError(error, apiKey ?? process.env.KSM_API_KEY);
     // A usage error is a ConfigurationError underneath; its record says which (as `ksm ask`'s early check does).
     const kind = error instanceof UsageError ? 'usage' : ((error as { kind?: string }).kind ?? 'error');
-    process.stderr.write(`ksm: ${message}\n`);
+    process.stderr.write(`ksm: ${shownText(message)}\n`); // the service's words may be in it
     out.record({ error: { kind, message } });
     if (json) out.document({ error: { kind, message } });
     return exitCodeFor(error);
@@ -136,15 +143,18 @@ export function buildProgram(): Command {
     .option('--lock-wait <seconds>', 'wait this long for another sync of the same folder', integer(0, 3600), 5)
     .addHelpText('after', '\nExamples:\n  ksm sync docs team-docs --dry-run\n  ksm sync docs team-docs --delete --json > sync.json')
     .action(async (folder: string, volume: string, flags: Omit<SyncFlags, 'chunking'> & OutputFlags & { chunking: string; excludeFrom: string[]; lockWait: number }) => {
-      process.exitCode = await run(flags, (env, out, signal) =>
-        syncCommand(
-          env,
-          out,
-          folder,
-          volume,
-          { ...flags, exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)], lockWaitSeconds: flags.lockWait, chunking: Number(flags.chunking) as DoChunking },
-          signal,
-        ),
+      process.exitCode = await run(
+        flags,
+        (env, out, signal) =>
+          syncCommand(
+            env,
+            out,
+            folder,
+            volume,
+            { ...flags, exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)], lockWaitSeconds: flags.lockWait, chunking: Number(flags.chunking) as DoChunking },
+            signal,
+          ),
+        true,
       );
     });
 
@@ -164,8 +174,13 @@ export function buildProgram(): Command {
     )
     .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
     .option('--replace-wait <seconds>', 'with replace: how long to wait for the new copies to be processed', integer(0, 86_400), 300)
-    .option('--include <glob>', 'upload only files (inside folders) matching this glob (repeatable)', collect, [])
-    .option('--exclude <glob>', 'exclude glob (repeatable)', collect, [])
+    .option('--include <glob>', 'upload only the files inside the folders given that match this glob (repeatable; globs as for --exclude)', collect, [])
+    .option(
+      '--exclude <glob>',
+      "leave out the files inside the folders given that match this glob, relative to the current folder (docs/drafts/**; a folder outside it: relative to that folder's parent; **/*.tmp anywhere) (repeatable)",
+      collect,
+      [],
+    )
     .option('--exclude-from <file>', 'exclude globs from a file, one per line (repeatable)', collect, [])
     .option('--max-file-size-mb <n>', 'skip larger files (0 = no limit)', integer(0, 100_000), 100)
     .action(
@@ -174,21 +189,24 @@ export function buildProgram(): Command {
         paths: string[],
         flags: Omit<UploadFlags, 'chunking' | 'onDuplicate'> & OutputFlags & { chunking: string; onDuplicate: string; excludeFrom: string[]; replaceWait: number },
       ) => {
-        process.exitCode = await run(flags, (env, out, signal) =>
-          uploadCommand(
-            env,
-            out,
-            volume,
-            paths,
-            {
-              ...flags,
-              exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)],
-              replaceWaitSeconds: flags.replaceWait,
-              chunking: Number(flags.chunking) as DoChunking,
-              onDuplicate: flags.onDuplicate as DuplicateChoice,
-            },
-            signal,
-          ),
+        process.exitCode = await run(
+          flags,
+          (env, out, signal) =>
+            uploadCommand(
+              env,
+              out,
+              volume,
+              paths,
+              {
+                ...flags,
+                exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)],
+                replaceWaitSeconds: flags.replaceWait,
+                chunking: Number(flags.chunking) as DoChunking,
+                onDuplicate: flags.onDuplicate as DuplicateChoice,
+              },
+              signal,
+            ),
+          true,
         );
       },
     );
@@ -209,7 +227,7 @@ export function buildProgram(): Command {
     .argument('<files...>', 'uuids or file names')
     .option('--json', 'print one JSON document')
     .action(async (volume: string, files: string[], flags: { json?: boolean }) => {
-      process.exitCode = await run(flags, (env, out, signal) => rmCommand(env, out, volume, files, signal));
+      process.exitCode = await run(flags, (env, out, signal) => rmCommand(env, out, volume, files, signal), true);
     });
 
   program
@@ -281,11 +299,19 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** `ksm ls | head -1`: the reader went away; end quietly, as Unix tools do. */
+/** Set by `run` while a command that uploads or deletes runs (see there). */
+let finishOnClosedPipe = false;
+
+/**
+ * `ksm ls | head -1`: the reader went away; end quietly, as Unix tools do. A sync, upload or
+ * rm instead goes on with nothing more written to that stream, and ends with its own exit
+ * code (it used to stop at once with 0, a first sync a quarter done).
+ */
 function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
+    if (!finishOnClosedPipe) process.exit(process.exitCode ?? EXIT.ok);
+    stream.write = (() => true) as typeof stream.write; // nobody reads it any more
   });
 }
 
@@ -302,7 +328,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    process.stderr.write(`ksm: ${describeError(error, process.env.KSM_API_KEY)}\n`);
+    process.stderr.write(`ksm: ${shownText(describeError(error, process.env.KSM_API_KEY))}\n`);
     process.exitCode = EXIT.service;
   }
 }

@@ -3,7 +3,9 @@
 // line redrawn in place, only when stderr is a terminal (CI logs get no redraw noise) and
 // not with --quiet / --no-progress. Every name printed in a human line goes through
 // `shown()` (control characters and newlines escaped), so a file name cannot forge lines
-// or move the cursor.
+// or move the cursor; and every human line as a whole through `shownText()`, so a field
+// that missed it (an id, a status, the service's own error text) still cannot send a
+// terminal escape.
 
 import { shown } from '../common/core/untrustedText';
 
@@ -62,13 +64,13 @@ export function createOutput(options: OutputOptions): Output {
     line(text) {
       if (machine || options.quiet) return;
       clearBar();
-      stdout.write(text + '\n');
+      stdout.write(shownText(text) + '\n');
       drawBar();
     },
     notice(text) {
       if (machine) return;
       clearBar();
-      (options.quiet ? stderr : stdout).write(text + '\n');
+      (options.quiet ? stderr : stdout).write(shownText(text) + '\n');
       drawBar();
     },
     document(value) {
@@ -83,7 +85,8 @@ export function createOutput(options: OutputOptions): Output {
       let done = 0;
       let all = total;
       let last = 0;
-      const own = { text: () => `${label}: ${done}/${all} files (${all ? Math.floor((done / all) * 100) : 100}%)` };
+      // Nothing counted yet (a first sync while its folder is read): no '0/0 files (100%)'.
+      const own = { text: () => (all ? `${label}: ${done}/${all} files (${Math.floor((done / all) * 100)}%)` : `${label}…`) };
       bar = own;
       drawBar();
       return {

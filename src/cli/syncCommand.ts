@@ -15,7 +15,7 @@ import { FileManifestStore } from '../sync/core/manifest';
 import { deletionShare, exceedsDeleteGuard, guardedDeletions, needsOwnershipChoice, planCounts, planSync, type Ownership, type PlanOptions, type SyncPlan } from '../sync/core/plan';
 import { CLI_MANIFEST_NAME, DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
-import { shown, type Output } from './output';
+import { shown, shownText, type Output } from './output';
 
 export interface SyncFlags {
   dryRun?: boolean;
@@ -115,15 +115,22 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
   const choice = needsOwnershipChoice(plan);
 
   if (flags.dryRun || guardTripped || choice) {
-    if (out.json) out.document({ dryRun: Boolean(flags.dryRun), guardTripped, needsChoice: choice, plan: planJson(plan) });
-    else printPlan(out, plan);
+    const planned = { dryRun: Boolean(flags.dryRun), guardTripped, needsChoice: choice, plan: planJson(plan) };
+    // --json prints it as its one document, --json-lines as its one record (it printed nothing at all before).
+    if (out.json) {
+      out.document(planned);
+      out.record(planned);
+    } else printPlan(out, plan);
     if (choice && !flags.dryRun) {
       const names = plan.conflicts
         .slice(0, 3)
         .map((c) => `'${shown(c.rel)}'`)
         .join(', ');
+      // Said as it is: a manifest of another volume (one folder synced to two) is there, but not this volume's.
+      const manifest =
+        plan.manifest.state === 'missing' ? `No sync manifest (${CLI_MANIFEST_NAME})` : `No usable sync manifest (${CLI_MANIFEST_NAME}: ${shown(plan.manifest.reason ?? plan.manifest.state)})`;
       throw new UsageError(
-        `No sync manifest (${CLI_MANIFEST_NAME}), and ${plan.conflicts.length} file(s) of the folder (${names}${plan.conflicts.length > 3 ? ', …' : ''}) already have a same-name file in '${shown(volume)}' that this folder never recorded; nothing was changed. ` +
+        `${manifest}, and ${plan.conflicts.length} file(s) of the folder (${names}${plan.conflicts.length > 3 ? ', …' : ''}) already have a same-name file in '${shown(volume)}' that this folder never recorded; nothing was changed. ` +
           "Re-run with --adopt to treat them as this folder's older copies (uploaded again, then the old ones deleted), or --keep-others to upload alongside and leave them.",
       );
     }
@@ -167,7 +174,7 @@ function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: st
     `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
   );
   if (summary.stopped) {
-    process.stderr.write(`ksm sync: stopped: ${summary.stopped.message}\n`);
+    process.stderr.write(`ksm sync: stopped: ${shownText(summary.stopped.message)}\n`);
     return summary.stopped.stopKind === 'config' ? EXIT.config : EXIT.service;
   }
   if (summary.wasCancelled) return EXIT.cancelled;
@@ -185,13 +192,13 @@ function printPlan(out: Output, plan: SyncPlan, brief = false, manifestNoticeSho
   for (const u of plan.uploads) out.line(`  ${u.replaces ? 'replace' : 'upload '} ${shown(u.rel)}${u.renamedFrom ? ` (renamed from ${shown(u.renamedFrom)})` : ''}`);
   for (const d of plan.deletes) {
     const why = d.reason === 'replaced' ? ' (older copy of a replaced file)' : d.reason === 'duplicate' ? ' (extra copy)' : '';
-    out.line(`  delete  ${shown(d.remoteName)} (${d.uuid})${why}`);
+    out.line(`  delete  ${shown(d.remoteName)} (${shown(d.uuid)})${why}`);
   }
   for (const c of plan.conflicts)
     out.line(
       `  same name ${shown(c.rel)}: ${c.remote.length} file(s) in the volume this folder never recorded (${plan.ownership === 'adopt' ? 'adopted: replaced' : plan.ownership === 'keepOthers' ? 'kept: uploaded alongside' : 'needs --adopt or --keep-others'})`,
     );
-  for (const d of plan.duplicates) out.line(`  duplicate ${shown(d.file.filename)} (${d.file.uuid}) beside this folder's copy${d.sameSize ? ' (--dedupe deletes it)' : ''}`);
+  for (const d of plan.duplicates) out.line(`  duplicate ${shown(d.file.filename)} (${shown(d.file.uuid)}) beside this folder's copy${d.sameSize ? ' (--dedupe deletes it)' : ''}`);
   for (const rel of plan.keptRemote) out.line(`  keep    ${shown(rel)} (removed locally; pass --delete to delete it from the volume)`);
   for (const f of plan.untracked) out.line(`  remote  ${shown(f.filename)} (not from this folder; left alone)`);
   for (const s of plan.skipped) out.line(`  skip    ${shown(s.path)}: ${s.reason}`);
@@ -217,5 +224,5 @@ function planJson(plan: SyncPlan) {
 }
 
 function resultLine(r: SyncFileResult): string {
-  return 'reason' in r ? `${r.action} ${shown(r.rel)}: ${r.reason}` : `${r.action} ${shown(r.rel)}`;
+  return 'reason' in r ? `${r.action} ${shown(r.rel)}: ${shown(r.reason)}` : `${r.action} ${shown(r.rel)}`;
 }

@@ -30,6 +30,11 @@ describe('api decoding and helpers', () => {
     assert.deepEqual(decodeDeleteResult({ code: 200, not_found: ['b'] }, ['a', 'b']), { deleted: ['a'], notFound: ['b'] });
   });
 
+  it('believes a delete answer only about the ids the request named', () => {
+    // A hostile or confused service claiming other ids: `ksm rm` would report deleting files it never asked for.
+    assert.deepEqual(decodeDeleteResult({ deleted: ['a', 'zz\u001b[2J'], not_found: ['b', 'yy'] }, ['a', 'b']), { deleted: ['a'], notFound: ['b'] });
+  });
+
   it('decodes an agent answer (D20) and refuses one without thread_id', () => {
     const message = decodeAgentMessage(
       { id: 'msg_1', thread_id: 't', agent_id: 'a', content: 'hi', citations: [{ file_id: 'f', filename: 'x', score: '0.5', chunk_index: 2 }, 'junk'], status: 'stop' },

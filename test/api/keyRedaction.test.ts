@@ -130,4 +130,23 @@ describe('api: the key never leaves the boundary, whatever the server echoes', (
       });
     }
   });
+
+  it('a key no request header can carry (a pasted line break, a control character, a letter beyond Latin-1) is a configuration error before anything is sent, not a network failure', async () => {
+    const raw = await startRawServer((_req, res) => void res.end('{}'));
+    try {
+      for (const key of ['abc\ndef', 'abc\u0001def', 'abc\u20acdef']) {
+        const client = new KsmClient({ baseUrl: raw.url, apiKey: async () => key, retry: { retries: 0 } });
+        const error = await client.listFiles({ volume: 'v' }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        assert.equal((error as { kind?: string }).kind, 'config', String(error));
+        assert.match(String((error as Error).message), /header cannot carry/);
+        assert.ok(!String((error as Error).message).includes('def'), 'the key is not in the message');
+      }
+      assert.equal(raw.requests.length, 0, 'nothing sent');
+    } finally {
+      await raw.close();
+    }
+  });
 });

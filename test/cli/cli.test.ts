@@ -2,7 +2,7 @@
 // dry run, --json, the delete guard, upload/ls/rm/ask, a refused key, --help everywhere.
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -175,6 +175,25 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     const badVolume = await ksm(['ls', 'bad/volume name'], env);
     assert.equal(badVolume.code, 2, badVolume.stderr);
     assert.match(badVolume.stderr, /is not a volume name/);
+  });
+
+  it("ksm upload's --exclude globs are relative to the current folder, as its help now says (it said only 'exclude glob')", async () => {
+    const parent = join(fx.workDir, 'upload-globs');
+    await writeTree(parent, { 'docs/a.md': 'a', 'docs/drafts/d.md': 'd', 'docs/b.tmp.md': 't' });
+    const volume = freshVolume('cli-upload-globs');
+    const run = await ksm(['upload', volume, 'docs', '--exclude', 'docs/drafts/**', '--exclude', '**/*.tmp.md'], env, parent);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await names(volume), ['a.md']);
+    const help = (await ksm(['upload', '--help'], {})).stdout.replace(/\s+/g, ' ');
+    assert.match(help, /--exclude <glob> leave out the files inside the folders given that match this glob, relative to the current folder \(docs\/drafts\/\*\*/);
+  });
+
+  it('ksm --help names every KSM_ variable the command line reads', async () => {
+    const read = new Set<string>();
+    for (const file of readdirSync('src/cli')) for (const m of readFileSync(join('src/cli', file), 'utf8').matchAll(/\bKSM_[A-Z_]+\b/g)) read.add(m[0]);
+    read.delete('KSM_CLI_VERSION'); // set by the build, not by a user
+    const help = (await ksm(['--help'], {})).stdout;
+    for (const name of read) assert.match(help, new RegExp(`^  ${name} `, 'm'), `${name} is read but not in ksm --help`);
   });
 
   it('--help works for every command', async () => {

@@ -212,4 +212,46 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     const dry = await ksm(['sync', folder, volume, '--dry-run'], env);
     assert.match(dry.stdout, /skip {4}.*linked: symbolic link: not followed/);
   });
+
+  it("ksm upload of a shared folder's glob: a link named on the command line (to a file or a folder outside) is skipped, not followed", async () => {
+    // `ksm upload team-docs shared/*`: someone with write access to shared/ put links there.
+    const shared = join(fx.workDir, 'shared-glob');
+    const volume = freshVolume('cli-named-link');
+    await writeTree(shared, { 'real.md': 'ours' });
+    await writeTree(fx.workDir, { 'home/.ssh/id_ed25519': 'PRIVATE', 'home/diary.md': 'private' });
+    await symlink(join(fx.workDir, 'home', '.ssh', 'id_ed25519'), join(shared, 'notes.md'));
+    await symlink(join(fx.workDir, 'home'), join(shared, 'docs'));
+    const run = await ksm(['upload', volume, join(shared, 'docs'), join(shared, 'notes.md'), join(shared, 'real.md')], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await names(volume), ['real.md']);
+    assert.match(run.stdout, /skipped .*notes\.md: symbolic link: not followed/);
+    assert.match(run.stdout, /skipped .*docs: symbolic link: not followed/);
+    assert.match(run.stdout, /1 uploaded, 0 failed, 2 skipped/);
+  });
+
+  it("one folder synced to a second volume, then back: the refusal names the manifest of the other volume, not 'No sync manifest'", async () => {
+    const folder = join(fx.workDir, 'two-volumes');
+    await writeTree(folder, { 'a.md': 'a' });
+    const [first, second] = [freshVolume('cli-two-a'), freshVolume('cli-two-b')];
+    assert.equal((await ksm(['sync', folder, first], env)).code, 0);
+    assert.equal((await ksm(['sync', folder, second], env)).code, 0);
+    const back = await ksm(['sync', folder, first], env);
+    assert.equal(back.code, 2, back.stderr);
+    assert.match(back.stderr, new RegExp(`No usable sync manifest \\(\\.ksm-sync\\.json: it records volume '${second}', not '${first}'\\)`));
+  });
+
+  it("ksm upload of a folder ksm sync keeps (or of its parent) leaves the sync's manifest and journal out, as sync does", async () => {
+    const parent = join(fx.workDir, 'synced-parent');
+    const folder = join(parent, 'docs');
+    await writeTree(folder, { 'a.md': 'a' });
+    assert.equal((await ksm(['sync', folder, freshVolume('cli-synced')], env)).code, 0);
+    await writeFile(join(folder, '.ksm-sync.json.journal'), ''); // as a killed run leaves it
+    const volume = freshVolume('cli-upload-synced');
+    const run = await ksm(['upload', volume, folder], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await names(volume), ['a.md']);
+    const fromParent = freshVolume('cli-upload-synced-parent');
+    assert.equal((await ksm(['upload', fromParent, parent], env)).code, 0);
+    assert.deepEqual(await names(fromParent), ['docs__a.md']);
+  });
 });

@@ -103,4 +103,13 @@ describe('sync scan: the upload rules on every entry of a walked folder', () => 
       assert.ok(scan.skipped.some((s) => s.path === join(folder, 'recorded.bin')));
     }
   });
+
+  it("leaves out the sync's own manifest, journal and lock, and a subfolder's that is synced on its own; a file merely named like one is taken", async () => {
+    const synced = join(base, 'synced');
+    mkdirSync(join(synced, 'sub', '.ksm-sync.json.lock'), { recursive: true });
+    for (const rel of ['.ksm-sync.json', '.ksm-sync.json.journal', 'sub/.ksm-sync.json', 'sub/.ksm-sync.json.journal', 'sub/.ksm-sync.json.lock/x', 'a.md', 'my.ksm-sync.json.md'])
+      writeFileSync(join(synced, rel), '{}\n');
+    const scan = await scanFolder(synced, { excludeGlobs: [], maxFileSizeBytes: 0 });
+    assert.deepEqual(scan.files.map((f) => f.rel).sort(), ['a.md', 'my.ksm-sync.json.md']);
+  });
 });

@@ -12,7 +12,7 @@
 // No `vscode` import.
 import * as l10n from '@vscode/l10n';
 import { readdirSync, statSync, type Stats } from 'node:fs';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -56,6 +56,12 @@ export interface ExpansionOptions {
    * meanwhile); they are then not kept in the result's `files`, which stays empty.
    */
   onFiles?: (files: SelectedFile[]) => void;
+  /**
+   * A path given that is itself a symbolic link is skipped, not followed (`ksm upload`: a shell
+   * glob over a shared folder, `shared/*.md`, must not send where someone else's link points,
+   * a key in the user's home). Unset, a named link is followed as the user picked it.
+   */
+  skipNamedLinks?: boolean;
 }
 
 /** At most this many bytes of sniffed small files are kept for the upload (the rest are read again at their batch). */
@@ -285,6 +291,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   for (const selected of paths) {
     options.signal?.throwIfAborted();
     const path = resolve(selected);
+    if (options.skipNamedLinks && (await lstat(path).catch(() => undefined))?.isSymbolicLink()) {
+      skipped.push({ path, reason: l10n.t('symbolic link: not followed (name the file or folder it points to, to upload that)') });
+      continue;
+    }
     const info = await stat(path).catch(() => undefined);
     if (!info) {
       skipped.push({ path, reason: l10n.t('not found') });

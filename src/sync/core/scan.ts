@@ -63,7 +63,8 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
   const base = resolve(folder);
   const local = (file: SelectedFile): LocalFile | undefined => {
     const rel = file.rel ?? toPosix(relative(base, file.path));
-    if (isManifestPath(rel)) return undefined;
+    // Its own, and a subfolder's that `ksm sync` keeps on its own (`docs/.ksm-sync.json`): sync state, not a document.
+    if (rel.includes(CLI_MANIFEST_NAME) && rel.split('/').some(isManifestPath)) return undefined;
     return { rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined };
   };
   const expansion = await expandSelection([base], {

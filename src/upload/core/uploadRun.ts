@@ -45,6 +45,8 @@ export interface UploadRunOptions {
   /** Called at most once per `progressIntervalMs` (VS Code drops faster updates), and once at the end. */
   onProgress?: (progress: UploadProgress) => void;
   progressIntervalMs?: number;
+  /** Told each file's outcome as its batch is answered (`ksm upload --json-lines`); the summary still lists all. */
+  onResult?: (outcome: FileOutcome) => void;
 }
 
 export async function runUpload(options: UploadRunOptions): Promise<UploadSummary> {
@@ -66,12 +68,11 @@ export async function runUpload(options: UploadRunOptions): Promise<UploadSummar
           onFileResult: (result) => {
             const planned = byPath.get(result.source.path);
             const filename = planned?.source.filename ?? result.source.filename ?? result.source.path;
-            outcomes.set(
-              result.source.path,
-              result.ok
-                ? { path: result.source.path, filename, outcome: 'uploaded', info: result.info, replacing: 0 }
-                : { path: result.source.path, filename, outcome: 'failed', reason: result.error.message, error: result.error },
-            );
+            const outcome: FileOutcome = result.ok
+              ? { path: result.source.path, filename, outcome: 'uploaded', info: result.info, replacing: 0 }
+              : { path: result.source.path, filename, outcome: 'failed', reason: result.error.message, error: result.error };
+            outcomes.set(result.source.path, outcome);
+            options.onResult?.(outcome);
           },
         },
       );
