@@ -102,7 +102,7 @@ export async function readPipedContext(stdin: NodeJS.ReadStream = process.stdin)
 }
 
 /** The one request `ksm ask` sends; throws UsageError for any bad flag, before anything is sent. */
-export async function askRequest(question: string, flags: AskFlags, context: string, env: { model?: string; userId?: string }): Promise<AnswerRequest> {
+export async function askRequest(question: string, flags: AskFlags, context: string, env: { model?: string; userId?: string; agentId?: string }): Promise<AnswerRequest> {
   if (!question.trim()) throw new UsageError('Ask a question: ksm ask "What does the release process say about hotfixes?"');
   if (flags.outputFormat !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(flags.outputFormat)) {
     throw new UsageError(`--output-format: ${CHAT_PARAMETERS.outputFormat.label} ${CHAT_PARAMETERS.outputFormat.problem(flags.outputFormat)}`);
@@ -118,7 +118,8 @@ export async function askRequest(question: string, flags: AskFlags, context: str
     if (chatOnly.length) throw new UsageError(`${chatOnly.join(', ')}: for chat models only; the agent takes --model, --thread and --volume.`);
     flags.volume.forEach(checkVolumeArgument);
     if (flags.thread !== undefined && !flags.thread.trim()) throw new UsageError('--thread: give the id an earlier answer printed after "Thread:", or leave out --thread to start a new one.');
-    const agentId = flags.agentId?.trim() || DEFAULT_AGENT_ID;
+    // The same agent `ksm search`, `fetch` and `mcp` use when KSM_AGENT_ID names one; --agent-id wins.
+    const agentId = flags.agentId?.trim() || env.agentId?.trim() || DEFAULT_AGENT_ID;
     // Checked here, before the client's own validation would refuse it: this says the command line's fix, and exits 3 like a chat without a model.
     if (agentId === DEFAULT_AGENT_ID && !model) throw new ConfigurationError(`No model for the agent: ${DEFAULT_AGENT_ID} answers with a chat model. Pass --model <id> or set KSM_MODEL.`);
     const body: AgentRequest = {
@@ -144,7 +145,7 @@ export async function askRequest(question: string, flags: AskFlags, context: str
 export async function askCommand(env: CliEnvironment, out: Output, question: string, flags: AskFlags, signal: AbortSignal): Promise<number> {
   let request: AnswerRequest;
   try {
-    request = await askRequest(question, flags, await readPipedContext(), { model: process.env.KSM_MODEL, userId: process.env.KSM_USER_ID });
+    request = await askRequest(question, flags, await readPipedContext(), { model: process.env.KSM_MODEL, userId: process.env.KSM_USER_ID, agentId: process.env.KSM_AGENT_ID });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`ksm: ${shownText(error.message)}\n`);

@@ -25,8 +25,7 @@ Environment:
   KSM_TIMEOUT_SECONDS   seconds to wait for an answer to start (default 60)
   KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\` and \`ksm mcp\` then read your personal volume too
   KSM_MCP_TOKEN         \`ksm mcp --http\` requires "Authorization: Bearer <this>" (recommended)
-  KSM_AGENT_ID          the agent \`ksm search\`, \`fetch\` and \`mcp\` retrieve through (default: rag-agent; \`ksm ask\` takes --agent-id)
-  KSM_TIMEOUT_SECONDS   how long a request may take before it counts as failed (default: 60)
+  KSM_AGENT_ID          the agent \`ksm ask --agent\`, \`search\`, \`fetch\` and \`mcp\` use (default: rag-agent; --agent-id wins)
 
 Exit codes:
   0 done   1 some files failed (fetch: the id names nothing now)   2 usage error   3 configuration or key refused
@@ -236,7 +235,7 @@ export function buildProgram(): Command {
     .argument('<question...>', 'the question')
     .option('--model <id>', 'chat model (default: KSM_MODEL)')
     .option('--agent', 'ask the RAG agent instead of a chat model')
-    .option('--agent-id <id>', 'the agent to ask (implies --agent; default: rag-agent)')
+    .option('--agent-id <id>', 'the agent to ask (implies --agent; default: KSM_AGENT_ID, else rag-agent)')
     .option('--thread <id>', 'continue an agent thread')
     .option('--volume <name>', 'volume the agent also searches (repeatable)', collect, [])
     .option('--system <text>', 'system prompt (chat models)')

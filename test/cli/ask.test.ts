@@ -180,6 +180,12 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     const agent = await ksm(['ask', '--agent-id', 'no-such-agent', '--model', 'emu-chat', 'q'], env);
     assert.equal(agent.code, 3, agent.stderr);
     assert.match(agent.stderr, /unknown agent "no-such-agent"/);
+    // KSM_AGENT_ID names the agent for --agent, as it does for search, fetch and mcp; --agent-id wins over it.
+    const fromEnv = await ksm(['ask', '--agent', '--model', 'emu-chat', 'q'], { ...env, KSM_AGENT_ID: 'env-agent' });
+    assert.equal(fromEnv.code, 3, fromEnv.stderr);
+    assert.match(fromEnv.stderr, /unknown agent "env-agent"/);
+    const flagWins = await ksm(['ask', '--agent-id', 'flag-agent', '--model', 'emu-chat', 'q'], { ...env, KSM_AGENT_ID: 'env-agent' });
+    assert.match(flagWins.stderr, /unknown agent "flag-agent"/);
   });
 
   it('puts text piped to stdin before the question as context', async () => {
