@@ -3,29 +3,13 @@
 // bad value of each (exit 2 naming the flag and its range, no request sent), context piped
 // on stdin, the Responses format, and the --json document's fields, sources included.
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { join } from 'node:path';
 import { readFile, writeFile } from 'node:fs/promises';
 import { startRecordingProxy, type RawServer } from '../api/rawServer';
 import { startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm } from './runKsm';
 
-const LAUNCHER = resolve('bin/ksm.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function ksm(args: string[], env: Record<string, string | undefined>, stdin = ''): Promise<Run> {
-  return new Promise((done) => {
-    const child = execFile(process.execPath, [LAUNCHER, ...args], { env: { PATH: process.env.PATH, ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end(stdin);
-  });
-}
+const ksm = (args: string[], env: Record<string, string | undefined>, stdin = '') => runKsm(args, env, { stdin });
 
 describe('ksm ask: every parameter, stdin context, the Responses format and the --json document', function () {
   this.timeout(60_000);

@@ -1,34 +1,16 @@
 // The built `ksm` command line as a child process against the emulator (real HTTP): sync
 // dry run, --json, the delete guard, upload/ls/rm/ask, a refused key, --help everywhere.
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { NotFoundError } from '../../src/api/errors';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm } from './runKsm';
 
-const LAUNCHER = resolve('bin/ksm.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function ksm(args: string[], env: Record<string, string | undefined>, cwd?: string): Promise<Run> {
-  return new Promise((done) => {
-    const child = execFile(
-      process.execPath,
-      [LAUNCHER, ...args],
-      { cwd, env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env }, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end();
-  });
-}
+const ksm = (args: string[], env: Record<string, string | undefined>, cwd?: string) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env }, { cwd });
 
 describe('ksm command line (built, as a child process) against the emulator', function () {
   this.timeout(60_000);

@@ -4,20 +4,12 @@
 // configuration-class answer still ends the run with exit 3 and no request after the ones
 // already in flight.
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm } from './runKsm';
 
-const LAUNCHER = resolve('bin/ksm.js');
-
-function ksm(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, [LAUNCHER, ...args], { env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env } }, (error, stdout, stderr) =>
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const ksm = (args: string[], env: Record<string, string>) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env });
 
 describe('ksm sync: a first sync into an empty volume (built, as a child process)', function () {
   this.timeout(120_000);

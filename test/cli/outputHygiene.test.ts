@@ -5,34 +5,21 @@
 // prints its plan as a record; a sync whose reader goes away (`| head -1`) still finishes;
 // `upload --json-lines` says each file as its batch is answered, as its help promises.
 import { strict as assert } from 'node:assert';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { until } from '../support/until';
+import { startRawServer } from '../api/rawServer';
+import { runKsm, LAUNCHER } from './runKsm';
 
-const LAUNCHER = resolve('bin/ksm.js');
 const FILES_PATH = '/ksm/rag/v5/files';
 const ESCAPES = '\u001b[2J\u001b[31mPWNED\u001b[0m';
 const KEY = 'sk-hostile-0123456789abcdef';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function ksm(args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  return new Promise((done) => {
-    const child = execFile(process.execPath, [LAUNCHER, ...args], { env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end();
-  });
-}
+const ksm = (args: string[], env: Record<string, string | undefined>) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env });
 
 /** No raw escape, C1 or bidi control, and never the key. */
 function assertClean(text: string, what: string): void {
@@ -41,15 +28,8 @@ function assertClean(text: string, what: string): void {
   assert.ok(!text.includes(KEY), `${what} holds the key`);
 }
 
-/** A service whose every answer is hostile (`answer` decides it per request). */
-async function hostileService(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; close: () => void }> {
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => answer(req, res));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
-}
+/** A service whose every answer is hostile (`answer` decides it per request, once its body is read). */
+const hostileService = (answer: (req: IncomingMessage, res: ServerResponse) => void) => startRawServer(answer);
 
 const json = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' });
@@ -88,7 +68,7 @@ describe('ksm output against hostile answers and closed pipes (built, as a child
       assert.equal(rm.stdout.trim().split('\n').length, 1, rm.stdout);
       assert.ok(!rm.stdout.includes('zz'), 'an id the request never named is not reported deleted');
     } finally {
-      service.close();
+      await service.close();
     }
   });
 
@@ -116,8 +96,8 @@ describe('ksm output against hostile answers and closed pipes (built, as a child
       assertClean(sync.stdout + sync.stderr, 'sync');
       assert.match(sync.stderr, /stopped: .*boom \\x1b\[2J/);
     } finally {
-      service.close();
-      broken.close();
+      await service.close();
+      await broken.close();
     }
   });
 

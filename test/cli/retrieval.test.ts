@@ -3,28 +3,13 @@
 // bad ids and an empty query are usage errors (exit 2), a hostile file name is printed
 // escaped, the key is never printed.
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { useEmulator } from '../api/harness';
+import { runKsm } from './runKsm';
 
-const LAUNCHER = resolve('bin/ksm.js');
 const TEAM = 'team-docs';
 const PHRASE = 'the heron protocol requires two signatures before a hotfix ships';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function ksm(args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  return new Promise((done) => {
-    const child = execFile(process.execPath, [LAUNCHER, ...args], { env: { PATH: process.env.PATH, ...env } }, (error, stdout, stderr) =>
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end();
-  });
-}
+const ksm = (args: string[], env: Record<string, string | undefined>) => runKsm(args, env);
 
 describe('ksm search / ksm fetch (built, as a child process) against the emulator', function () {
   this.timeout(60_000);

@@ -5,29 +5,15 @@
 // `--on-duplicate replace` ends with one copy, a wrong embedding model exits 3 after one
 // request, `ls | head -1` ends quietly, printed names are escaped.
 import { strict as assert } from 'node:assert';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { NotFoundError } from '../../src/api/errors';
 import type { FileInfo } from '../../src/api/types';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm, LAUNCHER, type KsmRun } from './runKsm';
 
-const LAUNCHER = resolve('bin/ksm.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function ksm(args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  return new Promise((done) => {
-    const child = execFile(process.execPath, [LAUNCHER, ...args], { env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end();
-  });
-}
+const ksm = (args: string[], env: Record<string, string | undefined>) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env });
 
 describe('ksm unattended (built, as a child process) against the emulator', function () {
   this.timeout(120_000);
@@ -171,7 +157,7 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     for (let i = 0; i < files.length; i += 500) await fx.client.uploadFiles({ volume, embedding: 'emu-embed', doChunking: 0, files: files.slice(i, i + 500).map((path) => ({ path })) });
     const [weird] = await writeTree(join(fx.workDir, 'weird'), { 'w.md': 'w' });
     await fx.client.uploadFiles({ volume, embedding: 'emu-embed', files: [{ path: weird, filename: 'evil\u001b[2Jname\nforged line.md' }] });
-    const piped = await new Promise<Run>((done) => {
+    const piped = await new Promise<KsmRun>((done) => {
       const child = spawn('/bin/sh', ['-c', `"${process.execPath}" "${LAUNCHER}" ls ${volume} | head -1`], { env: { PATH: process.env.PATH, ...env } });
       let stdout = '';
       let stderr = '';

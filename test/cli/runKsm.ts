@@ -1,0 +1,23 @@
+// The built `ksm` (bin/ksm.js, which rebuilds dist/cli.js when it is stale) run as a child
+// process with only PATH and the given variables, as CI runs it: one runner for every
+// command-line suite.
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const LAUNCHER = resolve('bin/ksm.js');
+
+export interface KsmRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `ksm args…` to its end; `stdin` is written and closed (no input by default). */
+export function runKsm(args: string[], env: Record<string, string | undefined>, options: { cwd?: string; stdin?: string } = {}): Promise<KsmRun> {
+  return new Promise((done) => {
+    const child = execFile(process.execPath, [LAUNCHER, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH, ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(options.stdin ?? '');
+  });
+}
