@@ -5,8 +5,7 @@ import type { DoChunking, FileInfo } from '../api/types';
 import { planUploads, type DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { expandSelection } from '../common/core/folderExpansion';
 import { runUpload, type FileOutcome } from '../upload/core/uploadRun';
-import { DEFAULT_EXCLUDES, isManifestPath } from '../sync/core/scan';
-import { resolve } from 'node:path';
+import { DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { ConfigurationError } from '../api/errors';
 import { ReplacementTracker, type PendingReplacement, type SettledReplacement } from '../upload/core/pendingReplacements';
 import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
@@ -80,11 +79,8 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   });
   const missing = expansion.skipped.filter((s) => s.reason === 'not found');
   if (missing.length) throw new UsageError(`Not found: ${missing.map((m) => `'${shown(m.path)}'`).join(', ')}; nothing was uploaded.`);
-  // A folder `ksm sync` keeps holds its manifest, journal and lock: sync state, never a document (as sync leaves them out); named by hand, one goes.
-  const named = new Set(paths.map((p) => resolve(p)));
-  const files = expansion.files.filter((f) => named.has(f.path) || !(f.rel ?? '').split('/').some(isManifestPath));
   const existing = await listing;
-  const plan = await planUploads(files, existing, async () => ({ choice: flags.onDuplicate, applyToAll: true }));
+  const plan = await planUploads(expansion.files, existing, async () => ({ choice: flags.onDuplicate, applyToAll: true }));
   plan.skipped.unshift(...expansion.skipped);
   const bar = out.progress(plan.uploads.length, `Uploading to ${shown(volume)}`);
   // Each file is said as its batch is answered (a CI log of 5,000 files said nothing until the end); the rest (skipped, not sent) after.

@@ -55,6 +55,23 @@ describe('upload: folder selection and names (D24)', () => {
     assert.match(reasons.get('ws/docs/logo.bin')!, /binary/);
   });
 
+  it("leaves ksm sync's manifest, journal and lock out of a folder (the editor's upload too, at any depth), but sends one picked by name", async () => {
+    for (const rel of ['ws/synced/.ksm-sync.json', 'ws/synced/.ksm-sync.json.journal', 'ws/synced/.ksm-sync.json.lock/owner', 'ws/synced/sub/.ksm-sync.json', 'ws/synced/notes.md']) {
+      await mkdir(join(root, rel, '..'), { recursive: true });
+      await writeFile(join(root, rel), '{"files":{}}\n');
+    }
+    const expansion = await expand(['ws/synced']);
+    assert.deepEqual(
+      expansion.files.map((f) => f.volumeName),
+      ['notes.md'],
+    );
+    const picked = await expand(['ws/synced/.ksm-sync.json']);
+    assert.deepEqual(
+      picked.files.map((f) => f.volumeName),
+      ['.ksm-sync.json'],
+    );
+  });
+
   it('names a file picked by name by its own name, and uses the same rule as folder sync', async () => {
     const expansion = await expand(['ws/docs/guides/setup.md']);
     assert.deepEqual(

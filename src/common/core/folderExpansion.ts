@@ -8,7 +8,7 @@
 // (`volumeName`, D24): a folder's files keep their path below the selected folder, with
 // `/` spelled `__` (the service strips directories, D7), exactly as folder sync names them.
 // `.gitignore` files met inside a folder are applied, never uploaded (a `.gitignore` picked
-// by name is). Symbolic links are never followed: each is listed as skipped with the reason.
+// by name is); `ksm sync`'s manifest, journal and lock are left out the same way. Symbolic links are never followed: each is listed as skipped with the reason.
 // No `vscode` import.
 import * as l10n from '@vscode/l10n';
 import { readdirSync, statSync, type Stats } from 'node:fs';
@@ -101,6 +101,19 @@ export interface Expansion {
 }
 
 const SNIFF = '\0sniff';
+
+/** `ksm sync`'s manifest, kept in the synced folder (src/sync/core/scan.ts names it for the sync engine). */
+export const SYNC_MANIFEST_NAME = '.ksm-sync.json';
+
+/**
+ * The manifest, its journal and its lock (`.ksm-sync.json.journal`, `.ksm-sync.json.lock/`):
+ * sync state (paths, file ids, the service's address), never a document. Left out of every
+ * folder (an upload of a synced folder sent them into the volume, searchable), though a
+ * file picked by name still goes.
+ */
+export function isSyncStateName(name: string): boolean {
+  return name === SYNC_MANIFEST_NAME || name === `${SYNC_MANIFEST_NAME}.journal` || name.startsWith(`${SYNC_MANIFEST_NAME}.lock`);
+}
 
 interface IgnoreScope {
   base: string;
@@ -224,6 +237,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     let statted = 0;
     for (const entry of entries) {
       const name = entry.name;
+      if (isSyncStateName(name)) continue; // not listed as skipped either: every re-sync would report its own manifest
       const path = dirPrefix + name;
       if (entry.isSymbolicLink()) {
         skipped.push({ path, reason: l10n.t('symbolic link: not followed (links are never followed out of the folder)') });

@@ -3,14 +3,14 @@
 // symlinks skipped: the same code as uploads, src/common/core/folderExpansion.ts), keyed by its path relative to the folder, with size and
 // mtime for the hash skip. No `vscode` import.
 import { relative, resolve, sep } from 'node:path';
-import { expandSelection, volumeNameFor, type KnownReadable, type SelectedFile, type SkippedFile } from '../../common/core/folderExpansion';
+import { expandSelection, isSyncStateName, SYNC_MANIFEST_NAME, volumeNameFor, type KnownReadable, type SelectedFile, type SkippedFile } from '../../common/core/folderExpansion';
 
 /** The CLI's manifest, kept in the synced folder; never synced itself. */
-export const CLI_MANIFEST_NAME = '.ksm-sync.json';
+export const CLI_MANIFEST_NAME = SYNC_MANIFEST_NAME;
 
-/** The manifest, its journal and its lock (`.ksm-sync.json.journal`, `.ksm-sync.json.lock/`): never synced, never a reason to sync. */
+/** The manifest, its journal and its lock, at the folder's top or in a subfolder synced on its own: never synced, never a reason to sync. */
 export function isManifestPath(rel: string): boolean {
-  return rel === CLI_MANIFEST_NAME || rel === `${CLI_MANIFEST_NAME}.journal` || rel.startsWith(`${CLI_MANIFEST_NAME}.lock`);
+  return isSyncStateName(rel.slice(rel.lastIndexOf('/') + 1));
 }
 
 /** What VS Code's `files.exclude` hides by default; the CLI applies these too, so both sides see the same files. */
@@ -61,10 +61,8 @@ export interface Scan {
  */
 export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal, known?: KnownFiles | Promise<KnownFiles | undefined>, onFiles?: (files: LocalFile[]) => void): Promise<Scan> {
   const base = resolve(folder);
-  const local = (file: SelectedFile): LocalFile | undefined => {
+  const local = (file: SelectedFile): LocalFile => {
     const rel = file.rel ?? toPosix(relative(base, file.path));
-    // Its own, and a subfolder's that `ksm sync` keeps on its own (`docs/.ksm-sync.json`): sync state, not a document.
-    if (rel.includes(CLI_MANIFEST_NAME) && rel.split('/').some(isManifestPath)) return undefined;
     return { rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined };
   };
   const expansion = await expandSelection([base], {
@@ -77,14 +75,9 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     keepContent: rules.keepSmallContent === true,
     volumeNames: false, // remoteNameFor names the files a sync sends
     knownReadable: known instanceof Promise ? known.then(readableFrom) : readableFrom(known),
-    onFiles: onFiles && ((found) => onFiles(found.flatMap((file) => local(file) ?? []))),
+    onFiles: onFiles && ((found) => onFiles(found.map(local))),
   });
-  const files: LocalFile[] = [];
-  for (const file of expansion.files) {
-    const got = local(file);
-    if (got) files.push(got);
-  }
-  return { files, skipped: expansion.skipped };
+  return { files: expansion.files.map(local), skipped: expansion.skipped };
 }
 
 function readableFrom(known: KnownFiles | undefined): KnownReadable | undefined {
