@@ -4,6 +4,7 @@ import * as l10n from '@vscode/l10n';
 import type { Dispatcher } from 'undici';
 import { CancelledError, errorMessage, KsmError, StreamCutOffError } from './errors';
 import { agentStreamDecoder, decodeAgentMessage } from './agentDecoding';
+import { agentEventRedaction, agentMessageRedacted, chatChunkRedaction, completionRedacted, type AnswerRedaction } from './answerRedaction';
 import { decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject } from './decode';
 import { codeOf, errorFromResponse } from './httpErrors';
 import type { Redactor } from './redact';
@@ -63,6 +64,8 @@ const FILES_PATH = '/ksm/rag/v5/files';
 const DEFAULT_PAGE_SIZE = 100;
 
 type DecoderFactory<T> = (state: StreamState, redact: Redactor) => EventDecoder<T>;
+/** How a stream's items lose the key (answerRedaction.ts). */
+type RedactionFactory<T> = (secrets: readonly string[]) => AnswerRedaction<T>;
 
 export class KsmClient implements KsmService {
   private readonly transport: Transport;
@@ -141,7 +144,7 @@ export class KsmClient implements KsmService {
 
   async createChatCompletion(request: ChatCompletionRequest, options?: CallOptions): Promise<ChatCompletion> {
     validateChatRequest(request);
-    const { body, redact } = await this.transport.json({
+    const { body, redact, secrets } = await this.transport.json({
       method: 'POST',
       path: '/v3/chat/completions',
       what: l10n.t("Chat completion with model '{0}'", request.model),
@@ -149,7 +152,7 @@ export class KsmClient implements KsmService {
       accept: 'application/json',
       signal: options?.signal,
     });
-    return request.output_parser === 'responses' ? decodeResponsesObject(body, redact) : decodeChatCompletion(body, redact);
+    return completionRedacted(request.output_parser === 'responses' ? decodeResponsesObject(body, redact) : decodeChatCompletion(body, redact), secrets);
   }
 
   streamChatCompletion(request: ChatCompletionRequest, options?: CallOptions): AsyncIterable<ChatCompletionChunk> {
@@ -163,14 +166,14 @@ export class KsmClient implements KsmService {
       signal: options?.signal,
     };
     if (request.output_parser === 'responses') {
-      return this.streamEvents(call, (state, redact) => responsesStreamDecoder(state, redact, this.shapes), 'response.completed');
+      return this.streamEvents(call, (state, redact) => responsesStreamDecoder(state, redact, this.shapes), chatChunkRedaction, 'response.completed');
     }
-    return this.streamEvents(call, (state, redact) => chatChunkDecoder(state, redact, this.shapes), '[DONE]');
+    return this.streamEvents(call, (state, redact) => chatChunkDecoder(state, redact, this.shapes), chatChunkRedaction, '[DONE]');
   }
 
   async sendAgentMessage(request: AgentRequest, options?: CallOptions): Promise<AgentMessage> {
     validateAgentRequest(request);
-    const { body, redact } = await this.transport.json({
+    const { body, redact, secrets } = await this.transport.json({
       method: 'POST',
       path: '/v1/apps/chat-messages',
       what: l10n.t("Message to agent '{0}'", request.agent_id),
@@ -178,7 +181,7 @@ export class KsmClient implements KsmService {
       accept: 'application/json',
       signal: options?.signal,
     });
-    return decodeAgentMessage(body, redact, this.shapes);
+    return agentMessageRedacted(decodeAgentMessage(body, redact, this.shapes), secrets);
   }
 
   streamAgentMessage(request: AgentRequest, options?: CallOptions): AsyncIterable<AgentEvent> {
@@ -191,19 +194,28 @@ export class KsmClient implements KsmService {
       accept: 'text/event-stream',
       signal: options?.signal,
     };
-    return this.streamEvents(call, (state, redact) => agentStreamDecoder(state, redact, this.shapes), l10n.t("the 'done' event"));
+    return this.streamEvents(call, (state, redact) => agentStreamDecoder(state, redact, this.shapes), agentEventRedaction, l10n.t("the 'done' event"));
   }
 
   /**
    * Opens a stream and decodes its events, turning a broken connection into
    * StreamCutOffError (after everything that arrived was yielded) and an abort into
    * CancelledError. Leaving early (break, error) destroys the body, so the server sees
-   * the connection close.
+   * the connection close. Every item passes the answer's redaction on its way out, which
+   * may hold a tail of text back until the next item or the end (answerRedaction.ts).
    */
-  private async *streamEvents<T>(call: HttpCall, decoderFor: DecoderFactory<T>, terminator: string): AsyncGenerator<T, void, undefined> {
+  private async *streamEvents<T>(call: HttpCall, decoderFor: DecoderFactory<T>, redactionFor: RedactionFactory<T>, terminator: string): AsyncGenerator<T, void, undefined> {
     const response = await this.transport.stream(call);
     const state: StreamState = { finished: false, receivedAny: false };
     const decoder = decoderFor(state, response.redact);
+    const redaction = redactionFor(response.secrets);
+    // An item as it goes out: what the redaction held and `item` ends first, then `item` without the key.
+    const shown = (item: T): T[] => {
+      const before = redaction.before(item);
+      const passed = redaction.pass(item);
+      if (before) return passed === undefined ? before : [...before, passed];
+      return passed === undefined ? [] : [passed];
+    };
     try {
       // The one async step per item is this generator's own yield (see readServerSentEventBatches).
       // A decoder that can merge items (Responses text deltas) yields one item per run of
@@ -216,30 +228,33 @@ export class KsmClient implements KsmService {
           try {
             item = decoder.decode(batch[i]);
           } catch (error) {
-            if (pending !== undefined) yield pending;
+            if (pending !== undefined) for (const out of shown(pending)) yield out;
             throw error;
           }
           if (item !== undefined) {
             const merged = pending !== undefined && merge ? merge(pending, item) : undefined;
             if (merged !== undefined) pending = merged;
             else {
-              if (pending !== undefined) yield pending;
+              if (pending !== undefined) for (const out of shown(pending)) yield out;
               pending = merge ? item : undefined;
-              if (!merge) yield item;
+              if (!merge) for (const out of shown(item)) yield out;
             }
           }
           if (state.finished) {
-            if (pending !== undefined) yield pending;
+            if (pending !== undefined) for (const out of shown(pending)) yield out;
+            for (const out of redaction.end()) yield out;
             break batches;
           }
         }
-        if (pending !== undefined) yield pending;
+        if (pending !== undefined) for (const out of shown(pending)) yield out;
       }
       if (!state.finished) {
         // A clean close after an end event (message_end…) that no terminator followed.
         const last = decoder.atCleanEnd?.();
-        if (last !== undefined) yield last;
+        if (last !== undefined) for (const out of shown(last)) yield out;
       }
+      // What the redaction still holds goes out before the end, and before a cut-off's error.
+      for (const out of redaction.end()) yield out;
       if (!state.finished) {
         throw new StreamCutOffError(l10n.t('{0} ended before {1}: the answer may be incomplete. Try again.', call.what, terminator), { receivedAny: state.receivedAny });
       }

@@ -66,6 +66,8 @@ export interface OpenResponse {
   body: Dispatcher.ResponseData['body'];
   /** Redacts the key of this call from anything the service sent. */
   redact: Redactor;
+  /** The key of this call, for the answer's own redaction (answerRedaction.ts); never shown. */
+  secrets: readonly string[];
 }
 
 /** What an HTTP header value may hold (Node's and undici's own check). */
@@ -127,7 +129,7 @@ export class Transport {
           bodyTimeout: stream ? this.options.streamIdleTimeoutMs : this.options.timeoutMs,
         });
         const ok = response.statusCode < 300 || response.statusCode === call.passStatus;
-        if (ok) return { status: response.statusCode, headers: response.headers, body: response.body, redact };
+        if (ok) return { status: response.statusCode, headers: response.headers, body: response.body, redact, secrets };
         if (response.statusCode < 400) throw redirected(call.what, response.statusCode, response.headers.location, response.body, redact);
         const bodyText = await readLimited(response.body, ERROR_BODY_LIMIT);
         failure = errorFromResponse({ status: response.statusCode, headers: response.headers, bodyText, what: call.what, redact, now: this.now(), shapes: this.options.shapes });
@@ -146,7 +148,7 @@ export class Transport {
   }
 
   /** Sends the call and decodes a JSON answer; a `code` other than 200 in the body is an error (D2). */
-  async json(call: HttpCall): Promise<{ status: number; body: unknown; text: string; redact: Redactor }> {
+  async json(call: HttpCall): Promise<{ status: number; body: unknown; text: string; redact: Redactor; secrets: readonly string[] }> {
     const response = await this.open(call);
     let text: string;
     try {
@@ -154,10 +156,10 @@ export class Transport {
     } catch (error) {
       throw errorFromFailure(error, call.what, call.signal, response.redact);
     }
-    if (response.status === call.passStatus) return { status: response.status, body: tryParse(text), text, redact: response.redact };
+    if (response.status === call.passStatus) return { status: response.status, body: tryParse(text), text, redact: response.redact, secrets: response.secrets };
     const body = parseJsonBody(text, call.what, response.status, response.redact);
     checkBodyCode(body, text, response, call.what, this.now());
-    return { status: response.status, body, text, redact: response.redact };
+    return { status: response.status, body, text, redact: response.redact, secrets: response.secrets };
   }
 
   /** Sends the call and checks that a stream (not a JSON error under 200) came back. */

@@ -7,6 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { answerSecrets } from '../api/answerRedaction';
 import { secretsRedactor, type Redactor } from '../api/redact';
 import { jsonText } from '../common/core/untrustedText';
 import {
@@ -27,8 +28,6 @@ import { uploadFromFolder, type FolderUploadOptions } from './upload';
 export const MCP_TOOL_NAMES = ['search', 'fetch', 'list_files', 'ask'] as const;
 
 const MAX_SNIPPET_CHARS = 600;
-/** A shorter secret (a test token like 'dev') is not removed from results: it would cut words and ids apart. */
-const MIN_REDACTED_SECRET_CHARS = 8;
 const MAX_QUESTION_CHARS = 8_000;
 
 export interface KsmMcpDeps {
@@ -66,10 +65,9 @@ export function createKsmMcpServer(deps: KsmMcpDeps): McpServer {
   const run = async (tool: string, extra: { signal: AbortSignal }, body: (scope: RetrievalScope) => Promise<{ structured: Record<string, unknown> }>): Promise<CallToolResult> => {
     try {
       const scope = deps.scope(extra.signal);
-      // What the service sent (an answer, a passage, a file name) may echo the key: no result carries it. Only the
-      // secrets themselves are removed (a guide's "Bearer <token>" stays), and none too short to be told from words.
-      const secrets = deps.secrets().filter((secret): secret is string => (secret?.length ?? 0) >= MIN_REDACTED_SECRET_CHARS);
-      const structured = redacted((await body(scope)).structured, secretsRedactor(secrets));
+      // The client removes the key from answers (answerRedaction.ts); a file name or a volume's listing may still
+      // echo it. Only the secrets themselves are removed (a guide's "Bearer <token>" stays), none too short to be told from words.
+      const structured = redacted((await body(scope)).structured, secretsRedactor(answerSecrets(deps.secrets())));
       // The same JSON as text for older clients; a bidi override in a file name cannot reorder what the user sees there.
       return { content: [{ type: 'text', text: jsonText(structured) }], structuredContent: structured };
     } catch (error) {
