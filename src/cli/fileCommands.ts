@@ -35,7 +35,9 @@ export async function rmCommand(env: CliEnvironment, out: Output, volume: string
   const uuids = new Set<string>();
   const unknown: string[] = [];
   for (const target of targets) {
-    const matches = files.filter((f) => f.uuid === target || f.filename === target);
+    // An id names one file: a file whose name happens to be that id is not deleted with it.
+    const byId = files.filter((f) => f.uuid === target);
+    const matches = byId.length ? byId : files.filter((f) => f.filename === target);
     if (matches.length === 0) unknown.push(target);
     for (const m of matches) uuids.add(m.uuid);
   }

@@ -221,7 +221,7 @@ export function buildProgram(): Command {
 
   program
     .command('rm')
-    .description('Delete files from <volume> by uuid or by name (every file with that name).')
+    .description('Delete files from <volume> by uuid, or by name (every file with that name) when no file has that uuid.')
     .argument('<volume>', 'volume name')
     .argument('<files...>', 'uuids or file names')
     .option('--json', 'print one JSON document')

@@ -103,6 +103,22 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.deepEqual(await names(volume), ['two.txt']);
   });
 
+  it('rm by uuid deletes that file only, not also a file named like the uuid', async () => {
+    const folder = join(fx.workDir, 'by-id');
+    const volume = freshVolume('cli-rm-id');
+    await writeTree(folder, { 'one.md': '1' });
+    assert.equal((await ksm(['upload', volume, join(folder, 'one.md'), '--chunking', '0'], env)).code, 0);
+    const uuid: string = JSON.parse((await ksm(['ls', volume, '--json'], env)).stdout).files[0].uuid;
+    await writeTree(folder, { [uuid]: 'named like the id' });
+    assert.equal((await ksm(['upload', volume, join(folder, uuid), '--chunking', '0'], env)).code, 0);
+    const byId = await ksm(['rm', volume, uuid], env);
+    assert.equal(byId.code, 0, byId.stderr);
+    assert.deepEqual(await names(volume), [uuid], 'the file named like the id is kept');
+    const byName = await ksm(['rm', volume, uuid], env);
+    assert.equal(byName.code, 0, byName.stderr);
+    assert.deepEqual(await names(volume), [], 'once no file has that id, the name matches');
+  });
+
   it('ask streams a chat answer to stdout, and the agent with --agent', async () => {
     const chat = await ksm(['ask', '--model', 'emu-chat', 'What', 'is', 'KSM?'], env);
     assert.equal(chat.code, 0, chat.stderr);
