@@ -14,6 +14,9 @@
 //    process). Three rounds, each a first sync to a fresh volume and manifest, then 50 edits,
 //    then nothing changed; the best of each figure counts, the baseline's too (a first sync
 //    slowed by a spike made the ratios look better than they are).
+// 1b. No target: a bare Node client (bench/support/bareNodeUploader.mjs: node:http, the same
+//    requests, nothing else) against curl, alternating, best of BENCH_ROUNDS each: what any
+//    Node client on this machine starts from, to read the curl target against.
 // 4. No target: the service's share of the 50-edited re-sync (its listing and the 50 files'
 //    upload requests alone, through the client, no engine), so a FAIL of 3 says how much of it
 //    is the engine's own time.
@@ -150,6 +153,18 @@ async function main(): Promise<void> {
       );
       console.log(
         `upload-small-vs-curl: ${best.upload.toFixed(0)} ms (ratio ${(best.upload / best.curl).toFixed(2)} vs baseline ${best.curl.toFixed(0)} ms curl) target ratio <= 1.25 ${best.upload / best.curl <= 1.25 ? 'PASS' : 'FAIL'}`,
+      );
+      // 1b: the bare Node client and curl in turn, each round to fresh volumes.
+      const pathsFile = join(work, 'paths.json');
+      writeFileSync(pathsFile, JSON.stringify(rels));
+      const bare = { node: Infinity, curl: Infinity };
+      for (let round = 0; round < ROUNDS; round++) {
+        const uploader = join(__dirname, 'support', 'bareNodeUploader.mjs');
+        bare.node = Math.min(bare.node, await timed(process.execPath, [uploader, emulator.url, DEFAULT_API_KEY, `bench-bare-${round}`, folder, pathsFile, String(BATCH), String(PARALLEL)], env));
+        bare.curl = Math.min(bare.curl, await runs.curl(ROUNDS + round));
+      }
+      console.log(
+        `node-bare-vs-curl: ${bare.node.toFixed(0)} ms (ratio ${(bare.node / bare.curl).toFixed(2)} vs baseline ${bare.curl.toFixed(0)} ms curl, the same ${Math.ceil(FILES / BATCH)} requests from a Node client doing nothing else, best of ${ROUNDS} each) no target: what any Node client here starts from`,
       );
     }
 
