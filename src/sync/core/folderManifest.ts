@@ -1,0 +1,77 @@
+// Where `ksm sync` keeps a folder's record: one manifest per (service, volume) pairing, in
+// the folder (`.ksm-sync.<volume>.<key>.json`, named by `syncManifestName`, the one home of
+// the format), each with its own journal and lock beside it. So one folder synced to two
+// volumes (staging and prod, two services) keeps both records: syncing A, then B, then A
+// again finds A's own record, and two runs against different volumes do not wait for each
+// other, while two against the same pairing still do.
+//
+// A folder synced before kept ONE `.ksm-sync.json` (whichever volume synced last). It is
+// still read: the run of the pairing it records moves it to that pairing's file (under that
+// pairing's lock; the manifest with its journal replayed, written by the atomic-write
+// routine, then the old files removed) and every other pairing leaves it alone. What it
+// records stays a hint: the plan checks every claim against the listing, so a crafted one
+// can cause nothing a crafted pairing file could not (src/sync/core/plan.ts). Neither is
+// read or written through a symbolic link. No `vscode` import.
+import { lstat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SYNC_MANIFEST_NAME, syncManifestName } from '../../common/core/folderExpansion';
+import { journalPathFor } from './journal';
+import { FileManifestStore, type ManifestLoad, type ManifestStoreOptions } from './manifest';
+
+/** This pairing's manifest in `folder` (its journal and lock are beside it). */
+export function folderManifestPath(folder: string, service: string, volume: string): string {
+  return join(folder, syncManifestName(service, volume));
+}
+
+/** The folder's manifest from before each pairing had its own (one for whichever volume synced last). */
+export function legacyFolderManifestPath(folder: string): string {
+  return join(folder, SYNC_MANIFEST_NAME);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined)) !== undefined;
+}
+
+/** The single-pairing manifest of `folder` when it (or its journal) is there and records this pairing; undefined otherwise. */
+async function legacyRecordOf(folder: string, service: string, volume: string): Promise<{ store: FileManifestStore; loaded: ManifestLoad & { state: 'ok' } } | undefined> {
+  const location = legacyFolderManifestPath(folder);
+  if (!(await exists(location)) && !(await exists(journalPathFor(location)))) return undefined;
+  // A symbolic link (or anything but a regular file) is refused here as it always was: ManifestRefusedError.
+  const store = new FileManifestStore(location, service, { compactEveryRun: true, remember: false });
+  const loaded = await store.load(volume);
+  return loaded.state === 'ok' ? { store, loaded } : undefined; // another volume's or service's (or unreadable): left alone
+}
+
+export interface FolderManifestOptions extends ManifestStoreOptions {
+  /**
+   * Move a single-pairing `.ksm-sync.json` that records this pairing to the pairing's file
+   * (the caller holds the pairing's lock). Without it (a dry run changes nothing) such a
+   * manifest is read where it is when the pairing has no file of its own yet.
+   */
+  migrate: boolean;
+}
+
+/** What `openFolderManifest` did with a single-pairing manifest of the folder. */
+export type LegacyOutcome = 'none' | 'migrated' | 'read' | 'removed';
+
+/**
+ * The store of this pairing's record in `folder`, after moving the folder's single-pairing
+ * manifest to it when that records this pairing (see the top of this file).
+ */
+export async function openFolderManifest(folder: string, service: string, volume: string, options: FolderManifestOptions): Promise<{ store: FileManifestStore; legacy: LegacyOutcome }> {
+  const { migrate, ...storeOptions } = options;
+  const store = new FileManifestStore(folderManifestPath(folder, service, volume), service, storeOptions);
+  const own = (await exists(store.location)) || (await exists(store.journalLocation));
+  const legacy = await legacyRecordOf(folder, service, volume);
+  if (!legacy) return { store, legacy: 'none' };
+  if (!migrate) return own ? { store, legacy: 'none' } : { store: legacy.store, legacy: 'read' };
+  // The pairing's own file wins: one left by a move that stopped before removing the old file (or newer).
+  if (!own) await store.save(legacy.loaded.manifest);
+  await unlink(legacy.store.journalLocation).catch(ignoreMissing);
+  await unlink(legacy.store.location).catch(ignoreMissing);
+  return { store, legacy: own ? 'removed' : 'migrated' };
+}
+
+function ignoreMissing(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'ENOENT') throw error;
+}
