@@ -70,7 +70,7 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
     assert.deepEqual((await readdir(folder)).filter(isSyncStateName).sort(), [basename(manifestOf(folder, a)), basename(manifestOf(folder, b))].sort(), 'no journal or lock left');
   });
 
-  it('--delete in each volume deletes that volume\'s copy of the removed file, and only there', async () => {
+  it("--delete in each volume deletes that volume's copy of the removed file, and only there", async () => {
     const folder = join(fx.workDir, 'delete-each');
     await writeTree(folder, { 'keep.md': 'k', 'gone.md': 'g' });
     const [a, b] = [freshVolume('del-a'), freshVolume('del-b')];
@@ -134,7 +134,12 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
     assert.match(refused.plan.manifest.reason ?? '', /records volume/);
     assert.equal(refused.summary.deleted, 0);
     // Now one that says volume B, claiming B's files (under other paths) and A's copy as its own.
-    const crafted = { ...aRecord, volume: b, files: { ...aRecord.files, 'team-notes.md': { ...aRecord.files['notes.md'], uuid: inB[1].uuid } }, pendingDeletes: [{ uuid: inB[0].uuid, rel: 'notes.md' }] };
+    const crafted = {
+      ...aRecord,
+      volume: b,
+      files: { ...aRecord.files, 'team-notes.md': { ...aRecord.files['notes.md'], uuid: inB[1].uuid } },
+      pendingDeletes: [{ uuid: inB[0].uuid, rel: 'notes.md' }],
+    };
     await rm(join(folder, 'notes.md'));
     await writeFile(bPath, JSON.stringify(crafted));
     const run = await ksm(['sync', folder, b, '--delete', '--json']);
@@ -213,7 +218,10 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
       // Spawned with the proxy's address (the manifests are named by the service's address: the same for all three runs).
       const viaProxy = (args: string[]) =>
         new Promise<KsmRun>((done) => {
-          const child = spawn(process.execPath, [LAUNCHER, ...args], { env: { PATH: process.env.PATH, KSM_BASE_URL: proxyUrl, KSM_API_KEY: fx.emulator.apiKey, KSM_EMBEDDING_MODEL: 'emu-embed' }, stdio: ['ignore', 'pipe', 'pipe'] });
+          const child = spawn(process.execPath, [LAUNCHER, ...args], {
+            env: { PATH: process.env.PATH, KSM_BASE_URL: proxyUrl, KSM_API_KEY: fx.emulator.apiKey, KSM_EMBEDDING_MODEL: 'emu-embed' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
           let stdout = '';
           let stderr = '';
           child.stdout.on('data', (d) => (stdout += d));
@@ -234,7 +242,11 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
         const done = await first;
         assert.equal(done.code, 0, done.stderr);
         assert.deepEqual(await names(a), ['a.md', 'b.md']);
-        assert.deepEqual((await readdir(folder)).filter((n) => n.endsWith('.lock')), [], 'both locks released');
+        assert.deepEqual(
+          (await readdir(folder)).filter((n) => n.endsWith('.lock')),
+          [],
+          'both locks released',
+        );
       } finally {
         release();
         gate = undefined;
