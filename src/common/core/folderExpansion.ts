@@ -130,12 +130,12 @@ export function syncManifestName(service: string, volume: string): string {
       .replace(/^-+|-+$/g, '')
       .slice(0, SYNC_NAME_VOLUME_CHARS)
       .replace(/-+$/, '') || 'volume';
-  const key = hash('sha256', `${serviceKey(service)}\n${volume}`, 'hex').slice(0, 16);
+  const key = hash('sha256', `${syncServiceKey(service)}\n${volume}`, 'hex').slice(0, 16);
   return `.ksm-sync.${readable}.${key}.json`;
 }
 
-/** One spelling per service address: `https://KSM.example.com/` and `https://ksm.example.com` are one service. */
-function serviceKey(service: string): string {
+/** One spelling per service address in sync records' names: `https://KSM.example.com/` and `https://ksm.example.com` are one service. */
+export function syncServiceKey(service: string): string {
   try {
     const url = new URL(service.trim());
     return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
