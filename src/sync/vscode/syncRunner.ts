@@ -92,7 +92,7 @@ export class PairingRunner implements vscode.Disposable {
     // Not synced since an earlier version kept the record elsewhere: read where it is.
     for (const earlier of this.earlierLocations()) {
       if (loaded.state !== 'missing') break;
-      loaded = await new FileManifestStore(earlier, store.service).load(this.pairing.volume);
+      loaded = await new FileManifestStore(earlier, store.service).load(this.pairing.volume).catch(() => ({ state: 'missing' }) as const); // a link there is not read
     }
     return loaded.state === 'ok' ? { root: this.folderPath, manifest: loaded.manifest } : undefined;
   }
