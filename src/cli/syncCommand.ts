@@ -1,9 +1,9 @@
 // `ksm sync <folder> <volume>`: the sync engine (src/sync/core) with the manifest kept in
 // the folder, one per service and volume (.ksm-sync.<volume>.<key>.json, see
-// src/sync/core/folderManifest.ts) so CI runs are incremental and one folder can be synced to
-// several volumes. One run per folder and volume at a time (a lock next to its manifest). Deletions need --delete; more than
-// --max-delete-percent of the volume, or more than --max-delete files, needs
-// --allow-mass-delete too. With no manifest, same-name files the folder never recorded stop
+// src/sync/core/folderManifest.ts) so CI runs are incremental and one folder can be synced
+// to several volumes. One run per folder and volume at a time (a lock next to its
+// manifest). Deletions need --delete; more than --max-delete-percent of the volume, or more
+// than --max-delete files, needs --allow-mass-delete too. With no manifest, same-name files the folder never recorded stop
 // the run before anything changes: --adopt or --keep-others chooses.
 import { basename, resolve } from 'node:path';
 import { lstat, stat } from 'node:fs/promises';
