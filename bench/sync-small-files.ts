@@ -35,7 +35,7 @@ import { KsmClient } from '../src/api/client';
 import { applySync } from '../src/sync/core/apply';
 import { FileManifestStore } from '../src/sync/core/manifest';
 import { planSync } from '../src/sync/core/plan';
-import { CLI_MANIFEST_NAME } from '../src/sync/core/scan';
+import { folderManifestPath } from '../src/sync/core/folderManifest';
 import { startEmulatorProcess } from './support/emulatorProcess';
 import { readProcessCpu, readTreeCpuMs } from './support/processCpu';
 import { logLineCount, readRunTimeline, type RunTimeline } from './support/requestTimeline';
@@ -99,11 +99,12 @@ async function main(): Promise<void> {
       curl: (round) => timed('curl', ['--parallel', '--parallel-max', String(PARALLEL), '-K', curlConfig(`bench-curl-${round}`)], env),
       upload: (round) => timed(process.execPath, [...ksm, 'upload', `bench-upload-${round}`, folder, '--chunking', '0', '--quiet', '--on-duplicate', 'keepBoth'], env),
       sync: async (round) => {
-        rmSync(join(folder, CLI_MANIFEST_NAME), { force: true });
+        const manifest = folderManifestPath(folder, emulator.url, `bench-sync-${round}`);
+        rmSync(manifest, { force: true });
         try {
           return await timed(process.execPath, [...ksm, 'sync', folder, `bench-sync-${round}`, '--chunking', '0', '--quiet'], env);
         } finally {
-          rmSync(join(folder, CLI_MANIFEST_NAME), { force: true });
+          rmSync(manifest, { force: true });
         }
       },
     };

@@ -121,7 +121,7 @@ export function buildProgram(): Command {
     program
       .command('sync')
       .description('Make <volume> match <folder>: upload new files, replace changed ones (by content), delete removed ones with --delete.')
-      .argument('<folder>', 'local folder; .gitignore and --exclude apply, the manifest is <folder>/.ksm-sync.json')
+      .argument('<folder>', 'local folder; .gitignore and --exclude apply, the manifest is <folder>/.ksm-sync.<volume>.<key>.json (one per volume)')
       .argument('<volume>', 'volume name'),
   )
     .option('--dry-run', 'print the plan and change nothing')

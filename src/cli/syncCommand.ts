@@ -1,19 +1,22 @@
 // `ksm sync <folder> <volume>`: the sync engine (src/sync/core) with the manifest kept in
-// the folder (.ksm-sync.json) so CI runs are incremental. One run per folder and volume at a
-// time (a lock next to the manifest). Deletions need --delete; more than
-// --max-delete-percent of the volume, or more than --max-delete files, needs
-// --allow-mass-delete too. With no manifest, same-name files the folder never recorded stop
+// the folder, one per service and volume (.ksm-sync.<volume>.<key>.json, see
+// src/sync/core/folderManifest.ts) so CI runs are incremental and one folder can be synced
+// to several volumes. One run per folder and volume at a time (a lock next to its
+// manifest). Deletions need --delete; more than --max-delete-percent of the volume, or more
+// than --max-delete files, needs --allow-mass-delete too. With no manifest, same-name files the folder never recorded stop
 // the run before anything changes: --adopt or --keep-others chooses.
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { lstat, stat } from 'node:fs/promises';
 import { ConfigurationError } from '../api/errors';
+import { SYNC_MANIFEST_NAME } from '../common/core/folderExpansion';
 import type { DoChunking } from '../api/types';
 import { applySync, type SyncFileResult, type SyncSummary } from '../sync/core/apply';
 import { firstSyncStreamed } from '../sync/core/firstSync';
 import { acquireSyncLock } from '../sync/core/lock';
-import { FileManifestStore } from '../sync/core/manifest';
+import { folderManifestPath, openFolderManifest } from '../sync/core/folderManifest';
+import type { FileManifestStore } from '../sync/core/manifest';
 import { deletionShare, exceedsDeleteGuard, guardedDeletions, needsOwnershipChoice, planCounts, planSync, type Ownership, type PlanOptions, type SyncPlan } from '../sync/core/plan';
-import { CLI_MANIFEST_NAME, DEFAULT_EXCLUDES } from '../sync/core/scan';
+import { DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
 import { shown, shownText, type Output } from './output';
 
@@ -44,17 +47,19 @@ export async function syncCommand(env: CliEnvironment, out: Output, folderArg: s
   if (!info?.isDirectory()) throw new UsageError(`'${shown(folderArg)}' is not a folder.`);
   if (flags.adopt && flags.keepOthers) throw new UsageError('Pass --adopt or --keep-others, not both.');
   const ownership: Ownership = flags.adopt ? 'adopt' : flags.keepOthers ? 'keepOthers' : 'ask';
-  const manifestPath = resolve(folder, CLI_MANIFEST_NAME);
-  const store = new FileManifestStore(manifestPath, env.baseUrl, { compactEveryRun: true, remember: false }); // one run per process: nothing to remember
-  // A dry run changes nothing, so it takes no lock; anything else holds it from plan to end.
+  const manifestPath = folderManifestPath(folder, env.baseUrl, volume);
+  // A dry run changes nothing, so it takes no lock; anything else holds this pairing's lock from plan to end (another volume's run has its own).
   const release = flags.dryRun
     ? async () => undefined
     : await acquireSyncLock(manifestPath, {
         what: `${folder} → ${volume}`,
         waitMs: (flags.lockWaitSeconds ?? 5) * 1000,
-        onWaiting: () => process.stderr.write(`ksm sync: another sync of this folder is running; waiting up to ${flags.lockWaitSeconds ?? 5} s…\n`),
+        onWaiting: () => process.stderr.write(`ksm sync: another sync of this folder to this volume is running; waiting up to ${flags.lockWaitSeconds ?? 5} s…\n`),
       });
   try {
+    // One run per process: nothing to remember. A single-pairing .ksm-sync.json of this volume moves to its file (under the lock; a dry run reads it where it is).
+    const { store, legacy } = await openFolderManifest(folder, env.baseUrl, volume, { compactEveryRun: true, remember: false, migrate: !flags.dryRun });
+    if (legacy === 'migrated' && !out.json) out.notice(`Moved this volume's record from ${SYNC_MANIFEST_NAME} to ${basename(store.location)} (one manifest per volume; commit it in its place).`);
     return await syncLocked(env, out, folder, volume, flags, ownership, store, signal);
   } finally {
     await release().catch(() => undefined);
@@ -99,7 +104,7 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
       streamed = await firstSyncStreamed(planOptions, {
         ...runOptions(bar),
         onStreaming: () => {
-          if (!out.json) out.notice(`No usable manifest (${CLI_MANIFEST_NAME} not found): nothing will be deleted for removed files this run.`);
+          if (!out.json) out.notice(`No usable manifest (${basename(store.location)} not found): nothing will be deleted for removed files this run.`);
         },
       });
     } finally {
@@ -126,9 +131,8 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
         .slice(0, 3)
         .map((c) => `'${shown(c.rel)}'`)
         .join(', ');
-      // Said as it is: a manifest of another volume (one folder synced to two) is there, but not this volume's.
-      const manifest =
-        plan.manifest.state === 'missing' ? `No sync manifest (${CLI_MANIFEST_NAME})` : `No usable sync manifest (${CLI_MANIFEST_NAME}: ${shown(plan.manifest.reason ?? plan.manifest.state)})`;
+      const name = basename(plan.manifest.location);
+      const manifest = plan.manifest.state === 'missing' ? `No sync manifest for this volume (${name})` : `No usable sync manifest (${name}: ${shown(plan.manifest.reason ?? plan.manifest.state)})`;
       throw new UsageError(
         `${manifest}, and ${plan.conflicts.length} file(s) of the folder (${names}${plan.conflicts.length > 3 ? ', …' : ''}) already have a same-name file in '${shown(volume)}' that this folder never recorded; nothing was changed. ` +
           "Re-run with --adopt to treat them as this folder's older copies (uploaded again, then the old ones deleted), or --keep-others to upload alongside and leave them.",
@@ -184,7 +188,9 @@ function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: st
 function printPlan(out: Output, plan: SyncPlan, brief = false, manifestNoticeShown = false): void {
   const c = planCounts(plan);
   if (plan.manifest.state !== 'ok' && !manifestNoticeShown) {
-    out.notice(`No usable manifest (${plan.manifest.state === 'missing' ? `${CLI_MANIFEST_NAME} not found` : shown(plan.manifest.reason ?? '')}): nothing will be deleted for removed files this run.`);
+    out.notice(
+      `No usable manifest (${plan.manifest.state === 'missing' ? `${basename(plan.manifest.location)} not found` : shown(plan.manifest.reason ?? '')}): nothing will be deleted for removed files this run.`,
+    );
   }
   for (const claim of plan.ignoredClaims) out.notice(`  ignored manifest claim: ${shown(claim)}`);
   out.line(`Plan for ${shown(plan.folder)} → ${shown(plan.volume)}: ${c.upload} to upload, ${c.replace} to replace, ${c.delete} to delete, ${c.unchanged} unchanged`);

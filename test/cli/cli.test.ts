@@ -1,7 +1,7 @@
 // The built `ksm` command line as a child process against the emulator (real HTTP): sync
 // dry run, --json, the delete guard, upload/ls/rm/ask, a refused key, --help everywhere.
 import { strict as assert } from 'node:assert';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { NotFoundError } from '../../src/api/errors';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { runKsm } from './runKsm';
+import { isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
 
 const ksm = (args: string[], env: Record<string, string | undefined>, cwd?: string) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env }, { cwd });
 
@@ -43,10 +44,10 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.match(run.stdout, /upload {2}docs\/b\.md/);
     assert.doesNotMatch(run.stdout, /out\/x\.md'?$/m);
     assert.deepEqual(await names(volume), []);
-    assert.equal(existsSync(join(folder, '.ksm-sync.json')), false);
+    assert.deepEqual(readdirSync(folder).filter(isSyncStateName), [], 'a dry run writes no manifest');
   });
 
-  it('sync --json is one parseable document; a second run is incremental through .ksm-sync.json', async () => {
+  it('sync --json is one parseable document; a second run is incremental through its manifest in the folder', async () => {
     const folder = join(fx.workDir, 'json');
     const volume = freshVolume('cli-json');
     await writeTree(folder, { 'a.md': '# A', 'docs/b.md': '# B' });
@@ -56,7 +57,7 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.deepEqual(doc.summary, { uploaded: 2, replaced: 0, deleted: 0, failed: 0, cancelled: 0, unchanged: 0 });
     assert.deepEqual(doc.plan.uploads.map((u: { remoteName: string }) => u.remoteName).sort(), ['a.md', 'docs__b.md']);
     assert.deepEqual(await names(volume), ['a.md', 'docs__b.md']);
-    const manifest = JSON.parse(await readFile(join(folder, '.ksm-sync.json'), 'utf8'));
+    const manifest = JSON.parse(await readFile(join(folder, syncManifestName(fx.emulator.url, volume)), 'utf8'));
     assert.equal(manifest.volume, volume);
     assert.deepEqual(Object.keys(manifest.files).sort(), ['a.md', 'docs/b.md']);
 

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { runKsm } from './runKsm';
+import { syncManifestName } from '../../src/common/core/folderExpansion';
 
 const ksm = (args: string[], env: Record<string, string>) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env });
 
@@ -37,7 +38,7 @@ describe('ksm sync: a first sync into an empty volume (built, as a child process
     assert.equal(names.length, 119);
     assert.equal(new Set(names).size, 119, 'no duplicate');
     assert.ok(!names.includes('.gitignore') && !names.includes('part-3__note-119.md'));
-    const manifest = JSON.parse(await readFile(join(folder, '.ksm-sync.json'), 'utf8'));
+    const manifest = JSON.parse(await readFile(join(folder, syncManifestName(fx.emulator.url, volume)), 'utf8'));
     assert.equal(Object.keys(manifest.files).length, 119);
     assert.deepEqual(manifest.intents, {});
     const again = await ksm(['sync', folder, volume], env);

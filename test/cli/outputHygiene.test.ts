@@ -14,6 +14,7 @@ import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture
 import { until } from '../support/until';
 import { startRawServer } from '../api/rawServer';
 import { runKsm, LAUNCHER } from './runKsm';
+import { syncManifestName } from '../../src/common/core/folderExpansion';
 
 const FILES_PATH = '/ksm/rag/v5/files';
 const ESCAPES = '\u001b[2J\u001b[31mPWNED\u001b[0m';
@@ -169,8 +170,8 @@ describe('ksm output against hostile answers and closed pipes (built, as a child
     assert.equal(code, 0, stderr);
     assert.equal(stderr, '', 'no EPIPE stack trace');
     assert.equal((await listedFiles(fx, volume)).length, 60, 'every file uploaded');
-    assert.ok(existsSync(join(folder, '.ksm-sync.json')), 'the run ended: its manifest written');
-    assert.ok(!existsSync(join(folder, '.ksm-sync.json.journal')), 'its journal folded in');
+    assert.ok(existsSync(join(folder, syncManifestName(fx.emulator.url, volume))), 'the run ended: its manifest written');
+    assert.ok(!existsSync(join(folder, `${syncManifestName(fx.emulator.url, volume)}.journal`)), 'its journal folded in');
   });
 
   it('upload --json-lines prints each file as its batch is answered (it printed nothing until the last one)', async () => {

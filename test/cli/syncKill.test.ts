@@ -1,7 +1,7 @@
 // `ksm sync` killed (SIGKILL) between sending and recording, through the built CLI over real
 // HTTP: a proxy in front of the emulator lets the upload through, waits until the emulator
 // has stored it and answered, then kills the process before the answer reaches it. The
-// intents are in the journal beside `.ksm-sync.json`, so the next run recognises the
+// intents are in the journal beside the pairing's manifest, so the next run recognises the
 // stored copies by name, size and the recorded hash: nothing is uploaded twice, no choice
 // is asked for, the older copy is deleted, and the journal is folded into the manifest.
 import { strict as assert } from 'node:assert';
@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { NotFoundError } from '../../src/api/errors';
 import type { FileInfo } from '../../src/api/types';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { syncManifestName } from '../../src/common/core/folderExpansion';
 
 const LAUNCHER = resolve('bin/ksm.js');
 
@@ -84,7 +85,7 @@ describe('ksm sync killed between sending and recording (built, a child process)
   it('a first sync and a later edit, each killed after the service stored the upload, resume without a duplicate, a choice or a lost edit', async () => {
     const folder = join(fx.workDir, 'killed');
     const volume = freshVolume('cli-killed');
-    const manifest = join(folder, '.ksm-sync.json');
+    const manifest = join(folder, syncManifestName(proxyUrl, volume));
     const journal = `${manifest}.journal`;
     await writeTree(folder, { 'a.md': 'alpha', 'b.md': 'bravo!', 'c.md': 'charlie' });
 

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFoundError } from '../../src/api/errors';
+import { syncManifestName } from '../../src/common/core/folderExpansion';
 import type { FileInfo } from '../../src/api/types';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { runKsm, LAUNCHER, type KsmRun } from './runKsm';
@@ -37,7 +38,7 @@ describe('ksm unattended (built, as a child process) against the emulator', func
   }
   const names = async (volume: string) => (await listed(volume)).map((f) => f.filename);
 
-  it('a crafted .ksm-sync.json (foreign ids in pendingDeletes and removed entries) deletes nothing foreign, with or without --delete; the dry run names what the service lists', async () => {
+  it('a crafted manifest in the folder (foreign ids in pendingDeletes and removed entries) deletes nothing foreign, with or without --delete; the dry run names what the service lists', async () => {
     const folder = join(fx.workDir, 'crafted');
     const volume = freshVolume('cli-crafted');
     await writeTree(folder, { 'notes.md': 'ours' });
@@ -45,7 +46,7 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     const other = await writeTree(join(fx.workDir, 'crafted-colleague'), { 'team.md': 'theirs' });
     await fx.client.uploadFiles({ volume, embedding: 'emu-embed', files: [{ path: other[0], filename: 'team.md' }] });
     const team = (await listed(volume)).find((f) => f.filename === 'team.md')!;
-    const manifestPath = join(folder, '.ksm-sync.json');
+    const manifestPath = join(folder, syncManifestName(fx.emulator.url, volume));
     const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
     const notes = manifest.files['notes.md'];
     manifest.pendingDeletes = [{ uuid: team.uuid, rel: 'notes.md' }];
@@ -64,16 +65,19 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     }
   });
 
-  it('a symlinked .ksm-sync.json is refused and its target left untouched', async () => {
-    const folder = join(fx.workDir, 'symlinked');
-    await writeTree(folder, { 'a.md': 'a' });
+  it("a symlinked manifest (the volume's own, or the folder's single-pairing .ksm-sync.json) is refused and its target left untouched", async () => {
     const target = join(fx.workDir, 'fake-bashrc');
     await writeFile(target, 'alias ll="ls -l"\n');
-    await symlink(target, join(folder, '.ksm-sync.json'));
-    const run = await ksm(['sync', folder, freshVolume('cli-link')], env);
-    assert.equal(run.code, 3, run.stderr);
-    assert.match(run.stderr, /symbolic link/);
-    assert.equal(await readFile(target, 'utf8'), 'alias ll="ls -l"\n');
+    for (const [n, legacy] of [false, true].entries()) {
+      const folder = join(fx.workDir, `symlinked-${n}`);
+      const volume = freshVolume('cli-link');
+      await writeTree(folder, { 'a.md': 'a' });
+      await symlink(target, join(folder, legacy ? '.ksm-sync.json' : syncManifestName(fx.emulator.url, volume)));
+      const run = await ksm(['sync', folder, volume], env);
+      assert.equal(run.code, 3, run.stderr);
+      assert.match(run.stderr, /symbolic link/);
+      assert.equal(await readFile(target, 'utf8'), 'alias ll="ls -l"\n');
+    }
   });
 
   it('no manifest and same-name files: exit 2 naming --adopt and --keep-others, nothing changed; --adopt uploads a same-size edit and replaces the old copy', async () => {
@@ -81,7 +85,7 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     const volume = freshVolume('cli-nomani');
     await writeTree(folder, { 'a.md': 'version-1', 'b.md': 'b' });
     assert.equal((await ksm(['sync', folder, volume], env)).code, 0);
-    await rm(join(folder, '.ksm-sync.json')); // CI without a cached manifest
+    await rm(join(folder, syncManifestName(fx.emulator.url, volume))); // CI without a cached manifest
     await writeFile(join(folder, 'a.md'), 'version-2'); // same size
     const before = await listed(volume);
     const stop = await ksm(['sync', folder, volume], env);
@@ -215,23 +219,14 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     assert.match(run.stdout, /1 uploaded, 0 failed, 2 skipped/);
   });
 
-  it("one folder synced to a second volume, then back: the refusal names the manifest of the other volume, not 'No sync manifest'", async () => {
-    const folder = join(fx.workDir, 'two-volumes');
-    await writeTree(folder, { 'a.md': 'a' });
-    const [first, second] = [freshVolume('cli-two-a'), freshVolume('cli-two-b')];
-    assert.equal((await ksm(['sync', folder, first], env)).code, 0);
-    assert.equal((await ksm(['sync', folder, second], env)).code, 0);
-    const back = await ksm(['sync', folder, first], env);
-    assert.equal(back.code, 2, back.stderr);
-    assert.match(back.stderr, new RegExp(`No usable sync manifest \\(\\.ksm-sync\\.json: it records volume '${second}', not '${first}'\\)`));
-  });
-
   it("ksm upload of a folder ksm sync keeps (or of its parent) leaves the sync's manifest and journal out, as sync does", async () => {
     const parent = join(fx.workDir, 'synced-parent');
     const folder = join(parent, 'docs');
     await writeTree(folder, { 'a.md': 'a' });
-    assert.equal((await ksm(['sync', folder, freshVolume('cli-synced')], env)).code, 0);
-    await writeFile(join(folder, '.ksm-sync.json.journal'), ''); // as a killed run leaves it
+    const synced = freshVolume('cli-synced');
+    assert.equal((await ksm(['sync', folder, synced], env)).code, 0);
+    await writeFile(join(folder, `${syncManifestName(fx.emulator.url, synced)}.journal`), ''); // as a killed run leaves it
+    await writeFile(join(folder, '.ksm-sync.json'), '{}'); // and an older ksm's manifest
     const volume = freshVolume('cli-upload-synced');
     const run = await ksm(['upload', volume, folder], env);
     assert.equal(run.code, 0, run.stderr);

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
 import { scanFolder, type KnownFiles } from '../../src/sync/core/scan';
 
 describe('sync scan: the upload rules on every entry of a walked folder', () => {
@@ -104,12 +105,38 @@ describe('sync scan: the upload rules on every entry of a walked folder', () => 
     }
   });
 
-  it("leaves out the sync's own manifest, journal and lock, and a subfolder's that is synced on its own; a file merely named like one is taken", async () => {
+  it("leaves out the sync's own manifests (each volume's and the single-pairing one), journals, locks and atomic-write temp files, and a subfolder's that is synced on its own; a file merely named like one is taken", async () => {
     const synced = join(base, 'synced');
+    const prod = syncManifestName('https://ksm.example.com', 'Prod..x');
     mkdirSync(join(synced, 'sub', '.ksm-sync.json.lock'), { recursive: true });
-    for (const rel of ['.ksm-sync.json', '.ksm-sync.json.journal', 'sub/.ksm-sync.json', 'sub/.ksm-sync.json.journal', 'sub/.ksm-sync.json.lock/x', 'a.md', 'my.ksm-sync.json.md'])
-      writeFileSync(join(synced, rel), '{}\n');
+    mkdirSync(join(synced, `${prod}.lock`), { recursive: true });
+    const state = [
+      '.ksm-sync.json',
+      '.ksm-sync.json.journal',
+      'sub/.ksm-sync.json',
+      'sub/.ksm-sync.json.journal',
+      'sub/.ksm-sync.json.lock/x',
+      prod,
+      `${prod}.journal`,
+      `${prod}.lock/x`,
+      `${prod}.2934812`,
+      `sub/${prod}`,
+    ];
+    for (const rel of [...state, 'a.md', 'my.ksm-sync.json.md', '.ksm-sync.notes.json', '.ksm-sync.prod.json']) writeFileSync(join(synced, rel), '{}\n');
     const scan = await scanFolder(synced, { excludeGlobs: [], maxFileSizeBytes: 0 });
-    assert.deepEqual(scan.files.map((f) => f.rel).sort(), ['a.md', 'my.ksm-sync.json.md']);
+    assert.deepEqual(scan.files.map((f) => f.rel).sort(), ['.ksm-sync.notes.json', '.ksm-sync.prod.json', 'a.md', 'my.ksm-sync.json.md']);
+  });
+
+  it('names each pairing\'s manifest inside the folder, whatever the volume is called: no separator, no "..", bounded, lower case, apart for names differing only by case or by service', () => {
+    const hostile = ['../../etc/passwd', '..', '.', '', 'a/b', 'a\\b', 'C:\\x', 'x\u0000y', '{alice@example.com}', 'Prod', 'prod', 'PROD', 'é'.repeat(300), '-'.repeat(200), 'a..b', '.ksm-sync'];
+    const names = hostile.map((v) => syncManifestName('https://ksm.example.com', v));
+    for (const [i, name] of names.entries()) {
+      assert.match(name, /^\.ksm-sync\.[a-z0-9_-]{1,32}\.[0-9a-f]{16}\.json$/, hostile[i]);
+      assert.ok(!name.slice(1).includes('..') && !name.includes('/') && !name.includes('\\') && name.length <= 64, name);
+      assert.ok(isSyncStateName(name) && isSyncStateName(`${name}.journal`) && isSyncStateName(`${name}.lock`));
+    }
+    assert.equal(new Set(names.map((n) => n.toLowerCase())).size, hostile.length, 'no two collide, even on a case-insensitive file system');
+    assert.notEqual(syncManifestName('https://staging.example.com', 'docs'), syncManifestName('https://prod.example.com', 'docs'));
+    assert.equal(syncManifestName('https://KSM.example.com/', 'docs'), syncManifestName('https://ksm.example.com', 'docs'), 'one spelling per address');
   });
 });

@@ -102,17 +102,60 @@ export interface Expansion {
 
 const SNIFF = '\0sniff';
 
-/** `ksm sync`'s manifest, kept in the synced folder (src/sync/core/scan.ts names it for the sync engine). */
+/**
+ * `ksm sync`'s manifest of a folder as it was before each pairing had its own: one file for
+ * whichever volume synced last. Still read (and moved to its pairing's file) by
+ * src/sync/core/folderManifest.ts; never written.
+ */
 export const SYNC_MANIFEST_NAME = '.ksm-sync.json';
 
+/** The most characters of a volume's name kept (readable) in its sync files' names. */
+const SYNC_NAME_VOLUME_CHARS = 32;
+
 /**
- * The manifest, its journal and its lock (`.ksm-sync.json.journal`, `.ksm-sync.json.lock/`):
+ * The name of the manifest `ksm sync` keeps in the folder for one (service, volume) pairing:
+ * `.ksm-sync.<volume, readable>.<key>.json`. The volume's name is hostile input (and the
+ * service's address too): the readable part is lower case letters, digits, `_` and `-` only
+ * (anything else, `.` and separators included, becomes `-`; at most 32 characters), so no
+ * name holds a separator or `..` or grows unbounded; the key is the first 16 hex digits of
+ * the sha256 of the service's address and the EXACT volume name, so `Prod` and `prod`
+ * (one name on a case-insensitive file system otherwise) and two services differ by their
+ * key. Its journal and lock are this name plus `.journal` and `.lock`.
+ */
+export function syncManifestName(service: string, volume: string): string {
+  const readable =
+    volume
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, SYNC_NAME_VOLUME_CHARS)
+      .replace(/-+$/, '') || 'volume';
+  const key = hash('sha256', `${syncServiceKey(service)}\n${volume}`, 'hex').slice(0, 16);
+  return `.ksm-sync.${readable}.${key}.json`;
+}
+
+/** One spelling per service address in sync records' names: `https://KSM.example.com/` and `https://ksm.example.com` are one service. */
+export function syncServiceKey(service: string): string {
+  try {
+    const url = new URL(service.trim());
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return service.trim();
+  }
+}
+
+/** A pairing's manifest (`syncManifestName`) or the single-pairing one, alone or followed by `.` and anything (its journal, its lock, a temp file of its atomic write). */
+const SYNC_STATE_NAME = new RegExp(`^\\.ksm-sync(?:\\.[a-z0-9_-]{1,${SYNC_NAME_VOLUME_CHARS}}\\.[0-9a-f]{16})?\\.json(?:\\..*)?$`, 's');
+
+/**
+ * The manifests, their journals and their locks (`.ksm-sync.json`, `.ksm-sync.<volume>.<key>.json`,
+ * each with `.journal` and `.lock/` beside it, and the temp file of an atomic write):
  * sync state (paths, file ids, the service's address), never a document. Left out of every
  * folder (an upload of a synced folder sent them into the volume, searchable), though a
  * file picked by name still goes.
  */
 export function isSyncStateName(name: string): boolean {
-  return name === SYNC_MANIFEST_NAME || name === `${SYNC_MANIFEST_NAME}.journal` || name.startsWith(`${SYNC_MANIFEST_NAME}.lock`);
+  return SYNC_STATE_NAME.test(name);
 }
 
 interface IgnoreScope {

@@ -195,7 +195,8 @@ export class FileManifestStore implements ManifestStore {
 
   constructor(
     readonly location: string,
-    private readonly service?: string,
+    /** The service address it belongs to (a manifest recording another is unusable). */
+    readonly service?: string,
     private readonly options: ManifestStoreOptions = { compactEveryRun: true },
   ) {
     this.journalLocation = journalPathFor(location);

@@ -3,12 +3,9 @@
 // symlinks skipped: the same code as uploads, src/common/core/folderExpansion.ts), keyed by its path relative to the folder, with size and
 // mtime for the hash skip. No `vscode` import.
 import { relative, resolve, sep } from 'node:path';
-import { expandSelection, isSyncStateName, SYNC_MANIFEST_NAME, volumeNameFor, type KnownReadable, type SelectedFile, type SkippedFile } from '../../common/core/folderExpansion';
+import { expandSelection, isSyncStateName, volumeNameFor, type KnownReadable, type SelectedFile, type SkippedFile } from '../../common/core/folderExpansion';
 
-/** The CLI's manifest, kept in the synced folder; never synced itself. */
-export const CLI_MANIFEST_NAME = SYNC_MANIFEST_NAME;
-
-/** The manifest, its journal and its lock, at the folder's top or in a subfolder synced on its own: never synced, never a reason to sync. */
+/** A manifest (any pairing's, or the single-pairing one), its journal and its lock, at the folder's top or in a subfolder synced on its own: never synced, never a reason to sync. */
 export function isManifestPath(rel: string): boolean {
   return isSyncStateName(rel.slice(rel.lastIndexOf('/') + 1));
 }

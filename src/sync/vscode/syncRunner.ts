@@ -2,7 +2,6 @@
 // issue asks (first run, any deletion), applies with progress like uploads, ends in the
 // same kind of summary (Show Details, Retry Failed), keeps a state for the status bar and,
 // in watch mode, re-syncs after saves through the debounced watcher core.
-import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { isCancellation } from '../../api/errors';
@@ -20,8 +19,10 @@ import { confirmDeletions, showPreview } from './syncPreview';
 import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
 import type { DoChunking } from '../../api/types';
 import type { SyncState } from './syncStatusText';
-import { lstat, readFile, rm, stat } from 'node:fs/promises';
-import { writeFileAtomic } from '../../common/core/atomicWrite';
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { checkBaseUrl } from '../../api/baseUrl';
+import { adoptEarlierRecord, editorRecordName } from '../core/folderManifest';
 
 export type { SyncState } from './syncStatusText';
 
@@ -58,7 +59,7 @@ export class PairingRunner implements vscode.Disposable {
     // After a reload: say when this folder was last synced (its manifest's or its journal's time, the newer), not a bare "sync".
     const store = this.store();
     void Promise.all([stat(store.location).catch(() => undefined), stat(store.journalLocation).catch(() => undefined)])
-      .then(([manifest, journal]) => (manifest && journal ? (journal.mtimeMs > manifest.mtimeMs ? journal : manifest) : (manifest ?? journal ?? stat(this.legacyLocation() ?? ''))))
+      .then(([manifest, journal]) => (manifest && journal ? (journal.mtimeMs > manifest.mtimeMs ? journal : manifest) : (manifest ?? journal ?? firstStat(this.earlierLocations()))))
       .then(
         (info) => {
           if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
@@ -86,44 +87,58 @@ export class PairingRunner implements vscode.Disposable {
 
   /** This folder and what its last sync stored (the manifest through its own reader), for citations; undefined before a first sync. */
   async syncedFolder(): Promise<SyncedFolder | undefined> {
-    let loaded = await this.store().load(this.pairing.volume);
-    const legacy = this.legacyLocation();
-    if (loaded.state === 'missing' && legacy) loaded = await new FileManifestStore(legacy).load(this.pairing.volume); // not synced since the move
+    const store = this.store();
+    let loaded = await store.load(this.pairing.volume);
+    // Not synced since an earlier version kept the record elsewhere: read where it is.
+    for (const earlier of this.earlierLocations()) {
+      if (loaded.state !== 'missing') break;
+      loaded = await new FileManifestStore(earlier, store.service).load(this.pairing.volume).catch(() => ({ state: 'missing' }) as const); // a link there is not read
+    }
     return loaded.state === 'ok' ? { root: this.folderPath, manifest: loaded.manifest } : undefined;
   }
 
   /**
-   * The manifest (and its lock) in the extension's GLOBAL storage, keyed by folder and volume:
-   * the one place every window sees. A workspace's storage is not shared: VS Code gives a
-   * second window on the same workspace a storage folder of its own (`<id>-1`), so a lock
-   * there never made that window wait.
+   * The manifest (and its lock) in the extension's GLOBAL storage, keyed by folder, volume and
+   * service (`editorRecordName`): the one place every window sees, and one record per service
+   * (a folder synced to a volume of the same name on two services keeps both). A workspace's
+   * storage is not shared: VS Code gives a second window on the same workspace a storage
+   * folder of its own (`<id>-1`), so a lock there never made that window wait.
    */
   private store(): FileManifestStore {
+    const service = this.service();
     // Its journal sits beside it and is folded in once it has grown (a watch-mode re-sync of one file of a large folder appends a few lines).
-    return new FileManifestStore(join(this.services.context.globalStorageUri.fsPath, 'sync', `${this.storeId()}.json`), undefined, { compactEveryRun: false });
+    return new FileManifestStore(join(this.services.context.globalStorageUri.fsPath, 'sync', editorRecordName(this.folderPath, this.pairing.volume, service)), service, {
+      compactEveryRun: false,
+    });
   }
 
-  private storeId(): string {
-    return createHash('sha256').update(`${this.folderPath}\n${this.pairing.volume}`).digest('hex').slice(0, 24);
+  /** The service address the record belongs to ('' while none is set: the run stops at the client anyway). */
+  private service(): string {
+    try {
+      return checkBaseUrl(settings.baseUrl()).url;
+    } catch {
+      return '';
+    }
   }
 
-  /** Where this window kept the manifest before it moved to the global storage (read once, then moved). */
-  private legacyLocation(): string | undefined {
+  /**
+   * Where earlier versions kept this pairing's record, read until it is moved: the global
+   * storage keyed by folder and volume alone, then this window's workspace storage (under
+   * either name).
+   */
+  private earlierLocations(): string[] {
+    const { folderPath, pairing } = this;
+    const names = [editorRecordName(folderPath, pairing.volume), editorRecordName(folderPath, pairing.volume, this.service())];
+    const places = [join(this.services.context.globalStorageUri.fsPath, 'sync', names[0])];
     const storage = this.services.context.storageUri;
-    return storage ? join(storage.fsPath, 'sync', `${this.storeId()}.json`) : undefined;
+    if (storage) places.push(...names.map((name) => join(storage.fsPath, 'sync', name)));
+    return places;
   }
 
-  /** Moves a manifest from this workspace's storage to the global one (under the lock; never through a symlink; never over an existing one). */
+  /** Moves an earlier version's record to this pairing's (under the lock; its journal replayed; never through a symlink; never over an existing one). */
   private async adoptLegacyManifest(store: FileManifestStore): Promise<void> {
-    const legacy = this.legacyLocation();
-    if (!legacy || (await lstat(store.location).catch(() => undefined))) return;
-    // A first sync here that did not finish left a journal of its own (bound to no manifest): that is the record.
-    if ((await store.load(this.pairing.volume).catch(() => undefined))?.state === 'ok') return;
-    const info = await lstat(legacy).catch(() => undefined);
-    if (!info?.isFile()) return;
-    await writeFileAtomic(store.location, await readFile(legacy, 'utf8'));
-    await rm(legacy, { force: true });
-    this.services.log.info(`[sync] ${this.label}: moved the sync record from the workspace storage to ${store.location} (shared by every window)`);
+    const moved = await adoptEarlierRecord(store, this.pairing.volume, this.earlierLocations());
+    if (moved) this.services.log.info(`[sync] ${this.label}: moved the sync record from ${moved} to ${store.location} (one per folder, volume and service, shared by every window)`);
   }
 
   /** Every save, create and delete under the folder (ignore rules applied) counts as pending; in watch mode it also schedules a sync. */
@@ -317,4 +332,13 @@ export class PairingRunner implements vscode.Disposable {
     this.batcher?.dispose();
     this.watcher?.dispose();
   }
+}
+
+/** The first of these paths that exists, stat'ed (rejects when none does). */
+async function firstStat(paths: string[]): Promise<Stats> {
+  for (const path of paths) {
+    const info = await stat(path).catch(() => undefined);
+    if (info) return info;
+  }
+  throw new Error('none');
 }
