@@ -69,6 +69,18 @@ describe('sync records per pairing (folder, volume, service)', () => {
     assert.ok(existsSync(earlier));
   });
 
+  it("moves an earlier record when the pairing's manifest is gone but its journal was left beside it (that journal records changes to a manifest no one has)", async () => {
+    const earlier = join(dir, 'old', editorRecordName('/f', 'docs'));
+    await earlierRecord(earlier, 'docs');
+    const location = join(dir, 'sync', editorRecordName('/f', 'docs', 'https://ksm.example.com'));
+    await earlierRecord(location, 'docs', 'https://ksm.example.com');
+    rmSync(location);
+    const store = new FileManifestStore(location, 'https://ksm.example.com', { compactEveryRun: false });
+    assert.equal(await adoptEarlierRecord(store, 'docs', [earlier]), earlier);
+    const loaded = await store.load('docs');
+    assert.equal(loaded.state, 'ok');
+  });
+
   it('leaves an earlier record of another volume or another service alone, and never follows a link', async () => {
     const store = new FileManifestStore(join(dir, 'sync', 'new.json'), 'https://prod.example.com');
     const otherVolume = join(dir, 'other-volume.json');

@@ -103,7 +103,10 @@ export function editorRecordName(folder: string, volume: string, service?: strin
  * the old files are removed. Resolves with the path it moved, if any.
  */
 export async function adoptEarlierRecord(store: FileManifestStore, volume: string, earlier: string[]): Promise<string | undefined> {
-  if (await hasRecord(store)) return undefined;
+  if (await exists(store.location)) return undefined;
+  // A first sync here that did not finish left a journal of its own (bound to no manifest): that is the record.
+  // A journal left beside a manifest that is gone is not: it records changes to a manifest no one has.
+  if ((await store.load(volume).catch(() => undefined))?.state === 'ok') return undefined;
   for (const location of earlier) {
     if (location === store.location) continue;
     const info = await lstat(location).catch(() => undefined);

@@ -217,11 +217,15 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     // A new window's folder may not have written its workspace.json yet: every folder gets one.
     const places = [...new Set([...owners, ...candidates])].map((id) => join(workspaces, id, 'ksm.ksm-assistant', 'sync', records[0]));
     assert.ok(places.length, `the workspace's storage folder in ${workspaces}: ${JSON.stringify(readdirSync(workspaces))}`);
+    // The record is the manifest and, when the last runs were not folded in yet, the journal beside it: both move.
+    const journal = join(syncDir, `${records[0]}.journal`);
     for (const place of places) {
       mkdirSync(dirname(place), { recursive: true });
       copyFileSync(join(syncDir, records[0]), place);
+      if (existsSync(journal)) copyFileSync(journal, `${place}.journal`);
     }
     rmSync(join(syncDir, records[0]));
+    rmSync(journal, { force: true });
     const left = () => places.filter((place) => existsSync(place));
     await workbench.runCommand('KSM: Sync Now');
     await eventually(
@@ -231,6 +235,7 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     );
     // The copies no window owns would be found by a later window: they go.
     for (const place of left()) rmSync(place);
+    for (const place of places) rmSync(`${place}.journal`, { force: true });
     await waitForStatus(/KSM: in sync/);
     assert.equal(await workbench.quickInput().isVisible(), false, 'no preview, no same-name question: the record was found');
     assert.deepEqual(
