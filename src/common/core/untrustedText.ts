@@ -36,3 +36,17 @@ const UNSEEN_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 export function jsonText(value: unknown): string {
   return JSON.stringify(value).replace(UNSEEN_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+// VS Code's notifications turn `[label](target)` into a link when the target starts so (its
+// parseLinkedText), and open it allowing commands: a click runs any command with any arguments.
+const NOTIFICATION_LINK = /\]\((?=https?:\/\/|command:|file:)/gi;
+
+/**
+ * A message for a VS Code notification or dialog that carries someone else's words (a file
+ * name, the service's error text): `shown()`, and `[label](command:…)` (or https:, file:)
+ * left as text, a space put between `]` and `(`. Our own messages never link, so only such
+ * words are changed. Quote a long value with `shownInput()` first to bound it.
+ */
+export function shownInMessage(text: string): string {
+  return shown(text).replace(NOTIFICATION_LINK, '] (');
+}

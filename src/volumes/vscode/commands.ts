@@ -13,6 +13,7 @@ import type { VolumesTreeProvider } from './volumesTree';
 import { COMMAND, CONTEXT_KEY } from '../../common/core/contributionIds';
 import { WORKSPACE_STATE_KEY } from '../../common/core/storageKeys';
 import { withAbortSignal } from '../../common/vscode/cancellation';
+import { shown } from '../../common/core/untrustedText';
 
 /** Matches wanted per volume before a filter stops paging (more on "Search further…"). */
 const FILTER_BATCH = 100;
@@ -150,7 +151,7 @@ export function registerVolumeCommands(
     for (const [volume, uuids] of byVolume) tree.listing(volume).removeFiles(uuids);
     const failed = outcomes.filter((o) => o.outcome === 'failed');
     const gone = outcomes.filter((o) => o.outcome === 'already gone');
-    for (const o of outcomes) services.log.info(`[volumes] delete ${o.volume}/${o.filename} (${o.uuid}): ${o.outcome}${'reason' in o ? ` — ${o.reason}` : ''}`);
+    for (const o of outcomes) services.log.info(`[volumes] delete ${o.volume}/${shown(o.filename)} (${shown(o.uuid)}): ${o.outcome}${'reason' in o ? ` — ${o.reason}` : ''}`);
     if (failed.length) {
       const choice = await vscode.window.showErrorMessage(
         vscode.l10n.t(
