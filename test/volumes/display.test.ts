@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import type { FileInfo } from '../../src/api/types';
 import { describeFileList } from '../../src/volumes/core/fileDeletion';
-import { fileAccessibleLabel, fileDescription, fileTooltipMarkdown, volumeAccessibleLabel, parseServiceDate, sortFiles, statusIconId } from '../../src/volumes/core/fileDisplay';
+import { fileAccessibleLabel, fileDescription, fileRowLabel, fileTooltipMarkdown, volumeAccessibleLabel, parseServiceDate, sortFiles, statusIconId } from '../../src/volumes/core/fileDisplay';
 import { nameMatcher } from '../../src/volumes/core/fileSearch';
 import { volumeNameProblem } from '../../src/common/core/volumeTargets';
 
@@ -44,6 +44,31 @@ describe('volumes: display rules', () => {
     assert.match(md, /1,234,567 bytes/);
     assert.match(md, /2026/);
     assert.match(md, /no filter can read it/);
+  });
+
+  it("shows the service's name, id, status and detail escaped and bounded in the row and the tooltip", () => {
+    const hostile = file({
+      filename: `invoice\u202Egpj.exe\n**Status: done**${'x'.repeat(100_000)}`,
+      uuid: 'u1` [open](https://evil.example) `',
+      status: 'weird`\n\n![x](https://evil.example/pixel.png)',
+      statusDetail: '<img src=x> &#x202E; [click](https://evil.example)\n# Heading',
+      date: '[d](https://evil.example)',
+    });
+    const label = fileRowLabel(hostile);
+    assert.ok(label.startsWith('invoice\\u202egpj.exe\\n**Status'), label.slice(0, 40));
+    assert.ok(label.length <= 255, 'a 100 KB name is cut in the row');
+    assert.ok(!/[\u0000-\u001f\u202e]/.test(fileDescription(hostile) + fileAccessibleLabel(hostile)));
+    assert.ok(fileDescription(hostile).length < 60, fileDescription(hostile));
+    const md = fileTooltipMarkdown(hostile, 'team', 'en-US');
+    assert.ok(md.length < 5000, 'the tooltip is bounded');
+    assert.ok(!md.includes('\u202E'));
+    // Every line is one of ours: the service's newlines are escaped, so no field is forged.
+    assert.equal(md.split('\n').filter((l) => l.trim()).length, 7, md);
+    // No Markdown link, image, HTML tag or entity survives unescaped.
+    assert.equal(/(?<!\\)\[[^\]]*(?<!\\)\]\(/.exec(md.replace(/`[^`\n]*`/g, '')), null, md);
+    assert.equal(/(?<!\\)</.exec(md.replace(/`[^`\n]*`/g, '')), null);
+    assert.equal(/(?<!\\)&#/.exec(md), null);
+    for (const span of md.match(/`[^`\n]*`/g) ?? []) assert.ok(!span.slice(1, -1).includes('`'));
   });
 
   it('sorts loaded files by name (natural), date (newest first) and size (largest first)', () => {

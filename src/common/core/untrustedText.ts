@@ -50,3 +50,17 @@ const NOTIFICATION_LINK = /\]\((?=https?:\/\/|command:|file:)/gi;
 export function shownInMessage(text: string): string {
   return shown(text).replace(NOTIFICATION_LINK, '] (');
 }
+
+/**
+ * Someone else's words inside Markdown we render (a tree tooltip, a tool's confirmation, a
+ * chat reply): `shown()`, then every character Markdown or its HTML acts on backslash-escaped,
+ * so the words start no link, image, heading, list, emphasis, HTML tag or entity (`&#x202E;`).
+ */
+export function markdownText(text: string): string {
+  return shown(text).replace(/[\\`*_{}[\]()#+\-.!|<>~&:]/g, '\\$&');
+}
+
+/** The same words inside a code span (`…`): `shown()`, a backtick (which would end the span) written `'`. */
+export function markdownCode(text: string): string {
+  return shown(text).replace(/`/g, "'");
+}
