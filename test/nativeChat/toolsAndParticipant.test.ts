@@ -176,7 +176,7 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     assert.equal(mine.title, `Upload 1 file(s) to My files ({${h.emulator.userId}})?`);
     assert.match(mine.message, /- `docs\/release-process\.md` \(\d+ B\)/);
     assert.match(mine.message, new RegExp(`volume \`\\{${h.emulator.userId}\\}\`|volume \`\\{${h.emulator.userId}}\``));
-    assert.match(mine.message, /'private\/\.env' looks like a credential/, `the refused file is listed too: ${mine.message}`);
+    assert.match(mine.message, /'private\/\\?\.env' looks like a credential/, `the refused file is listed too: ${mine.message}`);
     const other = await planUpload({ paths: ['notes.txt'], volume: '{boss}' }, { userId: h.emulator.userId, volumes: ['{boss}'] }, uploadEnv());
     assert.ok(other.ok);
     const theirs = uploadConfirmation(other.value, h.emulator.userId);
@@ -351,5 +351,21 @@ describe('vscode chat core: @ksm /status shows the service\u2019s words as text'
     assert.equal(/(?<!\\)&#/.exec(outsideCode), null, status);
     assert.ok(!status.includes('\u202E'), status);
     assert.equal(status.split('\n').length, 2, 'the volume line and one line for the file: a newline in a name starts no heading');
+  });
+});
+
+describe('vscode chat core: the upload confirmation names each file as it is', () => {
+  it('shows a workspace path with bidi controls or newlines escaped, so it cannot pass for another file', () => {
+    const { message } = uploadConfirmation(
+      {
+        volume: 'team-docs',
+        files: [{ path: '/w/invoice\u202Etxt.exe', displayPath: 'invoice\u202Etxt.exe', name: 'invoice\u202Etxt.exe', size: 10 }],
+        refused: [{ given: 'a\n- `b.md` (1 B)', reason: 'is missing' }],
+      },
+      'me',
+    );
+    assert.ok(!message.includes('\u202E'), message);
+    assert.match(message, /`invoice\\u202etxt\.exe`/);
+    assert.equal(message.split('\n').filter((l) => l.startsWith('- `')).length, 1, `one file line, none forged by a refused path: ${message}`);
   });
 });
