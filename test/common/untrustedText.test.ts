@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { errorFromResponse } from '../../src/api/httpErrors';
 import { messageWithFix } from '../../src/common/core/errorFixes';
-import { shownInMessage } from '../../src/common/core/untrustedText';
+import { shownInMessage, shownWithIcons } from '../../src/common/core/untrustedText';
 
 /** VS Code's parseLinkedText pattern (src/vs/base/common/linkedText.ts): what a notification makes a link. */
 const NOTIFICATION_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/gi;
@@ -28,5 +28,13 @@ describe('common: untrusted text in notifications', () => {
     assert.equal(line.match(NOTIFICATION_LINK), null, line);
     assert.ok(!line.includes('\u202E'), line);
     assert.match(line, /Listing files failed/);
+  });
+});
+
+describe('common: untrusted text where VS Code draws icons', () => {
+  it('keeps $(icon) syntax as text, escapes control and bidi characters, and bounds the text', () => {
+    assert.equal(shownWithIcons('$(check) Apply'), '\\$(check) Apply');
+    assert.equal(shownWithIcons('a\u202Eb\n'), 'a\\u202eb\\n');
+    assert.equal(shownWithIcons('x'.repeat(100_000)).length, 200);
   });
 });

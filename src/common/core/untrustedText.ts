@@ -64,3 +64,13 @@ export function markdownText(text: string): string {
 export function markdownCode(text: string): string {
   return shown(text).replace(/`/g, "'");
 }
+
+/**
+ * Someone else's words where VS Code draws `$(name)` as an icon (a quick pick's label,
+ * description and detail, a status bar message): `shownInput()` (escaped, at most `max`
+ * characters), and `$(` written `\$(`, which VS Code shows as the text `$(`. A file named
+ * `$(check) Apply` then cannot pass for one of our rows.
+ */
+export function shownWithIcons(value: string, max = 200): string {
+  return shownInput(value, max).replace(/\$\(/g, '\\$(');
+}
