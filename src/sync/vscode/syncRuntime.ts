@@ -91,7 +91,7 @@ export function startSync(services: ExtensionServices, deps: SyncFeatureDeps): S
         const folder = resolvePairingFolder(p);
         if (!folder.ok) {
           next.refused.push({ pairing: p, reason: folder.reason });
-          services.log.warn(`[sync] refused the pairing '${p.folder}' → ${p.volume}: ${folder.reason}.`);
+          services.log.warn(`[sync] refused the pairing '${shown(p.folder)}' → ${shown(p.volume)}: ${shown(folder.reason)}.`);
           continue;
         }
         wanted.set(pairingKey(p), { pairing: p, folder: folder.path });
