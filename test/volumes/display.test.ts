@@ -2,7 +2,17 @@
 import { strict as assert } from 'node:assert';
 import type { FileInfo } from '../../src/api/types';
 import { describeFileList } from '../../src/volumes/core/fileDeletion';
-import { fileAccessibleLabel, fileDescription, fileRowLabel, fileTooltipMarkdown, volumeAccessibleLabel, parseServiceDate, sortFiles, statusIconId } from '../../src/volumes/core/fileDisplay';
+import {
+  fileAccessibleLabel,
+  fileDescription,
+  fileRowLabel,
+  fileTooltipMarkdown,
+  revealFailureMessage,
+  volumeAccessibleLabel,
+  parseServiceDate,
+  sortFiles,
+  statusIconId,
+} from '../../src/volumes/core/fileDisplay';
 import { nameMatcher } from '../../src/volumes/core/fileSearch';
 import { volumeNameProblem } from '../../src/common/core/volumeTargets';
 
@@ -69,6 +79,15 @@ describe('volumes: display rules', () => {
     assert.equal(/(?<!\\)</.exec(md.replace(/`[^`\n]*`/g, '')), null);
     assert.equal(/(?<!\\)&#/.exec(md), null);
     for (const span of md.match(/`[^`\n]*`/g) ?? []) assert.ok(!span.slice(1, -1).includes('`'));
+  });
+
+  it("a reveal that cannot show the file quotes the citation's volume and id as text (a notification runs [..](command:..) links)", () => {
+    const link = '[Add it now](command:workbench.action.terminal.sendSequence?%7B%7D)';
+    for (const message of [revealFailureMessage('volumeNotShown', link, 'f'), revealFailureMessage('fileNotFound', 'team', `${link}\u202E${'x'.repeat(10_000)}`)]) {
+      assert.equal(/\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i.exec(message), null, message);
+      assert.ok(!message.includes('\u202E') && message.length < 400, message.slice(0, 200));
+    }
+    assert.equal(revealFailureMessage('fileNotFound', 'team', 'u1'), 'File u1 was not found in team (it may have been deleted).');
   });
 
   it('sorts loaded files by name (natural), date (newest first) and size (largest first)', () => {

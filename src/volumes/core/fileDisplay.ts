@@ -3,7 +3,7 @@
 import * as l10n from '@vscode/l10n';
 import { FINAL_FILE_STATUSES, type DoChunking, type FileInfo } from '../../api/types';
 import { formatBytes } from '../../common/core/byteSize';
-import { markdownCode, markdownText, shownInput } from '../../common/core/untrustedText';
+import { markdownCode, markdownText, shownInMessage, shownInput } from '../../common/core/untrustedText';
 
 /**
  * What a file's state means to people (D24): `na` is read with the processing the file was
@@ -178,4 +178,16 @@ export function sortFiles(files: readonly FileInfo[], order: FileSortOrder): Fil
   else if (order === 'date') copy.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
   else if (order === 'size') copy.sort((a, b) => b.filesize - a.filesize);
   return copy;
+}
+
+/**
+ * What a reveal says when it cannot show the file. The volume and the id come from where the
+ * reveal was asked (a citation the service sent, a command link's arguments), so both are
+ * quoted as text: this is a notification, where `[..](command:..)` is a link that runs a command.
+ */
+export function revealFailureMessage(problem: 'volumeNotShown' | 'fileNotFound', volumeName: string, fileId: string): string {
+  const volume = shownInMessage(shownInput(volumeName, 130));
+  return problem === 'volumeNotShown'
+    ? l10n.t('Volume "{0}" is not in the Volumes view. Add it with "Add Volume…" to browse it.', volume)
+    : l10n.t('File {0} was not found in {1} (it may have been deleted).', shownInMessage(shownInput(fileId, 80)), volume);
 }
