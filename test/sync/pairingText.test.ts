@@ -2,7 +2,7 @@
 // notification that refuses it show its folder and volume as text, escaped and bounded, so
 // what the user approves is what sync will write to.
 import { strict as assert } from 'node:assert';
-import { approvalItem, refusedPairingsMessage } from '../../src/sync/core/pairingText';
+import { approvalItem, pairingFolderLabel, refusedPairingsMessage } from '../../src/sync/core/pairingText';
 
 describe('sync: a repository pairing is named as it is', () => {
   it('approval row: no icon, bidi control or newline from the repository, the volume not pushed out of sight', () => {
@@ -19,5 +19,12 @@ describe('sync: a repository pairing is named as it is', () => {
     const message = refusedPairingsMessage([{ pairing: { folder: '[Approve](command:workbench.action.terminal.sendSequence?%7B%7D)', volume: 'v' }, reason: 'outside' }]);
     assert.equal(/\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i.exec(message), null, message);
     assert.match(message, /^Sync refused: '\[Approve\] \(command:/);
+  });
+
+  it("names the pairing's folder in messages as text, and the workspace folder for '.'", () => {
+    assert.equal(pairingFolderLabel('.', 'project'), 'project');
+    const label = pairingFolderLabel(`[Sync now](command:x.y)\n${'d'.repeat(1000)}`, 'project');
+    assert.equal(/\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i.exec(label), null, label);
+    assert.ok(!label.includes('\n') && label.length <= 135, label);
   });
 });

@@ -37,3 +37,11 @@ export function refusedPairingsMessage(refused: ReadonlyArray<{ pairing: NamedPa
   const named = (text: string) => shownInput(text, NAME_CHARS);
   return shownInMessage(l10n.t('Sync refused: {0}.', refused.map((r) => `'${named(r.pairing.folder)}' → ${named(r.pairing.volume)}: ${shownInput(r.reason, 300)}`).join('; ')));
 }
+
+/**
+ * How messages, progress titles and the log name a pairing's folder: its path as written in the
+ * pairing (the workspace folder's name for `.`), escaped and bounded as a notification needs.
+ */
+export function pairingFolderLabel(folder: string, folderName: string): string {
+  return shownInMessage(shownInput(folder === '.' ? folderName : folder, NAME_CHARS));
+}
