@@ -162,4 +162,15 @@ describe('volumes: display rules', () => {
     assert.ok(nameMatcher('.env*')('.env.local'), 'dot files match');
     assert.ok(nameMatcher('a\\b*')('a\\bc'), 'a backslash is literal');
   });
+
+  it("matches a wildcard filter against the service's names without backtracking: a 100 KB name and five * answer at once", () => {
+    const hostile = 'a'.repeat(100_000);
+    assert.equal(nameMatcher('*a*a*a*a*b')(hostile), false);
+    assert.equal(nameMatcher('*a*a*a*a*')(hostile), true);
+    assert.equal(nameMatcher('**/*a*a*b')(`${'a/'.repeat(2000)}c`), false);
+    assert.ok(nameMatcher('reports/**/*.pdf')('reports/q3.pdf'), 'a ** folder also stands for none');
+    assert.ok(nameMatcher('**/*.pdf')('a/b/c.pdf'));
+    assert.ok(!nameMatcher('a*c/*')('ab/c/d'), '* does not cross a folder');
+    assert.ok(nameMatcher('x/a**c')('x/ab/c'), '** inside a segment crosses folders');
+  });
 });
