@@ -7,7 +7,7 @@ import { GLOBAL_STATE_KEY, WORKSPACE_STATE_KEY } from '../common/core/storageKey
 import { registerLazyCommands } from '../common/vscode/lazyCommands';
 import type { ExtensionServices } from '../common/vscode/services';
 import { personalVolume, settings } from '../common/vscode/settings';
-import type { FileSortOrder } from './core/fileDisplay';
+import { revealFailureMessage, type FileSortOrder } from './core/fileDisplay';
 import { VolumeDropController } from './vscode/volumeDrop';
 import type { VolumesNode } from './vscode/volumeNodes';
 import { VolumesTreeProvider } from './vscode/volumesTree';
@@ -132,7 +132,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.Tr
       if (options.onlyIfVisible && !view.visible) return 'notVisible';
       const volumes = await tree.currentVolumes();
       if (!volumes.includes(volume)) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('Volume "{0}" is not in the Volumes view. Add it with "Add Volume…" to browse it.', volumeDisplayName(volume, personalVolume())));
+        void vscode.window.showInformationMessage(revealFailureMessage('volumeNotShown', volumeDisplayName(volume, personalVolume()), fileId));
         return 'volumeNotShown';
       }
       const listing = tree.listing(volume);
@@ -140,7 +140,7 @@ export function createVolumesApi(tree: VolumesTreeProvider, view: Pick<vscode.Tr
       for (let page = 0; !listing.find(fileId) && listing.hasMore && page < REVEAL_MAX_PAGES; page++) await listing.loadMore();
       const file = listing.find(fileId);
       if (!file) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('File {0} was not found in {1} (it may have been deleted).', fileId, volumeDisplayName(volume, personalVolume())));
+        void vscode.window.showInformationMessage(revealFailureMessage('fileNotFound', volumeDisplayName(volume, personalVolume()), fileId));
         return 'fileNotFound';
       }
       await view.reveal(tree.fileNode(volume, file), { select: true, focus: !options.onlyIfVisible, expand: true });

@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { CitationNumbering, citationByMarker, citationKey, citationVolumeLabel, markerNumbers, mergeCitations } from '../../src/chat/core/citations';
 import type { SourceCitation } from '../../src/chat/core/conversationModel';
+import { passageDocument, planCitationReveal } from '../../src/chat/core/citationReveal';
 
 const cite = (fileId: string, chunkIndex?: number, extra: Partial<SourceCitation> = {}): SourceCitation => ({
   fileId,
@@ -70,5 +71,22 @@ describe('chat: citation numbering and deduplication', () => {
     assert.equal(citationVolumeLabel('{dev}'), 'My files');
     assert.equal(citationVolumeLabel('lamps'), 'lamps');
     assert.equal(citationVolumeLabel(undefined), undefined);
+  });
+});
+
+describe('chat: what opening a hostile citation shows', () => {
+  const hostile = { fileId: 'f1', filename: '[Reveal in Volumes](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22x%22%7D)\u202E', marker: 1, markers: [1], snippet: 'text' };
+
+  it("quotes the service's file name as text in the notification when no volume is given", () => {
+    const plan = planCitationReveal(hostile);
+    assert.equal(plan.kind, 'explain');
+    const message = plan.kind === 'explain' ? plan.message : '';
+    assert.equal(/\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i.exec(message), null, message);
+    assert.ok(!message.includes('\u202E'), message);
+  });
+
+  it('names the passage tab with the escaped, bounded file name', () => {
+    assert.equal(passageDocument('t-1', { ...hostile, filename: `a\u202Egpj.exe${'x'.repeat(100_000)}` }).path.length, 121);
+    assert.ok(!passageDocument('t-1', { ...hostile, filename: 'a\u202Egpj.exe' }).path.includes('\u202E'));
   });
 });

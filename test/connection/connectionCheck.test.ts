@@ -330,3 +330,18 @@ describe('connection check against the emulator and a broken network', () => {
     return (await h.emulator.readThreads()).map((thread) => thread.id);
   }
 });
+
+describe('connection check: the verdict a notification shows', () => {
+  it("quotes what the address answered as text, so a proxy's page cannot put a command link in it", () => {
+    const report = {
+      target: {},
+      startedAt: new Date(0),
+      shapes: [],
+      steps: [{ id: 'address', title: 'The address answers', status: 'failed', detail: 'HTTP 502: [Fix the proxy](command:workbench.action.terminal.sendSequence?%7B%7D) \u202Eyxorp' }],
+    } as unknown as ConnectionReport;
+    const text = verdict(report);
+    assert.match(text, /^First failing step: The address answers\. HTTP 502/);
+    assert.equal(/\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i.exec(text), null, text);
+    assert.ok(!text.includes('\u202E'), text);
+  });
+});

@@ -176,7 +176,7 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     assert.equal(mine.title, `Upload 1 file(s) to My files ({${h.emulator.userId}})?`);
     assert.match(mine.message, /- `docs\/release-process\.md` \(\d+ B\)/);
     assert.match(mine.message, new RegExp(`volume \`\\{${h.emulator.userId}\\}\`|volume \`\\{${h.emulator.userId}}\``));
-    assert.match(mine.message, /'private\/\.env' looks like a credential/, `the refused file is listed too: ${mine.message}`);
+    assert.match(mine.message, /'private\/\\?\.env' looks like a credential/, `the refused file is listed too: ${mine.message}`);
     const other = await planUpload({ paths: ['notes.txt'], volume: '{boss}' }, { userId: h.emulator.userId, volumes: ['{boss}'] }, uploadEnv());
     assert.ok(other.ok);
     const theirs = uploadConfirmation(other.value, h.emulator.userId);
@@ -293,7 +293,7 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     assert.equal(parseCommand('upload'), 'upload');
     assert.equal(parseCommand('rm -rf'), 'ask');
     const status = await uploadStatusText(h.client(), recent);
-    assert.match(status, /\*\*team-docs\*\*\n- release-process\.md: `done`/);
+    assert.match(status, /\*\*team\\-docs\*\*\n- release\\-process\\\.md: `done`/);
     assert.match(await uploadStatusText(h.client(), new RecentUploads()), /^No uploads from this window yet/);
   });
 
@@ -323,5 +323,49 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
       },
     });
     assert.equal(outcome.stopped, true);
+  });
+});
+
+describe('vscode chat core: @ksm /status shows the service\u2019s words as text', () => {
+  it('escapes a hostile file name, state and detail: no link, image, heading or bidi control in the reply', async () => {
+    const recent = new RecentUploads();
+    recent.add('team', ['u1']);
+    const hostile = {
+      uuid: 'u1',
+      filename: '[Verify your account](https://evil.example)\n# Done\u202E',
+      status: 'done` ![x](https://evil.example/p.png) `',
+      statusDetail: '<img src=https://evil.example/p.png> &#x202E;',
+      filesize: 1,
+      date: '',
+      isdir: 0,
+    };
+    const service = {
+      async *listAllFiles() {
+        yield hostile;
+      },
+    } as unknown as Parameters<typeof uploadStatusText>[0];
+    const status = await uploadStatusText(service, recent);
+    const outsideCode = status.replace(/`[^`\n]*`/g, '');
+    assert.equal(/(?<!\\)\[[^\]]*(?<!\\)\]\(/.exec(outsideCode), null, status);
+    assert.equal(/(?<!\\)</.exec(outsideCode), null, status);
+    assert.equal(/(?<!\\)&#/.exec(outsideCode), null, status);
+    assert.ok(!status.includes('\u202E'), status);
+    assert.equal(status.split('\n').length, 2, 'the volume line and one line for the file: a newline in a name starts no heading');
+  });
+});
+
+describe('vscode chat core: the upload confirmation names each file as it is', () => {
+  it('shows a workspace path with bidi controls or newlines escaped, so it cannot pass for another file', () => {
+    const { message } = uploadConfirmation(
+      {
+        volume: 'team-docs',
+        files: [{ path: '/w/invoice\u202Etxt.exe', displayPath: 'invoice\u202Etxt.exe', name: 'invoice\u202Etxt.exe', size: 10 }],
+        refused: [{ given: 'a\n- `b.md` (1 B)', reason: 'is missing' }],
+      },
+      'me',
+    );
+    assert.ok(!message.includes('\u202E'), message);
+    assert.match(message, /`invoice\\u202etxt\.exe`/);
+    assert.equal(message.split('\n').filter((l) => l.startsWith('- `')).length, 1, `one file line, none forged by a refused path: ${message}`);
   });
 });

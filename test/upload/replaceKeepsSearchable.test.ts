@@ -5,6 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import type { DoChunking, FileInfo } from '../../src/api/types';
+import type { KsmService } from '../../src/api/service';
 import { planUploads } from '../../src/upload/core/duplicatePlanning';
 import { ReplacementTracker, type PendingReplacement, type ReplacementStorage, type SettledReplacement } from '../../src/upload/core/pendingReplacements';
 import { runUpload } from '../../src/upload/core/uploadRun';
@@ -118,5 +119,42 @@ describe('upload: Replace keeps a searchable copy until the new one is processed
     );
     assert.deepEqual(JSON.parse(storage.raw()), []);
     assert.ok(!(await listAll(volume)).some((f) => f.uuid === old.uuid));
+  });
+});
+
+describe('upload: a settled Replace tells its outcome with the service\u2019s words as text', () => {
+  const LINK = /\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i;
+  const settle = async (detail: string, deleteError?: Error) => {
+    let stored: PendingReplacement[] = [{ volume: 'team', uuid: 'new', filename: 'report.md', replaces: ['old'] }];
+    const listed: FileInfo[] = [
+      { uuid: 'new', filename: 'report.md', status: 'na', statusDetail: detail, filesize: 1, date: '', isdir: 0 },
+      { uuid: 'old', filename: 'report.md', status: deleteError ? 'na' : 'done', filesize: 1, date: '', isdir: 0 },
+    ];
+    const service = {
+      async *listAllFiles() {
+        yield* listed;
+      },
+      deleteFiles: async () => {
+        throw deleteError;
+      },
+    } as unknown as KsmService;
+    const tracker = new ReplacementTracker({ service: () => service, storage: { get: () => stored, set: async (p) => void (stored = p) }, onSettled: () => undefined });
+    const [settled] = await tracker.settleOnce();
+    return settled!.message;
+  };
+
+  it('quotes a hostile processing detail without a link or a bidi control, and bounded', async () => {
+    const message = await settle(`[Restore the old copy](command:workbench.action.terminal.sendSequence?%7B%7D) \u202E${'x'.repeat(100_000)}`);
+    assert.match(message, /could not be processed/);
+    assert.equal(LINK.exec(message), null, message.slice(0, 200));
+    assert.ok(!message.includes('\u202E'));
+    assert.ok(message.length < 600, 'a 100 KB detail is cut');
+  });
+
+  it("quotes a failed delete's error by its first line, as text", async () => {
+    const message = await settle('no text', new Error('[Retry](command:x.y) failed\nstack detail for the log'));
+    assert.match(message, /could not be deleted/);
+    assert.equal(LINK.exec(message), null, message);
+    assert.ok(!message.includes('stack detail'), message);
   });
 });

@@ -11,7 +11,7 @@ import { PERSONAL_VOLUME_LABEL, volumeDisplayName } from '../../src/common/core/
 import { remoteNameFor } from '../../src/sync/core/scan';
 import { planUploads, type DuplicateQuestion } from '../../src/upload/core/duplicatePlanning';
 import { processingWithoutAsking, withChunking } from '../../src/upload/core/uploadMemory';
-import { duplicateOptions, duplicateTitle, nothingToUploadMessage, summaryLine } from '../../src/upload/core/uploadMessages';
+import { duplicateOptions, duplicateTitle, identicalReason, nothingToUploadMessage, summaryLine } from '../../src/upload/core/uploadMessages';
 import type { UploadSummary } from '../../src/upload/core/uploadRun';
 
 const info = (filename: string, uuid = filename): FileInfo => ({ uuid, filename, status: 'done', filesize: 1, date: '20261122010203', isdir: 0 });
@@ -165,5 +165,29 @@ describe('upload: remembered processing and volume names in messages', () => {
     assert.equal(volumeDisplayName('{other}', '{dev}'), '{other}', 'another user\'s volume is not "My files"');
     const summary: UploadSummary = { volume: '{dev}', results: [], uploaded: 2, failed: 0, skipped: 1, cancelled: 0, wasCancelled: false, replacements: [] };
     assert.equal(summaryLine(summary, volumeDisplayName(summary.volume, '{dev}')), '2 uploaded, 1 skipped — My files');
+  });
+});
+
+describe('upload: a workspace file name in a notification is text', () => {
+  it('quotes a skipped or identical file whose name is a command link as text, escaped and bounded', () => {
+    const name = '[Trust this folder](command:workbench.action.terminal.sendSequence?%7B%7D)\u202E.env';
+    const LINK = /\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i;
+    const skipped = nothingToUploadMessage([{ path: `/w/${name}`, reason: 'looks like a credential' }]);
+    assert.equal(LINK.exec(skipped), null, skipped);
+    assert.ok(!skipped.includes('\u202E'), skipped);
+    const identical = summaryLine(
+      {
+        volume: 'team',
+        uploaded: 0,
+        failed: 0,
+        skipped: 1,
+        cancelled: 0,
+        replacements: [],
+        results: [{ outcome: 'skipped', filename: name, path: `/w/${name}`, reason: identicalReason() }],
+      } as unknown as Parameters<typeof summaryLine>[0],
+      'team',
+    );
+    assert.match(identical, /is already in team, identical/);
+    assert.equal(LINK.exec(identical), null, identical);
   });
 });

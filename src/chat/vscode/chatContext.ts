@@ -13,7 +13,8 @@ export interface WorkspaceSource {
   passage?: { startLine: number; endLine: number };
 }
 import type { AttachedFile, ContextVolume } from '../core/conversationModel';
-import { errorMessage } from '../../api/errors';
+import { messageWithFix } from '../../common/core/errorFixes';
+import { shownWithIcons } from '../../common/core/untrustedText';
 
 /** The pickers the chat view opens for the context of an agent conversation. */
 export interface ContextPickers {
@@ -41,7 +42,7 @@ export async function pickContextVolumes(personal: string | undefined, named: re
     return undefined;
   }
   const items: VolumeItem[] = targets.map((target) => ({
-    label: `$(${target.personal ? 'account' : 'database'}) ${volumeLabel(target)}`,
+    label: `$(${target.personal ? 'account' : 'database'}) ${shownWithIcons(volumeLabel(target))}`,
     description: target.personal ? target.volume : undefined,
     picked: !current?.length || current.some((c) => c.volume === target.volume),
     choice: { volume: target.volume, label: volumeLabel(target), personal: target.personal },
@@ -76,7 +77,7 @@ export async function pickContextFiles(
 ): Promise<AttachedFile[] | undefined> {
   const targets = shownVolumes(personal, named);
   const volume = await vscode.window.showQuickPick(
-    targets.map((target) => ({ label: `$(${target.personal ? 'account' : 'database'}) ${volumeLabel(target)}`, target })),
+    targets.map((target) => ({ label: `$(${target.personal ? 'account' : 'database'}) ${shownWithIcons(volumeLabel(target))}`, target })),
     { title: vscode.l10n.t('KSM: Files the Agent Searches — 1/2: Volume'), placeHolder: vscode.l10n.t('Whose files should this conversation search?') },
   );
   if (!volume) return undefined;
@@ -89,7 +90,7 @@ export async function pickContextFiles(
     // A named volume nobody uploaded to yet answers 404 (D6): it has no files to choose.
     const missing = (error as { status?: unknown }).status === 404;
     void vscode.window.showWarningMessage(
-      missing ? vscode.l10n.t('{0} has no files yet.', volumeLabel(volume.target)) : vscode.l10n.t('Could not list {0}: {1}', volumeLabel(volume.target), errorMessage(error)),
+      missing ? vscode.l10n.t('{0} has no files yet.', volumeLabel(volume.target)) : vscode.l10n.t('Could not list {0}: {1}', volumeLabel(volume.target), messageWithFix(error)),
     );
     return undefined;
   }
@@ -97,9 +98,10 @@ export async function pickContextFiles(
     void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no searchable files yet (only processed files can be searched).', volumeLabel(volume.target)));
     return undefined;
   }
+  // The names are the service's (anyone who uploads to a shared volume chose them): text, not icons.
   const items: FileItem[] = files.map((file) => ({
-    label: file.filename,
-    description: volumeLabel(volume.target),
+    label: shownWithIcons(file.filename),
+    description: shownWithIcons(volumeLabel(volume.target)),
     picked: current?.some((c) => c.fileId === file.fileId) ?? false,
     file,
   }));

@@ -2,6 +2,7 @@
 // already-validated input and does only the one harmless thing it names: no command id or
 // path coming from the webview is ever executed or opened.
 import * as vscode from 'vscode';
+import { shownInput } from '../../common/core/untrustedText';
 import type { Log } from '../../common/vscode/log';
 import { safeExternalUrl } from '../panel/messageValidation';
 
@@ -50,7 +51,7 @@ export async function copyToClipboard(code: string): Promise<void> {
 export async function openExternalLink(href: string, log: Log): Promise<boolean> {
   const url = safeExternalUrl(href);
   if (!url) {
-    log.warn(`[chat] refused to open a link that is not http(s): ${href.slice(0, 200)}`);
+    log.warn(`[chat] refused to open a link that is not http(s): ${shownInput(href, 200)}`);
     return false;
   }
   return vscode.env.openExternal(vscode.Uri.parse(url, true));

@@ -9,6 +9,7 @@
 import * as l10n from '@vscode/l10n';
 import { errorFirstLine, isKsmError, NetworkError, NoApiKeyError } from '../../api/errors';
 import { COMMAND, type CommandId } from './contributionIds';
+import { shownInMessage } from './untrustedText';
 
 export interface ErrorFix {
   /** One line saying what is wrong, for a notification whose button applies the fix. */
@@ -210,10 +211,12 @@ export function errorFix(error: unknown): ErrorFix | undefined {
 /**
  * The error's first line as the user reads it, with the fix sentence of the table added when
  * the error's own text does not carry one (a refused connection). Never holds the key: the
- * caller passes text src/api already redacted.
+ * caller passes text src/api already redacted. The line quotes the service's own words (an
+ * error body's message), so it passes `shownInMessage()`: a notification shows
+ * `[Retry](command:…)` from a hostile answer as text, not as a link that runs a command.
  */
 export function messageWithFix(error: unknown): string {
-  const line = errorFirstLine(error);
+  const line = shownInMessage(errorFirstLine(error));
   const hint = errorFix(error)?.hint;
   return hint && !line.includes(hint) ? `${line} ${hint}` : line;
 }

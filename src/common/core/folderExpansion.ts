@@ -21,6 +21,7 @@ import { hash } from 'node:crypto';
 import { sniffFile, sniffFileSync } from './readableFiles';
 import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { formatBytes } from '../../common/core/byteSize';
+import { checkExcludeGlobs } from './globCost';
 
 export interface ExpansionOptions {
   /** Globs relative to the workspace folder (or to the selected folder's parent outside one). */
@@ -168,6 +169,8 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   const skipped: SkippedFile[] = [];
   const seen = new Set<string>();
   let keptBytes = 0;
+  // A glob too costly to match would hold the process for minutes per file (globCost.ts).
+  checkExcludeGlobs(options.excludeGlobs);
   const isExcluded = options.excludeGlobs.length ? picomatch(options.excludeGlobs, { dot: true }) : () => false; // no globs: no matcher run per file
   const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
   let knownReadable: KnownReadable | undefined;

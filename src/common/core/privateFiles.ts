@@ -8,6 +8,8 @@ import * as l10n from '@vscode/l10n';
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
+import { globCostProblem } from './globCost';
+import { shownInput } from './untrustedText';
 import { isGitignored } from './folderExpansion';
 
 export interface PrivateFileRules {
@@ -132,6 +134,9 @@ async function check(given: string, rules: PrivateFileRules): Promise<PrivateFil
     ['files.exclude', rules.filesExclude],
     ['ksm.upload.exclude', rules.uploadExclude],
   ] as const) {
+    // A glob too costly to match (globCost.ts) is not run: the file is refused, as it may be one the glob keeps out.
+    const costly = globs.find((g) => globCostProblem(g) !== undefined);
+    if (costly) return { ok: false, reason: l10n.t("cannot be checked against {0}: the pattern '{1}' is too complex to match safely", setting, shownInput(costly, 120)) };
     const glob = globs.find((g) => picomatch(g, { dot: true })(lexicalRel) || picomatch(g, { dot: true })(realRel));
     if (glob) return { ok: false, reason: l10n.t("is excluded by {0} ('{1}')", setting, glob) };
   }

@@ -36,3 +36,41 @@ const UNSEEN_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 export function jsonText(value: unknown): string {
   return JSON.stringify(value).replace(UNSEEN_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+// VS Code's notifications turn `[label](target)` into a link when the target starts so (its
+// parseLinkedText), and open it allowing commands: a click runs any command with any arguments.
+const NOTIFICATION_LINK = /\]\((?=https?:\/\/|command:|file:)/gi;
+
+/**
+ * A message for a VS Code notification or dialog that carries someone else's words (a file
+ * name, the service's error text): `shown()`, and `[label](command:…)` (or https:, file:)
+ * left as text, a space put between `]` and `(`. Our own messages never link, so only such
+ * words are changed. Quote a long value with `shownInput()` first to bound it.
+ */
+export function shownInMessage(text: string): string {
+  return shown(text).replace(NOTIFICATION_LINK, '] (');
+}
+
+/**
+ * Someone else's words inside Markdown we render (a tree tooltip, a tool's confirmation, a
+ * chat reply): `shown()`, then every character Markdown or its HTML acts on backslash-escaped,
+ * so the words start no link, image, heading, list, emphasis, HTML tag or entity (`&#x202E;`).
+ */
+export function markdownText(text: string): string {
+  return shown(text).replace(/[\\`*_{}[\]()#+\-.!|<>~&:]/g, '\\$&');
+}
+
+/** The same words inside a code span (`…`): `shown()`, a backtick (which would end the span) written `'`. */
+export function markdownCode(text: string): string {
+  return shown(text).replace(/`/g, "'");
+}
+
+/**
+ * Someone else's words where VS Code draws `$(name)` as an icon (a quick pick's label,
+ * description and detail, a status bar message): `shownInput()` (escaped, at most `max`
+ * characters), and `$(` written `\$(`, which VS Code shows as the text `$(`. A file named
+ * `$(check) Apply` then cannot pass for one of our rows.
+ */
+export function shownWithIcons(value: string, max = 200): string {
+  return shownInput(value, max).replace(/\$\(/g, '\\$(');
+}

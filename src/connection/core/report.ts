@@ -7,6 +7,7 @@ import { redactSecrets } from '../../api/errors';
 import { COMMAND, type CommandId } from '../../common/core/contributionIds';
 import { asSentence, type ConnectionReport, type StepResult } from './checkRun';
 import type { Problem } from '../../common/core/errorFixes';
+import { shownInMessage } from '../../common/core/untrustedText';
 
 // Plain words, not emoji: the report is pasted into mail and tickets, and fonts vary.
 const statusWord = (status: StepResult['status']): string => ({ passed: l10n.t('passed'), failed: l10n.t('failed'), warning: l10n.t('warning'), skipped: l10n.t('skipped') })[status];
@@ -20,7 +21,9 @@ export function verdict(report: ConnectionReport): string {
   const failure = firstFailure(report);
   const ran = report.steps.filter((s) => s.status !== 'skipped');
   const passed = ran.filter((s) => s.status === 'passed').length;
-  if (failure) return l10n.t('First failing step: {0} {1}', asSentence(failure.title), asSentence(failure.detail));
+  // A step's detail quotes what the address answered (an error body, a proxy's page): the
+  // verdict is a notification's text, where `[..](command:..)` would be a link that runs a command.
+  if (failure) return l10n.t('First failing step: {0} {1}', asSentence(failure.title), shownInMessage(asSentence(failure.detail)));
   const warnings = report.steps.filter((s) => s.status === 'warning');
   if (warnings.length) return l10n.t('All {0} steps ran; {1} with a warning ({2}).', ran.length, warnings.length, warnings.map((w) => w.title).join(', '));
   return l10n.t('All {0} steps passed.', passed);

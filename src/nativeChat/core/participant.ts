@@ -11,6 +11,7 @@ import { codePrefill, MAX_TEXT_CHARS } from '../../common/core/chatText';
 import { AnswerFailedError } from './modelResponse';
 import { volumeLabel } from './volumeTools';
 import { PARTICIPANT_ID } from '../../common/core/contributionIds';
+import { markdownCode, markdownText, shownInput } from '../../common/core/untrustedText';
 
 export type { SourceCitation };
 
@@ -232,7 +233,11 @@ export class RecentUploads {
   }
 }
 
-/** Markdown lines with each recent upload's current processing state, read from the service. */
+/**
+ * Markdown lines with each recent upload's current processing state, read from the service.
+ * The name, state and detail are the service's words: escaped, so a file name cannot put a
+ * link, an image or a heading into the chat's reply.
+ */
 export async function uploadStatusText(service: KsmService, recent: RecentUploads, signal?: AbortSignal): Promise<string> {
   const entries = recent.list();
   if (entries.length === 0) return l10n.t('No uploads from this window yet. Use `/upload` (the active file or `#file` references) or the upload tool first.');
@@ -246,10 +251,14 @@ export async function uploadStatusText(service: KsmService, recent: RecentUpload
       if (wanted.has(file.uuid)) found.set(file.uuid, file);
       if (found.size === wanted.size) break;
     }
-    lines.push(`**${volumeLabel(volume)}**`);
+    lines.push(`**${markdownText(volumeLabel(volume))}**`);
     for (const id of ids) {
       const file = found.get(id);
-      lines.push(file ? `- ${file.filename}: \`${file.status}\`${file.statusDetail ? ` (${file.statusDetail})` : ''}` : l10n.t('- {0}: no longer in the volume (deleted?)', id));
+      lines.push(
+        file
+          ? `- ${markdownText(shownInput(file.filename, 200))}: \`${markdownCode(shownInput(file.status, 40))}\`${file.statusDetail ? ` (${markdownText(shownInput(file.statusDetail, 300))})` : ''}`
+          : l10n.t('- {0}: no longer in the volume (deleted?)', markdownText(shownInput(id, 200))),
+      );
     }
   }
   return lines.join('\n');

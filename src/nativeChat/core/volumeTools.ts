@@ -9,7 +9,7 @@ import type { DoChunking, FileInfo } from '../../api/types';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkPrivateFile, type PrivateFileRules } from '../../common/core/privateFiles';
 import * as l10n from '@vscode/l10n';
-import { shownInput } from '../../common/core/untrustedText';
+import { markdownCode, markdownText, shownInput } from '../../common/core/untrustedText';
 import { personalVolumeLabel, personalVolumeName } from '../../common/core/volumeTargets';
 import { failureText, MAX_LISTED_FILES, resolveVolume, RetrievalError, volumeLabel, type Checked, type Passage, type RetrievalScope } from '../../volumes/core/retrieval';
 import { LM_TOOL_ID } from '../../common/core/contributionIds';
@@ -160,7 +160,11 @@ export function exactVolumeName(volume: string, userId: string): string {
   return volume === personalVolumeName(userId) ? `${personalVolumeLabel()} (${volume})` : volume;
 }
 
-/** The confirmation VS Code shows before the upload tool runs: workspace-relative paths, sizes, the exact volume, what is refused. */
+/**
+ * The confirmation VS Code shows before the upload tool runs: workspace-relative paths, sizes,
+ * the exact volume, what is refused. A path is a workspace file's name (a cloned repository
+ * chose it): shown escaped (markdownCode), so `invoice\u202Etxt.exe` cannot read as a text file.
+ */
 export function uploadConfirmation(upload: ResolvedUpload, userId: string): { title: string; message: string } {
   const volume = exactVolumeName(upload.volume, userId);
   const lines = upload.files.map((f) => `- \`${markdownCode(f.displayPath)}\` (${formatBytes(f.size)})`).join('\n');
@@ -173,14 +177,6 @@ export function uploadConfirmation(upload: ResolvedUpload, userId: string): { ti
         : l10n.t('These workspace files will be sent to the KSM service and stored in the volume `{0}`:', markdownCode(upload.volume))
     }\n\n${lines}${refused}`,
   };
-}
-
-function markdownCode(text: string): string {
-  return text.replace(/`/g, "'").replace(/[\r\n]/g, ' ');
-}
-
-function markdownText(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+!|<>]/g, '\\$&');
 }
 
 export async function uploadToVolume(

@@ -28,6 +28,7 @@ import { TOOL_NAMES } from '../core/volumeTools';
 import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
 import { errorMessage } from '../../api/errors';
 import { CITATION_SCHEME } from '../../chat/chatFeature';
+import { markdownText, shownInput } from '../../common/core/untrustedText';
 
 const OPEN_CITATION_COMMAND = COMMAND.vscodeChatOpenCitation;
 
@@ -111,7 +112,7 @@ async function ask(
     // Trusted for this one command only: a source opens the passage it cited (as in the panel).
     const lines = files.map((file, i) => {
       const marker = firstMarkerOf(outcome.citations, file);
-      return `${i + 1}. [${escapeLinkText(file.filename)}](${citationLink(answerId, marker)} "${vscode.l10n.t('Open the cited passage')}") — ${escapeLinkText(file.volumeLabel)}`;
+      return `${i + 1}. [${markdownText(shownInput(file.filename, 200))}](${citationLink(answerId, marker)} "${vscode.l10n.t('Open the cited passage')}") — ${markdownText(shownInput(file.volumeLabel, 200))}`;
     });
     stream.markdown(trusted(`\n\n**Sources**\n\n${lines.join('\n')}\n`));
   }
@@ -145,7 +146,8 @@ async function upload(services: ExtensionServices, recent: RecentUploads, reques
   const planned = await planUpload(input, context, environment);
   if (planned.ok) confirmations.record(input, planned.value);
   const result = await runVolumeTool(TOOL_NAMES.upload, input, context, environment);
-  stream.markdown(result.text.replace(/\n/g, '\n\n'));
+  // The tool's text for a model quotes the service's names and ids: shown as text, a line each.
+  stream.markdown(result.text.split('\n').map(markdownText).join('\n\n'));
   if (result.ok) stream.markdown(vscode.l10n.t('\n\nAsk `@ksm /status` to follow the processing.'));
   return result.ok ? { metadata: { command: 'upload' } satisfies ParticipantMetadata } : { errorDetails: { message: result.text.split('\n')[0] ?? vscode.l10n.t('The upload failed.') } };
 }
@@ -173,10 +175,6 @@ async function readReferences(references: readonly vscode.ChatPromptReference[])
     }
   }
   return out;
-}
-
-function escapeLinkText(text: string): string {
-  return text.replace(/[\\[\]*_`<>]/g, (c) => `\\${c}`);
 }
 
 /** The marker of a file's first passage in an answer (markers count passages, 1-based, unless the engine numbered them). */

@@ -4,6 +4,8 @@
 // pairing is saved (.vscode/settings.json or this machine only) is asked the first time.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { approvalItem, refusedPairingsMessage } from '../core/pairingText';
+import { shown } from '../../common/core/untrustedText';
 import { COMMAND } from '../../common/core/contributionIds';
 import { WORKSPACE_STATE_KEY } from '../../common/core/storageKeys';
 import { shownVolumes, type VolumeTarget } from '../../common/core/volumeTargets';
@@ -60,7 +62,7 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
       );
       if (choice === review) await vscode.commands.executeCommand(COMMAND.syncReviewPairings);
     } else if (refused.length) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('Sync refused: {0}.', refused.map((r) => `'${r.pairing.folder}' → ${r.pairing.volume}: ${r.reason}`).join('; ')));
+      void vscode.window.showWarningMessage(refusedPairingsMessage(refused));
     } else {
       void vscode.window.showInformationMessage(noPairing());
     }
@@ -135,18 +137,7 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
     const waiting = runners.notices().unapproved;
     if (waiting.length === 0) return void vscode.window.showInformationMessage(vscode.l10n.t('No sync pairing from the repository is waiting for approval.'));
     const picked = await vscode.window.showQuickPick(
-      waiting.map((p) => ({
-        label: vscode.l10n.t('$(repo) {0} → {1}', p.folder, p.volume),
-        description: vscode.l10n.t('from the repository'),
-        detail: [
-          vscode.l10n.t("uploads the folder's files to the volume '{0}'", p.volume),
-          p.deleteRemoved ? vscode.l10n.t('DELETES files removed from the folder') : undefined,
-          p.watch ? vscode.l10n.t('syncs after every save') : undefined,
-        ]
-          .filter(Boolean)
-          .join(' · '),
-        pairing: p,
-      })),
+      waiting.map((p) => ({ ...approvalItem(p), pairing: p })),
       {
         title: vscode.l10n.t("Sync pairings from this workspace's settings"),
         placeHolder: vscode.l10n.t('These came with the repository, not from you. Tick the ones to approve on this machine (Space), then Enter'),
@@ -159,7 +150,7 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
       state,
       picked.map((p) => p.pairing),
     );
-    services.log.info(`[sync] approved ${picked.length} pairing(s) from the workspace settings: ${picked.map((p) => `${p.pairing.folder} → ${p.pairing.volume}`).join(', ')}.`);
+    services.log.info(`[sync] approved ${picked.length} pairing(s) from the workspace settings: ${picked.map((p) => `${shown(p.pairing.folder)} → ${shown(p.pairing.volume)}`).join(', ')}.`);
     runners.rebuild();
   });
 }

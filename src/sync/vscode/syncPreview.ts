@@ -2,10 +2,10 @@
 // opens at the top of the window) whose title has the counts and whose rows are Apply,
 // Cancel and every planned file. Deleting more than the guard's share of the volume asks
 // once more, in a modal dialog that names the numbers.
-import { relative } from 'node:path';
 import * as vscode from 'vscode';
 import { deletionShare, exceedsDeleteGuard, guardedDeletions, needsOwnershipChoice, planCounts, type SyncPlan } from '../core/plan';
 import { shownVolume } from '../../common/vscode/settings';
+import { previewFileRows } from '../core/previewRows';
 
 export type PreviewAnswer = 'apply' | 'cancel' | 'adopt' | 'keepOthers';
 
@@ -35,35 +35,7 @@ export async function showPreview(plan: SyncPlan, folderLabel: string): Promise<
         { label: vscode.l10n.t('$(check) Apply'), description: applyDescription(plan), action: 'apply', alwaysShow: true },
         { label: vscode.l10n.t('$(close) Cancel'), description: vscode.l10n.t('change nothing'), action: 'cancel', alwaysShow: true },
       ];
-  const files: Row[] = [];
-  if (plan.manifest.state !== 'ok') {
-    files.push({
-      label: vscode.l10n.t('$(info) No sync record yet'),
-      detail: choice
-        ? vscode.l10n.t('Some files of the folder already have a same-name file in the volume that this folder never recorded: choose what they are. Nothing is deleted for removed files this run.')
-        : vscode.l10n.t('Nothing is deleted for removed files this run.'),
-    });
-  }
-  for (const c of plan.conflicts)
-    files.push({ label: vscode.l10n.t('$(warning) {0}', c.rel), description: vscode.l10n.t('same name as {0} file(s) in the volume not recorded by this folder', c.remote.length) });
-  for (const claim of plan.ignoredClaims) files.push({ label: vscode.l10n.t('$(warning) Ignored sync record entry'), detail: claim });
-  for (const u of plan.uploads) {
-    files.push(
-      u.replaces
-        ? { label: vscode.l10n.t('$(replace) {0}', u.rel), description: vscode.l10n.t('changed: replace') }
-        : { label: vscode.l10n.t('$(add) {0}', u.rel), description: u.renamedFrom ? vscode.l10n.t('new (renamed from {0})', u.renamedFrom) : vscode.l10n.t('new: upload') },
-    );
-  }
-  for (const d of plan.deletes) {
-    files.push({
-      label: vscode.l10n.t('$(trash) {0}', d.remoteName),
-      description:
-        d.reason === 'replaced' ? vscode.l10n.t('older copy of a replaced file') : d.reason === 'duplicate' ? vscode.l10n.t('extra copy') : vscode.l10n.t('removed locally: delete from the volume'),
-    });
-  }
-  for (const rel of plan.keptRemote) files.push({ label: vscode.l10n.t('$(circle-slash) {0}', rel), description: vscode.l10n.t('removed locally, kept in the volume (deletion is off)') });
-  for (const f of plan.untracked) files.push({ label: vscode.l10n.t('$(question) {0}', f.filename), description: vscode.l10n.t('in the volume, not from this folder: left alone') });
-  for (const s of plan.skipped) files.push({ label: vscode.l10n.t('$(eye-closed) {0}', relative(plan.folder, s.path) || s.path), description: s.reason });
+  const files: Row[] = previewFileRows(plan, choice);
   if (files.length) rows.push({ label: vscode.l10n.t('Files'), kind: vscode.QuickPickItemKind.Separator }, ...files);
 
   for (;;) {

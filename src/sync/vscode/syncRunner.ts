@@ -4,6 +4,7 @@
 // in watch mode, re-syncs after saves through the debounced watcher core.
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
+import { pairingFolderLabel } from '../core/pairingText';
 import { isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { withAbortSignal } from '../../common/vscode/cancellation';
@@ -73,7 +74,8 @@ export class PairingRunner implements vscode.Disposable {
   }
 
   get label(): string {
-    return this.pairing.folder === '.' ? basename(this.folderPath) : this.pairing.folder;
+    // Display only (messages, titles, log): a repository's pairing names the folder as it likes.
+    return pairingFolderLabel(this.pairing.folder, basename(this.folderPath));
   }
 
   private get root(): string {

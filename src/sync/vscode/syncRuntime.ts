@@ -11,6 +11,7 @@ import { findPassage, insideFolder, workspaceFileFor, type SyncedFolder } from '
 import type { SyncFeature, SyncFeatureDeps } from '../syncFeature';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { shownVolume } from '../../common/vscode/settings';
+import { shown } from '../../common/core/untrustedText';
 import type { SyncSummary } from '../core/apply';
 import type { SyncPlan } from '../core/plan';
 import { registerSyncCommands } from './commands';
@@ -52,9 +53,10 @@ export function startSync(services: ExtensionServices, deps: SyncFeatureDeps): S
         }
         details.clear();
         details.appendLine(line);
-        for (const r of summary.results) details.appendLine(`${r.action.padEnd(9)} ${r.rel}${'reason' in r ? `  ${r.reason}` : `  as ${r.uuid}`}`);
-        for (const s of plan.skipped) details.appendLine(`${'skipped'.padEnd(9)} ${s.path}  ${s.reason}`);
-        for (const f of plan.untracked) details.appendLine(`${'remote'.padEnd(9)} ${f.filename}  not from this folder, left alone`);
+        // One line per file: a name's newline would forge lines of this report.
+        for (const r of summary.results) details.appendLine(`${r.action.padEnd(9)} ${shown(r.rel)}${'reason' in r ? `  ${shown(r.reason)}` : `  as ${shown(r.uuid)}`}`);
+        for (const s of plan.skipped) details.appendLine(`${'skipped'.padEnd(9)} ${shown(s.path)}  ${s.reason}`);
+        for (const f of plan.untracked) details.appendLine(`${'remote'.padEnd(9)} ${shown(f.filename)}  not from this folder, left alone`);
         details.show(true);
       } else if (choice === retryLabel) {
         // Failed and cancelled files are still different from the manifest: the next run retries exactly them.
@@ -89,7 +91,7 @@ export function startSync(services: ExtensionServices, deps: SyncFeatureDeps): S
         const folder = resolvePairingFolder(p);
         if (!folder.ok) {
           next.refused.push({ pairing: p, reason: folder.reason });
-          services.log.warn(`[sync] refused the pairing '${p.folder}' → ${p.volume}: ${folder.reason}.`);
+          services.log.warn(`[sync] refused the pairing '${shown(p.folder)}' → ${shown(p.volume)}: ${shown(folder.reason)}.`);
           continue;
         }
         wanted.set(pairingKey(p), { pairing: p, folder: folder.path });

@@ -3,6 +3,7 @@
 // sync waits for trust (click: Manage Workspace Trust); pairings from the repository that
 // wait for approval and pairings refused (folder outside the workspace) are said too.
 import * as vscode from 'vscode';
+import { markdownText, shownInput } from '../../common/core/untrustedText';
 import { COMMAND } from '../../common/core/contributionIds';
 import type { PairingRunner } from './syncRunner';
 import type { SourcedPairing } from './syncSettings';
@@ -43,21 +44,22 @@ export class SyncStatusBar implements vscode.Disposable {
       return;
     }
     const extra = [
-      ...notices.unapproved.map((p) => vscode.l10n.t('{0} → {1}: from the repository, waits for your approval', p.folder, p.volume)),
-      ...notices.refused.map((r) => vscode.l10n.t('{0} → {1}: refused, {2}', r.pairing.folder, r.pairing.volume, r.reason)),
+      // The repository's words: bounded here, escaped for the tooltip's Markdown below.
+      ...notices.unapproved.map((p) => vscode.l10n.t('{0} → {1}: from the repository, waits for your approval', shownInput(p.folder, 130), shownInput(p.volume, 130))),
+      ...notices.refused.map((r) => vscode.l10n.t('{0} → {1}: refused, {2}', shownInput(r.pairing.folder, 130), shownInput(r.pairing.volume, 130), shownInput(r.reason, 300))),
     ];
     if (runners.length === 0) {
       if (notices.unapproved.length) {
         this.item.text = vscode.l10n.t('$(workspace-untrusted) {0}', vscode.l10n.t('KSM: {0} pairing(s) from the repository', notices.unapproved.length));
         this.item.command = COMMAND.syncReviewPairings;
         this.show(
-          `**${vscode.l10n.t('KSM folder sync')}**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to review them; nothing syncs until you approve.')}`,
+          `**${vscode.l10n.t('KSM folder sync')}**\n\n${extra.map((l) => `- ${markdownText(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to review them; nothing syncs until you approve.')}`,
           vscode.l10n.t('KSM sync. {0}', extra.join('. ')),
         );
       } else if (notices.refused.length) {
         this.item.text = vscode.l10n.t('$(error) {0}', vscode.l10n.t('KSM: sync refused'));
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-        this.show(`**${vscode.l10n.t('KSM folder sync')}**\n\n${extra.map((l) => `- ${escape(l)}`).join('\n')}`, vscode.l10n.t('KSM sync. {0}', extra.join('. ')));
+        this.show(`**${vscode.l10n.t('KSM folder sync')}**\n\n${extra.map((l) => `- ${markdownText(l)}`).join('\n')}`, vscode.l10n.t('KSM sync. {0}', extra.join('. ')));
       } else {
         this.item.hide();
       }
@@ -69,7 +71,7 @@ export class SyncStatusBar implements vscode.Disposable {
     this.item.text = refused ? vscode.l10n.t('$(error) {0}', vscode.l10n.t('KSM: sync refused')) : status.text;
     this.item.backgroundColor = status.error || refused ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.show(
-      `**${vscode.l10n.t('KSM folder sync')}**\n\n${lines.map((l) => `- ${escape(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to preview and sync.')}`,
+      `**${vscode.l10n.t('KSM folder sync')}**\n\n${lines.map((l) => `- ${markdownText(l)}`).join('\n')}\n\n${vscode.l10n.t('Click to preview and sync.')}`,
       vscode.l10n.t('KSM sync. {0}', lines.join('. ')),
     );
   }
@@ -83,8 +85,4 @@ export class SyncStatusBar implements vscode.Disposable {
   dispose(): void {
     this.item.dispose();
   }
-}
-
-function escape(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

@@ -4,6 +4,8 @@
 // processing takes minutes, so the pending replacements are remembered in storage (they
 // survive a reload) and settled by polling the volume's listing. No `vscode` import.
 import * as l10n from '@vscode/l10n';
+import { messageWithFix } from '../../common/core/errorFixes';
+import { shownInMessage, shownInput } from '../../common/core/untrustedText';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 
@@ -114,7 +116,9 @@ export class ReplacementTracker {
 
   private async settle(pending: PendingReplacement, files: Map<string, FileInfo>): Promise<SettledReplacement | undefined> {
     const fresh = files.get(pending.uuid);
-    const name = l10n.t("'{0}' in {1}", pending.filename, this.options.volumeName?.(pending.volume) ?? pending.volume);
+    // The message goes to a notification: the service's words (its detail, its error) and the
+    // file's name are quoted as text there (a [..](command:..) link would run a command).
+    const name = l10n.t("'{0}' in {1}", shownInMessage(shownInput(pending.filename, 120)), this.options.volumeName?.(pending.volume) ?? pending.volume);
     if (!fresh) return { pending, outcome: 'new-gone', message: l10n.t('{0}: the new copy is no longer in the volume, so the older copy was kept.', name) };
     if (fresh.status !== 'done' && fresh.status !== 'na') return undefined;
     const older = pending.replaces.map((uuid) => files.get(uuid)).filter((f): f is FileInfo => f !== undefined);
@@ -125,12 +129,12 @@ export class ReplacementTracker {
       try {
         await this.options.service().deleteFiles({ volume: pending.volume, uuids: toDelete.map((f) => f.uuid) });
       } catch (error) {
-        return { pending, outcome: 'delete-failed', message: l10n.t('{0}: the older copy could not be deleted ({1}); both copies are in the volume.', name, (error as Error).message) };
+        return { pending, outcome: 'delete-failed', message: l10n.t('{0}: the older copy could not be deleted ({1}); both copies are in the volume.', name, messageWithFix(error)) };
       }
     }
     if (fresh.status === 'na' && kept > 0) {
       const message = fresh.statusDetail
-        ? l10n.t('{0}: the new copy could not be processed ({1}), so the older, searchable copy was kept.', name, fresh.statusDetail)
+        ? l10n.t('{0}: the new copy could not be processed ({1}), so the older, searchable copy was kept.', name, shownInMessage(shownInput(fresh.statusDetail, 300)))
         : l10n.t('{0}: the new copy could not be processed, so the older, searchable copy was kept.', name);
       return { pending, outcome: 'kept-old', message };
     }

@@ -5,6 +5,13 @@ import * as l10n from '@vscode/l10n';
 import type { SkippedFile } from '../../common/core/folderExpansion';
 import type { DuplicateChoice, DuplicateQuestion } from './duplicatePlanning';
 import type { UploadSummary } from './uploadRun';
+import { shownInMessage, shownInput } from '../../common/core/untrustedText';
+
+/**
+ * A file's name inside a notification: the workspace's names are a cloned repository's, and a
+ * notification makes `[..](command:..)` a link that runs a command; escaped and bounded.
+ */
+const quotedName = (name: string): string => shownInMessage(shownInput(name, 120));
 
 export interface DuplicateOption {
   choice: DuplicateChoice;
@@ -60,7 +67,7 @@ export function duplicateTitle(question: DuplicateQuestion, volume: string): str
 export function nothingToUploadMessage(skipped: readonly SkippedFile[]): string {
   if (skipped.length === 0) return l10n.t('Nothing to upload: the selection holds no files.');
   const head = skipped.length === 1 ? l10n.t('Nothing to upload: the file was skipped') : l10n.t('Nothing to upload: all {0} files were skipped', skipped.length);
-  if (skipped.length <= 3) return `${head}. ${skipped.map((s) => `${baseName(s.path)}: ${s.reason}`).join('; ')}.`;
+  if (skipped.length <= 3) return `${head}. ${skipped.map((s) => `${quotedName(baseName(s.path))}: ${s.reason}`).join('; ')}.`;
   const byReason = new Map<string, number>();
   for (const s of skipped) byReason.set(s.reason, (byReason.get(s.reason) ?? 0) + 1);
   return `${head}. ${[...byReason].map(([reason, n]) => `${n} × ${reason}`).join('; ')}.`;
@@ -79,7 +86,7 @@ export function summaryLine(summary: UploadSummary, volume: string): string {
   if (allIdentical(summary)) {
     const [only] = summary.results;
     return summary.results.length === 1
-      ? l10n.t('"{0}" is already in {1}, identical: nothing to upload.', only.filename, volume)
+      ? l10n.t('"{0}" is already in {1}, identical: nothing to upload.', quotedName(only.filename), volume)
       : l10n.t('All {0} files are already in {1}, identical: nothing to upload.', summary.results.length, volume);
   }
   const identical = summary.results.filter((r) => r.outcome === 'skipped' && r.reason.startsWith(identicalReason())).length;

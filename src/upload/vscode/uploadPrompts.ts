@@ -3,6 +3,7 @@
 // and the summary it ends with ("12 uploaded, 2 failed" with "Show Details", a per-file
 // listing in an output channel, and "Retry Failed").
 import * as vscode from 'vscode';
+import { shown } from '../../common/core/untrustedText';
 import type { DoChunking } from '../../api/types';
 import type { ExtensionServices } from '../../common/vscode/services';
 import type { VolumesFeature } from '../../volumes/volumesFeature';
@@ -184,6 +185,7 @@ function showDetails(services: ExtensionServices, line: string, rows: string[]):
   }
   detailsChannel.clear();
   detailsChannel.appendLine(line);
-  for (const row of rows) detailsChannel.appendLine(row);
+  // A row quotes names and the service's ids and reasons: a newline in one would forge rows.
+  for (const row of rows) detailsChannel.appendLine(shown(row));
   detailsChannel.show(true);
 }

@@ -1,8 +1,10 @@
 // Deleting selected files, possibly from several volumes, with one outcome per file:
 // deleted, already gone (D11 `not_found`), or failed with the reason. No `vscode` import.
 import * as l10n from '@vscode/l10n';
-import { errorMessage, NotFoundError } from '../../api/errors';
+import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
+import { messageWithFix } from '../../common/core/errorFixes';
+import { shownInMessage, shownInput } from '../../common/core/untrustedText';
 
 export interface FileToDelete {
   volume: string;
@@ -35,16 +37,25 @@ export async function deleteSelectedFiles(service: KsmService, files: readonly F
         for (const file of group) outcomes.push({ ...file, outcome: 'already gone' });
         continue;
       }
-      const reason = errorMessage(error);
+      // One line, as a notification shows it (the service's words made inert there).
+      const reason = messageWithFix(error);
       for (const file of group) outcomes.push({ ...file, outcome: 'failed', reason });
     }
   }
   return outcomes;
 }
 
-/** "a.txt", "a.txt, b.md and c.pdf", "a.txt, b.md, c.pdf and 7 more" */
+/** Longest file name a message quotes whole (a confirmation names each file it deletes). */
+const NAME_IN_MESSAGE = 120;
+
+/**
+ * "a.txt", "a.txt, b.md and c.pdf", "a.txt, b.md, c.pdf and 7 more". The names are the
+ * service's (anyone who can upload to a shared volume chose them), and these lines go to a
+ * notification or the delete confirmation: each is bounded, its control and bidi characters
+ * escaped and `[label](command:…)` kept as text (shownInMessage).
+ */
 export function describeFileList(names: readonly string[], shown = 3): string {
-  const quoted = names.map((n) => `"${n}"`);
+  const quoted = names.map((n) => `"${shownInMessage(shownInput(n, NAME_IN_MESSAGE))}"`);
   if (quoted.length <= shown) return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
   return `${quoted.slice(0, shown).join(', ')} and ${quoted.length - shown} more`;
 }

@@ -3,6 +3,7 @@
 import * as l10n from '@vscode/l10n';
 import { FINAL_FILE_STATUSES, type DoChunking, type FileInfo } from '../../api/types';
 import { formatBytes } from '../../common/core/byteSize';
+import { markdownCode, markdownText, shownInMessage, shownInput } from '../../common/core/untrustedText';
 
 /**
  * What a file's state means to people (D24): `na` is read with the processing the file was
@@ -25,6 +26,13 @@ export interface FileState {
 
 /** A failure reason longer than this is cut in the row (the tooltip has it whole). */
 const REASON_IN_ROW = 60;
+/**
+ * What the service sent is shown at most this long: a status in the row, a name in the row
+ * (255, the longest file name most file systems allow), any field in the tooltip.
+ */
+const STATUS_IN_ROW = 40;
+const NAME_IN_ROW = 255;
+const FIELD_IN_TOOLTIP = 1000;
 
 export function fileState(file: FileInfo, mode: DoChunking | undefined = file.doChunking): FileState {
   const status = file.status;
@@ -47,7 +55,8 @@ export function fileState(file: FileInfo, mode: DoChunking | undefined = file.do
         explanation: l10n.t('Split into chunks without vectors ("Chunk only"): kept, not searchable by the agent.'),
       };
     if (mode === 1) {
-      const reason = file.statusDetail?.trim().replace(/\.+$/, '') || l10n.t('the service gave no reason');
+      const detail = file.statusDetail?.trim().replace(/\.+$/, '');
+      const reason = detail ? shownInput(detail, FIELD_IN_TOOLTIP) : l10n.t('the service gave no reason');
       const short = reason.length > REASON_IN_ROW ? `${reason.slice(0, REASON_IN_ROW - 1)}…` : reason;
       return {
         kind: 'failed',
@@ -67,7 +76,8 @@ export function fileState(file: FileInfo, mode: DoChunking | undefined = file.do
   }
   if (FINAL_FILE_STATUSES.has(status)) return { kind: 'unknown', text: status, icon: 'circle-filled', warning: false };
   if (['uploaded', 'waiting', 'chunking', 'embedding', 'indexing'].includes(status)) return { kind: 'processing', text: status, icon: 'sync~spin', warning: false };
-  return { kind: 'unknown', text: status, icon: 'question', warning: false };
+  // A state this version does not know is the service's own word: escaped and bounded.
+  return { kind: 'unknown', text: shownInput(status, STATUS_IN_ROW), icon: 'question', warning: false };
 }
 
 /** Codicon id for a file's processing state (D9); `na` as read by `fileState`. */
@@ -92,6 +102,15 @@ export function parseServiceDate(value: string): Date | undefined {
   return Number.isNaN(date.getTime()) || date.getUTCMonth() !== mo! - 1 ? undefined : date;
 }
 
+/**
+ * A file row's label: the name as the service sent it (anyone who can upload to a shared
+ * volume chose it), its control and bidi characters escaped (`invoice\u202egpj.exe` cannot
+ * show as `invoiceexe.jpg`) and a megabyte name cut.
+ */
+export function fileRowLabel(file: FileInfo): string {
+  return shownInput(file.filename, NAME_IN_ROW);
+}
+
 /** "embedding · 1.2 MB", "stored, not indexed · 3 KB" */
 export function fileDescription(file: FileInfo, mode?: DoChunking): string {
   return file.isdir ? 'folder' : `${fileState(file, mode ?? file.doChunking).text} · ${formatBytes(file.filesize)}`;
@@ -102,11 +121,12 @@ export function fileDescription(file: FileInfo, mode?: DoChunking): string {
  * its status and size in words, since a description alone is read as an unlabelled tail.
  */
 export function fileAccessibleLabel(file: FileInfo, mode?: DoChunking): string {
-  if (file.isdir) return l10n.t('{0}, folder', file.filename);
+  const name = fileRowLabel(file);
+  if (file.isdir) return l10n.t('{0}, folder', name);
   const state = fileState(file, mode ?? file.doChunking);
   return state.warning
-    ? l10n.t('{0}, status {1} (needs attention), size {2}', file.filename, state.text, formatBytes(file.filesize))
-    : l10n.t('{0}, status {1}, size {2}', file.filename, state.text, formatBytes(file.filesize));
+    ? l10n.t('{0}, status {1} (needs attention), size {2}', name, state.text, formatBytes(file.filesize))
+    : l10n.t('{0}, status {1}, size {2}', name, state.text, formatBytes(file.filesize));
 }
 
 /** The same for a volume row: its name, the folder it is synced with, and its summary (files, size, processing). */
@@ -114,28 +134,30 @@ export function volumeAccessibleLabel(label: string, personal: boolean, summary:
   return [personal ? l10n.t('{0}, personal volume', label) : l10n.t('{0}, volume', label), syncedWith ? l10n.t('synced with folder {0}', syncedWith) : '', summary ?? ''].filter(Boolean).join(', ');
 }
 
-/** Markdown lines of the tooltip; the adapter wraps them in a MarkdownString. */
+/**
+ * Markdown lines of the tooltip; the adapter wraps them in a MarkdownString. Every field the
+ * service sent (name, id, status, date, detail) and the volume name from settings is bounded
+ * and escaped (markdownText, markdownCode): none can end its line, start a link or an image,
+ * or forge another field.
+ */
 export function fileTooltipMarkdown(file: FileInfo, volume: string, locale?: string, mode?: DoChunking): string {
   const state = fileState(file, mode ?? file.doChunking);
   const date = parseServiceDate(file.date);
-  const when = date ? date.toLocaleString(locale) : file.date || 'unknown';
+  const when = date ? date.toLocaleString(locale) : markdownText(shownInput(file.date, STATUS_IN_ROW)) || 'unknown';
+  const status = markdownCode(shownInput(file.status, STATUS_IN_ROW));
   const lines = [
-    `**${escapeMarkdown(file.filename)}**`,
+    `**${markdownText(shownInput(file.filename, FIELD_IN_TOOLTIP))}**`,
     '',
-    `- Volume: \`${volume}\``,
-    `- ID: \`${file.uuid}\``,
-    `- Status: ${state.text === file.status ? file.status : `${escapeMarkdown(state.text)} (\`${file.status}\`)`}`,
+    `- Volume: \`${markdownCode(shownInput(volume, FIELD_IN_TOOLTIP))}\``,
+    `- ID: \`${markdownCode(shownInput(file.uuid, FIELD_IN_TOOLTIP))}\``,
+    `- Status: ${state.kind === 'done' || state.kind === 'processing' || state.kind === 'unknown' ? markdownText(state.text) : `${markdownText(state.text)} (\`${status}\`)`}`,
     `- Size: ${file.filesize.toLocaleString(locale)} bytes`,
     `- Uploaded: ${when}`,
   ];
-  if (state.explanation) lines.push('', escapeMarkdown(state.explanation));
+  if (state.explanation) lines.push('', markdownText(state.explanation));
   // A failure's explanation already quotes the service's detail.
-  if (file.statusDetail && state.kind !== 'failed') lines.push('', escapeMarkdown(file.statusDetail));
+  if (file.statusDetail && state.kind !== 'failed') lines.push('', markdownText(shownInput(file.statusDetail, FIELD_IN_TOOLTIP)));
   return lines.join('\n');
-}
-
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }
 
 export type FileSortOrder = 'upload' | 'name' | 'date' | 'size';
@@ -156,4 +178,16 @@ export function sortFiles(files: readonly FileInfo[], order: FileSortOrder): Fil
   else if (order === 'date') copy.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
   else if (order === 'size') copy.sort((a, b) => b.filesize - a.filesize);
   return copy;
+}
+
+/**
+ * What a reveal says when it cannot show the file. The volume and the id come from where the
+ * reveal was asked (a citation the service sent, a command link's arguments), so both are
+ * quoted as text: this is a notification, where `[..](command:..)` is a link that runs a command.
+ */
+export function revealFailureMessage(problem: 'volumeNotShown' | 'fileNotFound', volumeName: string, fileId: string): string {
+  const volume = shownInMessage(shownInput(volumeName, 130));
+  return problem === 'volumeNotShown'
+    ? l10n.t('Volume "{0}" is not in the Volumes view. Add it with "Add Volume…" to browse it.', volume)
+    : l10n.t('File {0} was not found in {1} (it may have been deleted).', shownInMessage(shownInput(fileId, 80)), volume);
 }

@@ -1,7 +1,6 @@
 // Finding files by name in a volume too large to load: pages lazily through the volume
 // (`listAllFiles`) until enough matches are found, and can continue where it stopped.
 // No `vscode` import.
-import picomatch from 'picomatch';
 import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
@@ -12,30 +11,79 @@ export interface SearchProgress {
 }
 
 /**
- * Glob characters other than `*` and `?` taken literally: a name like `report (1).pdf` or
- * `[draft] notes.md` is typed as it is, not read as a group or a character class.
- */
-const LITERAL_GLOB_CHARACTERS = /[\\()[\]{}!+@|]/g;
-
-/**
  * Case-insensitive substring match on the file name; with `*` or `?` the pattern must match
- * the whole name, through picomatch (the upload's exclude globs use it too): `*` stays within
- * one folder level, `**` crosses them, and a pattern without `/` matches the last part of a
- * name that has folders, so `*.pdf` finds `reports/q3.pdf`.
+ * the whole name: `*` stays within one folder level, `**` crosses them (a `**` folder also
+ * stands for no folder), `?` is one character, every other character is literal (`report (1).pdf`,
+ * `[draft] notes.md` are typed as they are), and a pattern without `/` matches the last part
+ * of a name that has folders, so `*.pdf` finds `reports/q3.pdf`. Matched in time linear in
+ * the name per pattern character (wildcardMatch): the names are the service's, and a
+ * backtracking regular expression took seconds per long hostile name for `*a*a*b`.
  */
 export function nameMatcher(query: string): (filename: string) => boolean {
   const trimmed = query.trim().toLowerCase();
   if (!/[*?]/.test(trimmed)) return (name) => name.toLowerCase().includes(trimmed);
-  const glob = picomatch(trimmed.replace(LITERAL_GLOB_CHARACTERS, '\\$&'), {
-    nocase: true,
-    dot: true,
-    nobrace: true,
-    nobracket: true,
-    noextglob: true,
-    nonegate: true,
-  });
-  if (trimmed.includes('/')) return glob;
-  return (name) => glob(name.slice(name.lastIndexOf('/') + 1));
+  const tokens = wildcardTokens(trimmed);
+  if (trimmed.includes('/')) return (name) => wildcardMatch(tokens, name.toLowerCase());
+  return (name) => wildcardMatch(tokens, name.slice(name.lastIndexOf('/') + 1).toLowerCase());
+}
+
+type WildcardToken = { kind: 'char'; char: string } | { kind: 'one' } | { kind: 'segment' } | { kind: 'any' } | { kind: 'folders' };
+
+/** `?` one character but `/`; `*` any run without `/`; `**` any run; `**` + `/` nothing or any run ending in `/`. */
+function wildcardTokens(pattern: string): WildcardToken[] {
+  const tokens: WildcardToken[] = [];
+  for (let i = 0; i < pattern.length;) {
+    if (pattern[i] === '*') {
+      let end = i;
+      while (pattern[end] === '*') end++;
+      const atSegmentStart = i === 0 || pattern[i - 1] === '/';
+      if (end - i >= 2 && atSegmentStart && pattern[end] === '/') {
+        tokens.push({ kind: 'folders' });
+        i = end + 1;
+      } else {
+        tokens.push({ kind: end - i >= 2 ? 'any' : 'segment' });
+        i = end;
+      }
+    } else {
+      tokens.push(pattern[i] === '?' ? { kind: 'one' } : { kind: 'char', char: pattern[i]! });
+      i++;
+    }
+  }
+  return tokens;
+}
+
+/** Whether `name` matches the tokens whole: one pass over the name per token (no backtracking). */
+function wildcardMatch(tokens: readonly WildcardToken[], name: string): boolean {
+  const n = name.length;
+  // reach[j]: the tokens so far can match name[0..j).
+  let reach = new Uint8Array(n + 1);
+  reach[0] = 1;
+  for (const token of tokens) {
+    const next = new Uint8Array(n + 1);
+    let any = 0;
+    for (let j = 0; j <= n; j++) {
+      switch (token.kind) {
+        case 'char':
+          if (j > 0 && reach[j - 1] && name[j - 1] === token.char) next[j] = 1;
+          break;
+        case 'one':
+          if (j > 0 && reach[j - 1] && name[j - 1] !== '/') next[j] = 1;
+          break;
+        case 'segment':
+          next[j] = reach[j] || (j > 0 && next[j - 1] && name[j - 1] !== '/') ? 1 : 0;
+          break;
+        case 'any':
+          next[j] = reach[j] || (j > 0 && next[j - 1]) ? 1 : 0;
+          break;
+        case 'folders':
+          next[j] = reach[j] || (any && name[j - 1] === '/') ? 1 : 0;
+          break;
+      }
+      if (reach[j]) any = 1;
+    }
+    reach = next;
+  }
+  return reach[n] === 1;
 }
 
 /**

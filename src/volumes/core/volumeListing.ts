@@ -29,6 +29,11 @@ export class VolumeListing {
   state: ListingState = { kind: 'unloaded' };
   /** Files at offsets 0..files.length-1, in service order (D10). */
   private files: FileInfo[] = [];
+  /**
+   * How many entries the service listed for `files`: more than `files.length` only when it
+   * named a file twice (each is shown once). Pages go on from here, not from `files.length`.
+   */
+  private listed = 0;
   /** Files this session uploaded that lie beyond the loaded pages; shown until a page reaches them. */
   private recent: FileInfo[] = [];
   /** When each of `recent` was added (`uploads` at that moment), to tell a listing asked for before it. */
@@ -61,7 +66,7 @@ export class VolumeListing {
   }
 
   get hasMore(): boolean {
-    return this.state.kind === 'loaded' && this.files.length + this.recent.length < this.total;
+    return this.state.kind === 'loaded' && this.listed + this.recent.length < this.total;
   }
 
   get pendingFiles(): FileInfo[] {
@@ -89,22 +94,29 @@ export class VolumeListing {
   }
 
   private async relist(signal?: AbortSignal): Promise<void> {
-    const wanted = Math.max(this.pageSize(), this.files.length);
+    const wanted = Math.max(this.pageSize(), this.listed);
     const generation = ++this.generation;
     const uploadsBefore = this.uploads;
     // A loaded list stays on screen while it is re-listed; only a first load shows "Loading…".
     if (this.state.kind !== 'loaded') this.setState({ kind: 'loading' });
     try {
       const files: FileInfo[] = [];
+      const seen = new Set<string>();
+      // Entries the service listed, duplicates included: the next page starts after them.
+      let listed = 0;
       let total = 0;
       do {
-        const page = await this.service().listFiles({ volume: this.volume, offset: files.length, limit: Math.min(MAX_LIMIT, wanted - files.length) }, { signal });
+        const page = await this.service().listFiles({ volume: this.volume, offset: listed, limit: Math.min(MAX_LIMIT, wanted - listed) }, { signal });
         total = page.total;
-        files.push(...page.files);
+        // A file listed twice (a server's bug or a hostile answer) is shown once: the tree
+        // names each row by its id, and two rows with one id make VS Code refuse the volume.
+        appendUnseen(files, page.files, seen);
+        listed += page.files.length;
         if (page.files.length === 0) break;
-      } while (files.length < Math.min(wanted, total));
+      } while (listed < Math.min(wanted, total));
       if (generation !== this.generation) return;
       this.files = files;
+      this.listed = listed;
       this.total = total;
       this.dropRecentNowListed(uploadsBefore);
       this.setState({ kind: 'loaded' });
@@ -120,10 +132,11 @@ export class VolumeListing {
     const generation = this.generation;
     const uploadsBefore = this.uploads;
     try {
-      const page = await this.service().listFiles({ volume: this.volume, offset: this.files.length, limit: this.pageSize() }, { signal });
+      const page = await this.service().listFiles({ volume: this.volume, offset: this.listed, limit: this.pageSize() }, { signal });
       if (generation !== this.generation) return;
       const known = new Set(this.files.map((f) => f.uuid));
-      this.files.push(...page.files.filter((f) => !known.has(f.uuid)));
+      appendUnseen(this.files, page.files, known);
+      this.listed += page.files.length;
       this.total = page.total;
       this.dropRecentNowListed(uploadsBefore);
       this.emit({ structure: true, updated: [] });
@@ -150,7 +163,9 @@ export class VolumeListing {
   removeFiles(uuids: Iterable<string>): void {
     const gone = new Set(uuids);
     const before = this.visibleFiles.length;
+    const loadedBefore = this.files.length;
     this.files = this.files.filter((f) => !gone.has(f.uuid));
+    this.listed = Math.max(0, this.listed - (loadedBefore - this.files.length));
     this.recent = this.recent.filter((f) => !gone.has(f.uuid));
     const removed = before - this.visibleFiles.length;
     if (removed === 0) return;
@@ -218,7 +233,7 @@ export class VolumeListing {
     const unlisted = this.recent.filter((f) => !listed.has(f.uuid));
     const newer = unlisted.filter((f) => (this.recentSince.get(f) ?? 0) > uploadsBefore);
     const judged = unlisted.filter((f) => (this.recentSince.get(f) ?? 0) <= uploadsBefore);
-    const room = Math.max(0, this.total - this.files.length);
+    const room = Math.max(0, this.total - this.listed);
     const kept = new Set([...judged.slice(Math.max(0, judged.length - room)), ...newer]);
     this.recent = unlisted.filter((f) => kept.has(f));
     // A listing that reached the end without them did not count them either. (One that did
@@ -232,6 +247,7 @@ export class VolumeListing {
       return;
     }
     this.files = [];
+    this.listed = 0;
     this.total = this.recent.length;
     if (error instanceof NotFoundError && this.recent.length === 0) {
       this.setState({ kind: 'missing' });
@@ -247,6 +263,15 @@ export class VolumeListing {
 
   private emit(change: ListingChange): void {
     for (const listener of [...this.listeners]) listener(change);
+  }
+}
+
+/** Appends the files whose id is not in `seen` yet (once each), adding their ids to it. */
+function appendUnseen(target: FileInfo[], files: readonly FileInfo[], seen: Set<string>): void {
+  for (const file of files) {
+    if (seen.has(file.uuid)) continue;
+    seen.add(file.uuid);
+    target.push(file);
   }
 }
 

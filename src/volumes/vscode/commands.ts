@@ -13,6 +13,7 @@ import type { VolumesTreeProvider } from './volumesTree';
 import { COMMAND, CONTEXT_KEY } from '../../common/core/contributionIds';
 import { WORKSPACE_STATE_KEY } from '../../common/core/storageKeys';
 import { withAbortSignal } from '../../common/vscode/cancellation';
+import { shown, shownWithIcons } from '../../common/core/untrustedText';
 
 /** Matches wanted per volume before a filter stops paging (more on "Search further…"). */
 const FILTER_BATCH = 100;
@@ -116,7 +117,7 @@ export function registerVolumeCommands(
   services.registerCommand(COMMAND.filesCopyId, async (node?: VolumesNode) => {
     if (node?.kind !== 'file') return;
     await vscode.env.clipboard.writeText(node.file.uuid);
-    vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the id of "{0}"', node.file.filename), 3000);
+    vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the id of "{0}"', shownWithIcons(node.file.filename, 80)), 3000);
   });
 
   services.registerCommand(COMMAND.filesAskAgent, async (node?: VolumesNode, selected?: VolumesNode[]) => {
@@ -150,7 +151,7 @@ export function registerVolumeCommands(
     for (const [volume, uuids] of byVolume) tree.listing(volume).removeFiles(uuids);
     const failed = outcomes.filter((o) => o.outcome === 'failed');
     const gone = outcomes.filter((o) => o.outcome === 'already gone');
-    for (const o of outcomes) services.log.info(`[volumes] delete ${o.volume}/${o.filename} (${o.uuid}): ${o.outcome}${'reason' in o ? ` — ${o.reason}` : ''}`);
+    for (const o of outcomes) services.log.info(`[volumes] delete ${o.volume}/${shown(o.filename)} (${shown(o.uuid)}): ${o.outcome}${'reason' in o ? ` — ${o.reason}` : ''}`);
     if (failed.length) {
       const choice = await vscode.window.showErrorMessage(
         vscode.l10n.t(

@@ -3,7 +3,8 @@
 import * as vscode from 'vscode';
 import { volumeCodicon, volumeLabel } from '../../common/core/volumeTargets';
 import type { DoChunking, FileInfo } from '../../api/types';
-import { fileAccessibleLabel, fileDescription, fileState, fileTooltipMarkdown, volumeAccessibleLabel } from '../core/fileDisplay';
+import { fileAccessibleLabel, fileDescription, fileRowLabel, fileState, fileTooltipMarkdown, volumeAccessibleLabel } from '../core/fileDisplay';
+import { markdownCode, markdownText, shownInput } from '../../common/core/untrustedText';
 import { COMMAND } from '../../common/core/contributionIds';
 import type { ErrorFix } from '../../common/core/errorFixes';
 
@@ -39,18 +40,24 @@ export interface MessageNode {
 
 export type VolumesNode = VolumeNode | FileNode | LoadMoreNode | MessageNode;
 
-/** `syncedWith`: the workspace folder kept in sync with this volume (ksm.sync.folders), if any. */
-export function volumeItem(node: VolumeNode, summary: string | undefined, syncedWith?: string): vscode.TreeItem {
-  const item = new vscode.TreeItem(volumeLabel(node), vscode.TreeItemCollapsibleState.Collapsed);
+/**
+ * `syncedWith`: the workspace folder kept in sync with this volume (ksm.sync.folders), if any.
+ * Both names come from settings a repository may hold: shown escaped, and the tooltip's
+ * Markdown renders no icon syntax, so `$(…)` or `[…](…)` in them stays text.
+ */
+export function volumeItem(node: VolumeNode, summary: string | undefined, shownSyncedWith?: string): vscode.TreeItem {
+  const label = shownInput(volumeLabel(node), 200);
+  const syncedWith = shownSyncedWith === undefined ? undefined : shownInput(shownSyncedWith, 200);
+  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `volume:${node.volume}`;
   item.contextValue = node.personal ? 'ksm.volume.personal' : 'ksm.volume.named';
   item.iconPath = new vscode.ThemeIcon(volumeCodicon(node));
   item.description = syncedWith ? [`⇄ ${syncedWith}`, summary].filter(Boolean).join(' · ') : summary;
-  item.accessibilityInformation = { label: volumeAccessibleLabel(volumeLabel(node), node.personal, summary, syncedWith), role: 'treeitem' };
+  item.accessibilityInformation = { label: volumeAccessibleLabel(label, node.personal, summary, syncedWith), role: 'treeitem' };
+  const code = markdownCode(shownInput(node.volume, 200));
   item.tooltip = new vscode.MarkdownString(
-    (node.personal ? `**${volumeLabel(node)}**\n\n${vscode.l10n.t('Your personal volume `{0}`', node.volume)}` : `**${node.volume}**\n\n${vscode.l10n.t('Named volume `{0}`', node.volume)}`) +
-      (syncedWith ? `\n\n$(sync) ${vscode.l10n.t('Kept in sync with the folder `{0}`', syncedWith)}` : ''),
-    true,
+    `**${markdownText(label)}**\n\n${node.personal ? vscode.l10n.t('Your personal volume `{0}`', code) : vscode.l10n.t('Named volume `{0}`', code)}` +
+      (syncedWith ? `\n\n⇄ ${vscode.l10n.t('Kept in sync with the folder `{0}`', markdownCode(syncedWith))}` : ''),
   );
   return item;
 }
@@ -60,7 +67,7 @@ export function fileItem(node: FileNode, mode?: DoChunking): vscode.TreeItem {
   const { file } = node;
   const known = file.doChunking ?? mode;
   // Folders have no listable children (the service lists a volume flat), so none expand.
-  const item = new vscode.TreeItem(file.filename, vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(fileRowLabel(file), vscode.TreeItemCollapsibleState.None);
   item.id = `file:${node.volume}:${file.uuid}`;
   item.description = fileDescription(file, known);
   item.accessibilityInformation = { label: fileAccessibleLabel(file, known), role: 'treeitem' };
