@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { askAgent, citedFiles, parseCommand, questionWithContext, RecentUploads, uploadStatusText, type ParticipantEvent } from '../../src/nativeChat/core/participant';
 import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
 import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment } from '../../src/nativeChat/core/toolRuns';
-import { TOOL_INPUT_SCHEMAS, TOOL_NAMES, uploadConfirmation, type ToolContext } from '../../src/nativeChat/core/volumeTools';
+import { TOOL_INPUT_SCHEMAS, TOOL_NAMES, toolInvocationMessage, uploadConfirmation, type ToolContext } from '../../src/nativeChat/core/volumeTools';
 import { Retrieval } from '../../src/volumes/core/retrieval';
 import { useEmulator } from '../api/harness';
 import manifest from '../../package.json';
@@ -367,5 +367,21 @@ describe('vscode chat core: the upload confirmation names each file as it is', (
     assert.ok(!message.includes('\u202E'), message);
     assert.match(message, /`invoice\\u202etxt\.exe`/);
     assert.equal(message.split('\n').filter((l) => l.startsWith('- `')).length, 1, `one file line, none forged by a refused path: ${message}`);
+  });
+});
+
+describe('vscode chat core: the line shown while a tool runs', () => {
+  it("escapes and bounds the model's query and volume (a prompt injection writes them), and survives any input", () => {
+    const hostile = `docs\u202Egpj.exe\n[run](command:workbench.action.terminal.new)${'x'.repeat(100_000)}`;
+    for (const tool of ['search', 'listFiles'] as const) {
+      const line = toolInvocationMessage(tool, { query: hostile, volume: hostile }, 'u1');
+      assert.ok(!/[\u202e\n]/.test(line), line);
+      assert.ok(line.length < 200, `bounded: ${line.length} characters`);
+      assert.match(line, /docs\\u202egpj\.exe\\n/);
+    }
+    assert.equal(toolInvocationMessage('search', { query: '  ' }, 'u1'), 'Searching your KSM volumes');
+    assert.equal(toolInvocationMessage('search', null, 'u1'), 'Searching your KSM volumes');
+    assert.match(toolInvocationMessage('listFiles', { volume: 42 }, 'u1'), /^Listing the files of /);
+    assert.match(toolInvocationMessage('listFiles', { volume: '{u1}' }, 'u1'), /\{u1\}/);
   });
 });

@@ -144,6 +144,13 @@ describe('upload: the duplicate question (issue 14 defect 10)', () => {
     assert.match(options[5]!.detail, /in team/);
   });
 
+  it("shows a workspace file's name and the volume's as text where the quick pick draws $(icons)", () => {
+    const hostile: DuplicateQuestion = { ...question(1), filename: '$(check) Apply\u202e.txt', keepBothName: '$(check) Apply (2).txt' };
+    const shownTexts = [duplicateTitle(hostile, '$(warning) team'), ...duplicateOptions(hostile, '$(warning) team').map((o) => o.detail)];
+    for (const text of shownTexts) assert.ok(!/(^|[^\\])\$\(/.test(text) && !text.includes('\u202e'), text);
+    assert.match(duplicateTitle(hostile, 'team'), /"\\\$\(check\) Apply\\u202e\.txt"/);
+  });
+
   it('names the volume (as people see it) and the number of copies in the title', () => {
     assert.equal(duplicateTitle(question(1), 'My files'), '"notes.txt" is already in My files');
     assert.equal(duplicateTitle(question(1, 3), 'team'), '"notes.txt" is already in team (3 copies)');

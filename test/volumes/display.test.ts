@@ -12,6 +12,7 @@ import {
   parseServiceDate,
   sortFiles,
   statusIconId,
+  treeRowId,
 } from '../../src/volumes/core/fileDisplay';
 import { nameMatcher } from '../../src/volumes/core/fileSearch';
 import { volumeNameProblem } from '../../src/common/core/volumeTargets';
@@ -172,5 +173,14 @@ describe('volumes: display rules', () => {
     assert.ok(nameMatcher('**/*.pdf')('a/b/c.pdf'));
     assert.ok(!nameMatcher('a*c/*')('ab/c/d'), '* does not cross a folder');
     assert.ok(nameMatcher('x/a**c')('x/ab/c'), '** inside a segment crosses folders');
+  });
+});
+
+describe('volumes: tree row ids', () => {
+  it('no two rows share an id, whatever the volume names and file ids hold', () => {
+    assert.notEqual(treeRowId('file', 'a:b', 'c'), treeRowId('file', 'a', 'b:c'));
+    assert.notEqual(treeRowId('volume', 'a:b'), treeRowId('more', 'b'));
+    assert.notEqual(treeRowId('message', 'v', 'x'), treeRowId('message', 'v:x', ''));
+    assert.equal(treeRowId('file', 'docs', 'u-1'), 'file:docs:u-1');
   });
 });

@@ -161,6 +161,21 @@ export function exactVolumeName(volume: string, userId: string): string {
 }
 
 /**
+ * The line VS Code shows while a search or list tool runs. Its query or volume is the model's
+ * argument (a prompt injection may write it): escaped and cut short, so it can neither break
+ * the line, reorder it (U+202E) nor fill the chat with a megabyte.
+ */
+export function toolInvocationMessage(tool: 'search' | 'listFiles', input: unknown, userId: string): string {
+  const value = isRecord(input) ? input[tool === 'search' ? 'query' : 'volume'] : undefined;
+  if (tool === 'search') return typeof value === 'string' && value.trim() ? l10n.t('Searching your KSM volumes for "{0}"', shownInput(value, 80)) : l10n.t('Searching your KSM volumes');
+  return l10n.t('Listing the files of {0}', typeof value === 'string' ? shownInput(exactVolumeName(value, userId), 120) : personalVolumeLabel());
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+/**
  * The confirmation VS Code shows before the upload tool runs: workspace-relative paths, sizes,
  * the exact volume, what is refused. A path is a workspace file's name (a cloned repository
  * chose it): shown escaped (markdownCode), so `invoice\u202Etxt.exe` cannot read as a text file.

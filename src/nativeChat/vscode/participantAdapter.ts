@@ -27,6 +27,7 @@ import { planUpload, runVolumeTool, UploadConfirmations } from '../core/toolRuns
 import { TOOL_NAMES } from '../core/volumeTools';
 import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
 import { errorMessage } from '../../api/errors';
+import { messageWithFix } from '../../common/core/errorFixes';
 import { CITATION_SCHEME } from '../../chat/chatFeature';
 import { markdownText, shownInput } from '../../common/core/untrustedText';
 
@@ -64,9 +65,9 @@ export function createParticipantHandler(services: ExtensionServices, recent: Re
       }
     } catch (error) {
       if (token.isCancellationRequested) return {};
-      const message = errorMessage(error);
-      services.log.error(`[vscode-chat] @ksm /${command}: ${message}`);
-      return { errorDetails: { message } };
+      services.log.error(`[vscode-chat] @ksm /${command}: ${errorMessage(error)}`);
+      // One line, with its fix, the service's words left as text (messageWithFix): the raw message could run to many lines of an error body.
+      return { errorDetails: { message: messageWithFix(error) } };
     } finally {
       cancel.dispose();
     }

@@ -6,9 +6,8 @@ import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { filesExcludeGlobs } from '../../common/vscode/excludeGlobs';
 import { settings } from '../../common/vscode/settings';
-import { personalVolumeLabel } from '../../common/core/volumeTargets';
 import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment, type VolumeToolName } from '../core/toolRuns';
-import { exactVolumeName, MAX_QUERY_CHARS, TOOL_NAMES, uploadConfirmation, type ToolContext } from '../core/volumeTools';
+import { exactVolumeName, TOOL_NAMES, toolInvocationMessage, uploadConfirmation, type ToolContext } from '../core/volumeTools';
 import type { RecentUploads } from '../core/participant';
 
 export function toolContext(services: ExtensionServices, signal?: AbortSignal): ToolContext {
@@ -51,17 +50,12 @@ export function createVolumeTools(services: ExtensionServices, recent: RecentUpl
   };
 
   const search: vscode.LanguageModelTool<{ query?: unknown }> = {
-    prepareInvocation: (options) => {
-      const query = typeof options.input?.query === 'string' ? options.input.query.slice(0, MAX_QUERY_CHARS) : '';
-      return { invocationMessage: query ? vscode.l10n.t('Searching your KSM volumes for "{0}"', query.slice(0, 80)) : vscode.l10n.t('Searching your KSM volumes') };
-    },
+    prepareInvocation: (options) => ({ invocationMessage: toolInvocationMessage('search', options.input, settings.userId()) }),
     invoke: (options, token) => invoke(TOOL_NAMES.search, options.input, token),
   };
 
   const listFiles: vscode.LanguageModelTool<{ volume?: unknown }> = {
-    prepareInvocation: (options) => ({
-      invocationMessage: vscode.l10n.t('Listing the files of {0}', typeof options.input?.volume === 'string' ? exactVolumeName(options.input.volume, settings.userId()) : personalVolumeLabel()),
-    }),
+    prepareInvocation: (options) => ({ invocationMessage: toolInvocationMessage('listFiles', options.input, settings.userId()) }),
     invoke: (options, token) => invoke(TOOL_NAMES.listFiles, options.input, token),
   };
 

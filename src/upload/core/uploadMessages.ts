@@ -5,7 +5,7 @@ import * as l10n from '@vscode/l10n';
 import type { SkippedFile } from '../../common/core/folderExpansion';
 import type { DuplicateChoice, DuplicateQuestion } from './duplicatePlanning';
 import type { UploadSummary } from './uploadRun';
-import { shownInMessage, shownInput } from '../../common/core/untrustedText';
+import { shownInMessage, shownInput, shownWithIcons } from '../../common/core/untrustedText';
 
 /**
  * A file's name inside a notification: the workspace's names are a cloned repository's, and a
@@ -25,19 +25,22 @@ export interface DuplicateOption {
  * the safe Skip, never the destructive Replace. With more clashes to come the same three
  * choices follow once more for "this and every remaining clash".
  */
-export function duplicateOptions(question: DuplicateQuestion, volume: string): DuplicateOption[] {
+export function duplicateOptions(question: DuplicateQuestion, volumeName: string): DuplicateOption[] {
+  // A quick pick draws `$(icon)` in its rows: the workspace's file name and the volume's are text (shownWithIcons).
+  const volume = shownWithIcons(volumeName);
+  const filename = shownWithIcons(question.filename);
   const one = (applyToAll: boolean): DuplicateOption[] => [
     {
       choice: 'skip',
       applyToAll,
       label: applyToAll ? l10n.t('Skip All') : l10n.t('Skip'),
-      detail: applyToAll ? l10n.t('Upload none of the {0} clashing files', question.remaining) : l10n.t('Leave "{0}" in {1} as it is; do not upload this file', question.filename, volume),
+      detail: applyToAll ? l10n.t('Upload none of the {0} clashing files', question.remaining) : l10n.t('Leave "{0}" in {1} as it is; do not upload this file', filename, volume),
     },
     {
       choice: 'keepBoth',
       applyToAll,
       label: applyToAll ? l10n.t('Keep Both for All') : l10n.t('Keep Both'),
-      detail: applyToAll ? l10n.t('Upload every clashing file under a free name like "name (2).ext"') : l10n.t('Upload this file as "{0}"', question.keepBothName),
+      detail: applyToAll ? l10n.t('Upload every clashing file under a free name like "name (2).ext"') : l10n.t('Upload this file as "{0}"', shownWithIcons(question.keepBothName)),
     },
     {
       choice: 'replace',
@@ -54,10 +57,9 @@ export function duplicateOptions(question: DuplicateQuestion, volume: string): D
 }
 
 /** The duplicate question's title, naming the volume. */
-export function duplicateTitle(question: DuplicateQuestion, volume: string): string {
-  return question.existing.length > 1
-    ? l10n.t('"{0}" is already in {1} ({2} copies)', question.filename, volume, question.existing.length)
-    : l10n.t('"{0}" is already in {1}', question.filename, volume);
+export function duplicateTitle(question: DuplicateQuestion, volumeName: string): string {
+  const [filename, volume] = [shownWithIcons(question.filename), shownWithIcons(volumeName)];
+  return question.existing.length > 1 ? l10n.t('"{0}" is already in {1} ({2} copies)', filename, volume, question.existing.length) : l10n.t('"{0}" is already in {1}', filename, volume);
 }
 
 /**

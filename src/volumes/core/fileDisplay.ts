@@ -191,3 +191,13 @@ export function revealFailureMessage(problem: 'volumeNotShown' | 'fileNotFound',
     ? l10n.t('Volume "{0}" is not in the Volumes view. Add it with "Add Volume…" to browse it.', volume)
     : l10n.t('File {0} was not found in {1} (it may have been deleted).', shownInMessage(shownInput(fileId, 80)), volume);
 }
+
+/**
+ * A tree row's id: its kind and its parts, each encoded, so no two rows share one. A volume
+ * name comes from settings and a file id from the service; joined raw, volume `a:b` with file
+ * `c` and volume `a` with file `b:c` were one id, and VS Code refuses a tree whose rows share
+ * an id (the whole volume would not show).
+ */
+export function treeRowId(kind: 'volume' | 'file' | 'more' | 'search' | 'message', ...parts: string[]): string {
+  return [kind, ...parts.map(encodeURIComponent)].join(':');
+}

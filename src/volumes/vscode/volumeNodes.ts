@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { volumeCodicon, volumeLabel } from '../../common/core/volumeTargets';
 import type { DoChunking, FileInfo } from '../../api/types';
-import { fileAccessibleLabel, fileDescription, fileRowLabel, fileState, fileTooltipMarkdown, volumeAccessibleLabel } from '../core/fileDisplay';
+import { fileAccessibleLabel, fileDescription, fileRowLabel, fileState, fileTooltipMarkdown, treeRowId, volumeAccessibleLabel } from '../core/fileDisplay';
 import { markdownCode, markdownText, shownInput } from '../../common/core/untrustedText';
 import { COMMAND } from '../../common/core/contributionIds';
 import type { ErrorFix } from '../../common/core/errorFixes';
@@ -49,7 +49,7 @@ export function volumeItem(node: VolumeNode, summary: string | undefined, shownS
   const label = shownInput(volumeLabel(node), 200);
   const syncedWith = shownSyncedWith === undefined ? undefined : shownInput(shownSyncedWith, 200);
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Collapsed);
-  item.id = `volume:${node.volume}`;
+  item.id = treeRowId('volume', node.volume);
   item.contextValue = node.personal ? 'ksm.volume.personal' : 'ksm.volume.named';
   item.iconPath = new vscode.ThemeIcon(volumeCodicon(node));
   item.description = syncedWith ? [`⇄ ${syncedWith}`, summary].filter(Boolean).join(' · ') : summary;
@@ -68,7 +68,7 @@ export function fileItem(node: FileNode, mode?: DoChunking): vscode.TreeItem {
   const known = file.doChunking ?? mode;
   // Folders have no listable children (the service lists a volume flat), so none expand.
   const item = new vscode.TreeItem(fileRowLabel(file), vscode.TreeItemCollapsibleState.None);
-  item.id = `file:${node.volume}:${file.uuid}`;
+  item.id = treeRowId('file', node.volume, file.uuid);
   item.description = fileDescription(file, known);
   item.accessibilityInformation = { label: fileAccessibleLabel(file, known), role: 'treeitem' };
   item.tooltip = new vscode.MarkdownString(fileTooltipMarkdown(file, node.volume, vscode.env.language, known));
@@ -85,7 +85,7 @@ export function fileItem(node: FileNode, mode?: DoChunking): vscode.TreeItem {
 
 export function loadMoreItem(node: LoadMoreNode, remaining: string): vscode.TreeItem {
   const item = new vscode.TreeItem(node.search ? vscode.l10n.t('Search further…') : vscode.l10n.t('Load more…'), vscode.TreeItemCollapsibleState.None);
-  item.id = `${node.search ? 'search' : 'more'}:${node.volume}`;
+  item.id = treeRowId(node.search ? 'search' : 'more', node.volume);
   item.description = remaining;
   item.accessibilityInformation = { label: [item.label as string, remaining].filter(Boolean).join(', '), role: 'treeitem' };
   item.iconPath = new vscode.ThemeIcon(node.search ? 'search' : 'ellipsis');
@@ -96,7 +96,7 @@ export function loadMoreItem(node: LoadMoreNode, remaining: string): vscode.Tree
 
 export function messageItem(node: MessageNode): vscode.TreeItem {
   const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
-  item.id = `message:${node.volume}:${node.role}`;
+  item.id = treeRowId('message', node.volume, node.role);
   item.description = node.detail;
   item.tooltip = node.detail ? `${node.label}\n${node.detail}` : node.label;
   item.accessibilityInformation = { label: [node.role === 'error' ? vscode.l10n.t('Error: {0}', node.label) : node.label, node.detail].filter(Boolean).join(', '), role: 'treeitem' };
