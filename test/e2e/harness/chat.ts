@@ -44,6 +44,19 @@ export class ChatView {
     return this.assistantTurns().last();
   }
 
+  /**
+   * Starts a new conversation and waits until the panel shows it: a send right after the click
+   * counted the old conversation's answers as "before" on a busy machine, and then missed the new one.
+   */
+  async newChat(): Promise<void> {
+    await this.frame.locator('button[aria-label="New chat"]').click();
+    await eventually(
+      async () => (await this.assistantTurns().count()) === 0 && (await this.userTurns().count()) === 0,
+      async () => `the new chat still shows ${await this.userTurns().count()} question(s) and ${await this.assistantTurns().count()} answer(s)`,
+      15_000,
+    );
+  }
+
   /** Types a message into the composer and sends it with Enter, as a user does. */
   async send(text: string): Promise<void> {
     const before = await this.assistantTurns().count();

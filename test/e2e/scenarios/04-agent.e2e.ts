@@ -26,7 +26,7 @@ describe('Scenario 4: agent mode — citations name the uploaded file, follow-up
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
     chat = new ChatView(workbench);
     await chat.open();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
   });
 
   it('answers in Agent mode with citations that name the uploaded file', async () => {

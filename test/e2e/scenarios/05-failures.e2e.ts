@@ -56,7 +56,7 @@ describe('Scenario 5: failures — refused key in the tree and the chat, dropped
   it('shows a refused chat request inline, and Retry answers once the fault clears', async () => {
     const { run } = scenario;
     await chat.open();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     await chat.modeSelect().selectOption('chat');
     await run.emulator.addFault({ kind: 'status', status: 401, path: '/v3/chat/completions', times: 1000 });
     await chat.send('Summarise the weekly status');

@@ -34,7 +34,7 @@ describe('Scenario 6: window reload keeps volumes, conversation and key; the key
     );
     const chat = new ChatView(workbench);
     await chat.open();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     await chat.modeSelect().selectOption('chat');
     await chat.send(QUESTION);
     assert.equal(await chat.waitForAnswerToSettle(), 'done');

@@ -170,7 +170,7 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
     );
     const chat = new ChatView(workbench);
     await chat.open();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     await chat.modeSelect().selectOption('agent');
     await chat.send('Who owns the lighthouse deploy pipeline and its beacon alarms?');
     assert.equal(await chat.waitForAnswerToSettle(), 'done');

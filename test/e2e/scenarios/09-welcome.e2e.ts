@@ -44,7 +44,7 @@ describe('Scenario 9: first run guides — walkthrough, in-chat welcome, not con
 
   it('the chat, in its own container, welcomes with Set API Key and Connect to Local Emulator', async () => {
     await chat.open();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     const welcome = chat.frame.getByRole('region', { name: 'Welcome' });
     await welcome.getByText('Not connected').waitFor({ timeout: 15_000 });
     assert.equal(await welcome.getByRole('button', { name: 'Set API Key', exact: true }).count(), 1);
@@ -142,7 +142,7 @@ describe('Scenario 9: first run guides — walkthrough, in-chat welcome, not con
   });
 
   it('a new chat, once connected, offers example questions that fill the message box', async () => {
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     const example = chat.frame.getByRole('region', { name: 'Welcome' }).locator('.welcome-example').first();
     await example.waitFor({ timeout: 15_000 });
     const text = await example.innerText();

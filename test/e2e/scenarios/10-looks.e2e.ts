@@ -89,7 +89,7 @@ describe('Scenario 10: looks — four theme kinds, side bar at 170 px and wide: 
     chat = new ChatView(workbench);
     await chat.open();
     originalWidth = (await workbench.page.locator('.part.sidebar').boundingBox())?.width;
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     await chat.modeSelect().selectOption('chat');
     // The emulator answers a question about code with a fenced block (emulator/responder.ts).
     await chat.send('Show me Python code: def answer(question: str) -> str');

@@ -39,7 +39,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     await setApiKeyThroughPalette(workbench, run.emulator.apiKey);
     chat = new ChatView(workbench);
     await chat.open();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     seededFiles = [
       { volume: TEAM_VOLUME, uuid: seeded[0]!.uuid },
       { volume: personal, uuid: seeded[1]!.uuid },
@@ -125,7 +125,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
 
   it('choosing one volume restricts the agent: unrestricted it cites My files and the team volume, restricted only the team volume', async () => {
     const { workbench } = scenario;
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     await chat.modeSelect().selectOption('agent');
     const volumeChips = chat.frame.locator('[data-testid="volume-chips"] .chip-label');
     await eventually(
@@ -139,7 +139,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     const unrestricted = await chat.lastAnswer().locator('[data-testid="citations"]').innerText();
     assert.ok(unrestricted.includes(MY_FILE) && unrestricted.includes(TEAM_FILE), `unrestricted sources: ${unrestricted}`);
 
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     await chat.modeSelect().selectOption('agent');
     await chat.frame.locator('button[aria-label="Choose the volumes the agent searches"]').click();
     const mine = workbench.quickInputRows().filter({ hasText: 'My files' });
@@ -213,7 +213,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
   it('choosing files searches only them: Files… → volume → file, a file chip, citations from that file only', async () => {
     const { workbench } = scenario;
     await chat.open();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     await chat.modeSelect().selectOption('agent');
     await chat.frame.locator('button[aria-label="Choose files the agent searches"]').click();
     await workbench.pick('My files');
@@ -238,7 +238,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
     const { workbench } = scenario;
     const title = 'KSM: Choose Volumes for This Chat…';
     await chat.open();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
+    await chat.newChat();
     await chat.modeSelect().selectOption('chat');
     // A plain chat searches no volume: the palette does not offer the command.
     await workbench.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
@@ -289,7 +289,7 @@ describe('Scenario 12: context — code as chips, a conversation’s volumes, nu
       await workbench.page.keyboard.press('Control+Home'); // drop the selection an earlier step left
       await chat.open();
       await workbench.setSideBarWidth(460);
-      await chat.frame.locator('button[aria-label="New chat"]').click();
+      await chat.newChat();
       await chat.modeSelect().selectOption('chat');
       await chat.send('Show me a TypeScript function that answers a question');
       assert.equal(await chat.waitForAnswerToSettle(), 'done');

@@ -30,12 +30,7 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
     chat = new ChatView(scenario.workbench);
     await chat.open();
     // Earlier scenarios of the same run may have left a conversation open.
-    await chat.frame.locator('button[aria-label="New chat"]').click();
-    await eventually(
-      async () => (await chat.assistantTurns().count()) === 0,
-      () => 'New chat did not empty the transcript',
-      15_000,
-    );
+    await chat.newChat();
   });
 
   it('Copy puts the whole answer on the clipboard as Markdown, code fence included', async () => {
@@ -212,12 +207,7 @@ describe('Scenario 13: answers you can act on — Copy, Regenerate, Retry, Conti
   it('renaming and deleting a conversation that is not open updates the dropdown at once; search shows the matching text', async () => {
     const { workbench } = scenario;
     const firstId = await chat.frame.locator('select[aria-label="Conversation"]').inputValue();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
-    await eventually(
-      async () => (await chat.assistantTurns().count()) === 0,
-      () => 'New chat did not empty the transcript',
-      15_000,
-    );
+    await chat.newChat();
     await chat.send('A second conversation about lamps');
     assert.equal(await chat.waitForAnswerToSettle(), 'done');
     const option = chat.frame.locator(`select[aria-label="Conversation"] option[value="${firstId}"]`);

@@ -13,12 +13,7 @@ describe('Scenario 14: a conversation in the Responses format — chosen in ⚙,
     await setApiKeyThroughPalette(scenario.workbench, scenario.run.emulator.apiKey);
     chat = new ChatView(scenario.workbench);
     await chat.open();
-    await chat.frame.locator('button[aria-label="New chat"]').click();
-    await eventually(
-      async () => (await chat.assistantTurns().count()) === 0,
-      () => 'New chat did not empty the transcript',
-      15_000,
-    );
+    await chat.newChat();
   });
 
   it('⚙ sets the answer format to Responses on a reasoning model; Advanced refuses a fifth stop sequence next to the field', async () => {
