@@ -14,10 +14,8 @@ import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
-import { NotFoundError } from '../../src/api/errors';
-import type { FileInfo } from '../../src/api/types';
 import { isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
-import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { runKsm, LAUNCHER, type KsmRun } from './runKsm';
 
 describe('ksm sync of one folder to several volumes (built, a child process)', function () {
@@ -33,15 +31,7 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
   });
   after(async () => fx.close());
 
-  async function listed(volume: string): Promise<FileInfo[]> {
-    const files: FileInfo[] = [];
-    try {
-      for await (const f of fx.client.listAllFiles(volume)) files.push(f);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
-    return files.sort((a, b) => a.filename.localeCompare(b.filename));
-  }
+  const listed = (volume: string) => listedFiles(fx, volume);
   const names = async (volume: string) => (await listed(volume)).map((f) => f.filename);
   const json = (run: KsmRun) => {
     assert.equal(run.code, 0, run.stderr);

@@ -8,10 +8,9 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NotFoundError } from '../../src/api/errors';
 import { syncManifestName } from '../../src/common/core/folderExpansion';
 import type { FileInfo } from '../../src/api/types';
-import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { runKsm, LAUNCHER, type KsmRun } from './runKsm';
 
 const ksm = (args: string[], env: Record<string, string | undefined>) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env });
@@ -27,15 +26,7 @@ describe('ksm unattended (built, as a child process) against the emulator', func
   });
   after(async () => fx.close());
 
-  async function listed(volume: string): Promise<FileInfo[]> {
-    const files: FileInfo[] = [];
-    try {
-      for await (const f of fx.client.listAllFiles(volume)) files.push(f);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
-    return files.sort((a, b) => a.filename.localeCompare(b.filename));
-  }
+  const listed = (volume: string) => listedFiles(fx, volume);
   const names = async (volume: string) => (await listed(volume)).map((f) => f.filename);
 
   it('a crafted manifest in the folder (foreign ids in pendingDeletes and removed entries) deletes nothing foreign, with or without --delete; the dry run names what the service lists', async () => {

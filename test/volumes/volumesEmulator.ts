@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KsmClient } from '../../src/api/client';
+import { NotFoundError } from '../../src/api/errors';
 import type { FileInfo } from '../../src/api/types';
 import { startEmulator, type RunningEmulator } from '../../emulator/server';
 
@@ -51,8 +52,13 @@ export function freshVolume(prefix = 'vol'): string {
 }
 
 /** Every file the volume lists, by name: what the service holds, whatever a manifest claims. */
+/** A volume's files by name; a volume the service does not know yet (nothing uploaded) lists as empty. */
 export async function listedFiles(fx: EmulatorFixture, volume: string): Promise<FileInfo[]> {
   const files: FileInfo[] = [];
-  for await (const f of fx.client.listAllFiles(volume)) files.push(f);
+  try {
+    for await (const f of fx.client.listAllFiles(volume)) files.push(f);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
   return files.sort((a, b) => a.filename.localeCompare(b.filename));
 }
