@@ -58,7 +58,16 @@ export async function syncCommand(env: CliEnvironment, out: Output, folderArg: s
       });
   try {
     // One run per process: nothing to remember. A single-pairing .ksm-sync.json of this volume moves to its file (under the lock; a dry run reads it where it is).
-    const { store, legacy } = await openFolderManifest(folder, env.baseUrl, volume, { compactEveryRun: true, remember: false, migrate: !flags.dryRun });
+    const { store, legacy } = await openFolderManifest(folder, env.baseUrl, volume, {
+      compactEveryRun: true,
+      remember: false,
+      migrate: !flags.dryRun,
+      legacyLock: {
+        what: `${folder} (${SYNC_MANIFEST_NAME})`,
+        waitMs: (flags.lockWaitSeconds ?? 5) * 1000,
+        onWaiting: () => process.stderr.write(`ksm sync: an earlier ksm is syncing this folder with ${SYNC_MANIFEST_NAME}; waiting up to ${flags.lockWaitSeconds ?? 5} s…\n`),
+      },
+    });
     if (legacy === 'migrated' && !out.json) out.notice(`Moved this volume's record from ${SYNC_MANIFEST_NAME} to ${basename(store.location)} (one manifest per volume; commit it in its place).`);
     return await syncLocked(env, out, folder, volume, flags, ownership, store, signal);
   } finally {

@@ -107,6 +107,46 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
     assert.deepEqual(Object.keys(moved.files), ['a.md']);
   });
 
+  it('an earlier ksm syncing the folder right now (holding .ksm-sync.json.lock) stops the move: exit 6, nothing changed; moved once it has finished', async () => {
+    const folder = join(fx.workDir, 'legacy-busy');
+    await writeTree(folder, { 'a.md': 'a' });
+    const a = freshVolume('legacy-busy');
+    assert.equal((await ksm(['sync', folder, a])).code, 0);
+    const legacy = join(folder, '.ksm-sync.json');
+    await rename(manifestOf(folder, a), legacy);
+    const legacyText = await readFile(legacy, 'utf8');
+    const before = (await listed(a)).map((f) => f.uuid);
+    await writeTree(folder, { 'new.md': 'n' });
+    // What an earlier ksm holds for its whole run: the lock beside its single manifest (proper-lockfile, as ours).
+    const { lock } = await import('proper-lockfile');
+    const releaseEarlier = await lock(legacy, { realpath: false, lockfilePath: `${legacy}.lock`, stale: 10_000, update: 2_000 });
+    try {
+      const busy = await ksm(['sync', folder, a, '--lock-wait', '0']);
+      assert.equal(busy.code, 6, busy.stderr);
+      assert.match(busy.stderr, /an earlier ksm is syncing this folder with \.ksm-sync\.json/);
+      assert.match(busy.stderr, /Another sync of .*\(\.ksm-sync\.json\) is running \(lock .*\.ksm-sync\.json\.lock\); nothing was changed/);
+      assert.equal(await readFile(legacy, 'utf8'), legacyText, "the earlier run's file untouched");
+      assert.ok(!existsSync(manifestOf(folder, a)), 'not moved');
+      assert.deepEqual(
+        (await listed(a)).map((f) => f.uuid),
+        before,
+        'nothing uploaded',
+      );
+    } finally {
+      await releaseEarlier();
+    }
+    const run = await ksm(['sync', folder, a]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr + run.stdout, /Moved this volume's record from \.ksm-sync\.json/);
+    assert.deepEqual(await names(a), ['a.md', 'new.md']);
+    assert.ok(!existsSync(legacy));
+    assert.deepEqual(
+      (await readdir(folder)).filter((n) => n.endsWith('.lock')),
+      [],
+      'both locks released',
+    );
+  });
+
   it("a crafted record of another volume (in B's file, or B's file naming A's copies) deletes nothing, with --delete", async () => {
     const folder = join(fx.workDir, 'crafted-other');
     await writeTree(folder, { 'notes.md': 'ours' });

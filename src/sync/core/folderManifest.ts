@@ -21,6 +21,7 @@ import { lstat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SYNC_MANIFEST_NAME, syncManifestName, syncServiceKey } from '../../common/core/folderExpansion';
 import { journalPathFor } from './journal';
+import { acquireSyncLock, type SyncLockOptions } from './lock';
 import { FileManifestStore, type ManifestLoad, type ManifestStoreOptions } from './manifest';
 
 /** This pairing's manifest in `folder` (its journal and lock are beside it). */
@@ -54,6 +55,12 @@ export interface FolderManifestOptions extends ManifestStoreOptions {
    * manifest is read where it is when the pairing has no file of its own yet.
    */
   migrate: boolean;
+  /**
+   * How to wait for the single-pairing manifest's own lock (`.ksm-sync.json.lock`) before
+   * moving it: an earlier `ksm` syncing this folder at this moment holds that lock, not the
+   * pairing's, and is writing the file being moved.
+   */
+  legacyLock?: SyncLockOptions;
 }
 
 /** What `openFolderManifest` did with a single-pairing manifest of the folder. */
@@ -64,16 +71,24 @@ export type LegacyOutcome = 'none' | 'migrated' | 'read' | 'removed';
  * manifest to it when that records this pairing (see the top of this file).
  */
 export async function openFolderManifest(folder: string, service: string, volume: string, options: FolderManifestOptions): Promise<{ store: FileManifestStore; legacy: LegacyOutcome }> {
-  const { migrate, ...storeOptions } = options;
+  const { migrate, legacyLock, ...storeOptions } = options;
   const store = new FileManifestStore(folderManifestPath(folder, service, volume), service, storeOptions);
   const own = await hasRecord(store);
-  const legacy = await legacyRecordOf(folder, service, volume);
-  if (!legacy) return { store, legacy: 'none' };
-  if (!migrate) return own ? { store, legacy: 'none' } : { store: legacy.store, legacy: 'read' };
-  // The pairing's own file wins: one left by a move that stopped before removing the old file (or newer).
-  if (!own) await store.save(legacy.loaded.manifest);
-  await removeRecord(legacy.store);
-  return { store, legacy: own ? 'removed' : 'migrated' };
+  const seen = await legacyRecordOf(folder, service, volume);
+  if (!seen) return { store, legacy: 'none' };
+  if (!migrate) return own ? { store, legacy: 'none' } : { store: seen.store, legacy: 'read' };
+  // Moved under its own lock, read again once held: an earlier `ksm` may be syncing with it right now (SyncBusyError after the wait; nothing changed).
+  const release = await acquireSyncLock(legacyFolderManifestPath(folder), legacyLock ?? { what: folder });
+  try {
+    const legacy = await legacyRecordOf(folder, service, volume);
+    if (!legacy) return { store, legacy: 'none' };
+    // The pairing's own file wins: one left by a move that stopped before removing the old file (or newer).
+    if (!own) await store.save(legacy.loaded.manifest);
+    await removeRecord(legacy.store);
+    return { store, legacy: own ? 'removed' : 'migrated' };
+  } finally {
+    await release().catch(() => undefined);
+  }
 }
 
 /** Whether the store's manifest or journal (a first sync that did not finish) is there. */
