@@ -17,6 +17,8 @@
 // 1b. No target: a bare Node client (bench/support/bareNodeUploader.mjs: node:http, the same
 //    requests, nothing else) against curl, alternating, best of BENCH_ROUNDS each: what any
 //    Node client on this machine starts from, to read the curl target against.
+// 1c. No target: Node's own start on this machine (`node -e 0`), and without
+//    NODE_EXTRA_CA_CERTS when the environment sets it (Node 20 parses that file at every start).
 // 4. No target: the service's share of the 50-edited re-sync (its listing and the 50 files'
 //    upload requests alone, through the client, no engine), so a FAIL of 3 says how much of it
 //    is the engine's own time.
@@ -166,6 +168,18 @@ async function main(): Promise<void> {
       }
       console.log(
         `node-bare-vs-curl: ${bare.node.toFixed(0)} ms (ratio ${(bare.node / bare.curl).toFixed(2)} vs baseline ${bare.curl.toFixed(0)} ms curl, the same ${Math.ceil(FILES / BATCH)} requests from a Node client doing nothing else, best of ${ROUNDS} each) no target: what any Node client here starts from`,
+      );
+      // 1c: what starting Node costs here before any of our code runs. Node 20 parses the whole
+      // NODE_EXTRA_CA_CERTS file (and its own root certificates) at start, for any URL; curl reads
+      // certificates only for https. The machine's environment is kept for every figure above.
+      const start = { asIs: Infinity, noExtraCa: Infinity };
+      const { NODE_EXTRA_CA_CERTS: extraCa, ...withoutExtraCa }: NodeJS.ProcessEnv = env;
+      for (let round = 0; round < ROUNDS; round++) {
+        start.asIs = Math.min(start.asIs, await timed(process.execPath, ['-e', '0'], env));
+        if (extraCa) start.noExtraCa = Math.min(start.noExtraCa, await timed(process.execPath, ['-e', '0'], withoutExtraCa));
+      }
+      console.log(
+        `node-start: ${start.asIs.toFixed(0)} ms for \`node -e 0\`, best of ${ROUNDS}${extraCa ? ` (${start.noExtraCa.toFixed(0)} ms with NODE_EXTRA_CA_CERTS=${extraCa} unset)` : ''} no target: paid by every ksm run and the bare client, not by curl`,
       );
     }
 
