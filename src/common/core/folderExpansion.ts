@@ -159,6 +159,26 @@ export function isSyncStateName(name: string): boolean {
   return SYNC_STATE_NAME.test(name);
 }
 
+const ON_WINDOWS = process.platform === 'win32';
+
+/**
+ * Whether a relative path matches any of `globs`, as `picomatch(globs, { dot: true })` says,
+ * with their expressions joined into one: picomatch's own matcher runs each glob's in turn
+ * through its bookkeeping, ~28 ms for the six default excludes over 5,000 paths against ~5.
+ * As picomatch: an empty path matches nothing, a path equal to a glob matches it, and on
+ * Windows `\` reads as `/`.
+ */
+export function globsMatcher(globs: readonly string[]): (path: string) => boolean {
+  const options = { dot: true, windows: ON_WINDOWS };
+  const either = new RegExp(globs.map((glob) => `(?:${picomatch.makeRe(glob, options).source})`).join('|'));
+  const literal = new Set(globs);
+  return (path) => {
+    if (path === '') return false;
+    const posixPath = ON_WINDOWS ? path.replace(/\\/g, '/') : path;
+    return literal.has(path) || literal.has(posixPath) || either.test(posixPath);
+  };
+}
+
 interface IgnoreScope {
   base: string;
   rules: Ignore;
@@ -171,8 +191,8 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   let keptBytes = 0;
   // A glob too costly to match would hold the process for minutes per file (globCost.ts).
   checkExcludeGlobs(options.excludeGlobs);
-  const isExcluded = options.excludeGlobs.length ? picomatch(options.excludeGlobs, { dot: true }) : () => false; // no globs: no matcher run per file
-  const isIncluded = options.includeGlobs?.length ? picomatch(options.includeGlobs, { dot: true }) : () => true;
+  const isExcluded = options.excludeGlobs.length ? globsMatcher(options.excludeGlobs) : () => false; // no globs: no matcher run per file
+  const isIncluded = options.includeGlobs?.length ? globsMatcher(options.includeGlobs) : () => true;
   let knownReadable: KnownReadable | undefined;
   let knownSettled = options.knownReadable === undefined || typeof options.knownReadable === 'function';
   if (typeof options.knownReadable === 'function') knownReadable = options.knownReadable;
