@@ -8,11 +8,12 @@
 // A streamed answer arrives in pieces, and a piece may end in the middle of the key. So
 // each text channel (a choice's content, its reasoning, one tool call's arguments, an
 // agent's message) holds back its tail while that tail could still be the key's start, and
-// lets it go as soon as the next piece shows it is not. Ordinary text never matches, so it
-// streams without delay. Only the key's literal form is recognised across pieces; every
-// encoded form (JSON escapes, URL and HTML encoding) is removed within a piece and whenever
-// held text and the next piece meet.
-import { REDACTED, secretsRedactor, type Redactor } from './redact';
+// lets it go as soon as the next piece shows it is not: in any of the encodings the matcher
+// knows (JSON escapes, URL and HTML encoding, each character in any of them; redact.ts), so
+// an encoded key split between pieces is removed as the literal one is. Ordinary text never
+// matches, so it streams without delay (a last word that could begin an encoding, such as
+// one ending in `%`, waits for the next piece).
+import { encodedPrefixMatcher, REDACTED, secretsRedactor, type Redactor } from './redact';
 import type { AgentEvent, AgentMessage, ChatCompletion, ChatCompletionChunk, Citation } from './types';
 
 /** A shorter secret (a test token like 'dev') is not removed from answers: it would cut words and ids apart. */
@@ -33,12 +34,15 @@ export class StreamingSecretFilter {
   private readonly secrets: string[];
   private readonly shortest: number;
   private readonly starts: string[];
+  /** Per secret: how long an end of a text could begin it, in any encoding. */
+  private readonly heldLengths: Array<(text: string) => number>;
 
   constructor(secrets: ReadonlyArray<string | undefined>) {
     this.secrets = answerSecrets(secrets);
     this.redact = secretsRedactor(this.secrets);
     this.shortest = Math.min(...this.secrets.map((secret) => secret.length));
     this.starts = this.secrets.map((secret) => secret.slice(0, 2));
+    this.heldLengths = this.secrets.map(encodedPrefixMatcher);
   }
 
   /** The part of `text` that is safe to show now; a tail that may begin the key waits for the next piece. */
@@ -46,7 +50,8 @@ export class StreamingSecretFilter {
     if (this.secrets.length === 0) return text;
     const joined = (this.held.get(channel) ?? '') + text;
     const clean = this.mayHold(joined) ? this.redact(joined) : joined;
-    const keep = keyStartAtEnd(clean, this.secrets);
+    let keep = 0;
+    for (const heldLength of this.heldLengths) keep = Math.max(keep, heldLength(clean));
     if (keep === 0) this.held.delete(channel);
     else this.held.set(channel, clean.slice(clean.length - keep));
     return clean.slice(0, clean.length - keep);
@@ -78,25 +83,6 @@ export class StreamingSecretFilter {
   whole(text: string): string {
     return this.secrets.length === 0 ? text : this.redact(text);
   }
-}
-
-/** The length of the longest end of `text` that is a proper start of a secret (0: none); runs per token, so it allocates nothing. */
-function keyStartAtEnd(text: string, secrets: string[]): number {
-  let longest = 0;
-  for (const secret of secrets) {
-    // The earliest place where the key's first character starts a match to the end is the longest.
-    for (let at = text.indexOf(secret[0], Math.max(0, text.length - secret.length + 1)); at !== -1; at = text.indexOf(secret[0], at + 1)) {
-      const length = text.length - at;
-      if (length <= longest) break;
-      let i = 1;
-      while (i < length && text.charCodeAt(at + i) === secret.charCodeAt(i)) i++;
-      if (i === length) {
-        longest = length;
-        break;
-      }
-    }
-  }
-  return longest;
 }
 
 /**

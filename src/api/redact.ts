@@ -45,35 +45,190 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
 function secretPattern(secret: string): RegExp {
   let pattern = compiled.get(secret);
   if (!pattern) {
-    pattern = new RegExp([...secret].map(charForms).join(''), 'g');
+    pattern = new RegExp([...secret].map((char) => `\\\\*(?:${charForms(char).map(formPattern).join('|')})`).join(''), 'g');
     if (compiled.size > 16) compiled.clear();
     compiled.set(secret, pattern);
   }
   return new RegExp(pattern.source, 'g');
 }
 
-/** Every way one character of a secret may have been written by the server. */
-function charForms(char: string): string {
+/**
+ * One way a character of a secret may have been written by the server. Any run of
+ * backslashes may come in front of each (JSON escapes: `\"`, `\\`, `\/`, escaped twice or
+ * more). The matcher's expression and the streamed tail's check (`encodedPrefixMatcher`) are
+ * both made from these, so they cannot disagree on what an encoding is.
+ */
+type CharForm =
+  /** As it is (its UTF-16 units), or a literal alternative: form encoding's `+` for a space, a named HTML entity. */
+  | { kind: 'text'; text: string }
+  /** JSON `\uXXXX` per UTF-16 unit (`units`: `u0041`…), the later units (a surrogate pair's second) behind a backslash of their own. */
+  | { kind: 'unicodeEscape'; units: string[] }
+  /** Percent-encoding of each UTF-8 byte (`bytes`: two hex digits each), any hex case; `%25` repeated in front when the `%` was encoded again. */
+  | { kind: 'percent'; bytes: string[] }
+  /** An HTML character reference, `&#0*<decimal>;` or `&#[xX]0*<hex>;` (`digits`: the number and its `;`). */
+  | { kind: 'reference'; code: number; hex: boolean; digits: string };
+
+function charForms(char: string): CharForm[] {
   const code = char.codePointAt(0)!;
-  const forms = [escapeRegExp(char)];
-  // JSON `\uXXXX` (a surrogate pair for astral characters); its backslash is the prefix below.
-  forms.push(
-    utf16Units(char)
-      .map((unit, i) => `${i > 0 ? '\\\\+' : ''}u${hexPattern(unit, 4)}`)
-      .join(''),
-  );
-  // Percent-encoding of each UTF-8 byte; `%25` in front when the `%` was encoded again.
-  forms.push([...Buffer.from(char, 'utf8')].map((byte) => `%(?:25)*${hexPattern(byte, 2)}`).join(''));
-  if (char === ' ') forms.push('\\+');
-  // HTML character references (a proxy's error page).
-  forms.push(`&#0*${code};`, `&#[xX]0*${hexPattern(code, 1)};`);
-  const named = NAMED_ENTITIES[char];
-  if (named) forms.push(named);
-  // Any run of backslashes in front: JSON escapes (`\"`, `\\`, `\/`), escaped twice or more.
-  return `\\\\*(?:${forms.join('|')})`;
+  const forms: CharForm[] = [
+    { kind: 'text', text: char },
+    { kind: 'unicodeEscape', units: utf16Units(char).map((unit) => `u${unit.toString(16).padStart(4, '0')}`) },
+    { kind: 'percent', bytes: [...Buffer.from(char, 'utf8')].map((byte) => byte.toString(16).padStart(2, '0')) },
+  ];
+  if (char === ' ') forms.push({ kind: 'text', text: '+' });
+  forms.push({ kind: 'reference', code, hex: false, digits: `${code};` }, { kind: 'reference', code, hex: true, digits: `${code.toString(16)};` });
+  for (const named of NAMED_ENTITIES[char] ?? []) forms.push({ kind: 'text', text: named });
+  return forms;
 }
 
-const NAMED_ENTITIES: Record<string, string> = { '"': '&quot;', '&': '&amp;', "'": '&(?:#39|apos);', '<': '&lt;', '>': '&gt;' };
+function formPattern(form: CharForm): string {
+  switch (form.kind) {
+    case 'text':
+      return escapeRegExp(form.text);
+    case 'unicodeEscape':
+      return form.units.map((unit, i) => `${i > 0 ? '\\\\+' : ''}${hexTextPattern(unit)}`).join('');
+    case 'percent':
+      return form.bytes.map((byte) => `%(?:25)*${hexTextPattern(byte)}`).join('');
+    case 'reference':
+      return form.hex ? `&#[xX]0*${hexTextPattern(form.digits)}` : `&#0*${form.digits}`;
+  }
+}
+
+const NAMED_ENTITIES: Record<string, string[]> = { '"': ['&quot;'], '&': ['&amp;'], "'": ['&#39;', '&apos;'], '<': ['&lt;'], '>': ['&gt;'] };
+
+/**
+ * For one secret: the length of the longest end of a text that is a proper start of the
+ * secret written in any of its encodings (each character in any form, as the matcher
+ * allows), 0 when none is: what a stream must hold back until the next piece shows whether
+ * the secret follows (the caller has removed every whole one already). Only an end made of
+ * characters some form uses can be such a start, so ordinary text costs a look at its last
+ * word; an end longer than the secret's longest plain encoding is not held (padding such as
+ * `%2525…` or leading zeros without end is matched within a piece only). The shape is worked
+ * out once: a stream asks for every token.
+ */
+export function encodedPrefixMatcher(secret: string): (text: string) => number {
+  const { forms, alphabet, starts, longest } = shapeOf(secret);
+  return (text) => {
+    let from = text.length;
+    const lowest = Math.max(0, text.length - longest);
+    while (from > lowest && alphabet.has(text.charCodeAt(from - 1))) from--;
+    for (let start = from; start < text.length; start++) {
+      if (starts.has(text.charCodeAt(start)) && isEncodedPrefix(text, start, forms, 0)) return text.length - start;
+    }
+    return 0;
+  };
+}
+
+const BACKSLASH = 0x5c;
+
+interface SecretShape {
+  /** Each character's forms. */
+  forms: CharForm[][];
+  /** Every character (UTF-16 unit) some form uses. */
+  alphabet: Set<number>;
+  /** What a held end can begin with: a backslash, `%`, `&`, or the first unit of its first character as it is. */
+  starts: Set<number>;
+  /** The longest encoding with no padding, about. */
+  longest: number;
+}
+
+const shapes = new Map<string, SecretShape>();
+
+function shapeOf(secret: string): SecretShape {
+  let shape = shapes.get(secret);
+  if (!shape) {
+    const forms = [...secret].map(charForms);
+    const alphabet = new Set<number>();
+    for (const c of '\\%&#;xXu0123456789abcdefABCDEF') alphabet.add(c.charCodeAt(0));
+    for (const form of forms.flat()) if (form.kind === 'text') for (let i = 0; i < form.text.length; i++) alphabet.add(form.text.charCodeAt(i));
+    // Not a bare `u`: the matcher takes `u0041` with no backslash too, but no encoder writes that, and every "you" would wait a piece.
+    const starts = new Set<number>([BACKSLASH, 0x25 /* % */, 0x26 /* & */]);
+    for (const form of forms[0] ?? []) if (form.kind === 'text') starts.add(form.text.charCodeAt(0));
+    // A character's longest form is its percent-encoding (12 for four UTF-8 bytes) or a reference (`&#x10FFFF;`), with a few backslashes.
+    shape = { forms, alphabet, starts, longest: forms.length * 16 };
+    if (shapes.size > 16) shapes.clear();
+    shapes.set(secret, shape);
+  }
+  return shape;
+}
+
+/** Whether text[at..] is all taken by forms of the characters from `k` on, without finishing them all. */
+function isEncodedPrefix(text: string, at: number, forms: CharForm[][], k: number): boolean {
+  if (at === text.length) return k > 0;
+  if (k === forms.length) return false;
+  // Any run of backslashes in front, of which the form itself may use the last ones (a secret's own `\`).
+  let run = at;
+  while (run < text.length && text.charCodeAt(run) === BACKSLASH) run++;
+  if (run === text.length) return true;
+  for (let i = run; i >= at; i--) {
+    for (const form of forms[k]) if (formGoesOn(text, i, form, forms, k)) return true;
+  }
+  return false;
+}
+
+/** Whether `form` (of the k-th character) starts at `at` and the text ends inside it, or it ends and the rest is a start of the characters after it. */
+function formGoesOn(text: string, at: number, form: CharForm, forms: CharForm[][], k: number): boolean {
+  const then = (end: number) => end === ENDED || (end >= 0 && isEncodedPrefix(text, end, forms, k + 1));
+  switch (form.kind) {
+    case 'text':
+      return then(literalEnd(text, at, form.text, false));
+    case 'unicodeEscape': {
+      let i = at;
+      for (let u = 0; u < form.units.length; u++) {
+        if (u > 0) {
+          const first = i;
+          while (i < text.length && text.charCodeAt(i) === BACKSLASH) i++;
+          if (i === text.length) return true;
+          if (i === first) return false;
+        }
+        i = literalEnd(text, i, form.units[u], true);
+        if (i < 0) return i === ENDED;
+      }
+      return then(i);
+    }
+    case 'percent':
+      return percentGoesOn(text, at, form.bytes, 0, forms, k);
+    case 'reference': {
+      let i = literalEnd(text, at, '&#', false);
+      if (i < 0) return i === ENDED;
+      if (form.hex) {
+        if (i === text.length) return true;
+        if (text[i] !== 'x' && text[i] !== 'X') return false;
+        i++;
+      }
+      while (i < text.length && text[i] === '0') i++;
+      return then(literalEnd(text, i, form.digits, form.hex));
+    }
+  }
+}
+
+/** The percent form from byte `b` on: `%`, then `25` once for each time the `%` was encoded again, then the byte's two digits. */
+function percentGoesOn(text: string, at: number, bytes: string[], b: number, forms: CharForm[][], k: number): boolean {
+  if (b === bytes.length) return isEncodedPrefix(text, at, forms, k + 1);
+  let i = literalEnd(text, at, '%', false);
+  while (i >= 0) {
+    const own = literalEnd(text, i, bytes[b], true);
+    if (own === ENDED || (own >= 0 && percentGoesOn(text, own, bytes, b + 1, forms, k))) return true;
+    i = literalEnd(text, i, '25', true);
+  }
+  return i === ENDED;
+}
+
+/** The text ended inside what was expected: a proper start so far. */
+const ENDED = -1;
+/** The text does not go on as expected. */
+const NO = -2;
+
+/** Where `expected` ends in `text` from `at` (letters in any case when `anyCase`; `expected` is lower case): an index, ENDED or NO. */
+function literalEnd(text: string, at: number, expected: string, anyCase: boolean): number {
+  for (let j = 0; j < expected.length; j++) {
+    if (at + j === text.length) return ENDED;
+    let got = text.charCodeAt(at + j);
+    if (anyCase && got >= 0x41 && got <= 0x46) got += 0x20; // A–F as a–f
+    if (got !== expected.charCodeAt(j)) return NO;
+  }
+  return at + expected.length;
+}
 
 function utf16Units(char: string): number[] {
   const units: number[] = [];
@@ -81,9 +236,9 @@ function utf16Units(char: string): number[] {
   return units;
 }
 
-/** A case-insensitive pattern for `value` in hex, at least `digits` digits. */
-function hexPattern(value: number, digits: number): string {
-  return [...value.toString(16).padStart(digits, '0')].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('');
+/** A pattern for `text` with its hex letters (a–f) in either case. */
+function hexTextPattern(text: string): string {
+  return [...text].map((c) => (/[a-f]/.test(c) ? `[${c}${c.toUpperCase()}]` : escapeRegExp(c))).join('');
 }
 
 function escapeRegExp(text: string): string {

@@ -84,6 +84,31 @@ describe('api: the key is removed from the answer itself, however the stream spl
       }
     });
 
+    it('removes an encoded key split between pieces at every place, and one character a piece, in each form', () => {
+      const special = `Xk9Q"vQ7'WzJ,\\/pRt+&%Zy W`;
+      const entities = [...special].map((c) => `&#${c.charCodeAt(0)};`).join('');
+      const hexEntities = [...special].map((c) => `&#X${c.charCodeAt(0).toString(16).toUpperCase()};`).join('');
+      const twice = encodeURIComponent(encodeURIComponent(special));
+      const mixed = [...special].map((c, i) => [c, `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`, `%${c.charCodeAt(0).toString(16)}`][i % 3]).join('');
+      const forms = [JSON.stringify(special).slice(1, -1), encodeURIComponent(special), entities, hexEntities, twice, mixed, JSON.stringify(JSON.stringify(special)).slice(3, -3)];
+      for (const form of forms) {
+        const said = `said ${form} here`;
+        for (let cut = 1; cut < said.length; cut++) {
+          const filter = new StreamingSecretFilter([special]);
+          assert.equal(filter.push('c', said.slice(0, cut)) + filter.push('c', said.slice(cut)) + filter.end('c'), 'said *** here', `form ${form} cut at ${cut}`);
+        }
+        const filter = new StreamingSecretFilter([special]);
+        assert.equal([...said].map((c) => filter.push('c', c)).join('') + filter.end('c'), 'said *** here', `form ${form} a character a piece`);
+      }
+    });
+
+    it('an encoded start that does not go on is given out as it was (a URL, a JSON escape, an entity)', () => {
+      const filter = new StreamingSecretFilter([KEY]);
+      const said = 'See https://example.com/a%20b?q=%73k&x=1 and \\u0073 and &#115;ome text & more.';
+      assert.equal([...said].map((c) => filter.push('c', c)).join('') + filter.end('c'), said);
+      assert.deepEqual(filter.holding(), []);
+    });
+
     it('leaves a short key alone (a test token like "dev" would cut words apart)', () => {
       const filter = new StreamingSecretFilter(['dev']);
       assert.equal(filter.push('c', 'developer'), 'developer');
