@@ -121,7 +121,7 @@ export function listFilesText(volume: string, listing: { files: readonly FileInf
 export interface ResolvedUpload {
   volume: string;
   /** What is sent: real path, workspace-relative path shown to the user, stored name, size. */
-  files: Array<{ path: string; displayPath: string; name: string; size: number }>;
+  files: Array<{ path: string; displayPath: string; name: string; size: number; identity?: { dev: number; ino: number } }>;
   /** What was asked for and is not sent, with the reason (private files, size, missing). */
   refused: Array<{ given: string; reason: string }>;
 }
@@ -144,12 +144,12 @@ export async function resolveUploadPaths(input: UploadInput, rules: PrivateFileR
       refused.push({ given, reason: check.reason });
       continue;
     }
-    const { path, displayPath, size } = check.file;
+    const { path, displayPath, size, identity } = check.file;
     if (maxFileBytes > 0 && size > maxFileBytes) {
       refused.push({ given, reason: `is ${formatBytes(size)}, over the ${formatBytes(maxFileBytes)} limit (ksm.upload.maxFileSizeMB)` });
       continue;
     }
-    if (!files.some((f) => f.path === path)) files.push({ path, displayPath, name: basename(path), size });
+    if (!files.some((f) => f.path === path)) files.push({ path, displayPath, name: basename(path), size, identity });
   }
   if (files.length === 0) return { ok: false, message: `Nothing was uploaded.\n${refusedText(refused)}` };
   return { ok: true, value: { volume: input.volume, files, refused } };
@@ -210,7 +210,12 @@ export async function uploadToVolume(
 ): Promise<{ uploaded: FileInfo[]; failed: Array<{ name: string; reason: string }> }> {
   if (!settings.embedding) throw new RetrievalError("Uploading needs an embedding model: set 'ksm.upload.embeddingModel'.");
   const results = await context.service.uploadFiles(
-    { volume: upload.volume, embedding: settings.embedding, doChunking: settings.doChunking, files: upload.files.map((f) => ({ path: f.path, filename: f.name })) },
+    {
+      volume: upload.volume,
+      embedding: settings.embedding,
+      doChunking: settings.doChunking,
+      files: upload.files.map((f) => ({ path: f.path, filename: f.name, ...(f.identity ? { identity: f.identity } : {}) })),
+    },
     { signal: context.signal },
   );
   const uploaded: FileInfo[] = [];
