@@ -145,7 +145,7 @@ async function check(given: string, rules: PrivateFileRules): Promise<PrivateFil
     const costly = globs.find((g) => globCostProblem(g) !== undefined);
     if (costly) return { ok: false, reason: l10n.t("cannot be checked against {0}: the pattern '{1}' is too complex to match safely", setting, shownInput(costly, 120)) };
     const glob = globs.find((g) => picomatch(g, { dot: true })(lexicalRel) || picomatch(g, { dot: true })(realRel));
-    if (glob) return { ok: false, reason: l10n.t("is excluded by {0} ('{1}')", setting, glob) };
+    if (glob) return { ok: false, reason: l10n.t("is excluded by {0} ('{1}')", setting, shownInput(glob, 120)) };
   }
   if ((await isGitignored(real, realRoot.real)) || (lexicalRoot && (await isGitignored(lexical, lexicalRoot.lexical)))) {
     return { ok: false, reason: l10n.t('is ignored by .gitignore (ignored files are often local secrets or build output)') };
