@@ -49,6 +49,12 @@ export interface UploadSource {
    * exactly what was checked and hashed. Its length is the size.
    */
   content?: Uint8Array;
+  /**
+   * The file a caller checked (device and inode, as `fs.Stats` gives them; the upload tools'
+   * private-file check): the file opened must be this one, else it fails and nothing of it is
+   * sent. A path replaced since the check (by a symlink to `~/.ssh/id_rsa`) is not read.
+   */
+  identity?: { dev: number; ino: number };
 }
 
 export interface UploadRequest {

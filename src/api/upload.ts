@@ -154,7 +154,12 @@ async function sendBatch(
   try {
     // Files whose bytes the caller already read (a folder scan) are not opened again.
     const toRead = batch.flatMap((entry, i) => (entry.source.content ? [] : [i]));
-    const read = toRead.length ? await openBatchFiles(toRead.map((i) => batch[i].source.path)) : [];
+    const read = toRead.length
+      ? await openBatchFiles(
+          toRead.map((i) => batch[i].source.path),
+          toRead.map((i) => batch[i].source.identity),
+        )
+      : [];
     const opened: OpenedFile[] = batch.map((entry) => (entry.source.content ? { content: entry.source.content, size: entry.source.content.length } : undefined!));
     toRead.forEach((index, k) => (opened[index] = read[k]));
     for (const got of opened) if ('handle' in got) handles.push(got.handle);

@@ -42,7 +42,7 @@ export async function statAll(paths: string[]): Promise<Array<{ info: Stats } | 
  * now, not as it was planned) comes back read whole, its size what was read; a larger one
  * as an open handle and the size it has now (the caller closes it).
  */
-export async function openBatchFiles(paths: string[]): Promise<OpenedFile[]> {
+export async function openBatchFiles(paths: string[], identities: ReadonlyArray<FileIdentity | undefined> = []): Promise<OpenedFile[]> {
   const out = new Array<OpenedFile>(paths.length);
   const large: Array<Promise<void>> = [];
   let sliceBytes = 0;
@@ -52,10 +52,10 @@ export async function openBatchFiles(paths: string[]): Promise<OpenedFile[]> {
       await yieldToLoop();
       sliceBytes = sliceFiles = 0;
     }
-    const got = readSmall(paths[i]);
+    const got = readSmall(paths[i], identities[i]);
     sliceFiles++;
     if (got === LARGE) {
-      large.push(openLarge(paths[i]).then((opened) => void (out[i] = opened)));
+      large.push(openLarge(paths[i], identities[i]).then((opened) => void (out[i] = opened)));
       continue;
     }
     out[i] = got;
@@ -69,8 +69,21 @@ const LARGE = Symbol('large');
 /** O_NONBLOCK: a path swapped for a FIFO since it was listed must not block the event loop in open(2). */
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
+/** A file's device and inode (UploadSource.identity). */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** Why the open file is not the regular file expected, or undefined. */
+function notExpected(info: Stats, expected: FileIdentity | undefined): Error | undefined {
+  if (!info.isFile()) return notAFile(info);
+  if (expected && (info.dev !== expected.dev || info.ino !== expected.ino)) return new Error(l10n.t('it was replaced by another file since it was checked'));
+  return undefined;
+}
+
 /** Reads a regular file of at most SMALL_FILE_BYTES whole; LARGE for a larger one. */
-function readSmall(path: string): OpenedFile | typeof LARGE {
+function readSmall(path: string, expected?: FileIdentity): OpenedFile | typeof LARGE {
   let fd: number;
   try {
     fd = openSync(path, READ_FLAGS);
@@ -79,7 +92,8 @@ function readSmall(path: string): OpenedFile | typeof LARGE {
   }
   try {
     const info = fstatSync(fd);
-    if (!info.isFile()) return { error: notAFile(info) };
+    const wrong = notExpected(info, expected);
+    if (wrong) return { error: wrong };
     if (info.size > SMALL_FILE_BYTES) return LARGE;
     const content = Buffer.allocUnsafe(info.size);
     let read = 0;
@@ -100,12 +114,13 @@ function notAFile(info: Stats): Error {
   return info.isDirectory() ? Object.assign(new Error(l10n.t('a folder')), { code: 'EISDIR' }) : new Error(l10n.t('not a regular file'));
 }
 
-async function openLarge(path: string): Promise<OpenedFile> {
+async function openLarge(path: string, expected?: FileIdentity): Promise<OpenedFile> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(path, READ_FLAGS);
     const info = await handle.stat();
-    if (!info.isFile()) throw notAFile(info);
+    const wrong = notExpected(info, expected);
+    if (wrong) throw wrong;
     return { handle, size: info.size };
   } catch (error) {
     await handle?.close().catch(() => undefined);

@@ -3,7 +3,8 @@
 // KSM_API_KEY still starts and lists its tools, and every call answers with the sentence
 // that says what to set (an agent shows it; a crash would only show "server exited").
 import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { shown } from '../common/core/untrustedText';
 import { volumeNameProblem } from '../common/core/volumeTargets';
 import { createKsmMcpServer, type KsmMcpDeps } from '../mcp/server';
@@ -45,6 +46,13 @@ export function mcpDeps(flags: McpFlags, env: NodeJS.ProcessEnv = process.env): 
       throw new RetrievalError(`--allow-upload ${JSON.stringify(flags.allowUpload)}: no such folder.`);
     }
     if (!statSync(folder).isDirectory()) throw new RetrievalError(`--allow-upload ${JSON.stringify(flags.allowUpload)}: not a folder.`);
+    // The private-file rules are a workspace's (.env, keys, .git/, .ssh/); a home folder also holds
+    // credentials no rule names (~/.kube, ~/.docker, ~/.config/gh, shell history), so it is no upload folder.
+    if (holdsHome(folder)) {
+      throw new RetrievalError(
+        `--allow-upload ${JSON.stringify(flags.allowUpload)}: that folder holds your home folder, whose settings and credentials a model must not reach; give a project folder.`,
+      );
+    }
     upload = { folder, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '', doChunking: 1, maxFileBytes: 100 * 1024 * 1024 };
   }
   let environment: CliEnvironment | undefined;
@@ -61,6 +69,18 @@ export function mcpDeps(flags: McpFlags, env: NodeJS.ProcessEnv = process.env): 
       return cliScope(environment, flags.volume, flags.model, signal, { names: MCP_NAMES, modelOptional: true, processEnv: env });
     },
   };
+}
+
+/** `folder` (a real path) is the home folder or one of its ancestors (`/`, `/home`). */
+function holdsHome(folder: string): boolean {
+  let home: string;
+  try {
+    home = realpathSync(homedir());
+  } catch {
+    return false;
+  }
+  const rel = relative(folder, home);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 export async function mcpCommand(flags: McpFlags): Promise<number> {

@@ -125,4 +125,17 @@ describe('ksm mcp --allow-upload: one folder, the private-file rules', function 
       assert.match(result.stderr, reason);
     }
   });
+
+  it('refuses to start with the home folder or a folder holding it: ~/.kube, ~/.docker or shell history are named by no rule', () => {
+    const home = join(h.dir, 'home', 'me');
+    mkdirSync(join(home, 'project'), { recursive: true });
+    const env = { PATH: process.env.PATH ?? '', HOME: home, USERPROFILE: home };
+    for (const arg of [home, join(h.dir, 'home'), h.dir]) {
+      const result = spawnSync(process.execPath, [KSM, 'mcp', '--allow-upload', arg], { encoding: 'utf8', input: '', env });
+      assert.equal(result.status, 2, `${arg}: ${result.stderr}`);
+      assert.match(result.stderr, /holds your home folder/);
+    }
+    const project = spawnSync(process.execPath, [KSM, 'mcp', '--allow-upload', join(home, 'project')], { encoding: 'utf8', input: '', env });
+    assert.equal(project.status, 0, `a project folder inside the home folder is fine: ${project.stderr}`);
+  });
 });

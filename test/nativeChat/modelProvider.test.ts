@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import type { ChatMessage } from '../../src/api/types';
 import { toServiceMessages, type NeutralMessage } from '../../src/nativeChat/core/messageMapping';
 import { findModel, modelCatalog, type CatalogSettings, type KsmModelEntry } from '../../src/nativeChat/core/modelCatalog';
-import { provideModelResponse, type ResponsePart } from '../../src/nativeChat/core/modelResponse';
+import { provideModelResponse, sourcesText, type ResponsePart } from '../../src/nativeChat/core/modelResponse';
 import { ThreadBook } from '../../src/nativeChat/core/threadBook';
 import { countMessageTokens, countTextTokens } from '../../src/nativeChat/core/tokenCount';
 import { TOOL_INPUT_SCHEMAS, TOOL_NAMES } from '../../src/nativeChat/core/volumeTools';
@@ -180,7 +180,7 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
 
     const first = await respond(h, agentModel, [user('What does the lamp inventory list?')], { threads });
     assert.match(first.text, /lamps\.md/);
-    assert.match(first.text, /Sources:\n1\. lamps\.md \(volume \{/, 'citations follow the answer as a Sources list');
+    assert.match(first.text, /Sources:\n1\. lamps\\\.md \(volume \\\{/, 'citations follow the answer as a Sources list (names escaped as Markdown text)');
     assert.ok(first.outcome.threadId);
 
     const conversation = [user('What does the lamp inventory list?'), assistant(first.text), user('And which lamps are brass?')];
@@ -223,5 +223,25 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
       ],
     };
     assert.equal(await countMessageTokens(message), 3 + 2 + (await countTextTokens('ksm_list_files')) + (await countTextTokens('{}')));
+  });
+});
+
+describe('vscode chat core: the agent model\u2019s Sources list shows file names as text', () => {
+  it('escapes a hostile file name and volume: no link, image, heading, extra line or bidi control', () => {
+    const text = sourcesText([
+      { fileId: 'f1', filename: '[Verify your account](https://evil.example)\n# Done ![x](https://evil.example/p.png)\u202E', volume: 'docs\n2. forged.md', chunkIndex: 0 },
+      { fileId: 'f2', filename: 'guide.md', volume: 'docs' },
+    ]);
+    assert.equal(/(?<!\\)\[[^\]]*(?<!\\)\]\(/.exec(text), null, text);
+    assert.ok(!text.includes('\u202E'), text);
+    assert.deepEqual(
+      text
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.slice(0, 3)),
+      ['1. ', '2. '],
+      `one line per file: ${text}`,
+    );
   });
 });

@@ -5,6 +5,7 @@
 // hold whatever the settings say (a workspace may empty `ksm.upload.exclude`); the settings
 // only add to them. No `vscode` import.
 import * as l10n from '@vscode/l10n';
+import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
@@ -28,6 +29,12 @@ export interface AllowedFile {
   /** Relative to its workspace folder, `/`-separated; prefixed by the folder's name when several are open. */
   displayPath: string;
   size: number;
+  /**
+   * The checked file itself (device and inode): the upload must read this file and no other
+   * (UploadSource.identity), so a path replaced by a symlink leading out, or by a FIFO, after
+   * the check is not read.
+   */
+  identity: { dev: number; ino: number };
 }
 
 export type PrivateFileCheck = { ok: true; file: AllowedFile } | { ok: false; reason: string };
@@ -138,24 +145,32 @@ async function check(given: string, rules: PrivateFileRules): Promise<PrivateFil
     const costly = globs.find((g) => globCostProblem(g) !== undefined);
     if (costly) return { ok: false, reason: l10n.t("cannot be checked against {0}: the pattern '{1}' is too complex to match safely", setting, shownInput(costly, 120)) };
     const glob = globs.find((g) => picomatch(g, { dot: true })(lexicalRel) || picomatch(g, { dot: true })(realRel));
-    if (glob) return { ok: false, reason: l10n.t("is excluded by {0} ('{1}')", setting, glob) };
+    if (glob) return { ok: false, reason: l10n.t("is excluded by {0} ('{1}')", setting, shownInput(glob, 120)) };
   }
   if ((await isGitignored(real, realRoot.real)) || (lexicalRoot && (await isGitignored(lexical, lexicalRoot.lexical)))) {
     return { ok: false, reason: l10n.t('is ignored by .gitignore (ignored files are often local secrets or build output)') };
   }
-  const content = privateKeyContentReason(await readHead(real));
+  const head = await readHead(real, info);
+  if (!head) return { ok: false, reason: l10n.t('was replaced while it was being checked, so it is not sent') };
+  const content = privateKeyContentReason(head.bytes);
   if (content) return { ok: false, reason: content };
 
   const prefix = roots.length > 1 ? `${basename(realRoot.lexical)}/` : '';
-  return { ok: true, file: { path: real, displayPath: prefix + realRel, size: info.size } };
+  return { ok: true, file: { path: real, displayPath: prefix + realRel, size: info.size, identity: head.identity } };
 }
 
-async function readHead(path: string): Promise<Buffer> {
-  const handle = await open(path, 'r');
+/** O_NONBLOCK: a path swapped for a FIFO since its stat must not hang open(2) (a thread of the pool, for good). */
+const SNIFF_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** The file's first bytes and identity; undefined when the path is no longer the regular file `checked` stat'ed. */
+async function readHead(path: string, checked: { dev: number; ino: number }): Promise<{ bytes: Buffer; identity: { dev: number; ino: number } } | undefined> {
+  const handle = await open(path, SNIFF_FLAGS);
   try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.dev !== checked.dev || info.ino !== checked.ino) return undefined;
     const buffer = Buffer.alloc(PRIVATE_KEY_SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead);
+    return { bytes: buffer.subarray(0, bytesRead), identity: { dev: info.dev, ino: info.ino } };
   } finally {
     await handle.close();
   }

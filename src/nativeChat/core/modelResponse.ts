@@ -10,6 +10,7 @@ import { NotFoundError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { AgentRequest, ChatCompletionRequest } from '../../api/types';
 import { parametersProblemText } from '../../common/core/parameterText';
+import { markdownText, shownInput } from '../../common/core/untrustedText';
 import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation } from '../../chat/core/answerStream';
 import type { KsmModelEntry } from './modelCatalog';
 import { parseToolArguments, textOf, toServiceMessages, toServiceTools, type NeutralMessage, type NeutralPart, type NeutralTool } from './messageMapping';
@@ -159,7 +160,11 @@ async function agentResponse(request: ModelResponseRequest, model: Extract<KsmMo
   return { stopped: false, finishReason, threadId: result.threadId };
 }
 
-/** The agent's citations as a Markdown list after the answer (a model provider can only send text). */
+/**
+ * The agent's citations as a Markdown list after the answer (a model provider can only send
+ * text; VS Code's Chat renders it as Markdown). A file name or volume is whoever uploaded the
+ * file's words: escaped (markdownText), so it starts no link, image or heading and adds no line.
+ */
 export function sourcesText(citations: readonly SourceCitation[]): string {
   const seen = new Set<string>();
   const lines: string[] = [];
@@ -167,7 +172,7 @@ export function sourcesText(citations: readonly SourceCitation[]): string {
     const key = `${c.volume ?? ''}/${c.fileId}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    lines.push(`${lines.length + 1}. ${c.filename}${c.volume ? ` (volume ${c.volume})` : ''}`);
+    lines.push(`${lines.length + 1}. ${markdownText(shownInput(c.filename, 200))}${c.volume ? ` (volume ${markdownText(shownInput(c.volume, 200))})` : ''}`);
   }
   return lines.length ? `\n\nSources:\n${lines.join('\n')}\n` : '';
 }

@@ -9,7 +9,7 @@ import type { DoChunking, FileInfo } from '../../api/types';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkPrivateFile, type PrivateFileRules } from '../../common/core/privateFiles';
 import * as l10n from '@vscode/l10n';
-import { markdownCode, markdownText, shownInput } from '../../common/core/untrustedText';
+import { markdownCode, markdownText, shown, shownInput } from '../../common/core/untrustedText';
 import { personalVolumeLabel, personalVolumeName } from '../../common/core/volumeTargets';
 import { failureText, MAX_LISTED_FILES, resolveVolume, RetrievalError, volumeLabel, type Checked, type Passage, type RetrievalScope } from '../../volumes/core/retrieval';
 import { LM_TOOL_ID } from '../../common/core/contributionIds';
@@ -93,16 +93,25 @@ export function searchResultText(query: string, passages: readonly Passage[]): s
     const snippet = c.text.replace(/\s+/g, ' ').trim();
     const cut = snippet.length > MAX_PASSAGE_CHARS ? `${snippet.slice(0, MAX_PASSAGE_CHARS - 1)}…` : snippet;
     const score = typeof c.score === 'number' ? `, score ${c.score.toFixed(2)}` : '';
-    return `[${i + 1}] ${c.filename} (volume: ${c.volumeLabel}, file id: ${c.fileId}${score})\n${cut}`;
+    return `[${i + 1}] ${name(c.filename)} (volume: ${name(c.volumeLabel)}, file id: ${shown(c.fileId)}${score})\n${cut}`;
   });
   return `Found ${passages.length} passage(s) for "${query}":\n\n${lines.join('\n\n')}`;
+}
+
+/**
+ * A name the service wrote (a file name, a volume, a state), inside the text a model reads:
+ * escaped and bounded (untrustedText.ts), so a file named `a.md\n[2] …` or `…\nSYSTEM: …`
+ * cannot add a result line or an instruction that reads as ours.
+ */
+function name(value: string): string {
+  return shownInput(value, 200);
 }
 
 // ---- list files ----
 
 export function listFilesText(volume: string, listing: { files: readonly FileInfo[]; more: boolean }): string {
   if (listing.files.length === 0) return `The volume ${volumeLabel(volume)} has no files.`;
-  const lines = listing.files.map((f) => `- ${f.filename} (file id: ${f.uuid}) — ${f.status}${f.statusDetail ? `: ${f.statusDetail}` : ''}, ${f.filesize} bytes`);
+  const lines = listing.files.map((f) => `- ${name(f.filename)} (file id: ${shown(f.uuid)}) — ${name(f.status)}${f.statusDetail ? `: ${shownInput(f.statusDetail, 300)}` : ''}, ${f.filesize} bytes`);
   const more = listing.more ? `\n(only the first ${MAX_LISTED_FILES} files are listed)` : '';
   return `Files in ${volumeLabel(volume)} (${listing.files.length}${listing.more ? '+' : ''}); only files in state 'done' are searchable:\n${lines.join('\n')}${more}`;
 }
@@ -112,7 +121,7 @@ export function listFilesText(volume: string, listing: { files: readonly FileInf
 export interface ResolvedUpload {
   volume: string;
   /** What is sent: real path, workspace-relative path shown to the user, stored name, size. */
-  files: Array<{ path: string; displayPath: string; name: string; size: number }>;
+  files: Array<{ path: string; displayPath: string; name: string; size: number; identity?: { dev: number; ino: number } }>;
   /** What was asked for and is not sent, with the reason (private files, size, missing). */
   refused: Array<{ given: string; reason: string }>;
 }
@@ -135,12 +144,12 @@ export async function resolveUploadPaths(input: UploadInput, rules: PrivateFileR
       refused.push({ given, reason: check.reason });
       continue;
     }
-    const { path, displayPath, size } = check.file;
+    const { path, displayPath, size, identity } = check.file;
     if (maxFileBytes > 0 && size > maxFileBytes) {
       refused.push({ given, reason: `is ${formatBytes(size)}, over the ${formatBytes(maxFileBytes)} limit (ksm.upload.maxFileSizeMB)` });
       continue;
     }
-    if (!files.some((f) => f.path === path)) files.push({ path, displayPath, name: basename(path), size });
+    if (!files.some((f) => f.path === path)) files.push({ path, displayPath, name: basename(path), size, identity });
   }
   if (files.length === 0) return { ok: false, message: `Nothing was uploaded.\n${refusedText(refused)}` };
   return { ok: true, value: { volume: input.volume, files, refused } };
@@ -201,7 +210,12 @@ export async function uploadToVolume(
 ): Promise<{ uploaded: FileInfo[]; failed: Array<{ name: string; reason: string }> }> {
   if (!settings.embedding) throw new RetrievalError("Uploading needs an embedding model: set 'ksm.upload.embeddingModel'.");
   const results = await context.service.uploadFiles(
-    { volume: upload.volume, embedding: settings.embedding, doChunking: settings.doChunking, files: upload.files.map((f) => ({ path: f.path, filename: f.name })) },
+    {
+      volume: upload.volume,
+      embedding: settings.embedding,
+      doChunking: settings.doChunking,
+      files: upload.files.map((f) => ({ path: f.path, filename: f.name, ...(f.identity ? { identity: f.identity } : {}) })),
+    },
     { signal: context.signal },
   );
   const uploaded: FileInfo[] = [];
@@ -217,11 +231,11 @@ export function uploadResultText(volume: string, result: { uploaded: readonly Fi
   const lines: string[] = [];
   if (result.uploaded.length) {
     lines.push(`Uploaded ${result.uploaded.length} file(s) to ${volumeLabel(volume)}; the service processes them now (searchable once 'done'):`);
-    for (const f of result.uploaded) lines.push(`- ${f.filename} (file id: ${f.uuid}) — ${f.status}`);
+    for (const f of result.uploaded) lines.push(`- ${name(f.filename)} (file id: ${shown(f.uuid)}) — ${name(f.status)}`);
   }
   if (result.failed.length) {
     lines.push(`${result.failed.length} file(s) were not uploaded:`);
-    for (const f of result.failed) lines.push(`- ${f.name}: ${f.reason}`);
+    for (const f of result.failed) lines.push(`- ${name(f.name)}: ${shown(f.reason)}`);
   }
   if (result.refused?.length) lines.push(refusedText(result.refused));
   return lines.join('\n');

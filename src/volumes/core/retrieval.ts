@@ -369,10 +369,17 @@ async function retrieve(query: string, volumes: readonly string[], scope: Retrie
 /**
  * The sentence for a failure. Service errors say what failed and what to set (src/api
  * writes them so, never with the key); only their first line is kept, and `secrets` are
- * removed besides the patterns redactSecrets knows.
+ * removed besides the patterns redactSecrets knows. The service's own words in it (an error
+ * body, a stream's error message) go to a model and to a client's terminal: each line's
+ * control and bidi characters are escaped (untrustedText.ts), so `\x1b[2J`, an OSC 8 link
+ * or U+202E stays text.
  */
 export function failureText(error: unknown, secrets: ReadonlyArray<string | undefined> = []): string {
-  if (error instanceof RetrievalError) return redactSecrets(error.message, secrets);
+  if (error instanceof RetrievalError) return escapedLines(redactSecrets(error.message, secrets));
   if (isCancellation(error)) return 'Cancelled.';
-  return redactSecrets(errorFirstLine(error) || 'The request failed.', secrets);
+  return escapedLines(redactSecrets(errorFirstLine(error) || 'The request failed.', secrets));
+}
+
+function escapedLines(text: string): string {
+  return text.split('\n').map(shown).join('\n');
 }
