@@ -96,6 +96,13 @@ export async function mcpCommand(flags: McpFlags): Promise<number> {
     return EXIT.ok;
   }
   const token = process.env.KSM_MCP_TOKEN?.trim() || undefined;
+  // Without a token any local program, another user's too, may call it: reading is warned about below, writing is refused.
+  if (flags.allowUpload !== undefined && !token) {
+    process.stderr.write(
+      'ksm: --http with --allow-upload needs KSM_MCP_TOKEN: without it any program on this machine could upload from that folder. Set one, for example: export KSM_MCP_TOKEN=$(openssl rand -hex 16)\n',
+    );
+    return EXIT.usage;
+  }
   const { url, server } = await serveHttp(() => createKsmMcpServer(deps), { port: flags.port, token, log });
   log(`listening on ${url}${token ? ' (Bearer token required)' : ' (no KSM_MCP_TOKEN set: any local program may call it)'}`);
   await new Promise<void>((resolve) => {

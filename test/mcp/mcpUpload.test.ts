@@ -138,4 +138,11 @@ describe('ksm mcp --allow-upload: one folder, the private-file rules', function 
     const project = spawnSync(process.execPath, [KSM, 'mcp', '--allow-upload', join(home, 'project')], { encoding: 'utf8', input: '', env });
     assert.equal(project.status, 0, `a project folder inside the home folder is fine: ${project.stderr}`);
   });
+
+  it('over HTTP, uploading needs KSM_MCP_TOKEN: without it any program on the machine could upload from the folder', () => {
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+    const result = spawnSync(process.execPath, [KSM, 'mcp', '--http', '--port', '0', '--allow-upload', folder], { encoding: 'utf8', input: '', env, timeout: 60_000 });
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, /--http with --allow-upload needs KSM_MCP_TOKEN/);
+  });
 });
