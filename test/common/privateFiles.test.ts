@@ -115,6 +115,7 @@ describe('private-file rules (what a writing tool never sends)', () => {
       [/'\.env\*'/, ['.env', '.ENV', '.env.local', '.environment']],
       [/key and certificate stores/, ['a.pem', 'A.PEM', 'x.key', 'x.p12', 'x.pfx', 'x.jks', 'x.keystore', 'x.ppk', 'x.asc', 'x.gpg', 'archive.tar.gpg']],
       [/SSH keys/, ['id_rsa', 'ID_RSA', 'id_rsa.pub', 'id_ed25519', 'id_ecdsa-old', 'id_dsa']],
+      [/'\.git' file/, ['.git', '.GIT']],
       [/credentials file/, ['.npmrc', '.yarnrc.yml', '.pypirc', '.netrc', '_netrc', '.pgpass', '.git-credentials', '.htpasswd', '.dockercfg', 'credentials', 'credentials.json', 'Credentials.JSON']],
     ];
     for (const [reason, names] of families) for (const name of names) assert.match(credentialNameReason(name) ?? '', reason, name);
@@ -127,6 +128,9 @@ describe('private-file rules (what a writing tool never sends)', () => {
       'my_id_rsa',
       'id_rsb',
       '.npmrc.bak',
+      '.gitignore',
+      '.github',
+      '.gitattributes',
       'npmrc',
       '.yarnrc',
       'credentials.yaml',
@@ -149,6 +153,8 @@ describe('folder uploads and sync skip credentials and private folders whatever 
       writeFileSync(join(root, 'docs', '.env'), 'TOKEN=1\n');
       writeFileSync(join(root, 'docs', 'id_rsa'), 'key\n');
       writeFileSync(join(root, 'docs', '.git', 'config'), '[core]\n');
+      mkdirSync(join(root, 'docs', 'sub'));
+      writeFileSync(join(root, 'docs', 'sub', '.git'), 'gitdir: /home/me/work/repo/.git/modules/sub\n');
       const walked = await expandSelection([join(root, 'docs')], { excludeGlobs: [], maxFileSizeBytes: 0, workspaceRoots: [root] });
       assert.deepEqual(
         walked.files.map((f) => f.displayPath),
@@ -158,6 +164,7 @@ describe('folder uploads and sync skip credentials and private folders whatever 
       assert.match(reasons['docs/.env']!, /credential/);
       assert.match(reasons['docs/id_rsa']!, /SSH keys/);
       assert.match(reasons['docs/.git']!, /\.git\//);
+      assert.match(reasons['docs/sub/.git']!, /'\.git' file/);
       const picked = await expandSelection([join(root, 'docs', '.env')], { excludeGlobs: [], maxFileSizeBytes: 0, workspaceRoots: [root] });
       assert.equal(picked.files.length, 1, 'the Explorer upload of a file the user picked by name is theirs to make');
     } finally {

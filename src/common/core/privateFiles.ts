@@ -48,6 +48,8 @@ const CREDENTIAL_NAMES: ReadonlyArray<{ pattern: RegExp; what: () => string }> =
     pattern: /^(\.npmrc|\.yarnrc\.yml|\.pypirc|\.netrc|_netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|credentials(\.json)?)$/i,
     what: () => l10n.t('a credentials file (registry, netrc, database or cloud tokens)'),
   },
+  // A worktree's or submodule's `.git` is a file: `gitdir: <a local path>` into the repository's own data.
+  { pattern: /^\.git$/i, what: () => l10n.t("a '.git' file (a worktree's or submodule's pointer into the repository's own data)") },
 ];
 /** Any of them, as one expression: the common case (no credential) costs one test (a folder sync asks for every file). */
 const ANY_CREDENTIAL_NAME = new RegExp(CREDENTIAL_NAMES.map((c) => `(?:${c.pattern.source})`).join('|'), 'i');
