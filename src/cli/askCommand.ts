@@ -7,7 +7,7 @@
 // a bad value is a usage error (exit 2) naming the flag and its range. Text piped to stdin
 // (`git diff | ksm ask "review this"`) goes with the question as context.
 import { readFile } from 'node:fs/promises';
-import { CHAT_PARAMETERS, OUTPUT_FORMATS, parametersProblem, wireFields, type ChatParameterName } from '../api/chatParameterLimits';
+import { OUTPUT_FORMATS, parametersProblem, wireFields, type ChatParameterName } from '../api/chatParameterLimits';
 import { ConfigurationError, NotFoundError } from '../api/errors';
 import { DEFAULT_AGENT_ID, type AgentRequest, type ChatCompletionRequest, type ChatMessage } from '../api/types';
 import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation, type TokenUsage } from '../chat/core/answerStream';
@@ -105,7 +105,8 @@ export async function readPipedContext(stdin: NodeJS.ReadStream = process.stdin)
 export async function askRequest(question: string, flags: AskFlags, context: string, env: { model?: string; userId?: string; agentId?: string }): Promise<AnswerRequest> {
   if (!question.trim()) throw new UsageError('Ask a question: ksm ask "What does the release process say about hotfixes?"');
   if (flags.outputFormat !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(flags.outputFormat)) {
-    throw new UsageError(`--output-format: ${CHAT_PARAMETERS.outputFormat.label} ${CHAT_PARAMETERS.outputFormat.problem(flags.outputFormat)}`);
+    // The flag's own values, not the panel's labels ("Chat completions"), which the flag refuses.
+    throw new UsageError(`--output-format: the answer format must be chat or responses, not '${shown(flags.outputFormat)}'.`);
   }
   const parameters = parametersFromFlags(flags);
   const responseFormat = await responseFormatFrom(flags);

@@ -57,11 +57,16 @@ export function environmentFrom(env: NodeJS.ProcessEnv, logger?: ClientLogger): 
   }
   const apiKey = env.KSM_API_KEY?.trim();
   if (!apiKey) throw new ConfigurationError('KSM_API_KEY is not set. Export your API key in the environment (never pass it as a flag): export KSM_API_KEY=…');
+  // Set but not a number of seconds (`2m`, `0`): said, not silently replaced by the default.
+  const rawTimeout = env.KSM_TIMEOUT_SECONDS?.trim();
+  const timeoutSeconds = rawTimeout ? Number(rawTimeout) : undefined;
+  if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0))
+    throw new ConfigurationError(`KSM_TIMEOUT_SECONDS is not usable: '${shown(rawTimeout!)}' is not a number of seconds above 0. Unset it for the default (60).`);
   const client = new KsmClient({
     baseUrl: url,
     apiKey: async () => apiKey,
     userAgent: 'ksm-cli',
-    timeoutMs: Number(env.KSM_TIMEOUT_SECONDS) > 0 ? Number(env.KSM_TIMEOUT_SECONDS) * 1000 : undefined,
+    timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
     dispatcher: createDispatcher({ caBundlePath: env.KSM_CA_BUNDLE, env }),
     logger,
   });
@@ -120,6 +125,9 @@ export function describeError(error: unknown, apiKey?: string): string {
   message = message
     .replace(/'KSM: Set API Key'/g, 'KSM_API_KEY')
     .replace(/'ksm\.baseUrl'/g, 'KSM_BASE_URL')
-    .replace(/'ksm\.request\.timeoutSeconds'/g, 'KSM_TIMEOUT_SECONDS');
+    .replace(/'ksm\.request\.timeoutSeconds'/g, 'KSM_TIMEOUT_SECONDS')
+    // The CA bundle's errors (src/api/network.ts) name the editor's setting; here it came from KSM_CA_BUNDLE.
+    .replace(/\(setting ksm\.network\.caBundle\)/g, '(KSM_CA_BUNDLE)')
+    .replace(/Fix the path or clear the setting\./g, 'Fix the path or unset KSM_CA_BUNDLE.');
   return redactSecrets(message, [apiKey]);
 }

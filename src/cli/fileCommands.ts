@@ -74,6 +74,7 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
     excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude],
     includeGlobs: flags.include,
     maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024,
+    sizeLimitName: '--max-file-size-mb',
     workspaceRoots: [process.cwd()],
     signal,
     keepContent: true, // small files are sent as the sniff read them: one read each

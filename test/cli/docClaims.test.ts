@@ -1,0 +1,135 @@
+// What the README and `ksm --help` promise about the command line, checked against the built
+// `ksm` (a child process, real HTTP to the emulator): every flag they name exists on that
+// command, every variable `ksm --help` lists is in the README, and what `ksm` says about a
+// bad value names the variable or flag a terminal user sets, never an editor setting.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm } from './runKsm';
+
+const COMMANDS = ['sync', 'upload', 'ls', 'rm', 'ask', 'search', 'fetch', 'mcp'];
+const readme = readFileSync('README.md', 'utf8');
+
+/** The README's text between two headings (the first line that starts with each). */
+function section(from: RegExp, to: RegExp): string {
+  const start = readme.search(from);
+  assert.ok(start >= 0, `README has ${from}`);
+  const rest = readme.slice(start);
+  const end = rest.slice(1).search(to);
+  return end < 0 ? rest : rest.slice(0, end + 1);
+}
+
+/** `--flag` names in a text (not `--` alone, not `-e`). */
+const flagsIn = (text: string) => [...text.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)].map((m) => m[0]);
+
+/** The options a help text lists. */
+const optionsOf = (help: string) => new Set([...help.matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]));
+
+describe("ksm's documented flags and variables exist (README, --help)", function () {
+  this.timeout(60_000);
+  const helps = new Map<string, string>();
+  before(async () => {
+    for (const command of ['', ...COMMANDS]) {
+      const run = await runKsm([...(command ? [command] : []), '--help'], {});
+      assert.equal(run.code, 0, `ksm ${command} --help: ${run.stderr}`);
+      helps.set(command, run.stdout);
+    }
+  });
+
+  it('every command has --help (search, fetch and mcp included)', () => {
+    for (const command of COMMANDS) assert.match(helps.get(command)!, new RegExp(`^Usage: ksm ${command} `, 'm'));
+  });
+
+  it("every flag a `ksm <command> …` example or inline command names (README, --help's examples) is one of that command's options", () => {
+    const cli = section(/^### Command line/m, /^## Chat$/m) + section(/^## KSM volumes for every agent/m, /^## Settings$/m);
+    const examples = [
+      ...[...cli.matchAll(/`([^`\n]*\bksm [a-z]+[^`\n]*)`/g)].map((m) => m[1]),
+      ...cli.split('\n').filter((line) => /\bksm [a-z]+ /.test(line) && !line.includes('`')),
+      ...[...helps.values()].flatMap((help) => help.split('\n').filter((line) => /^ {2}(KSM_\w+=\S+ )?(claude .* -- )?ksm [a-z]+ /.test(line))),
+    ];
+    let checked = 0;
+    for (const example of examples) {
+      for (const use of example.matchAll(/\bksm ([a-z]+)((?:(?!\||\bksm ).)*)/g)) {
+        const [, command, rest] = use;
+        if (!COMMANDS.includes(command)) continue;
+        const options = optionsOf(helps.get(command)!);
+        for (const flag of flagsIn(rest.replace(/#.*$/, ''))) {
+          assert.ok(options.has(flag), `"${example.trim()}": ksm ${command} has no ${flag}`);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked >= 20, `only ${checked} flags found in the examples`);
+  });
+
+  it("every flag the README's command-line and MCP sections name is an option of some ksm command", () => {
+    const all = new Set(COMMANDS.flatMap((command) => [...optionsOf(helps.get(command)!)]));
+    const text = section(/^### Command line/m, /^## Chat$/m) + section(/^## KSM volumes for every agent/m, /^## Settings$/m);
+    for (const flag of flagsIn(text)) assert.ok(all.has(flag), `README names ${flag}, which no ksm command has`);
+  });
+
+  it('every variable of `ksm --help` is in the README, and every KSM_ variable the README names is in `ksm --help`', () => {
+    const listed = [...helps.get('')!.matchAll(/^ {2}(KSM_[A-Z_]+) /gm)].map((m) => m[1]);
+    assert.ok(listed.length >= 9, listed.join(', '));
+    for (const name of listed) assert.ok(readme.includes(name), `ksm --help lists ${name}; the README never names it`);
+    for (const [name] of readme.matchAll(/\bKSM_[A-Z_]+\b/g)) assert.ok(listed.includes(name), `the README names ${name}; ksm --help does not list it`);
+  });
+
+  it("ksm mcp --help's Claude Code example runs `ksm` (not `npx ksm`, which outside a clone fetches a registry package) with the model search needs", () => {
+    const example = helps
+      .get('mcp')!
+      .split('\n')
+      .find((line) => line.includes('claude mcp add'));
+    assert.ok(example);
+    assert.doesNotMatch(example, /npx/);
+    assert.match(example, /-e KSM_MODEL=/);
+  });
+});
+
+describe("ksm's errors name what a terminal user sets (variables, flags), not the editor's settings", function () {
+  this.timeout(60_000);
+  let fx: EmulatorFixture;
+  let env: Record<string, string>;
+  before(async () => {
+    fx = await startFixture(5);
+    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey, KSM_EMBEDDING_MODEL: 'emu-embed' };
+  });
+  after(async () => fx.close());
+
+  it('a KSM_CA_BUNDLE that is missing or holds no certificate exits 3 naming KSM_CA_BUNDLE (it said "setting ksm.network.caBundle … clear the setting")', async () => {
+    const notPem = join(fx.workDir, 'not-a-bundle.pem');
+    await writeFile(notPem, 'hello\n');
+    for (const bundle of [join(fx.workDir, 'no-such-bundle.pem'), notPem]) {
+      const run = await runKsm(['ls', freshVolume('cli-ca')], { ...env, KSM_CA_BUNDLE: bundle });
+      assert.equal(run.code, 3, run.stderr);
+      assert.match(run.stderr, /\(KSM_CA_BUNDLE\)/);
+      assert.doesNotMatch(run.stderr, /ksm\.network\.caBundle|the setting/);
+    }
+  });
+
+  it('a KSM_TIMEOUT_SECONDS that is not a number of seconds exits 3 naming it (it ran with 60 s, silently)', async () => {
+    for (const value of ['2m', '0', '-5']) {
+      const run = await runKsm(['ls', freshVolume('cli-timeout')], { ...env, KSM_TIMEOUT_SECONDS: value });
+      assert.equal(run.code, 3, `${value}: ${run.stderr}`);
+      assert.match(run.stderr, new RegExp(`KSM_TIMEOUT_SECONDS is not usable: '${value}'`));
+    }
+    const fine = await runKsm(['ls', freshVolume('cli-timeout')], { ...env, KSM_TIMEOUT_SECONDS: '0.5' });
+    assert.equal(fine.code, 0, fine.stderr);
+  });
+
+  it('a file over --max-file-size-mb is skipped naming --max-file-size-mb (upload and sync), not ksm.upload.maxFileSizeMB', async () => {
+    const folder = join(fx.workDir, 'size-limit');
+    await writeTree(folder, { 'big.md': 'a'.repeat(1024 * 1024 + 1), 'small.md': 'small' });
+    const volume = freshVolume('cli-size');
+    const upload = await runKsm(['upload', volume, folder, '--max-file-size-mb', '1'], env);
+    assert.equal(upload.code, 0, upload.stderr);
+    const sync = await runKsm(['sync', folder, volume, '--max-file-size-mb', '1', '--dry-run'], env);
+    assert.equal(sync.code, 0, sync.stderr);
+    for (const out of [upload.stdout, sync.stdout]) {
+      assert.match(out, /big\.md.*larger than the 1\.0 MB limit \(--max-file-size-mb\)/);
+      assert.doesNotMatch(out, /maxFileSizeMB/);
+    }
+  });
+});
