@@ -58,3 +58,46 @@ describe('the README says where KSM rag-agent is offered (issue 26, rough edge 8
     assert.doesNotMatch(text, /rag-agent[^.]*appears in (the )?Agent mode/i);
   });
 });
+
+describe("the README's settings table is package.json's settings", () => {
+  const properties: Record<string, { default?: unknown; scope?: string }> = manifest.contributes.configuration.properties;
+  const rows = new Map(
+    [
+      ...readme
+        .split(/^## Settings$/m)[1]!
+        .split(/^## /m)[0]!
+        .matchAll(/^\| `(ksm\.[\w.]+)` \| ([^|]*) \|/gm),
+    ].map((m) => [m[1]!, m[2]!.trim()]),
+  );
+
+  it('lists every setting, and only those', () => {
+    assert.deepEqual([...rows.keys()].sort(), Object.keys(properties).sort());
+  });
+
+  it("gives each setting's default as package.json declares it", () => {
+    for (const [key, shown] of rows) {
+      const value = properties[key]!.default;
+      if (Array.isArray(value) && value.length && typeof value[0] === 'string') {
+        // A glob list is shown by its names: `**/node_modules/**` as node_modules.
+        assert.deepEqual(
+          shown.split(/,\s*/),
+          value.map((glob: string) => glob.replace(/^\*\*\//, '').replace(/\/\*\*$/, '')),
+          key,
+        );
+        continue;
+      }
+      const expected = value === '' || value === undefined ? '—' : typeof value === 'string' ? `\`${value}\`` : Array.isArray(value) ? '`[]`' : String(value);
+      assert.equal(shown, expected, key);
+    }
+  });
+
+  it('names every ksm.* setting it mentions anywhere as one package.json declares (prose, walkthrough pages, setting descriptions)', () => {
+    const texts = [readme, readFileSync('docs/sync.md', 'utf8'), readFileSync('docs/security.md', 'utf8'), readFileSync('package.nls.json', 'utf8')];
+    for (const page of ['connect', 'upload', 'ask']) texts.push(readFileSync(`media/walkthrough/${page}.md`, 'utf8'));
+    for (const text of texts)
+      for (const [name] of text.matchAll(/(?<!command:)\bksm\.[a-z]+(?:\.[a-zA-Z]+)+\b/g)) {
+        if (name === 'ksm.example.com') continue;
+        assert.ok(name in properties, `${name} is not a setting`);
+      }
+  });
+});
