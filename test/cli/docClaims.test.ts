@@ -88,7 +88,7 @@ describe("ksm's documented flags and variables exist (README, --help)", function
   });
 });
 
-describe("ksm's errors name what a terminal user sets (variables, flags), not the editor's settings", function () {
+describe("ksm's messages name what a terminal user sets (variables, flags), not the editor's settings, and say a thing once", function () {
   this.timeout(60_000);
   let fx: EmulatorFixture;
   let env: Record<string, string>;
@@ -117,6 +117,16 @@ describe("ksm's errors name what a terminal user sets (variables, flags), not th
     }
     const fine = await runKsm(['ls', freshVolume('cli-timeout')], { ...env, KSM_TIMEOUT_SECONDS: '0.5' });
     assert.equal(fine.code, 0, fine.stderr);
+  });
+
+  it('a name already in the volume is said once as skipped, with its reason (it said "skipped …: skipped: …")', async () => {
+    const folder = join(fx.workDir, 'twice');
+    await writeTree(folder, { 'a.md': 'a' });
+    const volume = freshVolume('cli-twice');
+    assert.equal((await runKsm(['upload', volume, join(folder, 'a.md')], env)).code, 0);
+    const again = await runKsm(['upload', volume, join(folder, 'a.md')], env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /^skipped \S*a\.md: "a\.md" already exists in the volume$/m);
   });
 
   it('a file over --max-file-size-mb is skipped naming --max-file-size-mb (upload and sync), not ksm.upload.maxFileSizeMB', async () => {
