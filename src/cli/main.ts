@@ -111,7 +111,7 @@ async function run(flags: OutputFlags, body: (env: CliEnvironment, out: Output, 
 
 export function buildProgram(): Command {
   const program = new Command('ksm')
-    .description('KSM from the command line: sync a folder to a RAG volume, upload, list, delete, ask.')
+    .description('KSM from the command line: sync a folder to a RAG volume, upload, list, delete, ask, search and fetch passages, and serve your volumes over MCP.')
     .version(process.env.KSM_CLI_VERSION ?? 'dev')
     .showHelpAfterError()
     .addHelpText('after', ENVIRONMENT_HELP)
