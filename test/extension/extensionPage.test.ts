@@ -3,7 +3,7 @@
 // extension, so every image must be a PNG that ships; the "From source" commands are the
 // ones a new user and CI run.
 import { strict as assert } from 'node:assert';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
 const readme = readFileSync('README.md', 'utf8');
@@ -91,6 +91,13 @@ describe("the README's settings table is package.json's settings", () => {
     }
   });
 
+  it('names as ignored in an untrusted workspace only settings VS Code is told to ignore there (restrictedConfigurations)', () => {
+    const paragraph = readme.split('**Untrusted workspaces (Restricted Mode).**')[1]!.split('\n\n')[0]!;
+    const named = [...paragraph.matchAll(/`(ksm\.[\w.]+)`/g)].map((m) => m[1]!);
+    assert.ok(named.length >= 4, named.join(', '));
+    for (const name of named) assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(name), `${name} is not restricted`);
+  });
+
   it('names every ksm.* setting it mentions anywhere as one package.json declares (prose, walkthrough pages, setting descriptions)', () => {
     const texts = [readme, readFileSync('docs/sync.md', 'utf8'), readFileSync('docs/security.md', 'utf8'), readFileSync('package.nls.json', 'utf8')];
     for (const page of ['connect', 'upload', 'ask']) texts.push(readFileSync(`media/walkthrough/${page}.md`, 'utf8'));
@@ -99,5 +106,23 @@ describe("the README's settings table is package.json's settings", () => {
         if (name === 'ksm.example.com') continue;
         assert.ok(name in properties, `${name} is not a setting`);
       }
+  });
+});
+
+describe('the docs cite files that exist', () => {
+  it('every repository path named in README, CONTRIBUTING, docs/ and emulator/README (a test, a source, a script) exists', () => {
+    const pages = ['README.md', 'CONTRIBUTING.md', 'emulator/README.md', ...readdirSync('docs').map((name) => `docs/${name}`)];
+    const missing: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(page, 'utf8');
+      for (const [, path] of text.matchAll(/(?<=^|[\s`(])((?:test|src|scripts|bench|emulator|media|bin)\/[\w./{},-]*[\w}])/gm)) {
+        if (path.includes('/NN')) continue; // a pattern: test/e2e/scenarios/NN-….e2e.ts
+        // `sample.{pdf,docx}` names two files; `emulator/server` a module (its .ts).
+        const brace = /\{([^}]*)\}/.exec(path);
+        const variants = brace ? brace[1]!.split(',').map((ext) => path.replace(brace[0], ext)) : [path];
+        for (const variant of variants) if (!existsSync(variant) && !existsSync(`${variant}.ts`)) missing.push(`${page}: ${variant}`);
+      }
+    }
+    assert.deepEqual(missing, []);
   });
 });
