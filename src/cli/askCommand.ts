@@ -132,7 +132,8 @@ export async function askRequest(question: string, flags: AskFlags, context: str
     };
     return { kind: 'agent', body };
   }
-  if (!model) throw new ConfigurationError('No model: pass --model <id> or set KSM_MODEL (or use --agent).');
+  // Not "or use --agent": rag-agent answers with a chat model too, so that only fails again.
+  if (!model) throw new ConfigurationError('No model: pass --model <id> or set KSM_MODEL.');
   const messages: ChatMessage[] = [];
   if (typeof parameters.systemPrompt === 'string') messages.push({ role: 'system', content: parameters.systemPrompt });
   messages.push({ role: 'user', content: query });

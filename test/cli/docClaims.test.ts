@@ -119,6 +119,15 @@ describe("ksm's messages name what a terminal user sets (variables, flags), not 
     assert.equal(fine.code, 0, fine.stderr);
   });
 
+  it('ksm ask without a model exits 3 naming --model and KSM_MODEL, not --agent (which then exits 3 for the same reason)', async () => {
+    const chat = await runKsm(['ask', 'why'], env);
+    assert.equal(chat.code, 3, chat.stderr);
+    assert.match(chat.stderr, /--model <id> or set KSM_MODEL/);
+    assert.doesNotMatch(chat.stderr, /--agent/);
+    const agent = await runKsm(['ask', '--agent', 'why'], env);
+    assert.equal(agent.code, 3, agent.stderr);
+  });
+
   it('a name already in the volume is said once as skipped, with its reason (it said "skipped …: skipped: …")', async () => {
     const folder = join(fx.workDir, 'twice');
     await writeTree(folder, { 'a.md': 'a' });
