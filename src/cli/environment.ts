@@ -19,7 +19,12 @@ export interface CliEnvironment {
   baseUrl: string;
   apiKey: string;
   embedding: string;
+  /** Plain http:// to another machine: the key travels in clear (warned on stderr, as the editor warns in its log). */
+  insecure: boolean;
 }
+
+/** The one warning for an `insecure` address, for stderr. */
+export const INSECURE_ADDRESS_WARNING = 'warning: KSM_BASE_URL is plain http:// to another machine, so the API key travels unencrypted. Use https://.';
 
 /** The V8 flags `ksm` sets for itself on Node 20 (tuneV8ForShortRuns says why). */
 export const SHORT_RUN_V8_FLAGS: readonly string[] = ['--liftoff-only', `--interrupt-budget=${16 * 67_584}`];
@@ -50,8 +55,9 @@ export function environmentFrom(env: NodeJS.ProcessEnv, logger?: ClientLogger): 
   const rawUrl = env.KSM_BASE_URL?.trim();
   if (!rawUrl) throw new ConfigurationError('KSM_BASE_URL is not set. Export the service address, for example: export KSM_BASE_URL=https://ksm.example.com');
   let url: string;
+  let insecure: boolean;
   try {
-    url = checkBaseUrl(rawUrl).url;
+    ({ url, insecure } = checkBaseUrl(rawUrl));
   } catch (error) {
     throw new ConfigurationError(`KSM_BASE_URL is not usable: ${(error as Error).message.replace(/'ksm\.baseUrl'/g, 'the address')}`);
   }
@@ -70,7 +76,7 @@ export function environmentFrom(env: NodeJS.ProcessEnv, logger?: ClientLogger): 
     dispatcher: createDispatcher({ caBundlePath: env.KSM_CA_BUNDLE, env }),
     logger,
   });
-  return { client, baseUrl: url, apiKey, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '' };
+  return { client, baseUrl: url, apiKey, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '', insecure };
 }
 
 /** Exit codes CI can act on (documented in `ksm --help` and the README). */

@@ -6,7 +6,7 @@ import type { DoChunking } from '../api/types';
 import type { DuplicateChoice } from '../upload/core/duplicatePlanning';
 import type { AskFlags } from './askCommand';
 import { readFileSync } from 'node:fs';
-import { describeError, environmentFrom, EXIT, exitCodeFor, tuneV8ForShortRuns, UsageError, type CliEnvironment } from './environment';
+import { describeError, environmentFrom, EXIT, exitCodeFor, INSECURE_ADDRESS_WARNING, tuneV8ForShortRuns, UsageError, type CliEnvironment } from './environment';
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
 import type { McpFlags } from './mcpCommand';
 import { createOutput, shownText, type Output } from './output';
@@ -95,6 +95,7 @@ async function run(flags: OutputFlags, body: (env: CliEnvironment, out: Output, 
   try {
     const env = environmentFrom(process.env);
     apiKey = env.apiKey;
+    if (env.insecure) process.stderr.write(`ksm: ${INSECURE_ADDRESS_WARNING}\n`);
     return await body(env, out, controller.signal);
   } catch (error) {
     const message = describeError(error, apiKey ?? process.env.KSM_API_KEY);

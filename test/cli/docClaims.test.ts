@@ -119,6 +119,17 @@ describe("ksm's messages name what a terminal user sets (variables, flags), not 
     assert.equal(fine.code, 0, fine.stderr);
   });
 
+  it('a plain http:// KSM_BASE_URL off this machine is warned about on stderr (the key travels in clear), as the editor warns in its log; https and the local emulator are not', async () => {
+    const remote = await runKsm(['ls', 'v'], { KSM_BASE_URL: 'http://ksm.invalid', KSM_API_KEY: 'ksm-secret-key-123' });
+    assert.match(remote.stderr, /^ksm: warning: KSM_BASE_URL is plain http:\/\/ to another machine, so the API key travels unencrypted\. Use https:\/\/\.$/m);
+    assert.doesNotMatch(remote.stderr, /ksm-secret-key-123/);
+    const secure = await runKsm(['ls', 'v'], { KSM_BASE_URL: 'https://ksm.invalid', KSM_API_KEY: 'ksm-secret-key-123' });
+    assert.doesNotMatch(secure.stderr, /warning/);
+    const local = await runKsm(['ls', freshVolume('cli-http')], env);
+    assert.equal(local.code, 0, local.stderr);
+    assert.equal(local.stderr, '');
+  });
+
   it('ksm ask without a model exits 3 naming --model and KSM_MODEL, not --agent (which then exits 3 for the same reason)', async () => {
     const chat = await runKsm(['ask', 'why'], env);
     assert.equal(chat.code, 3, chat.stderr);
