@@ -122,11 +122,17 @@ export function exitCodeFor(error: unknown): number {
 }
 
 /** One line for stderr: the error's message with the key removed, and the fix for a refused key. */
-export function describeError(error: unknown, apiKey?: string): string {
+export function describeError(error: unknown, apiKey?: string, env: NodeJS.ProcessEnv = process.env): string {
   const kind = (error as KsmError)?.kind;
   let message = errorMessage(error);
   // A refused connection gets the fix sentence of the one table (errorFixes), minus the editor-only command.
-  if (error instanceof NetworkError && error.code === 'ECONNREFUSED') message = messageWithFix(error).replace(/, or run 'KSM: Check Connection'/, '');
+  if (error instanceof NetworkError && error.code === 'ECONNREFUSED') {
+    message = messageWithFix(error).replace(/, or run 'KSM: Check Connection'/, '');
+    // Through a proxy the refusal may be the proxy's, and "start the service" would send an ops engineer the wrong way.
+    // Named, never shown: a proxy URL may hold a password.
+    const proxy = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].find((name) => env[name]?.trim());
+    if (proxy) message += ` ${proxy} is set: if the proxy refused, check it, or list the service's host in NO_PROXY.`;
+  }
   if (kind === 'auth') message = `The service refused the API key in KSM_API_KEY (${message.replace(/\s*Set your API key with 'KSM: Set API Key'\.?/, '')}). Check KSM_API_KEY.`;
   message = message
     .replace(/'KSM: Set API Key'/g, 'KSM_API_KEY')

@@ -55,7 +55,7 @@ export function mcpDeps(flags: McpFlags, env: NodeJS.ProcessEnv = process.env): 
     version: process.env.KSM_CLI_VERSION ?? 'dev',
     log,
     secrets: () => [env.KSM_API_KEY, env.KSM_MCP_TOKEN],
-    describe: (error) => describeError(error, env.KSM_API_KEY),
+    describe: (error) => describeError(error, env.KSM_API_KEY, env),
     scope: (signal): RetrievalScope => {
       if (!environment) {
         environment = environmentFrom(env);

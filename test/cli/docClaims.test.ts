@@ -130,6 +130,16 @@ describe("ksm's messages name what a terminal user sets (variables, flags), not 
     assert.equal(local.stderr, '');
   });
 
+  it('a refused connection through a proxy (HTTP_PROXY) says the proxy may have refused, naming the variable, never its value; without one it does not', async () => {
+    const viaProxy = await runKsm(['ls', 'v'], { ...env, HTTP_PROXY: 'http://user:proxy-pass@127.0.0.1:1' });
+    assert.equal(viaProxy.code, 5, viaProxy.stderr);
+    assert.match(viaProxy.stderr, /HTTP_PROXY is set: if the proxy refused, check it, or list the service's host in NO_PROXY\./);
+    assert.doesNotMatch(viaProxy.stderr, /proxy-pass/);
+    const direct = await runKsm(['ls', 'v'], { ...env, KSM_BASE_URL: 'http://127.0.0.1:1' });
+    assert.equal(direct.code, 5, direct.stderr);
+    assert.doesNotMatch(direct.stderr, /PROXY/);
+  });
+
   it('ksm ask without a model exits 3 naming --model and KSM_MODEL, not --agent (which then exits 3 for the same reason)', async () => {
     const chat = await runKsm(['ask', 'why'], env);
     assert.equal(chat.code, 3, chat.stderr);
