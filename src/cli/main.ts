@@ -139,7 +139,7 @@ export function buildProgram(): Command {
     .option('--allow-mass-delete', 'go past the delete guard')
     .option('--embedding <model>', 'embedding model (default: KSM_EMBEDDING_MODEL)')
     .addOption(chunkingOption())
-    .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
+    .option('--concurrency <n>', 'upload requests in flight (1 to 16)', integer(1, 16), 3)
     .option('--lock-wait <seconds>', 'wait this long for another sync of the same folder', integer(0, 3600), 5)
     .addHelpText('after', '\nExamples:\n  ksm sync docs team-docs --dry-run\n  ksm sync docs team-docs --delete --json > sync.json')
     .action(async (folder: string, volume: string, flags: Omit<SyncFlags, 'chunking'> & OutputFlags & { chunking: string; excludeFrom: string[]; lockWait: number }) => {
@@ -172,7 +172,7 @@ export function buildProgram(): Command {
         .choices(['skip', 'replace', 'keepBoth'])
         .default('skip'),
     )
-    .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
+    .option('--concurrency <n>', 'upload requests in flight (1 to 16)', integer(1, 16), 3)
     .option('--replace-wait <seconds>', 'with replace: how long to wait for the new copies to be processed', integer(0, 86_400), 300)
     .option('--include <glob>', 'upload only the files inside the folders given that match this glob (repeatable; globs as for --exclude)', collect, [])
     .option(
@@ -261,7 +261,7 @@ export function buildProgram(): Command {
     .description("Search your volumes (the agent's retrieval): passages best first, each with the ksm:// id that `ksm fetch` takes.")
     .argument('<query...>', 'the words or question to search for')
     .option('--volume <name>', 'named volume to search (repeatable); your personal volume comes from KSM_USER_ID', collect, [])
-    .option('--limit <n>', 'at most this many passages', integer(1, 50), 10)
+    .option('--limit <n>', 'at most this many passages (1 to 50)', integer(1, 50), 10)
     .option('--model <id>', 'chat model the agent retrieves with (default: KSM_MODEL)')
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExamples:\n  ksm search --volume team-docs "hotfix signatures"\n  ksm search --volume team-docs --json release checklist | jq -r ".results[0].id"')
