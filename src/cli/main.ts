@@ -20,7 +20,7 @@ Environment:
   KSM_BASE_URL          service address, e.g. https://ksm.example.com (required)
   KSM_API_KEY           API key (required; never accepted as a flag)
   KSM_EMBEDDING_MODEL   embedding model for uploads (or --embedding)
-  KSM_MODEL             chat model for \`ksm ask\`, \`search\`, \`fetch\` (or --model)
+  KSM_MODEL             chat model for \`ksm ask\`, \`search\`, \`fetch\` and \`mcp\` (or --model)
   KSM_CA_BUNDLE         extra PEM CA bundle; HTTPS_PROXY / NO_PROXY are honoured
   KSM_TIMEOUT_SECONDS   seconds to wait for an answer to start (default 60)
   KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\` and \`ksm mcp\` then read your personal volume too
