@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { describeError, environmentFrom, EXIT, exitCodeFor, INSECURE_ADDRESS_WARNING, tuneV8ForShortRuns, UsageError, type CliEnvironment } from './environment';
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
 import type { McpFlags } from './mcpCommand';
-import { createOutput, shownText, type Output } from './output';
+import { globCostProblem } from '../common/core/globCost';
+import { createOutput, shown, shownText, type Output } from './output';
 import type { RetrievalFlags, SearchFlags } from './retrievalCommands';
 import { syncCommand, type SyncFlags } from './syncCommand';
 // ask, search, fetch and mcp load at their first use: `ksm sync` and `ksm upload` (thousands
@@ -42,6 +43,18 @@ function integer(min: number, max: number) {
 
 const chunkingOption = () => new Option('--chunking <mode>', 'do_chunking: 0 store only, 1 chunk and embed, 2 chunk only').choices(['0', '1', '2']).default('1');
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+/**
+ * The globs a flag gave, each within the matcher's cost budget (globCost.ts): one over it is the
+ * command line's mistake (exit 2, naming the flag), not the editor's `files.exclude` (exit 3).
+ */
+function checkedGlobs(flag: string, globs: string[]): string[] {
+  for (const glob of globs) {
+    const problem = globCostProblem(glob);
+    if (problem) throw new UsageError(`${flag} '${shown(glob)}' cannot be used: ${problem}. Simplify it; nothing was uploaded or synced.`);
+  }
+  return globs;
+}
 
 /** Globs from a file, one per line (`#` comments and blank lines ignored), for --exclude-from. */
 function globsFrom(files: string[]): string[] {
@@ -151,7 +164,13 @@ export function buildProgram(): Command {
             out,
             folder,
             volume,
-            { ...flags, exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)], lockWaitSeconds: flags.lockWait, chunking: Number(flags.chunking) as DoChunking },
+            {
+              ...flags,
+              include: checkedGlobs('--include', flags.include),
+              exclude: [...checkedGlobs('--exclude', flags.exclude), ...checkedGlobs('--exclude-from', globsFrom(flags.excludeFrom))],
+              lockWaitSeconds: flags.lockWait,
+              chunking: Number(flags.chunking) as DoChunking,
+            },
             signal,
           ),
         true,
@@ -199,7 +218,8 @@ export function buildProgram(): Command {
               paths,
               {
                 ...flags,
-                exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)],
+                include: checkedGlobs('--include', flags.include),
+                exclude: [...checkedGlobs('--exclude', flags.exclude), ...checkedGlobs('--exclude-from', globsFrom(flags.excludeFrom))],
                 replaceWaitSeconds: flags.replaceWait,
                 chunking: Number(flags.chunking) as DoChunking,
                 onDuplicate: flags.onDuplicate as DuplicateChoice,

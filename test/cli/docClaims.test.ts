@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { runKsm } from './runKsm';
 
 const COMMANDS = ['sync', 'upload', 'ls', 'rm', 'ask', 'search', 'fetch', 'mcp'];
@@ -138,6 +138,26 @@ describe("ksm's messages name what a terminal user sets (variables, flags), not 
     const direct = await runKsm(['ls', 'v'], { ...env, KSM_BASE_URL: 'http://127.0.0.1:1' });
     assert.equal(direct.code, 5, direct.stderr);
     assert.doesNotMatch(direct.stderr, /PROXY/);
+  });
+
+  it("a glob over the matcher's budget in --exclude, --exclude-from or --include exits 2 naming the flag (it exited 3 blaming files.exclude or ksm.upload.exclude; --include went unchecked)", async () => {
+    const folder = join(fx.workDir, 'costly-globs');
+    await writeTree(folder, { 'a.md': 'a' });
+    const list = join(fx.workDir, 'costly-excludes.txt');
+    await writeFile(list, '# one per line\n**/a/**/b/**/c/**\n');
+    const volume = freshVolume('cli-globs');
+    const runs: Array<[string, string[]]> = [
+      ['--exclude', ['sync', folder, volume, '--dry-run', '--exclude', '**/*a*a*a*a*b']],
+      ['--exclude-from', ['sync', folder, volume, '--dry-run', '--exclude-from', list]],
+      ['--include', ['upload', volume, folder, '--include', '**/*a*a*a*a*b']],
+    ];
+    for (const [flag, args] of runs) {
+      const run = await runKsm(args, env);
+      assert.equal(run.code, 2, `${flag}: ${run.stderr}`);
+      assert.match(run.stderr, new RegExp(`^ksm: ${flag} '[^']+' cannot be used: `, 'm'));
+      assert.doesNotMatch(run.stderr, /files\.exclude|ksm\.upload\.exclude/);
+    }
+    assert.deepEqual(await listedFiles(fx, volume), [], 'nothing was uploaded');
   });
 
   it('ksm ask without a model exits 3 naming --model and KSM_MODEL, not --agent (which then exits 3 for the same reason)', async () => {
