@@ -113,6 +113,12 @@ export async function askRequest(question: string, flags: AskFlags, context: str
   const model = flags.model?.trim() || env.model?.trim() || '';
   const query = context ? `${codePrefill('stdin', '', context)}${question}` : question;
   const user = env.userId?.trim() || undefined;
+  if (!flags.agent && !flags.agentId) {
+    // A chat model keeps no thread and searches no volume: sent to one, these were dropped without a word
+    // (`--thread` as the agent's own "continue with" line gave it lost the conversation).
+    const agentOnly = [...(flags.thread !== undefined ? ['--thread'] : []), ...(flags.volume.length ? ['--volume'] : [])];
+    if (agentOnly.length) throw new UsageError(`${agentOnly.join(', ')}: for the agent only; add --agent (or --agent-id <id>).`);
+  }
   if (flags.agent || flags.agentId) {
     const chatOnly = Object.keys(parameters).map((name) => PARAMETER_FLAGS[name as ChatParameterName]!.flag);
     if (responseFormat) chatOnly.push(flags.jsonObject ? '--json-object' : '--json-schema');
@@ -224,7 +230,8 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
     // Names from the volume and an id from the service: escaped, as every name the CLI prints.
     const names = [...new Set(sources.map((s) => `${shown(s.filename)}${s.volume ? ` (${shown(s.volume)})` : ''}`))];
     if (names.length) process.stderr.write(`Sources: ${names.join(', ')}\n`);
-    if (threadId) process.stderr.write(`Thread: ${shown(threadId)} (continue with --thread ${shown(threadId)})\n`);
+    const agentFlag = flags.agentId?.trim() ? `--agent-id ${shown(flags.agentId.trim())}` : '--agent';
+    if (threadId) process.stderr.write(`Thread: ${shown(threadId)} (continue with ${agentFlag} --thread ${shown(threadId)})\n`);
     if (finished?.reason === 'length') process.stderr.write("The answer reached the token limit (--max-tokens or the model's own).\n");
   }
   return EXIT.ok;

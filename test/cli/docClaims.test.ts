@@ -160,6 +160,27 @@ describe("ksm's messages name what a terminal user sets (variables, flags), not 
     assert.deepEqual(await listedFiles(fx, volume), [], 'nothing was uploaded');
   });
 
+  it('ksm ask: the agent\'s "continue with" line gives a command that continues the thread, and --thread or --volume without the agent exit 2 (a chat model was asked instead, the thread dropped)', async () => {
+    const withModel = { ...env, KSM_MODEL: 'emu-chat' };
+    const first = await runKsm(['ask', '--agent', 'what', 'is', 'here'], withModel);
+    assert.equal(first.code, 0, first.stderr);
+    const hint = /continue with (.+)\)$/m.exec(first.stderr)?.[1];
+    assert.ok(hint, first.stderr);
+    const args = hint.split(' ');
+    assert.deepEqual(args.slice(0, 2), ['--agent', '--thread']);
+    const next = await runKsm(['ask', ...args, '--json', 'and', 'then'], withModel);
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(JSON.parse(next.stdout).threadId, args[2], 'the same agent thread');
+    for (const agentOnly of [
+      ['--thread', args[2]!],
+      ['--volume', 'team-docs'],
+    ]) {
+      const chat = await runKsm(['ask', ...agentOnly, 'and', 'then'], withModel);
+      assert.equal(chat.code, 2, chat.stderr);
+      assert.match(chat.stderr, new RegExp(`^ksm: ${agentOnly[0]}: for the agent only; add --agent`, 'm'));
+    }
+  });
+
   it('ksm ask without a model exits 3 naming --model and KSM_MODEL, not --agent (which then exits 3 for the same reason)', async () => {
     const chat = await runKsm(['ask', 'why'], env);
     assert.equal(chat.code, 3, chat.stderr);
