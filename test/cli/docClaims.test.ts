@@ -77,6 +77,11 @@ describe("ksm's documented flags and variables exist (README, --help)", function
     for (const [name] of readme.matchAll(/\bKSM_[A-Z_]+\b/g)) assert.ok(listed.includes(name), `the README names ${name}; ksm --help does not list it`);
   });
 
+  it('the README runs `ksm` in its examples, and `npx ksm` only in a clone: elsewhere npx fetches a registry package of that name (in CI without asking), with KSM_API_KEY in its environment', () => {
+    const paragraphs = readme.split(/\n\s*\n/);
+    for (const paragraph of paragraphs.filter((p) => /npx ksm/.test(p))) assert.match(paragraph, /From a clone/, paragraph);
+  });
+
   it("ksm mcp --help's Claude Code example runs `ksm` (not `npx ksm`, which outside a clone fetches a registry package) with the model search needs", () => {
     const example = helps
       .get('mcp')!
