@@ -5,7 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { checkBaseUrl } from '../api/baseUrl';
 import { KsmClient } from '../api/client';
-import { ConfigurationError, errorMessage, InvalidRequestError, isConfigurationAnswer, KsmError, NetworkError, redactSecrets } from '../api/errors';
+import { ConfigurationError, errorMessage, InvalidRequestError, isConfigurationAnswer, KsmError, NetworkError, NotFoundError, redactSecrets } from '../api/errors';
 import { messageWithFix } from '../common/core/errorFixes';
 import { isPersonalVolumeName, volumeNameProblem } from '../common/core/volumeTargets';
 import { SyncBusyError } from '../sync/core/lock';
@@ -133,6 +133,8 @@ export function describeError(error: unknown, apiKey?: string, env: NodeJS.Proce
     const proxy = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].find((name) => env[name]?.trim());
     if (proxy) message += ` ${proxy} is set: if the proxy refused, check it, or list the service's host in NO_PROXY.`;
   }
+  // A 404 that blames no parameter is the address's (isUnwrittenVolume): say so, as Check Connection does.
+  if (error instanceof NotFoundError && !error.param) message += " The address answers, but not as the KSM API (a sign-in page, a proxy or another server?): check KSM_BASE_URL, the API's root.";
   if (kind === 'auth') message = `The service refused the API key in KSM_API_KEY (${message.replace(/\s*Set your API key with 'KSM: Set API Key'\.?/, '')}). Check KSM_API_KEY.`;
   message = message
     .replace(/'KSM: Set API Key'/g, 'KSM_API_KEY')

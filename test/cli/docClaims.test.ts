@@ -5,6 +5,8 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { runKsm } from './runKsm';
@@ -184,6 +186,29 @@ describe("ksm's messages name what a terminal user sets (variables, flags), not 
       assert.equal(chat.code, 2, chat.stderr);
       assert.match(chat.stderr, new RegExp(`^ksm: ${agentOnly[0]}: for the agent only; add --agent`, 'm'));
     }
+  });
+
+  it('a KSM_BASE_URL that answers 404 without naming the volume (a web server, not the API) exits 3 saying so for ls and sync; a volume the service has never written (D6) is still empty', async () => {
+    const web = createServer((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
+    await new Promise<void>((listening) => web.listen(0, '127.0.0.1', listening));
+    try {
+      const wrong = { ...env, KSM_BASE_URL: `http://127.0.0.1:${(web.address() as AddressInfo).port}` };
+      const folder = join(fx.workDir, 'wrong-address');
+      await writeTree(folder, { 'a.md': 'a' });
+      for (const args of [
+        ['ls', 'team-docs'],
+        ['sync', folder, 'team-docs', '--dry-run'],
+      ]) {
+        const run = await runKsm(args, wrong);
+        assert.equal(run.code, 3, `${args[0]}: ${run.stdout}${run.stderr}`);
+        assert.match(run.stderr, /not as the KSM API .*check KSM_BASE_URL/);
+      }
+    } finally {
+      web.close();
+    }
+    const unwritten = await runKsm(['ls', freshVolume('cli-unwritten'), '--json'], env);
+    assert.equal(unwritten.code, 0, unwritten.stderr);
+    assert.deepEqual(JSON.parse(unwritten.stdout).files, []);
   });
 
   it('ksm ask without a model exits 3 naming --model and KSM_MODEL, not --agent (which then exits 3 for the same reason)', async () => {
