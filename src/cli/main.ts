@@ -312,7 +312,13 @@ export function buildProgram(): Command {
       'after',
       '\nExamples:\n  claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=me -e KSM_MODEL=<model> -- ksm mcp --volume team-docs\n  KSM_MCP_TOKEN=$(openssl rand -hex 16) ksm mcp --http --port 8765 --volume team-docs',
     )
-    .action(async (flags: McpFlags) => {
+    .action(async (flags: McpFlags, command: Command) => {
+      // Without --http the server speaks on stdio: a port given alone would be ignored while the user waits for a URL.
+      if (!flags.http && command.getOptionValueSource('port') === 'cli') {
+        process.stderr.write('ksm: --port: only with --http (without it the server speaks MCP on stdin and stdout).\n');
+        process.exitCode = EXIT.usage;
+        return;
+      }
       process.exitCode = await (await import('./mcpCommand')).mcpCommand(flags);
     });
 

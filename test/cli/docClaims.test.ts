@@ -211,6 +211,12 @@ describe("ksm's messages name what a terminal user sets (variables, flags), not 
     assert.deepEqual(JSON.parse(unwritten.stdout).files, []);
   });
 
+  it('ksm mcp --port without --http exits 2 naming --http (it served stdio and ignored the port)', async () => {
+    const run = await runKsm(['mcp', '--port', '8799'], env);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /--port: only with --http/);
+  });
+
   it('ksm ask without a model exits 3 naming --model and KSM_MODEL, not --agent (which then exits 3 for the same reason)', async () => {
     const chat = await runKsm(['ask', 'why'], env);
     assert.equal(chat.code, 3, chat.stderr);
