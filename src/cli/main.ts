@@ -24,7 +24,7 @@ Environment:
   KSM_MODEL             chat model for \`ksm ask\`, \`search\`, \`fetch\` and \`mcp\` (or --model)
   KSM_CA_BUNDLE         extra PEM CA bundle; HTTPS_PROXY / NO_PROXY are honoured
   KSM_TIMEOUT_SECONDS   seconds to wait for an answer to start (default 60)
-  KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\` and \`ksm mcp\` then read your personal volume too
+  KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\`, \`fetch\` and \`mcp\` then read your personal volume too
   KSM_MCP_TOKEN         \`ksm mcp --http\` requires "Authorization: Bearer <this>" (recommended)
   KSM_AGENT_ID          the agent \`ksm ask --agent\`, \`search\`, \`fetch\` and \`mcp\` use (default: rag-agent; --agent-id wins)
 
