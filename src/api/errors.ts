@@ -34,6 +34,15 @@ export class NotFoundError extends KsmError {
   readonly kind = 'not-found' as const;
 }
 
+/**
+ * A listing's 404 that means "this volume has no files yet" (D6: `not_found` with `param: "volume"`).
+ * A 404 that blames nothing is the address's, not the API's (Check Connection's reading too): a
+ * web server at a wrong KSM_BASE_URL would otherwise list every volume as empty and exit 0.
+ */
+export function isUnwrittenVolume(error: unknown): boolean {
+  return error instanceof NotFoundError && error.param === 'volume';
+}
+
 /** A 400 from the server, or a value the client refused to send (`status` undefined). */
 export class InvalidRequestError extends KsmError {
   readonly kind = 'invalid-request' as const;

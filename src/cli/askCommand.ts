@@ -7,7 +7,7 @@
 // a bad value is a usage error (exit 2) naming the flag and its range. Text piped to stdin
 // (`git diff | ksm ask "review this"`) goes with the question as context.
 import { readFile } from 'node:fs/promises';
-import { CHAT_PARAMETERS, OUTPUT_FORMATS, parametersProblem, wireFields, type ChatParameterName } from '../api/chatParameterLimits';
+import { OUTPUT_FORMATS, parametersProblem, wireFields, type ChatParameterName } from '../api/chatParameterLimits';
 import { ConfigurationError, NotFoundError } from '../api/errors';
 import { DEFAULT_AGENT_ID, type AgentRequest, type ChatCompletionRequest, type ChatMessage } from '../api/types';
 import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation, type TokenUsage } from '../chat/core/answerStream';
@@ -105,13 +105,20 @@ export async function readPipedContext(stdin: NodeJS.ReadStream = process.stdin)
 export async function askRequest(question: string, flags: AskFlags, context: string, env: { model?: string; userId?: string; agentId?: string }): Promise<AnswerRequest> {
   if (!question.trim()) throw new UsageError('Ask a question: ksm ask "What does the release process say about hotfixes?"');
   if (flags.outputFormat !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(flags.outputFormat)) {
-    throw new UsageError(`--output-format: ${CHAT_PARAMETERS.outputFormat.label} ${CHAT_PARAMETERS.outputFormat.problem(flags.outputFormat)}`);
+    // The flag's own values, not the panel's labels ("Chat completions"), which the flag refuses.
+    throw new UsageError(`--output-format: the answer format must be chat or responses, not '${shown(flags.outputFormat)}'.`);
   }
   const parameters = parametersFromFlags(flags);
   const responseFormat = await responseFormatFrom(flags);
   const model = flags.model?.trim() || env.model?.trim() || '';
   const query = context ? `${codePrefill('stdin', '', context)}${question}` : question;
   const user = env.userId?.trim() || undefined;
+  if (!flags.agent && !flags.agentId) {
+    // A chat model keeps no thread and searches no volume: sent to one, these were dropped without a word
+    // (`--thread` as the agent's own "continue with" line gave it lost the conversation).
+    const agentOnly = [...(flags.thread !== undefined ? ['--thread'] : []), ...(flags.volume.length ? ['--volume'] : [])];
+    if (agentOnly.length) throw new UsageError(`${agentOnly.join(', ')}: for the agent only; add --agent (or --agent-id <id>).`);
+  }
   if (flags.agent || flags.agentId) {
     const chatOnly = Object.keys(parameters).map((name) => PARAMETER_FLAGS[name as ChatParameterName]!.flag);
     if (responseFormat) chatOnly.push(flags.jsonObject ? '--json-object' : '--json-schema');
@@ -131,7 +138,8 @@ export async function askRequest(question: string, flags: AskFlags, context: str
     };
     return { kind: 'agent', body };
   }
-  if (!model) throw new ConfigurationError('No model: pass --model <id> or set KSM_MODEL (or use --agent).');
+  // Not "or use --agent": rag-agent answers with a chat model too, so that only fails again.
+  if (!model) throw new ConfigurationError('No model: pass --model <id> or set KSM_MODEL.');
   const messages: ChatMessage[] = [];
   if (typeof parameters.systemPrompt === 'string') messages.push({ role: 'system', content: parameters.systemPrompt });
   messages.push({ role: 'user', content: query });
@@ -222,7 +230,8 @@ export async function askCommand(env: CliEnvironment, out: Output, question: str
     // Names from the volume and an id from the service: escaped, as every name the CLI prints.
     const names = [...new Set(sources.map((s) => `${shown(s.filename)}${s.volume ? ` (${shown(s.volume)})` : ''}`))];
     if (names.length) process.stderr.write(`Sources: ${names.join(', ')}\n`);
-    if (threadId) process.stderr.write(`Thread: ${shown(threadId)} (continue with --thread ${shown(threadId)})\n`);
+    const agentFlag = flags.agentId?.trim() ? `--agent-id ${shown(flags.agentId.trim())}` : '--agent';
+    if (threadId) process.stderr.write(`Thread: ${shown(threadId)} (continue with ${agentFlag} --thread ${shown(threadId)})\n`);
     if (finished?.reason === 'length') process.stderr.write("The answer reached the token limit (--max-tokens or the model's own).\n");
   }
   return EXIT.ok;

@@ -5,7 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { checkBaseUrl } from '../api/baseUrl';
 import { KsmClient } from '../api/client';
-import { ConfigurationError, errorMessage, InvalidRequestError, isConfigurationAnswer, KsmError, NetworkError, redactSecrets } from '../api/errors';
+import { ConfigurationError, errorMessage, InvalidRequestError, isConfigurationAnswer, KsmError, NetworkError, NotFoundError, redactSecrets } from '../api/errors';
 import { messageWithFix } from '../common/core/errorFixes';
 import { isPersonalVolumeName, volumeNameProblem } from '../common/core/volumeTargets';
 import { SyncBusyError } from '../sync/core/lock';
@@ -19,7 +19,12 @@ export interface CliEnvironment {
   baseUrl: string;
   apiKey: string;
   embedding: string;
+  /** Plain http:// to another machine: the key travels in clear (warned on stderr, as the editor warns in its log). */
+  insecure: boolean;
 }
+
+/** The one warning for an `insecure` address, for stderr. */
+export const INSECURE_ADDRESS_WARNING = 'warning: KSM_BASE_URL is plain http:// to another machine, so the API key travels unencrypted. Use https://.';
 
 /** The V8 flags `ksm` sets for itself on Node 20 (tuneV8ForShortRuns says why). */
 export const SHORT_RUN_V8_FLAGS: readonly string[] = ['--liftoff-only', `--interrupt-budget=${16 * 67_584}`];
@@ -50,22 +55,28 @@ export function environmentFrom(env: NodeJS.ProcessEnv, logger?: ClientLogger): 
   const rawUrl = env.KSM_BASE_URL?.trim();
   if (!rawUrl) throw new ConfigurationError('KSM_BASE_URL is not set. Export the service address, for example: export KSM_BASE_URL=https://ksm.example.com');
   let url: string;
+  let insecure: boolean;
   try {
-    url = checkBaseUrl(rawUrl).url;
+    ({ url, insecure } = checkBaseUrl(rawUrl));
   } catch (error) {
     throw new ConfigurationError(`KSM_BASE_URL is not usable: ${(error as Error).message.replace(/'ksm\.baseUrl'/g, 'the address')}`);
   }
   const apiKey = env.KSM_API_KEY?.trim();
   if (!apiKey) throw new ConfigurationError('KSM_API_KEY is not set. Export your API key in the environment (never pass it as a flag): export KSM_API_KEY=…');
+  // Set but not a number of seconds (`2m`, `0`): said, not silently replaced by the default.
+  const rawTimeout = env.KSM_TIMEOUT_SECONDS?.trim();
+  const timeoutSeconds = rawTimeout ? Number(rawTimeout) : undefined;
+  if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0))
+    throw new ConfigurationError(`KSM_TIMEOUT_SECONDS is not usable: '${shown(rawTimeout!)}' is not a number of seconds above 0. Unset it for the default (60).`);
   const client = new KsmClient({
     baseUrl: url,
     apiKey: async () => apiKey,
     userAgent: 'ksm-cli',
-    timeoutMs: Number(env.KSM_TIMEOUT_SECONDS) > 0 ? Number(env.KSM_TIMEOUT_SECONDS) * 1000 : undefined,
+    timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
     dispatcher: createDispatcher({ caBundlePath: env.KSM_CA_BUNDLE, env }),
     logger,
   });
-  return { client, baseUrl: url, apiKey, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '' };
+  return { client, baseUrl: url, apiKey, embedding: env.KSM_EMBEDDING_MODEL?.trim() ?? '', insecure };
 }
 
 /** Exit codes CI can act on (documented in `ksm --help` and the README). */
@@ -111,15 +122,26 @@ export function exitCodeFor(error: unknown): number {
 }
 
 /** One line for stderr: the error's message with the key removed, and the fix for a refused key. */
-export function describeError(error: unknown, apiKey?: string): string {
+export function describeError(error: unknown, apiKey?: string, env: NodeJS.ProcessEnv = process.env): string {
   const kind = (error as KsmError)?.kind;
   let message = errorMessage(error);
   // A refused connection gets the fix sentence of the one table (errorFixes), minus the editor-only command.
-  if (error instanceof NetworkError && error.code === 'ECONNREFUSED') message = messageWithFix(error).replace(/, or run 'KSM: Check Connection'/, '');
+  if (error instanceof NetworkError && error.code === 'ECONNREFUSED') {
+    message = messageWithFix(error).replace(/, or run 'KSM: Check Connection'/, '');
+    // Through a proxy the refusal may be the proxy's, and "start the service" would send an ops engineer the wrong way.
+    // Named, never shown: a proxy URL may hold a password.
+    const proxy = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].find((name) => env[name]?.trim());
+    if (proxy) message += ` ${proxy} is set: if the proxy refused, check it, or list the service's host in NO_PROXY.`;
+  }
+  // A 404 that blames no parameter is the address's (isUnwrittenVolume): say so, as Check Connection does.
+  if (error instanceof NotFoundError && !error.param) message += " The address answers, but not as the KSM API (a sign-in page, a proxy or another server?): check KSM_BASE_URL, the API's root.";
   if (kind === 'auth') message = `The service refused the API key in KSM_API_KEY (${message.replace(/\s*Set your API key with 'KSM: Set API Key'\.?/, '')}). Check KSM_API_KEY.`;
   message = message
     .replace(/'KSM: Set API Key'/g, 'KSM_API_KEY')
     .replace(/'ksm\.baseUrl'/g, 'KSM_BASE_URL')
-    .replace(/'ksm\.request\.timeoutSeconds'/g, 'KSM_TIMEOUT_SECONDS');
+    .replace(/'ksm\.request\.timeoutSeconds'/g, 'KSM_TIMEOUT_SECONDS')
+    // The CA bundle's errors (src/api/network.ts) name the editor's setting; here it came from KSM_CA_BUNDLE.
+    .replace(/\(setting ksm\.network\.caBundle\)/g, '(KSM_CA_BUNDLE)')
+    .replace(/Fix the path or clear the setting\./g, 'Fix the path or unset KSM_CA_BUNDLE.');
   return redactSecrets(message, [apiKey]);
 }

@@ -1,6 +1,6 @@
 // `ksm upload`, `ksm ls`, `ksm rm`: thin layers over src/api and the upload core (the same
 // exclusion rules and duplicate handling as the editor's upload command).
-import { isConfigurationAnswer, NotFoundError } from '../api/errors';
+import { isConfigurationAnswer, isUnwrittenVolume } from '../api/errors';
 import type { DoChunking, FileInfo } from '../api/types';
 import { planUploads, type DuplicateChoice } from '../upload/core/duplicatePlanning';
 import { expandSelection } from '../common/core/folderExpansion';
@@ -16,7 +16,7 @@ export async function listVolume(env: CliEnvironment, volume: string, signal: Ab
   try {
     for await (const file of env.client.listAllFiles(volume, { signal, pageSize: 1000 })) files.push(file);
   } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error; // D6: a volume never written is empty
+    if (!isUnwrittenVolume(error)) throw error; // D6: a volume never written is empty
   }
   return files;
 }
@@ -74,6 +74,7 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
     excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude],
     includeGlobs: flags.include,
     maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024,
+    sizeLimitName: '--max-file-size-mb',
     workspaceRoots: [process.cwd()],
     signal,
     keepContent: true, // small files are sent as the sniff read them: one read each

@@ -6,10 +6,11 @@ import type { DoChunking } from '../api/types';
 import type { DuplicateChoice } from '../upload/core/duplicatePlanning';
 import type { AskFlags } from './askCommand';
 import { readFileSync } from 'node:fs';
-import { describeError, environmentFrom, EXIT, exitCodeFor, tuneV8ForShortRuns, UsageError, type CliEnvironment } from './environment';
+import { describeError, environmentFrom, EXIT, exitCodeFor, INSECURE_ADDRESS_WARNING, tuneV8ForShortRuns, UsageError, type CliEnvironment } from './environment';
 import { lsCommand, rmCommand, uploadCommand, type UploadFlags } from './fileCommands';
 import type { McpFlags } from './mcpCommand';
-import { createOutput, shownText, type Output } from './output';
+import { globCostProblem } from '../common/core/globCost';
+import { createOutput, shown, shownText, type Output } from './output';
 import type { RetrievalFlags, SearchFlags } from './retrievalCommands';
 import { syncCommand, type SyncFlags } from './syncCommand';
 // ask, search, fetch and mcp load at their first use: `ksm sync` and `ksm upload` (thousands
@@ -20,10 +21,10 @@ Environment:
   KSM_BASE_URL          service address, e.g. https://ksm.example.com (required)
   KSM_API_KEY           API key (required; never accepted as a flag)
   KSM_EMBEDDING_MODEL   embedding model for uploads (or --embedding)
-  KSM_MODEL             chat model for \`ksm ask\`, \`search\`, \`fetch\` (or --model)
+  KSM_MODEL             chat model for \`ksm ask\`, \`search\`, \`fetch\` and \`mcp\` (or --model)
   KSM_CA_BUNDLE         extra PEM CA bundle; HTTPS_PROXY / NO_PROXY are honoured
   KSM_TIMEOUT_SECONDS   seconds to wait for an answer to start (default 60)
-  KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\` and \`ksm mcp\` then read your personal volume too
+  KSM_USER_ID           your user id: sent as \`user\` by \`ksm ask\`; \`ksm search\`, \`fetch\` and \`mcp\` then read your personal volume too
   KSM_MCP_TOKEN         \`ksm mcp --http\` requires "Authorization: Bearer <this>" (recommended)
   KSM_AGENT_ID          the agent \`ksm ask --agent\`, \`search\`, \`fetch\` and \`mcp\` use (default: rag-agent; --agent-id wins)
 
@@ -42,6 +43,18 @@ function integer(min: number, max: number) {
 
 const chunkingOption = () => new Option('--chunking <mode>', 'do_chunking: 0 store only, 1 chunk and embed, 2 chunk only').choices(['0', '1', '2']).default('1');
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+/**
+ * The globs a flag gave, each within the matcher's cost budget (globCost.ts): one over it is the
+ * command line's mistake (exit 2, naming the flag), not the editor's `files.exclude` (exit 3).
+ */
+function checkedGlobs(flag: string, globs: string[]): string[] {
+  for (const glob of globs) {
+    const problem = globCostProblem(glob);
+    if (problem) throw new UsageError(`${flag} '${shown(glob)}' cannot be used: ${problem}. Simplify it; nothing was uploaded or synced.`);
+  }
+  return globs;
+}
 
 /** Globs from a file, one per line (`#` comments and blank lines ignored), for --exclude-from. */
 function globsFrom(files: string[]): string[] {
@@ -95,6 +108,7 @@ async function run(flags: OutputFlags, body: (env: CliEnvironment, out: Output, 
   try {
     const env = environmentFrom(process.env);
     apiKey = env.apiKey;
+    if (env.insecure) process.stderr.write(`ksm: ${INSECURE_ADDRESS_WARNING}\n`);
     return await body(env, out, controller.signal);
   } catch (error) {
     const message = describeError(error, apiKey ?? process.env.KSM_API_KEY);
@@ -111,7 +125,7 @@ async function run(flags: OutputFlags, body: (env: CliEnvironment, out: Output, 
 
 export function buildProgram(): Command {
   const program = new Command('ksm')
-    .description('KSM from the command line: sync a folder to a RAG volume, upload, list, delete, ask.')
+    .description('KSM from the command line: sync a folder to a RAG volume, upload, list, delete, ask, search and fetch passages, and serve your volumes over MCP.')
     .version(process.env.KSM_CLI_VERSION ?? 'dev')
     .showHelpAfterError()
     .addHelpText('after', ENVIRONMENT_HELP)
@@ -138,7 +152,7 @@ export function buildProgram(): Command {
     .option('--allow-mass-delete', 'go past the delete guard')
     .option('--embedding <model>', 'embedding model (default: KSM_EMBEDDING_MODEL)')
     .addOption(chunkingOption())
-    .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
+    .option('--concurrency <n>', 'upload requests in flight (1 to 16)', integer(1, 16), 3)
     .option('--lock-wait <seconds>', 'wait this long for another sync of the same folder', integer(0, 3600), 5)
     .addHelpText('after', '\nExamples:\n  ksm sync docs team-docs --dry-run\n  ksm sync docs team-docs --delete --json > sync.json')
     .action(async (folder: string, volume: string, flags: Omit<SyncFlags, 'chunking'> & OutputFlags & { chunking: string; excludeFrom: string[]; lockWait: number }) => {
@@ -150,7 +164,13 @@ export function buildProgram(): Command {
             out,
             folder,
             volume,
-            { ...flags, exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)], lockWaitSeconds: flags.lockWait, chunking: Number(flags.chunking) as DoChunking },
+            {
+              ...flags,
+              include: checkedGlobs('--include', flags.include),
+              exclude: [...checkedGlobs('--exclude', flags.exclude), ...checkedGlobs('--exclude-from', globsFrom(flags.excludeFrom))],
+              lockWaitSeconds: flags.lockWait,
+              chunking: Number(flags.chunking) as DoChunking,
+            },
             signal,
           ),
         true,
@@ -171,7 +191,7 @@ export function buildProgram(): Command {
         .choices(['skip', 'replace', 'keepBoth'])
         .default('skip'),
     )
-    .option('--concurrency <n>', 'upload requests in flight', integer(1, 16), 3)
+    .option('--concurrency <n>', 'upload requests in flight (1 to 16)', integer(1, 16), 3)
     .option('--replace-wait <seconds>', 'with replace: how long to wait for the new copies to be processed', integer(0, 86_400), 300)
     .option('--include <glob>', 'upload only the files inside the folders given that match this glob (repeatable; globs as for --exclude)', collect, [])
     .option(
@@ -198,7 +218,8 @@ export function buildProgram(): Command {
               paths,
               {
                 ...flags,
-                exclude: [...flags.exclude, ...globsFrom(flags.excludeFrom)],
+                include: checkedGlobs('--include', flags.include),
+                exclude: [...checkedGlobs('--exclude', flags.exclude), ...checkedGlobs('--exclude-from', globsFrom(flags.excludeFrom))],
                 replaceWaitSeconds: flags.replaceWait,
                 chunking: Number(flags.chunking) as DoChunking,
                 onDuplicate: flags.onDuplicate as DuplicateChoice,
@@ -236,8 +257,8 @@ export function buildProgram(): Command {
     .option('--model <id>', 'chat model (default: KSM_MODEL)')
     .option('--agent', 'ask the RAG agent instead of a chat model')
     .option('--agent-id <id>', 'the agent to ask (implies --agent; default: KSM_AGENT_ID, else rag-agent)')
-    .option('--thread <id>', 'continue an agent thread')
-    .option('--volume <name>', 'volume the agent also searches (repeatable)', collect, [])
+    .option('--thread <id>', 'continue an agent thread (with --agent or --agent-id)')
+    .option('--volume <name>', 'volume the agent also searches (repeatable; with --agent or --agent-id)', collect, [])
     .option('--system <text>', 'system prompt (chat models)')
     .option('--temperature <n>', 'temperature, 0 to 2')
     .option('--top-p <n>', 'top_p, above 0 and at most 1')
@@ -260,7 +281,7 @@ export function buildProgram(): Command {
     .description("Search your volumes (the agent's retrieval): passages best first, each with the ksm:// id that `ksm fetch` takes.")
     .argument('<query...>', 'the words or question to search for')
     .option('--volume <name>', 'named volume to search (repeatable); your personal volume comes from KSM_USER_ID', collect, [])
-    .option('--limit <n>', 'at most this many passages', integer(1, 50), 10)
+    .option('--limit <n>', 'at most this many passages (1 to 50)', integer(1, 50), 10)
     .option('--model <id>', 'chat model the agent retrieves with (default: KSM_MODEL)')
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExamples:\n  ksm search --volume team-docs "hotfix signatures"\n  ksm search --volume team-docs --json release checklist | jq -r ".results[0].id"')
@@ -289,9 +310,15 @@ export function buildProgram(): Command {
     .option('--allow-upload <folder>', 'offer the upload tool, for files inside <folder> only (private files refused; KSM_EMBEDDING_MODEL required)')
     .addHelpText(
       'after',
-      '\nExamples:\n  claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=me -- npx ksm mcp --volume team-docs\n  KSM_MCP_TOKEN=$(openssl rand -hex 16) ksm mcp --http --port 8765 --volume team-docs',
+      '\nExamples:\n  claude mcp add ksm -e KSM_BASE_URL=https://ksm.example.com -e KSM_USER_ID=me -e KSM_MODEL=<model> -- ksm mcp --volume team-docs\n  KSM_MCP_TOKEN=$(openssl rand -hex 16) ksm mcp --http --port 8765 --volume team-docs',
     )
-    .action(async (flags: McpFlags) => {
+    .action(async (flags: McpFlags, command: Command) => {
+      // Without --http the server speaks on stdio: a port given alone would be ignored while the user waits for a URL.
+      if (!flags.http && command.getOptionValueSource('port') === 'cli') {
+        process.stderr.write('ksm: --port: only with --http (without it the server speaks MCP on stdin and stdout).\n');
+        process.exitCode = EXIT.usage;
+        return;
+      }
       process.exitCode = await (await import('./mcpCommand')).mcpCommand(flags);
     });
 

@@ -10,7 +10,7 @@ import { volumeNameProblem } from '../common/core/volumeTargets';
 import { createKsmMcpServer, type KsmMcpDeps } from '../mcp/server';
 import { serveHttp, serveStdio } from '../mcp/transports';
 import { Retrieval, RetrievalError, type RetrievalScope, type SettingNames } from '../volumes/core/retrieval';
-import { describeError, environmentFrom, EXIT, type CliEnvironment } from './environment';
+import { describeError, environmentFrom, EXIT, INSECURE_ADDRESS_WARNING, type CliEnvironment } from './environment';
 import { cliScope } from './retrievalCommands';
 
 export interface McpFlags {
@@ -63,9 +63,12 @@ export function mcpDeps(flags: McpFlags, env: NodeJS.ProcessEnv = process.env): 
     version: process.env.KSM_CLI_VERSION ?? 'dev',
     log,
     secrets: () => [env.KSM_API_KEY, env.KSM_MCP_TOKEN],
-    describe: (error) => describeError(error, env.KSM_API_KEY),
+    describe: (error) => describeError(error, env.KSM_API_KEY, env),
     scope: (signal): RetrievalScope => {
-      environment ??= environmentFrom(env);
+      if (!environment) {
+        environment = environmentFrom(env);
+        if (environment.insecure) log(INSECURE_ADDRESS_WARNING);
+      }
       return cliScope(environment, flags.volume, flags.model, signal, { names: MCP_NAMES, modelOptional: true, processEnv: env });
     },
   };

@@ -82,7 +82,13 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
     service: env.client,
     store,
     // Applied right after planning: small files are sent as the scan read them (one read each).
-    rules: { excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude], includeGlobs: flags.include, maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024, keepSmallContent: true },
+    rules: {
+      excludeGlobs: [...DEFAULT_EXCLUDES, ...flags.exclude],
+      includeGlobs: flags.include,
+      maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024,
+      sizeLimitName: '--max-file-size-mb',
+      keepSmallContent: true,
+    },
     deleteRemoved: Boolean(flags.delete),
     ownership,
     dedupe: flags.dedupe,

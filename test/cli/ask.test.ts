@@ -95,7 +95,7 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     [['--frequency-penalty', '-3'], /--frequency-penalty: Frequency penalty must be from -2 to 2\./],
     [['--repetition-penalty', '2.5'], /--repetition-penalty: Repetition penalty must be from 0 to 2\./],
     [['--reasoning-effort', 'max'], /--reasoning-effort: Reasoning effort must be low, medium or high\./],
-    [['--output-format', 'xml'], /--output-format: Answer format must be Chat completions or Responses\./],
+    [['--output-format', 'xml'], /--output-format: the answer format must be chat or responses, not 'xml'\./],
     [['--json-schema', '/no/such/schema.json'], /--json-schema: cannot read \/no\/such\/schema\.json/],
     [['--json-object', '--json-schema', 'x.json'], /--json-schema and --json-object: give one of the two/],
   ] as const) {

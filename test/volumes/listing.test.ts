@@ -1,6 +1,8 @@
 // The Volumes view's listing model, status poller, delete and filter against a real
 // emulator over HTTP.
 import { strict as assert } from 'node:assert';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { KsmClient } from '../../src/api/client';
 import { AuthenticationError } from '../../src/api/errors';
@@ -66,6 +68,21 @@ describe('volumes: listing model against the emulator', function () {
     const personal = await openListing(fx.client, `{${fx.emulator.userId}}`, 10);
     assert.equal(personal.state.kind, 'loaded');
     assert.equal(personal.visibleFiles.length, 0);
+  });
+
+  it('a 404 that names no volume (a web server at a wrong address, not the API) is an error, not "no files yet"; searching it is not "complete"', async () => {
+    const web = createServer((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
+    await new Promise<void>((listening) => web.listen(0, '127.0.0.1', listening));
+    try {
+      const wrong = new KsmClient({ baseUrl: `http://127.0.0.1:${(web.address() as AddressInfo).port}`, apiKey: async () => 'k', retry: { retries: 0 } });
+      const listing = await openListing(wrong, freshVolume('wrong-address'), 10);
+      assert.equal(listing.state.kind, 'error');
+      const search = new VolumeSearch(wrong, 'v', 'a');
+      await assert.rejects(search.findMore(100));
+      assert.equal(search.complete, false);
+    } finally {
+      web.close();
+    }
   });
 
   it('a wrong API key ends in an error state carrying an AuthenticationError, not an empty list', async () => {

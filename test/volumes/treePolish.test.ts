@@ -99,7 +99,7 @@ describe('volumes: filter match counts are exact', () => {
     const missing = {
       // eslint-disable-next-line require-yield
       async *listAllFiles() {
-        throw new NotFoundError('volume "x" does not exist yet', { status: 404 });
+        throw new NotFoundError('volume "x" does not exist yet', { status: 404, param: 'volume' });
       },
     } as unknown as KsmService;
     const search = new VolumeSearch(missing, 'x', 'a');

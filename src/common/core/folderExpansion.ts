@@ -28,6 +28,8 @@ export interface ExpansionOptions {
   excludeGlobs: string[];
   /** 0 = no limit. */
   maxFileSizeBytes: number;
+  /** What a size skip names as the limit's control: the setting (default), or `ksm`'s `--max-file-size-mb`. */
+  sizeLimitName?: string;
   /** When set, a file met inside a selected folder is taken only if its path (relative to the exclude anchor) matches one of these globs. */
   includeGlobs?: string[];
   /** Workspace folders: `.gitignore` files from a folder down to the selection apply, as in git. */
@@ -205,7 +207,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     if (credential) return credential;
     if (!explicit && !isIncluded(displayPath)) return 'matches no include pattern';
     if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
-      return `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (ksm.upload.maxFileSizeMB)`;
+      return `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (${options.sizeLimitName ?? 'ksm.upload.maxFileSizeMB'})`;
     }
     return knownReadable?.(path, size, mtimeMs, rel) ? undefined : SNIFF;
   };

@@ -8,7 +8,7 @@
 // lists a file, a dry run) goes through `planSync` and `applySync` as before: this returns
 // undefined before anything was changed. No `vscode` import.
 import * as l10n from '@vscode/l10n';
-import { NotFoundError } from '../../api/errors';
+import { isUnwrittenVolume } from '../../api/errors';
 import { applySync, type ApplyOptions, type SyncSummary } from './apply';
 import { contentHash, scannedHash, type HashStats } from './hashing';
 import { emptyManifest } from './manifest';
@@ -33,7 +33,7 @@ export async function firstSyncStreamed(
   const listing = options.service.listFiles({ volume, offset: 0, limit: 1 }, { signal }).then(
     (page) => page.files.length === 0 && page.total === 0,
     (error: unknown) => {
-      if (error instanceof NotFoundError) return true; // D6: a volume is created by its first upload
+      if (isUnwrittenVolume(error)) return true; // D6: a volume is created by its first upload
       throw error;
     },
   );

@@ -17,7 +17,7 @@
 // No `vscode` import.
 import * as l10n from '@vscode/l10n';
 import pMap from 'p-map';
-import { NotFoundError } from '../../api/errors';
+import { isUnwrittenVolume } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import type { SkippedFile } from '../../common/core/folderExpansion';
@@ -389,7 +389,7 @@ async function listVolume(service: KsmService, volume: string, signal: AbortSign
     }
     return byUuid;
   } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error; // D6: a volume is created by its first upload
+    if (!isUnwrittenVolume(error)) throw error; // D6: a volume is created by its first upload
     return new Map();
   }
 }

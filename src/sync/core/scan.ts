@@ -20,6 +20,8 @@ export interface ScanRules {
   includeGlobs?: string[];
   /** 0 = no limit. */
   maxFileSizeBytes: number;
+  /** How a size skip names the limit (`ExpansionOptions.sizeLimitName`). */
+  sizeLimitName?: string;
   /** Where globs and `.gitignore` files are anchored; defaults to the synced folder. */
   root?: string;
   /**
@@ -66,6 +68,7 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     excludeGlobs: rules.excludeGlobs,
     includeGlobs: rules.includeGlobs,
     maxFileSizeBytes: rules.maxFileSizeBytes,
+    sizeLimitName: rules.sizeLimitName,
     workspaceRoots: [rules.root ? resolve(rules.root) : base],
     signal,
     hashSmallFiles: true,

@@ -94,7 +94,7 @@ export async function planUploads(files: SelectedFile[], existing: Iterable<File
       }
       answered++;
       if (choice === 'skip') {
-        skipped.push({ path: file.path, reason: l10n.t('skipped: "{0}" already exists in the volume', name) });
+        skipped.push({ path: file.path, reason: l10n.t('"{0}" already exists in the volume', name) });
         continue;
       }
       if (choice === 'replace') replaces = clash;

@@ -3,7 +3,7 @@
 // model, duplicate names), send under one cancellable progress notification, and hand the
 // new files to the Volumes view. The commands are in commands.ts.
 import * as vscode from 'vscode';
-import { NotFoundError } from '../../api/errors';
+import { isUnwrittenVolume } from '../../api/errors';
 import type { DoChunking, FileInfo } from '../../api/types';
 import { formatBytes } from '../../common/core/byteSize';
 import { expandSelection, type SkippedFile } from '../../common/core/folderExpansion';
@@ -115,7 +115,7 @@ export class UploadFlow {
           try {
             for await (const file of client.listAllFiles(volume, { signal, pageSize: 1000 })) existing.push(file);
           } catch (error) {
-            if (!(error instanceof NotFoundError)) throw error; // D6: a new volume has no names yet
+            if (!isUnwrittenVolume(error)) throw error; // D6: a new volume has no names yet
           }
           const known = this.deps.uploaded;
           const plan = await planUploads(

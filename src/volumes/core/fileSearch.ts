@@ -1,7 +1,7 @@
 // Finding files by name in a volume too large to load: pages lazily through the volume
 // (`listAllFiles`) until enough matches are found, and can continue where it stopped.
 // No `vscode` import.
-import { NotFoundError } from '../../api/errors';
+import { isUnwrittenVolume } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 
@@ -174,7 +174,7 @@ export class VolumeSearch {
       }
     } catch (error) {
       // D6: a volume nobody has uploaded to has no files, so the search is complete.
-      if (error instanceof NotFoundError) {
+      if (isUnwrittenVolume(error)) {
         this.complete = true;
         return found;
       }

@@ -1,7 +1,7 @@
 // The listing of one volume as the tree shows it: pages loaded so far, "load more", the
 // error or "never written" state, and status updates from polling. No `vscode` import.
 // Memory grows with what is loaded, never with `total` (bench/volumes-paging.ts).
-import { NotFoundError, isCancellation } from '../../api/errors';
+import { isCancellation, isUnwrittenVolume } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import { isFinalStatus } from './fileDisplay';
@@ -249,7 +249,7 @@ export class VolumeListing {
     this.files = [];
     this.listed = 0;
     this.total = this.recent.length;
-    if (error instanceof NotFoundError && this.recent.length === 0) {
+    if (isUnwrittenVolume(error) && this.recent.length === 0) {
       this.setState({ kind: 'missing' });
       return;
     }
