@@ -11,12 +11,15 @@ export abstract class KsmError extends Error {
   readonly status?: number;
   /** The field the server blamed (D2 `error.param`), when it said. */
   readonly param?: string;
+  /** The server's own message (redacted), when its answer had one. */
+  readonly said?: string;
 
-  constructor(message: string, options?: { status?: number; param?: string; cause?: unknown }) {
+  constructor(message: string, options?: { status?: number; param?: string; said?: string; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = options?.status;
     this.param = options?.param;
+    this.said = options?.said;
   }
 }
 
@@ -35,12 +38,14 @@ export class NotFoundError extends KsmError {
 }
 
 /**
- * A listing's 404 that means "this volume has no files yet" (D6: `not_found` with `param: "volume"`).
- * A 404 that blames nothing is the address's, not the API's (Check Connection's reading too): a
- * web server at a wrong KSM_BASE_URL would otherwise list every volume as empty and exit 0.
+ * A listing's 404 that means "this volume has no files yet" (D6: `not_found` with `param: "volume"`,
+ * or, as the reference leaves error bodies open, a message of the service's own that speaks of
+ * the volume, such as `{"detail": "Volume 'x' not found"}`). A 404 that blames nothing (an HTML
+ * page, FastAPI's bare `Not Found`) is the address's, not the API's (Check Connection's reading
+ * too): a web server at a wrong KSM_BASE_URL would otherwise list every volume as empty and exit 0.
  */
 export function isUnwrittenVolume(error: unknown): boolean {
-  return error instanceof NotFoundError && error.param === 'volume';
+  return error instanceof NotFoundError && (error.param === 'volume' || (error.said !== undefined && /\bvolume\b/i.test(error.said)));
 }
 
 /** A 400 from the server, or a value the client refused to send (`status` undefined). */

@@ -165,7 +165,7 @@ export function errorFromResponse(response: ErrorResponse, codeInBody?: number):
     case status === 403:
       return new PermissionError(l10n.t('{0} failed: this API key may not access that resource{1}. Check the volume name or ask for access.', what, saidPart), { status, param });
     case status === 404:
-      return new NotFoundError(l10n.t('{0} failed: not found{1}.', what, saidPart), { status, param });
+      return new NotFoundError(l10n.t('{0} failed: not found{1}.', what, saidPart), { status, param, said: fromBody.message ? said : undefined });
     case status === 429:
       return rateLimited(what, status, saidPart, headers, response.now);
     case status >= 500: {

@@ -85,6 +85,23 @@ describe('volumes: listing model against the emulator', function () {
     }
   });
 
+  it("a JSON 404 whose own message speaks of the volume is 'no files yet' even without param (the reference leaves error bodies open); FastAPI's bare 'Not Found' is the address's", async () => {
+    let body = '';
+    const api = createServer((_request, response) => response.writeHead(404, { 'content-type': 'application/json' }).end(body));
+    await new Promise<void>((listening) => api.listen(0, '127.0.0.1', listening));
+    try {
+      const client = new KsmClient({ baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, apiKey: async () => 'k', retry: { retries: 0 } });
+      body = JSON.stringify({ detail: "Volume 'team-docs' was not found" });
+      const unwritten = await openListing(client, 'team-docs', 10);
+      assert.notEqual(unwritten.state.kind, 'error', JSON.stringify(unwritten.state));
+      assert.equal(unwritten.visibleFiles.length, 0);
+      body = JSON.stringify({ detail: 'Not Found' });
+      assert.equal((await openListing(client, 'team-docs', 10)).state.kind, 'error');
+    } finally {
+      api.close();
+    }
+  });
+
   it('a wrong API key ends in an error state carrying an AuthenticationError, not an empty list', async () => {
     const wrongKey = new KsmClient({ baseUrl: fx.emulator.url, apiKey: async () => 'not-the-key', retry: { retries: 0 } });
     const listing = await openListing(wrongKey, freshVolume(), 10);
