@@ -339,7 +339,13 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     assert.equal(parseCommand(undefined), 'ask');
     assert.equal(parseCommand('upload'), 'upload');
     assert.equal(parseCommand('rm -rf'), 'ask');
-    const status = await uploadStatusText(h.client(), recent);
+    // The emulator moves the file to done in its own time: wait for that, then read /status.
+    let status = '';
+    for (;;) {
+      status = await uploadStatusText(h.client(), recent);
+      if (!/: `(uploaded|waiting|chunking|embedding|indexing)`/.test(status)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     assert.match(status, /\*\*team\\-docs\*\*\n- release\\-process\\\.md: `done`/);
     assert.match(await uploadStatusText(h.client(), new RecentUploads()), /^No uploads from this window yet/);
   });
