@@ -1,0 +1,110 @@
+// A hostile or broken server at the base URL (a compromised proxy, a misconfigured gateway,
+// a wrong URL): whatever it answers, the client's use of memory and time stays bounded and
+// the user gets one clear error. Real HTTP against a raw server; nothing waits on the clock.
+import { strict as assert } from 'node:assert';
+import type { ServerResponse } from 'node:http';
+import { KsmClient } from '../../src/api/client';
+import { BadResponseError, TimeoutError } from '../../src/api/errors';
+import { ANSWER_BODY_LIMIT } from '../../src/api/transport';
+import { startRawServer, type RawServer } from './rawServer';
+
+const KEY = 'ksm-hostile-test-key';
+
+function clientOf(raw: RawServer, options: { timeoutMs?: number } = {}): KsmClient {
+  return new KsmClient({ baseUrl: raw.url, apiKey: async () => KEY, retry: { retries: 0 }, ...options });
+}
+
+/** Resolves once the client closed the connection of `res`. */
+function closed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => (res.destroyed || res.socket?.destroyed ? resolve() : res.on('close', () => resolve())));
+}
+
+/** Writes `piece` until the client goes away, honouring backpressure; resolves at the close. */
+async function flood(res: ServerResponse, piece: Buffer | string): Promise<void> {
+  const gone = closed(res);
+  let open = true;
+  void gone.then(() => (open = false));
+  while (open) {
+    if (!res.write(piece)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), gone]);
+  }
+}
+
+describe('api: a hostile server at the base URL', () => {
+  let raw: RawServer | undefined;
+  afterEach(async () => {
+    await raw?.close();
+    raw = undefined;
+  });
+
+  it('refuses a JSON answer larger than the limit (valid JSON, no content-length) instead of buffering it', async () => {
+    const filler = 'x'.repeat(ANSWER_BODY_LIMIT);
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"code":200,"total":1,"infoz":[{"uuid":"u1","filename":"${filler}"}]}`);
+    });
+    const error = await clientOf(raw)
+      .listFiles({ volume: 'docs' })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof BadResponseError, String(error));
+    assert.match(error.message, /larger than 32 MiB/);
+  });
+
+  it('refuses a JSON answer whose content-length is over the limit without reading it', async () => {
+    let gone: Promise<void> | undefined;
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(2 * 1024 ** 3) });
+      gone = flood(res, Buffer.alloc(64 * 1024, 0x20));
+    });
+    const error = await clientOf(raw)
+      .createChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof BadResponseError, String(error));
+    assert.match(error.message, /larger than 32 MiB/);
+    await gone;
+  });
+
+  it('an endless JSON body (no content-length) stops at the limit and the connection is closed', async () => {
+    let gone: Promise<void> | undefined;
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"code":200,"infoz":[');
+      gone = flood(res, '{"uuid":"u","filename":"f"},'.repeat(2000));
+    });
+    const error = await clientOf(raw)
+      .listFiles({ volume: 'docs' })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof BadResponseError, String(error));
+    assert.match(error.message, /larger than 32 MiB/);
+    await gone;
+  });
+
+  it('a JSON body dribbled a byte at a time (each read inside the idle timeout) times out as a whole', async () => {
+    let gone: Promise<void> | undefined;
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"code":200,"infoz":[');
+      gone = closed(res);
+      // A byte far inside the per-read timeout, until the client gives up.
+      const timer = setInterval(() => res.write(' '), 20);
+      void gone.then(() => clearInterval(timer));
+    });
+    const error = await clientOf(raw, { timeoutMs: 300 })
+      .listFiles({ volume: 'docs' })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof TimeoutError, String(error));
+    assert.match(error.message, /did not arrive whole within 1 s.*ksm\.request\.timeoutSeconds/);
+    await gone;
+  });
+
+  it('a JSON answer with a BOM and __proto__ keys decodes, and pollutes nothing', async () => {
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('\uFEFF{"code":200,"total":1,"__proto__":{"polluted":1},"infoz":[{"uuid":"u1","filename":"a.txt","__proto__":{"polluted":2},"filesize":1e400}]}');
+    });
+    const page = await clientOf(raw).listFiles({ volume: 'docs' });
+    assert.equal(page.files[0].filename, 'a.txt');
+    assert.equal(page.files[0].filesize, 0, 'an infinite size is no size');
+    assert.equal(({} as { polluted?: number }).polluted, undefined);
+    assert.equal((page.files[0] as { polluted?: number }).polluted, undefined);
+  });
+});
