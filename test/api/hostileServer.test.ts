@@ -4,9 +4,10 @@
 import { strict as assert } from 'node:assert';
 import type { ServerResponse } from 'node:http';
 import { KsmClient } from '../../src/api/client';
-import { BadResponseError, TimeoutError } from '../../src/api/errors';
+import { BadResponseError, CancelledError, TimeoutError } from '../../src/api/errors';
+import { SSE_EVENT_LIMIT } from '../../src/api/sse';
 import { ANSWER_BODY_LIMIT } from '../../src/api/transport';
-import { startRawServer, type RawServer } from './rawServer';
+import { sseHead, startRawServer, type RawServer } from './rawServer';
 
 const KEY = 'ksm-hostile-test-key';
 
@@ -106,5 +107,63 @@ describe('api: a hostile server at the base URL', () => {
     assert.equal(page.files[0].filesize, 0, 'an infinite size is no size');
     assert.equal(({} as { polluted?: number }).polluted, undefined);
     assert.equal((page.files[0] as { polluted?: number }).polluted, undefined);
+  });
+
+  it('an SSE line that never ends is stopped at the event limit and the connection is closed', async () => {
+    let gone: Promise<void> | undefined;
+    raw = await startRawServer((_req, res) => {
+      sseHead(res);
+      res.write('data: {"choices":[{"delta":{"content":"ok"}}]}\n\n');
+      res.write('data: {"choices":[{"delta":{"content":"');
+      gone = flood(res, 'x'.repeat(64 * 1024));
+    });
+    const texts: string[] = [];
+    const error = await (async () => {
+      for await (const chunk of clientOf(raw!).streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })) {
+        texts.push(String(chunk.choices[0]?.delta?.content ?? ''));
+      }
+    })().catch((e: unknown) => e);
+    assert.ok(error instanceof BadResponseError, String(error));
+    assert.match(error.message, new RegExp(`larger than ${SSE_EVENT_LIMIT / 1024 ** 2} MiB`));
+    assert.ok(texts.join('').startsWith('o'), 'what came before is still shown');
+    await gone;
+  });
+
+  it('endless data lines without the blank line that ends an event are stopped the same way', async () => {
+    let gone: Promise<void> | undefined;
+    raw = await startRawServer((_req, res) => {
+      sseHead(res);
+      gone = flood(res, 'data: x\n'.repeat(8 * 1024));
+    });
+    const error = await (async () => {
+      for await (const _ of clientOf(raw!).streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
+    })().catch((e: unknown) => e);
+    assert.ok(error instanceof BadResponseError, String(error));
+    await gone;
+  });
+
+  it('a stream of keep-alive comments only is not an event: it runs until the user cancels, then closes', async () => {
+    let comments = 0;
+    let gone: Promise<void> | undefined;
+    const controller = new AbortController();
+    raw = await startRawServer((_req, res) => {
+      sseHead(res);
+      gone = closed(res);
+      // More than the event limit in comments altogether: each one ends, so none is held.
+      const piece = ': keep-alive\n\n'.repeat(4096);
+      const write = () => {
+        if (res.destroyed) return;
+        comments += 4096;
+        if (comments * 14 > 2 * SSE_EVENT_LIMIT) controller.abort();
+        if (res.write(piece)) setImmediate(write);
+        else res.once('drain', write);
+      };
+      write();
+    });
+    const error = await (async () => {
+      for await (const _ of clientOf(raw!).streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal }));
+    })().catch((e: unknown) => e);
+    assert.ok(error instanceof CancelledError, String(error));
+    await gone;
   });
 });
