@@ -109,6 +109,25 @@ describe('api: a hostile server at the base URL', () => {
     assert.equal((page.files[0] as { polluted?: number }).polluted, undefined);
   });
 
+  it('a listing that answers the same page for every offset stops with an error instead of paging forever', async () => {
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"code":200,"total":1000000000000,"infoz":[{"uuid":"a","filename":"a.txt"},{"uuid":"b","filename":"b.txt"}]}');
+    });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const file of clientOf(raw!).listAllFiles('docs', { pageSize: 2 })) {
+        seen.push(file.uuid);
+        if (seen.length > 50) return new Error('still paging after 50 files');
+      }
+      return new Error('ended without an error');
+    })().catch((e: unknown) => e);
+    assert.ok(error instanceof BadResponseError, String(error));
+    assert.match(error.message, /already listed for offset 2/);
+    assert.deepEqual(seen, ['a', 'b']);
+    assert.equal(raw.requests.length, 2);
+  });
+
   it('an SSE line that never ends is stopped at the event limit and the connection is closed', async () => {
     let gone: Promise<void> | undefined;
     raw = await startRawServer((_req, res) => {
