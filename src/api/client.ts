@@ -2,10 +2,10 @@
 // answer is decoded tolerantly; every failure becomes one of the classes in errors.ts.
 import * as l10n from '@vscode/l10n';
 import type { Dispatcher } from 'undici';
-import { BadResponseError, CancelledError, errorMessage, KsmError, StreamCutOffError } from './errors';
+import { CancelledError, errorMessage, KsmError, StreamCutOffError } from './errors';
 import { agentStreamDecoder, decodeAgentMessage } from './agentDecoding';
 import { agentEventRedaction, agentMessageRedacted, chatChunkRedaction, completionRedacted, type AnswerRedaction } from './answerRedaction';
-import { decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject } from './decode';
+import { decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject, unseenFiles } from './decode';
 import { codeOf, errorFromResponse } from './httpErrors';
 import type { Redactor } from './redact';
 import { DEFAULT_RETRY, type RetryPolicy, type Sleep } from './retry';
@@ -116,15 +116,7 @@ export class KsmClient implements KsmService {
     const seen = new Set<string>();
     for (;;) {
       const page = await this.listFiles({ volume, offset, limit }, options);
-      // A page of only files listed before (a gateway that drops the GET's body answers the
-      // first page for every offset) would be asked for again without end: it is an error.
-      const fresh = page.files.filter((file) => !seen.has(file.uuid));
-      if (page.files.length > 0 && fresh.length === 0) {
-        throw new BadResponseError(
-          l10n.t("Listing files of volume '{0}': the service answered files already listed for offset {1}, so the listing was stopped. A proxy may drop the request's body.", volume, offset),
-        );
-      }
-      for (const file of fresh) seen.add(file.uuid);
+      unseenFiles(seen, page.files, volume, offset);
       yield* page.files;
       offset += page.files.length;
       if (page.files.length === 0 || offset >= page.total) return;

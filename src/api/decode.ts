@@ -75,6 +75,23 @@ export function decodeListPage(body: unknown, offset: number, redact: Redactor):
   return { total: toNumber(body.total) ?? offset + files.length, offset: toNumber(body.offset) ?? offset, files };
 }
 
+/**
+ * The files of a listing page not listed before, which join `seen`. A page holding only
+ * files listed before is an error: a gateway that drops the GET's body (or a hostile
+ * server) answers the first page for every offset, and a listing that trusted its `total`
+ * would ask again without end.
+ */
+export function unseenFiles(seen: Set<string>, files: FileInfo[], volume: string, offset: number): FileInfo[] {
+  const fresh = files.filter((file) => !seen.has(file.uuid));
+  if (files.length > 0 && fresh.length === 0) {
+    throw new BadResponseError(
+      l10n.t("Listing files of volume '{0}': the service answered files already listed for offset {1}, so the listing was stopped. A proxy may drop the request's body.", volume, offset),
+    );
+  }
+  for (const file of fresh) seen.add(file.uuid);
+  return fresh;
+}
+
 export function decodeUploadInfos(body: unknown, redact: Redactor): FileInfo[] {
   if (!isObject(body)) throw badShape(l10n.t('Uploading files'), body, redact);
   return decodeFileInfos(body.infoz ?? body.files, l10n.t('Uploading files'), redact);

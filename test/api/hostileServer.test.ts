@@ -3,7 +3,12 @@
 // the user gets one clear error. Real HTTP against a raw server; nothing waits on the clock.
 import { strict as assert } from 'node:assert';
 import type { ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KsmClient } from '../../src/api/client';
+import { FileManifestStore } from '../../src/sync/core/manifest';
+import { planSync } from '../../src/sync/core/plan';
 import { BadResponseError, CancelledError, TimeoutError } from '../../src/api/errors';
 import { SSE_EVENT_LIMIT } from '../../src/api/sse';
 import { ANSWER_BODY_LIMIT } from '../../src/api/transport';
@@ -126,6 +131,26 @@ describe('api: a hostile server at the base URL', () => {
     assert.match(error.message, /already listed for offset 2/);
     assert.deepEqual(seen, ['a', 'b']);
     assert.equal(raw.requests.length, 2);
+  });
+
+  it("sync's listing, told total = 10^12 and answered the same full page for every offset, stops with an error", async () => {
+    const files = Array.from({ length: 1000 }, (_, i) => ({ uuid: `u${i}`, filename: `f${i}.txt` }));
+    const answer = JSON.stringify({ code: 200, total: 1e12, infoz: files });
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(answer);
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'ksm-hostile-'));
+    try {
+      writeFileSync(join(dir, 'a.txt'), 'a');
+      const store = new FileManifestStore(join(dir, 'manifest.json'));
+      const error = await planSync({ folder: dir, volume: 'docs', service: clientOf(raw), store, rules: { excludeGlobs: [], maxFileSizeBytes: 0 }, deleteRemoved: false }).catch((e: unknown) => e);
+      assert.ok(error instanceof BadResponseError, String(error));
+      assert.match(error.message, /already listed/);
+      assert.ok(raw.requests.length <= 4, `${raw.requests.length} pages asked`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an SSE line that never ends is stopped at the event limit and the connection is closed', async () => {
