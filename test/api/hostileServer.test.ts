@@ -153,6 +153,44 @@ describe('api: a hostile server at the base URL', () => {
     }
   });
 
+  it('odd chat chunks are read or refused as a service error, never a TypeError worded as a broken connection', async () => {
+    const answers = [
+      // A last choice with only finish_reason, content as a number, tool_calls not a list, citations the chat format never has.
+      'data: {"choices":[{"index":0,"delta":{"content":5,"tool_calls":7}}],"citations":[{"file_id":"x","snippet":1}]}\n\n' +
+        'data: {"choices":[{"index":0,"delta":{"tool_calls":[null,{"index":"1","function":{"name":"f","arguments":{"a":1}}}]}}]}\n\n' +
+        'data: {"choices":[{"index":0,"finish_reason":"stop"}],"usage":"lots"}\n\ndata: [DONE]\n\n',
+      'data: {"choices":[null]}\n\ndata: [DONE]\n\n',
+    ];
+    raw = await startRawServer((_req, res) => {
+      sseHead(res);
+      res.end(answers[raw!.requests.length - 1]);
+    });
+    const chunks = [];
+    for await (const chunk of clientOf(raw).streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })) chunks.push(chunk);
+    assert.deepEqual(
+      chunks.map((c) => ({ choices: c.choices, citations: c.citations, usage: c.usage })),
+      [
+        { choices: [{ index: 0, delta: { content: '5' } }], citations: undefined, usage: undefined },
+        { choices: [{ index: 0, delta: { tool_calls: [{ index: 1, function: { name: 'f', arguments: '{"a":1}' } }] } }], citations: undefined, usage: undefined },
+        { choices: [{ index: 0, finish_reason: 'stop', delta: {} }], citations: undefined, usage: null },
+      ],
+    );
+    const error = await (async () => {
+      for await (const _ of clientOf(raw!).streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
+    })().catch((e: unknown) => e);
+    assert.ok(error instanceof BadResponseError, String(error));
+    assert.match(error.message, /a choice that is not an object/);
+  });
+
+  it("a whole completion's odd tool calls are dropped or read, never a TypeError", async () => {
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"choices":[{"message":{"content":"x","tool_calls":[1,{},[[]],{"id":"c","function":{"name":"f","arguments":{"a":1}}}]}}]}');
+    });
+    const completion = await clientOf(raw).createChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    assert.deepEqual(completion.choices[0].message.tool_calls, [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }]);
+  });
+
   it('an SSE line that never ends is stopped at the event limit and the connection is closed', async () => {
     let gone: Promise<void> | undefined;
     raw = await startRawServer((_req, res) => {
