@@ -6,10 +6,11 @@ import type { ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { KsmClient } from '../../src/api/client';
 import { FileManifestStore } from '../../src/sync/core/manifest';
 import { planSync } from '../../src/sync/core/plan';
-import { BadResponseError, CancelledError, TimeoutError } from '../../src/api/errors';
+import { BadResponseError, CancelledError, ServerError, TimeoutError } from '../../src/api/errors';
 import { SSE_EVENT_LIMIT } from '../../src/api/sse';
 import { ANSWER_BODY_LIMIT } from '../../src/api/transport';
 import { sseHead, startRawServer, type RawServer } from './rawServer';
@@ -100,6 +101,33 @@ describe('api: a hostile server at the base URL', () => {
     assert.ok(error instanceof TimeoutError, String(error));
     assert.match(error.message, /did not arrive whole within 1 s.*ksm\.request\.timeoutSeconds/);
     await gone;
+  });
+
+  it('an endless error body is read only to its limit (already safe)', async () => {
+    let gone: Promise<void> | undefined;
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      gone = flood(res, 'e'.repeat(64 * 1024));
+    });
+    const error = await clientOf(raw)
+      .listFiles({ volume: 'docs' })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof ServerError, String(error));
+    assert.ok(error.message.length < 1000, 'the message quotes an excerpt, not the body');
+    await gone;
+  });
+
+  it('a gzip body is not decompressed (no bomb can expand): it is not JSON (already safe)', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+    raw = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) });
+      res.end(bomb);
+    });
+    const error = await clientOf(raw)
+      .listFiles({ volume: 'docs' })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof BadResponseError, String(error));
+    assert.match(error.message, /not valid JSON/);
   });
 
   it('a JSON answer with a BOM and __proto__ keys decodes, and pollutes nothing', async () => {
