@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { KsmClient } from '../../src/api/client';
 import { FileManifestStore } from '../../src/sync/core/manifest';
 import { planSync } from '../../src/sync/core/plan';
-import { BadResponseError, CancelledError, ServerError, TimeoutError } from '../../src/api/errors';
+import { BadResponseError, CancelledError, RateLimitedError, ServerError, TimeoutError } from '../../src/api/errors';
 import { SSE_EVENT_LIMIT } from '../../src/api/sse';
 import { ANSWER_BODY_LIMIT } from '../../src/api/transport';
 import { sseHead, startRawServer, type RawServer } from './rawServer';
@@ -128,6 +128,28 @@ describe('api: a hostile server at the base URL', () => {
       .catch((e: unknown) => e);
     assert.ok(error instanceof BadResponseError, String(error));
     assert.match(error.message, /not valid JSON/);
+  });
+
+  it('a Retry-After in the year 9999 or of 10^11 s is neither waited for nor quoted as a wait', async () => {
+    const answers: Array<[number, string]> = [
+      [429, 'Fri, 31 Dec 9999 23:59:59 GMT'],
+      [503, '99999999999'],
+    ];
+    raw = await startRawServer((_req, res) => {
+      const [status, retryAfter] = answers[raw!.requests.length - 1];
+      res.writeHead(status, { 'content-type': 'application/json', 'retry-after': retryAfter });
+      res.end('{"message":"busy"}');
+    });
+    const waits: number[] = [];
+    const client = new KsmClient({ baseUrl: raw.url, apiKey: async () => KEY, sleep: async (ms) => void waits.push(ms) });
+    const limited = await client.listFiles({ volume: 'docs' }).catch((e: unknown) => e);
+    assert.ok(limited instanceof RateLimitedError, String(limited));
+    assert.match(limited.message, /rate limiting requests: busy\. Wait a moment and try again\./);
+    const failed = await client.listFiles({ volume: 'docs' }).catch((e: unknown) => e);
+    assert.ok(failed instanceof ServerError, String(failed));
+    assert.match(failed.message, /\(HTTP 503\): busy\. Try again later\./);
+    assert.deepEqual(waits, []);
+    assert.equal(raw.requests.length, 2);
   });
 
   it('a JSON answer with a BOM and __proto__ keys decodes, and pollutes nothing', async () => {
