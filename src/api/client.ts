@@ -38,7 +38,7 @@ export interface KsmClientOptions {
   baseUrl: string;
   /** Read at every call, so a key set meanwhile is used at once. */
   apiKey: () => Promise<string | undefined>;
-  /** Time to wait for an answer's headers; a stream may then run longer. Default 60 s. */
+  /** Time to wait for an answer's headers, and then for the rest of a JSON answer; a stream may run longer. Default 60 s. */
   timeoutMs?: number;
   /** How long a started stream may stay silent before it counts as cut off. Default: the larger of 5 min and 2 × timeoutMs. */
   streamIdleTimeoutMs?: number;
