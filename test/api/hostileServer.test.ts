@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { KsmClient } from '../../src/api/client';
+import { ask, MAX_ANSWER_CHARS, type AnswerEvent } from '../../src/chat/core/answerStream';
 import { FileManifestStore } from '../../src/sync/core/manifest';
 import { planSync } from '../../src/sync/core/plan';
 import { BadResponseError, CancelledError, RateLimitedError, ServerError, TimeoutError } from '../../src/api/errors';
@@ -271,6 +272,25 @@ describe('api: a hostile server at the base URL', () => {
       for await (const _ of clientOf(raw!).streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
     })().catch((e: unknown) => e);
     assert.ok(error instanceof BadResponseError, String(error));
+    await gone;
+  });
+
+  it('an answer of small events that never ends is stopped at the answer limit, with one message, and closed', async () => {
+    let gone: Promise<void> | undefined;
+    raw = await startRawServer((_req, res) => {
+      sseHead(res);
+      gone = flood(res, `data: {"choices":[{"delta":{"content":"${'y'.repeat(100)}"}}]}\n\n`.repeat(200));
+    });
+    let chars = 0;
+    let last: AnswerEvent | undefined;
+    for await (const event of ask(clientOf(raw), { kind: 'chat', body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] } }, new AbortController().signal)) {
+      if (event.type === 'text') chars += event.text.length;
+      last = event;
+    }
+    assert.equal(last?.type, 'finished');
+    assert.equal(last.type === 'finished' && last.reason, 'error');
+    assert.match(last.type === 'finished' ? String(last.error?.message) : '', /grew beyond 8 million characters/);
+    assert.ok(chars <= MAX_ANSWER_CHARS, `${chars} characters shown`);
     await gone;
   });
 
