@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import { CancelledError, errorMessage, KsmError, StreamCutOffError } from './errors';
 import { agentStreamDecoder, decodeAgentMessage } from './agentDecoding';
 import { agentEventRedaction, agentMessageRedacted, chatChunkRedaction, completionRedacted, type AnswerRedaction } from './answerRedaction';
-import { decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject } from './decode';
+import { decodeChatCompletion, decodeDeleteResult, decodeListPage, isObject, unseenFiles } from './decode';
 import { codeOf, errorFromResponse } from './httpErrors';
 import type { Redactor } from './redact';
 import { DEFAULT_RETRY, type RetryPolicy, type Sleep } from './retry';
@@ -38,7 +38,7 @@ export interface KsmClientOptions {
   baseUrl: string;
   /** Read at every call, so a key set meanwhile is used at once. */
   apiKey: () => Promise<string | undefined>;
-  /** Time to wait for an answer's headers; a stream may then run longer. Default 60 s. */
+  /** Time to wait for an answer's headers, and then for the rest of a JSON answer; a stream may run longer. Default 60 s. */
   timeoutMs?: number;
   /** How long a started stream may stay silent before it counts as cut off. Default: the larger of 5 min and 2 × timeoutMs. */
   streamIdleTimeoutMs?: number;
@@ -113,8 +113,10 @@ export class KsmClient implements KsmService {
   async *listAllFiles(volume: string, options?: CallOptions & { pageSize?: number }): AsyncGenerator<FileInfo, void, undefined> {
     const limit = options?.pageSize ?? DEFAULT_PAGE_SIZE;
     let offset = 0;
+    const seen = new Set<string>();
     for (;;) {
       const page = await this.listFiles({ volume, offset, limit }, options);
+      unseenFiles(seen, page.files, volume, offset);
       yield* page.files;
       offset += page.files.length;
       if (page.files.length === 0 || offset >= page.total) return;

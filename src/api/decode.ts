@@ -5,7 +5,7 @@ import * as l10n from '@vscode/l10n';
 import { BadResponseError } from './errors';
 import { excerptOf } from './httpErrors';
 import type { Redactor } from './redact';
-import type { ChatCompletion, Citation, DeleteResult, FileInfo, FileListPage, Usage } from './types';
+import type { ChatCompletion, Citation, DeleteResult, FileInfo, FileListPage, ToolCall, Usage } from './types';
 
 type Json = Record<string, unknown>;
 
@@ -75,6 +75,23 @@ export function decodeListPage(body: unknown, offset: number, redact: Redactor):
   return { total: toNumber(body.total) ?? offset + files.length, offset: toNumber(body.offset) ?? offset, files };
 }
 
+/**
+ * The files of a listing page not listed before, which join `seen`. A page holding only
+ * files listed before is an error: a gateway that drops the GET's body (or a hostile
+ * server) answers the first page for every offset, and a listing that trusted its `total`
+ * would ask again without end.
+ */
+export function unseenFiles(seen: Set<string>, files: FileInfo[], volume: string, offset: number): FileInfo[] {
+  const fresh = files.filter((file) => !seen.has(file.uuid));
+  if (files.length > 0 && fresh.length === 0) {
+    throw new BadResponseError(
+      l10n.t("Listing files of volume '{0}': the service answered files already listed for offset {1}, so the listing was stopped. A proxy may drop the request's body.", volume, offset),
+    );
+  }
+  for (const file of fresh) seen.add(file.uuid);
+  return fresh;
+}
+
 export function decodeUploadInfos(body: unknown, redact: Redactor): FileInfo[] {
   if (!isObject(body)) throw badShape(l10n.t('Uploading files'), body, redact);
   return decodeFileInfos(body.infoz ?? body.files, l10n.t('Uploading files'), redact);
@@ -122,7 +139,7 @@ export function decodeChatCompletion(body: unknown, redact: Redactor): ChatCompl
         role: (toStringValue(message.role) ?? 'assistant') as ChatCompletion['choices'][number]['message']['role'],
         content: toStringValue(message.content) ?? '',
         reasoning_content: toStringValue(message.reasoning_content) ?? null,
-        ...(Array.isArray(message.tool_calls) ? { tool_calls: message.tool_calls as never } : {}),
+        ...(Array.isArray(message.tool_calls) ? { tool_calls: decodeToolCalls(message.tool_calls) } : {}),
       },
     };
   });
@@ -134,6 +151,30 @@ export function decodeChatCompletion(body: unknown, redact: Redactor): ChatCompl
     choices,
     usage: decodeUsage(body.usage) ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
   };
+}
+
+/** Tool call arguments as the JSON text the wire format means: an object sent as is becomes its JSON. */
+export function argumentsText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return undefined;
+  return safeStringify(value);
+}
+
+/**
+ * A whole answer's tool calls: entries without a `function` object are dropped, name and id
+ * are strings, and arguments sent as an object become their JSON text (what the wire means).
+ */
+function decodeToolCalls(value: unknown[]): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const entry of value) {
+    if (!isObject(entry) || !isObject(entry.function)) continue;
+    calls.push({
+      id: toStringValue(entry.id) ?? '',
+      type: 'function',
+      function: { name: toStringValue(entry.function.name) ?? '', arguments: argumentsText(entry.function.arguments) ?? '' },
+    });
+  }
+  return calls;
 }
 
 export function decodeCitations(value: unknown): Citation[] {

@@ -16,6 +16,7 @@ import {
   ServerError,
   TimeoutError,
 } from './errors';
+import { LONGEST_QUOTED_RETRY_AFTER_MS } from './retry';
 import { describeShape, describeText, type ShapeObserver } from './shapes';
 import type { Redactor } from './redact';
 
@@ -171,10 +172,9 @@ export function errorFromResponse(response: ErrorResponse, codeInBody?: number):
     case status >= 500: {
       // D3: a 503 may say when to come back, as a 429 does.
       const retryAfterMs = status === 503 ? parseRetryAfter(headers['retry-after'], response.now) : undefined;
-      const message =
-        retryAfterMs === undefined
-          ? l10n.t('{0} failed: the service had an error (HTTP {1}){2}. Try again later.', what, status, saidPart)
-          : l10n.t('{0} failed: the service had an error (HTTP {1}){2}. Wait {3} s and try again.', what, status, saidPart, waitSeconds(retryAfterMs));
+      const message = !quotable(retryAfterMs)
+        ? l10n.t('{0} failed: the service had an error (HTTP {1}){2}. Try again later.', what, status, saidPart)
+        : l10n.t('{0} failed: the service had an error (HTTP {1}){2}. Wait {3} s and try again.', what, status, saidPart, waitSeconds(retryAfterMs));
       return new ServerError(message, { status, retryAfterMs });
     }
     case status >= 400:
@@ -187,16 +187,20 @@ export function errorFromResponse(response: ErrorResponse, codeInBody?: number):
   }
 }
 
+/** Whether a Retry-After is worth quoting as a wait (a hostile or broken one may name the year 9999). */
+function quotable(ms: number | undefined): ms is number {
+  return ms !== undefined && ms <= LONGEST_QUOTED_RETRY_AFTER_MS;
+}
+
 function waitSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
 function rateLimited(what: string, status: number, saidPart: string, headers: ErrorResponse['headers'], now?: number): RateLimitedError {
   const retryAfterMs = parseRetryAfter(headers['retry-after'], now);
-  const message =
-    retryAfterMs === undefined
-      ? l10n.t('{0} failed: the service is rate limiting requests{1}. Wait a moment and try again.', what, saidPart)
-      : l10n.t('{0} failed: the service is rate limiting requests{1}. Wait {2} s and try again.', what, saidPart, waitSeconds(retryAfterMs));
+  const message = !quotable(retryAfterMs)
+    ? l10n.t('{0} failed: the service is rate limiting requests{1}. Wait a moment and try again.', what, saidPart)
+    : l10n.t('{0} failed: the service is rate limiting requests{1}. Wait {2} s and try again.', what, saidPart, waitSeconds(retryAfterMs));
   return new RateLimitedError(message, { status, retryAfterMs });
 }
 

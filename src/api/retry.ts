@@ -15,6 +15,9 @@ export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 500, maxDel
 /** D3: a Retry-After longer than this is not waited for silently: the error goes to the user. */
 export const LONGEST_HONOURED_RETRY_AFTER_MS = 30_000;
 
+/** A Retry-After beyond this (a day) is not quoted to the user ("Wait 251606552615 s" from a date in 9999): they are told to try later. */
+export const LONGEST_QUOTED_RETRY_AFTER_MS = 24 * 60 * 60_000;
+
 /**
  * The delay before retry number `attempt` (0-based), or undefined when `error` must not be
  * retried. Only failures before any answer (network) and 429/503 qualify.

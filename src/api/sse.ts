@@ -5,7 +5,16 @@
 // beyond the rules: a stream that closes cleanly right after its last event's data, without
 // the final blank line, still delivers that event (marked `unterminated`), because servers
 // that end with `data: [DONE]` and no newline exist.
+import * as l10n from '@vscode/l10n';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { BadResponseError } from './errors';
+
+/**
+ * One event (its lines up to the blank line that ends it) may hold at most this many
+ * characters: far above any real chunk or agent event, and a stream whose line never ends
+ * (a hostile or broken server) is stopped instead of buffered into memory without end.
+ */
+export const SSE_EVENT_LIMIT = 16 * 1024 * 1024;
 
 export type ServerSentEvent = EventSourceMessage & {
   /** Set on an event the stream closed in without its blank line; its data may be cut short. */
@@ -22,12 +31,29 @@ export type ServerSentEvent = EventSourceMessage & {
 export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<ServerSentEvent[], void, undefined> {
   const decoder = new TextDecoder('utf-8');
   let pending: ServerSentEvent[] = [];
-  const parser = createParser({ onEvent: (event) => pending.push(event) });
+  // Characters fed since the last event or comment ended: what the parser holds (exact to one read).
+  let held = 0;
+  let ended = false;
+  const parser = createParser({
+    onEvent: (event) => {
+      ended = true;
+      pending.push(event);
+    },
+    onComment: () => {
+      ended = true;
+    },
+  });
   let endsWithCr = false;
   for await (const piece of body) {
     const text = typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
     if (text) endsWithCr = text.endsWith('\r');
+    ended = false;
     parser.feed(text);
+    held = ended ? text.length - 1 - Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) : held + text.length;
+    if (held > SSE_EVENT_LIMIT) {
+      if (pending.length > 0) yield pending;
+      throw new BadResponseError(l10n.t('The service sent a stream event larger than {0} MiB, so the stream was stopped.', SSE_EVENT_LIMIT / (1024 * 1024)));
+    }
     if (pending.length === 0) continue;
     const ready = pending;
     pending = [];

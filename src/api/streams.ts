@@ -3,7 +3,7 @@
 // BadResponseError after what arrived before was yielded. Agent events: agentDecoding.ts.
 import * as l10n from '@vscode/l10n';
 import { BadResponseError, StreamError } from './errors';
-import { isObject, toNumber } from './decode';
+import { argumentsText, decodeUsage, isObject, toNumber, toStringValue } from './decode';
 import { excerptOf, readErrorMessage } from './httpErrors';
 import type { Redactor } from './redact';
 import { describeShape, type ShapeObserver } from './shapes';
@@ -77,16 +77,58 @@ export function chatChunkDecoder(state: StreamState, redact: Redactor, shapes?: 
     const choices = (chunk as { choices?: unknown })?.choices;
     if (!Array.isArray(choices)) throw new BadResponseError(l10n.t('{0}: a chunk had no choices.', what), { excerpt: excerptOf(data, redact) });
     for (let i = 0; i < choices.length; i++) {
-      const choice = choices[i];
-      if (choice && choice.finish_reason === 'error') {
-        const { code, message } = parseStreamError(choice.delta?.content);
+      const choice: unknown = choices[i];
+      if (!isObject(choice)) throw new BadResponseError(l10n.t('{0}: a chunk had a choice that is not an object.', what), { excerpt: excerptOf(data, redact) });
+      if (choice.finish_reason === 'error') {
+        const { code, message } = parseStreamError(isObject(choice.delta) ? choice.delta.content : undefined);
         throw new StreamError(answerError(code, excerptOf(message, redact)), { code });
       }
+      normaliseChoice(choice, i);
     }
+    // `citations` and a decoded `usage` are ours (a Responses stream's); the wire's are not believed as they are.
+    if ('citations' in chunk) delete (chunk as { citations?: unknown }).citations;
+    if (chunk.usage !== undefined && chunk.usage !== null) chunk.usage = decodeUsage(chunk.usage) ?? null;
     state.receivedAny = true;
     return chunk;
   };
   return { decode };
+}
+
+/**
+ * A chat chunk's choice in the shape its readers count on (D8): a delta object, text fields
+ * as strings (a number is its text; anything else is dropped), tool call pieces as objects
+ * with a numeric index and string name and arguments (an object of arguments is its JSON).
+ * A choice without a delta (a last one carrying only `finish_reason`) is an empty delta.
+ */
+function normaliseChoice(choice: Record<string, unknown>, position: number): void {
+  if (toNumber(choice.index) === undefined) choice.index = position;
+  else choice.index = toNumber(choice.index);
+  if (choice.finish_reason !== undefined && choice.finish_reason !== null) choice.finish_reason = toStringValue(choice.finish_reason) ?? null;
+  if (!isObject(choice.delta)) choice.delta = {};
+  const delta = choice.delta as Record<string, unknown>;
+  for (const field of ['content', 'reasoning_content', 'role']) {
+    const value = delta[field];
+    if (value === undefined || value === null || typeof value === 'string') continue;
+    const text = toStringValue(value);
+    if (text === undefined) delete delta[field];
+    else delta[field] = text;
+  }
+  if (delta.tool_calls === undefined || delta.tool_calls === null) return;
+  if (!Array.isArray(delta.tool_calls)) {
+    delete delta.tool_calls;
+    return;
+  }
+  delta.tool_calls = delta.tool_calls.filter(isObject).map((call, i) => {
+    const fn = isObject(call.function) ? call.function : undefined;
+    const name = fn ? toStringValue(fn.name) : undefined;
+    const args = fn ? argumentsText(fn.arguments) : undefined;
+    return {
+      index: toNumber(call.index) ?? i,
+      ...(toStringValue(call.id) !== undefined ? { id: toStringValue(call.id) } : {}),
+      ...(call.type === 'function' ? { type: 'function' } : {}),
+      ...(fn ? { function: { ...(name !== undefined ? { name } : {}), ...(args !== undefined ? { arguments: args } : {}) } } : {}),
+    };
+  });
 }
 
 /** Whether an event's data is complete JSON (a stream cut mid-event leaves it unterminated and partial). */

@@ -4,7 +4,7 @@
 import * as l10n from '@vscode/l10n';
 import type { Readable } from 'node:stream';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { BadResponseError, ConfigurationError, KsmError, NoApiKeyError } from './errors';
+import { BadResponseError, ConfigurationError, KsmError, NoApiKeyError, TimeoutError } from './errors';
 import { toCurl, type CurlRequest } from './curl';
 import { isObject, toNumber } from './decode';
 import { errorFromFailure, errorFromResponse, excerptOf } from './httpErrors';
@@ -15,6 +15,12 @@ import type { ClientLogger } from './types';
 
 /** Error bodies are read up to this size: enough for any message, bounded for a hostile one. */
 const ERROR_BODY_LIMIT = 64 * 1024;
+/**
+ * A JSON answer (a listing page, a whole completion, an agent's answer) is read up to this
+ * size: far above any real one, and a larger one (a gateway's download, a hostile body) is
+ * refused instead of buffered into memory whole.
+ */
+export const ANSWER_BODY_LIMIT = 32 * 1024 * 1024;
 /** A stream may be quiet for this long (a model thinking) before it counts as stalled. */
 export const MIN_STREAM_IDLE_MS = 5 * 60_000;
 
@@ -150,12 +156,7 @@ export class Transport {
   /** Sends the call and decodes a JSON answer; a `code` other than 200 in the body is an error (D2). */
   async json(call: HttpCall): Promise<{ status: number; body: unknown; text: string; redact: Redactor; secrets: readonly string[] }> {
     const response = await this.open(call);
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      throw errorFromFailure(error, call.what, call.signal, response.redact);
-    }
+    const text = await readAnswer(response, call, this.options.timeoutMs);
     if (response.status === call.passStatus) return { status: response.status, body: tryParse(text), text, redact: response.redact, secrets: response.secrets };
     const body = parseJsonBody(text, call.what, response.status, response.redact);
     checkBodyCode(body, text, response, call.what, this.now());
@@ -215,6 +216,49 @@ function checkBodyCode(body: unknown, text: string, response: OpenResponse, what
   const code = toNumber(body.code);
   if (code === 200 || code === 0) return;
   throw errorFromResponse({ status: response.status, headers: response.headers, bodyText: text, what, redact: response.redact, now }, code ?? 500);
+}
+
+/**
+ * Reads a JSON answer's body as text: at most ANSWER_BODY_LIMIT bytes, and whole within
+ * `timeoutMs` of its headers (undici's body timeout is per read, so a body dribbled one byte
+ * at a time never tripped it). A BOM is dropped, as undici's `text()` did.
+ */
+async function readAnswer(response: OpenResponse, call: HttpCall, timeoutMs: number): Promise<string> {
+  const { body } = response;
+  const tooLarge = () =>
+    new BadResponseError(l10n.t("{0}: the service's answer is larger than {1} MiB, so it was not read.", call.what, ANSWER_BODY_LIMIT / (1024 * 1024)), { status: response.status });
+  const declared = Number(response.headers['content-length']);
+  if (declared > ANSWER_BODY_LIMIT) {
+    body.destroy();
+    throw tooLarge();
+  }
+  const pieces: Buffer[] = [];
+  let size = 0;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    body.destroy();
+  }, timeoutMs);
+  const timeout = (cause?: unknown) =>
+    new TimeoutError(l10n.t("{0} timed out: the answer did not arrive whole within {1} s. Check the connection, or raise 'ksm.request.timeoutSeconds'.", call.what, Math.ceil(timeoutMs / 1000)), {
+      cause,
+    });
+  try {
+    for await (const piece of body) {
+      size += piece.length;
+      if (size > ANSWER_BODY_LIMIT) throw tooLarge();
+      pieces.push(piece);
+    }
+  } catch (error) {
+    body.destroy();
+    if (timedOut && !call.signal?.aborted) throw timeout(error);
+    throw errorFromFailure(error, call.what, call.signal, response.redact);
+  } finally {
+    clearTimeout(timer);
+  }
+  // A body destroyed by the deadline may end without an error: what arrived is not the answer.
+  if (timedOut) throw timeout();
+  return new TextDecoder('utf-8').decode(Buffer.concat(pieces));
 }
 
 /** Reads at most `limit` bytes as text, then drops the rest of the body. */

@@ -5,6 +5,7 @@
 // connection or a service error become `finished` with the reason and, for failures, the
 // user-facing sentence of answerErrors.ts (never the API key).
 import * as l10n from '@vscode/l10n';
+import { BadResponseError } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { AgentEvent, AgentRequest, ChatCompletionChunk, ChatCompletionRequest, Citation, Usage } from '../../api/types';
 import { errorFix, type ErrorFix } from '../../common/core/errorFixes';
@@ -57,10 +58,10 @@ export async function* ask(service: KsmService, request: AnswerRequest, signal: 
   const run = new RunState();
   try {
     if (request.kind === 'chat') {
-      for await (const chunk of service.streamChatCompletion(request.body, { signal })) yield* run.chunkEvents(chunk);
+      for await (const chunk of service.streamChatCompletion(request.body, { signal })) for (const event of run.chunkEvents(chunk)) yield run.counted(event);
       yield* run.toolCalls();
     } else {
-      for await (const event of service.streamAgentMessage(request.body, { signal })) yield* run.agentEvents(event);
+      for await (const event of service.streamAgentMessage(request.body, { signal })) for (const shown of run.agentEvents(event)) yield run.counted(shown);
     }
   } catch (error) {
     const failure = describeAnswerFailure(error);
@@ -77,14 +78,40 @@ export async function* ask(service: KsmService, request: AnswerRequest, signal: 
   else yield run.finished(run.finishReason === 'length' ? 'length' : 'done');
 }
 
+/**
+ * One answer's text, reasoning, tool call arguments and citations hold at most this many
+ * characters: no model writes that much in one answer, and a stream of small events that
+ * never ends (a hostile or broken server, each event keeping the idle timeout away) would
+ * otherwise grow the panel's conversation, an MCP answer or a terminal's without bound.
+ */
+export const MAX_ANSWER_CHARS = 8_000_000;
+
 /** What one stream has shown so far, so citations are not repeated and the end is judged once. */
 class RunState {
+  /** Characters of the answer so far (MAX_ANSWER_CHARS). */
+  private size = 0;
   finishReason: string | undefined;
   /** An error the service reported inside the stream (agent `error` event, `finish_reason: "error"`). */
   serviceError: string | undefined;
   private threadId: string | undefined;
   private readonly citationNumbers = new CitationNumbering();
   private readonly calls = new Map<number, { callId: string; name: string; arguments: string }>();
+
+  /** `event` as it goes out, counted against MAX_ANSWER_CHARS. */
+  counted(event: AnswerEvent): AnswerEvent {
+    if (event.type === 'text' || event.type === 'reasoning') this.grow(event.text.length);
+    else if (event.type === 'citations') for (const citation of event.citations) this.grow(64 + (citation.snippet?.length ?? 0));
+    return event;
+  }
+
+  private grow(chars: number): void {
+    this.size += chars;
+    if (this.size > MAX_ANSWER_CHARS) {
+      throw new BadResponseError(
+        l10n.t('The answer grew beyond {0} million characters, so it was stopped: no answer is that long, so the service (or a proxy before it) is misbehaving.', MAX_ANSWER_CHARS / 1_000_000),
+      );
+    }
+  }
 
   finished(reason: AnswerEndReason, error?: AnswerError): AnswerEvent {
     return { type: 'finished', reason, ...(this.finishReason ? { finishReason: this.finishReason } : {}), ...(error ? { error } : {}) };
@@ -147,6 +174,7 @@ class RunState {
 
   /** D15: the first piece of an index carries id and name, later pieces append to `arguments`. */
   private addToolCallPiece(piece: NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number]): void {
+    this.grow((piece.function?.name?.length ?? 0) + (piece.function?.arguments?.length ?? 0));
     const call = this.calls.get(piece.index) ?? { callId: '', name: '', arguments: '' };
     if (piece.id) call.callId = piece.id;
     if (piece.function?.name) call.name += piece.function.name;

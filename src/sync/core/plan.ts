@@ -17,6 +17,7 @@
 // No `vscode` import.
 import * as l10n from '@vscode/l10n';
 import pMap from 'p-map';
+import { unseenFiles } from '../../api/decode';
 import { isUnwrittenVolume } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
@@ -362,7 +363,17 @@ export function needsOwnershipChoice(plan: SyncPlan): boolean {
  */
 async function listVolume(service: KsmService, volume: string, signal: AbortSignal | undefined, recordedCount: Promise<number>): Promise<Map<string, FileInfo>> {
   const limit = 1000;
-  const page = (offset: number) => service.listFiles({ volume, offset, limit }, { signal });
+  // Pages come back in any order; a page of only files another page listed is an error, and a
+  // short page ends the asking (the offsets are produced lazily: `total` is the service's word,
+  // and 10^12 of it made an array of a billion offsets before any request).
+  const seen = new Set<string>();
+  let ended = false;
+  const page = async (offset: number) => {
+    const got = await service.listFiles({ volume, offset, limit }, { signal });
+    if (got.files.length < limit) ended = true;
+    unseenFiles(seen, got.files, volume, offset);
+    return got;
+  };
   const firstPage = page(0);
   firstPage.catch(() => undefined); // awaited below
   const recorded = await recordedCount;
@@ -373,9 +384,10 @@ async function listVolume(service: KsmService, volume: string, signal: AbortSign
   early.catch(() => undefined); // awaited below, after the first page (whose error is the one told)
   try {
     const first = await firstPage;
-    const offsets: number[] = [];
-    for (let offset = limit + predicted.length * limit; first.files.length > 0 && offset < first.total; offset += limit) offsets.push(offset);
-    const [earlyPages, morePages] = await Promise.all([early, pMap(offsets, page, { concurrency: 3, signal })]);
+    function* offsets(): Generator<number> {
+      for (let offset = limit + predicted.length * limit; first.files.length > 0 && offset < first.total && !ended; offset += limit) yield offset;
+    }
+    const [earlyPages, morePages] = await Promise.all([early, pMap(offsets(), page, { concurrency: 3, signal })]);
     const pages = [...earlyPages, ...morePages];
     const byUuid = new Map<string, FileInfo>();
     let read = 0;
