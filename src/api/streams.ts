@@ -94,6 +94,8 @@ export function chatChunkDecoder(state: StreamState, redact: Redactor, shapes?: 
   return { decode };
 }
 
+const DELTA_TEXT_FIELDS = ['content', 'reasoning_content', 'role'] as const;
+
 /**
  * A chat chunk's choice in the shape its readers count on (D8): a delta object, text fields
  * as strings (a number is its text; anything else is dropped), tool call pieces as objects
@@ -101,12 +103,11 @@ export function chatChunkDecoder(state: StreamState, redact: Redactor, shapes?: 
  * A choice without a delta (a last one carrying only `finish_reason`) is an empty delta.
  */
 function normaliseChoice(choice: Record<string, unknown>, position: number): void {
-  if (toNumber(choice.index) === undefined) choice.index = position;
-  else choice.index = toNumber(choice.index);
+  choice.index = toNumber(choice.index) ?? position;
   if (choice.finish_reason !== undefined && choice.finish_reason !== null) choice.finish_reason = toStringValue(choice.finish_reason) ?? null;
   if (!isObject(choice.delta)) choice.delta = {};
   const delta = choice.delta as Record<string, unknown>;
-  for (const field of ['content', 'reasoning_content', 'role']) {
+  for (const field of DELTA_TEXT_FIELDS) {
     const value = delta[field];
     if (value === undefined || value === null || typeof value === 'string') continue;
     const text = toStringValue(value);

@@ -258,8 +258,11 @@ async function readAnswer(response: OpenResponse, call: HttpCall, timeoutMs: num
   }
   // A body destroyed by the deadline may end without an error: what arrived is not the answer.
   if (timedOut) throw timeout();
-  return new TextDecoder('utf-8').decode(Buffer.concat(pieces));
+  return UTF8.decode(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
 }
+
+/** Decodes whole bodies (no `stream` option, so it keeps no state between calls); drops a BOM as undici's `text()` did. */
+const UTF8 = new TextDecoder('utf-8');
 
 /** Reads at most `limit` bytes as text, then drops the rest of the body. */
 async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
