@@ -34,6 +34,16 @@ describe('the extension page (README and icon)', () => {
     }
   });
 
+  it('ships a changelog, and every file .vscodeignore names to ship exists (vsce skips a missing one silently)', () => {
+    const included = readFileSync('.vscodeignore', 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('!') && !/[*?[{]/.test(line))
+      .map((line) => line.slice(1));
+    assert.ok(included.includes('CHANGELOG.md'), 'CHANGELOG.md ships (the Marketplace and the Extensions view show it)');
+    for (const file of included) assert.ok(existsSync(file), `${file} is named in .vscodeignore but does not exist`);
+    assert.match(readFileSync('CHANGELOG.md', 'utf8'), new RegExp(`^## \\[${manifest.version.replaceAll('.', '\\.')}\\]`, 'm'), `CHANGELOG.md has a section for version ${manifest.version}`);
+  });
+
   it('keeps the two commands in "From source", and CI runs exactly the test one', () => {
     const fromSource = readme.split(/^## From source$/m)[1];
     assert.ok(fromSource, 'a "## From source" section');
