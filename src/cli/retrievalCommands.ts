@@ -93,6 +93,16 @@ export async function fetchCommand(env: CliEnvironment, out: Output, id: string,
   if (!isPersonalVolumeName(parsed.volume)) checkVolumeArgument(parsed.volume);
   const volumes = isPersonalVolumeName(parsed.volume) ? flags.volume : [...new Set([...flags.volume, parsed.volume])];
   const scope = cliScope(env, volumes, flags.model, signal);
+  // A personal volume is reached only as the user's own (the engine's rule): say which one is
+  // theirs in the CLI's terms, not the tools' (no `--volume` names a personal volume).
+  const own = personalVolumeName(scope.userId);
+  if (isPersonalVolumeName(parsed.volume) && parsed.volume !== own) {
+    throw new UsageError(
+      own
+        ? `'${shown(id)}' is in the personal volume ${shown(parsed.volume)}, not yours (${shown(own)}, from KSM_USER_ID).`
+        : `'${shown(id)}' is in the personal volume ${shown(parsed.volume)}: set KSM_USER_ID to your user id to fetch from your own.`,
+    );
+  }
   let doc;
   try {
     doc = await new Retrieval().fetch(id, scope);

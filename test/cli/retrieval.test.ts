@@ -87,7 +87,13 @@ describe('ksm search / ksm fetch (built, as a child process) against the emulato
     assert.match(bad.stderr, /'nonsense\\x1b\[2J' is not a KSM id/);
     const someoneElse = await ksm(['fetch', 'ksm://%7Bsomeone-else%7D/abc#0'], env);
     assert.equal(someoneElse.code, 2, someoneElse.stderr);
-    assert.match(someoneElse.stderr, /not one of your volumes/);
+    // Named in the CLI's own terms: no 'My files' (the tools' name, not a --volume value).
+    assert.match(someoneElse.stderr, /in the personal volume \{someone-else\}, not yours \(\{[^}]+\}, from KSM_USER_ID\)/);
+    assert.doesNotMatch(someoneElse.stderr, /My files/);
+    const noUserId = await ksm(['fetch', 'ksm://%7Bsomeone-else%7D/abc#0'], { ...env, KSM_USER_ID: '' });
+    assert.equal(noUserId.code, 2, noUserId.stderr);
+    assert.match(noUserId.stderr, /set KSM_USER_ID to your user id/);
+    assert.doesNotMatch(noUserId.stderr, /--volume/);
     const noModel = await ksm(['search', '--volume', TEAM, 'heron'], { ...env, KSM_MODEL: '' });
     assert.equal(noModel.code, 3);
     assert.match(noModel.stderr, /KSM_MODEL/);
