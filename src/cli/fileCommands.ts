@@ -9,7 +9,7 @@ import { DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { ConfigurationError } from '../api/errors';
 import { ReplacementTracker, type PendingReplacement, type SettledReplacement } from '../upload/core/pendingReplacements';
 import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
-import { shown, shownText, type Output } from './output';
+import { shown, shownText, type FileRecord, type Output } from './output';
 
 export async function listVolume(env: CliEnvironment, volume: string, signal: AbortSignal): Promise<FileInfo[]> {
   const files: FileInfo[] = [];
@@ -90,7 +90,7 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   const said = new Set<string>();
   const say = (r: FileOutcome) => {
     said.add(r.path);
-    out.record(r.outcome === 'uploaded' ? { path: r.path, action: 'uploaded', name: r.filename, uuid: r.info.uuid } : { path: r.path, action: r.outcome, reason: r.reason });
+    out.record(uploadRecord(r));
     if (r.outcome === 'uploaded') out.line(`uploaded ${shown(r.filename)} (${shown(r.info.uuid)})`);
     else if (r.outcome === 'skipped') out.line(`skipped ${shown(r.path)}: ${shown(r.reason)}`);
     else out.notice(`${r.outcome} ${shown(r.path)}: ${shown(r.reason)}`);
@@ -114,13 +114,15 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   for (const r of summary.results) if (!said.has(r.path)) say(r);
   const settled = summary.replacements.length && !summary.wasCancelled ? await finishReplacements(env, out, summary.replacements, flags.replaceWaitSeconds, signal) : [];
   const replaced = settled.filter((s) => s.outcome === 'replaced').length;
+  const counts = { uploaded: summary.uploaded, replaced, failed: summary.failed, skipped: summary.skipped, cancelled: summary.cancelled };
   if (out.json)
     out.document({
-      ...summary,
-      results: summary.results.map((r) => ('error' in r ? { ...r, error: undefined } : r)),
+      volume,
+      results: summary.results.map(uploadRecord),
+      summary: counts,
       replacements: settled.map((s) => ({ uuid: s.pending.uuid, filename: s.pending.filename, replaces: s.pending.replaces, outcome: s.outcome, message: s.message })),
     });
-  out.record({ summary: { uploaded: summary.uploaded, failed: summary.failed, skipped: summary.skipped, replaced } });
+  out.record({ summary: counts });
   out.notice(`${summary.uploaded} uploaded${summary.replacements.length ? ` (${replaced} replaced)` : ''}, ${summary.failed} failed, ${summary.skipped} skipped — ${shown(volume)}`);
   if (summary.wasCancelled) return EXIT.cancelled;
   // Every file failed with one configuration-class answer (a refused model, key or path): exit 3, as sync does.
@@ -131,6 +133,10 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
     return EXIT.config;
   }
   return summary.failed || settled.some((s) => s.outcome === 'delete-failed') ? EXIT.partial : EXIT.ok;
+}
+
+function uploadRecord(r: FileOutcome): FileRecord {
+  return r.outcome === 'uploaded' ? { path: r.path, action: 'uploaded', filename: r.filename, uuid: r.info.uuid } : { path: r.path, action: r.outcome, reason: r.reason };
 }
 
 /**

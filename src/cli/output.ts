@@ -11,6 +11,23 @@ import { shown } from '../common/core/untrustedText';
 
 export { shown };
 
+/**
+ * One file's record, the same for `ksm upload` and `ksm sync`: a line of `--json-lines` as the
+ * file is answered, and an entry of `--json`'s `results`. Field names follow `ksm ls --json`
+ * (the service's `uuid` and `filename`), so a script can join the two. README "Command line"
+ * lists the fields.
+ */
+export interface FileRecord {
+  /** The path as given to `ksm upload`, or relative to the synced folder. */
+  path: string;
+  action: 'uploaded' | 'replaced' | 'deleted' | 'skipped' | 'failed' | 'cancelled';
+  /** The name the service stores it under, when the service has the file. */
+  filename?: string;
+  uuid?: string;
+  /** Why it was skipped, failed or cancelled. */
+  reason?: string;
+}
+
 export interface Output {
   json: boolean;
   /** A human line on stdout (suppressed with --json, --json-lines and --quiet). */

@@ -18,7 +18,7 @@ import type { FileManifestStore } from '../sync/core/manifest';
 import { deletionShare, exceedsDeleteGuard, guardedDeletions, needsOwnershipChoice, planCounts, planSync, type Ownership, type PlanOptions, type SyncPlan } from '../sync/core/plan';
 import { DEFAULT_EXCLUDES } from '../sync/core/scan';
 import { checkVolumeArgument, EXIT, UsageError, type CliEnvironment } from './environment';
-import { shown, shownText, type Output } from './output';
+import { shown, shownText, type FileRecord, type Output } from './output';
 
 export interface SyncFlags {
   dryRun?: boolean;
@@ -96,7 +96,7 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
   };
   const embedding = flags.embedding?.trim() || env.embedding;
   const onResult = (r: SyncFileResult) => {
-    out.record({ path: r.rel, ...r });
+    out.record(syncRecord(r));
     if (r.action === 'failed') out.notice(resultLine(r));
     else out.line(resultLine(r));
   };
@@ -184,7 +184,7 @@ function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: st
     out.document({
       dryRun: false,
       plan: planJson(plan),
-      results: summary.results,
+      results: summary.results.map(syncRecord),
       summary: counts,
       stopped: summary.stopped ? { kind: summary.stopped.stopKind, message: summary.stopped.message } : undefined,
     });
@@ -231,9 +231,9 @@ function planJson(plan: SyncPlan) {
     volume: plan.volume,
     manifest: plan.manifest,
     counts: planCounts(plan),
-    uploads: plan.uploads.map((u) => ({ path: u.rel, remoteName: u.remoteName, size: u.size, sha256: u.sha256, replaces: u.replaces?.map((r) => r.uuid), renamedFrom: u.renamedFrom })),
-    deletes: plan.deletes.map((d) => ({ path: d.rel, remoteName: d.remoteName, uuid: d.uuid, reason: d.reason })),
-    adopted: plan.adopted,
+    uploads: plan.uploads.map((u) => ({ path: u.rel, filename: u.remoteName, size: u.size, sha256: u.sha256, replaces: u.replaces?.map((r) => r.uuid), renamedFrom: u.renamedFrom })),
+    deletes: plan.deletes.map((d) => ({ path: d.rel, filename: d.remoteName, uuid: d.uuid, reason: d.reason })),
+    adopted: plan.adopted.map((a) => ({ path: a.rel, uuid: a.uuid })),
     conflicts: plan.conflicts.map((c) => ({ path: c.rel, remote: c.remote.map((f) => f.uuid) })),
     duplicates: plan.duplicates.map((d) => ({ path: d.rel, uuid: d.file.uuid, sameSize: d.sameSize })),
     ignoredClaims: plan.ignoredClaims,
@@ -242,6 +242,10 @@ function planJson(plan: SyncPlan) {
     skipped: plan.skipped,
     deleteShare: deletionShare(plan),
   };
+}
+
+function syncRecord(r: SyncFileResult): FileRecord {
+  return 'reason' in r ? { path: r.rel, action: r.action, reason: r.reason } : { path: r.rel, action: r.action, filename: r.remoteName, uuid: r.uuid };
 }
 
 function resultLine(r: SyncFileResult): string {

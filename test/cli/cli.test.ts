@@ -55,7 +55,7 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.equal(first.code, 0, first.stderr);
     const doc = JSON.parse(first.stdout);
     assert.deepEqual(doc.summary, { uploaded: 2, replaced: 0, deleted: 0, failed: 0, cancelled: 0, unchanged: 0 });
-    assert.deepEqual(doc.plan.uploads.map((u: { remoteName: string }) => u.remoteName).sort(), ['a.md', 'docs__b.md']);
+    assert.deepEqual(doc.plan.uploads.map((u: { filename: string }) => u.filename).sort(), ['a.md', 'docs__b.md']);
     assert.deepEqual(await names(volume), ['a.md', 'docs__b.md']);
     const manifest = JSON.parse(await readFile(join(folder, syncManifestName(fx.emulator.url, volume)), 'utf8'));
     assert.equal(manifest.volume, volume);
@@ -66,6 +66,58 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.deepEqual(second.plan.counts, { upload: 0, replace: 1, delete: 0, unchanged: 1 });
     assert.equal(second.summary.replaced, 1);
     assert.deepEqual(await names(volume), ['a.md', 'docs__b.md']);
+  });
+
+  it('ksm upload and ksm sync print one record shape per file (--json-lines and --json results), joinable with ksm ls --json', async () => {
+    const folder = join(fx.workDir, 'records');
+    const uploaded = freshVolume('cli-records-up');
+    const synced = freshVolume('cli-records-sync');
+    await writeTree(folder, { 'a.md': '# A', 'docs/b.md': '# B', 'c.bin': Buffer.from([0, 1, 2]) });
+    const lines = (stdout: string) =>
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const upload = await ksm(['upload', uploaded, folder, '--json-lines', '--chunking', '0'], env);
+    assert.equal(upload.code, 0, upload.stderr);
+    const again = await ksm(['upload', uploaded, folder, '--json', '--chunking', '0'], env);
+    assert.equal(again.code, 0, again.stderr);
+    const sync = await ksm(['sync', folder, synced, '--json-lines', '--chunking', '0'], env);
+    assert.equal(sync.code, 0, sync.stderr);
+    await writeFile(join(folder, 'a.md'), '# A edited');
+    const resync = await ksm(['sync', folder, synced, '--json', '--chunking', '0'], env);
+    assert.equal(resync.code, 0, resync.stderr);
+
+    const upDoc = JSON.parse(again.stdout) as { volume: string; results: Array<Record<string, unknown>>; summary: Record<string, number> };
+    const syncDoc = JSON.parse(resync.stdout) as { results: Array<Record<string, unknown>> };
+    const records = [...lines(upload.stdout), ...upDoc.results, ...lines(sync.stdout), ...syncDoc.results].filter((r) => !('summary' in r));
+    for (const record of records) {
+      assert.deepEqual(
+        Object.keys(record).filter((key) => !['path', 'action', 'filename', 'uuid', 'reason'].includes(key)),
+        [],
+        JSON.stringify(record),
+      );
+      assert.equal(typeof record.path, 'string');
+      if (['uploaded', 'replaced', 'deleted'].includes(record.action as string)) assert.ok(record.filename && record.uuid, JSON.stringify(record));
+      else assert.equal(typeof record.reason, 'string', JSON.stringify(record));
+    }
+    assert.deepEqual(
+      lines(upload.stdout)
+        .filter((r) => r.action === 'skipped')
+        .map((r) => String(r.path).endsWith('c.bin')),
+      [true],
+      'the binary file is skipped with a reason',
+    );
+    assert.deepEqual(upDoc.summary, { uploaded: 0, replaced: 0, failed: 0, skipped: 3, cancelled: 0 });
+    assert.deepEqual(lines(upload.stdout).at(-1), { summary: { uploaded: 2, replaced: 0, failed: 0, skipped: 1, cancelled: 0 } });
+    assert.deepEqual(
+      syncDoc.results.map((r) => [r.action, r.path, r.filename]),
+      [['replaced', 'a.md', 'a.md']],
+    );
+    // The same uuid and filename as the service's listing.
+    const listed = JSON.parse((await ksm(['ls', synced, '--json'], env)).stdout) as { files: Array<{ uuid: string; filename: string }> };
+    const replaced = syncDoc.results[0]!;
+    assert.ok(listed.files.some((f) => f.uuid === replaced.uuid && f.filename === replaced.filename));
   });
 
   it('--delete honours the delete guard (exit 4, nothing deleted) until --allow-mass-delete', async () => {
