@@ -76,10 +76,17 @@ export function decodeListPage(body: unknown, offset: number, redact: Redactor):
 }
 
 /**
+ * The most files one listing takes in (about 0.5 GB of memory): a server that claims a huge
+ * `total` and invents new files for every page would otherwise be listed until the user
+ * cancels, the memory growing all the while.
+ */
+export const MAX_LISTED_FILES = 1_000_000;
+
+/**
  * The files of a listing page not listed before, which join `seen`. A page holding only
  * files listed before is an error: a gateway that drops the GET's body (or a hostile
  * server) answers the first page for every offset, and a listing that trusted its `total`
- * would ask again without end.
+ * would ask again without end. So is a listing past MAX_LISTED_FILES.
  */
 export function unseenFiles(seen: Set<string>, files: FileInfo[], volume: string, offset: number): FileInfo[] {
   const fresh = files.filter((file) => !seen.has(file.uuid));
@@ -87,6 +94,9 @@ export function unseenFiles(seen: Set<string>, files: FileInfo[], volume: string
     throw new BadResponseError(
       l10n.t("Listing files of volume '{0}': the service answered files already listed for offset {1}, so the listing was stopped. A proxy may drop the request's body.", volume, offset),
     );
+  }
+  if (seen.size + fresh.length > MAX_LISTED_FILES) {
+    throw new BadResponseError(l10n.t("Listing files of volume '{0}': the service listed more than {1} files, so the listing was stopped.", volume, MAX_LISTED_FILES.toLocaleString('en-US')));
   }
   for (const file of fresh) seen.add(file.uuid);
   return fresh;

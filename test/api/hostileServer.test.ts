@@ -14,6 +14,8 @@ import { planSync } from '../../src/sync/core/plan';
 import { BadResponseError, CancelledError, RateLimitedError, ServerError, TimeoutError } from '../../src/api/errors';
 import { SSE_EVENT_LIMIT } from '../../src/api/sse';
 import { ANSWER_BODY_LIMIT } from '../../src/api/transport';
+import { MAX_LISTED_FILES, unseenFiles } from '../../src/api/decode';
+import type { FileInfo } from '../../src/api/types';
 import { sseHead, startRawServer, type RawServer } from './rawServer';
 
 const KEY = 'ksm-hostile-test-key';
@@ -182,6 +184,21 @@ describe('api: a hostile server at the base URL', () => {
     assert.match(error.message, /already listed for offset 2/);
     assert.deepEqual(seen, ['a', 'b']);
     assert.equal(raw.requests.length, 2);
+  });
+
+  it('a listing that invents new files for every page stops at MAX_LISTED_FILES (the engine both listings share)', () => {
+    // Over HTTP this would be a thousand pages of a thousand files: the check is the one both
+    // listings call per page (listAllFiles above, sync's lazy listing below).
+    const seen = new Set(Array.from({ length: MAX_LISTED_FILES - 1 }, (_, i) => `u${i}`));
+    assert.deepEqual(
+      unseenFiles(seen, [{ uuid: 'last', filename: 'last.txt', status: 'done', filesize: 1, date: '', isdir: 0 }], 'docs', 0).map((f) => f.uuid),
+      ['last'],
+    );
+    const invented: FileInfo[] = [{ uuid: 'one-more', filename: 'x.txt', status: 'done', filesize: 1, date: '', isdir: 0 }];
+    assert.throws(
+      () => unseenFiles(seen, invented, 'docs', MAX_LISTED_FILES),
+      (error: unknown) => error instanceof BadResponseError && /more than 1,000,000 files/.test(error.message),
+    );
   });
 
   it("sync's listing, told total = 10^12 and answered the same full page for every offset, stops with an error", async () => {
