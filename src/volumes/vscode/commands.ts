@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { AgentFileRef } from '../../api/types';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { fileSortOrders } from '../core/fileDisplay';
-import { deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
+import { deleteQuestion, deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
 import { matchCountText, VolumeSearch } from '../core/fileSearch';
 import { volumeDisplayName, volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
 import { inspectSetting, personalVolume, settings, updateSetting } from '../../common/vscode/settings';
@@ -130,10 +130,12 @@ export function registerVolumeCommands(
   services.registerCommand(COMMAND.filesDelete, async (node?: VolumesNode, selected?: VolumesNode[]) => {
     const files = node || selected?.length ? selectedFiles(node, selected) : selectedFiles(undefined, [...view.selection]);
     if (files.length === 0) return;
-    const names = files.map((f) => f.file.filename);
     const deleteLabel = vscode.l10n.t('Delete');
     const answer = await vscode.window.showWarningMessage(
-      files.length === 1 ? vscode.l10n.t('Delete {0}?', describeFileList(names)) : vscode.l10n.t('Delete {0} files: {1}?', files.length, describeFileList(names)),
+      deleteQuestion(
+        files.map((f) => ({ volume: f.volume, uuid: f.file.uuid, filename: f.file.filename })),
+        (volume) => volumeDisplayName(volume, personalVolume()),
+      ),
       { modal: true, detail: vscode.l10n.t('The files are removed from the volume with their chunks and vectors. This cannot be undone.') },
       deleteLabel,
     );
