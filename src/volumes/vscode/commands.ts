@@ -6,7 +6,7 @@ import type { ExtensionServices } from '../../common/vscode/services';
 import { fileSortOrders } from '../core/fileDisplay';
 import { deleteQuestion, deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
 import { matchCountText, VolumeSearch } from '../core/fileSearch';
-import { volumeDisplayName, volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
+import { volumeDisplayName, volumeListAddition, volumeListRemovals, volumeNameProblem } from '../../common/core/volumeTargets';
 import { inspectSetting, personalVolume, settings, updateSetting } from '../../common/vscode/settings';
 import type { FileNode, VolumeNode, VolumesNode } from './volumeNodes';
 import type { VolumesTreeProvider } from './volumesTree';
@@ -49,19 +49,9 @@ export function registerVolumeCommands(
 
   services.registerCommand(COMMAND.volumesRemove, async (node?: VolumeNode) => {
     if (node?.kind !== 'volume' || node.personal) return;
-    const inspected = inspectSetting('volumesList');
-    const scopes: Array<[unknown, vscode.ConfigurationTarget]> = [
-      [inspected?.workspaceFolderValue, vscode.ConfigurationTarget.WorkspaceFolder],
-      [inspected?.workspaceValue, vscode.ConfigurationTarget.Workspace],
-      [inspected?.globalValue, vscode.ConfigurationTarget.Global],
-    ];
-    for (const [values, target] of scopes) {
-      if (Array.isArray(values) && values.includes(node.volume))
-        await updateSetting(
-          'volumes.list',
-          values.filter((v) => v !== node.volume),
-          target,
-        );
+    const targets = { workspaceFolder: vscode.ConfigurationTarget.WorkspaceFolder, workspace: vscode.ConfigurationTarget.Workspace, global: vscode.ConfigurationTarget.Global };
+    for (const { scope, list } of volumeListRemovals(inspectSetting('volumesList') ?? {}, vscode.workspace.isTrusted, node.volume)) {
+      await updateSetting('volumes.list', list, targets[scope]);
     }
   });
 
