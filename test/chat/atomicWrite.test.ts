@@ -2,10 +2,12 @@
 // leftover temp file, also when the write fails or several writes to one file overlap.
 // (That the folder is fsynced after the rename cannot be observed without a power cut.)
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../src/common/core/atomicWrite';
+import { ConversationStore } from '../../src/chat/core/conversationStore';
+import { CONVERSATION_SCHEMA, type StoredConversation } from '../../src/chat/core/conversationModel';
 
 describe('chat: atomic file writes', () => {
   let dir: string;
@@ -43,5 +45,40 @@ describe('chat: atomic file writes', () => {
     await Promise.all(versions.map((text) => writeFileAtomic(path, text)));
     assert.ok(versions.includes(readFileSync(path, 'utf8')));
     assert.deepEqual(readdirSync(dir), ['index.json']);
+  });
+
+  // write-file-atomic itself resolves a link at the path and writes where it leads.
+  (process.platform === 'win32' ? it.skip : it)('never writes through a symbolic link at the path (the link and where it leads stay as they were)', async () => {
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'precious');
+    const folder = join(dir, 'store');
+    mkdirSync(folder);
+    symlinkSync(victim, join(folder, 'index.json'));
+    await assert.rejects(writeFileAtomic(join(folder, 'index.json'), '[]'), /symbolic link/);
+    assert.equal(readFileSync(victim, 'utf8'), 'precious');
+    assert.equal(readlinkSync(join(folder, 'index.json')), victim);
+    assert.deepEqual(readdirSync(folder), ['index.json'], 'no temp file left');
+    // A dangling link would have had the file created where it points.
+    symlinkSync(join(dir, 'elsewhere', 'x.json'), join(folder, 'dangling.json'));
+    mkdirSync(join(dir, 'elsewhere'));
+    await assert.rejects(writeFileAtomic(join(folder, 'dangling.json'), '{}'), /symbolic link/);
+    assert.deepEqual(readdirSync(join(dir, 'elsewhere')), []);
+  });
+
+  (process.platform === 'win32' ? it.skip : it)('a conversation store with a link at its index or a conversation file writes nothing through it', async () => {
+    const root = join(dir, 'chat');
+    mkdirSync(join(root, 'conversations'), { recursive: true });
+    const victims = { index: join(dir, 'victim-index'), conversation: join(dir, 'victim-conversation') };
+    for (const path of Object.values(victims)) writeFileSync(path, 'precious');
+    const id = 'c-0123456789abcdef';
+    symlinkSync(victims.index, join(root, 'index.json'));
+    symlinkSync(victims.conversation, join(root, 'conversations', `${id}.json`));
+    const conversation = { schema: CONVERSATION_SCHEMA, id, title: 't', mode: 'chat', model: 'm', parameters: {}, turns: [], createdAt: 1, updatedAt: 1, pendingAttachments: [] };
+    const store = new ConversationStore(root);
+    await assert.rejects(store.save(conversation as unknown as StoredConversation), /symbolic link/);
+    rmSync(join(root, 'conversations', `${id}.json`));
+    await assert.rejects(store.save(conversation as unknown as StoredConversation), /symbolic link/);
+    assert.equal(readFileSync(victims.index, 'utf8'), 'precious');
+    assert.equal(readFileSync(victims.conversation, 'utf8'), 'precious');
   });
 });

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { errorFromResponse } from '../../src/api/httpErrors';
 import { messageWithFix } from '../../src/common/core/errorFixes';
-import { shownInMessage, shownWithIcons } from '../../src/common/core/untrustedText';
+import { jsonText, shown, shownInMessage, shownWithIcons } from '../../src/common/core/untrustedText';
 
 /** VS Code's parseLinkedText pattern (src/vs/base/common/linkedText.ts): what a notification makes a link. */
 const NOTIFICATION_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/gi;
@@ -36,5 +36,28 @@ describe('common: untrusted text where VS Code draws icons', () => {
     assert.equal(shownWithIcons('$(check) Apply'), '\\$(check) Apply');
     assert.equal(shownWithIcons('a\u202Eb\n'), 'a\\u202eb\\n');
     assert.equal(shownWithIcons('x'.repeat(100_000)).length, 200);
+  });
+});
+
+describe('common: untrusted text that would look like another name', () => {
+  // Unicode's Bidi_Control set is twelve characters; the three marks move neutral characters too.
+  it('escapes every bidi control, the marks ALM, LRM and RLM included', () => {
+    const controls = ['\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
+    for (const c of controls) {
+      const text = shown(`a${c}b`);
+      assert.equal(text, `a\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}b`, JSON.stringify(c));
+      assert.ok(!jsonText(`a${c}b`).includes(c), JSON.stringify(c));
+    }
+  });
+
+  it('shows characters that draw nothing (a zero-width space makes another notes.md); ZWJ and ZWNJ (emoji, scripts) stay', () => {
+    for (const c of ['\u00ad', '\u200b', '\u2060', '\u2061', '\u2062', '\u2063', '\u2064', '\ufeff']) {
+      assert.notEqual(shownInMessage(`notes${c}.md`), 'notes.md', JSON.stringify(c));
+      assert.ok(!shown(`notes${c}.md`).includes(c), JSON.stringify(c));
+      assert.ok(!jsonText(`notes${c}.md`).includes(c), JSON.stringify(c));
+      assert.equal(JSON.parse(jsonText(`notes${c}.md`)), `notes${c}.md`, 'the same value once parsed');
+    }
+    assert.equal(shown('\u{1F469}\u200d\u{1F4BB}.md'), '\u{1F469}\u200d\u{1F4BB}.md');
+    assert.equal(shown('\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.txt'), '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.txt');
   });
 });

@@ -2,7 +2,7 @@
 // which volumes, in what order, how they are labelled, and where "Add Volume…" writes
 // ksm.volumes.list.
 import { strict as assert } from 'node:assert';
-import { PERSONAL_VOLUME_LABEL, shownVolumes, volumeCodicon, volumeLabel, volumeListAddition } from '../../src/common/core/volumeTargets';
+import { PERSONAL_VOLUME_LABEL, shownVolumes, volumeCodicon, volumeLabel, volumeListAddition, volumeListRemovals } from '../../src/common/core/volumeTargets';
 import { volumeChoices } from '../../src/upload/core/uploadMemory';
 
 describe('common: the volumes shown (tree and upload picker)', () => {
@@ -45,5 +45,19 @@ describe('common: where "Add Volume…" (the view\'s and the upload picker\'s) w
     assert.deepEqual(volumeListAddition({}, false, 'team'), { scope: 'global', list: ['team'] });
     assert.deepEqual(volumeListAddition({ workspaceValue: ['shared'] }, false, 'team'), { scope: 'global', list: ['team'] }, 'no workspace open: the user list');
     assert.deepEqual(volumeListAddition({ globalValue: ['team', 'x'] }, false, 'team'), { scope: 'global', list: ['x', 'team'] }, 'never listed twice');
+  });
+});
+
+describe('common: where Remove Volume writes ksm.volumes.list', () => {
+  it('takes the name out of every list that has it; in Restricted Mode never out of the workspace’s (its .vscode/settings.json stays as cloned)', () => {
+    const values = { workspaceFolderValue: ['team', 'a'], workspaceValue: ['team', 'b'], globalValue: ['mine', 'team'] };
+    assert.deepEqual(volumeListRemovals(values, true, 'team'), [
+      { scope: 'workspaceFolder', list: ['a'] },
+      { scope: 'workspace', list: ['b'] },
+      { scope: 'global', list: ['mine'] },
+    ]);
+    assert.deepEqual(volumeListRemovals(values, false, 'team'), [{ scope: 'global', list: ['mine'] }]);
+    assert.deepEqual(volumeListRemovals({ workspaceValue: ['team'] }, false, 'team'), [], 'nothing the user could see to remove');
+    assert.deepEqual(volumeListRemovals({ globalValue: ['mine'], workspaceValue: 'team' }, true, 'team'), [], 'a list that is not a list is left alone');
   });
 });

@@ -4,11 +4,25 @@
 // and its PATH script are checked as generated text; the POSIX launcher also runs.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADD_TO_USER_PATH_SCRIPT, installDecision, LAUNCHER_MARK, launcherTarget, onPath, powershellCommand, refreshNeeded, windowsLauncherScript } from '../../src/nativeChat/core/launcherInstall';
+import {
+  ADD_TO_USER_PATH_SCRIPT,
+  installDecision,
+  LAUNCHER_MARK,
+  LAUNCHER_MAX_BYTES,
+  launcherTarget,
+  NOT_A_FILE,
+  onPath,
+  powershellCommand,
+  readLauncher,
+  refreshNeeded,
+  windowsLauncherScript,
+  writeLauncher,
+} from '../../src/nativeChat/core/launcherInstall';
 import { launcherScript } from '../../src/nativeChat/core/mcpLaunch';
+import { refreshInstalledLauncher } from '../../src/nativeChat/vscode/launcherFile';
 
 const WIN_CODE = 'C:\\Users\\Ann\\AppData\\Local\\Programs\\Microsoft VS Code\\Code.exe';
 const WIN_CLI = 'C:\\Users\\Ann\\.vscode\\extensions\\ksm.ksm-assistant-0.1.0\\dist\\cli.js';
@@ -122,5 +136,90 @@ describe("nativeChat: installing 'ksm' in PATH (launcherInstall)", () => {
     assert.equal(refreshNeeded('echo mine', wanted), false);
     assert.equal(refreshNeeded(wanted, wanted), false);
     assert.equal(refreshNeeded(launcherScript('/old/code', '/old/cli.js'), launcherScript('/new/code', '/new/cli.js')), true);
+  });
+
+  // ~/.local/bin is written by other programs too: what is at the path is judged without
+  // following it, and the launcher is renamed into place, never written through a link.
+  (process.platform === 'win32' ? describe.skip : describe)('on disk (links, FIFOs, other programs)', () => {
+    let dir: string;
+    let bin: string;
+    const savedXdg = process.env.XDG_BIN_HOME;
+    const log = { lines: [] as string[], info: (line: string) => log.lines.push(line), warn: (line: string) => log.lines.push(line) };
+    // What refreshInstalledLauncher uses: XDG_BIN_HOME for the folder, the extension's path for the bundle.
+    const context = { extensionPath: '/new/extension' } as Parameters<typeof refreshInstalledLauncher>[0];
+    const older = launcherScript('/old/code', '/old/extension/dist/cli.js');
+
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'ksm-launcher-disk-'));
+      bin = join(dir, 'bin');
+      mkdirSync(bin);
+      process.env.XDG_BIN_HOME = bin;
+      log.lines = [];
+    });
+    afterEach(() => {
+      if (savedXdg === undefined) delete process.env.XDG_BIN_HOME;
+      else process.env.XDG_BIN_HOME = savedXdg;
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('the refresh after an update never writes through a link at the launcher path, even to a launcher of ours', () => {
+      // A dotfiles folder, another account's bin, or a file the link's owner chose: it holds our mark.
+      const elsewhere = join(dir, 'elsewhere');
+      writeFileSync(elsewhere, older);
+      symlinkSync(elsewhere, join(bin, 'ksm'));
+      refreshInstalledLauncher(context, log as unknown as Parameters<typeof refreshInstalledLauncher>[1]);
+      assert.equal(readFileSync(elsewhere, 'utf8'), older, 'the link target is untouched');
+      assert.equal(readlinkSync(join(bin, 'ksm')), elsewhere, 'the link stays');
+      // A plain launcher of ours that points at the old bundle is still brought up to date.
+      rmSync(join(bin, 'ksm'));
+      writeFileSync(join(bin, 'ksm'), older, { mode: 0o755 });
+      refreshInstalledLauncher(context, log as unknown as Parameters<typeof refreshInstalledLauncher>[1]);
+      assert.match(readFileSync(join(bin, 'ksm'), 'utf8'), /\/new\/extension\/dist\/cli\.js/);
+      assert.deepEqual(readdirSync(bin), ['ksm'], 'no temporary file left beside it');
+    });
+
+    it('reads only a small regular file: a link (dangling or not), a folder, a FIFO or a large program is not a launcher and is left alone', () => {
+      const wanted = launcherScript('/usr/bin/node', '/x/cli.js');
+      const path = join(bin, 'ksm');
+      assert.equal(readLauncher(path), undefined);
+      assert.equal(installDecision(readLauncher(path), wanted), 'write');
+      assert.equal(readLauncher(join(dir, 'no-such-folder', 'ksm')), undefined);
+      const cases: Array<[string, () => void]> = [
+        // A dangling link: writing through it would create the file wherever it points.
+        ['a dangling link', () => symlinkSync(join(dir, 'venv', 'bin', 'ksm'), path)],
+        ['a link to a launcher of ours', () => (writeFileSync(join(dir, 'ours'), older), symlinkSync(join(dir, 'ours'), path))],
+        ['a folder', () => mkdirSync(path)],
+        // Read at activation: a blocking read would hang the extension host.
+        ['a FIFO', () => execFileSync('mkfifo', [path])],
+        ['a program larger than any launcher', () => writeFileSync(path, `${older}${'x'.repeat(LAUNCHER_MAX_BYTES)}`)],
+      ];
+      for (const [what, make] of cases) {
+        rmSync(path, { recursive: true, force: true });
+        make();
+        assert.equal(readLauncher(path), NOT_A_FILE, what);
+        assert.equal(installDecision(readLauncher(path), wanted), 'foreign', what);
+        assert.equal(refreshNeeded(readLauncher(path), wanted), false, what);
+      }
+      rmSync(path, { recursive: true, force: true });
+      writeFileSync(path, older);
+      assert.equal(readLauncher(path), older);
+      assert.equal(installDecision(readLauncher(path), wanted), 'write');
+    });
+
+    it('writes by renaming a new file into place: a link put at the path meanwhile is replaced, not followed; the result is executable', () => {
+      const target = launcherTarget({ platform: process.platform, env: { XDG_BIN_HOME: join(bin, 'new-folder') }, home: '/nowhere', runtime: process.execPath, cliBundle: '/x/cli.js' });
+      writeLauncher(target);
+      assert.equal(readFileSync(target.path, 'utf8'), target.content, 'the folder is created');
+      const victim = join(dir, 'victim');
+      writeFileSync(victim, 'not yours');
+      rmSync(target.path);
+      symlinkSync(victim, target.path);
+      writeLauncher(target);
+      assert.equal(readFileSync(victim, 'utf8'), 'not yours');
+      assert.ok(lstatSync(target.path).isFile());
+      assert.equal(readFileSync(target.path, 'utf8'), target.content);
+      assert.equal(lstatSync(target.path).mode & 0o100, 0o100, 'executable by its owner');
+      assert.deepEqual(readdirSync(join(bin, 'new-folder')), ['ksm']);
+    });
   });
 });

@@ -1,7 +1,7 @@
 // Pure formatting and naming rules of the Volumes view.
 import { strict as assert } from 'node:assert';
 import type { FileInfo } from '../../src/api/types';
-import { describeFileList } from '../../src/volumes/core/fileDeletion';
+import { deleteQuestion, describeFileList } from '../../src/volumes/core/fileDeletion';
 import {
   fileAccessibleLabel,
   fileDescription,
@@ -141,6 +141,22 @@ describe('volumes: display rules', () => {
     assert.ok(text.includes('"two\\nlines"'), text);
     assert.ok(text.length < 500, 'a 100 KB name is cut');
     assert.equal(describeFileList(['x'.repeat(100_000)]).length, 122, 'at most 120 characters of one name, quoted');
+  });
+
+  it('asks to delete the files by their exact names and says which volume they leave', () => {
+    const personal = '{ann}';
+    const label = (volume: string) => (volume === personal ? 'My files' : volume);
+    const file = (filename: string, volume = 'team-docs', uuid = filename) => ({ filename, volume, uuid });
+    assert.equal(deleteQuestion([file('notes.md', personal)], label), `Delete "notes.md" from 'My files'?`);
+    assert.equal(deleteQuestion([file('notes.md')], label), `Delete "notes.md" from 'team-docs'?`);
+    // A look-alike in a shared volume: the name a confirmation shows is not the real one's.
+    assert.notEqual(deleteQuestion([file('notes\u200b.md')], label), deleteQuestion([file('notes.md')], label));
+    assert.equal(deleteQuestion([file('notes\u200f.md')], label), `Delete "notes\\u200f.md" from 'team-docs'?`);
+    assert.equal(deleteQuestion([file('a'), file('b')], label), `Delete 2 files from 'team-docs': "a" and "b"?`);
+    assert.equal(deleteQuestion([file('notes.md', personal, 'u1'), file('notes.md', 'team-docs', 'u2')], label), `Delete 2 files from 2 volumes ('My files', 'team-docs'): "notes.md" and "notes.md"?`);
+    // A volume name is the user's setting (or a trusted workspace's): bounded and without links as well.
+    const hostile = deleteQuestion([file('x', '[Undo](command:workbench.action.terminal.sendSequence)')], (v) => v);
+    assert.ok(!/\]\(command:/.test(hostile), hostile);
   });
 
   it('matches file names by substring, or with * and ? wildcards', () => {

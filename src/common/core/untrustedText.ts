@@ -4,9 +4,13 @@
 // (front ends keep a message's first line), forge a log line, move a terminal's cursor nor
 // reorder what is shown; and, quoted, bounded, so a megabyte argument is not echoed back.
 
-// C0, DEL, C1, and the Unicode line/paragraph separators and bidi controls.
+// C0, DEL, C1, the Unicode line/paragraph separators, every bidi control (the embeddings,
+// overrides and isolates, and the marks ALM, LRM, RLM), and the characters that draw nothing
+// (soft hyphen, zero-width space, word joiner, the invisible operators, the BOM): with one
+// of them `notes\u200b.md` looks like `notes.md`, so a confirmation could not tell them apart.
+// ZWNJ and ZWJ stay: scripts and emoji need them.
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** A name as printed: control characters, newlines and bidi controls escaped (`\n`, `\x1b`, `\u202e`). */
 export function shown(name: string): string {
@@ -25,8 +29,8 @@ export function shownInput(value: unknown, max = 80): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-// What JSON.stringify leaves as is but a reader's screen acts on: C1 controls, line/paragraph separators, bidi controls.
-const UNSEEN_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// What JSON.stringify leaves as is but a reader's screen acts on or does not draw: as UNSAFE, less C0 (JSON escapes those).
+const UNSEEN_IN_JSON = /[\u007f-\u009f\u00ad\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /**
  * `JSON.stringify(value)` with every character that could reorder or hide what a person

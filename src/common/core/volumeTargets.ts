@@ -44,6 +44,25 @@ export function volumeListAddition(values: { workspaceValue?: unknown; globalVal
   return { scope: 'global', list: add(Array.isArray(values.globalValue) ? values.globalValue : []) };
 }
 
+/**
+ * Where Remove Volume takes `name` out of `ksm.volumes.list`: every scope whose list has it,
+ * so it leaves the view; but in Restricted Mode (`workspaceTrusted` false) the workspace's
+ * lists are not read, so they are not written either: removing a volume never edits an
+ * untrusted repository's `.vscode/settings.json`.
+ */
+export function volumeListRemovals(
+  values: { workspaceFolderValue?: unknown; workspaceValue?: unknown; globalValue?: unknown },
+  workspaceTrusted: boolean,
+  name: string,
+): Array<{ scope: 'workspaceFolder' | 'workspace' | 'global'; list: unknown[] }> {
+  const scopes = [
+    ['workspaceFolder', workspaceTrusted ? values.workspaceFolderValue : undefined],
+    ['workspace', workspaceTrusted ? values.workspaceValue : undefined],
+    ['global', values.globalValue],
+  ] as const;
+  return scopes.flatMap(([scope, list]) => (Array.isArray(list) && list.includes(name) ? [{ scope, list: list.filter((v) => v !== name) }] : []));
+}
+
 /** A volume as the view and the pickers show it. */
 export interface VolumeTarget {
   volume: string;

@@ -13,7 +13,15 @@
 //     PowerShell script that keeps the registry value's kind (REG_EXPAND_SZ stays one, so
 //     entries such as %USERPROFILE%\bin are not expanded in place) and tells running
 //     programs that the environment changed.
-import { posix, win32 } from 'node:path';
+//
+// The launcher's path is in a folder other programs write too (~/.local/bin): whatever is
+// there and is not a small regular file of ours (a symbolic link, a folder, a FIFO, someone
+// else's program) is never read through, written through or replaced (readLauncher), and the
+// launcher is written beside it and renamed into place (writeLauncher), so a link at the path
+// is replaced rather than followed and a shell running the old script never reads half a file.
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, posix, win32 } from 'node:path';
 import { launcherScript } from './mcpLaunch';
 
 /** The words every launcher KSM Assistant writes carries: a file without them is someone else's and is never replaced. */
@@ -73,16 +81,85 @@ export function windowsLauncherScript(runtime: string, cliBundle: string): strin
 
 export type InstallDecision = 'write' | 'unchanged' | 'foreign';
 
-/** What to do with the launcher's path: `existing` is the file there now (undefined: none). */
-export function installDecision(existing: string | undefined, wanted: string): InstallDecision {
+/** At the launcher's path: something that is not a small regular file (readLauncher); never ours to read or replace. */
+export const NOT_A_FILE = Symbol('not a small regular file');
+
+/** What readLauncher found: nothing (undefined), a small regular file's text, or NOT_A_FILE. */
+export type LauncherOnDisk = string | undefined | typeof NOT_A_FILE;
+
+/** Far larger than any launcher written here (under 1 KB): a larger file is another program, not read whole. */
+export const LAUNCHER_MAX_BYTES = 64 * 1024;
+
+/** What to do with the launcher's path: `existing` is what readLauncher found there. */
+export function installDecision(existing: LauncherOnDisk, wanted: string): InstallDecision {
   if (existing === undefined) return 'write';
-  if (!existing.includes(LAUNCHER_MARK)) return 'foreign';
+  if (existing === NOT_A_FILE || !existing.includes(LAUNCHER_MARK)) return 'foreign';
   return existing === wanted ? 'unchanged' : 'write';
 }
 
 /** A refresh after an update: only a launcher we wrote that now points elsewhere is rewritten. */
-export function refreshNeeded(existing: string | undefined, wanted: string): boolean {
+export function refreshNeeded(existing: LauncherOnDisk, wanted: string): boolean {
   return existing !== undefined && installDecision(existing, wanted) === 'write';
+}
+
+/**
+ * What is at `path`, without following a link there: undefined when nothing is, the text of
+ * a regular file of at most LAUNCHER_MAX_BYTES, else NOT_A_FILE (a symbolic link, even to a
+ * launcher of ours; a folder; a FIFO, which a read would wait on for ever, at activation; a
+ * device; a large program). Opened without following a link and without blocking, and read
+ * only when it is the file that was looked at.
+ */
+export function readLauncher(path: string): LauncherOnDisk {
+  let seen;
+  try {
+    seen = lstatSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+  if (!seen.isFile() || seen.size > LAUNCHER_MAX_BYTES) return NOT_A_FILE;
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    // Replaced since it was looked at (by a link: ELOOP) or gone: not the file that was judged.
+    if (['ELOOP', 'ENOENT', 'EMLINK'].includes((error as NodeJS.ErrnoException).code ?? '')) return NOT_A_FILE;
+    throw error;
+  }
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile() || opened.dev !== seen.dev || opened.ino !== seen.ino || opened.size > LAUNCHER_MAX_BYTES) return NOT_A_FILE;
+    const buffer = Buffer.alloc(LAUNCHER_MAX_BYTES + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+    return length > LAUNCHER_MAX_BYTES ? NOT_A_FILE : buffer.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes the launcher: a new file beside the target (created, never opened through a link),
+ * renamed over the target. A link at the target is replaced, its destination untouched; two
+ * windows writing at once each rename a whole file; a shell running the old launcher keeps
+ * reading the old file.
+ */
+export function writeLauncher(target: Pick<LauncherTarget, 'path' | 'content' | 'mode'>): void {
+  const folder = dirname(target.path);
+  mkdirSync(folder, { recursive: true });
+  const temp = join(folder, `.${basename(target.path)}.${randomBytes(6).toString('hex')}.tmp`);
+  writeFileSync(temp, target.content, { mode: target.mode, flag: 'wx' });
+  try {
+    renameSync(temp, target.path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
 }
 
 /** Whether `folder` is one of PATH's entries (Windows: any case, with or without a trailing `\`, environment variables expanded). */

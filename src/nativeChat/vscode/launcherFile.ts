@@ -2,12 +2,11 @@
 // keeping an installed one pointing at this extension's bundle. Its own module, loaded just
 // after activation for that check, so the check loads no more than it needs (no hashing,
 // no child processes: mcpServerProvider.ts has those).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/vscode/services';
-import { launcherTarget, refreshNeeded, type LauncherTarget } from '../core/launcherInstall';
+import { launcherTarget, readLauncher, refreshNeeded, writeLauncher, type LauncherTarget } from '../core/launcherInstall';
 
 export function cliBundle(context: vscode.ExtensionContext): string {
   return join(context.extensionPath, 'dist', 'cli.js');
@@ -18,20 +17,16 @@ export function launcher(context: vscode.ExtensionContext): LauncherTarget {
   return launcherTarget({ platform: process.platform, env: process.env, home: homedir(), runtime: process.execPath, cliBundle: cliBundle(context) });
 }
 
-export function readIfThere(path: string): string | undefined {
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-}
-
 /**
  * Keeps an installed launcher pointing at this extension's bundle after an update moved it
  * (VS Code's own shell command is a link into the app that moves the same way). Never
- * touches a file it did not write.
+ * touches a file it did not write, nor anything through a link (launcherInstall.ts).
  */
 export function refreshInstalledLauncher(context: vscode.ExtensionContext, log: ExtensionServices['log']): void {
   const target = launcher(context);
   try {
-    if (refreshNeeded(readIfThere(target.path), target.content)) {
-      writeFileSync(target.path, target.content, { mode: target.mode });
+    if (refreshNeeded(readLauncher(target.path), target.content)) {
+      writeLauncher(target);
       log.info(`[mcp] updated ${target.path} to this version of the extension`);
     }
   } catch (error) {

@@ -7,15 +7,14 @@
 // the provider VS Code holds from activation is in mcpServerRegistration.ts.
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import { promptForApiKey } from '../../common/vscode/apiKey';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { settings } from '../../common/vscode/settings';
-import { ADD_TO_USER_PATH_SCRIPT, installDecision, onPath, powershellCommand } from '../core/launcherInstall';
+import { ADD_TO_USER_PATH_SCRIPT, installDecision, onPath, powershellCommand, readLauncher, writeLauncher } from '../core/launcherInstall';
 import { agentConfigs, vscodeLaunch, type AgentClient, type McpSettings } from '../core/mcpLaunch';
-import { cliBundle, launcher, readIfThere } from './launcherFile';
+import { cliBundle, launcher } from './launcherFile';
 import type { McpStdioServerDefinition, McpStdioServerDefinitionCtor } from './mcpServerRegistration';
 
 function mcpSettings(): McpSettings {
@@ -70,12 +69,11 @@ async function addToWindowsPath(services: ExtensionServices, folder: string): Pr
 /** KSM: Install 'ksm' Command in PATH: the launcher's path, or undefined when it was not installed (the user was told why). */
 export async function installKsmCommand(services: ExtensionServices): Promise<string | undefined> {
   const target = launcher(services.context);
-  if (installDecision(readIfThere(target.path), target.content) === 'foreign') {
+  if (installDecision(readLauncher(target.path), target.content) === 'foreign') {
     void vscode.window.showErrorMessage(vscode.l10n.t('{0} exists and was not installed by KSM Assistant; it was left alone.', target.path));
     return undefined;
   }
-  mkdirSync(target.folder, { recursive: true });
-  writeFileSync(target.path, target.content, { mode: target.mode });
+  writeLauncher(target);
   services.log.info(`[mcp] installed ${target.path}`);
   if (onPath(process.env.PATH, target.folder, process.platform, process.env)) {
     void vscode.window.showInformationMessage(vscode.l10n.t("Installed 'ksm' in {0}. Open a new terminal and run: ksm --help", target.path));
@@ -97,8 +95,13 @@ export async function useKsmInOtherAgents(services: ExtensionServices): Promise<
     cursor: vscode.l10n.t('Cursor'),
     claudeDesktop: vscode.l10n.t('Claude Desktop'),
   };
-  let command = launcher(services.context).path;
-  if (!existsSync(command)) {
+  const target = launcher(services.context);
+  let command = target.path;
+  const existing = readLauncher(command);
+  if (installDecision(existing, target.content) === 'foreign') {
+    // Someone else's `ksm` (or a link) is at that path: the configuration would start that program. The install says so and stops.
+    if (!(await installKsmCommand(services))) return;
+  } else if (existing === undefined) {
     const choice = await vscode.window.showInformationMessage(
       vscode.l10n.t("Other agents start KSM's MCP server with the 'ksm' command. Install it in PATH first, so the configuration keeps working after the extension updates?"),
       { modal: true },

@@ -59,3 +59,17 @@ export function describeFileList(names: readonly string[], shown = 3): string {
   if (quoted.length <= shown) return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
   return `${quoted.slice(0, shown).join(', ')} and ${quoted.length - shown} more`;
 }
+
+/**
+ * The delete confirmation's question: the files by their names as the service has them
+ * (describeFileList: escaped, invisible characters shown, bounded) and the volume or volumes
+ * they leave (`volumeName`: "My files" for the user's own), so "notes.md" of a shared volume
+ * is not taken for the one in My files.
+ */
+export function deleteQuestion(files: readonly FileToDelete[], volumeName: (volume: string) => string): string {
+  const names = describeFileList(files.map((f) => f.filename));
+  const volumes = [...new Set(files.map((f) => f.volume))].map((v) => `'${shownInMessage(shownInput(volumeName(v), NAME_IN_MESSAGE))}'`);
+  if (files.length === 1) return l10n.t('Delete {0} from {1}?', names, volumes[0]!);
+  if (volumes.length === 1) return l10n.t('Delete {0} files from {1}: {2}?', files.length, volumes[0]!, names);
+  return l10n.t('Delete {0} files from {1} volumes ({2}): {3}?', files.length, volumes.length, volumes.join(', '), names);
+}

@@ -4,9 +4,9 @@ import * as vscode from 'vscode';
 import type { AgentFileRef } from '../../api/types';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { fileSortOrders } from '../core/fileDisplay';
-import { deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
+import { deleteQuestion, deleteSelectedFiles, describeFileList } from '../core/fileDeletion';
 import { matchCountText, VolumeSearch } from '../core/fileSearch';
-import { volumeDisplayName, volumeListAddition, volumeNameProblem } from '../../common/core/volumeTargets';
+import { volumeDisplayName, volumeListAddition, volumeListRemovals, volumeNameProblem } from '../../common/core/volumeTargets';
 import { inspectSetting, personalVolume, settings, updateSetting } from '../../common/vscode/settings';
 import type { FileNode, VolumeNode, VolumesNode } from './volumeNodes';
 import type { VolumesTreeProvider } from './volumesTree';
@@ -49,19 +49,9 @@ export function registerVolumeCommands(
 
   services.registerCommand(COMMAND.volumesRemove, async (node?: VolumeNode) => {
     if (node?.kind !== 'volume' || node.personal) return;
-    const inspected = inspectSetting('volumesList');
-    const scopes: Array<[unknown, vscode.ConfigurationTarget]> = [
-      [inspected?.workspaceFolderValue, vscode.ConfigurationTarget.WorkspaceFolder],
-      [inspected?.workspaceValue, vscode.ConfigurationTarget.Workspace],
-      [inspected?.globalValue, vscode.ConfigurationTarget.Global],
-    ];
-    for (const [values, target] of scopes) {
-      if (Array.isArray(values) && values.includes(node.volume))
-        await updateSetting(
-          'volumes.list',
-          values.filter((v) => v !== node.volume),
-          target,
-        );
+    const targets = { workspaceFolder: vscode.ConfigurationTarget.WorkspaceFolder, workspace: vscode.ConfigurationTarget.Workspace, global: vscode.ConfigurationTarget.Global };
+    for (const { scope, list } of volumeListRemovals(inspectSetting('volumesList') ?? {}, vscode.workspace.isTrusted, node.volume)) {
+      await updateSetting('volumes.list', list, targets[scope]);
     }
   });
 
@@ -130,10 +120,12 @@ export function registerVolumeCommands(
   services.registerCommand(COMMAND.filesDelete, async (node?: VolumesNode, selected?: VolumesNode[]) => {
     const files = node || selected?.length ? selectedFiles(node, selected) : selectedFiles(undefined, [...view.selection]);
     if (files.length === 0) return;
-    const names = files.map((f) => f.file.filename);
     const deleteLabel = vscode.l10n.t('Delete');
     const answer = await vscode.window.showWarningMessage(
-      files.length === 1 ? vscode.l10n.t('Delete {0}?', describeFileList(names)) : vscode.l10n.t('Delete {0} files: {1}?', files.length, describeFileList(names)),
+      deleteQuestion(
+        files.map((f) => ({ volume: f.volume, uuid: f.file.uuid, filename: f.file.filename })),
+        (volume) => volumeDisplayName(volume, personalVolume()),
+      ),
       { modal: true, detail: vscode.l10n.t('The files are removed from the volume with their chunks and vectors. This cannot be undone.') },
       deleteLabel,
     );
