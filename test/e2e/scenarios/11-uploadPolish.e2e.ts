@@ -238,7 +238,11 @@ describe('Scenario 11: upload and Volumes polish (issue 14: defects 8, 9, 10, 17
     await workbench.page.keyboard.press('Delete');
     const confirm = workbench.dialogButton('Delete');
     await confirm.waitFor({ timeout: 10_000 });
-    assert.match(await workbench.page.locator('.monaco-dialog-box').innerText(), /Delete "from-elsewhere\.txt"\?/);
+    assert.match(
+      await workbench.page.locator('.monaco-dialog-box').innerText(),
+      new RegExp(`Delete "from-elsewhere\\.txt" from '${VOLUME}'\\?`),
+      'the question names the file and the volume it leaves',
+    );
     await confirm.click();
     await eventually(
       async () => (await workbench.volumesRow('from-elsewhere.txt').count()) === 0 && !(await stored()).includes('from-elsewhere.txt'),
