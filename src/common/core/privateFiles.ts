@@ -62,8 +62,13 @@ const PRIVATE_FOLDERS = new Map<string, () => string>([
   ['.aws', () => l10n.t("inside '.aws/': cloud credentials")],
 ]);
 
-/** A private key's armour anywhere at a line start (RSA, EC, OPENSSH, ENCRYPTED, PGP …), or a PuTTY key. */
-const PRIVATE_KEY_HEADER = /^\s*(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-)/m;
+/**
+ * A private key's armour anywhere at a line start (RSA, EC, OPENSSH, ENCRYPTED, PGP …), or a
+ * PuTTY key; or the armour inside a line followed by key material, as a JSON string holds it
+ * (a cloud service account's `"private_key": "-----BEGIN PRIVATE KEY-----\nMIIE…"`). Prose
+ * that names the header ("starts with -----BEGIN RSA PRIVATE KEY----- and …") is no key.
+ */
+const PRIVATE_KEY_HEADER = /^\s*(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-)|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\\[rn]|\s)+[A-Za-z0-9+/=]{16}/m;
 /** How much of a file is read to look for a key header. */
 export const PRIVATE_KEY_SNIFF_BYTES = 64 * 1024;
 
@@ -185,4 +190,134 @@ function isInside(path: string, root: string): boolean {
 
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
+}
+
+// ---------------------------------------------------------------------------------------
+// Chat context: the one rule for a local file's text sent with a question (`@ksm`'s #file,
+// #selection and VS Code's implicit current-file reference; the panel's Ask About File and
+// Ask About Selection chips). Like Copilot's content exclusion, it holds whatever the
+// settings say and whatever the workspace's trust: nothing a workspace controls (its
+// settings, its `.gitignore`) can switch it off, only leave more out.
+//
+// - A private key in the text itself is never sent, whoever attached it and whatever the
+//   file is called (a selection of a key pasted into `notes.md`, an unsaved editor).
+// - A private file by name or folder (`.env`, `id_rsa`, `*.pem`, `.git/…`, `.ssh/…`; the
+//   real path too, so a symlink named `notes.md` to `~/.ssh/id_rsa` counts) and a file
+//   matching `ksm.upload.exclude` (the user's own "never send" list) are never sent either:
+//   no opt-in, as Copilot's content exclusion has none. Paste the lines you mean into the
+//   question instead: typed text is the user's own, and a key in it is still left out by
+//   the model picker's path (privateKeysRemoved).
+// - A file VS Code attached by itself (an implicit reference) is also left out when it is
+//   ignored by `.gitignore` or `files.exclude`; attaching that exact file explicitly
+//   (#file) is the user's consent, and the note says so.
+// Every file left out gets one visible, escaped line saying which and why (chatContextNote).
+
+/** Where a chat's context text comes from. */
+export interface ChatContextSource {
+  /** The local file (absent for an unsaved, untitled editor: only its text is checked). */
+  path?: string;
+  /** The text that would be sent: the whole file, a selection, an editor's unsaved text. */
+  text: string;
+  /** VS Code attached it by itself (its implicit current-file, selection or viewport reference), not the user. */
+  implicit: boolean;
+}
+
+export type ChatContextDecision =
+  | { send: true }
+  /** `attachToSend`: the file is left out only because VS Code attached it by itself; attaching it explicitly sends it. */
+  | { send: false; reason: string; attachToSend: boolean; display?: string };
+
+/** Why a text holds a private key, or undefined (the whole text: a key past the first 64 KB counts too). */
+export function privateKeyTextReason(text: string): string | undefined {
+  return PRIVATE_KEY_HEADER.test(text) ? l10n.t('contains a private key (a "-----BEGIN … PRIVATE KEY-----" header)') : undefined;
+}
+
+/** Whether this text may go to the service as chat context. Fails closed: a path that cannot be checked is left out. */
+export async function chatContextDecision(source: ChatContextSource, rules: PrivateFileRules): Promise<ChatContextDecision> {
+  const key = privateKeyTextReason(source.text);
+  if (key) return { send: false, reason: key, attachToSend: false };
+  if (source.path === undefined) return { send: true };
+  try {
+    return await chatContextPathDecision(source.path, source.implicit, rules);
+  } catch (error) {
+    return { send: false, reason: l10n.t('could not be checked ({0}), so it is not sent', (error as NodeJS.ErrnoException).code ?? 'error'), attachToSend: false };
+  }
+}
+
+async function chatContextPathDecision(path: string, implicit: boolean, rules: PrivateFileRules): Promise<ChatContextDecision> {
+  const lexical = resolve(path);
+  const real = await realpath(lexical).catch(() => lexical);
+  const roots = await Promise.all(rules.workspaceRoots.map(async (r) => ({ lexical: resolve(r), real: await realpath(r).catch(() => resolve(r)) })));
+  // Each path as its workspace folder sees it (`/`-separated, relative), or whole when it lies outside every folder.
+  const views = [lexical, real].map((p) => {
+    const root = roots.find((r) => isInside(p, r.lexical) || isInside(p, r.real));
+    const base = root ? (isInside(p, root.lexical) ? root.lexical : root.real) : undefined;
+    return { path: p, root: base, rel: base ? toPosix(relative(base, p)) : toPosix(p).replace(/^[A-Za-z]:/, '').replace(/^\/+/, '') };
+  });
+  const display = views[0]!.root ? views[0]!.rel : basename(lexical);
+  const leftOut = (reason: string, attachToSend = false): ChatContextDecision => ({ send: false, reason, attachToSend, display });
+  for (const view of views) {
+    const reason = privateFolderReason(view.rel) ?? credentialNameReason(basename(view.rel));
+    if (reason) return leftOut(reason);
+  }
+  const inside = views.filter((v) => v.root !== undefined);
+  for (const [setting, globs, always] of [
+    ['ksm.upload.exclude', rules.uploadExclude, true],
+    ['files.exclude', rules.filesExclude, false],
+  ] as const) {
+    if (!always && !implicit) continue;
+    const costly = globs.find((g) => globCostProblem(g) !== undefined);
+    if (costly) return leftOut(l10n.t("cannot be checked against {0}: the pattern '{1}' is too complex to match safely", setting, shownInput(costly, 120)), !always);
+    const glob = globs.find((g) => inside.some((v) => picomatch(g, { dot: true })(v.rel)));
+    if (glob) return leftOut(l10n.t("is excluded by {0} ('{1}')", setting, shownInput(glob, 120)), !always);
+  }
+  if (implicit) {
+    for (const view of inside) {
+      if (await isGitignored(view.path, view.root!)) return leftOut(l10n.t('is ignored by .gitignore (ignored files are often local secrets or build output)'), true);
+    }
+  }
+  return { send: true };
+}
+
+/**
+ * The one line that says a file was left out of a question, and why: plain text, its name
+ * escaped (`shownInput`); a Markdown front end escapes the whole line (`markdownText`).
+ */
+export function chatContextNote(name: string, decision: Extract<ChatContextDecision, { send: false }>): string {
+  const what = shownInput(decision.display ?? name, 200);
+  return decision.attachToSend
+    ? l10n.t("Left out: '{0}' {1}. VS Code attached it by itself; attach it with #file to send it.", what, decision.reason)
+    : l10n.t("Left out: '{0}' {1}. Private files are never sent as chat context.", what, decision.reason);
+}
+
+/** An armoured private key from its header to its footer (or the text's end), or a PuTTY key to its MAC line (or the end). */
+const PRIVATE_KEY_BLOCK = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$(?![\s\S]))|PuTTY-User-Key-File-[\s\S]*?(?:^Private-MAC:[^\r\n]*|$(?![\s\S]))/gm;
+/** Key material right after an armour header: whitespace (or a JSON string's `\\n`), then base64. */
+const KEY_MATERIAL = /^-----BEGIN [^-]*-----(?:\\[rn]|\s)+[A-Za-z0-9+/=]{16}/;
+
+/**
+ * The text with every private key in it replaced by a one-line note: for text the extension
+ * did not compose and cannot trace to a file (the messages another chat participant hands
+ * the KSM model in VS Code's model picker, a tool's result, the user's typed question). What
+ * counts as a key is privateKeyTextReason's test; its armour is cut out, the rest is kept.
+ */
+export function privateKeysRemoved(text: string): { text: string; removed: number } {
+  if (!privateKeyTextReason(text)) return { text, removed: 0 };
+  const pattern = new RegExp(PRIVATE_KEY_BLOCK.source, PRIVATE_KEY_BLOCK.flags);
+  let out = '';
+  let kept = 0;
+  let removed = 0;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    const atLineStart = /^\s*$/.test(text.slice(text.lastIndexOf('\n', match.index - 1) + 1, match.index));
+    if (!atLineStart && !KEY_MATERIAL.test(match[0])) {
+      // Prose that only names the header inside a line: kept, and the search goes on right after that header (a key may follow).
+      pattern.lastIndex = match.index + (/^-----BEGIN [^-]*-----/.exec(match[0])?.[0].length ?? 1);
+      continue;
+    }
+    out += text.slice(kept, match.index) + l10n.t('[a private key was left out: private keys are never sent]');
+    kept = match.index + match[0].length;
+    removed++;
+    if (match[0].length === 0) pattern.lastIndex++;
+  }
+  return { text: out + text.slice(kept), removed };
 }
