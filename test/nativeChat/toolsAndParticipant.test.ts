@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { askAgent, citedFiles, parseCommand, questionWithContext, RecentUploads, uploadStatusText, type ParticipantEvent } from '../../src/nativeChat/core/participant';
+import { askAgent, citedFiles, isImplicitReference, parseCommand, participantQuestion, questionWithContext, RecentUploads, uploadStatusText, type ParticipantEvent } from '../../src/nativeChat/core/participant';
 import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
 import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment } from '../../src/nativeChat/core/toolRuns';
 import {
@@ -348,6 +348,49 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     }
     assert.match(status, /\*\*team\\-docs\*\*\n- release\\-process\\\.md: `done`/);
     assert.match(await uploadStatusText(h.client(), new RecentUploads()), /^No uploads from this window yet/);
+  });
+
+  it('@ksm: private files never join the question, attached or implicit; each left out is named in one escaped line', async () => {
+    const dir = join(workspace, 'context');
+    mkdirSync(join(dir, '.git'), { recursive: true });
+    writeFileSync(join(dir, '.env'), 'API_TOKEN=s3cret\n');
+    writeFileSync(join(dir, '.git', 'config'), '[credential]\n');
+    writeFileSync(join(dir, 'id_rsa'), 'k\n');
+    writeFileSync(join(dir, '.gitignore'), 'local.md\n');
+    writeFileSync(join(dir, 'local.md'), 'mine\n');
+    const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----\n';
+    const rules = { workspaceRoots: [workspace], filesExclude: [], uploadExclude: [] };
+    const ref = (file: string, text: string, implicit: boolean) => ({ name: file.split('/').pop()!, languageId: 'plaintext', text, path: join(workspace, file), implicit });
+    const { question, leftOut } = await participantQuestion(
+      'What is in these?',
+      [
+        ref('context/.env', 'API_TOKEN=s3cret\n', true), // VS Code's implicit current-file reference
+        ref('context/.env', 'API_TOKEN=s3cret\n', false), // the same file, attached with #file
+        ref('context/.git/config', '[credential]\n', false),
+        ref('context/id_rsa', 'k\n', false),
+        { ...ref('notes.txt', `notes\n${key}`, false), lines: { start: 1, end: 4 } }, // a selection holding a key
+        ref('context/local.md', 'mine\n', true), // gitignored, implicit: left out, may be attached
+        ref('notes.txt', 'Meeting notes about the garden party.\n', true),
+      ],
+      rules,
+    );
+    for (const secret of ['s3cret', '[credential]', 'b3BlbnNz', 'mine']) assert.ok(!question.includes(secret), `${secret} must not be sent: ${question}`);
+    assert.match(question, /^`notes\.txt`:\n\n```plaintext\nMeeting notes about the garden party\.\n```\n\nWhat is in these\?$/);
+    assert.equal(leftOut.length, 6, leftOut.join('\n'));
+    assert.match(leftOut[0]!, /^Left out: 'context\/\.env' looks like a credential: .*Private files are never sent as chat context\.$/);
+    assert.match(leftOut[2]!, /^Left out: 'context\/\.git\/config' inside '\.git\/'/);
+    assert.match(leftOut[3]!, /^Left out: 'context\/id_rsa' looks like a credential: SSH keys/);
+    assert.match(leftOut[4]!, /^Left out: 'notes\.txt' contains a private key/);
+    assert.match(leftOut[5]!, /^Left out: 'context\/local\.md' is ignored by \.gitignore .*attach it with #file to send it\.$/);
+    assert.ok(leftOut.every((line) => !line.includes('\n')), 'one line each');
+    // Attached explicitly, the gitignored file goes; a key pasted into the prompt never does.
+    const explicit = await participantQuestion(`Check this:\n${key}`, [ref('context/local.md', 'mine\n', false)], rules);
+    assert.match(explicit.question, /^`local\.md`:\n\n```plaintext\nmine\n```\n\nCheck this:\n\[a private key was left out/);
+    assert.ok(!explicit.question.includes('b3BlbnNz'));
+    assert.deepEqual(explicit.leftOut, ['Left out: a private key pasted into the question. Private keys are never sent.']);
+    assert.equal(isImplicitReference('vscode.implicit.file'), true);
+    assert.equal(isImplicitReference('vscode.implicit.selection'), true);
+    assert.equal(isImplicitReference('vscode.file'), false);
   });
 
   it('@ksm: a wrong key ends with the panel\u2019s sentence, a stop ends quietly', async () => {

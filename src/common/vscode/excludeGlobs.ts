@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { settings } from './settings';
+import type { PrivateFileRules } from '../core/privateFiles';
 
 /**
  * The globs a folder upload and a folder sync skip, besides `.gitignore`: the `files.exclude`
@@ -17,4 +18,17 @@ export function filesExcludeGlobs(): string[] {
   return Object.entries(filesExclude ?? {})
     .filter(([, value]) => value === true)
     .map(([glob]) => glob);
+}
+
+/**
+ * The private-file rules as this window sets them: its local workspace folders and both
+ * exclude settings. The upload tool, `@ksm`'s references and the panel's Ask About chips
+ * read them here, so they judge a file alike (src/common/core/privateFiles.ts decides).
+ */
+export function privateFileRules(): PrivateFileRules {
+  return {
+    workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+    filesExclude: filesExcludeGlobs(),
+    uploadExclude: settings.uploadExclude(),
+  };
 }

@@ -12,6 +12,7 @@ import { AnswerFailedError } from './modelResponse';
 import { volumeLabel } from './volumeTools';
 import { PARTICIPANT_ID } from '../../common/core/contributionIds';
 import { markdownCode, markdownText, shownInput } from '../../common/core/untrustedText';
+import { chatContextDecision, chatContextNote, privateKeysRemoved, type PrivateFileRules } from '../../common/core/privateFiles';
 
 export type { SourceCitation };
 
@@ -30,6 +31,38 @@ export interface ContextReference {
   languageId: string;
   text: string;
   lines?: { start: number; end: number };
+  /** The local file it was read from (absent for an untitled editor). */
+  path?: string;
+  /** VS Code attached it by itself (its current-file, selection or viewport reference), not the user. */
+  implicit?: boolean;
+}
+
+/** A VS Code reference the user did not pick: `vscode.implicit.file`, `.selection`, `.viewport`. */
+export function isImplicitReference(id: string): boolean {
+  return id.startsWith('vscode.implicit');
+}
+
+/**
+ * The question `@ksm` sends (/ask and /chat alike): each reference judged by the one
+ * chat-context rule (privateFiles.ts) before questionWithContext fences it, and a private
+ * key the user pasted into the prompt cut out. `leftOut` has one plain line per reference
+ * left out (which file and why) and per key cut; the adapter shows them, escaped.
+ */
+export async function participantQuestion(
+  prompt: string,
+  references: readonly ContextReference[],
+  rules: PrivateFileRules,
+): Promise<{ question: string; omitted: string[]; leftOut: string[] }> {
+  const leftOut: string[] = [];
+  const sent: ContextReference[] = [];
+  for (const ref of references) {
+    const decision = await chatContextDecision({ path: ref.path, text: ref.text, implicit: ref.implicit ?? false }, rules);
+    if (decision.send) sent.push(ref);
+    else leftOut.push(chatContextNote(ref.name, decision));
+  }
+  const typed = privateKeysRemoved(prompt);
+  if (typed.removed > 0) leftOut.push(l10n.t('Left out: a private key pasted into the question. Private keys are never sent.'));
+  return { ...questionWithContext(typed.text, sent), leftOut };
 }
 
 /**

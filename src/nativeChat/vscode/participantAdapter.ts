@@ -17,7 +17,8 @@ import {
   type AnswerCitations,
   type SourceCitation,
   PARTICIPANT_ID,
-  questionWithContext,
+  participantQuestion,
+  isImplicitReference,
   uploadStatusText,
   type ContextReference,
   type RecentUploads,
@@ -26,6 +27,7 @@ import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBoo
 import { planUpload, runVolumeTool, UploadConfirmations } from '../core/toolRuns';
 import { TOOL_NAMES } from '../core/volumeTools';
 import { toolContext, uploadEnvironment } from './volumeToolsAdapter';
+import { privateFileRules } from '../../common/vscode/excludeGlobs';
 import { errorMessage } from '../../api/errors';
 import { messageWithFix } from '../../common/core/errorFixes';
 import { CITATION_SCHEME } from '../../chat/chatFeature';
@@ -82,8 +84,8 @@ async function ask(
   stream: vscode.ChatResponseStream,
   signal: AbortSignal,
 ): Promise<vscode.ChatResult> {
-  const references = await readReferences(request.references);
-  const { question, omitted } = questionWithContext(request.prompt, references);
+  const { question, omitted, leftOut } = await participantQuestion(request.prompt, await readReferences(request.references), privateFileRules());
+  showLeftOut(stream, leftOut);
   if (!question) return { errorDetails: { message: vscode.l10n.t('Ask a question after @ksm, for example "@ksm what does the release checklist say?"') } };
   if (omitted.length) stream.markdown(vscode.l10n.t('_Left out (too large to send): {0}._\n\n', omitted.join(', ')));
   const earlier = context.history.filter((turn): turn is vscode.ChatResponseTurn => turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID);
@@ -122,7 +124,8 @@ async function ask(
 
 /** `/chat`: a plain completion with the model picked in VS Code's chat, no retrieval. */
 async function plainChat(request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
-  const { question, omitted } = questionWithContext(request.prompt, await readReferences(request.references));
+  const { question, omitted, leftOut } = await participantQuestion(request.prompt, await readReferences(request.references), privateFileRules());
+  showLeftOut(stream, leftOut);
   if (!question) return { errorDetails: { message: vscode.l10n.t('Type a message after /chat.') } };
   if (omitted.length) stream.markdown(vscode.l10n.t('_Left out (too large to send): {0}._\n\n', omitted.join(', ')));
   const response = await request.model.sendRequest([vscode.LanguageModelChatMessage.User(question)], {}, token);
@@ -153,7 +156,16 @@ async function upload(services: ExtensionServices, recent: RecentUploads, reques
   return result.ok ? { metadata: { command: 'upload' } satisfies ParticipantMetadata } : { errorDetails: { message: result.text.split('\n')[0] ?? vscode.l10n.t('The upload failed.') } };
 }
 
-/** #file, #selection and editor references as text; anything else (images, tools, strings) is skipped. */
+/** The private files left out of the question, a line each: visible, every word escaped (the names are the workspace's). */
+function showLeftOut(stream: vscode.ChatResponseStream, leftOut: readonly string[]): void {
+  for (const line of leftOut) stream.markdown(`_${markdownText(line)}_\n\n`);
+}
+
+/**
+ * #file, #selection and editor references as text, with the file they came from and whether
+ * VS Code attached them by itself (participantQuestion judges them); anything else (images,
+ * tools, strings) is skipped.
+ */
 async function readReferences(references: readonly vscode.ChatPromptReference[]): Promise<ContextReference[]> {
   const out: ContextReference[] = [];
   for (const ref of references) {
@@ -162,12 +174,16 @@ async function readReferences(references: readonly vscode.ChatPromptReference[])
     const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
     if (uri?.scheme === CITATION_SCHEME) continue;
     try {
+      // An untitled editor has no file: only its text is judged. Any other scheme (a `git:` diff of `.env`) is judged by its path's name and folders.
+      const origin = uri && uri.scheme !== 'untitled' ? { path: uri.fsPath } : {};
+      const implicit = isImplicitReference(ref.id);
       if (value instanceof vscode.Uri) {
         const document = await vscode.workspace.openTextDocument(value);
-        out.push({ name: basename(value.path), languageId: document.languageId, text: document.getText() });
+        out.push({ name: basename(value.path), languageId: document.languageId, text: document.getText(), implicit, ...origin });
       } else if (value instanceof vscode.Location) {
         const document = await vscode.workspace.openTextDocument(value.uri);
-        out.push({ name: basename(value.uri.path), languageId: document.languageId, text: document.getText(value.range), lines: { start: value.range.start.line + 1, end: value.range.end.line + 1 } });
+        const lines = { start: value.range.start.line + 1, end: value.range.end.line + 1 };
+        out.push({ name: basename(value.uri.path), languageId: document.languageId, text: document.getText(value.range), lines, implicit, ...origin });
       }
       // String values are VS Code's own prompt material (for example its skills index,
       // `vscode.customizations.index`), not the user's context: the agent gets none of it.

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { abortSignalFor } from '../../common/vscode/cancellation';
 import type { ExtensionServices } from '../../common/vscode/services';
-import { filesExcludeGlobs } from '../../common/vscode/excludeGlobs';
+import { privateFileRules } from '../../common/vscode/excludeGlobs';
 import { settings } from '../../common/vscode/settings';
 import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment, type VolumeToolName } from '../core/toolRuns';
 import { exactVolumeName, TOOL_NAMES, toolInvocationMessage, uploadConfirmation, type ToolContext } from '../core/volumeTools';
@@ -23,9 +23,7 @@ export function toolContext(services: ExtensionServices, signal?: AbortSignal): 
 
 export function uploadEnvironment(recent: RecentUploads, confirmations: UploadConfirmations): UploadEnvironment {
   return {
-    workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
-    filesExclude: filesExcludeGlobs(),
-    uploadExclude: settings.uploadExclude(),
+    ...privateFileRules(),
     trusted: vscode.workspace.isTrusted,
     confirmations,
     maxFileBytes: settings.maxFileSizeBytes(),
