@@ -3,7 +3,10 @@
 // code of one question, and the request: the code as fenced blocks before the question,
 // while the turn keeps only what the user typed.
 import { strict as assert } from 'node:assert';
-import { askAnyway, codeContextProblem, codeLabel, LARGE_FILE_CHARS, planAskAboutFile, planAskAboutSelection } from '../../src/chat/core/askAboutFile';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { askAnyway, codeContextProblem, codeLabel, LARGE_FILE_CHARS, planAskAboutCode, planAskAboutFile, planAskAboutSelection } from '../../src/chat/core/askAboutFile';
 import { createConversation, type CodeContext, type ModelOptions, type Turn } from '../../src/chat/core/conversationModel';
 import { agentSearchScope, buildAgentRequest, buildChatRequest, questionForModel } from '../../src/chat/core/requestBuilder';
 import { MAX_CODE_CONTEXT_CHARS, MAX_TEXT_CHARS } from '../../src/common/core/chatText';
@@ -124,5 +127,59 @@ describe('chat: code sent as context (Ask About Selection / File)', () => {
       buildAgentRequest(conversation, attached, []).files?.map((f) => f.file_id),
       ['f2', 'f3', 'f1'],
     );
+  });
+});
+
+describe('chat: Ask About File / Selection leave private files out (the chat-context rule)', () => {
+  const KEY = '-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX\n-----END RSA PRIVATE KEY-----\n';
+  let base: string;
+  let root: string;
+  const rules = () => ({ workspaceRoots: [root], filesExclude: ['**/*.gen.ts'], uploadExclude: ['config/prod.yaml'] });
+  before(() => {
+    base = mkdtempSync(join(tmpdir(), 'ksm-ask-about-'));
+    root = join(base, 'workspace');
+    mkdirSync(join(root, '.git'), { recursive: true });
+    mkdirSync(join(root, 'config'), { recursive: true });
+    mkdirSync(join(base, '.aws'), { recursive: true });
+    writeFileSync(join(root, 'release.py'), 'def ship():\n    return True\n');
+    writeFileSync(join(root, '.env.local'), 'TOKEN=s3cret\n');
+    writeFileSync(join(root, '.git', 'config'), '[credential]\n');
+    writeFileSync(join(root, 'config', 'prod.yaml'), 'db: x\n');
+    writeFileSync(join(root, '.gitignore'), 'local.py\n');
+    writeFileSync(join(root, 'local.py'), 'x = 1\n');
+    writeFileSync(join(root, 'api.gen.ts'), 'x\n');
+    writeFileSync(join(base, '.aws', 'credentials'), '[default]\n');
+    symlinkSync(join(base, '.aws', 'credentials'), join(root, 'notes.md'));
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+  const refused = async (file: string | undefined, text: string, why: RegExp, lines?: { start: number; end: number }) => {
+    const plan = await planAskAboutCode({ path: file && join(root, file), filename: file?.split('/').pop() ?? 'Untitled-1', languageId: 'plaintext', text, lines }, rules());
+    assert.equal(plan.kind, 'refuse', `${file} is not attached`);
+    const message = plan.kind === 'refuse' ? plan.message : '';
+    assert.match(message, why);
+    assert.equal(message.split('\n').length, 1, 'one line');
+    return message;
+  };
+
+  it('attaches an ordinary file, and a gitignored or files.exclude one the user asked about explicitly', async () => {
+    assert.deepEqual(await planAskAboutCode({ path: join(root, 'release.py'), filename: 'release.py', languageId: 'python', text: 'def ship():\n    return True\n' }, rules()), {
+      kind: 'attach',
+      code: { filename: 'release.py', languageId: 'python', text: 'def ship():\n    return True\n' },
+    });
+    assert.equal((await planAskAboutCode({ path: join(root, 'local.py'), filename: 'local.py', languageId: 'python', text: 'x = 1\n' }, rules())).kind, 'attach');
+    assert.equal((await planAskAboutCode({ path: join(root, 'api.gen.ts'), filename: 'api.gen.ts', languageId: 'typescript', text: 'x\n', lines: { start: 1, end: 1 } }, rules())).kind, 'attach');
+  });
+
+  it('refuses a credential, a file in .git/, a ksm.upload.exclude match and a symlink to ~/.aws/credentials, naming each and why', async () => {
+    assert.equal(await refused('.env.local', 'TOKEN=s3cret\n', /credential/), "Left out: '.env.local' looks like a credential: '.env*' files hold secrets. Private files are never sent as chat context.");
+    await refused('.git/config', '[credential]\n', /^Left out: '\.git\/config' inside '\.git\/'/);
+    await refused('.env.local', 'TOKEN', /credential/, { start: 1, end: 1 });
+    await refused('config/prod.yaml', 'db: x\n', /^Left out: 'config\/prod\.yaml' is excluded by ksm\.upload\.exclude/);
+    await refused('notes.md', '[default]\n', /^Left out: 'notes\.md' inside '\.aws\/'/);
+  });
+
+  it('refuses a private key by content: a selection of an ordinary file, an untitled editor', async () => {
+    await refused('release.py', `x\n${KEY}`, /^Left out: 'release\.py' contains a private key/, { start: 1, end: 4 });
+    await refused(undefined, KEY, /^Left out: 'Untitled-1' contains a private key/);
   });
 });

@@ -3,6 +3,8 @@
 // emulator answered, and the webview's editor/browser requests do only what they name.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { KsmClient } from '../../src/api/client';
@@ -49,13 +51,13 @@ describe('chat: VS Code integration', () => {
   it('attaches the selection as code context with the file name, language and lines', async () => {
     const editor = await openUntitled('const a = 1;\nconst b = 2;\nconst c = 3;\n', 'typescript');
     editor.selection = new vscode.Selection(1, 0, 2, 12);
-    const plan = askAboutSelectionPlan(editor);
+    const plan = await askAboutSelectionPlan(editor);
     assert.equal(plan?.kind, 'attach', 'a selection is attached');
     const code = plan?.kind === 'attach' ? plan.code : undefined;
     assert.match(code?.filename ?? '', /^Untitled-\d+$/);
     assert.deepEqual({ languageId: code?.languageId, lines: code?.lines, text: code?.text }, { languageId: 'typescript', lines: { start: 2, end: 3 }, text: 'const b = 2;\nconst c = 3;' });
     editor.selection = new vscode.Selection(0, 0, 0, 0);
-    assert.equal(askAboutSelectionPlan(editor), undefined, 'an empty selection gives nothing');
+    assert.equal(await askAboutSelectionPlan(editor), undefined, 'an empty selection gives nothing');
     editor.selection = new vscode.Selection(0, 0, 0, 12);
     // Runs the real command on the real editor; it must finish without an error notification.
     await vscode.commands.executeCommand('ksm.chat.askAboutSelection');
@@ -66,10 +68,24 @@ describe('chat: VS Code integration', () => {
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(path)));
     const content = editor.document.getText();
     assert.ok(content.length > 0 && !content.includes('```'), 'the fixture is a small markdown file without fences');
-    assert.deepEqual(askAboutFilePlan(editor.document), { kind: 'attach', code: { filename: 'release-process.md', languageId: 'markdown', text: content } });
+    assert.deepEqual(await askAboutFilePlan(editor.document), { kind: 'attach', code: { filename: 'release-process.md', languageId: 'markdown', text: content } });
     // The real command on the real editor: a small file must not raise the size question
     // (a modal would keep this promise from settling and time the test out).
     await vscode.commands.executeCommand('ksm.chat.askAboutFile');
+  });
+
+  it('refuses to attach a private file or a private key, naming which and why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ksm-ask-private-'));
+    writeFileSync(join(dir, '.env'), 'API_TOKEN=s3cret\n');
+    const env = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(join(dir, '.env'))));
+    const plan = await askAboutFilePlan(env.document);
+    assert.equal(plan.kind, 'refuse');
+    assert.match(plan.kind === 'refuse' ? plan.message : '', /^Left out: '\.env' looks like a credential: .*Private files are never sent as chat context\.$/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    const keyed = await openUntitled('notes\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----\n', 'plaintext');
+    keyed.selection = new vscode.Selection(0, 0, 4, 0);
+    const selection = await askAboutSelectionPlan(keyed);
+    assert.match(selection?.kind === 'refuse' ? selection.message : '', /contains a private key/);
   });
 
   it('exports a conversation the emulator answered as Markdown in a new editor', async () => {

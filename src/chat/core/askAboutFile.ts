@@ -6,6 +6,7 @@ import * as l10n from '@vscode/l10n';
 import { MAX_CODE_CONTEXT_CHARS } from '../../common/core/chatText';
 import { formatBytes } from '../../common/core/byteSize';
 import type { CodeContext } from './conversationModel';
+import { chatContextDecision, chatContextNote, type PrivateFileRules } from '../../common/core/privateFiles';
 
 export const askAnyway = (): string => l10n.t('Ask Anyway');
 
@@ -68,4 +69,30 @@ export function sameCode(a: NewCodeContext, b: NewCodeContext): boolean {
 /** "release.py · lines 3-9", or "release.py" for a whole file: chips, messages and the request alike. */
 export function codeLabel(code: Pick<CodeContext, 'filename' | 'lines'>): string {
   return code.lines ? `${code.filename} · lines ${code.lines.start}-${code.lines.end}` : code.filename;
+}
+
+/** The code an Ask About command read from the active editor. */
+export interface AskAboutSource {
+  /** The editor's local file (absent for an untitled editor: only its text is judged). */
+  path?: string;
+  filename: string;
+  languageId: string;
+  /** The whole file (Ask About File) or the selection (Ask About Selection). */
+  text: string;
+  /** The selection's lines; absent for a whole file. */
+  lines?: { start: number; end: number };
+}
+
+/**
+ * What Ask About File / Selection does: first the chat-context rule (privateFiles.ts), which
+ * refuses a private file or a private key whoever asks (the command is the user's explicit
+ * choice, so a gitignored file is attached), with its one line naming the file and why;
+ * then the size rules above.
+ */
+export async function planAskAboutCode(source: AskAboutSource, rules: PrivateFileRules): Promise<AskAboutCodePlan> {
+  const decision = await chatContextDecision({ path: source.path, text: source.text, implicit: false }, rules);
+  if (!decision.send) return { kind: 'refuse', message: chatContextNote(source.filename, decision) };
+  return source.lines
+    ? planAskAboutSelection(source.filename, source.languageId, source.text, source.lines)
+    : planAskAboutFile(source.filename, source.languageId, source.text);
 }

@@ -5,7 +5,9 @@ import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/vscode/services';
 import type { ChatSession } from '../panel/chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
-import { planAskAboutFile, planAskAboutSelection, type AskAboutCodePlan } from '../core/askAboutFile';
+import { planAskAboutCode, type AskAboutCodePlan } from '../core/askAboutFile';
+import { privateFileRules } from '../../common/vscode/excludeGlobs';
+import { shownInMessage } from '../../common/core/untrustedText';
 import { conversationPickEntry, conversationToMarkdown, fullTitle, matchSnippet } from '../core/conversationText';
 import type { Conversation } from '../core/conversationModel';
 import { COMMAND } from '../../common/core/contributionIds';
@@ -21,7 +23,8 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
   // next question; the composer keeps only what the user types.
   const attach = async (plan: AskAboutCodePlan): Promise<void> => {
     if (plan.kind === 'refuse') {
-      void vscode.window.showWarningMessage(plan.message);
+      // The message names the workspace's file: no link or control character of its name acts.
+      void vscode.window.showWarningMessage(shownInMessage(plan.message));
       return;
     }
     if (plan.kind === 'confirm' && (await vscode.window.showWarningMessage(plan.message, { modal: true }, plan.confirmLabel)) !== plan.confirmLabel) return;
@@ -34,7 +37,7 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
   };
   services.registerCommand(COMMAND.chatAskAboutSelection, async () => {
     const editor = vscode.window.activeTextEditor;
-    const plan = editor ? askAboutSelectionPlan(editor) : undefined;
+    const plan = editor ? await askAboutSelectionPlan(editor) : undefined;
     if (!plan) {
       void vscode.window.showInformationMessage(vscode.l10n.t('Select some code in an editor first.'));
       return;
@@ -47,7 +50,7 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
       void vscode.window.showInformationMessage(vscode.l10n.t('Open a file in an editor first.'));
       return;
     }
-    await attach(askAboutFilePlan(editor.document));
+    await attach(await askAboutFilePlan(editor.document));
   });
   services.registerCommand(COMMAND.chatConversations, () => pickConversation(session()).then((picked) => (picked ? view.reveal() : undefined)));
   // The palette's way to the agent's context (the Volumes…/Files… buttons above the
@@ -86,18 +89,24 @@ export function registerChatCommands(services: ExtensionServices, session: () =>
   });
 }
 
-/** What Ask About File does with this document: attach it, ask first, or refuse. */
-export function askAboutFilePlan(document: vscode.TextDocument): AskAboutCodePlan {
-  return planAskAboutFile(fileNameOf(document), document.languageId, document.getText());
+/** What Ask About File does with this document: attach it, ask first, or refuse (a private file, or too large). */
+export function askAboutFilePlan(document: vscode.TextDocument): Promise<AskAboutCodePlan> {
+  return planAskAboutCode({ ...originOf(document), filename: fileNameOf(document), languageId: document.languageId, text: document.getText() }, privateFileRules());
 }
 
 /** What Ask About Selection does with the editor's selection, or undefined when nothing is selected. */
-export function askAboutSelectionPlan(editor: vscode.TextEditor): AskAboutCodePlan | undefined {
+export async function askAboutSelectionPlan(editor: vscode.TextEditor): Promise<AskAboutCodePlan | undefined> {
   const selection = editor.selection;
   const code = editor.document.getText(selection);
   if (selection.isEmpty || code.trim() === '') return undefined;
   const endLine = selection.end.character === 0 && selection.end.line > selection.start.line ? selection.end.line : selection.end.line + 1;
-  return planAskAboutSelection(fileNameOf(editor.document), editor.document.languageId, code, { start: selection.start.line + 1, end: endLine });
+  const lines = { start: selection.start.line + 1, end: endLine };
+  return planAskAboutCode({ ...originOf(editor.document), filename: fileNameOf(editor.document), languageId: editor.document.languageId, text: code, lines }, privateFileRules());
+}
+
+/** The document's file for the chat-context rule: none for an untitled editor, else its path (a `git:` diff of `.env` is judged by its name too). */
+function originOf(document: vscode.TextDocument): { path?: string } {
+  return document.isUntitled ? {} : { path: document.uri.fsPath };
 }
 
 export async function openMarkdownExport(conversation: Conversation): Promise<vscode.TextEditor> {
