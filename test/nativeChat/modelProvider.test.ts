@@ -126,6 +126,28 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
     assert.match(second.text, /The tool ksm_search_volumes answered: Found 1 passage\(s\): \[1\] release-process\.md/, 'the service matched the result to its call by id');
   });
 
+  it('never sends a private key another participant put in the messages (a #file, a read_file tool result): cut out, and the answer says so', async () => {
+    const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ==\n-----END OPENSSH PRIVATE KEY-----';
+    const question = user(`What is this file?\n${key}`);
+    const chat = await respond(h, chatModel, [question]);
+    assert.ok(chat.text.startsWith('(KSM left 1 private key(s) out of this request: private keys are never sent.)\n\n'), chat.text);
+    assert.match(chat.text, /You asked: "What is this file\?\s\[a private key was left out: private keys are never sent\]"/, 'the service saw the note, not the key');
+    assert.ok(!chat.text.includes('b3BlbnNz'), chat.text);
+    // A tool's result (Copilot's read_file of ~/.ssh/id_ed25519, say) is cut the same way.
+    const call = { kind: 'toolCall' as const, callId: 'call_1', name: 'read_file', input: { path: 'id_ed25519' } };
+    const viaTool = await respond(h, chatModel, [user('Read my key'), { role: 'assistant', parts: [call] }, { role: 'user', parts: [{ kind: 'toolResult', callId: 'call_1', text: key }] }], {
+      tools: [{ name: 'read_file', description: 'read', inputSchema: { type: 'object', properties: {} } }] as never,
+    });
+    assert.ok(!viaTool.text.includes('b3BlbnNz'), viaTool.text);
+    assert.match(viaTool.text, /^\(KSM left 1 private key/);
+    // The agent model: the thread the service stored holds no key.
+    const agent = await respond(h, agentModel, [user(`Whose key is this?\n${key}`)]);
+    assert.match(agent.text, /^\(KSM left 1 private key/);
+    const threads = (await h.emulator.readThreads()).filter((t) => t.turns.some((turn) => turn.query.startsWith('Whose key is this?')));
+    assert.equal(threads.length, 1);
+    assert.ok(threads[0]!.turns.every((turn) => !turn.query.includes('b3BlbnNz')), 'the stored query has no key');
+  });
+
   it('aborts on the wire when VS Code cancels: the emulator sees the stream closed, the answer ends as stopped', async () => {
     const controller = new AbortController();
     const aborted = nextEvent(h.emulator, 'stream-aborted');

@@ -3,6 +3,7 @@
 // the mapping — text, tool calls (D15), `role: tool` results — is proven under plain mocha.
 import { BadResponseError } from '../../api/errors';
 import type { ChatMessage, ToolCall, ToolDefinition } from '../../api/types';
+import { privateKeysRemoved } from '../../common/core/privateFiles';
 
 /** One piece of a message, as VS Code's LanguageModel*Part classes carry it. */
 export type NeutralPart = { kind: 'text'; text: string } | { kind: 'toolCall'; callId: string; name: string; input: object } | { kind: 'toolResult'; callId: string; text: string };
@@ -75,4 +76,25 @@ export function parseToolArguments(name: string, args: string): object {
 /** The text of a message's text parts (what a participant or the agent sees as the question). */
 export function textOf(message: NeutralMessage | undefined): string {
   return message ? message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('') : '';
+}
+
+/**
+ * The messages with every private key cut out of their text and tool results
+ * (privateKeysRemoved). The KSM model in VS Code's picker receives what another participant
+ * composed (Copilot's #file context, a read_file tool's result): it cannot tell which file a
+ * text came from, so the private-file rule it can apply is the one on content. `removed`
+ * counts the keys cut.
+ */
+export function withoutPrivateKeys(messages: readonly NeutralMessage[]): { messages: NeutralMessage[]; removed: number } {
+  let removed = 0;
+  const cut = (text: string): string => {
+    const result = privateKeysRemoved(text);
+    removed += result.removed;
+    return result.text;
+  };
+  const out = messages.map((message) => ({
+    ...message,
+    parts: message.parts.map((part): NeutralPart => (part.kind === 'text' ? { ...part, text: cut(part.text) } : part.kind === 'toolResult' ? { ...part, text: cut(part.text) } : part)),
+  }));
+  return { messages: out, removed };
 }

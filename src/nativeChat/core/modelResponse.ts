@@ -13,7 +13,7 @@ import { parametersProblemText } from '../../common/core/parameterText';
 import { markdownText, shownInput } from '../../common/core/untrustedText';
 import { ask, type AnswerEvent, type AnswerRequest, type SourceCitation } from '../../chat/core/answerStream';
 import type { KsmModelEntry } from './modelCatalog';
-import { parseToolArguments, textOf, toServiceMessages, toServiceTools, type NeutralMessage, type NeutralPart, type NeutralTool } from './messageMapping';
+import { parseToolArguments, textOf, toServiceMessages, toServiceTools, withoutPrivateKeys, type NeutralMessage, type NeutralPart, type NeutralTool } from './messageMapping';
 import type { ThreadBook } from './threadBook';
 
 export type ResponsePart = Extract<NeutralPart, { kind: 'text' | 'toolCall' }>;
@@ -62,7 +62,16 @@ export class AnswerFailedError extends Error {
  * `stopped`); rejects with an AnswerFailedError carrying the engine's sentence.
  */
 export async function provideModelResponse(request: ModelResponseRequest): Promise<ModelResponseOutcome> {
-  return request.model.kind === 'agent' ? agentResponse(request, request.model) : chatResponse(request);
+  // A private key never goes, whoever composed the messages: cut out, and said so at the answer's start.
+  const { messages, removed } = withoutPrivateKeys(request.messages);
+  if (removed > 0) request.report({ kind: 'text', text: `${privateKeysLeftOutNote(removed)}\n\n` });
+  const safe = { ...request, messages };
+  return safe.model.kind === 'agent' ? agentResponse(safe, safe.model) : chatResponse(safe);
+}
+
+/** The one line an answer starts with when keys were cut from what it was asked. */
+export function privateKeysLeftOutNote(count: number): string {
+  return l10n.t('(KSM left {0} private key(s) out of this request: private keys are never sent.)', count);
 }
 
 interface StreamResult {
