@@ -6,6 +6,7 @@
 // is judged by the one parameter table (src/api/chatParameterLimits.ts) before any request:
 // a bad value is a usage error (exit 2) naming the flag and its range. Text piped to stdin
 // (`git diff | ksm ask "review this"`) goes with the question as context.
+import { privateKeysRemoved } from '../common/core/privateFiles';
 import { readFile } from 'node:fs/promises';
 import { OUTPUT_FORMATS, parametersProblem, wireFields, type ChatParameterName } from '../api/chatParameterLimits';
 import { ConfigurationError, NotFoundError } from '../api/errors';
@@ -153,7 +154,10 @@ export async function askRequest(question: string, flags: AskFlags, context: str
 export async function askCommand(env: CliEnvironment, out: Output, question: string, flags: AskFlags, signal: AbortSignal): Promise<number> {
   let request: AnswerRequest;
   try {
-    request = await askRequest(question, flags, await readPipedContext(), { model: process.env.KSM_MODEL, userId: process.env.KSM_USER_ID, agentId: process.env.KSM_AGENT_ID });
+    // Piping a file is the user's explicit choice, so its text goes; a private key in it never does (the chat-context rule, privateFiles.ts).
+    const piped = privateKeysRemoved(await readPipedContext());
+    if (piped.removed > 0) process.stderr.write(`ksm: left ${piped.removed} private key(s) out of the piped context: private keys are never sent.\n`);
+    request = await askRequest(question, flags, piped.text, { model: process.env.KSM_MODEL, userId: process.env.KSM_USER_ID, agentId: process.env.KSM_AGENT_ID });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`ksm: ${shownText(error.message)}\n`);

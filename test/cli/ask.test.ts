@@ -181,6 +181,16 @@ describe('ksm ask: every parameter, stdin context, the Responses format and the 
     assert.match(content, /^`stdin`:\n\n```\n/);
   });
 
+  it('cuts a private key out of piped text (the rest goes) and says so on stderr', async () => {
+    const piped = 'deploy notes\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----\n';
+    const run = await ksm(['ask', '--model', 'emu-chat', 'what', 'is', 'this'], env, piped);
+    assert.equal(run.code, 0, run.stderr);
+    const content = (lastBody().messages as Array<{ content: string }>)[0].content;
+    assert.ok(content.includes('deploy notes') && !content.includes('b3BlbnNz'), content);
+    assert.match(content, /\[a private key was left out: private keys are never sent\]/);
+    assert.match(run.stderr, /^ksm: left 1 private key\(s\) out of the piped context: private keys are never sent\.$/m);
+  });
+
   it('asks in the Responses format and gives the same --json document as the chat format', async () => {
     const chat = await ksm(['ask', '--model', 'emu-reasoner', '--seed', '3', '--reasoning-effort', 'low', '--json', 'why', 'tides'], env);
     const responses = await ksm(['ask', '--model', 'emu-reasoner', '--seed', '3', '--reasoning-effort', 'low', '--output-format', 'responses', '--json', 'why', 'tides'], env);
