@@ -178,6 +178,13 @@ describe('chat: Ask About File / Selection leave private files out (the chat-con
     await refused('notes.md', '[default]\n', /^Left out: 'notes\.md' inside '\.aws\/'/);
   });
 
+  it('never sends a private key pasted into the question, or kept in a chip of a conversation stored before the rule', () => {
+    const sent = questionForModel({ content: `Is this right?\n${KEY}`, code: [{ id: 'x-000000000001', filename: 'old.txt', languageId: '', text: KEY }] });
+    assert.ok(!sent.includes('MIIBOg'), sent);
+    assert.equal(sent.match(/\[a private key was left out: private keys are never sent\]/g)?.length, 2, sent);
+    assert.match(sent, /Is this right\?/);
+  });
+
   it('refuses a private key by content: a selection of an ordinary file, an untitled editor', async () => {
     await refused('release.py', `x\n${KEY}`, /^Left out: 'release\.py' contains a private key/, { start: 1, end: 4 });
     await refused(undefined, KEY, /^Left out: 'Untitled-1' contains a private key/);
