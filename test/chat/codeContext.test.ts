@@ -171,7 +171,10 @@ describe('chat: Ask About File / Selection leave private files out (the chat-con
   });
 
   it('refuses a credential, a file in .git/, a ksm.upload.exclude match and a symlink to ~/.aws/credentials, naming each and why', async () => {
-    assert.equal(await refused('.env.local', 'TOKEN=s3cret\n', /credential/), "Left out: '.env.local' looks like a credential: '.env*' files hold secrets. Private files are never sent as chat context.");
+    assert.equal(
+      await refused('.env.local', 'TOKEN=s3cret\n', /credential/),
+      "Left out: '.env.local' looks like a credential: '.env*' files hold secrets. Private files are never sent as chat context.",
+    );
     await refused('.git/config', '[credential]\n', /^Left out: '\.git\/config' inside '\.git\/'/);
     await refused('.env.local', 'TOKEN', /credential/, { start: 1, end: 1 });
     await refused('config/prod.yaml', 'db: x\n', /^Left out: 'config\/prod\.yaml' is excluded by ksm\.upload\.exclude/);

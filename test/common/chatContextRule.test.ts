@@ -76,7 +76,11 @@ describe('chat context: the one rule for a local file sent with a question', () 
     await leftOut(join(root, 'src', 'app.ts'), `${'x\n'.repeat(40_000)}${KEY}`, false, /contains a private key/, false);
     const serviceAccount = JSON.stringify({ type: 'service_account', private_key: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n' });
     await leftOut(join(root, 'src', 'sa.json'), serviceAccount, false, /contains a private key/);
-    assert.deepEqual(await decide(join(root, 'src', 'app.ts'), 'A key file starts with -----BEGIN RSA PRIVATE KEY----- and ends with its END line.', false), { send: true }, 'prose naming the header is no key');
+    assert.deepEqual(
+      await decide(join(root, 'src', 'app.ts'), 'A key file starts with -----BEGIN RSA PRIVATE KEY----- and ends with its END line.', false),
+      { send: true },
+      'prose naming the header is no key',
+    );
   });
 
   it('leaves out an implicit reference to a gitignored or files.exclude file, which the user may still attach explicitly', async () => {

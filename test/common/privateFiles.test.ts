@@ -73,7 +73,10 @@ describe('private-file rules (what a writing tool never sends)', () => {
   });
 
   it("refuses a key held inside a line, as a service account's JSON holds it; prose naming the header is uploaded", async () => {
-    writeFileSync(join(root, 'docs', 'deploy-sa.json'), JSON.stringify({ type: 'service_account', private_key: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n' }));
+    writeFileSync(
+      join(root, 'docs', 'deploy-sa.json'),
+      JSON.stringify({ type: 'service_account', private_key: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n' }),
+    );
     writeFileSync(join(root, 'docs', 'keys.md'), 'An SSH key file starts with -----BEGIN OPENSSH PRIVATE KEY----- and ends with its END line.\n');
     await refused('docs/deploy-sa.json', /private key/);
     assert.equal((await checkPrivateFile('docs/keys.md', rules)).ok, true);

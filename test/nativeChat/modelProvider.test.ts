@@ -145,7 +145,10 @@ describe('vscode chat core: KSM models answering over HTTP', () => {
     assert.match(agent.text, /^\(KSM left 1 private key/);
     const threads = (await h.emulator.readThreads()).filter((t) => t.turns.some((turn) => turn.query.startsWith('Whose key is this?')));
     assert.equal(threads.length, 1);
-    assert.ok(threads[0]!.turns.every((turn) => !turn.query.includes('b3BlbnNz')), 'the stored query has no key');
+    assert.ok(
+      threads[0]!.turns.every((turn) => !turn.query.includes('b3BlbnNz')),
+      'the stored query has no key',
+    );
   });
 
   it('aborts on the wire when VS Code cancels: the emulator sees the stream closed, the answer ends as stopped', async () => {

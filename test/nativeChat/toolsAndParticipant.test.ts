@@ -5,7 +5,17 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { askAgent, citedFiles, isImplicitReference, parseCommand, participantQuestion, questionWithContext, RecentUploads, uploadStatusText, type ParticipantEvent } from '../../src/nativeChat/core/participant';
+import {
+  askAgent,
+  citedFiles,
+  isImplicitReference,
+  parseCommand,
+  participantQuestion,
+  questionWithContext,
+  RecentUploads,
+  uploadStatusText,
+  type ParticipantEvent,
+} from '../../src/nativeChat/core/participant';
 import { threadIdFromHistory } from '../../src/nativeChat/core/threadBook';
 import { planUpload, runVolumeTool, UploadConfirmations, type UploadEnvironment } from '../../src/nativeChat/core/toolRuns';
 import {
@@ -382,7 +392,10 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     assert.match(leftOut[3]!, /^Left out: 'context\/id_rsa' looks like a credential: SSH keys/);
     assert.match(leftOut[4]!, /^Left out: 'notes\.txt' contains a private key/);
     assert.match(leftOut[5]!, /^Left out: 'context\/local\.md' is ignored by \.gitignore .*attach it with #file to send it\.$/);
-    assert.ok(leftOut.every((line) => !line.includes('\n')), 'one line each');
+    assert.ok(
+      leftOut.every((line) => !line.includes('\n')),
+      'one line each',
+    );
     // Attached explicitly, the gitignored file goes; a key pasted into the prompt never does.
     const explicit = await participantQuestion(`Check this:\n${key}`, [ref('context/local.md', 'mine\n', false)], rules);
     assert.match(explicit.question, /^`local\.md`:\n\n```plaintext\nmine\n```\n\nCheck this:\n\[a private key was left out/);

@@ -92,7 +92,5 @@ export interface AskAboutSource {
 export async function planAskAboutCode(source: AskAboutSource, rules: PrivateFileRules): Promise<AskAboutCodePlan> {
   const decision = await chatContextDecision({ path: source.path, text: source.text, implicit: false }, rules);
   if (!decision.send) return { kind: 'refuse', message: chatContextNote(source.filename, decision) };
-  return source.lines
-    ? planAskAboutSelection(source.filename, source.languageId, source.text, source.lines)
-    : planAskAboutFile(source.filename, source.languageId, source.text);
+  return source.lines ? planAskAboutSelection(source.filename, source.languageId, source.text, source.lines) : planAskAboutFile(source.filename, source.languageId, source.text);
 }

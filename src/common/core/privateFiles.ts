@@ -252,7 +252,15 @@ async function chatContextPathDecision(path: string, implicit: boolean, rules: P
   const views = [lexical, real].map((p) => {
     const root = roots.find((r) => isInside(p, r.lexical) || isInside(p, r.real));
     const base = root ? (isInside(p, root.lexical) ? root.lexical : root.real) : undefined;
-    return { path: p, root: base, rel: base ? toPosix(relative(base, p)) : toPosix(p).replace(/^[A-Za-z]:/, '').replace(/^\/+/, '') };
+    return {
+      path: p,
+      root: base,
+      rel: base
+        ? toPosix(relative(base, p))
+        : toPosix(p)
+            .replace(/^[A-Za-z]:/, '')
+            .replace(/^\/+/, ''),
+    };
   });
   const display = views[0]!.root ? views[0]!.rel : basename(lexical);
   const leftOut = (reason: string, attachToSend = false): ChatContextDecision => ({ send: false, reason, attachToSend, display });

@@ -48,11 +48,7 @@ export function isImplicitReference(id: string): boolean {
  * key the user pasted into the prompt cut out. `leftOut` has one plain line per reference
  * left out (which file and why) and per key cut; the adapter shows them, escaped.
  */
-export async function participantQuestion(
-  prompt: string,
-  references: readonly ContextReference[],
-  rules: PrivateFileRules,
-): Promise<{ question: string; omitted: string[]; leftOut: string[] }> {
+export async function participantQuestion(prompt: string, references: readonly ContextReference[], rules: PrivateFileRules): Promise<{ question: string; omitted: string[]; leftOut: string[] }> {
   const leftOut: string[] = [];
   const sent: ContextReference[] = [];
   for (const ref of references) {
