@@ -6,7 +6,8 @@
 // than --max-delete files, needs --allow-mass-delete too. With no manifest, same-name files the folder never recorded stop
 // the run before anything changes: --adopt or --keep-others chooses.
 import { basename, resolve } from 'node:path';
-import { lstat, stat } from 'node:fs/promises';
+import { access, lstat, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { ConfigurationError } from '../api/errors';
 import { SYNC_MANIFEST_NAME } from '../common/core/folderExpansion';
 import type { DoChunking } from '../api/types';
@@ -45,6 +46,10 @@ export async function syncCommand(env: CliEnvironment, out: Output, folderArg: s
   const folder = resolve(folderArg);
   const info = await stat(folder).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`'${shown(folderArg)}' is not a folder.`);
+  // A folder that cannot be listed can say nothing about its files (a raw EACCES was reported as a service failure, exit 5).
+  await access(folder, constants.R_OK | constants.X_OK).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`'${shown(folderArg)}' cannot be read (${shown(error.code ?? error.message)}).`);
+  });
   if (flags.adopt && flags.keepOthers) throw new UsageError('Pass --adopt or --keep-others, not both.');
   const ownership: Ownership = flags.adopt ? 'adopt' : flags.keepOthers ? 'keepOthers' : 'ask';
   const manifestPath = folderManifestPath(folder, env.baseUrl, volume);
@@ -179,7 +184,18 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
 }
 
 function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: string): number {
-  const counts = { uploaded: summary.uploaded, replaced: summary.replaced, deleted: summary.deleted, failed: summary.failed, cancelled: summary.cancelled, unchanged: plan.unchanged };
+  // Files (or folders) that are there but could not be read: not synced, and their copies kept (the plan deletes nothing for them); said even in a brief plan.
+  const unread = plan.skipped.filter((s) => s.unread);
+  const counts = {
+    uploaded: summary.uploaded,
+    replaced: summary.replaced,
+    deleted: summary.deleted,
+    failed: summary.failed,
+    cancelled: summary.cancelled,
+    unchanged: plan.unchanged,
+    ...(unread.length ? { unread: unread.length } : {}),
+  };
+  if (!out.json) for (const s of unread) out.notice(`not read ${shown(s.path)}: ${shown(s.reason)} (not synced; its copy in the volume, if any, is kept)`);
   if (out.json)
     out.document({
       dryRun: false,
@@ -190,14 +206,14 @@ function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: st
     });
   out.record({ summary: counts });
   out.notice(
-    `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
+    `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.unread ? `, ${unread.length} not read` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
   );
   if (summary.stopped) {
     process.stderr.write(`ksm sync: stopped: ${shownText(summary.stopped.message)}\n`);
     return summary.stopped.stopKind === 'config' ? EXIT.config : EXIT.service;
   }
   if (summary.wasCancelled) return EXIT.cancelled;
-  return summary.failed ? EXIT.partial : EXIT.ok;
+  return summary.failed || unread.length ? EXIT.partial : EXIT.ok;
 }
 
 function printPlan(out: Output, plan: SyncPlan, brief = false, manifestNoticeShown = false): void {

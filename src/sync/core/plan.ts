@@ -24,7 +24,7 @@ import type { FileInfo } from '../../api/types';
 import type { SkippedFile } from '../../common/core/folderExpansion';
 import { contentHash, knownHash, scannedHash, type HashStats } from './hashing';
 import { emptyManifest, type Manifest, type ManifestEntry, type ManifestStore } from './manifest';
-import { remoteNameFor, scanFolder, type ScanRules } from './scan';
+import { remoteNameFor, scanFolder, unreadMatcher, type ScanRules } from './scan';
 
 export interface PlannedUpload {
   rel: string;
@@ -237,13 +237,17 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
 
   // Whether any recorded path is gone locally: counted, so a run where none is builds no set of local paths.
   const local = recordedSeen < baseCount ? new Set(scan.files.map((f) => f.rel)) : undefined;
+  // A recorded file the scan found but could not read (no permission, its folder unreadable) is
+  // not gone: its copy is kept and stays recorded, never deleted as removed (docs/sync.md).
+  const unread = local ? unreadMatcher(options.folder, scan.skipped) : undefined;
+  const gone = (rel: string) => !local!.has(rel) && !unread?.(rel);
   /** Removed paths by content (a new file with one of these is shown as a rename); worked out at the first new file. */
   let removedByHash: Map<string, string> | undefined;
   const renamedFrom = (sha256: string): string | undefined => {
     if (!local) return undefined;
     if (!removedByHash) {
       removedByHash = new Map();
-      for (const rel in base.files) if (!local.has(rel)) removedByHash.set(base.files[rel].sha256, rel);
+      for (const rel in base.files) if (gone(rel)) removedByHash.set(base.files[rel].sha256, rel);
     }
     return removedByHash.get(sha256);
   };
@@ -316,7 +320,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
 
   if (local) {
     for (const rel in base.files) {
-      if (local.has(rel)) continue;
+      if (!gone(rel)) continue;
       const entry = base.files[rel];
       if (options.deleteRemoved) plan.deletes.push({ uuid: entry.uuid, remoteName: entry.remoteName, rel, reason: 'removed' });
       else plan.keptRemote.push(rel);

@@ -90,6 +90,19 @@ function readableFrom(known: KnownFiles | undefined): KnownReadable | undefined 
 }
 
 /**
+ * Whether a path (relative to the folder, `/`-separated) is one the scan found but could not
+ * read, or lies in a folder it could not read (`SkippedFile.unread`): what a sync recorded for
+ * it is kept, neither deleted nor forgotten. Undefined when the scan read everything.
+ */
+export function unreadMatcher(folder: string, skipped: readonly SkippedFile[]): ((rel: string) => boolean) | undefined {
+  const base = resolve(folder);
+  const unread = skipped.filter((s) => s.unread).map((s) => toPosix(relative(base, s.path)));
+  if (!unread.length) return undefined;
+  const exact = new Set(unread);
+  return (rel) => exact.has(rel) || unread.some((folderRel) => rel.startsWith(`${folderRel}/`));
+}
+
+/**
  * The service strips directories from names (D7), so a nested file is stored under its
  * relative path with `/` turned into `__` (`docs/guide.md` → `docs__guide.md`): the same
  * rule as a folder upload (D24, `volumeNameFor`).
