@@ -11,7 +11,7 @@
 // by name is); `ksm sync`'s manifest, journal and lock are left out the same way. Symbolic links are never followed: each is listed as skipped with the reason.
 // No `vscode` import.
 import * as l10n from '@vscode/l10n';
-import { readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -90,6 +90,12 @@ export interface SelectedFile {
   rel?: string;
   /** The whole file as the sniff read it (`keepContent`); `sha256` is its hash when both are given. */
   content?: Buffer;
+  /**
+   * The file found (device and inode): its sniff and its upload (`UploadSource.identity`) read
+   * this file or nothing, so a path replaced meanwhile (by a symbolic link to a key outside the
+   * folder, a `git checkout` while a preview is open) is never read through.
+   */
+  identity?: { dev: number; ino: number };
 }
 
 export type KnownReadable = (path: string, size: number, mtimeMs: number, rel: string) => boolean;
@@ -259,7 +265,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     }
     if (sniffs.length) {
       const sniffed = await sniffAll(
-        sniffs.map((i) => fresh[i].path),
+        sniffs.map((i) => fresh[i]),
         options.signal,
       );
       sniffs.forEach((index, k) => {
@@ -375,13 +381,18 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       }
       let info: Stats | undefined;
       try {
-        info = statSync(path, { throwIfNoEntry: false });
+        // lstat: a file replaced by a link since the folder was read is not followed either.
+        info = lstatSync(path, { throwIfNoEntry: false });
       } catch (error) {
         // There but not stat-able (a folder readable without search permission): said, and kept by a sync, never taken for removed.
         skipped.push({ path, reason: l10n.t('cannot be read ({0})', errorCode(error)), unread: true });
         continue;
       }
       if (!info) continue; // removed since the listing
+      if (!info.isFile()) {
+        skipped.push({ path, reason: info.isSymbolicLink() ? l10n.t('symbolic link: not followed (links are never followed out of the folder)') : l10n.t('not a regular file') });
+        continue;
+      }
       candidates.push({
         path,
         size: info.size,
@@ -391,6 +402,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         sha256: undefined,
         rel: sameRel ? rel : selectedPrefix + name,
         content: undefined,
+        identity: { dev: info.dev, ino: info.ino },
       });
       names.push(name);
     }
@@ -418,7 +430,19 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       // A file the user picked by name is uploaded even if a glob would exclude it.
       const name = basename(path);
       await considerAll(
-        [{ path, size: info.size, mtimeMs: info.mtimeMs, displayPath: toPosix(relative(anchor, path)) || name, volumeName: undefined, sha256: undefined, rel: name, content: undefined }],
+        [
+          {
+            path,
+            size: info.size,
+            mtimeMs: info.mtimeMs,
+            displayPath: toPosix(relative(anchor, path)) || name,
+            volumeName: undefined,
+            sha256: undefined,
+            rel: name,
+            content: undefined,
+            identity: { dev: info.dev, ino: info.ino },
+          },
+        ],
         [name],
         true,
       );
@@ -440,19 +464,24 @@ const SNIFF_SLICE = 64;
  */
 type Sniffed = Awaited<ReturnType<typeof sniffFile>> & { unread?: boolean };
 
-async function sniffAll(paths: string[], signal?: AbortSignal): Promise<Sniffed[]> {
+async function sniffAll(files: ReadonlyArray<Pick<SelectedFile, 'path' | 'identity'>>, signal?: AbortSignal): Promise<Sniffed[]> {
   const results: Sniffed[] = [];
-  for (let i = 0; i < paths.length; i += SNIFF_SLICE) {
+  for (let i = 0; i < files.length; i += SNIFF_SLICE) {
     if (i > 0) await yieldToLoop();
     signal?.throwIfAborted();
-    for (const path of paths.slice(i, i + SNIFF_SLICE)) {
+    for (const { path, identity } of files.slice(i, i + SNIFF_SLICE)) {
       let result: Sniffed | undefined;
       try {
-        result = sniffFileSync(path);
+        result = sniffFileSync(path, identity);
+        // Replaced since it was stat'ed (a link to a key outside): not read, and a sync keeps what it recorded.
+        if (result.replaced) result = { reason: result.reason, unread: true };
       } catch {
         // One file that cannot be opened or read (no permission, an I/O error) is skipped with the
         // reason, never the end of the whole scan; one removed meanwhile is left out.
-        result = await sniffFile(path).catch((error: unknown) => (errorCode(error) === 'ENOENT' ? { reason: GONE } : { reason: l10n.t('cannot be read ({0})', errorCode(error)), unread: true }));
+        result = await sniffFile(path, identity).then(
+          (sniffed): Sniffed => (sniffed.replaced ? { reason: sniffed.reason, unread: true } : sniffed),
+          (error: unknown): Sniffed => (errorCode(error) === 'ENOENT' ? { reason: GONE } : { reason: l10n.t('cannot be read ({0})', errorCode(error)), unread: true }),
+        );
       }
       results.push(result);
     }

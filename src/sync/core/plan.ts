@@ -39,6 +39,8 @@ export interface PlannedUpload {
   renamedFrom?: string;
   /** The bytes the scan read and hashed as `sha256` (small files): sent as they are, not read again. */
   content?: Buffer;
+  /** The file the scan found (device and inode): its upload reads that file or nothing. */
+  identity?: { dev: number; ino: number };
 }
 
 export interface PlannedDelete {

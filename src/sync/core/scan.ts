@@ -47,6 +47,8 @@ export interface LocalFile {
   sha256?: string;
   /** The bytes that read (and hashed, as `sha256`): the upload sends these instead of reading the file again. */
   content?: Buffer;
+  /** The file the scan found (device and inode): the upload reads this file or nothing (`UploadSource.identity`). */
+  identity?: { dev: number; ino: number };
 }
 
 export interface Scan {
@@ -62,7 +64,7 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
   const base = resolve(folder);
   const local = (file: SelectedFile): LocalFile => {
     const rel = file.rel ?? toPosix(relative(base, file.path));
-    return { rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined };
+    return { rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined, identity: file.identity };
   };
   const expansion = await expandSelection([base], {
     excludeGlobs: rules.excludeGlobs,

@@ -1,0 +1,73 @@
+// A file of the synced folder replaced by a symbolic link (to a secret outside the folder)
+// after the plan read it and before its upload, as a `git pull` or `git checkout` of a
+// hostile branch can do while the editor's preview is open or a watch run plans: the apply
+// must not send where the link points. The sync engine against the emulator over real HTTP.
+import { strict as assert } from 'node:assert';
+import { rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { applySync } from '../../src/sync/core/apply';
+import { FileManifestStore } from '../../src/sync/core/manifest';
+import { planSync } from '../../src/sync/core/plan';
+import { expandSelection } from '../../src/common/core/folderExpansion';
+import { planUploads } from '../../src/upload/core/duplicatePlanning';
+import { runUpload } from '../../src/upload/core/uploadRun';
+import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+
+describe('sync engine: a file swapped for a symbolic link between plan and apply', function () {
+  this.timeout(60_000);
+  let fx: EmulatorFixture;
+  before(async () => {
+    fx = await startFixture(5);
+  });
+  after(async () => fx.close());
+
+  for (const keepSmallContent of [false, true]) {
+    it(`sends none of the link's target (small and large files, ${keepSmallContent ? "ksm sync's rules: small files sent as read" : "the editor's rules: every file read again"}); the files fail, the rest is sent`, async () => {
+      const name = `swap-${keepSmallContent}`;
+      const folder = join(fx.workDir, name);
+      const volume = freshVolume(name);
+      const secret = join(fx.workDir, `${name}-id_rsa`);
+      const secretText = 'PRIVATE KEY '.repeat(3000); // larger than the sniff: read again for its upload either way
+      await writeFile(secret, secretText);
+      await writeTree(folder, { 'small.md': 'small notes', 'large.md': 'large notes '.repeat(3000), 'other.md': 'other' });
+      const store = new FileManifestStore(join(fx.workDir, `${name}.manifest.json`));
+      const plan = await planSync({ folder, volume, service: fx.client, store, rules: { excludeGlobs: [], maxFileSizeBytes: 0, keepSmallContent }, deleteRemoved: false });
+      assert.equal(plan.uploads.length, 3);
+      for (const file of ['small.md', 'large.md']) {
+        await rm(join(folder, file));
+        await symlink(secret, join(folder, file));
+      }
+      const summary = await applySync(plan, { service: fx.client, store, embedding: 'emu-embed', doChunking: 0 });
+      const listed = await listedFiles(fx, volume);
+      assert.ok(!listed.some((f) => f.filesize === Buffer.byteLength(secretText)), `the secret was sent: ${JSON.stringify(listed.map((f) => [f.filename, f.filesize]))}`);
+      assert.ok(listed.some((f) => f.filename === 'other.md'));
+      // A small file kept as the scan read it goes as read (its bytes are the folder's, not the target's).
+      const failed = summary.results
+        .filter((r) => r.action === 'failed')
+        .map((r) => r.rel)
+        .sort();
+      assert.deepEqual(failed, keepSmallContent ? ['large.md'] : ['large.md', 'small.md']);
+    });
+  }
+
+  it('a folder upload (the editor, ksm upload) whose file is swapped for a link after the folder was read (while a duplicate question is open) sends none of the target', async () => {
+    const folder = join(fx.workDir, 'upload-swap');
+    const volume = freshVolume('upload-swap');
+    const secret = join(fx.workDir, 'upload-swap-id_rsa');
+    const secretText = 'PRIVATE KEY '.repeat(3000);
+    await writeFile(secret, secretText);
+    await writeTree(folder, { 'large.md': 'large notes '.repeat(3000), 'other.md': 'other' });
+    const expansion = await expandSelection([folder], { excludeGlobs: [], maxFileSizeBytes: 0, workspaceRoots: [] });
+    const plan = await planUploads(expansion.files, [], async () => ({ choice: 'keepBoth', applyToAll: true }));
+    await rm(join(folder, 'large.md'));
+    await symlink(secret, join(folder, 'large.md'));
+    const summary = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan });
+    const listed = await listedFiles(fx, volume);
+    assert.ok(!listed.some((f) => f.filesize === Buffer.byteLength(secretText)), `the secret was sent: ${JSON.stringify(listed.map((f) => [f.filename, f.filesize]))}`);
+    assert.deepEqual(
+      listed.map((f) => f.filename),
+      ['other.md'],
+    );
+    assert.equal(summary.failed, 1);
+  });
+});
