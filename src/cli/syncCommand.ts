@@ -53,6 +53,32 @@ export async function syncCommand(env: CliEnvironment, out: Output, folderArg: s
   if (flags.adopt && flags.keepOthers) throw new UsageError('Pass --adopt or --keep-others, not both.');
   const ownership: Ownership = flags.adopt ? 'adopt' : flags.keepOthers ? 'keepOthers' : 'ask';
   const manifestPath = folderManifestPath(folder, env.baseUrl, volume);
+  try {
+    return await syncWithLock(env, out, folder, volume, flags, ownership, manifestPath, signal);
+  } catch (error) {
+    throw recordNotWritten(error, manifestPath) ?? error;
+  }
+}
+
+/**
+ * The folder's sync record (its manifest, journal or lock) could not be written: a read-only
+ * or full file system, a folder the user may not write. Said as such, exit 3 (the raw
+ * `ENOSPC: no space left on device, write` exited 5, "service or network"). Every upload's
+ * intent is written before it is sent, so the next run finds what this one sent.
+ */
+function recordNotWritten(error: unknown, manifestPath: string): ConfigurationError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (!(error instanceof Error) || typeof (error as NodeJS.ErrnoException).syscall !== 'string' || !code || !LOCAL_WRITE_ERRORS.has(code)) return undefined;
+  return new ConfigurationError(
+    `Could not write this folder's sync record (${basename(manifestPath)}, its journal or its lock): ${error.message}. ` +
+      'Make the folder writable (or free space), then run again: the next run finds what this one sent, and sends nothing twice.',
+    { cause: error },
+  );
+}
+
+const LOCAL_WRITE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'EFBIG']);
+
+async function syncWithLock(env: CliEnvironment, out: Output, folder: string, volume: string, flags: SyncFlags, ownership: Ownership, manifestPath: string, signal: AbortSignal): Promise<number> {
   // A dry run changes nothing, so it takes no lock; anything else holds this pairing's lock from plan to end (another volume's run has its own).
   const release = flags.dryRun
     ? async () => undefined

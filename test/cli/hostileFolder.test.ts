@@ -104,6 +104,20 @@ describe('ksm sync against a hostile local folder (built, as a child process)', 
     assert.equal((await listedFiles(fx, volume)).length, 0);
   });
 
+  it('a folder whose sync record cannot be written (read-only for the user): exit 3 naming the record and the fix, not a service error (exit 5)', async () => {
+    const folder = join(work, 'read-only');
+    const volume = freshVolume('cli-readonly');
+    await writeTree(folder, { 'a.md': 'a' });
+    if (asRoot) await chown(folder, 0, 0); // root's folder: nobody reads it, cannot write it
+    await chmod(folder, 0o555);
+    const run = await ksmUnprivileged(['sync', folder, volume], env);
+    await chmod(folder, 0o755);
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(run.stderr, /Could not write this folder's sync record \(\.ksm-sync\.cli-readonly-.*\.json, its journal or its lock\): EACCES/);
+    assert.match(run.stderr, /Make the folder writable/);
+    assert.equal((await listedFiles(fx, volume)).length, 0);
+  });
+
   it('names that are not UTF-8 (a file, a folder, one that reads as the name of another file) are skipped with the reason; the rest syncs, the look-alike once with its own bytes', async () => {
     const folder = join(work, 'bytes');
     const volume = freshVolume('cli-bytes');
