@@ -4,7 +4,7 @@
 // Permission checks do not bite for root: run as root, `ksm` runs as `nobody` (setpriv) on a
 // folder `nobody` owns, so `chmod 000` denies it as it would a user.
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,5 +140,29 @@ describe('ksm sync against a hostile local folder (built, as a child process)', 
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /0 to upload, 0 to replace, 0 to delete, 2 unchanged/);
     for (const name of ['x\uFFFD.md', 'dir\uFFFD', 'f\uFFFD.md']) assert.match(dry.stdout, new RegExp(`skip +.*${name.replace('.', '\\.')}: name is not valid UTF-8`));
+  });
+
+  it('a folder deeper than PATH_MAX (4,096 bytes, names of 240 bytes in two-byte characters) is reported as not read (exit 1); the rest syncs (the whole run failed with ENAMETOOLONG)', async () => {
+    const folder = join(work, 'deep');
+    const volume = freshVolume('cli-deep');
+    await writeTree(folder, { 'top.md': 'top' });
+    // Made by a child that walks down with chdir (no path of the whole depth can be given to mkdir).
+    execFileSync(process.execPath, [
+      '-e',
+      `const fs = require('fs'); process.chdir(${JSON.stringify(folder)}); for (let i = 0; i < 20; i++) { fs.mkdirSync('é'.repeat(120)); process.chdir('é'.repeat(120)); } fs.writeFileSync('deep.md', 'deep');`,
+    ]);
+    try {
+      const run = await runKsm(['sync', folder, volume], env);
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stdout, /folder cannot be read \(ENAMETOOLONG\)/);
+      assert.deepEqual(
+        (await listedFiles(fx, volume)).map((f) => f.filename),
+        ['top.md'],
+      );
+    } finally {
+      // Removed bottom-up by a child walking down with chdir (rm of the whole path fails the same way).
+      const down = `const fs = require('fs'); const n = 'é'.repeat(120); process.chdir(${JSON.stringify(folder)}); let depth = 0; while (fs.existsSync(n)) { process.chdir(n); depth++; } for (const f of fs.readdirSync('.')) fs.unlinkSync(f); while (depth-- > 0) { process.chdir('..'); fs.rmdirSync(n); }`;
+      execFileSync(process.execPath, ['-e', down]);
+    }
   });
 });
