@@ -92,6 +92,21 @@ describe('ksm sync against a hostile local folder (built, as a child process)', 
     assert.equal((await listedFiles(fx, volume)).length, 4);
   });
 
+  it('ksm upload of a folder holding a file the user cannot read uploads the rest, says why that one was skipped, exits 1 (it exited 5 with nothing sent)', async () => {
+    const folder = join(work, 'upload-unreadable');
+    const volume = freshVolume('cli-upload-unread');
+    const files = await writeTree(folder, { 'a.md': 'a', 'secret.md': 's' });
+    await ownTree([folder, ...files]);
+    await chmod(files[1], 0o000);
+    const run = await ksmUnprivileged(['upload', volume, folder], env);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stdout, /skipped .*secret\.md: cannot be read \(EACCES\)/);
+    assert.deepEqual(
+      (await listedFiles(fx, volume)).map((f) => f.filename),
+      ['a.md'],
+    );
+  });
+
   it('the synced folder itself unreadable: exit 2 naming it, nothing sent', async () => {
     const folder = join(work, 'closed-top');
     const volume = freshVolume('cli-closedtop');
