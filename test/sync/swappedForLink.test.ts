@@ -3,10 +3,12 @@
 // hostile branch can do while the editor's preview is open or a watch run plans: the apply
 // must not send where the link points. The sync engine against the emulator over real HTTP.
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
 import { rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applySync } from '../../src/sync/core/apply';
-import { FileManifestStore } from '../../src/sync/core/manifest';
+import { FileManifestStore, type ManifestStore } from '../../src/sync/core/manifest';
+import { until } from '../support/until';
 import { planSync } from '../../src/sync/core/plan';
 import { expandSelection } from '../../src/common/core/folderExpansion';
 import { planUploads } from '../../src/upload/core/duplicatePlanning';
@@ -69,5 +71,65 @@ describe('sync engine: a file swapped for a symbolic link between plan and apply
       ['other.md'],
     );
     assert.equal(summary.failed, 1);
+  });
+});
+
+describe('sync engine: a file swapped for a FIFO between the scan and its hash', function () {
+  this.timeout(60_000);
+  let fx: EmulatorFixture;
+  before(async () => {
+    fx = await startFixture(5);
+  });
+  after(async () => {
+    fx.emulator.faults.clear();
+    await fx.close();
+  });
+
+  it('the plan neither hangs on it (the hash opened the FIFO and waited forever) nor fails as a whole: the file is "not read", its copy kept even with deletion on; the rest is planned', async () => {
+    const folder = join(fx.workDir, 'fifo');
+    const volume = freshVolume('fifo');
+    await writeTree(folder, { 'large.md': 'large notes '.repeat(3000), 'other.md': 'other' });
+    const store = new FileManifestStore(join(fx.workDir, 'fifo.manifest.json'));
+    const options = { folder, volume, service: fx.client, rules: { excludeGlobs: [], maxFileSizeBytes: 0 }, deleteRemoved: true };
+    const first = await planSync({ ...options, store });
+    await applySync(first, { service: fx.client, store, embedding: 'emu-embed', doChunking: 0 });
+    await writeFile(join(folder, 'large.md'), 'large notes, edited '.repeat(3000)); // edited: sniffed and hashed again
+    await writeFile(join(folder, 'other.md'), 'other, edited');
+    // The scan asks the manifest about each file just before its sniff (which reads the 64 files of a slice in one go):
+    // once it asked about other.md (after large.md in name order), large.md's sniff has read the regular file.
+    let asked = false;
+    const watching: ManifestStore = {
+      location: store.location,
+      load: async (v) => {
+        const loaded = await store.load(v);
+        if (loaded.state !== 'ok') return loaded;
+        const files = new Proxy(loaded.manifest.files, {
+          get: (target, key) => {
+            if (key === 'other.md') asked = true;
+            return Reflect.get(target, key);
+          },
+        });
+        return { ...loaded, manifest: { ...loaded.manifest, files } };
+      },
+      save: (m) => store.save(m),
+      append: (m, c, d) => store.append(m, c, d),
+      finish: (m) => store.finish(m),
+    };
+    fx.emulator.faults.add({ kind: 'hold', path: '/ksm/rag/v5/files', method: 'GET' }); // the listing waits: the hash comes after it
+    const planning = planSync({ ...options, store: watching });
+    await until(() => asked && fx.emulator.faults.held === 1);
+    await new Promise((resolve) => setImmediate(resolve)); // the sniff's slice ends in the same turn as the question
+    await rm(join(folder, 'large.md'));
+    execFileSync('mkfifo', [join(folder, 'large.md')]);
+    fx.emulator.faults.clear(); // the listing goes on, then the hash
+    const plan = await planning;
+    assert.deepEqual(
+      plan.uploads.map((u) => u.rel),
+      ['other.md'],
+    );
+    assert.deepEqual(plan.deletes, []);
+    const skipped = plan.skipped.find((s) => s.path.endsWith('large.md'));
+    assert.ok(skipped?.unread, JSON.stringify(plan.skipped));
+    assert.match(skipped.reason, /replaced by another file/);
   });
 });

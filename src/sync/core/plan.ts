@@ -22,7 +22,7 @@ import { isUnwrittenVolume } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import type { SkippedFile } from '../../common/core/folderExpansion';
-import { contentHash, knownHash, scannedHash, type HashStats } from './hashing';
+import { contentHash, hashFailureReason, knownHash, scannedHash, type HashStats } from './hashing';
 import { emptyManifest, type Manifest, type ManifestEntry, type ManifestStore } from './manifest';
 import { remoteNameFor, scanFolder, unreadMatcher, type ScanRules } from './scan';
 
@@ -232,9 +232,21 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     const hash = (reused[i] = knownHash(file, known, hashing) ?? scannedHash(file, hashing));
     if (hash === undefined) toHash.push(i);
   }
-  const computed = await pMap(toHash, (i) => contentHash(scan.files[i], knowns[i], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
+  /** Files that could not be hashed (replaced, removed or unreadable since the scan): not read, their records kept. */
+  const unhashed = new Map<number, string>();
+  const computed = await pMap(
+    toHash,
+    (i) =>
+      contentHash(scan.files[i], knowns[i], hashing, signal).catch((error: unknown) => {
+        const reason = hashFailureReason(error, signal);
+        if (reason === undefined) throw error;
+        unhashed.set(i, reason);
+        return undefined;
+      }),
+    { concurrency: options.hashConcurrency ?? 8, signal },
+  );
   toHash.forEach((index, k) => (reused[index] = computed[k]));
-  const hashes = reused as string[];
+  const hashes = reused;
   timings.hashMs = performance.now() - hashStarted;
 
   // Whether any recorded path is gone locally: counted, so a run where none is builds no set of local paths.
@@ -284,7 +296,12 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   };
   const namesTaken = new Map<string, string>();
   scan.files.forEach((file, i) => {
-    const sha256 = hashes[i];
+    const unread = unhashed.get(i);
+    if (unread !== undefined) {
+      plan.skipped.push({ path: file.path, reason: unread, unread: true }); // still a local file: never planned as removed
+      return;
+    }
+    const sha256 = hashes[i]!;
     if (file.content && file.sha256 !== sha256) file.content = undefined; // only bytes whose hash is the plan's are sent as read
     const known = knowns[i];
     const remoteName = known?.remoteName ?? remoteNameFor(file.rel);
