@@ -4,6 +4,7 @@
 // must not send where the link points. The sync engine against the emulator over real HTTP.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
+import { renameSync, symlinkSync } from 'node:fs';
 import { rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applySync } from '../../src/sync/core/apply';
@@ -131,5 +132,50 @@ describe('sync engine: a file swapped for a FIFO between the scan and its hash',
     const skipped = plan.skipped.find((s) => s.path.endsWith('large.md'));
     assert.ok(skipped?.unread, JSON.stringify(plan.skipped));
     assert.match(skipped.reason, /replaced by another file/);
+  });
+
+  it('a subfolder swapped for a link to a folder outside while the folder is read (after its parent listed it): nothing outside is planned or sent', async () => {
+    const folder = join(fx.workDir, 'dirswap');
+    const volume = freshVolume('dirswap');
+    const outside = join(fx.workDir, 'dirswap-outside');
+    await writeTree(outside, { 'credentials.md': 'aws_secret_access_key = hunter2' });
+    await writeTree(folder, { 'a.md': 'a', 'sub/x.md': 'x' });
+    const store = new FileManifestStore(join(fx.workDir, 'dirswap.manifest.json'));
+    const options = { folder, volume, service: fx.client, rules: { excludeGlobs: [], maxFileSizeBytes: 0, keepSmallContent: true }, deleteRemoved: false };
+    await applySync(await planSync({ ...options, store }), { service: fx.client, store, embedding: 'emu-embed', doChunking: 0 });
+    await writeFile(join(folder, 'a.md'), 'a, edited');
+    // The scan asks the manifest about a.md after the folder was listed (sub a folder then) and before it reads sub:
+    // sub is swapped for a link to a folder outside right then, in the same turn.
+    let swapped = false;
+    const swapping: ManifestStore = {
+      location: store.location,
+      load: async (v) => {
+        const loaded = await store.load(v);
+        if (loaded.state !== 'ok') return loaded;
+        const files = new Proxy(loaded.manifest.files, {
+          get: (target, key) => {
+            if (key === 'a.md' && !swapped) {
+              swapped = true;
+              renameSync(join(folder, 'sub'), join(fx.workDir, 'dirswap-sub-away'));
+              symlinkSync(outside, join(folder, 'sub'));
+            }
+            return Reflect.get(target, key);
+          },
+        });
+        return { ...loaded, manifest: { ...loaded.manifest, files } };
+      },
+      save: (m) => store.save(m),
+      append: (m, c, d) => store.append(m, c, d),
+      finish: (m) => store.finish(m),
+    };
+    const plan = await planSync({ ...options, store: swapping });
+    assert.ok(swapped);
+    assert.deepEqual(
+      plan.uploads.map((u) => u.rel),
+      ['a.md'],
+      JSON.stringify(plan.uploads.map((u) => u.rel)),
+    );
+    await applySync(plan, { service: fx.client, store, embedding: 'emu-embed', doChunking: 0 });
+    assert.ok(!(await listedFiles(fx, volume)).some((f) => f.filename.includes('credentials')));
   });
 });

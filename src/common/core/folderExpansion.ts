@@ -309,8 +309,24 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     await yieldToLoop();
     options.signal?.throwIfAborted();
     let entries: FolderEntry[];
+    // A subfolder swapped for a link since its parent was listed (a checkout, another user of a
+    // shared folder) is not read through: it must still be this folder before and after its read.
+    let before: Stats | undefined;
     try {
+      if (dir !== selected) {
+        before = lstatSync(dir, { throwIfNoEntry: false });
+        if (!before) return; // removed since its parent was listed
+        if (!before.isDirectory()) {
+          skipped.push({ path: dir, reason: before.isSymbolicLink() ? l10n.t('symbolic link: not followed (links are never followed out of the folder)') : l10n.t('not a regular file') });
+          return;
+        }
+      }
       entries = readFolder(dir, dirPrefixOf(dir), skipped);
+      const after = before && lstatSync(dir, { throwIfNoEntry: false });
+      if (before && (!after || !after.isDirectory() || after.dev !== before.dev || after.ino !== before.ino)) {
+        skipped.push({ path: dir, reason: l10n.t('it was replaced by another file since it was checked'), unread: true });
+        return;
+      }
     } catch (error) {
       // The selected folder itself: the caller's error (nothing can be said about its files).
       if (dir === selected) throw error;
