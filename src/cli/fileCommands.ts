@@ -132,7 +132,8 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
     process.stderr.write(`ksm upload: stopped: ${shownText(first.reason)}\n`);
     return EXIT.config;
   }
-  return summary.failed || settled.some((s) => s.outcome === 'delete-failed') ? EXIT.partial : EXIT.ok;
+  // A file or folder that is there but could not be read (no permission) was not sent: some files failed, as `ksm sync` says it.
+  return summary.failed || settled.some((s) => s.outcome === 'delete-failed') || expansion.skipped.some((s) => s.unread) ? EXIT.partial : EXIT.ok;
 }
 
 function uploadRecord(r: FileOutcome): FileRecord {

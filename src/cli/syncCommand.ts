@@ -6,7 +6,8 @@
 // than --max-delete files, needs --allow-mass-delete too. With no manifest, same-name files the folder never recorded stop
 // the run before anything changes: --adopt or --keep-others chooses.
 import { basename, resolve } from 'node:path';
-import { lstat, stat } from 'node:fs/promises';
+import { access, lstat, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { ConfigurationError } from '../api/errors';
 import { SYNC_MANIFEST_NAME } from '../common/core/folderExpansion';
 import type { DoChunking } from '../api/types';
@@ -45,9 +46,39 @@ export async function syncCommand(env: CliEnvironment, out: Output, folderArg: s
   const folder = resolve(folderArg);
   const info = await stat(folder).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`'${shown(folderArg)}' is not a folder.`);
+  // A folder that cannot be listed can say nothing about its files (a raw EACCES was reported as a service failure, exit 5).
+  await access(folder, constants.R_OK | constants.X_OK).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`'${shown(folderArg)}' cannot be read (${shown(error.code ?? error.message)}).`);
+  });
   if (flags.adopt && flags.keepOthers) throw new UsageError('Pass --adopt or --keep-others, not both.');
   const ownership: Ownership = flags.adopt ? 'adopt' : flags.keepOthers ? 'keepOthers' : 'ask';
   const manifestPath = folderManifestPath(folder, env.baseUrl, volume);
+  try {
+    return await syncWithLock(env, out, folder, volume, flags, ownership, manifestPath, signal);
+  } catch (error) {
+    throw recordNotWritten(error, manifestPath) ?? error;
+  }
+}
+
+/**
+ * The folder's sync record (its manifest, journal or lock) could not be written: a read-only
+ * or full file system, a folder the user may not write. Said as such, exit 3 (the raw
+ * `ENOSPC: no space left on device, write` exited 5, "service or network"). Every upload's
+ * intent is written before it is sent, so the next run finds what this one sent.
+ */
+function recordNotWritten(error: unknown, manifestPath: string): ConfigurationError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (!(error instanceof Error) || typeof (error as NodeJS.ErrnoException).syscall !== 'string' || !code || !LOCAL_WRITE_ERRORS.has(code)) return undefined;
+  return new ConfigurationError(
+    `Could not write this folder's sync record (${basename(manifestPath)}, its journal or its lock): ${error.message}. ` +
+      'Make the folder writable (or free space), then run again: the next run finds what this one sent, and sends nothing twice.',
+    { cause: error },
+  );
+}
+
+const LOCAL_WRITE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'EFBIG']);
+
+async function syncWithLock(env: CliEnvironment, out: Output, folder: string, volume: string, flags: SyncFlags, ownership: Ownership, manifestPath: string, signal: AbortSignal): Promise<number> {
   // A dry run changes nothing, so it takes no lock; anything else holds this pairing's lock from plan to end (another volume's run has its own).
   const release = flags.dryRun
     ? async () => undefined
@@ -179,7 +210,18 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
 }
 
 function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: string): number {
-  const counts = { uploaded: summary.uploaded, replaced: summary.replaced, deleted: summary.deleted, failed: summary.failed, cancelled: summary.cancelled, unchanged: plan.unchanged };
+  // Files (or folders) that are there but could not be read: not synced, and their copies kept (the plan deletes nothing for them); said even in a brief plan.
+  const unread = plan.skipped.filter((s) => s.unread);
+  const counts = {
+    uploaded: summary.uploaded,
+    replaced: summary.replaced,
+    deleted: summary.deleted,
+    failed: summary.failed,
+    cancelled: summary.cancelled,
+    unchanged: plan.unchanged,
+    ...(unread.length ? { unread: unread.length } : {}),
+  };
+  if (!out.json) for (const s of unread) out.notice(`not read ${shown(s.path)}: ${shown(s.reason)} (not synced; its copy in the volume, if any, is kept)`);
   if (out.json)
     out.document({
       dryRun: false,
@@ -190,14 +232,14 @@ function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: st
     });
   out.record({ summary: counts });
   out.notice(
-    `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
+    `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.unread ? `, ${unread.length} not read` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
   );
   if (summary.stopped) {
     process.stderr.write(`ksm sync: stopped: ${shownText(summary.stopped.message)}\n`);
     return summary.stopped.stopKind === 'config' ? EXIT.config : EXIT.service;
   }
   if (summary.wasCancelled) return EXIT.cancelled;
-  return summary.failed ? EXIT.partial : EXIT.ok;
+  return summary.failed || unread.length ? EXIT.partial : EXIT.ok;
 }
 
 function printPlan(out: Output, plan: SyncPlan, brief = false, manifestNoticeShown = false): void {

@@ -11,7 +11,8 @@
 // by name is); `ksm sync`'s manifest, journal and lock are left out the same way. Symbolic links are never followed: each is listed as skipped with the reason.
 // No `vscode` import.
 import * as l10n from '@vscode/l10n';
-import { readdirSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -89,6 +90,12 @@ export interface SelectedFile {
   rel?: string;
   /** The whole file as the sniff read it (`keepContent`); `sha256` is its hash when both are given. */
   content?: Buffer;
+  /**
+   * The file found (device and inode): its sniff and its upload (`UploadSource.identity`) read
+   * this file or nothing, so a path replaced meanwhile (by a symbolic link to a key outside the
+   * folder, a `git checkout` while a preview is open) is never read through.
+   */
+  identity?: { dev: number; ino: number };
 }
 
 export type KnownReadable = (path: string, size: number, mtimeMs: number, rel: string) => boolean;
@@ -96,6 +103,12 @@ export type KnownReadable = (path: string, size: number, mtimeMs: number, rel: s
 export interface SkippedFile {
   path: string;
   reason: string;
+  /**
+   * The file or folder is there but could not be read (no permission, an I/O error): folder
+   * sync keeps what it recorded for it (its copy is neither deleted nor forgotten), as it does
+   * for files it did read. Unset for every rule's skip (the file is then no longer synced).
+   */
+  unread?: boolean;
 }
 
 export interface Expansion {
@@ -104,6 +117,8 @@ export interface Expansion {
 }
 
 const SNIFF = '\0sniff';
+/** A sniff's reason for a file removed between its stat and its read: left out, as one removed before the stat. */
+const GONE = '\0gone';
 
 /**
  * `ksm sync`'s manifest of a folder as it was before each pairing had its own: one file for
@@ -239,6 +254,8 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       }
     }
     const reasons = new Array<string | undefined>(fresh.length);
+    /** Files the sniff could not open or read (kept by a sync); a file gone meanwhile has the reason GONE and is left out. */
+    const unreadAt = new Set<number>();
     const sniffs: number[] = [];
     for (let i = 0; i < fresh.length; i++) {
       const c = fresh[i];
@@ -248,12 +265,13 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     }
     if (sniffs.length) {
       const sniffed = await sniffAll(
-        sniffs.map((i) => fresh[i].path),
+        sniffs.map((i) => fresh[i]),
         options.signal,
       );
       sniffs.forEach((index, k) => {
-        const { reason, head, complete } = sniffed[k];
+        const { reason, head, complete, unread } = sniffed[k];
         reasons[index] = reason;
+        if (unread) unreadAt.add(index);
         if (reason || !head || !complete || head.length !== fresh[index].size) return;
         // Read whole and still the size stat saw: its hash costs no second read (folder sync asks for it),
         // and its upload no second open and read (the sniff's copy is kept instead of dropped).
@@ -268,7 +286,8 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const taken = files.length;
     for (let i = 0; i < fresh.length; i++) {
       const c = fresh[i];
-      if (reasons[i]) skipped.push({ path: c.path, reason: reasons[i]! });
+      if (reasons[i] === GONE) continue; // removed since the listing
+      if (reasons[i]) skipped.push(unreadAt.has(i) ? { path: c.path, reason: reasons[i]!, unread: true } : { path: c.path, reason: reasons[i]! });
       else {
         if (options.volumeNames !== false) c.volumeName = volumeNameFor(c.rel!);
         files.push(c);
@@ -289,7 +308,35 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     // read synchronously, a promise readdir cost its 250 entries' folder several times as much.
     await yieldToLoop();
     options.signal?.throwIfAborted();
-    const entries = readdirSync(dir, { withFileTypes: true });
+    let entries: FolderEntry[];
+    // A subfolder swapped for a link since its parent was listed (a checkout, another user of a
+    // shared folder) is not read through: it must still be this folder before and after its read.
+    let before: Stats | undefined;
+    try {
+      if (dir !== selected) {
+        before = lstatSync(dir, { throwIfNoEntry: false });
+        if (!before) return; // removed since its parent was listed
+        if (!before.isDirectory()) {
+          skipped.push({ path: dir, reason: before.isSymbolicLink() ? l10n.t('symbolic link: not followed (links are never followed out of the folder)') : l10n.t('not a regular file') });
+          return;
+        }
+      }
+      entries = readFolder(dir, dirPrefixOf(dir), skipped);
+      const after = before && lstatSync(dir, { throwIfNoEntry: false });
+      if (before && (!after || !after.isDirectory() || after.dev !== before.dev || after.ino !== before.ino)) {
+        skipped.push({ path: dir, reason: l10n.t('it was replaced by another file since it was checked'), unread: true });
+        return;
+      }
+    } catch (error) {
+      // The selected folder itself: the caller's error (nothing can be said about its files).
+      if (dir === selected) throw error;
+      // Removed (or renamed) while the walk got here: its files are gone as far as this walk can tell.
+      if (errorCode(error) === 'ENOENT') return;
+      // There but unreadable (no permission, replaced by a file meanwhile, an I/O error): said, and
+      // what a sync recorded below it is kept (never deleted as if the folder were empty).
+      skipped.push({ path: dir, reason: l10n.t('folder cannot be read ({0})', errorCode(error)), unread: true });
+      return;
+    }
     // A folder without a .gitignore costs no read of one (a thread-pool round trip per folder).
     const here = options.useGitignore === false || !entries.some((e) => e.name === '.gitignore') ? scopes : [...scopes, ...(await gitignoreAt(dir))];
     entries.sort((a, b) => collator.compare(a.name, b.name));
@@ -297,7 +344,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     const selectedPrefix = prefix(selected, dir);
     const scopePrefixes = here.map((scope) => prefix(scope.base, dir));
     // `dir` is absolute and normalised, and an entry's name holds no separator: a path is one concatenation (path.join per file was a good part of the scan).
-    const dirPrefix = dir.endsWith(sep) ? dir : dir + sep;
+    const dirPrefix = dirPrefixOf(dir);
     // Folder sync anchors at the folder it syncs: both paths are then one string (its lookups in the manifest then hash it once).
     const sameRel = selectedPrefix === anchorPrefix;
     let candidates: SelectedFile[] = [];
@@ -350,11 +397,18 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       }
       let info: Stats | undefined;
       try {
-        info = statSync(path, { throwIfNoEntry: false });
-      } catch {
-        // unreadable: as if removed since the listing (as before)
+        // lstat: a file replaced by a link since the folder was read is not followed either.
+        info = lstatSync(path, { throwIfNoEntry: false });
+      } catch (error) {
+        // There but not stat-able (a folder readable without search permission): said, and kept by a sync, never taken for removed.
+        skipped.push({ path, reason: l10n.t('cannot be read ({0})', errorCode(error)), unread: true });
+        continue;
       }
       if (!info) continue; // removed since the listing
+      if (!info.isFile()) {
+        skipped.push({ path, reason: info.isSymbolicLink() ? l10n.t('symbolic link: not followed (links are never followed out of the folder)') : l10n.t('not a regular file') });
+        continue;
+      }
       candidates.push({
         path,
         size: info.size,
@@ -364,6 +418,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         sha256: undefined,
         rel: sameRel ? rel : selectedPrefix + name,
         content: undefined,
+        identity: { dev: info.dev, ino: info.ino },
       });
       names.push(name);
     }
@@ -391,7 +446,19 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       // A file the user picked by name is uploaded even if a glob would exclude it.
       const name = basename(path);
       await considerAll(
-        [{ path, size: info.size, mtimeMs: info.mtimeMs, displayPath: toPosix(relative(anchor, path)) || name, volumeName: undefined, sha256: undefined, rel: name, content: undefined }],
+        [
+          {
+            path,
+            size: info.size,
+            mtimeMs: info.mtimeMs,
+            displayPath: toPosix(relative(anchor, path)) || name,
+            volumeName: undefined,
+            sha256: undefined,
+            rel: name,
+            content: undefined,
+            identity: { dev: info.dev, ino: info.ino },
+          },
+        ],
         [name],
         true,
       );
@@ -411,17 +478,26 @@ const SNIFF_SLICE = 64;
  * more than uploading it). A file the synchronous read fails on gets the asynchronous sniff,
  * which fails or succeeds as it always did.
  */
-async function sniffAll(paths: string[], signal?: AbortSignal): Promise<Array<Awaited<ReturnType<typeof sniffFile>>>> {
-  const results: Array<Awaited<ReturnType<typeof sniffFile>>> = [];
-  for (let i = 0; i < paths.length; i += SNIFF_SLICE) {
+type Sniffed = Awaited<ReturnType<typeof sniffFile>> & { unread?: boolean };
+
+async function sniffAll(files: ReadonlyArray<Pick<SelectedFile, 'path' | 'identity'>>, signal?: AbortSignal): Promise<Sniffed[]> {
+  const results: Sniffed[] = [];
+  for (let i = 0; i < files.length; i += SNIFF_SLICE) {
     if (i > 0) await yieldToLoop();
     signal?.throwIfAborted();
-    for (const path of paths.slice(i, i + SNIFF_SLICE)) {
-      let result: Awaited<ReturnType<typeof sniffFile>> | undefined;
+    for (const { path, identity } of files.slice(i, i + SNIFF_SLICE)) {
+      let result: Sniffed | undefined;
       try {
-        result = sniffFileSync(path);
+        result = sniffFileSync(path, identity);
+        // Replaced since it was stat'ed (a link to a key outside): not read, and a sync keeps what it recorded.
+        if (result.replaced) result = { reason: result.reason, unread: true };
       } catch {
-        result = await sniffFile(path);
+        // One file that cannot be opened or read (no permission, an I/O error) is skipped with the
+        // reason, never the end of the whole scan; one removed meanwhile is left out.
+        result = await sniffFile(path, identity).then(
+          (sniffed): Sniffed => (sniffed.replaced ? { reason: sniffed.reason, unread: true } : sniffed),
+          (error: unknown): Sniffed => (errorCode(error) === 'ENOENT' ? { reason: GONE } : { reason: l10n.t('cannot be read ({0})', errorCode(error)), unread: true }),
+        );
       }
       results.push(result);
     }
@@ -429,6 +505,41 @@ async function sniffAll(paths: string[], signal?: AbortSignal): Promise<Array<Aw
   return results;
 }
 const STAT_SLICE = 256;
+
+function dirPrefixOf(dir: string): string {
+  return dir.endsWith(sep) ? dir : dir + sep;
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : String((error as Error | undefined)?.message ?? error);
+}
+
+/** What the walk needs of a folder entry. */
+type FolderEntry = Pick<Dirent, 'name' | 'isFile' | 'isDirectory' | 'isSymbolicLink'>;
+
+/**
+ * A folder's entries. Node decodes names as UTF-8, putting U+FFFD for bytes that are not
+ * (Linux allows any bytes but `/` and NUL): such a name cannot be opened by the string it reads
+ * as (or opens ANOTHER file, one whose name really holds U+FFFD). Only when a name holds U+FFFD
+ * is the folder read again as bytes: the names that are not UTF-8 are skipped with the reason
+ * (a folder of them made the whole sync fail), the others kept.
+ */
+function readFolder(dir: string, dirPrefix: string, skipped: SkippedFile[]): FolderEntry[] {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  if (!entries.some((e) => e.name.includes('\uFFFD'))) return entries;
+  const kept: FolderEntry[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) {
+    const bytes = entry.name as unknown as Buffer;
+    const name = bytes.toString('utf8');
+    if (isUtf8(bytes)) {
+      kept.push({ name, isFile: () => entry.isFile(), isDirectory: () => entry.isDirectory(), isSymbolicLink: () => entry.isSymbolicLink() });
+    } else {
+      skipped.push({ path: dirPrefix + name, reason: l10n.t('name is not valid UTF-8: it cannot be opened by the name it reads as (rename it)') });
+    }
+  }
+  return kept;
+}
 
 /**
  * The name a file at `rel` (relative to the selected or synced folder, `/`-separated) is

@@ -3,7 +3,7 @@
 // end `na` with nothing searchable, so uploads skip it with a reason instead.
 import * as l10n from '@vscode/l10n';
 import { isUtf8 } from 'node:buffer';
-import { closeSync, constants, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 
@@ -23,9 +23,34 @@ export async function unreadableReason(path: string): Promise<string | undefined
  * The readable-files check, plus the bytes it read: a file no longer than the sniff is read
  * whole (`complete`), so a caller that needs its content (folder sync's hash) reads it once.
  */
-export async function sniffFile(path: string): Promise<{ reason?: string; head?: Buffer; complete?: boolean }> {
+export async function sniffFile(path: string, expected?: FileIdentity): Promise<Sniff> {
   if (READABLE_BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return {};
-  return judged(await readHead(path));
+  const head = await readHead(path, expected);
+  return head === REPLACED ? replaced() : judged(head);
+}
+
+/** The file a caller found (device and inode): the sniff reads it or nothing. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+export interface Sniff {
+  reason?: string;
+  head?: Buffer;
+  complete?: boolean;
+  /** The path no longer leads to the file expected (replaced by a link or another file since it was found): nothing was read. */
+  replaced?: boolean;
+}
+
+const REPLACED = Symbol('replaced');
+
+function isReplaced(info: Stats, expected: FileIdentity | undefined): boolean {
+  return expected !== undefined && (info.dev !== expected.dev || info.ino !== expected.ino);
+}
+
+function replaced(): Sniff {
+  return { reason: l10n.t('it was replaced by another file since it was checked'), replaced: true };
 }
 
 /**
@@ -34,11 +59,13 @@ export async function sniffFile(path: string): Promise<{ reason?: string; head?:
  * swapped for a FIFO since it was listed cannot hang the caller (it throws instead; callers
  * fall back to `sniffFile`).
  */
-export function sniffFileSync(path: string): { reason?: string; head?: Buffer; complete?: boolean } {
+export function sniffFileSync(path: string, expected?: FileIdentity): Sniff {
   if (READABLE_BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return {};
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   let head: Buffer;
   try {
+    // The path may lead elsewhere now (a link put in its place since it was stat'ed): nothing of that is read.
+    if (expected && isReplaced(fstatSync(fd), expected)) return replaced();
     // Read into one scratch buffer and keep a copy of what was read: a zeroed 8 KiB buffer
     // per file was most of a 5,000-file scan's garbage.
     const read = readSync(fd, scratch, 0, SNIFF_BYTES, 0);
@@ -50,7 +77,7 @@ export function sniffFileSync(path: string): { reason?: string; head?: Buffer; c
   return judged(head);
 }
 
-function judged(head: Buffer): { reason?: string; head?: Buffer; complete?: boolean } {
+function judged(head: Buffer): Sniff {
   const complete = head.length < SNIFF_BYTES;
   if (head.subarray(0, 5).toString('latin1') === '%PDF-') return { head, complete };
   return looksLikeText(head) ? { head, complete } : { reason: l10n.t('binary file: no filter can read it (text, Markdown, code, JSON, CSV, HTML, PDF and DOCX are supported)') };
@@ -71,9 +98,10 @@ export function looksLikeText(head: Uint8Array): boolean {
   }
 }
 
-async function readHead(path: string): Promise<Buffer> {
+async function readHead(path: string, expected?: FileIdentity): Promise<Buffer | typeof REPLACED> {
   const handle = await open(path, 'r');
   try {
+    if (expected && isReplaced(await handle.stat(), expected)) return REPLACED;
     const buffer = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
     return buffer.subarray(0, bytesRead);

@@ -245,7 +245,8 @@ async function applyRecorded(plan: SyncPlan, options: ApplyOptions, manifest: Ma
           volume: plan.volume,
           embedding: options.embedding,
           doChunking: options.doChunking,
-          files: batch.map((u) => ({ path: u.path, filename: u.remoteName, knownSize: u.size, content: u.content })),
+          // identity: the file the scan found or nothing (a path swapped for a link to a key outside since the plan is not read through).
+          files: batch.map((u) => ({ path: u.path, filename: u.remoteName, knownSize: u.size, content: u.content, identity: u.identity })),
         },
         {
           signal: options.signal,

@@ -10,7 +10,7 @@
 import * as l10n from '@vscode/l10n';
 import { isUnwrittenVolume } from '../../api/errors';
 import { applySync, type ApplyOptions, type SyncSummary } from './apply';
-import { contentHash, scannedHash, type HashStats } from './hashing';
+import { contentHash, hashFailureReason, scannedHash, type HashStats } from './hashing';
 import { emptyManifest } from './manifest';
 import type { PlanOptions, PlannedUpload, SyncPlan } from './plan';
 import { remoteNameFor, scanFolder, type LocalFile } from './scan';
@@ -120,8 +120,18 @@ export async function firstSyncStreamed(
           }
           namesTaken.set(remoteName, file.rel);
           const hashStarted = performance.now();
-          const sha256 = scannedHash(file, hashing) ?? (await contentHash(file, undefined, hashing, scanSignal));
-          timings.hashMs += performance.now() - hashStarted;
+          let sha256: string;
+          try {
+            sha256 = scannedHash(file, hashing) ?? (await contentHash(file, undefined, hashing, scanSignal));
+          } catch (error) {
+            // Replaced, removed or unreadable since the scan: not read, said (a FIFO put in its place made this wait forever).
+            const reason = hashFailureReason(error, scanSignal);
+            if (reason === undefined) throw error;
+            clashes.push({ path: file.path, reason, unread: true });
+            continue;
+          } finally {
+            timings.hashMs += performance.now() - hashStarted;
+          }
           group.push({ ...file, sha256, remoteName });
         }
         if (group.length) yield group;

@@ -22,9 +22,9 @@ import { isUnwrittenVolume } from '../../api/errors';
 import type { KsmService } from '../../api/service';
 import type { FileInfo } from '../../api/types';
 import type { SkippedFile } from '../../common/core/folderExpansion';
-import { contentHash, knownHash, scannedHash, type HashStats } from './hashing';
+import { contentHash, hashFailureReason, knownHash, scannedHash, type HashStats } from './hashing';
 import { emptyManifest, type Manifest, type ManifestEntry, type ManifestStore } from './manifest';
-import { remoteNameFor, scanFolder, type ScanRules } from './scan';
+import { remoteNameFor, scanFolder, unreadMatcher, type ScanRules } from './scan';
 
 export interface PlannedUpload {
   rel: string;
@@ -39,6 +39,8 @@ export interface PlannedUpload {
   renamedFrom?: string;
   /** The bytes the scan read and hashed as `sha256` (small files): sent as they are, not read again. */
   content?: Buffer;
+  /** The file the scan found (device and inode): its upload reads that file or nothing. */
+  identity?: { dev: number; ino: number };
 }
 
 export interface PlannedDelete {
@@ -230,20 +232,36 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     const hash = (reused[i] = knownHash(file, known, hashing) ?? scannedHash(file, hashing));
     if (hash === undefined) toHash.push(i);
   }
-  const computed = await pMap(toHash, (i) => contentHash(scan.files[i], knowns[i], hashing, signal), { concurrency: options.hashConcurrency ?? 8, signal });
+  /** Files that could not be hashed (replaced, removed or unreadable since the scan): not read, their records kept. */
+  const unhashed = new Map<number, string>();
+  const computed = await pMap(
+    toHash,
+    (i) =>
+      contentHash(scan.files[i], knowns[i], hashing, signal).catch((error: unknown) => {
+        const reason = hashFailureReason(error, signal);
+        if (reason === undefined) throw error;
+        unhashed.set(i, reason);
+        return undefined;
+      }),
+    { concurrency: options.hashConcurrency ?? 8, signal },
+  );
   toHash.forEach((index, k) => (reused[index] = computed[k]));
-  const hashes = reused as string[];
+  const hashes = reused;
   timings.hashMs = performance.now() - hashStarted;
 
   // Whether any recorded path is gone locally: counted, so a run where none is builds no set of local paths.
   const local = recordedSeen < baseCount ? new Set(scan.files.map((f) => f.rel)) : undefined;
+  // A recorded file the scan found but could not read (no permission, its folder unreadable) is
+  // not gone: its copy is kept and stays recorded, never deleted as removed (docs/sync.md).
+  const unread = local ? unreadMatcher(options.folder, scan.skipped) : undefined;
+  const gone = (rel: string) => !local!.has(rel) && !unread?.(rel);
   /** Removed paths by content (a new file with one of these is shown as a rename); worked out at the first new file. */
   let removedByHash: Map<string, string> | undefined;
   const renamedFrom = (sha256: string): string | undefined => {
     if (!local) return undefined;
     if (!removedByHash) {
       removedByHash = new Map();
-      for (const rel in base.files) if (!local.has(rel)) removedByHash.set(base.files[rel].sha256, rel);
+      for (const rel in base.files) if (gone(rel)) removedByHash.set(base.files[rel].sha256, rel);
     }
     return removedByHash.get(sha256);
   };
@@ -278,7 +296,12 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
   };
   const namesTaken = new Map<string, string>();
   scan.files.forEach((file, i) => {
-    const sha256 = hashes[i];
+    const unread = unhashed.get(i);
+    if (unread !== undefined) {
+      plan.skipped.push({ path: file.path, reason: unread, unread: true }); // still a local file: never planned as removed
+      return;
+    }
+    const sha256 = hashes[i]!;
     if (file.content && file.sha256 !== sha256) file.content = undefined; // only bytes whose hash is the plan's are sent as read
     const known = knowns[i];
     const remoteName = known?.remoteName ?? remoteNameFor(file.rel);
@@ -316,7 +339,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
 
   if (local) {
     for (const rel in base.files) {
-      if (local.has(rel)) continue;
+      if (!gone(rel)) continue;
       const entry = base.files[rel];
       if (options.deleteRemoved) plan.deletes.push({ uuid: entry.uuid, remoteName: entry.remoteName, rel, reason: 'removed' });
       else plan.keptRemote.push(rel);

@@ -47,6 +47,8 @@ export interface LocalFile {
   sha256?: string;
   /** The bytes that read (and hashed, as `sha256`): the upload sends these instead of reading the file again. */
   content?: Buffer;
+  /** The file the scan found (device and inode): the upload reads this file or nothing (`UploadSource.identity`). */
+  identity?: { dev: number; ino: number };
 }
 
 export interface Scan {
@@ -62,7 +64,7 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
   const base = resolve(folder);
   const local = (file: SelectedFile): LocalFile => {
     const rel = file.rel ?? toPosix(relative(base, file.path));
-    return { rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined };
+    return { rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined, identity: file.identity };
   };
   const expansion = await expandSelection([base], {
     excludeGlobs: rules.excludeGlobs,
@@ -87,6 +89,19 @@ function readableFrom(known: KnownFiles | undefined): KnownReadable | undefined 
         return entry !== undefined && entry.size === size && entry.mtimeMs === mtimeMs;
       }
     : undefined;
+}
+
+/**
+ * Whether a path (relative to the folder, `/`-separated) is one the scan found but could not
+ * read, or lies in a folder it could not read (`SkippedFile.unread`): what a sync recorded for
+ * it is kept, neither deleted nor forgotten. Undefined when the scan read everything.
+ */
+export function unreadMatcher(folder: string, skipped: readonly SkippedFile[]): ((rel: string) => boolean) | undefined {
+  const base = resolve(folder);
+  const unread = skipped.filter((s) => s.unread).map((s) => toPosix(relative(base, s.path)));
+  if (!unread.length) return undefined;
+  const exact = new Set(unread);
+  return (rel) => exact.has(rel) || unread.some((folderRel) => rel.startsWith(`${folderRel}/`));
 }
 
 /**

@@ -104,7 +104,7 @@ export async function planUploads(files: SelectedFile[], existing: Iterable<File
       filename = freeName(name, taken, plannedNames);
     }
     plannedNames.add(filename);
-    uploads.push({ source: { path: file.path, filename, content: file.content }, size: file.size, displayPath: file.displayPath, replaces });
+    uploads.push({ source: { path: file.path, filename, content: file.content, identity: file.identity }, size: file.size, displayPath: file.displayPath, replaces });
   }
   return { uploads, skipped };
 }
