@@ -370,7 +370,7 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     writeFileSync(join(dir, 'local.md'), 'mine\n');
     const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----\n';
     const rules = { workspaceRoots: [workspace], filesExclude: [], uploadExclude: [] };
-    const ref = (file: string, text: string, implicit: boolean) => ({ name: file.split('/').pop()!, languageId: 'plaintext', text, path: join(workspace, file), implicit });
+    const ref = (file: string, text: string, implicit: boolean) => ({ name: file.split('/').pop()!, path: join(workspace, file), implicit, read: async () => ({ languageId: 'plaintext', text }) });
     const { question, leftOut } = await participantQuestion(
       'What is in these?',
       [
@@ -404,6 +404,45 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     assert.equal(isImplicitReference('vscode.implicit.file'), true);
     assert.equal(isImplicitReference('vscode.implicit.selection'), true);
     assert.equal(isImplicitReference('vscode.file'), false);
+  });
+
+  it('@ksm: a reference whose path rules it out is never opened; what may go is read, then judged by its text', async () => {
+    const dir = join(workspace, 'unopened');
+    mkdirSync(join(dir, '.ssh'), { recursive: true });
+    for (const file of ['.env', 'id_rsa', '.ssh/config', 'notes.md', 'key.txt']) writeFileSync(join(dir, file), 'x\n');
+    const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----\n';
+    const opened: string[] = [];
+    const ref = (file: string, text: string, implicit = false) => ({
+      name: file.split('/').pop()!,
+      path: join(dir, file),
+      implicit,
+      read: async () => {
+        opened.push(file);
+        return { languageId: 'plaintext', text };
+      },
+    });
+    const rules = { workspaceRoots: [workspace], filesExclude: [], uploadExclude: ['**/excluded.md'] };
+    const { question, leftOut } = await participantQuestion(
+      'Summarise',
+      [
+        ref('.env', 'API_TOKEN=s3cret\n', true),
+        ref('id_rsa', key),
+        ref('.ssh/config', 'Host secret-host\n'),
+        ref('excluded.md', 'excluded text\n'),
+        ref('notes.md', 'Garden party notes.\n'),
+        ref('key.txt', key),
+        { name: 'gone.md', path: join(dir, 'gone.md'), implicit: false, read: () => Promise.reject(new Error('deleted')) },
+      ],
+      rules,
+    );
+    assert.deepEqual(opened, ['notes.md', 'key.txt'], 'only the files whose path may go are opened');
+    assert.match(question, /^`notes\.md`:\n\n```plaintext\nGarden party notes\.\n```\n\nSummarise$/);
+    assert.equal(leftOut.length, 5, leftOut.join('\n'));
+    assert.match(leftOut[0]!, /^Left out: 'unopened\/\.env' looks like a credential/);
+    assert.match(leftOut[1]!, /^Left out: 'unopened\/id_rsa' looks like a credential: SSH keys/);
+    assert.match(leftOut[2]!, /^Left out: 'unopened\/\.ssh\/config' inside '\.ssh\/'/);
+    assert.match(leftOut[3]!, /^Left out: 'unopened\/excluded\.md' is excluded by ksm\.upload\.exclude/);
+    assert.match(leftOut[4]!, /^Left out: 'key\.txt' contains a private key/);
   });
 
   it('@ksm: a wrong key ends with the panel\u2019s sentence, a stop ends quietly', async () => {

@@ -237,14 +237,24 @@ export async function chatContextDecision(source: ChatContextSource, rules: Priv
   const key = privateKeyTextReason(source.text);
   if (key) return { send: false, reason: key, attachToSend: false };
   if (source.path === undefined) return { send: true };
+  return chatContextPathDecision(source.path, source.implicit, rules);
+}
+
+/**
+ * The path half of chatContextDecision, decided before anything is read: a file its path
+ * already rules out (`.env`, `id_rsa`, `.ssh/…`, `ksm.upload.exclude`, and for an implicit
+ * reference `files.exclude` and `.gitignore`) is not even opened. What may go is then read
+ * and its text judged by privateKeyTextReason. Fails closed like chatContextDecision.
+ */
+export async function chatContextPathDecision(path: string, implicit: boolean, rules: PrivateFileRules): Promise<ChatContextDecision> {
   try {
-    return await chatContextPathDecision(source.path, source.implicit, rules);
+    return await pathDecision(path, implicit, rules);
   } catch (error) {
     return { send: false, reason: l10n.t('could not be checked ({0}), so it is not sent', (error as NodeJS.ErrnoException).code ?? 'error'), attachToSend: false };
   }
 }
 
-async function chatContextPathDecision(path: string, implicit: boolean, rules: PrivateFileRules): Promise<ChatContextDecision> {
+async function pathDecision(path: string, implicit: boolean, rules: PrivateFileRules): Promise<ChatContextDecision> {
   const lexical = resolve(path);
   const real = await realpath(lexical).catch(() => lexical);
   const roots = await Promise.all(rules.workspaceRoots.map(async (r) => ({ lexical: resolve(r), real: await realpath(r).catch(() => resolve(r)) })));

@@ -12,7 +12,7 @@ import { AnswerFailedError } from './modelResponse';
 import { volumeLabel } from './volumeTools';
 import { PARTICIPANT_ID } from '../../common/core/contributionIds';
 import { markdownCode, markdownText, shownInput } from '../../common/core/untrustedText';
-import { chatContextDecision, chatContextNote, privateKeysRemoved, type PrivateFileRules } from '../../common/core/privateFiles';
+import { chatContextNote, chatContextPathDecision, privateKeysRemoved, privateKeyTextReason, type PrivateFileRules } from '../../common/core/privateFiles';
 
 export type { SourceCitation };
 
@@ -43,18 +43,39 @@ export function isImplicitReference(id: string): boolean {
 }
 
 /**
- * The question `@ksm` sends (/ask and /chat alike): each reference judged by the one
- * chat-context rule (privateFiles.ts) before questionWithContext fences it, and a private
- * key the user pasted into the prompt cut out. `leftOut` has one plain line per reference
- * left out (which file and why) and per key cut; the adapter shows them, escaped.
+ * A #file, #selection or editor reference before it is read: `read` opens it (the adapter's
+ * `openTextDocument`), and is called only when the reference's path may go (`.env`, `id_rsa`,
+ * a file in `.ssh/` is never opened, so no other extension or language server wakes on it).
+ * `read` may reject (a binary or deleted file): the reference is then simply not context.
  */
-export async function participantQuestion(prompt: string, references: readonly ContextReference[], rules: PrivateFileRules): Promise<{ question: string; omitted: string[]; leftOut: string[] }> {
+export interface PendingReference extends Omit<ContextReference, 'text' | 'languageId'> {
+  read(): Promise<{ text: string; languageId: string }>;
+}
+
+/**
+ * The question `@ksm` sends (/ask and /chat alike): each reference judged by the one
+ * chat-context rule (privateFiles.ts), its path before it is read and its text after, before
+ * questionWithContext fences it, and a private key the user pasted into the prompt cut out.
+ * `leftOut` has one plain line per reference left out (which file and why) and per key cut;
+ * the adapter shows them, escaped.
+ */
+export async function participantQuestion(prompt: string, references: readonly PendingReference[], rules: PrivateFileRules): Promise<{ question: string; omitted: string[]; leftOut: string[] }> {
   const leftOut: string[] = [];
   const sent: ContextReference[] = [];
-  for (const ref of references) {
-    const decision = await chatContextDecision({ path: ref.path, text: ref.text, implicit: ref.implicit ?? false }, rules);
-    if (decision.send) sent.push(ref);
-    else leftOut.push(chatContextNote(ref.name, decision));
+  for (const pending of references) {
+    const { read, ...ref } = pending;
+    if (ref.path !== undefined) {
+      const byPath = await chatContextPathDecision(ref.path, ref.implicit ?? false, rules);
+      if (!byPath.send) {
+        leftOut.push(chatContextNote(ref.name, byPath));
+        continue;
+      }
+    }
+    const content = await read().catch(() => undefined);
+    if (!content) continue;
+    const key = privateKeyTextReason(content.text);
+    if (key) leftOut.push(chatContextNote(ref.name, { send: false, reason: key, attachToSend: false }));
+    else sent.push({ ...ref, ...content });
   }
   const typed = privateKeysRemoved(prompt);
   if (typed.removed > 0) leftOut.push(l10n.t('Left out: a private key pasted into the question. Private keys are never sent.'));

@@ -20,7 +20,7 @@ import {
   participantQuestion,
   isImplicitReference,
   uploadStatusText,
-  type ContextReference,
+  type PendingReference,
   type RecentUploads,
 } from '../core/participant';
 import { threadIdFromHistory, type ParticipantMetadata } from '../core/threadBook';
@@ -84,7 +84,7 @@ async function ask(
   stream: vscode.ChatResponseStream,
   signal: AbortSignal,
 ): Promise<vscode.ChatResult> {
-  const { question, omitted, leftOut } = await participantQuestion(request.prompt, await readReferences(request.references), privateFileRules());
+  const { question, omitted, leftOut } = await participantQuestion(request.prompt, pendingReferences(request.references), privateFileRules());
   showLeftOut(stream, leftOut);
   if (!question) return { errorDetails: { message: vscode.l10n.t('Ask a question after @ksm, for example "@ksm what does the release checklist say?"') } };
   if (omitted.length) stream.markdown(vscode.l10n.t('_Left out (too large to send): {0}._\n\n', omitted.join(', ')));
@@ -124,7 +124,7 @@ async function ask(
 
 /** `/chat`: a plain completion with the model picked in VS Code's chat, no retrieval. */
 async function plainChat(request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
-  const { question, omitted, leftOut } = await participantQuestion(request.prompt, await readReferences(request.references), privateFileRules());
+  const { question, omitted, leftOut } = await participantQuestion(request.prompt, pendingReferences(request.references), privateFileRules());
   showLeftOut(stream, leftOut);
   if (!question) return { errorDetails: { message: vscode.l10n.t('Type a message after /chat.') } };
   if (omitted.length) stream.markdown(vscode.l10n.t('_Left out (too large to send): {0}._\n\n', omitted.join(', ')));
@@ -162,34 +162,45 @@ function showLeftOut(stream: vscode.ChatResponseStream, leftOut: readonly string
 }
 
 /**
- * #file, #selection and editor references as text, with the file they came from and whether
- * VS Code attached them by itself (participantQuestion judges them); anything else (images,
- * tools, strings) is skipped.
+ * #file, #selection and editor references with the file they came from and whether VS Code
+ * attached them by itself, not yet read: participantQuestion judges each path first and
+ * opens (`openTextDocument`) only what may go. Anything else (images, tools, strings) is skipped.
  */
-async function readReferences(references: readonly vscode.ChatPromptReference[]): Promise<ContextReference[]> {
-  const out: ContextReference[] = [];
+function pendingReferences(references: readonly vscode.ChatPromptReference[]): PendingReference[] {
+  const out: PendingReference[] = [];
   for (const ref of references) {
     const value = ref.value;
     // A passage an earlier answer cited (opened from its [n]) is the agent's own source, not the user's context.
     const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
     if (uri?.scheme === CITATION_SCHEME) continue;
-    try {
-      // An untitled editor has no file: only its text is judged. Any other scheme (a `git:` diff of `.env`) is judged by its path's name and folders.
-      const origin = uri && uri.scheme !== 'untitled' ? { path: uri.fsPath } : {};
-      const implicit = isImplicitReference(ref.id);
-      if (value instanceof vscode.Uri) {
-        const document = await vscode.workspace.openTextDocument(value);
-        out.push({ name: basename(value.path), languageId: document.languageId, text: document.getText(), implicit, ...origin });
-      } else if (value instanceof vscode.Location) {
-        const document = await vscode.workspace.openTextDocument(value.uri);
-        const lines = { start: value.range.start.line + 1, end: value.range.end.line + 1 };
-        out.push({ name: basename(value.uri.path), languageId: document.languageId, text: document.getText(value.range), lines, implicit, ...origin });
-      }
-      // String values are VS Code's own prompt material (for example its skills index,
-      // `vscode.customizations.index`), not the user's context: the agent gets none of it.
-    } catch {
-      // A reference that cannot be read (binary, deleted) is simply not context.
+    // An untitled editor has no file: only its text is judged. Any other scheme (a `git:` diff of `.env`) is judged by its path's name and folders.
+    const origin = uri && uri.scheme !== 'untitled' ? { path: uri.fsPath } : {};
+    const implicit = isImplicitReference(ref.id);
+    if (value instanceof vscode.Uri) {
+      out.push({
+        name: basename(value.path),
+        implicit,
+        ...origin,
+        read: async () => {
+          const document = await vscode.workspace.openTextDocument(value);
+          return { languageId: document.languageId, text: document.getText() };
+        },
+      });
+    } else if (value instanceof vscode.Location) {
+      const lines = { start: value.range.start.line + 1, end: value.range.end.line + 1 };
+      out.push({
+        name: basename(value.uri.path),
+        lines,
+        implicit,
+        ...origin,
+        read: async () => {
+          const document = await vscode.workspace.openTextDocument(value.uri);
+          return { languageId: document.languageId, text: document.getText(value.range) };
+        },
+      });
     }
+    // String values are VS Code's own prompt material (for example its skills index,
+    // `vscode.customizations.index`), not the user's context: the agent gets none of it.
   }
   return out;
 }
