@@ -188,6 +188,22 @@ describe('chat: Ask About File / Selection leave private files out (the chat-con
     assert.match(sent, /Is this right\?/);
   });
 
+  it('leaves out a chip named like a private file, kept in a conversation stored before the rule, with its one line', () => {
+    const chip = (filename: string, text: string, lines?: { start: number; end: number }) => ({ id: 'x-000000000001', filename, languageId: '', text, ...(lines ? { lines } : {}) });
+    const sent = questionForModel({
+      content: 'What are these?',
+      code: [chip('.env', 'API_TOKEN=s3cret\n'), chip('id_rsa', 'not armoured\n', { start: 1, end: 2 }), chip('server.pem', 'pem body\n'), chip('notes.md', 'Garden party.\n')],
+    });
+    for (const secret of ['s3cret', 'not armoured', 'pem body']) assert.ok(!sent.includes(secret), `${secret} must not be sent: ${sent}`);
+    assert.equal(
+      sent,
+      "Left out: '.env' looks like a credential: '.env*' files hold secrets. Private files are never sent as chat context.\n\n" +
+        "Left out: 'id_rsa' looks like a credential: SSH keys ('id_rsa*', 'id_ed25519*', 'id_ecdsa*', 'id_dsa*'). Private files are never sent as chat context.\n\n" +
+        "Left out: 'server.pem' looks like a credential: key and certificate stores (*.pem, *.key, *.p12, *.pfx, *.jks, *.keystore, *.ppk) hold private keys. Private files are never sent as chat context.\n\n" +
+        '`notes.md`:\n\n```\nGarden party.\n```\n\nWhat are these?',
+    );
+  });
+
   it('refuses a private key by content: a selection of an ordinary file, an untitled editor', async () => {
     await refused('release.py', `x\n${KEY}`, /^Left out: 'release\.py' contains a private key/, { start: 1, end: 4 });
     await refused(undefined, KEY, /^Left out: 'Untitled-1' contains a private key/);

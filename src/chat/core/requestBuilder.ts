@@ -1,7 +1,7 @@
 // Turns a conversation into the wire request of its mode. Chat mode sends the whole history
 // (the completions endpoint is stateless); agent mode sends only the new question with the
 // thread id, because the service keeps the thread's history itself (D17).
-import { privateKeysRemoved } from '../../common/core/privateFiles';
+import { chatContextNameDecision, chatContextNote, privateKeysRemoved } from '../../common/core/privateFiles';
 import { DEFAULT_AGENT_ID, type AgentRequest, type ChatCompletionRequest, type ChatMessage } from '../../api/types';
 import { codePrefill } from '../../common/core/chatText';
 import { wireFields, type OutputFormat } from '../../api/chatParameterLimits';
@@ -13,7 +13,13 @@ import type { ChatParameters, Conversation, Turn } from './conversationModel';
  * shows the question and its chips.
  */
 export function questionForModel(question: Pick<Turn, 'content' | 'code'>): string {
-  const code = (question.code ?? []).map((c) => codePrefill(c.filename, c.languageId, c.text, c.lines)).join('');
+  const code = (question.code ?? [])
+    .map((c) => {
+      // A chip a stored conversation kept from before the rule: a private file by name (`.env`, `id_rsa`) is left out, its one line in its place.
+      const byName = chatContextNameDecision(c.filename);
+      return byName.send ? codePrefill(c.filename, c.languageId, c.text, c.lines) : `${chatContextNote(c.filename, byName)}\n\n`;
+    })
+    .join('');
   // A private key never goes (privateFiles.ts): one pasted into the question, or in a chip a stored conversation kept from before the rule.
   return privateKeysRemoved(`${code}${question.content}`).text;
 }

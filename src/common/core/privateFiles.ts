@@ -298,6 +298,16 @@ async function pathDecision(path: string, implicit: boolean, rules: PrivateFileR
 }
 
 /**
+ * The name-only half of the rule, for a chip a stored conversation kept from before the rule
+ * (the panel's chips keep a file name, not its path): a credential name (`.env`, `id_rsa`,
+ * `*.pem`, …), or a private folder in a `/`-separated name, is left out at send time.
+ */
+export function chatContextNameDecision(name: string): ChatContextDecision {
+  const reason = privateFolderReason(name) ?? credentialNameReason(name.slice(name.lastIndexOf('/') + 1));
+  return reason ? { send: false, reason, attachToSend: false } : { send: true };
+}
+
+/**
  * The one line that says a file was left out of a question, and why: plain text, its name
  * escaped (`shownInput`); a Markdown front end escapes the whole line (`markdownText`).
  */
