@@ -2,10 +2,11 @@
 // leftover temp file, also when the write fails or several writes to one file overlap.
 // (That the folder is fsynced after the rename cannot be observed without a power cut.)
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../src/common/core/atomicWrite';
+import { NotARegularFileError, readFileNoFollow, writeFileAtomic } from '../../src/common/core/atomicWrite';
 import { ConversationStore } from '../../src/chat/core/conversationStore';
 import { CONVERSATION_SCHEMA, type StoredConversation } from '../../src/chat/core/conversationModel';
 
@@ -15,6 +16,21 @@ describe('chat: atomic file writes', () => {
     dir = mkdtempSync(join(tmpdir(), 'ksm-atomic-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads only a regular file at the path: a symbolic link (even to a file of ours), a folder or a FIFO is refused, never followed or waited on', async () => {
+    const file = join(dir, 'c1.json');
+    writeFileSync(file, '{"v":1}');
+    assert.equal(await readFileNoFollow(file), '{"v":1}');
+    symlinkSync(file, join(dir, 'link.json'));
+    await assert.rejects(readFileNoFollow(join(dir, 'link.json')), (error) => error instanceof NotARegularFileError && error.link);
+    mkdirSync(join(dir, 'folder.json'));
+    await assert.rejects(readFileNoFollow(join(dir, 'folder.json')), (error) => error instanceof NotARegularFileError && !error.link);
+    if (process.platform !== 'win32') {
+      execFileSync('mkfifo', [join(dir, 'fifo.json')]);
+      await assert.rejects(readFileNoFollow(join(dir, 'fifo.json')), (error) => error instanceof NotARegularFileError && !error.link);
+    }
+    await assert.rejects(readFileNoFollow(join(dir, 'missing.json')), { code: 'ENOENT' });
+  });
 
   it('creates, then replaces a file whole, leaving nothing else in the folder', async () => {
     const path = join(dir, 'conversations', 'c1.json');
@@ -74,11 +90,20 @@ describe('chat: atomic file writes', () => {
     symlinkSync(victims.index, join(root, 'index.json'));
     symlinkSync(victims.conversation, join(root, 'conversations', `${id}.json`));
     const conversation = { schema: CONVERSATION_SCHEMA, id, title: 't', mode: 'chat', model: 'm', parameters: {}, turns: [], createdAt: 1, updatedAt: 1, pendingAttachments: [] };
-    const store = new ConversationStore(root);
-    await assert.rejects(store.save(conversation as unknown as StoredConversation), /symbolic link/);
-    rmSync(join(root, 'conversations', `${id}.json`));
-    await assert.rejects(store.save(conversation as unknown as StoredConversation), /symbolic link/);
+    const problems: string[] = [];
+    const store = new ConversationStore(root, (problem) => problems.push(problem.reason));
+    // The store's reads meet each link first: it is moved aside to corrupt/ as found (not followed), then a real file is written in its place.
+    await store.save(conversation as unknown as StoredConversation);
+    assert.equal(problems.length, 2, problems.join('\n'));
     assert.equal(readFileSync(victims.index, 'utf8'), 'precious');
     assert.equal(readFileSync(victims.conversation, 'utf8'), 'precious');
+    assert.equal(lstatSync(join(root, 'index.json')).isFile(), true);
+    assert.equal(JSON.parse(readFileSync(join(root, 'conversations', `${id}.json`), 'utf8')).id, id);
+    assert.deepEqual(
+      readdirSync(join(root, 'corrupt'))
+        .map((name) => readlinkSync(join(root, 'corrupt', name)))
+        .sort(),
+      [victims.conversation, victims.index].sort(),
+    );
   });
 });

@@ -2,10 +2,10 @@
 // reload), unreadable files are kept aside and reported, and the index is only a cache.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConversation, newTurnId, type StoredConversation } from '../../src/chat/core/conversationModel';
+import { createConversation, newTurnId, summarize, type StoredConversation } from '../../src/chat/core/conversationModel';
 import { ConversationStore, type StoreProblem } from '../../src/chat/core/conversationStore';
 import type { ModelOptions } from '../../src/chat/core/conversationModel';
 
@@ -125,6 +125,52 @@ describe('chat: conversation store', () => {
     );
     await s.flush();
     assert.equal(JSON.parse(readFileSync(join(root, 'index.json'), 'utf8')).length, 2, 'the index was written again');
+  });
+
+  it('never reads through a symbolic link planted at a conversation file or the index: kept aside as found, reported without its content', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'ksm-chat-store-outside-'));
+    try {
+      const a = conversationWith('a', 'a', 1000);
+      const b = conversationWith('b', 'b', 2000);
+      await store().save(a);
+      await store().save(b);
+      // A conversation file replaced by a link to a secret, another by a link to a valid conversation that is not ours.
+      const secret = join(outside, '.env');
+      writeFileSync(secret, 'API_TOKEN=s3cret\n');
+      const foreign = join(outside, 'foreign.json');
+      writeFileSync(foreign, JSON.stringify({ ...b, title: 'FROM THE LINK' }));
+      const aFile = join(root, 'conversations', `${a.id}.json`);
+      const bFile = join(root, 'conversations', `${b.id}.json`);
+      rmSync(aFile);
+      symlinkSync(secret, aFile);
+      rmSync(bFile);
+      symlinkSync(foreign, bFile);
+      // The index replaced by a link to a file of summaries.
+      const fakeIndex = join(outside, 'index.json');
+      writeFileSync(fakeIndex, JSON.stringify([{ ...summarize(a), title: 'INDEX FROM THE LINK' }]));
+      rmSync(join(root, 'index.json'));
+      symlinkSync(fakeIndex, join(root, 'index.json'));
+
+      const s = store();
+      assert.deepEqual(await s.list(), []);
+      assert.equal(await s.load(a.id), undefined);
+      await s.flush();
+      const byFile = new Map(problems.map((p) => [p.file, p]));
+      assert.equal(problems.length, 3, JSON.stringify(problems));
+      for (const file of [aFile, bFile, join(root, 'index.json')]) {
+        const problem = byFile.get(file);
+        assert.ok(problem, `${file} reported`);
+        assert.match(problem.reason, /symbolic link.*not followed/);
+        assert.ok(problem.keptAt && lstatSync(problem.keptAt).isSymbolicLink(), 'the link itself is kept aside, as found');
+      }
+      assert.equal(byFile.get(join(root, 'index.json'))!.index, true);
+      assert.ok(!JSON.stringify(problems).includes('s3cret'), 'nothing the link leads to is quoted');
+      assert.equal(readFileSync(secret, 'utf8'), 'API_TOKEN=s3cret\n');
+      assert.equal(JSON.parse(readFileSync(fakeIndex, 'utf8'))[0].title, 'INDEX FROM THE LINK', 'the linked file is not written either');
+      assert.ok(!lstatSync(join(root, 'index.json')).isSymbolicLink(), 'a real index replaces the link');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('marks an answer that was streaming when VS Code died as cut off, keeping its text', async () => {

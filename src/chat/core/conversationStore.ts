@@ -13,10 +13,10 @@
 // answer is on disk as `streaming`, so another window shows that answer as "answering in
 // another window" rather than "interrupted"; an answer whose writer is gone is interrupted.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../common/core/atomicWrite';
+import { NotARegularFileError, readFileNoFollow, writeFileAtomic } from '../../common/core/atomicWrite';
 import { applyInPlace, clone, mergeConversation } from './conversationMerge';
 import { CONVERSATION_ID_PATTERN, CONVERSATION_SCHEMA, summarize, type ConversationSummary, type StoredConversation } from './conversationModel';
 
@@ -26,6 +26,8 @@ export interface StoreProblem {
   /** Where it was moved so nothing is lost. */
   keptAt?: string;
   reason: string;
+  /** The problem is the index's (a cache, rebuilt from the conversation files): nothing is lost, a log line is enough. */
+  index?: true;
 }
 
 export const INTERRUPTED_MESSAGE = 'Interrupted: VS Code closed while this answer was streaming.';
@@ -178,9 +180,14 @@ export class ConversationStore {
   private async readConversation(id: string, updateIndexAfter: boolean): Promise<StoredConversation | undefined> {
     let text: string;
     try {
-      text = await readFile(this.fileOf(id), 'utf8');
+      text = await readFileNoFollow(this.fileOf(id));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (error instanceof NotARegularFileError) {
+        // Planted, not ours: kept as found (the link itself moved aside), never followed, so nothing it leads to is read or quoted.
+        await this.keepAside(id, error.link ? 'a symbolic link, not a conversation file: not followed' : 'not a regular file', updateIndexAfter);
+        return undefined;
+      }
       throw error;
     }
     let parsed: unknown;
@@ -229,7 +236,7 @@ export class ConversationStore {
   private async answeringElsewhere(id: string): Promise<boolean> {
     let mark: LiveMark;
     try {
-      mark = JSON.parse(await readFile(join(this.liveDir, `${id}.json`), 'utf8')) as LiveMark;
+      mark = JSON.parse(await readFileNoFollow(join(this.liveDir, `${id}.json`))) as LiveMark;
     } catch {
       return false;
     }
@@ -280,9 +287,14 @@ export class ConversationStore {
 
   private async readIndexUnlocked(): Promise<ConversationSummary[]> {
     try {
-      const parsed: unknown = JSON.parse(await readFile(this.indexPath, 'utf8'));
+      const parsed: unknown = JSON.parse(await readFileNoFollow(this.indexPath));
       return Array.isArray(parsed) ? parsed.filter(isSummary) : [];
-    } catch {
+    } catch (error) {
+      if (error instanceof NotARegularFileError) {
+        // Not followed; moved aside so the next write (which refuses a link) can put a real index there.
+        await this.keepIndexAside(error.link ? 'a symbolic link, not the index: not followed' : 'not a regular file');
+        return [];
+      }
       // The index is only a cache: a missing or unreadable one is rebuilt from the files.
       return [];
     }
@@ -314,6 +326,18 @@ export class ConversationStore {
       await next;
     } finally {
       if (this.writes.get(id) === settled) this.writes.delete(id);
+    }
+  }
+
+  private async keepIndexAside(reason: string): Promise<void> {
+    const file = this.indexPath;
+    const keptAt = join(this.corruptDir, `index.${Date.now()}.json`);
+    try {
+      await mkdir(this.corruptDir, { recursive: true });
+      await rename(file, keptAt);
+      this.onProblem({ file, keptAt, reason: `${reason}; the index is rebuilt from the conversation files`, index: true });
+    } catch (error) {
+      this.onProblem({ file, reason: `${reason}; could not move it aside: ${(error as Error).message}`, index: true });
     }
   }
 

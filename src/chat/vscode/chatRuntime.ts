@@ -114,6 +114,8 @@ function createSession(services: ExtensionServices, post: (message: HostToWebvie
 
 function reportStoreProblem(services: ExtensionServices, problem: StoreProblem): void {
   services.log.warn(`[chat] could not read ${problem.file}: ${problem.reason}${problem.keptAt ? `; kept at ${problem.keptAt}` : ''}`);
+  // The index is a cache rebuilt from the conversations: no conversation is missing, the log line says what was found.
+  if (problem.index) return;
   const message = problem.keptAt
     ? vscode.l10n.t('A saved conversation could not be read and is not listed. It was kept at {0}.', problem.keptAt)
     : vscode.l10n.t('A saved conversation could not be read and is not listed.');

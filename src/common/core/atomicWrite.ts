@@ -8,6 +8,7 @@
 // write-file-atomic writes where a symbolic link at the path leads (it resolves the path
 // first): a link at the path is refused here instead, so no write lands outside the folder.
 import * as l10n from '@vscode/l10n';
+import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -38,5 +39,49 @@ export async function fsyncFolder(dir: string): Promise<void> {
     // See above: the file is written either way.
   } finally {
     await handle?.close().catch(() => undefined);
+  }
+}
+
+/** A symbolic link (or a folder, a FIFO, a device) where a file of ours should be: never read through. */
+export class NotARegularFileError extends Error {
+  constructor(
+    readonly path: string,
+    readonly link: boolean,
+  ) {
+    super(link ? `${path} is a symbolic link; it is never read through one` : `${path} is not a regular file`);
+  }
+}
+
+/** O_NOFOLLOW where the platform has it (not Windows: the lstat before stands alone there); O_NONBLOCK so a FIFO cannot hang open(2). */
+const NO_FOLLOW_READ = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * The read that matches writeFileAtomic's refusal: a file of ours (a conversation, the
+ * index) is read only when the path itself is a regular file. A symbolic link planted at
+ * the path is not followed (lstat, then O_NOFOLLOW and a check that a regular file was opened), so
+ * nothing it leads to is read, parsed or quoted in an error. Rejects with
+ * NotARegularFileError for a link or a non-file, with the system's error otherwise (ENOENT).
+ */
+export async function readFileNoFollow(path: string): Promise<string> {
+  const before = await lstat(path);
+  if (before.isSymbolicLink()) throw new NotARegularFileError(path, true);
+  if (!before.isFile()) throw new NotARegularFileError(path, false);
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, NO_FOLLOW_READ);
+  } catch (error) {
+    // A link put there after the lstat: O_NOFOLLOW refuses it (ELOOP; EMLINK on FreeBSD).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') throw new NotARegularFileError(path, true);
+    throw error;
+  }
+  try {
+    // Not compared with the lstat's inode: another window's atomic rename of a new version in between is an ordinary, whole file.
+    if (!(await handle.stat()).isFile()) throw new NotARegularFileError(path, false);
+    // Without O_NOFOLLOW (Windows) a link put there after the lstat was opened through: looked at again.
+    if (!constants.O_NOFOLLOW && (await lstat(path)).isSymbolicLink()) throw new NotARegularFileError(path, true);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
 }
