@@ -132,10 +132,52 @@ describe("nativeChat: installing 'ksm' in PATH (launcherInstall)", () => {
     assert.equal(installDecision('@echo off\r\nnode C:\\other\\ksm.js %*\r\n', wanted), 'foreign');
     assert.equal(installDecision('#!/bin/sh\nexec /usr/local/lib/ksm "$@"\n', launcherScript('/usr/bin/node', '/x/cli.js')), 'foreign');
     // After an update: only a launcher of ours that points elsewhere; never a missing or a foreign file.
-    assert.equal(refreshNeeded(undefined, wanted), false);
-    assert.equal(refreshNeeded('echo mine', wanted), false);
-    assert.equal(refreshNeeded(wanted, wanted), false);
-    assert.equal(refreshNeeded(launcherScript('/old/code', '/old/cli.js'), launcherScript('/new/code', '/new/cli.js')), true);
+    const here = { cliBundle: '/new/cli.js', exists: () => false };
+    assert.equal(refreshNeeded(undefined, wanted, here), false);
+    assert.equal(refreshNeeded('echo mine', wanted, here), false);
+    assert.equal(refreshNeeded(wanted, wanted, here), false);
+    assert.equal(refreshNeeded(launcherScript('/old/code', '/old/cli.js'), launcherScript('/new/code', '/new/cli.js'), here), true);
+  });
+
+  it('with two VS Code builds that both have the extension, the refresh never takes the launcher from the other live one', () => {
+    // Stable and Insiders (or a fork): each its own runtime and extensions folder, both still installed.
+    const stable = { runtime: '/usr/share/code/code', cliBundle: '/home/ann/.vscode/extensions/ksm.ksm-assistant-0.3.0/dist/cli.js' };
+    const insiders = { runtime: '/usr/share/code-insiders/code-insiders', cliBundle: '/home/ann/.vscode-insiders/extensions/ksm.ksm-assistant-0.4.0/dist/cli.js' };
+    const live = new Set([stable.runtime, stable.cliBundle, insiders.runtime, insiders.cliBundle]);
+    const exists = (path: string) => live.has(path);
+    const script = (install: { runtime: string; cliBundle: string }) => launcherScript(install.runtime, install.cliBundle);
+    const refresh = (onDisk: string, mine: { runtime: string; cliBundle: string }) => refreshNeeded(onDisk, script(mine), { cliBundle: mine.cliBundle, exists });
+    // Each start of either build: the launcher stays where it points (no churn, no flip), whichever is newer.
+    assert.equal(refresh(script(stable), insiders), false, 'Insiders leaves Stable’s launcher');
+    assert.equal(refresh(script(insiders), stable), false, 'Stable leaves Insiders’ launcher');
+    // The same install after an update: an older version of this extensions folder is brought up to date, even while its folder is still there.
+    const olderStable = { runtime: stable.runtime, cliBundle: '/home/ann/.vscode/extensions/ksm.ksm-assistant-0.2.9/dist/cli.js' };
+    live.add(olderStable.cliBundle);
+    assert.equal(refresh(script(olderStable), stable), true);
+    // …but a window still running the older version does not take it back from the newer.
+    assert.equal(refresh(script(stable), olderStable), false);
+    // Two runtimes sharing one extensions folder (a .deb and a snap), same version: left as it is.
+    live.add('/snap/code/current/usr/share/code/code');
+    assert.equal(refresh(script({ ...stable, runtime: '/snap/code/current/usr/share/code/code' }), stable), false);
+    // The install it points at is gone (uninstalled, or an update removed its folder): this one takes over.
+    live.delete(insiders.cliBundle);
+    assert.equal(refresh(script(insiders), stable), true, 'a bundle that no longer exists');
+    live.add(insiders.cliBundle);
+    live.delete(insiders.runtime);
+    assert.equal(refresh(script(insiders), stable), true, 'a runtime that no longer exists');
+    // Windows: the same rule on ksm.cmd (paths in any case; a platform-specific version folder).
+    const winStable = { runtime: WIN_CODE, cliBundle: WIN_CLI };
+    const winInsiders = {
+      runtime: 'C:\\Users\\Ann\\AppData\\Local\\Programs\\Microsoft VS Code Insiders\\Code - Insiders.exe',
+      cliBundle: 'C:\\Users\\Ann\\.vscode-insiders\\extensions\\ksm.ksm-assistant-0.2.0-win32-x64\\dist\\cli.js',
+    };
+    const winLive = new Set([winStable.runtime, winStable.cliBundle, winInsiders.runtime, winInsiders.cliBundle]);
+    const winRefresh = (onDisk: { runtime: string; cliBundle: string }, mine: { runtime: string; cliBundle: string }) =>
+      refreshNeeded(windowsLauncherScript(onDisk.runtime, onDisk.cliBundle), windowsLauncherScript(mine.runtime, mine.cliBundle), { cliBundle: mine.cliBundle, exists: (p) => winLive.has(p) });
+    assert.equal(winRefresh(winInsiders, winStable), false);
+    const winOlder = { runtime: WIN_CODE, cliBundle: WIN_CLI.replace('0.1.0', '0.0.9').replace('C:\\Users', 'c:\\users') };
+    winLive.add(winOlder.cliBundle);
+    assert.equal(winRefresh(winOlder, winStable), true);
   });
 
   // ~/.local/bin is written by other programs too: what is at the path is judged without
@@ -178,6 +220,22 @@ describe("nativeChat: installing 'ksm' in PATH (launcherInstall)", () => {
       assert.deepEqual(readdirSync(bin), ['ksm'], 'no temporary file left beside it');
     });
 
+    it('the refresh at start leaves a launcher pointing at another live install; one whose install is gone is taken over', () => {
+      const otherRuntime = join(dir, 'code-insiders');
+      const otherBundle = join(dir, 'insiders', 'extensions', 'ksm.ksm-assistant-9.9.9', 'dist', 'cli.js');
+      mkdirSync(join(otherBundle, '..'), { recursive: true });
+      writeFileSync(otherRuntime, '');
+      writeFileSync(otherBundle, '');
+      const theirs = launcherScript(otherRuntime, otherBundle);
+      writeFileSync(join(bin, 'ksm'), theirs, { mode: 0o755 });
+      refreshInstalledLauncher(context, log as unknown as Parameters<typeof refreshInstalledLauncher>[1]);
+      assert.equal(readFileSync(join(bin, 'ksm'), 'utf8'), theirs, 'the other live install keeps it');
+      assert.deepEqual(log.lines, []);
+      rmSync(join(dir, 'insiders'), { recursive: true });
+      refreshInstalledLauncher(context, log as unknown as Parameters<typeof refreshInstalledLauncher>[1]);
+      assert.match(readFileSync(join(bin, 'ksm'), 'utf8'), /\/new\/extension\/dist\/cli\.js/);
+    });
+
     it('reads only a small regular file: a link (dangling or not), a folder, a FIFO or a large program is not a launcher and is left alone', () => {
       const wanted = launcherScript('/usr/bin/node', '/x/cli.js');
       const path = join(bin, 'ksm');
@@ -198,7 +256,7 @@ describe("nativeChat: installing 'ksm' in PATH (launcherInstall)", () => {
         make();
         assert.equal(readLauncher(path), NOT_A_FILE, what);
         assert.equal(installDecision(readLauncher(path), wanted), 'foreign', what);
-        assert.equal(refreshNeeded(readLauncher(path), wanted), false, what);
+        assert.equal(refreshNeeded(readLauncher(path), wanted, { cliBundle: '/x/cli.js', exists: () => false }), false, what);
       }
       rmSync(path, { recursive: true, force: true });
       writeFileSync(path, older);

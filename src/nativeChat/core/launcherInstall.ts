@@ -97,9 +97,65 @@ export function installDecision(existing: LauncherOnDisk, wanted: string): Insta
   return existing === wanted ? 'unchanged' : 'write';
 }
 
-/** A refresh after an update: only a launcher we wrote that now points elsewhere is rewritten. */
-export function refreshNeeded(existing: LauncherOnDisk, wanted: string): boolean {
-  return existing !== undefined && installDecision(existing, wanted) === 'write';
+/** This window's side of the refresh: the bundle it would point at, and how it looks whether a path exists. */
+export interface RefreshSide {
+  cliBundle: string;
+  exists(path: string): boolean;
+}
+
+/**
+ * The refresh at every start: only a launcher we wrote that points elsewhere, and then only
+ * when the install it points at is gone (its runtime or bundle no longer exists: an update
+ * moved it, or it was uninstalled) or is an OLDER version of this same install (the same
+ * extensions folder). A launcher pointing at another live install (VS Code Stable and
+ * Insiders, a fork, another extensions folder) is left alone, so two builds with the
+ * extension do not rewrite it at each start and it does not flip between them; Install
+ * 'ksm' Command in PATH (the user's choice) still points it here.
+ */
+export function refreshNeeded(existing: LauncherOnDisk, wanted: string, here: RefreshSide): boolean {
+  if (existing === undefined || installDecision(existing, wanted) !== 'write') return false;
+  const theirs = launcherPaths(existing as string);
+  // Ours, but not a form this version reads: rewritten, as before.
+  if (!theirs) return true;
+  if (!here.exists(theirs.runtime) || !here.exists(theirs.cliBundle)) return true;
+  const mine = extensionInstall(here.cliBundle);
+  const other = extensionInstall(theirs.cliBundle);
+  if (!mine || !other || mine.extensionsFolder !== other.extensionsFolder) return false;
+  return compareVersions(mine.version, other.version) > 0;
+}
+
+/** The runtime and bundle a launcher of ours runs (launcherScript, windowsLauncherScript), or undefined. */
+export function launcherPaths(text: string): { runtime: string; cliBundle: string } | undefined {
+  const posixLine = /^ELECTRON_RUN_AS_NODE=1 exec ('(?:[^']|'\\'')*') ('(?:[^']|'\\'')*') "\$@"$/m.exec(text);
+  if (posixLine) {
+    const unquote = (q: string) => q.slice(1, -1).replace(/'\\''/g, "'");
+    return { runtime: unquote(posixLine[1]!), cliBundle: unquote(posixLine[2]!) };
+  }
+  const windowsLine = /^"([^"]*)" "([^"]*)" %\*\r?$/m.exec(text);
+  if (windowsLine) return { runtime: windowsLine[1]!.replace(/%%/g, '%'), cliBundle: windowsLine[2]!.replace(/%%/g, '%') };
+  return undefined;
+}
+
+/**
+ * The extensions folder and version of an installed extension's bundle
+ * (`<extensions>/<publisher>.<name>-<version>[-<platform>]/dist/cli.js`), or undefined (a
+ * development checkout, another layout). Windows paths compare in any case.
+ */
+function extensionInstall(cliBundle: string): { extensionsFolder: string; version: number[] } | undefined {
+  const parts = cliBundle.split(/[\\/]+/);
+  if (parts.length < 4 || parts.at(-2) !== 'dist') return undefined;
+  const version = /-(\d+)\.(\d+)\.(\d+)(?:-[A-Za-z0-9.-]+)?$/.exec(parts.at(-3)!);
+  if (!version) return undefined;
+  const folder = parts.slice(0, -3).join('/');
+  return { extensionsFolder: /^[A-Za-z]:/.test(folder) ? folder.toLowerCase() : folder, version: version.slice(1, 4).map(Number) };
+}
+
+function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
 }
 
 /**

@@ -2,6 +2,7 @@
 // keeping an installed one pointing at this extension's bundle. Its own module, loaded just
 // after activation for that check, so the check loads no more than it needs (no hashing,
 // no child processes: mcpServerProvider.ts has those).
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
@@ -19,13 +20,14 @@ export function launcher(context: vscode.ExtensionContext): LauncherTarget {
 
 /**
  * Keeps an installed launcher pointing at this extension's bundle after an update moved it
- * (VS Code's own shell command is a link into the app that moves the same way). Never
- * touches a file it did not write, nor anything through a link (launcherInstall.ts).
+ * (VS Code's own shell command is a link into the app that moves the same way), but never
+ * takes it over from another live VS Code build (refreshNeeded). Never touches a file it did
+ * not write, nor anything through a link (launcherInstall.ts).
  */
 export function refreshInstalledLauncher(context: vscode.ExtensionContext, log: ExtensionServices['log']): void {
   const target = launcher(context);
   try {
-    if (refreshNeeded(readLauncher(target.path), target.content)) {
+    if (refreshNeeded(readLauncher(target.path), target.content, { cliBundle: cliBundle(context), exists: existsSync })) {
       writeLauncher(target);
       log.info(`[mcp] updated ${target.path} to this version of the extension`);
     }
