@@ -124,6 +124,16 @@ describe("nativeChat: installing 'ksm' in PATH (launcherInstall)", () => {
     });
   });
 
+  it('a launcher the first version wrote (5e9eafb, test/fixtures/launcher) is recognised as ours and refreshed to this bundle', () => {
+    const first = readFileSync(join(__dirname, '..', 'fixtures', 'launcher', 'ksm-5e9eafb.sh'), 'utf8');
+    const wanted = launcherScript('/opt/VSCode/code', '/home/user/.vscode/extensions/ksm.ksm-assistant-0.2.0/dist/cli.js');
+    assert.equal(installDecision(first, wanted), 'write');
+    // Refreshed whether the update removed the 0.1.0 it names or it is still there (an older version in the same extensions folder).
+    const here = '/home/user/.vscode/extensions/ksm.ksm-assistant-0.2.0/dist/cli.js';
+    assert.equal(refreshNeeded(first, wanted, { cliBundle: here, exists: () => false }), true);
+    assert.equal(refreshNeeded(first, wanted, { cliBundle: here, exists: () => true }), true);
+  });
+
   it('writes where nothing is, rewrites only its own launcher, leaves anyone else’s file alone', () => {
     const wanted = windowsLauncherScript(WIN_CODE, WIN_CLI);
     assert.equal(installDecision(undefined, wanted), 'write');

@@ -25,6 +25,12 @@ export interface StoreProblem {
   file: string;
   /** Where it was moved so nothing is lost. */
   keptAt?: string;
+  /**
+   * The file stays where it is, unchanged: written by a newer version (`newer`, not listed until
+   * the extension is updated), or listed with a part this version does not understand left
+   * unchanged on disk (`partly`, worth a log line, not a notification).
+   */
+  keptInPlace?: 'newer' | 'partly';
   reason: string;
   /** The problem is the index's (a cache, rebuilt from the conversation files): nothing is lost, a log line is enough. */
   index?: true;
@@ -56,6 +62,8 @@ export class ConversationStore {
   /** Writes of one conversation are chained so a later save never lands before an earlier one. */
   private readonly writes = new Map<string, Promise<void>>();
   private indexWrite: Promise<void> = Promise.resolve();
+  /** Problems already reported by this store (a file kept in place is reported once, not at every read). */
+  private readonly reported = new Set<string>();
 
   constructor(
     readonly root: string,
@@ -101,8 +109,9 @@ export class ConversationStore {
   async load(id: string): Promise<StoredConversation | undefined> {
     if (!CONVERSATION_ID_PATTERN.test(id)) return undefined;
     await this.writes.get(id);
-    const conversation = await this.readConversation(id, true);
-    if (!conversation) return undefined;
+    const stored = await this.readConversation(id, true);
+    if (!stored) return undefined;
+    const conversation = this.shownPart(stored);
     await this.showStreamingAnswers(conversation);
     this.bases.set(id, clone(conversation));
     return conversation;
@@ -121,6 +130,8 @@ export class ConversationStore {
       let merged: StoredConversation | undefined;
       await this.locked(async () => {
         const disk = await this.readConversation(id, false);
+        // A file a newer version wrote is never overwritten by this one (a downgrade keeps it).
+        if (disk === undefined && this.reported.has(`newer:${id}`)) throw new Error(`Conversation ${id} was saved by a newer version of KSM Assistant; this version leaves it unchanged.`);
         merged = mergeConversation(this.bases.get(id), local, disk);
         await writeFileAtomic(this.fileOf(id), JSON.stringify(merged));
         const summary = summarize(merged);
@@ -128,7 +139,7 @@ export class ConversationStore {
       });
       const written = merged!;
       await this.updateLiveMark(id, written, local);
-      const shown = clone(written);
+      const shown = this.shownPart(clone(written));
       await this.showStreamingAnswers(shown, local);
       this.bases.set(id, shown);
       // Only what came from other windows reaches the caller's copy; what this window
@@ -197,6 +208,17 @@ export class ConversationStore {
       await this.keepAside(id, `not valid JSON (${(error as Error).message})`, updateIndexAfter);
       return undefined;
     }
+    const schema = (parsed as { schema?: unknown } | null)?.schema;
+    if (typeof schema === 'number' && Number.isInteger(schema) && schema > CONVERSATION_SCHEMA) {
+      // A newer version wrote it (the user went back to an older one): it stays where it is,
+      // unchanged, so the newer version finds it again; this one neither lists nor writes it.
+      this.reportOnce(`newer:${id}`, {
+        file: this.fileOf(id),
+        keptInPlace: 'newer',
+        reason: `saved by a newer version of KSM Assistant (conversation schema ${schema}; this version reads schema ${CONVERSATION_SCHEMA}). It is left unchanged and not listed: update the extension to open it`,
+      });
+      return undefined;
+    }
     const problem = describeInvalid(parsed, id);
     if (problem) {
       await this.keepAside(id, problem, updateIndexAfter);
@@ -204,11 +226,37 @@ export class ConversationStore {
     }
     const conversation = parsed as StoredConversation;
     if (conversation.pendingAttachments === undefined) conversation.pendingAttachments = [];
-    // Context chips are optional and shown as chips only: a damaged list is dropped, not fatal.
-    if (conversation.pendingCode !== undefined && !isCodeList(conversation.pendingCode)) delete conversation.pendingCode;
-    if (conversation.contextVolumes !== undefined && !isVolumeList(conversation.contextVolumes)) delete conversation.contextVolumes;
-    if (conversation.contextFiles !== undefined && !isFileList(conversation.contextFiles)) delete conversation.contextFiles;
     return conversation;
+  }
+
+  /**
+   * What the chat shows of a conversation as stored. Context chips are optional and shown as
+   * chips only: a list this version does not understand is left out of what it shows, but
+   * stays on disk as it is (a save keeps the disk's copy of a field this window did not
+   * change), reported once.
+   */
+  private shownPart(conversation: StoredConversation): StoredConversation {
+    const checks = [
+      ['pendingCode', isCodeList],
+      ['contextVolumes', isVolumeList],
+      ['contextFiles', isFileList],
+    ] as const;
+    for (const [field, valid] of checks) {
+      if (conversation[field] === undefined || valid(conversation[field])) continue;
+      delete conversation[field];
+      this.reportOnce(`partly:${conversation.id}:${field}`, {
+        file: this.fileOf(conversation.id),
+        keptInPlace: 'partly',
+        reason: `its ${field} list is not in a form this version understands; the conversation is shown without it and the list is left unchanged in the file`,
+      });
+    }
+    return conversation;
+  }
+
+  private reportOnce(key: string, problem: StoreProblem): void {
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.onProblem(problem);
   }
 
   /**

@@ -116,9 +116,14 @@ function reportStoreProblem(services: ExtensionServices, problem: StoreProblem):
   services.log.warn(`[chat] could not read ${problem.file}: ${problem.reason}${problem.keptAt ? `; kept at ${problem.keptAt}` : ''}`);
   // The index is a cache rebuilt from the conversations: no conversation is missing, the log line says what was found.
   if (problem.index) return;
-  const message = problem.keptAt
-    ? vscode.l10n.t('A saved conversation could not be read and is not listed. It was kept at {0}.', problem.keptAt)
-    : vscode.l10n.t('A saved conversation could not be read and is not listed.');
+  // A list this version does not show is left unchanged in a conversation that is listed: the log line is enough.
+  if (problem.keptInPlace === 'partly') return;
+  const message =
+    problem.keptInPlace === 'newer'
+      ? vscode.l10n.t('A conversation saved by a newer version of KSM Assistant is not listed. It is left unchanged: update the extension to open it.')
+      : problem.keptAt
+        ? vscode.l10n.t('A saved conversation could not be read and is not listed. It was kept at {0}.', problem.keptAt)
+        : vscode.l10n.t('A saved conversation could not be read and is not listed.');
   void vscode.window.showWarningMessage(message, vscode.l10n.t('Show Log')).then((choice) => {
     if (choice) services.log.show();
   });

@@ -312,6 +312,22 @@ function clampInt(raw: unknown, fallback: number, min: number, max: number): num
   return Math.min(max, Math.max(min, Math.round(finiteNumber(raw, fallback))));
 }
 
+/**
+ * A stored pairing list (`ksm.sync.folders` in a settings file, or the local pairings in
+ * workspaceState) with the pairing of (folder, volume) taken out and, when given, `put` in
+ * its place (fields of the stored entry this version does not know are kept) or at the end.
+ * Every other entry stays exactly as stored: fields a later version added, and entries this
+ * version cannot read, are never dropped by a save of another pairing.
+ */
+export function storedPairingsWith(raw: unknown, pairing: Pick<PairingSetting, 'folder' | 'volume'>, put?: PairingSetting): unknown[] {
+  const list: unknown[] = Array.isArray(raw) ? raw : [];
+  const isIt = (entry: unknown) => pairings([entry]).some((p) => p.folder === pairing.folder && p.volume === pairing.volume);
+  const kept = list.filter((entry) => !isIt(entry));
+  if (!put) return kept;
+  const stored = list.find(isIt) as Record<string, unknown> | undefined;
+  return [...kept, { ...stored, ...put }];
+}
+
 function pairings(raw: unknown): PairingSetting[] {
   if (!Array.isArray(raw)) return [];
   return raw.flatMap((entry) => {

@@ -28,6 +28,12 @@ export function settingLayers<N extends SettingName>(name: N): { user?: SettingV
   return { user: read(inspected?.globalValue), workspace: read(inspected?.workspaceValue ?? inspected?.workspaceFolderValue) };
 }
 
+/** A setting's values as stored in the user's settings and the workspace's, not normalised (for a write that must keep what it does not change). */
+export function storedSettingLayers(name: SettingName): { user?: unknown; workspace?: unknown } {
+  const inspected = vscode.workspace.getConfiguration().inspect(SETTINGS[name].key);
+  return { user: inspected?.globalValue, workspace: inspected?.workspaceValue ?? inspected?.workspaceFolderValue };
+}
+
 /** Typed access by purpose; each is one row of the settings table. */
 export const settings = {
   baseUrl: (): string => readSetting('baseUrl'),

@@ -20,9 +20,9 @@ import { createHash } from 'node:crypto';
 import { lstat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SYNC_MANIFEST_NAME, syncManifestName, syncServiceKey } from '../../common/core/folderExpansion';
-import { journalPathFor } from './journal';
+import { JournalNewerError, journalPathFor } from './journal';
 import { acquireSyncLock, type SyncLockOptions } from './lock';
-import { FileManifestStore, type ManifestLoad, type ManifestStoreOptions } from './manifest';
+import { FileManifestStore, ManifestNewerError, type ManifestLoad, type ManifestStoreOptions } from './manifest';
 
 /** This pairing's manifest in `folder` (its journal and lock are beside it). */
 export function folderManifestPath(folder: string, service: string, volume: string): string {
@@ -121,7 +121,12 @@ export async function adoptEarlierRecord(store: FileManifestStore, volume: strin
   if (await exists(store.location)) return undefined;
   // A first sync here that did not finish left a journal of its own (bound to no manifest): that is the record.
   // A journal left beside a manifest that is gone is not: it records changes to a manifest no one has.
-  if ((await store.load(volume).catch(() => undefined))?.state === 'ok') return undefined;
+  // One a newer version wrote is refused, not replaced by an earlier record (its error goes up).
+  const own = await store.load(volume).catch((error: unknown) => {
+    if (error instanceof ManifestNewerError || error instanceof JournalNewerError) throw error;
+    return undefined;
+  });
+  if (own?.state === 'ok') return undefined;
   for (const location of earlier) {
     if (location === store.location) continue;
     const info = await lstat(location).catch(() => undefined);

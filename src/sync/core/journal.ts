@@ -142,6 +142,9 @@ export type JournalRead =
 /** Thrown when the journal is a symlink or not a regular file: neither read nor written. */
 export class JournalRefusedError extends ConfigurationError {}
 
+/** Thrown when a newer version started the journal: it is left as it is, never replaced. */
+export class JournalNewerError extends JournalRefusedError {}
+
 /** Reads and checks a journal against the manifest it should extend (`base`: the sha256 of its bytes, null when missing). */
 export async function readJournal(path: string, expect: { base: string | null; volume: string; service?: string }): Promise<JournalRead> {
   await refuseJournalNonFile(path);
@@ -152,10 +155,11 @@ export async function readJournal(path: string, expect: { base: string | null; v
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'none' };
     return { state: 'unusable', reason: l10n.t('could not read its journal {0}: {1}', path, (error as Error).message) };
   }
-  return parseJournal(text, expect);
+  return parseJournal(text, expect, path);
 }
 
-export function parseJournal(text: string, expect: { base: string | null; volume: string; service?: string }): JournalRead {
+/** A journal a NEWER version started is refused (JournalRefusedError), never treated as stale and replaced. */
+export function parseJournal(text: string, expect: { base: string | null; volume: string; service?: string }, location = 'journal'): JournalRead {
   const bytes = Buffer.byteLength(text);
   // A crash mid-append leaves a last line without its newline (or a tail of zero bytes): that change never counted.
   const end = text.lastIndexOf('\n');
@@ -166,6 +170,16 @@ export function parseJournal(text: string, expect: { base: string | null; volume
     header = JSON.parse(lines[0]);
   } catch {
     return { state: 'unusable', reason: l10n.t('its journal does not start with a journal header') };
+  }
+  if (isRecord(header) && Number.isInteger(header.journal) && (header.journal as number) > JOURNAL_VERSION) {
+    throw new JournalNewerError(
+      l10n.t(
+        'The sync journal {0} was written by a newer version of KSM Assistant (journal version {1}; this version reads version {2}). It and its manifest are left unchanged: update the extension or ksm, or remove both files to sync this folder from scratch.',
+        location,
+        String(header.journal),
+        JOURNAL_VERSION,
+      ),
+    );
   }
   if (!isRecord(header) || header.journal !== JOURNAL_VERSION || typeof header.volume !== 'string' || (header.base !== null && !isSha(header.base))) {
     return { state: 'unusable', reason: l10n.t('its journal does not start with a journal header') };

@@ -14,7 +14,7 @@ import { lstat, mkdir, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigurationError } from '../../api/errors';
 import { fsyncFolder, writeFileAtomic } from '../../common/core/atomicWrite';
-import { volumeNameFor } from '../../common/core/folderExpansion';
+import { SYNC_MANIFEST_NAME, volumeNameFor } from '../../common/core/folderExpansion';
 import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, parseJournal, refuseJournalNonFile, type JournalHeader, type JournalRead, type ManifestChange } from './journal';
 
 export const MANIFEST_VERSION = 2;
@@ -87,6 +87,9 @@ export function emptyManifest(volume: string, service?: string): Manifest {
 
 /** Thrown when the manifest path is a symlink: it is neither read nor written. */
 export class ManifestRefusedError extends ConfigurationError {}
+
+/** Thrown when a newer version wrote the manifest: it is left as it is, never replaced. */
+export class ManifestNewerError extends ManifestRefusedError {}
 
 export interface ManifestStoreOptions {
   /**
@@ -241,7 +244,7 @@ export class FileManifestStore implements ManifestStore {
     }
     const text = bytes?.toString('utf8');
     const digest = text === undefined ? null : sha256(text);
-    journal ??= journalBytes === undefined ? { state: 'none' } : parseJournal(journalBytes.toString('utf8'), { base: digest, volume, service: this.service });
+    journal ??= journalBytes === undefined ? { state: 'none' } : parseJournal(journalBytes.toString('utf8'), { base: digest, volume, service: this.service }, this.journalLocation);
     this.onDisk = {
       digest,
       manifestBytes: bytes?.length ?? 0,
@@ -250,7 +253,7 @@ export class FileManifestStore implements ManifestStore {
     };
     this.expected = { manifest: bytes, journal: journalBytes };
     let loaded: ManifestLoad;
-    if (text !== undefined) loaded = parseManifest(text, volume, this.service);
+    if (text !== undefined) loaded = parseManifest(text, volume, this.service, this.location);
     else if (journal.state === 'ok')
       loaded = { state: 'ok', manifest: emptyManifest(volume, journal.service) }; // a first sync that did not finish
     else return { state: 'missing' };
@@ -376,12 +379,27 @@ export function serializeManifest(manifest: Manifest): string {
   );
 }
 
-export function parseManifest(text: string, volume: string, service?: string): ManifestLoad {
+/**
+ * Reads a manifest. One written by a NEWER version (a downgrade: the user went back to an
+ * older extension or ksm) is refused, ManifestRefusedError: treated like missing, the run
+ * would write this version's manifest over it and the newer version's record would be lost.
+ */
+export function parseManifest(text: string, volume: string, service?: string, location = SYNC_MANIFEST_NAME): ManifestLoad {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     return { state: 'unusable', reason: l10n.t('not valid JSON ({0})', (error as Error).message) };
+  }
+  if (isRecord(value) && Number.isInteger(value.version) && (value.version as number) > MANIFEST_VERSION) {
+    throw new ManifestNewerError(
+      l10n.t(
+        'The sync manifest {0} was written by a newer version of KSM Assistant (manifest version {1}; this version reads versions 1 to {2}). It is left unchanged: update the extension or ksm, or remove the file to sync this folder from scratch.',
+        location,
+        String(value.version),
+        MANIFEST_VERSION,
+      ),
+    );
   }
   if (!isRecord(value) || (value.version !== 1 && value.version !== MANIFEST_VERSION) || !isRecord(value.files) || !Array.isArray(value.pendingDeletes)) {
     return { state: 'unusable', reason: l10n.t('not a version {0} sync manifest', MANIFEST_VERSION) };

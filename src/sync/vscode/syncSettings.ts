@@ -14,9 +14,9 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 // The ESM build: the package's UMD main loads its parts with a require() esbuild cannot follow.
 import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
-import { SETTINGS, type PairingSetting } from '../../common/core/settingsTable';
+import { SETTINGS, storedPairingsWith, type PairingSetting } from '../../common/core/settingsTable';
 import { WORKSPACE_STATE_KEY } from '../../common/core/storageKeys';
-import { settingLayers, updateSetting } from '../../common/vscode/settings';
+import { settingLayers, storedSettingLayers, updateSetting } from '../../common/vscode/settings';
 
 export type Pairing = PairingSetting;
 export type PairingSource = 'user' | 'workspace' | 'local';
@@ -83,22 +83,23 @@ export async function approvePairings(state: vscode.Memento, pairings: readonly 
 
 /** Saves a pairing where the user chose, replacing one of the same folder and volume there. */
 export async function savePairing(state: vscode.Memento, pairing: Pairing, target: 'workspace' | 'local'): Promise<void> {
+  // The other entries are written back as stored (a later version's fields and entries kept).
   if (target === 'local') {
-    await state.update(WORKSPACE_STATE_KEY.syncLocalPairings, [...localPairings(state).filter((p) => pairingKey(p) !== pairingKey(pairing)), pairing]);
+    await state.update(WORKSPACE_STATE_KEY.syncLocalPairings, storedPairingsWith(state.get(WORKSPACE_STATE_KEY.syncLocalPairings), pairing, pairing));
     return;
   }
-  const current = settingLayers('syncFolders').workspace ?? [];
-  await updateSetting('sync.folders', [...current.filter((p) => pairingKey(p) !== pairingKey(pairing)), pairing], vscode.ConfigurationTarget.Workspace);
+  await updateSetting('sync.folders', storedPairingsWith(storedSettingLayers('syncFolders').workspace, pairing, pairing), vscode.ConfigurationTarget.Workspace);
   // The user made it here: it is theirs, no approval needed.
   await approvePairings(state, [pairing]);
 }
 
 /** Removes a pairing from the place it came from. */
 export async function removePairing(state: vscode.Memento, pairing: SourcedPairing): Promise<void> {
-  const keep = (list: readonly Pairing[]) => list.filter((p) => pairingKey(p) !== pairingKey(pairing));
-  if (pairing.source === 'local') await state.update(WORKSPACE_STATE_KEY.syncLocalPairings, keep(localPairings(state)));
-  else if (pairing.source === 'user') await updateSetting('sync.folders', keep(settingLayers('syncFolders').user ?? []), vscode.ConfigurationTarget.Global);
-  else await updateSetting('sync.folders', keep(settingLayers('syncFolders').workspace ?? []), vscode.ConfigurationTarget.Workspace);
+  // The other entries are written back as stored (a later version's fields and entries kept).
+  const stored = storedSettingLayers('syncFolders');
+  if (pairing.source === 'local') await state.update(WORKSPACE_STATE_KEY.syncLocalPairings, storedPairingsWith(state.get(WORKSPACE_STATE_KEY.syncLocalPairings), pairing));
+  else if (pairing.source === 'user') await updateSetting('sync.folders', storedPairingsWith(stored.user, pairing), vscode.ConfigurationTarget.Global);
+  else await updateSetting('sync.folders', storedPairingsWith(stored.workspace, pairing), vscode.ConfigurationTarget.Workspace);
 }
 
 /** The workspace folders' real paths (symlinks resolved), `file:` folders only. */

@@ -37,7 +37,8 @@ export interface SettledReplacement {
 
 /** Where the pending replacements live between reloads (VS Code's globalState in the extension). */
 export interface ReplacementStorage {
-  get(): PendingReplacement[];
+  /** As stored: an earlier or later version may have written entries of another shape (kept as they are). */
+  get(): unknown;
   set(pending: PendingReplacement[]): Promise<void>;
 }
 
@@ -56,18 +57,49 @@ export interface ReplacementTrackerOptions {
 export class ReplacementTracker {
   private loop: Promise<void> | undefined;
   private disposed = false;
+  private reportedUnknown = false;
 
   constructor(private readonly options: ReplacementTrackerOptions) {}
 
   get pending(): PendingReplacement[] {
-    return this.options.storage.get().filter(isPending);
+    const stored = this.options.storage.get();
+    return Array.isArray(stored) ? stored.filter(isPending) : [];
   }
 
   /** Remembers new replacements and makes sure they are being watched. */
   async add(replacements: PendingReplacement[]): Promise<void> {
     if (replacements.length === 0) return;
-    await this.options.storage.set([...this.pending, ...replacements]);
+    await this.write([...this.pending, ...replacements]);
     this.resume();
+  }
+
+  /**
+   * Stores `pending` with every stored entry this version does not understand (another
+   * version's shape) kept as it is, after them: they are never silently dropped. A stored
+   * value that is not a list at all is left unchanged (nothing new is remembered); both are
+   * reported once.
+   */
+  private async write(pending: PendingReplacement[]): Promise<void> {
+    const stored = this.options.storage.get();
+    if (stored !== undefined && stored !== null && !Array.isArray(stored)) {
+      this.reportUnknown(
+        l10n.t(
+          'The remembered replacements are stored in a form this version does not know; they are left unchanged and new replacements are not remembered across a reload. Delete the older copies by hand once the new ones are processed.',
+        ),
+      );
+      return;
+    }
+    const unknown = (stored ?? []).filter((entry: unknown) => !isPending(entry));
+    if (unknown.length) {
+      this.reportUnknown(l10n.t('{0} remembered replacements are in a form this version does not know; they are kept unchanged for the version that wrote them.', unknown.length));
+    }
+    await this.options.storage.set([...pending, ...unknown] as PendingReplacement[]);
+  }
+
+  private reportUnknown(message: string): void {
+    if (this.reportedUnknown) return;
+    this.reportedUnknown = true;
+    this.options.onError?.(new Error(message));
   }
 
   /** Watches what storage holds (after a reload), until every replacement settled. */
@@ -107,7 +139,7 @@ export class ReplacementTracker {
         const result = await this.settle(pending, files);
         if (!result) continue;
         settled.push(result);
-        await this.options.storage.set(this.pending.filter((p) => !(p.volume === pending.volume && p.uuid === pending.uuid)));
+        await this.write(this.pending.filter((p) => !(p.volume === pending.volume && p.uuid === pending.uuid)));
         this.options.onSettled(result);
       }
     }

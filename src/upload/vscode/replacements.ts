@@ -7,7 +7,7 @@ import { volumeDisplayName } from '../../common/core/volumeTargets';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { personalVolume } from '../../common/vscode/settings';
 import type { VolumesFeature } from '../../volumes/volumesFeature';
-import { ReplacementTracker, type PendingReplacement } from '../core/pendingReplacements';
+import { ReplacementTracker } from '../core/pendingReplacements';
 
 /** A tracker over the extension's globalState; disposed with the extension. */
 export function createReplacementTracker(services: ExtensionServices, volumes: VolumesFeature): ReplacementTracker {
@@ -15,7 +15,7 @@ export function createReplacementTracker(services: ExtensionServices, volumes: V
   const replacements = new ReplacementTracker({
     service: () => services.getClient(),
     storage: {
-      get: () => state.get<PendingReplacement[]>(GLOBAL_STATE_KEY.pendingReplacements, []),
+      get: () => state.get<unknown>(GLOBAL_STATE_KEY.pendingReplacements, []),
       set: async (pending) => void (await state.update(GLOBAL_STATE_KEY.pendingReplacements, pending)),
     },
     onSettled: ({ pending, outcome, message }) => {
