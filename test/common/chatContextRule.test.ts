@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chatContextDecision, chatContextNote, privateKeysRemoved, type ChatContextDecision, type PrivateFileRules } from '../../src/common/core/privateFiles';
+import { chatContextDecision, chatContextNote, privateKeyContentReason, privateKeysRemoved, type ChatContextDecision, type PrivateFileRules } from '../../src/common/core/privateFiles';
 
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ==\n-----END OPENSSH PRIVATE KEY-----\n';
 
@@ -125,5 +125,17 @@ describe('chat context: the one rule for a local file sent with a question', () 
     assert.equal(embedded.removed, 1);
     assert.ok(!embedded.text.includes('MIIEvQ'), embedded.text);
     assert.deepEqual(privateKeysRemoved('no key here'), { text: 'no key here', removed: 0 });
+  });
+
+  it('reads a text of a million blank lines in one pass (the check once took time growing with its square: hours here)', async () => {
+    // A pasted log or a file of empty lines: with the quadratic check this test never ends.
+    for (const blank of ['\n', ' \n', '\r\n', '\u2028']) {
+      const text = blank.repeat(1_000_000);
+      assert.deepEqual(privateKeysRemoved(text), { text, removed: 0 });
+      assert.deepEqual(await decide(join(root, 'src', 'app.ts'), text, false), { send: true });
+      assert.equal(privateKeyContentReason(Buffer.from(text)), undefined);
+    }
+    // An indented key after many blank lines is still found.
+    await leftOut(join(root, 'src', 'app.ts'), `${'\n'.repeat(100_000)}  \t${KEY}`, false, /contains a private key/);
   });
 });

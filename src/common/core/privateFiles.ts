@@ -67,8 +67,13 @@ const PRIVATE_FOLDERS = new Map<string, () => string>([
  * PuTTY key; or the armour inside a line followed by key material, as a JSON string holds it
  * (a cloud service account's `"private_key": "-----BEGIN PRIVATE KEY-----\nMIIE…"`). Prose
  * that names the header ("starts with -----BEGIN RSA PRIVATE KEY----- and …") is no key.
+ * The indentation before the armour never spans a line break: `^\s*` under the `m` flag
+ * re-read every following blank line from each line start, so a text of blank lines (a chat
+ * question, a file's 64 KiB head) took time growing with its square (seconds at 64 KiB,
+ * minutes at 200 KiB, the extension host blocked meanwhile).
  */
-const PRIVATE_KEY_HEADER = /^\s*(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-)|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\\[rn]|\s)+[A-Za-z0-9+/=]{16}/m;
+const PRIVATE_KEY_HEADER =
+  /^[^\S\r\n\u2028\u2029]*(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-)|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\\[rn]|\s)+[A-Za-z0-9+/=]{16}/m;
 /** How much of a file is read to look for a key header. */
 export const PRIVATE_KEY_SNIFF_BYTES = 64 * 1024;
 
