@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { validateCompletionRequest } from './completionValidate';
 import type { RequestContext } from './context';
 import { readJsonBody } from './httpErrors';
-import { generate, type Generation } from './responder';
+import { generate, pieces, type Generation } from './responder';
 import { respondJson } from './respond';
 import { respondResponsesObject, streamResponses } from './responsesFormat';
 import { SseWriter } from './sse';
@@ -57,11 +57,6 @@ function usageOf(generation: Generation) {
     reasoning_tokens: generation.reasoningTokens,
     total_tokens: generation.promptTokens + generation.completionTokens,
   };
-}
-
-/** Word-sized pieces, each keeping its trailing whitespace so the pieces join back exactly. */
-export function pieces(text: string): string[] {
-  return text.match(/\s*\S+\s*/g) ?? (text ? [text] : []);
 }
 
 async function streamGeneration(ctx: RequestContext, generation: Generation, head: { id: string; created: number; model: string }) {

@@ -57,6 +57,11 @@ function hashText(text: string): number {
   return hash >>> 0;
 }
 
+/** Word-sized pieces, each keeping its trailing whitespace so the pieces join back exactly. */
+export function pieces(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? (text ? [text] : []);
+}
+
 export function countTokens(text: string): number {
   return text ? encode(text).length : 0;
 }

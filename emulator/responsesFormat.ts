@@ -8,8 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestContext } from './context';
-import { pieces } from './completionsRoute';
-import type { Generation } from './responder';
+import { pieces, type Generation } from './responder';
 import { respondJson } from './respond';
 import { SseWriter, type SseEvent } from './sse';
 
