@@ -83,7 +83,7 @@ export function oneSentence(text: string): string {
 
 /**
  * A short, readable, redacted sample of a body for messages and logs. HTML (a proxy's or
- * load balancer's error page) is reduced to its text: a regex strip is enough for a
+ * load balancer's error page) is reduced to its text: a one-pass strip is enough for a
  * 200-character excerpt, so no HTML parser is pulled into the extension bundle for it.
  */
 export function excerptOf(text: string, redact: Redactor): string {
@@ -92,12 +92,18 @@ export function excerptOf(text: string, redact: Redactor): string {
   return redact(plain);
 }
 
+/**
+ * How much of a body is reduced to text for an excerpt of EXCERPT_CHARS: a proxy's page puts
+ * its title and message first. Cut after redaction, so the cut cannot split a key.
+ */
+const EXCERPT_SOURCE_CHARS = 64 * 1024;
+
 function shorten(text: string): string {
-  let plain = text;
-  if (/<(html|body|head|title|div|p|h\d)\b/i.test(text)) {
-    plain = text
-      .replace(/<(script|style|head)\b[\s\S]*?<\/\1\s*>/gi, (m, tag: string) => (tag.toLowerCase() === 'head' ? titleOf(m) : ' '))
-      .replace(/<[^>]*>/g, ' ')
+  let plain = text.length > EXCERPT_SOURCE_CHARS ? text.slice(0, EXCERPT_SOURCE_CHARS) : text;
+  if (/<(html|body|head|title|div|p|h\d)\b/i.test(plain)) {
+    plain = withoutHiddenElements(plain)
+      // A tag ends at the next '<' too, so an unclosed '<' is read once, not from every '<' after it.
+      .replace(/<[^<>]*>/g, ' ')
       .replace(/&nbsp;/g, ' ')
       .replace(/&lt;/g, '<')
       .replace(/&gt;/g, '>')
@@ -110,9 +116,42 @@ function shorten(text: string): string {
   return plain;
 }
 
+/**
+ * The page without its `<script>`, `<style>` and `<head>` elements (the head leaves its
+ * title), in one pass: each closing tag is looked for once, and a tag found unclosed is not
+ * looked for again. The regex it replaces (`<(script|style|head)\b[\s\S]*?<\/\1\s*>`) read
+ * to the end from every unclosed opening tag, so a hostile 64 KiB error page of
+ * `<script<script…` blocked the caller for seconds.
+ */
+function withoutHiddenElements(html: string): string {
+  const opening = /<(script|style|head)\b/gi;
+  const unclosed = new Set<string>();
+  let text = '';
+  let copied = 0;
+  for (let open = opening.exec(html); open; open = opening.exec(html)) {
+    const tag = open[1]!.toLowerCase();
+    if (unclosed.has(tag)) continue;
+    const closing = new RegExp(`</${tag}\\s*>`, 'gi');
+    closing.lastIndex = opening.lastIndex;
+    const close = closing.exec(html);
+    if (!close) {
+      unclosed.add(tag); // left as text, as the page sent it
+      continue;
+    }
+    text += html.slice(copied, open.index) + (tag === 'head' ? titleOf(html.slice(open.index, closing.lastIndex)) : ' ');
+    copied = opening.lastIndex = closing.lastIndex;
+  }
+  return text + html.slice(copied);
+}
+
 function titleOf(head: string): string {
-  const match = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(head);
-  return match ? ` ${match[1]} ` : ' ';
+  const open = /<title\b[^<>]*>/i.exec(head);
+  if (!open) return ' ';
+  const from = open.index + open[0].length;
+  const close = /<\/title\s*>/gi;
+  close.lastIndex = from;
+  const end = close.exec(head);
+  return end ? ` ${head.slice(from, end.index)} ` : ' ';
 }
 
 /** Parses `Retry-After` (seconds or an HTTP date) into milliseconds from now. */

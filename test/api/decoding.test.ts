@@ -70,6 +70,28 @@ describe('api decoding and helpers', () => {
     assert.ok(!excerpt.includes('<') && !excerpt.includes('var k'));
   });
 
+  it('reduces an error page built to make the HTML strip slow in one pass (a megabyte of unclosed tags)', () => {
+    // On the old strip each of these read to the end from every '<': hours for a megabyte (a
+    // 64 KiB error body blocked the extension host 1–5 s), and decoding errors pass answers of
+    // up to 32 MiB. Now only the first 64 KiB is reduced, each closing tag looked for once.
+    const redact = redactorFor(['k'.repeat(12)]);
+    const mega = 1024 * 1024;
+    assert.equal(excerptOf(`<html>${'<'.repeat(mega)}`, redact), `${'<'.repeat(200)}…`);
+    assert.equal(excerptOf(`<html>${'<script'.repeat(mega / 7)}`, redact), `${'<script'.repeat(28)}<scr…`);
+    assert.equal(excerptOf(`<html><head>${'<title'.repeat(mega / 6)}</head><p>Bad gateway</p>`, redact), `<html><head>`.replace(/<[^<>]*>/g, '') + `${'<title'.repeat(33)}<t…`);
+    assert.equal(excerptOf(`<p>${'</script '.repeat(mega / 9)}`, redact).slice(0, 9), '</script ');
+    // The page's meaning is kept: the head leaves its title, scripts and styles go, an unclosed one stays as text.
+    assert.equal(
+      excerptOf('<html><HEAD><title id=t>502 Bad Gateway</title ></head><style>p{}</style><body><script>var a="<b>"</SCRIPT><h1>Bad &amp; gateway</h1></body>', redact),
+      '502 Bad Gateway Bad & gateway',
+    );
+    assert.equal(excerptOf('<html><head><title>T</title><body><script>alert(1)<h1>Hi</h1>', redact), 'T alert(1) Hi');
+    // The cut comes after redaction: a key across the 64 KiB mark, after a page of empty tags, is still caught whole.
+    const acrossTheCut = `<html>${'<b>'.repeat(21842)}${'k'.repeat(12)}`;
+    assert.equal(acrossTheCut.indexOf('k'), 64 * 1024 - 4);
+    assert.doesNotMatch(excerptOf(acrossTheCut, redact), /k/);
+  });
+
   it('retries only what D3 allows, with full jitter under an exponential ceiling', () => {
     const policy = { retries: 3, baseDelayMs: 100, maxDelayMs: 1000 };
     assert.equal(
