@@ -35,6 +35,15 @@ describe('volumes: a chosen "na" is not a failure (D24)', () => {
     assert.equal(fileState(file({}), 1).text, 'failed: the service gave no reason');
   });
 
+  it("drops a reason's final dots in one pass, however many dots a server sends before the end", () => {
+    // `/\.+$/` read a run of dots again from each of them: a megabyte of dots before one letter
+    // froze the extension host for hours while it drew the row.
+    const dotted = `${'.'.repeat(1024 * 1024)}x`;
+    assert.ok(fileState(file({ statusDetail: dotted }), 1).text.startsWith('failed: ....'));
+    assert.equal(fileState(file({ statusDetail: 'no text...' }), 1).text, 'failed: no text');
+    assert.equal(fileState(file({ statusDetail: `no text${'.'.repeat(1024 * 1024)}` }), 1).text, 'failed: no text');
+  });
+
   it('takes the mode a server echoes (do_chunking) before the remembered one, and claims neither when none is known', () => {
     const echoed = decodeFileInfo({ uuid: 'x', filename: 'a', status: 'na', filesize: 1, date: '', isdir: 0, do_chunking: '0' });
     assert.equal(echoed?.doChunking, 0);

@@ -55,7 +55,8 @@ export function fileState(file: FileInfo, mode: DoChunking | undefined = file.do
         explanation: l10n.t('Split into chunks without vectors ("Chunk only"): kept, not searchable by the agent.'),
       };
     if (mode === 1) {
-      const detail = file.statusDetail?.trim().replace(/\.+$/, '');
+      // The server's words: `(?<!\.)` starts a match only at the first of the final dots (`/\.+$/` re-read a run of dots from each: quadratic).
+      const detail = file.statusDetail?.trim().replace(/(?<!\.)\.+$/, '');
       const reason = detail ? shownInput(detail, FIELD_IN_TOOLTIP) : l10n.t('the service gave no reason');
       const short = reason.length > REASON_IN_ROW ? `${reason.slice(0, REASON_IN_ROW - 1)}…` : reason;
       return {
