@@ -79,7 +79,10 @@ export function answerTextOfMarkdown(markdown: string): AnswerText {
     ? ''
     : firstLine
         .replace(/^\s*(#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)/, '')
-        .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+        // A link's parts exclude their own opening bracket, so an unclosed '[' or '(' ends its
+        // match at the next one: a line of a million '[' is read once, not once from each.
+        .replace(/!?\[([^[\]]*)\]\([^()]*\)/g, '$1')
         .replace(/[*_`~]+/g, '');
-  return { all: markdown.replace(/^\s*(```|~~~).*$/gm, ''), prose };
+  // Indentation never spans a line break: `^\s*` re-read every following blank line from each line start.
+  return { all: markdown.replace(/^[^\S\r\n\u2028\u2029]*(```|~~~).*$/gm, ''), prose };
 }

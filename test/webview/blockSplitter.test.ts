@@ -62,4 +62,13 @@ describe('BlockSplitter', () => {
   it('treats a backtick line with backticks in its info string as text, not a fence', () => {
     assert.deepEqual(split(['``` a`b\n\nnext']), ['``` a`b\n\n', 'next']);
   });
+
+  it('opens a fence on a CRLF line, so a blank line inside the code does not cut it', () => {
+    assert.deepEqual(split(['```py\r\ndef f():\r\n\r\nx = 1\r\n```\r\n\r\nnext']), ['```py\r\ndef f():\r\n\r\nx = 1\r\n```\r\n\r\n', 'next']);
+  });
+
+  it('reads a line of a million backticks ending in a carriage return once (the fence pattern tried every length)', () => {
+    const fence = `${'`'.repeat(1_000_000)}\r\n\r\nstill code`;
+    assert.deepEqual(split([fence]), [fence], 'an open fence: nothing is cut inside it');
+  });
 });
