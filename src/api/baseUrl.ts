@@ -9,8 +9,16 @@ export interface CheckedBaseUrl {
   insecure: boolean;
 }
 
+/**
+ * An address without its trailing slashes. `(?<!\/)` lets a match start only at a run's first
+ * slash: `/\/+$/` re-read a run from each of its slashes (quadratic in the run's length).
+ */
+export function withoutTrailingSlashes(address: string): string {
+  return address.replace(/(?<!\/)\/+$/, '');
+}
+
 export function checkBaseUrl(raw: string): CheckedBaseUrl {
-  const trimmed = raw.trim().replace(/\/+$/, '');
+  const trimmed = withoutTrailingSlashes(raw.trim());
   if (!trimmed) {
     throw new ConfigurationError(l10n.t("No service address is set. Set 'ksm.baseUrl' in Settings, or run 'KSM: Connect to Local Emulator'."));
   }

@@ -16,6 +16,7 @@ import { decodeResponsesObject, responsesStreamDecoder } from './responsesDecodi
 import { chatChunkDecoder, type EventDecoder, type StreamState } from './streams';
 import { MIN_STREAM_IDLE_MS, Transport, type HttpCall } from './transport';
 import { uploadInBatches } from './upload';
+import { withoutTrailingSlashes } from './baseUrl';
 import { validateAgentRequest, validateChatRequest, validateDeleteRequest, validateListRequest, validateUploadRequest } from './validate';
 import type {
   AgentEvent,
@@ -75,7 +76,7 @@ export class KsmClient implements KsmService {
     this.shapes = options.shapes ?? new SessionShapeLog(() => options.logger);
     const timeoutMs = options.timeoutMs ?? 60_000;
     this.transport = new Transport({
-      baseUrl: options.baseUrl.trim().replace(/\/+$/, ''),
+      baseUrl: withoutTrailingSlashes(options.baseUrl.trim()),
       apiKey: options.apiKey,
       timeoutMs,
       streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? Math.max(MIN_STREAM_IDLE_MS, timeoutMs * 2),

@@ -135,7 +135,7 @@ export function describeError(error: unknown, apiKey?: string, env: NodeJS.Proce
   }
   // A 404 that blames no parameter is the address's (isUnwrittenVolume): say so, as Check Connection does.
   if (error instanceof NotFoundError && !error.param) message += " The address answers, but not as the KSM API (a sign-in page, a proxy or another server?): check KSM_BASE_URL, the API's root.";
-  if (kind === 'auth') message = `The service refused the API key in KSM_API_KEY (${message.replace(/\s*Set your API key with 'KSM: Set API Key'\.?/, '')}). Check KSM_API_KEY.`;
+  if (kind === 'auth') message = `The service refused the API key in KSM_API_KEY (${message.replace(/\s?Set your API key with 'KSM: Set API Key'\.?/, '')}). Check KSM_API_KEY.`;
   message = message
     .replace(/'KSM: Set API Key'/g, 'KSM_API_KEY')
     .replace(/'ksm\.baseUrl'/g, 'KSM_BASE_URL')

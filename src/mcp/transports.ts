@@ -50,9 +50,10 @@ export function isLocalOrigin(origin: string): boolean {
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? '');
-  if (!match) return false;
-  const given = Buffer.from(match[1]!.trim());
+  // No regex over the rest: `^Bearer\s+(.+)$` re-read a long run of spaces from each of them.
+  const value = header?.trim() ?? '';
+  if (!/^Bearer\s/i.test(value)) return false;
+  const given = Buffer.from(value.slice('Bearer'.length).trim());
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

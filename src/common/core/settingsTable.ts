@@ -9,6 +9,7 @@
 // VS Code's configuration is src/common/vscode/settings.ts. No `vscode` import.
 
 import { OUTPUT_FORMATS, type OutputFormat } from '../../api/chatParameterLimits';
+import { withoutTrailingSlashes } from '../../api/baseUrl';
 import { DEFAULT_AGENT_ID } from '../../api/types';
 
 /** VS Code's configuration scopes; a property without `scope` in package.json is `window`. */
@@ -59,7 +60,7 @@ export const SETTINGS = {
     dataRouting: true,
     reason:
       'Where the API key and every request go: only the user\u2019s own settings may set it (application), so a cloned repository cannot redirect the key. Not `machine`: a machine setting vanished in remote windows after any workspace settings write.',
-    read: (raw) => trimmedString(raw).replace(/\/+$/, ''),
+    read: (raw) => withoutTrailingSlashes(trimmedString(raw)),
   }),
   userId: spec({
     key: 'ksm.userId',

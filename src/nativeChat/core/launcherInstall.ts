@@ -223,7 +223,8 @@ export function onPath(pathValue: string | undefined, folder: string, platform: 
   const windows = platform === 'win32';
   const expand = (entry: string) => (windows ? entry.replace(/%([^%;]+)%/g, (whole, name: string) => windowsEnv(env, name) ?? whole) : entry);
   const norm = (entry: string) => {
-    const trimmed = expand(entry.trim().replace(/^"(.*)"$/, '$1')).replace(windows ? /[\\/]+$/ : /\/+$/, '');
+    // `(?<!…)` starts the match at a run's first separator (read once, not from each of them).
+    const trimmed = expand(entry.trim().replace(/^"(.*)"$/, '$1')).replace(windows ? /(?<![\\/])[\\/]+$/ : /(?<!\/)\/+$/, '');
     return windows ? trimmed.toLowerCase() : trimmed;
   };
   const wanted = norm(folder);
