@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { NotFoundError } from '../../src/api/errors';
-import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
-import { runKsm } from './runKsm';
+import { freshVolume, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm, startKsmFixture } from './runKsm';
 import { isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
 
 const ksm = (args: string[], env: Record<string, string | undefined>, cwd?: string) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env }, { cwd });
@@ -17,11 +17,7 @@ describe('ksm command line (built, as a child process) against the emulator', fu
   this.timeout(60_000);
   let fx: EmulatorFixture;
   let env: Record<string, string>;
-  before(async () => {
-    fx = await startFixture(5);
-    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey };
-    await ksm(['--version'], {}); // builds dist/cli.js once if it is stale
-  });
+  before(async () => ({ fx, env } = await startKsmFixture()));
   after(async () => fx.close());
 
   const names = async (volume: string) => {
