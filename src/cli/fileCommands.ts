@@ -75,7 +75,8 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
     includeGlobs: flags.include,
     maxFileSizeBytes: flags.maxFileSizeMb * 1024 * 1024,
     sizeLimitName: '--max-file-size-mb',
-    workspaceRoots: [process.cwd()],
+    // No workspace: each folder given is its own root, its globs and `.gitignore` files relative to it, as `ksm sync` reads its folder (not to the current folder).
+    workspaceRoots: [],
     signal,
     keepContent: true, // small files are sent as the sniff read them: one read each
     skipNamedLinks: true, // `ksm upload v shared/*`: a link someone put there is not followed

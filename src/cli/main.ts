@@ -145,7 +145,7 @@ export function buildProgram(): Command {
     .option('--dedupe', "delete extra copies of this folder's own files (same name and size, left by an earlier accident)")
     .option('--include <glob>', 'sync only files matching this glob, relative to the folder (repeatable)', collect, [])
     .option('--exclude <glob>', 'exclude glob relative to the folder (repeatable)', collect, [])
-    .option('--exclude-from <file>', 'exclude globs from a file, one per line (repeatable)', collect, [])
+    .option('--exclude-from <file>', 'exclude globs from a file, one per line, relative to the folder as --exclude (repeatable)', collect, [])
     .option('--max-file-size-mb <n>', 'skip larger files (0 = no limit)', integer(0, 100_000), 100)
     .option('--max-delete-percent <n>', 'delete guard: refuse to delete more than this share of the volume', integer(0, 100), 20)
     .option('--max-delete <n>', 'delete guard: refuse to delete more than this many files', integer(0, 10_000_000))
@@ -182,7 +182,7 @@ export function buildProgram(): Command {
       .command('upload')
       .description('Upload files and folders to <volume> (.gitignore, --exclude and the readable-files rule apply to folders).')
       .argument('<volume>', 'volume name')
-      .argument('<paths...>', 'files or folders'),
+      .argument('<paths...>', "files or folders; a file named here is sent whatever the globs and .gitignore say (they pick among a folder's files)"),
   )
     .option('--embedding <model>', 'embedding model (default: KSM_EMBEDDING_MODEL)')
     .addOption(chunkingOption())
@@ -193,14 +193,14 @@ export function buildProgram(): Command {
     )
     .option('--concurrency <n>', 'upload requests in flight (1 to 16)', integer(1, 16), 3)
     .option('--replace-wait <seconds>', 'with replace: how long to wait for the new copies to be processed', integer(0, 86_400), 300)
-    .option('--include <glob>', 'upload only the files inside the folders given that match this glob (repeatable; globs as for --exclude)', collect, [])
+    .option('--include <glob>', 'upload only the files inside the folders given that match this glob, relative to each folder (repeatable)', collect, [])
     .option(
       '--exclude <glob>',
-      "leave out the files inside the folders given that match this glob, relative to the current folder (docs/drafts/**; a folder outside it: relative to that folder's parent; **/*.tmp anywhere) (repeatable)",
+      'leave out the files inside the folders given that match this glob, relative to each folder as ksm sync reads it, whatever the current folder (drafts/** in docs/; **/*.tmp anywhere) (repeatable)',
       collect,
       [],
     )
-    .option('--exclude-from <file>', 'exclude globs from a file, one per line (repeatable)', collect, [])
+    .option('--exclude-from <file>', 'exclude globs from a file, one per line, relative to each folder as --exclude (repeatable)', collect, [])
     .option('--max-file-size-mb <n>', 'skip larger files (0 = no limit)', integer(0, 100_000), 100)
     .action(
       async (

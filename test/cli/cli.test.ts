@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { NotFoundError } from '../../src/api/errors';
-import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
-import { runKsm } from './runKsm';
+import { freshVolume, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm, startKsmFixture } from './runKsm';
 import { isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
 
 const ksm = (args: string[], env: Record<string, string | undefined>, cwd?: string) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env }, { cwd });
@@ -17,11 +17,7 @@ describe('ksm command line (built, as a child process) against the emulator', fu
   this.timeout(60_000);
   let fx: EmulatorFixture;
   let env: Record<string, string>;
-  before(async () => {
-    fx = await startFixture(5);
-    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey };
-    await ksm(['--version'], {}); // builds dist/cli.js once if it is stale
-  });
+  before(async () => ({ fx, env } = await startKsmFixture()));
   after(async () => fx.close());
 
   const names = async (volume: string) => {
@@ -228,15 +224,44 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.match(badVolume.stderr, /is not a volume name/);
   });
 
-  it("ksm upload's --exclude globs are relative to the current folder, as its help now says (it said only 'exclude glob')", async () => {
+  it("ksm upload and ksm sync --dry-run take the same files from one folder with the same globs, run from another folder (upload's globs and .gitignore were read from the current folder)", async () => {
     const parent = join(fx.workDir, 'upload-globs');
-    await writeTree(parent, { 'docs/a.md': 'a', 'docs/drafts/d.md': 'd', 'docs/b.tmp.md': 't' });
-    const volume = freshVolume('cli-upload-globs');
-    const run = await ksm(['upload', volume, 'docs', '--exclude', 'docs/drafts/**', '--exclude', '**/*.tmp.md'], env, parent);
-    assert.equal(run.code, 0, run.stderr);
-    assert.deepEqual(await names(volume), ['a.md']);
+    await writeTree(parent, {
+      '.gitignore': 'docs/guides/\n', // the current folder's: neither command reads it for docs/ (sync never did)
+      'docs/a.md': 'a',
+      'docs/b.txt': 'b',
+      'docs/drafts/d.md': 'd',
+      'docs/guides/g.md': 'g',
+      'docs/guides/old.md': 'old',
+      'docs/guides/.gitignore': 'scratch.md\n',
+      'docs/guides/scratch.md': 's',
+      'docs/notes.tmp.md': 't',
+      'filters.exclude': '# relative to the folder\nguides/old.md\n',
+    });
+    const globs = ['--include', '*.md', '--include', 'guides/**', '--exclude', 'drafts/**', '--exclude', '**/*.tmp.md', '--exclude-from', 'filters.exclude'];
+    const synced = await ksm(['sync', 'docs', freshVolume('cli-globs-sync'), '--dry-run', '--json', ...globs], env, parent);
+    assert.equal(synced.code, 0, synced.stderr);
+    const planned = (JSON.parse(synced.stdout).plan.uploads as Array<{ filename: string }>).map((u) => u.filename).sort();
+    assert.deepEqual(planned, ['a.md', 'guides__g.md']);
+    const volume = freshVolume('cli-globs-upload');
+    const uploaded = await ksm(['upload', volume, 'docs', ...globs], env, parent);
+    assert.equal(uploaded.code, 0, uploaded.stderr);
+    assert.deepEqual(await names(volume), planned, 'the same files as the sync of the same folder');
+    // From inside the folder, and with its absolute path from elsewhere: the same files again.
+    const inside = freshVolume('cli-globs-inside');
+    assert.equal((await ksm(['upload', inside, '.', ...globs.slice(0, -1), join(parent, 'filters.exclude')], env, join(parent, 'docs'))).code, 0);
+    assert.deepEqual(await names(inside), planned);
+    const elsewhere = freshVolume('cli-globs-elsewhere');
+    assert.equal((await ksm(['upload', elsewhere, join(parent, 'docs'), ...globs.slice(0, -1), join(parent, 'filters.exclude')], env, fx.workDir)).code, 0);
+    assert.deepEqual(await names(elsewhere), planned);
+    // A file named on the command line is sent whatever the globs say: they pick among a folder's files.
+    const named = freshVolume('cli-globs-named');
+    assert.equal((await ksm(['upload', named, 'docs/drafts/d.md', 'docs/b.txt', ...globs], env, parent)).code, 0);
+    assert.deepEqual(await names(named), ['b.txt', 'd.md']);
     const help = (await ksm(['upload', '--help'], {})).stdout.replace(/\s+/g, ' ');
-    assert.match(help, /--exclude <glob> leave out the files inside the folders given that match this glob, relative to the current folder \(docs\/drafts\/\*\*/);
+    assert.match(help, /--exclude <glob> leave out the files inside the folders given that match this glob, relative to each folder as ksm sync reads it, whatever the current folder/);
+    assert.match(help, /--include <glob> upload only the files inside the folders given that match this glob, relative to each folder/);
+    assert.match(help, /a file named here is sent whatever the globs and \.gitignore say/);
   });
 
   it('ksm --help names every KSM_ variable the command line reads', async () => {

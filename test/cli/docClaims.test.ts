@@ -8,8 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
-import { runKsm } from './runKsm';
+import { freshVolume, listedFiles, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm, startKsmFixture } from './runKsm';
 
 const COMMANDS = ['sync', 'upload', 'ls', 'rm', 'ask', 'search', 'fetch', 'mcp'];
 const readme = readFileSync('README.md', 'utf8');
@@ -99,10 +99,7 @@ describe("ksm's messages name what a terminal user sets (variables, flags), not 
   this.timeout(60_000);
   let fx: EmulatorFixture;
   let env: Record<string, string>;
-  before(async () => {
-    fx = await startFixture(5);
-    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey, KSM_EMBEDDING_MODEL: 'emu-embed' };
-  });
+  before(async () => ({ fx, env } = await startKsmFixture({ KSM_EMBEDDING_MODEL: 'emu-embed' })));
   after(async () => fx.close());
 
   it('a KSM_CA_BUNDLE that is missing or holds no certificate exits 3 naming KSM_CA_BUNDLE (it said "setting ksm.network.caBundle … clear the setting")', async () => {

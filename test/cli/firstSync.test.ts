@@ -6,8 +6,8 @@
 import { strict as assert } from 'node:assert';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
-import { runKsm } from './runKsm';
+import { freshVolume, listedFiles, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm, startKsmFixture } from './runKsm';
 import { syncManifestName } from '../../src/common/core/folderExpansion';
 
 const ksm = (args: string[], env: Record<string, string>) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env });
@@ -18,11 +18,7 @@ describe('ksm sync: a first sync into an empty volume (built, as a child process
   let env: Record<string, string>;
   /** 4 folders of 30 files: several groups of the streamed plan, 6 requests of 20. */
   const tree = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`part-${Math.floor(i / 30)}/note-${i}.md`, `# note ${i}\n`]));
-  before(async () => {
-    fx = await startFixture(5);
-    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey };
-    await ksm(['--version'], {}); // builds dist/cli.js once if it is stale
-  });
+  before(async () => ({ fx, env } = await startKsmFixture()));
   after(async () => fx.close());
 
   it("uploads every folder's files once and records them; the next run changes nothing", async () => {

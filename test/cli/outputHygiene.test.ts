@@ -10,10 +10,10 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { freshVolume, listedFiles, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { until } from '../support/until';
 import { startRawServer } from '../api/rawServer';
-import { runKsm, LAUNCHER } from './runKsm';
+import { runKsm, LAUNCHER, startKsmFixture } from './runKsm';
 import { syncManifestName } from '../../src/common/core/folderExpansion';
 
 const FILES_PATH = '/ksm/rag/v5/files';
@@ -42,11 +42,7 @@ describe('ksm output against hostile answers and closed pipes (built, as a child
   this.timeout(60_000);
   let fx: EmulatorFixture;
   let env: Record<string, string>;
-  before(async () => {
-    fx = await startFixture(5);
-    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey };
-    await ksm(['--version'], {}); // builds dist/cli.js once if it is stale
-  });
+  before(async () => ({ fx, env } = await startKsmFixture()));
   after(async () => fx.close());
   afterEach(() => fx.emulator.faults.clear());
 

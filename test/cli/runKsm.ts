@@ -3,6 +3,7 @@
 // command-line suite.
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
+import { startFixture, type EmulatorFixture } from '../volumes/volumesEmulator';
 
 export const LAUNCHER = resolve('bin/ksm.js');
 
@@ -20,4 +21,15 @@ export function runKsm(args: string[], env: Record<string, string | undefined>, 
     );
     child.stdin?.end(options.stdin ?? '');
   });
+}
+
+/**
+ * What a command-line suite starts before its tests: the emulator, the variables that point
+ * `ksm` at it (with `extra`), and the built `ksm` (made once here if it is stale, so no test's
+ * time pays for the build). The suite closes `fx` after its tests.
+ */
+export async function startKsmFixture(extra: Record<string, string> = {}): Promise<{ fx: EmulatorFixture; env: Record<string, string> }> {
+  const fx = await startFixture(5);
+  await runKsm(['--version'], {});
+  return { fx, env: { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey, ...extra } };
 }

@@ -15,8 +15,8 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
-import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
-import { runKsm, LAUNCHER, type KsmRun } from './runKsm';
+import { freshVolume, listedFiles, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm, LAUNCHER, type KsmRun, startKsmFixture } from './runKsm';
 
 describe('ksm sync of one folder to several volumes (built, a child process)', function () {
   this.timeout(120_000);
@@ -24,11 +24,7 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
   let env: Record<string, string>;
   const ksm = (args: string[], extra: Record<string, string> = {}) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env, ...extra });
 
-  before(async () => {
-    fx = await startFixture(5);
-    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey };
-    await ksm(['--version']); // builds dist/cli.js once if it is stale
-  });
+  before(async () => ({ fx, env } = await startKsmFixture()));
   after(async () => fx.close());
 
   const listed = (volume: string) => listedFiles(fx, volume);

@@ -10,8 +10,8 @@ import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncManifestName } from '../../src/common/core/folderExpansion';
 import type { FileInfo } from '../../src/api/types';
-import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
-import { runKsm, LAUNCHER, type KsmRun } from './runKsm';
+import { freshVolume, listedFiles, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { runKsm, LAUNCHER, type KsmRun, startKsmFixture } from './runKsm';
 
 const ksm = (args: string[], env: Record<string, string | undefined>) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env });
 
@@ -19,11 +19,7 @@ describe('ksm unattended (built, as a child process) against the emulator', func
   this.timeout(120_000);
   let fx: EmulatorFixture;
   let env: Record<string, string>;
-  before(async () => {
-    fx = await startFixture(5);
-    env = { KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey };
-    await ksm(['--version'], {}); // builds dist/cli.js once if it is stale
-  });
+  before(async () => ({ fx, env } = await startKsmFixture()));
   after(async () => fx.close());
 
   const listed = (volume: string) => listedFiles(fx, volume);

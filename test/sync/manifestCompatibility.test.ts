@@ -8,8 +8,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adoptEarlierRecord } from '../../src/sync/core/folderManifest';
-import { JournalNewerError } from '../../src/sync/core/journal';
-import { FileManifestStore, forgetRememberedManifests, ManifestNewerError } from '../../src/sync/core/manifest';
+import { NewerSyncRecordError } from '../../src/sync/core/journal';
+import { FileManifestStore, forgetRememberedManifests } from '../../src/sync/core/manifest';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'sync-manifest');
 const SERVICE = 'http://127.0.0.1:8964';
@@ -76,7 +76,7 @@ describe('sync: records written by earlier and later versions', () => {
     const bytes = readFileSync(at, 'utf8');
     await assert.rejects(
       new FileManifestStore(at, SERVICE).load('docs'),
-      (error: Error) => error instanceof ManifestNewerError && /newer version.*version 3.*update the extension or ksm/.test(error.message),
+      (error: Error) => error instanceof NewerSyncRecordError && /newer version.*version 3.*update the extension or ksm/.test(error.message),
     );
     assert.equal(readFileSync(at, 'utf8'), bytes);
   });
@@ -85,9 +85,9 @@ describe('sync: records written by earlier and later versions', () => {
     const at = join(dir, 'newer-journal.json');
     const journal = place('newer-journal.json.journal');
     const bytes = readFileSync(journal, 'utf8');
-    await assert.rejects(new FileManifestStore(at, SERVICE).load('docs'), (error: Error) => error instanceof JournalNewerError && /journal version 2/.test(error.message));
+    await assert.rejects(new FileManifestStore(at, SERVICE).load('docs'), (error: Error) => error instanceof NewerSyncRecordError && /journal version 2/.test(error.message));
     const earlier = place('v1-8752afe.json', 'earlier.json');
-    await assert.rejects(adoptEarlierRecord(new FileManifestStore(at, SERVICE), 'docs', [earlier]), JournalNewerError);
+    await assert.rejects(adoptEarlierRecord(new FileManifestStore(at, SERVICE), 'docs', [earlier]), NewerSyncRecordError);
     assert.equal(readFileSync(journal, 'utf8'), bytes);
     assert.ok(readFileSync(earlier, 'utf8').includes('"version": 1'), 'the earlier record stays where it was');
   });

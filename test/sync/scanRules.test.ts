@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
+import { expandSelection, isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
 import { scanFolder, type KnownFiles } from '../../src/sync/core/scan';
 
 describe('sync scan: the upload rules on every entry of a walked folder', () => {
@@ -103,6 +103,24 @@ describe('sync scan: the upload rules on every entry of a walked folder', () => 
       assert.ok(!scan.files.some((f) => f.rel === 'recorded.bin'), JSON.stringify(entry));
       assert.ok(scan.skipped.some((s) => s.path === join(folder, 'recorded.bin')));
     }
+  });
+
+  it('an upload of a folder takes what a sync of it takes with the same globs: inside a workspace folder both read them from it (as files.exclude), outside one from the folder itself (an upload read them from its parent)', async () => {
+    const rules = { excludeGlobs: ['skipme/**', 'b-sub/deeper/**', '**/*.tmp.md'], includeGlobs: ['*.md', 'b-sub/**'], maxFileSizeBytes: 0 };
+    const uploaded = async (workspaceRoots: string[]) => (await expandSelection([folder], { ...rules, workspaceRoots })).files.map((f) => f.rel).sort();
+    const synced = async (root?: string) => (await scanFolder(folder, { ...rules, root })).files.map((f) => f.rel).sort();
+    // No workspace folder holds it (a folder picked in the upload dialog; every folder on the command line).
+    assert.deepEqual(await synced(), ['a.md', 'b-sub/nested.md', 'c.md']);
+    assert.deepEqual(await uploaded([]), await synced());
+    assert.deepEqual(await uploaded([join(base, 'elsewhere')]), await synced());
+    // Inside a workspace folder (Explorer's Upload and an editor pairing): relative to it, so these folder-relative globs match nothing.
+    const inWorkspace = await synced(base);
+    assert.deepEqual(inWorkspace, []);
+    assert.deepEqual(await uploaded([base]), inWorkspace);
+    const workspaceGlobs = { excludeGlobs: ['docs/skipme/**', 'docs/b-sub/deeper/**', '**/*.tmp.md'], includeGlobs: ['docs/*.md', 'docs/b-sub/**'], maxFileSizeBytes: 0 };
+    const workspaceUpload = (await expandSelection([folder], { ...workspaceGlobs, workspaceRoots: [base] })).files.map((f) => f.rel).sort();
+    assert.deepEqual(workspaceUpload, ['a.md', 'b-sub/nested.md', 'c.md']);
+    assert.deepEqual(workspaceUpload, (await scanFolder(folder, { ...workspaceGlobs, root: base })).files.map((f) => f.rel).sort());
   });
 
   it("leaves out the sync's own manifests (each volume's and the single-pairing one), journals, locks and atomic-write temp files, and a subfolder's that is synced on its own; a file merely named like one is taken", async () => {

@@ -16,6 +16,27 @@ import { planUploads } from '../../src/upload/core/duplicatePlanning';
 import { runUpload } from '../../src/upload/core/uploadRun';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 
+/** `store`, with `onAsk` told each path the plan looks up in the manifest it loaded, as it asks (the moment a test changes the folder). */
+function askedAbout(store: FileManifestStore, onAsk: (rel: string | symbol) => void): ManifestStore {
+  return {
+    location: store.location,
+    load: async (volume) => {
+      const loaded = await store.load(volume);
+      if (loaded.state !== 'ok') return loaded;
+      const files = new Proxy(loaded.manifest.files, {
+        get: (target, key) => {
+          onAsk(key);
+          return Reflect.get(target, key);
+        },
+      });
+      return { ...loaded, manifest: { ...loaded.manifest, files } };
+    },
+    save: (manifest) => store.save(manifest),
+    append: (manifest, changes, durable) => store.append(manifest, changes, durable),
+    finish: (manifest) => store.finish(manifest),
+  };
+}
+
 describe('sync engine: a file swapped for a symbolic link between plan and apply', function () {
   this.timeout(60_000);
   let fx: EmulatorFixture;
@@ -99,23 +120,9 @@ describe('sync engine: a file swapped for a FIFO between the scan and its hash',
     // The scan asks the manifest about each file just before its sniff (which reads the 64 files of a slice in one go):
     // once it asked about other.md (after large.md in name order), large.md's sniff has read the regular file.
     let asked = false;
-    const watching: ManifestStore = {
-      location: store.location,
-      load: async (v) => {
-        const loaded = await store.load(v);
-        if (loaded.state !== 'ok') return loaded;
-        const files = new Proxy(loaded.manifest.files, {
-          get: (target, key) => {
-            if (key === 'other.md') asked = true;
-            return Reflect.get(target, key);
-          },
-        });
-        return { ...loaded, manifest: { ...loaded.manifest, files } };
-      },
-      save: (m) => store.save(m),
-      append: (m, c, d) => store.append(m, c, d),
-      finish: (m) => store.finish(m),
-    };
+    const watching = askedAbout(store, (rel) => {
+      if (rel === 'other.md') asked = true;
+    });
     fx.emulator.faults.add({ kind: 'hold', path: '/ksm/rag/v5/files', method: 'GET' }); // the listing waits: the hash comes after it
     const planning = planSync({ ...options, store: watching });
     await until(() => asked && fx.emulator.faults.held === 1);
@@ -147,27 +154,12 @@ describe('sync engine: a file swapped for a FIFO between the scan and its hash',
     // The scan asks the manifest about a.md after the folder was listed (sub a folder then) and before it reads sub:
     // sub is swapped for a link to a folder outside right then, in the same turn.
     let swapped = false;
-    const swapping: ManifestStore = {
-      location: store.location,
-      load: async (v) => {
-        const loaded = await store.load(v);
-        if (loaded.state !== 'ok') return loaded;
-        const files = new Proxy(loaded.manifest.files, {
-          get: (target, key) => {
-            if (key === 'a.md' && !swapped) {
-              swapped = true;
-              renameSync(join(folder, 'sub'), join(fx.workDir, 'dirswap-sub-away'));
-              symlinkSync(outside, join(folder, 'sub'));
-            }
-            return Reflect.get(target, key);
-          },
-        });
-        return { ...loaded, manifest: { ...loaded.manifest, files } };
-      },
-      save: (m) => store.save(m),
-      append: (m, c, d) => store.append(m, c, d),
-      finish: (m) => store.finish(m),
-    };
+    const swapping = askedAbout(store, (rel) => {
+      if (rel !== 'a.md' || swapped) return;
+      swapped = true;
+      renameSync(join(folder, 'sub'), join(fx.workDir, 'dirswap-sub-away'));
+      symlinkSync(outside, join(folder, 'sub'));
+    });
     const plan = await planSync({ ...options, store: swapping });
     assert.ok(swapped);
     assert.deepEqual(

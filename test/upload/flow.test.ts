@@ -170,7 +170,7 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     );
 
     await writeFile(notes, 'changed notes\n');
-    // Read back from storage as after a reload (hostile entries are dropped).
+    // Read back from storage as after a reload (entries it cannot read are not used).
     const reloaded = new UploadedContents([...(stored as unknown[]), { uuid: 'x', volume, sha256: 'not-a-hash', size: 1 }, 'junk', null]);
     const identicalCheck = async (file: { path: string }, clash: readonly FileInfo[]) =>
       reloaded.knowsAny(volume, clash) && reloaded.identical(volume, clash, await sha256OfFile(file.path)) !== undefined;

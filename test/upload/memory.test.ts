@@ -41,12 +41,12 @@ describe('upload: remembered choices', () => {
     assert.deepEqual(withRecentVolume(['a', 'b', 'c'], 'b'), ['b', 'a', 'c']);
     assert.deepEqual(withRecentVolume(undefined, 'x'), ['x']);
     const many = Array.from({ length: RECENT_VOLUMES_KEPT }, (_, i) => `v${i}`);
-    const after = withRecentVolume(many, 'new');
+    const after = withRecentVolume(many, 'new')!;
     assert.equal(after.length, RECENT_VOLUMES_KEPT);
     assert.equal(after[0], 'new');
     assert.ok(!after.includes(`v${RECENT_VOLUMES_KEPT - 1}`), 'the oldest dropped off');
     // A volume used, then another, comes second in the next pick.
-    const state = withRecentVolume(withRecentVolume([], 'alpha'), 'beta');
+    const state = withRecentVolume(withRecentVolume([], 'alpha'), 'beta')!;
     assert.deepEqual(
       volumeChoices(undefined, ['alpha', 'beta', 'gamma'], state).map((c) => c.volume),
       ['beta', 'alpha', 'gamma'],
@@ -68,12 +68,12 @@ describe('upload: remembered choices', () => {
     assert.deepEqual(chunkingOrder(1), [1, 2, 0]);
   });
 
-  it('ignores stored processing values that are not choices, and names like Object keys', () => {
+  it('ignores stored processing values that are not choices (kept as stored for the version that wrote them), and names like Object keys', () => {
     const stored = { alpha: 5, beta: '1', gamma: 2 };
     assert.equal(rememberedChunking(stored, 'alpha'), undefined);
     assert.equal(rememberedChunking(stored, 'beta'), undefined);
     assert.equal(rememberedChunking(stored, 'toString'), undefined);
     assert.equal(rememberedChunking([1], '0'), undefined);
-    assert.deepEqual(withChunking(stored, 'delta', 0), { gamma: 2, delta: 0 });
+    assert.deepEqual(withChunking(stored, 'delta', 0), { alpha: 5, beta: '1', gamma: 2, delta: 0 });
   });
 });

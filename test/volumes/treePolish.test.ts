@@ -7,7 +7,7 @@ import type { FileInfo } from '../../src/api/types';
 import { decodeFileInfo } from '../../src/api/decode';
 import { fileDescription, fileState, fileTooltipMarkdown } from '../../src/volumes/core/fileDisplay';
 import { matchCountText, VolumeSearch } from '../../src/volumes/core/fileSearch';
-import { ProcessingModes, type StoredProcessingModes } from '../../src/volumes/core/processingModes';
+import { ProcessingModes } from '../../src/volumes/core/processingModes';
 import { VolumeListing } from '../../src/volumes/core/volumeListing';
 
 const file = (over: Partial<FileInfo>): FileInfo => ({ uuid: 'u1', filename: 'a.pdf', status: 'na', filesize: 2048, date: '20261122010203', isdir: 0, ...over });
@@ -55,21 +55,13 @@ describe('volumes: a chosen "na" is not a failure (D24)', () => {
     assert.equal(fileState(file({ status: 'done' }), 0).text, 'done');
   });
 
-  it('remembers the mode of each uploaded file, newest kept, junk in storage ignored', () => {
-    let saved: StoredProcessingModes = [];
+  it('remembers the mode of each uploaded file, newest kept, entries it cannot read ignored (and kept as stored)', () => {
+    let saved: unknown[] = [];
     const modes = new ProcessingModes([['a', 0], ['b', 9], 'junk', ['c', 1]], (entries) => (saved = entries), 3);
     assert.equal(modes.get('a'), 0);
     assert.equal(modes.get('b'), undefined);
     modes.remember(['d', 'e'], 2);
-    assert.deepEqual(
-      saved,
-      [
-        ['c', 1],
-        ['d', 2],
-        ['e', 2],
-      ],
-      'the oldest forgotten beyond the bound',
-    );
+    assert.deepEqual(saved, [['b', 9], 'junk', ['c', 1], ['d', 2], ['e', 2]], 'the oldest forgotten beyond the bound');
     const again = new ProcessingModes(saved, () => undefined);
     assert.equal(again.get('e'), 2);
     assert.equal(new ProcessingModes('not a list', () => undefined).get('a'), undefined);

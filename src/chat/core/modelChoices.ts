@@ -4,6 +4,7 @@
 // that passes `modelIdProblem` may be typed. No `vscode`, so it is tested under plain mocha.
 import * as l10n from '@vscode/l10n';
 import type { ModelOptions } from './conversationModel';
+import { storedList, withRecent } from '../../common/core/storedState';
 
 export const MAX_MODEL_ID_CHARS = 200;
 /** How many recently used models are remembered. */
@@ -47,15 +48,22 @@ export function modelChoices(options: ModelOptions, recent: readonly string[], c
   return choices;
 }
 
-/** The remembered list after `model` was picked: it first, each model once, at most MAX_RECENT_MODELS. */
-export function withRecentModel(stored: unknown, model: string): string[] {
-  return [model, ...parseRecentModels(stored).filter((m) => m !== model)].slice(0, MAX_RECENT_MODELS);
+/**
+ * The remembered list after `model` was picked: it first, each model once, at most
+ * MAX_RECENT_MODELS, then the entries this version does not read, unchanged (a later version's;
+ * storedState.ts). Undefined when what is stored is not a list: leave it as it is.
+ */
+export function withRecentModel(stored: unknown, model: string): unknown[] | undefined {
+  return withRecent(stored, model, MAX_RECENT_MODELS, isModelId);
 }
 
-/** What globalState holds, checked (an older version may have written another shape). */
+/** What globalState holds, checked (another version may have written another shape). */
 export function parseRecentModels(stored: unknown): string[] {
-  if (!Array.isArray(stored)) return [];
-  return stored.filter((m): m is string => typeof m === 'string' && modelIdProblem(m) === undefined).slice(0, MAX_RECENT_MODELS);
+  return (storedList(stored, isModelId)?.known ?? []).slice(0, MAX_RECENT_MODELS);
+}
+
+function isModelId(value: unknown): value is string {
+  return typeof value === 'string' && modelIdProblem(value) === undefined;
 }
 
 function configured(options: ModelOptions): string[] {

@@ -61,7 +61,8 @@ async function chooseModel(context: vscode.ExtensionContext, session: ChatSessio
   const stored = context.globalState.get<unknown>(GLOBAL_STATE_KEY.recentChatModels);
   const model = await showModelPicker(conversation.model, currentModelOptions(), parseRecentModels(stored));
   if (!model) return;
-  await context.globalState.update(GLOBAL_STATE_KEY.recentChatModels, withRecentModel(context.globalState.get<unknown>(GLOBAL_STATE_KEY.recentChatModels), model));
+  const recent = withRecentModel(context.globalState.get<unknown>(GLOBAL_STATE_KEY.recentChatModels), model);
+  if (recent) await context.globalState.update(GLOBAL_STATE_KEY.recentChatModels, recent); // a later version's shape is left as it is
   // The user may have switched conversations while the picker was open.
   if (session.currentIfLoaded?.id === conversation.id) await session.setModel(model);
 }

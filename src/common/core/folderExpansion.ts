@@ -25,15 +25,26 @@ import { formatBytes } from '../../common/core/byteSize';
 import { checkExcludeGlobs } from './globCost';
 
 export interface ExpansionOptions {
-  /** Globs relative to the workspace folder (or to the selected folder's parent outside one). */
+  /**
+   * Globs relative to the root of each selected folder (`workspaceRoots`): the workspace folder
+   * holding it, else the selected folder itself. They pick among a folder's files only: a file
+   * selected by name is taken whatever they say.
+   */
   excludeGlobs: string[];
   /** 0 = no limit. */
   maxFileSizeBytes: number;
   /** What a size skip names as the limit's control: the setting (default), or `ksm`'s `--max-file-size-mb`. */
   sizeLimitName?: string;
-  /** When set, a file met inside a selected folder is taken only if its path (relative to the exclude anchor) matches one of these globs. */
+  /** When set, a file met inside a selected folder is taken only if its path (relative to the folder's root, as `excludeGlobs`) matches one of these globs. */
   includeGlobs?: string[];
-  /** Workspace folders: `.gitignore` files from a folder down to the selection apply, as in git. */
+  /**
+   * Workspace folders (the editor's): a selected folder inside one has it as its root, so the
+   * globs are read as VS Code reads `files.exclude`, and the `.gitignore` files from it down to
+   * the selection apply, as in git. A folder outside them all is its own root: its globs and
+   * `.gitignore` files are relative to it, as folder sync reads the folder it syncs. The
+   * command line passes none, so `ksm upload <volume> <folder>` and `ksm sync <folder>` read
+   * the same globs the same way whatever the current folder is.
+   */
   workspaceRoots: string[];
   /** Honour `.gitignore` files (default true). */
   useGitignore?: boolean;
@@ -438,11 +449,13 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       continue;
     }
     const root = options.workspaceRoots.map((r) => resolve(r)).find((r) => path === r || path.startsWith(r + sep));
-    const anchor = root ?? dirname(path);
     if (info.isDirectory()) {
       const inherited = root && options.useGitignore !== false ? await ancestorGitignores(root, path) : [];
-      await walk(path, anchor, inherited, path);
+      // Outside every workspace folder the folder is its own root (its parent was, for uploads
+      // only: `ksm upload v docs --exclude 'drafts/**'` then kept what `ksm sync docs` left out).
+      await walk(path, root ?? path, inherited, path);
     } else if (info.isFile()) {
+      const anchor = root ?? dirname(path); // display only: no glob applies to a file picked by name
       // A file the user picked by name is uploaded even if a glob would exclude it.
       const name = basename(path);
       await considerAll(

@@ -1,7 +1,8 @@
 // Every key the extension keeps in VS Code's storage, in one place, so two features can never
 // pick the same key for different data and a renamed key is renamed everywhere. Values read
 // back are `unknown` to their readers (an older version may have written another shape);
-// each reader checks them (for example src/upload/core/uploadMemory.ts).
+// each reader checks them, and writes back what a later version wrote that it does not read
+// (src/common/core/storedState.ts; for example src/upload/core/uploadMemory.ts).
 
 /** SecretStorage: the API key lives only here (never settings, state, logs or the webview). */
 export const SECRET_KEY = {

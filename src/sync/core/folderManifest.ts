@@ -20,9 +20,9 @@ import { createHash } from 'node:crypto';
 import { lstat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SYNC_MANIFEST_NAME, syncManifestName, syncServiceKey } from '../../common/core/folderExpansion';
-import { JournalNewerError, journalPathFor } from './journal';
+import { journalPathFor, NewerSyncRecordError } from './journal';
 import { acquireSyncLock, type SyncLockOptions } from './lock';
-import { FileManifestStore, ManifestNewerError, type ManifestLoad, type ManifestStoreOptions } from './manifest';
+import { FileManifestStore, type ManifestLoad, type ManifestStoreOptions } from './manifest';
 
 /** This pairing's manifest in `folder` (its journal and lock are beside it). */
 export function folderManifestPath(folder: string, service: string, volume: string): string {
@@ -123,7 +123,7 @@ export async function adoptEarlierRecord(store: FileManifestStore, volume: strin
   // A journal left beside a manifest that is gone is not: it records changes to a manifest no one has.
   // One a newer version wrote is refused, not replaced by an earlier record (its error goes up).
   const own = await store.load(volume).catch((error: unknown) => {
-    if (error instanceof ManifestNewerError || error instanceof JournalNewerError) throw error;
+    if (error instanceof NewerSyncRecordError) throw error;
     return undefined;
   });
   if (own?.state === 'ok') return undefined;

@@ -142,8 +142,12 @@ export type JournalRead =
 /** Thrown when the journal is a symlink or not a regular file: neither read nor written. */
 export class JournalRefusedError extends ConfigurationError {}
 
-/** Thrown when a newer version started the journal: it is left as it is, never replaced. */
-export class JournalNewerError extends JournalRefusedError {}
+/**
+ * Thrown when a newer version wrote a sync record (the manifest or its journal): it is left as
+ * it is, never replaced. One class for both, so a caller that must let it through (an earlier
+ * record is never adopted over it) tests one thing.
+ */
+export class NewerSyncRecordError extends ConfigurationError {}
 
 /** Reads and checks a journal against the manifest it should extend (`base`: the sha256 of its bytes, null when missing). */
 export async function readJournal(path: string, expect: { base: string | null; volume: string; service?: string }): Promise<JournalRead> {
@@ -158,7 +162,7 @@ export async function readJournal(path: string, expect: { base: string | null; v
   return parseJournal(text, expect, path);
 }
 
-/** A journal a NEWER version started is refused (JournalRefusedError), never treated as stale and replaced. */
+/** A journal a NEWER version started is refused (NewerSyncRecordError), never treated as stale and replaced. */
 export function parseJournal(text: string, expect: { base: string | null; volume: string; service?: string }, location = 'journal'): JournalRead {
   const bytes = Buffer.byteLength(text);
   // A crash mid-append leaves a last line without its newline (or a tail of zero bytes): that change never counted.
@@ -172,7 +176,7 @@ export function parseJournal(text: string, expect: { base: string | null; volume
     return { state: 'unusable', reason: l10n.t('its journal does not start with a journal header') };
   }
   if (isRecord(header) && Number.isInteger(header.journal) && (header.journal as number) > JOURNAL_VERSION) {
-    throw new JournalNewerError(
+    throw new NewerSyncRecordError(
       l10n.t(
         'The sync journal {0} was written by a newer version of KSM Assistant (journal version {1}; this version reads version {2}). It and its manifest are left unchanged: update the extension or ksm, or remove both files to sync this folder from scratch.',
         location,

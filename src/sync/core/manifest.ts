@@ -15,7 +15,19 @@ import { dirname } from 'node:path';
 import { ConfigurationError } from '../../api/errors';
 import { fsyncFolder, writeFileAtomic } from '../../common/core/atomicWrite';
 import { SYNC_MANIFEST_NAME, volumeNameFor } from '../../common/core/folderExpansion';
-import { applyChange, isApplicable, JOURNAL_VERSION, journalPathFor, JournalWriter, parseJournal, refuseJournalNonFile, type JournalHeader, type JournalRead, type ManifestChange } from './journal';
+import {
+  applyChange,
+  isApplicable,
+  JOURNAL_VERSION,
+  journalPathFor,
+  JournalWriter,
+  NewerSyncRecordError,
+  parseJournal,
+  refuseJournalNonFile,
+  type JournalHeader,
+  type JournalRead,
+  type ManifestChange,
+} from './journal';
 
 export const MANIFEST_VERSION = 2;
 
@@ -87,9 +99,6 @@ export function emptyManifest(volume: string, service?: string): Manifest {
 
 /** Thrown when the manifest path is a symlink: it is neither read nor written. */
 export class ManifestRefusedError extends ConfigurationError {}
-
-/** Thrown when a newer version wrote the manifest: it is left as it is, never replaced. */
-export class ManifestNewerError extends ManifestRefusedError {}
 
 export interface ManifestStoreOptions {
   /**
@@ -381,7 +390,7 @@ export function serializeManifest(manifest: Manifest): string {
 
 /**
  * Reads a manifest. One written by a NEWER version (a downgrade: the user went back to an
- * older extension or ksm) is refused, ManifestRefusedError: treated like missing, the run
+ * older extension or ksm) is refused, NewerSyncRecordError: treated like missing, the run
  * would write this version's manifest over it and the newer version's record would be lost.
  */
 export function parseManifest(text: string, volume: string, service?: string, location = SYNC_MANIFEST_NAME): ManifestLoad {
@@ -392,7 +401,7 @@ export function parseManifest(text: string, volume: string, service?: string, lo
     return { state: 'unusable', reason: l10n.t('not valid JSON ({0})', (error as Error).message) };
   }
   if (isRecord(value) && Number.isInteger(value.version) && (value.version as number) > MANIFEST_VERSION) {
-    throw new ManifestNewerError(
+    throw new NewerSyncRecordError(
       l10n.t(
         'The sync manifest {0} was written by a newer version of KSM Assistant (manifest version {1}; this version reads versions 1 to {2}). It is left unchanged: update the extension or ksm, or remove the file to sync this folder from scratch.',
         location,

@@ -71,7 +71,8 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     includeGlobs: rules.includeGlobs,
     maxFileSizeBytes: rules.maxFileSizeBytes,
     sizeLimitName: rules.sizeLimitName,
-    workspaceRoots: [rules.root ? resolve(rules.root) : base],
+    // No root (the command line): the folder is its own, exactly as for `ksm upload` of it.
+    workspaceRoots: rules.root ? [resolve(rules.root)] : [],
     signal,
     hashSmallFiles: true,
     keepContent: rules.keepSmallContent === true,

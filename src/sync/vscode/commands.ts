@@ -146,10 +146,20 @@ export function registerSyncCommands(services: ExtensionServices, deps: SyncFeat
       },
     );
     if (!picked?.length) return;
-    await approvePairings(
-      state,
-      picked.map((p) => p.pairing),
-    );
+    if (
+      !(await approvePairings(
+        state,
+        picked.map((p) => p.pairing),
+      ))
+    ) {
+      services.log.warn('[sync] the approved pairings are stored in a form this version does not read (a later version wrote them): left unchanged, nothing approved.');
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t(
+          'A later version of KSM Assistant stored the approved sync pairings in a form this version does not read. They are left unchanged and nothing was approved: update the extension to approve these pairings.',
+        ),
+      );
+      return;
+    }
     services.log.info(`[sync] approved ${picked.length} pairing(s) from the workspace settings: ${picked.map((p) => `${shown(p.pairing.folder)} → ${shown(p.pairing.volume)}`).join(', ')}.`);
     runners.rebuild();
   });

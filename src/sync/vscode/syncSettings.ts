@@ -15,6 +15,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 // The ESM build: the package's UMD main loads its parts with a require() esbuild cannot follow.
 import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
 import { SETTINGS, storedPairingsWith, type PairingSetting } from '../../common/core/settingsTable';
+import { withStrings } from '../../common/core/storedState';
 import { WORKSPACE_STATE_KEY } from '../../common/core/storageKeys';
 import { settingLayers, storedSettingLayers, updateSetting } from '../../common/vscode/settings';
 
@@ -75,10 +76,16 @@ export function localPairings(state: vscode.Memento): Pairing[] {
   return SETTINGS.syncFolders.read(state.get(WORKSPACE_STATE_KEY.syncLocalPairings));
 }
 
-export async function approvePairings(state: vscode.Memento, pairings: readonly Pairing[]): Promise<void> {
-  const approved = new Set(readStrings(state.get(WORKSPACE_STATE_KEY.syncApprovedPairings)));
-  for (const p of pairings) approved.add(pairingFingerprint(p));
-  await state.update(WORKSPACE_STATE_KEY.syncApprovedPairings, [...approved]);
+/**
+ * Remembers the approval of `pairings`; every other stored entry is kept as it is (a later
+ * version's approvals included). False when what is stored is not a list (a later version's
+ * shape): it is left as it is and nothing is approved (storedState.ts).
+ */
+export async function approvePairings(state: vscode.Memento, pairings: readonly Pairing[]): Promise<boolean> {
+  const approved = withStrings(state.get(WORKSPACE_STATE_KEY.syncApprovedPairings), pairings.map(pairingFingerprint));
+  if (!approved) return false;
+  await state.update(WORKSPACE_STATE_KEY.syncApprovedPairings, approved);
+  return true;
 }
 
 /** Saves a pairing where the user chose, replacing one of the same folder and volume there. */

@@ -4,6 +4,7 @@
 // another version of the extension may have written, so they are checked, not trusted.
 import type { DoChunking } from '../../api/types';
 import { shownVolumes, type VolumeTarget } from '../../common/core/volumeTargets';
+import { isString, storedList, storedRecord, withRecent } from '../../common/core/storedState';
 
 /** How many recently used volumes are remembered. */
 export const RECENT_VOLUMES_KEPT = 10;
@@ -18,14 +19,18 @@ export interface VolumeChoice extends VolumeTarget {
  */
 export function volumeChoices(personal: string | undefined, named: readonly string[], recentlyUsed: unknown): VolumeChoice[] {
   const shown = shownVolumes(personal, named);
-  const recent = [...new Set(stringsIn(recentlyUsed))].filter((v) => shown.some((s) => s.volume === v));
+  const recent = [...new Set(storedList(recentlyUsed, isString)?.known ?? [])].filter((v) => shown.some((s) => s.volume === v));
   const ordered = [...recent.map((v) => shown.find((s) => s.volume === v)!), ...shown.filter((s) => !recent.includes(s.volume))];
   return ordered.map((target) => ({ ...target, recent: recent.includes(target.volume) }));
 }
 
-/** The recent list after an upload to `volume`: it moves to the front, the oldest drop off. */
-export function withRecentVolume(recentlyUsed: unknown, volume: string): string[] {
-  return [volume, ...stringsIn(recentlyUsed).filter((v) => v !== volume)].slice(0, RECENT_VOLUMES_KEPT);
+/**
+ * The recent list after an upload to `volume`: it moves to the front, the oldest drop off; entries
+ * that are not names (a later version's) are written back unchanged after them. Undefined when
+ * what is stored is not a list: leave it as it is (storedState.ts).
+ */
+export function withRecentVolume(recentlyUsed: unknown, volume: string): unknown[] | undefined {
+  return withRecent(recentlyUsed, volume, RECENT_VOLUMES_KEPT, isString);
 }
 
 /** The processing last chosen for `volume`, if one was remembered. */
@@ -34,12 +39,14 @@ export function rememberedChunking(remembered: unknown, volume: string): DoChunk
   return isDoChunking(value) ? value : undefined;
 }
 
-/** The remembered map after choosing `value` for `volume` (entries that are not choices are dropped). */
-export function withChunking(remembered: unknown, volume: string, value: DoChunking): Record<string, DoChunking> {
-  const kept: Record<string, DoChunking> = {};
-  if (isRecord(remembered)) for (const [v, c] of Object.entries(remembered)) if (isDoChunking(c)) kept[v] = c;
-  kept[volume] = value;
-  return kept;
+/**
+ * The remembered map after choosing `value` for `volume`; every other entry is written back as
+ * stored, one this version does not read (a later version's processing) included. Undefined
+ * when what is stored is not a map: leave it as it is (storedState.ts).
+ */
+export function withChunking(remembered: unknown, volume: string, value: DoChunking): Record<string, unknown> | undefined {
+  const stored = storedRecord(remembered);
+  return stored && { ...stored, [volume]: value };
 }
 
 /**
@@ -62,8 +69,4 @@ function isDoChunking(value: unknown): value is DoChunking {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function stringsIn(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }

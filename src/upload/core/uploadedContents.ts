@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FileInfo } from '../../api/types';
+import { storedList } from '../../common/core/storedState';
 
 /** How many uploaded files are remembered (newest kept): a few hundred kilobytes at most. */
 export const UPLOADED_CONTENTS_KEPT = 2000;
@@ -18,15 +19,23 @@ export interface UploadedContent {
 }
 
 export class UploadedContents {
+  /** Each known entry as stored (a later version's extra fields kept through a save). */
   private readonly byUuid = new Map<string, UploadedContent>();
+  /** Entries this version does not read (a later version's): saved unchanged, before the others. Undefined: the stored value is not a list, and is never written over. */
+  private readonly unknown: unknown[] | undefined;
 
-  /** `stored`: what workspaceState held; anything that is not a list of entries is ignored. */
+  /**
+   * `stored`: what workspaceState held, read as storedState.ts says: the entries this version
+   * reads are used, the others written back unchanged by `persist`; a value that is not a list
+   * is not used and never written over (what is uploaded meanwhile is known for this session).
+   */
   constructor(
     stored: unknown,
-    private readonly persist: (entries: UploadedContent[]) => void = () => undefined,
+    private readonly persist: (entries: unknown[]) => void = () => undefined,
   ) {
-    if (!Array.isArray(stored)) return;
-    for (const entry of stored.slice(-UPLOADED_CONTENTS_KEPT)) if (isEntry(entry)) this.byUuid.set(entry.uuid, { uuid: entry.uuid, volume: entry.volume, sha256: entry.sha256, size: entry.size });
+    const list = storedList(stored, isEntry);
+    this.unknown = list?.unknown;
+    for (const entry of list?.known.slice(-UPLOADED_CONTENTS_KEPT) ?? []) this.byUuid.set(entry.uuid, entry);
   }
 
   remember(entries: readonly UploadedContent[]): void {
@@ -36,7 +45,7 @@ export class UploadedContents {
       this.byUuid.set(entry.uuid, entry);
     }
     while (this.byUuid.size > UPLOADED_CONTENTS_KEPT) this.byUuid.delete(this.byUuid.keys().next().value!);
-    this.persist([...this.byUuid.values()]);
+    if (this.unknown) this.persist([...this.unknown, ...this.byUuid.values()]);
   }
 
   /** Whether any file of `volume` this workspace uploaded is among `clash` (so hashing the local file can tell). */

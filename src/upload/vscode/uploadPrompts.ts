@@ -57,7 +57,8 @@ export async function pickVolume(services: ExtensionServices, volumes: VolumesFe
 
 export async function rememberVolume(services: ExtensionServices, volume: string): Promise<void> {
   const state = services.context.globalState;
-  await state.update(GLOBAL_STATE_KEY.recentUploadVolumes, withRecentVolume(state.get(GLOBAL_STATE_KEY.recentUploadVolumes), volume));
+  const recent = withRecentVolume(state.get(GLOBAL_STATE_KEY.recentUploadVolumes), volume);
+  if (recent) await state.update(GLOBAL_STATE_KEY.recentUploadVolumes, recent); // a later version's shape is left as it is
 }
 
 const CHUNKING_OPTIONS: Record<DoChunking, { label: string; detail: string }> = {
@@ -86,7 +87,8 @@ export async function pickChunking(services: ExtensionServices, volume: string):
     placeHolder: vscode.l10n.t('Remembered for this volume (change it later with the gear in the volume list, or ask every time: ksm.upload.askProcessing)'),
   });
   if (!picked) return undefined;
-  await state.update(GLOBAL_STATE_KEY.chunkingByVolume, withChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), volume, picked.value));
+  const remembered = withChunking(state.get(GLOBAL_STATE_KEY.chunkingByVolume), volume, picked.value);
+  if (remembered) await state.update(GLOBAL_STATE_KEY.chunkingByVolume, remembered); // a later version's shape is left as it is
   return picked.value;
 }
 

@@ -4,42 +4,51 @@
 // this extension sent is kept in globalState, bounded, newest last. No `vscode` import: the
 // stored value is read back as `unknown` (another version may have written it) and checked.
 import type { DoChunking } from '../../api/types';
+import { storedList } from '../../common/core/storedState';
 
 /** How many files' modes are kept; the oldest are forgotten first. */
 export const PROCESSING_MODES_KEPT = 5000;
 
-export type StoredProcessingModes = Array<[uuid: string, mode: DoChunking]>;
+type StoredMode = [uuid: string, mode: DoChunking, ...rest: unknown[]];
 
 export class ProcessingModes {
-  private readonly modes = new Map<string, DoChunking>();
+  /** Each known file's entry as stored (a later version's extra elements kept). */
+  private readonly modes = new Map<string, StoredMode>();
+  /** Entries this version does not read (a later version's mode or shape): saved unchanged, before the others. Undefined: the stored value is not a list, and is never written over. */
+  private readonly unknown: unknown[] | undefined;
 
+  /** `save` is given the entries to store: the known ones newest last, after the ones this version does not read. */
   constructor(
     stored: unknown,
-    private readonly save: (entries: StoredProcessingModes) => void,
+    private readonly save: (entries: unknown[]) => void,
     private readonly kept = PROCESSING_MODES_KEPT,
   ) {
-    if (!Array.isArray(stored)) return;
-    for (const entry of stored) {
-      if (Array.isArray(entry) && typeof entry[0] === 'string' && isDoChunking(entry[1])) this.modes.set(entry[0], entry[1]);
-    }
+    const list = storedList(stored, isStoredMode);
+    this.unknown = list?.unknown;
+    for (const entry of list?.known ?? []) this.modes.set(entry[0], entry);
   }
 
   get(uuid: string): DoChunking | undefined {
-    return this.modes.get(uuid);
+    return this.modes.get(uuid)?.[1];
   }
 
   remember(uuids: readonly string[], mode: DoChunking): void {
     if (uuids.length === 0) return;
     for (const uuid of uuids) {
       this.modes.delete(uuid); // re-inserted last: the newest survive trimming
-      this.modes.set(uuid, mode);
+      this.modes.set(uuid, [uuid, mode]);
     }
     for (const uuid of this.modes.keys()) {
       if (this.modes.size <= this.kept) break;
       this.modes.delete(uuid);
     }
-    this.save([...this.modes]);
+    // A later version's shape is left as it is: the modes are known for this session only.
+    if (this.unknown) this.save([...this.unknown, ...this.modes.values()]);
   }
+}
+
+function isStoredMode(entry: unknown): entry is StoredMode {
+  return Array.isArray(entry) && typeof entry[0] === 'string' && isDoChunking(entry[1]);
 }
 
 function isDoChunking(value: unknown): value is DoChunking {
