@@ -233,9 +233,14 @@ export default tseslint.config(
     settings: {
       // Resolves `./x` to `./x.ts`, so the zones see the file an import really loads.
       'import/resolver': { node: { extensions: ['.ts', '.js', '.mjs'] } },
+      // no-cycle parses what an import resolves to; without these it read no .ts file and found nothing.
+      'import/extensions': ['.ts', '.js', '.mjs'],
+      'import/parsers': { '@typescript-eslint/parser': ['.ts'] },
     },
     rules: {
       'import/no-restricted-paths': ['error', { zones }],
+      // Files that import each other load half-made: each module a reader can follow, bottom up (type-only imports aside).
+      'import/no-cycle': 'error',
     },
   },
   {

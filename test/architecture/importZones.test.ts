@@ -3,8 +3,8 @@
 // that stops resolving imports or loses a zone fails here, not silently in review.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { ESLint } from 'eslint';
 
 const eslint = new ESLint({ cwd: process.cwd() });
@@ -197,5 +197,23 @@ describe('architecture: lint enforces the layers', function () {
     await assertReported('src/chat/core/conversationTypes.ts', useType('./conversationModel'), 'import/no-restricted-paths');
     await assertReported('src/chat/core/conversationTypes.ts', "import type { Usage } from '../../api/types';\nexport type Probe = Usage;\n", 'import/no-restricted-paths');
     await assertReported('src/chat/core/conversationTypes.ts', use('node:crypto'), 'no-restricted-imports');
+  });
+
+  it('refuses files that import each other at run time (a loop loads one of them half-made); a type-only loop is allowed', async () => {
+    // The rule judges the files on disk (the loop must be there, not only in the linted text),
+    // so two probe files are written and removed.
+    const probe = (side: string) => `src/common/core/cycleProbe${process.pid}${side}.ts`;
+    const [a, b] = [probe('A'), probe('B')];
+    const importsA = (kind: string) => `import ${kind}{ a } from './${basename(a, '.ts')}';\nexport const b = (): unknown => ${kind ? 'undefined as unknown as typeof a' : 'a'};\n`;
+    try {
+      writeFileSync(a, `import { b } from './${basename(b, '.ts')}';\nexport const a = (): unknown => b;\n`);
+      writeFileSync(b, importsA(''));
+      await assertReported(b, importsA(''), 'import/no-cycle');
+      writeFileSync(b, importsA('type '));
+      await assertClean(b, importsA('type '));
+    } finally {
+      rmSync(a, { force: true });
+      rmSync(b, { force: true });
+    }
   });
 });

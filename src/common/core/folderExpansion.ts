@@ -13,16 +13,16 @@
 import * as l10n from '@vscode/l10n';
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { hash } from 'node:crypto';
 import { sniffFile, sniffFileSync } from './readableFiles';
 import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkExcludeGlobs } from './globCost';
+import { ancestorGitignores, gitignoreAt, type IgnoreScope } from './gitignore';
 
 export interface ExpansionOptions {
   /**
@@ -205,11 +205,6 @@ export function globsMatcher(globs: readonly string[]): (path: string) => boolea
     const posixPath = ON_WINDOWS ? path.replace(/\\/g, '/') : path;
     return literal.has(path) || literal.has(posixPath) || either.test(posixPath);
   };
-}
-
-interface IgnoreScope {
-  base: string;
-  rules: Ignore;
 }
 
 export async function expandSelection(paths: string[], options: ExpansionOptions): Promise<Expansion> {
@@ -562,31 +557,6 @@ function readFolder(dir: string, dirPrefix: string, skipped: SkippedFile[]): Fol
  */
 export function volumeNameFor(rel: string): string {
   return rel.replaceAll('/', '__');
-}
-
-/**
- * Whether the `.gitignore` files from `root` down to the file's own folder ignore `path` (a
- * file inside the workspace folder `root`), as the walk above applies them. One reader of
- * ignore rules for uploads, sync and the private-file rules (privateFiles.ts).
- */
-export async function isGitignored(path: string, root: string): Promise<boolean> {
-  const scopes = await ancestorGitignores(resolve(root), resolve(path));
-  return scopes.some((scope) => scope.rules.ignores(toPosix(relative(scope.base, path))));
-}
-
-async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {
-  const text = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => undefined);
-  return text === undefined ? [] : [{ base: dir, rules: ignore().add(text) }];
-}
-
-/** `.gitignore` files from the workspace folder down to (excluding) the selected folder. */
-async function ancestorGitignores(root: string, folder: string): Promise<IgnoreScope[]> {
-  const chain: string[] = [];
-  for (let dir = dirname(folder); dir.length >= root.length && (dir === root || dir.startsWith(root + sep)); dir = dirname(dir)) {
-    chain.unshift(dir);
-    if (dir === root) break;
-  }
-  return (await Promise.all(chain.map(gitignoreAt))).flat();
 }
 
 function toPosix(path: string): string {

@@ -11,7 +11,7 @@ import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { globCostProblem } from './globCost';
 import { shownInput } from './untrustedText';
-import { isGitignored } from './folderExpansion';
+import { isGitignored } from './gitignore';
 
 export interface PrivateFileRules {
   /** The workspace folders (as configured; their real paths are taken here). */
