@@ -20,6 +20,7 @@ import picomatch from 'picomatch';
 import { hash } from 'node:crypto';
 import { sniffFile, sniffFileSync } from './readableFiles';
 import { credentialNameReason, privateFolderNameReason } from './privateFiles';
+import { withoutTrailingSlashes } from '../../api/baseUrl';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkExcludeGlobs } from './globCost';
 import { ancestorGitignores, gitignoreAt, type IgnoreScope } from './gitignore';
@@ -156,9 +157,10 @@ export function syncManifestName(service: string, volume: string): string {
     volume
       .toLowerCase()
       .replace(/[^a-z0-9_-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
+      // `(?<!-)` starts a final run's match at its first dash: `-+$` re-read a run from each of them.
+      .replace(/^-+|(?<!-)-+$/g, '')
       .slice(0, SYNC_NAME_VOLUME_CHARS)
-      .replace(/-+$/, '') || 'volume';
+      .replace(/(?<!-)-+$/, '') || 'volume';
   const key = hash('sha256', `${syncServiceKey(service)}\n${volume}`, 'hex').slice(0, 16);
   return `.ksm-sync.${readable}.${key}.json`;
 }
@@ -167,7 +169,7 @@ export function syncManifestName(service: string, volume: string): string {
 export function syncServiceKey(service: string): string {
   try {
     const url = new URL(service.trim());
-    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    return `${url.origin}${withoutTrailingSlashes(url.pathname)}`;
   } catch {
     return service.trim();
   }
