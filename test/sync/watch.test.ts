@@ -2,6 +2,7 @@
 // a run make exactly one more, and excluded paths (globs, .gitignore, the manifest) never start one.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventFilter, WatchBatcher, type Clock } from '../../src/sync/core/watchBatcher';
@@ -114,5 +115,38 @@ describe('sync watch batcher', () => {
     await batcher.settled();
     assert.deepEqual(runs, [[join(dir, 'docs/guide.md')]]);
     batcher.dispose();
+  });
+
+  it('a storm of events in an ignored folder shares one read of each .gitignore, and an edited .gitignore still applies at once', async () => {
+    // The module object every `import { readFile } from 'node:fs/promises'` reads its function from.
+    const fsp = createRequire(__filename)('node:fs/promises') as { readFile: (...args: unknown[]) => Promise<unknown> };
+    const original = fsp.readFile;
+    let open = 0;
+    let peak = 0;
+    fsp.readFile = async (...args: unknown[]) => {
+      const counted = String(args[0]).endsWith('.gitignore');
+      if (counted) peak = Math.max(peak, ++open);
+      try {
+        return await original(...args);
+      } finally {
+        if (counted) open--;
+      }
+    };
+    const folder = join(dir, 'docs');
+    const isRelevant = eventFilter(folder, { excludeGlobs: [], root: dir });
+    try {
+      // `npm run build` writing 3,000 files into the ignored docs/build/ at once.
+      const verdicts = await Promise.all(Array.from({ length: 3000 }, (_, i) => isRelevant(join(dir, `docs/build/chunk/${i % 7}/f${i}.js`))));
+      assert.equal(verdicts.filter(Boolean).length, 0, 'no file of the ignored folder counts as a change');
+      // One read per folder at a time (was one per event and level: 3,000 × 5 files open at once).
+      assert.ok(peak <= 5, `at most one read of each folder's .gitignore at once (peak ${peak})`);
+    } finally {
+      fsp.readFile = original;
+    }
+    assert.equal(await isRelevant(join(dir, 'docs/notes.md')), true);
+    writeFileSync(join(folder, '.gitignore'), '*.md\n');
+    assert.equal(await isRelevant(join(dir, 'docs/notes.md')), false, 'an edited .gitignore applies to the next event');
+    rmSync(join(folder, '.gitignore'));
+    assert.equal(await isRelevant(join(dir, 'docs/notes.md')), true, 'and a removed one stops applying');
   });
 });
