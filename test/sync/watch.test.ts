@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventFilter, WatchBatcher, type Clock } from '../../src/sync/core/watchBatcher';
+import { eventFilter, WATCH_LIMITS, WatchBatcher, type Clock } from '../../src/sync/core/watchBatcher';
 
 class ManualClock implements Clock {
   now = 0;
@@ -148,5 +148,21 @@ describe('sync watch batcher', () => {
     assert.equal(await isRelevant(join(dir, 'docs/notes.md')), false, 'an edited .gitignore applies to the next event');
     rmSync(join(folder, '.gitignore'));
     assert.equal(await isRelevant(join(dir, 'docs/notes.md')), true, 'and a removed one stops applying');
+  });
+
+  it('changes that never stop (a log appended every 100 ms) still start a run within the longest wait, and then one per longest wait', async () => {
+    const clock = new ManualClock();
+    const runs: number[] = [];
+    const batcher = new WatchBatcher(async () => void runs.push(clock.now), { quietMs: 500, clock });
+    const until = 2 * WATCH_LIMITS.maxWaitMs + 1000;
+    while (clock.now < until) {
+      await batcher.notify(join(dir, 'docs/server.txt'));
+      clock.advance(100);
+      await batcher.settled();
+    }
+    assert.ok(runs.length >= 2, `a run at least once per longest wait (${runs.length} runs)`);
+    assert.ok(runs[0] <= WATCH_LIMITS.maxWaitMs, `the first run ${runs[0]} ms after the first change`);
+    assert.ok(runs.length <= Math.ceil(until / WATCH_LIMITS.maxWaitMs), 'no more than one per longest wait');
+    batcher.dispose();
   });
 });

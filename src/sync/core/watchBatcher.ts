@@ -1,8 +1,9 @@
 // Watch mode's core: file events in, one sync run out per quiet period. Events for paths
 // the exclude rules drop (.gitignore, globs, the manifest itself) never start a run; a
 // burst of saves (format on save, git checkout) becomes one run after `quietMs` without
-// events; events during a run start one more run after it, never two at once. The clock is
-// injected so tests drive time instead of waiting. No `vscode` import.
+// events, and changes that never stop still start one within WATCH_LIMITS.maxWaitMs; events
+// during a run start one more run after it, never two at once. The clock is injected so
+// tests drive time instead of waiting. No `vscode` import.
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -19,8 +20,23 @@ export const realClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/**
+ * Watch mode's timing limits (their one home; docs/sync.md "Editor flow" states them). The
+ * quiet period itself is the setting `ksm.sync.watchDelayMs`.
+ */
+export const WATCH_LIMITS = {
+  /**
+   * However often changes come, a run starts at most this long after the first change it
+   * takes (never sooner than the quiet period): a log appended every second in the folder
+   * re-armed the quiet period forever, and nothing in the folder was synced at all.
+   */
+  maxWaitMs: 60_000,
+} as const;
+
 export class WatchBatcher {
   private timer: unknown;
+  /** The latest moment the pending changes wait for (WATCH_LIMITS.maxWaitMs). */
+  private deadline: unknown;
   private pending = new Set<string>();
   private running: Promise<void> | undefined;
   private disposed = false;
@@ -45,8 +61,8 @@ export class WatchBatcher {
 
   dispose(): void {
     this.disposed = true;
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    this.timer = undefined;
+    for (const handle of [this.timer, this.deadline]) if (handle !== undefined) this.clock.clearTimeout(handle);
+    this.timer = this.deadline = undefined;
   }
 
   private get clock(): Clock {
@@ -59,11 +75,20 @@ export class WatchBatcher {
       this.timer = undefined;
       void this.fire();
     }, this.options.quietMs);
+    this.deadline ??= this.clock.setTimeout(
+      () => {
+        this.deadline = undefined;
+        void this.fire();
+      },
+      Math.max(WATCH_LIMITS.maxWaitMs, this.options.quietMs),
+    );
   }
 
   private async fire(): Promise<void> {
     if (this.disposed || this.pending.size === 0) return;
     if (this.running) return; // the run in progress re-arms when it ends
+    for (const handle of [this.timer, this.deadline]) if (handle !== undefined) this.clock.clearTimeout(handle);
+    this.timer = this.deadline = undefined;
     const changed = [...this.pending];
     this.pending.clear();
     this.running = this.run(changed)
