@@ -2,8 +2,9 @@
 // the exclude rules drop (.gitignore, globs, the manifest itself) never start a run; a
 // burst of saves (format on save, git checkout) becomes one run after `quietMs` without
 // events, and changes that never stop still start one within WATCH_LIMITS.maxWaitMs; events
-// during a run start one more run after it, never two at once. The clock is injected so
-// tests drive time instead of waiting. No `vscode` import.
+// during a run start one more run after it, never two at once; a failed run is tried again
+// with backoff (events meanwhile wait for that try). The clock is injected so tests drive
+// time instead of waiting. No `vscode` import.
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -31,19 +32,37 @@ export const WATCH_LIMITS = {
    * re-armed the quiet period forever, and nothing in the folder was synced at all.
    */
   maxWaitMs: 60_000,
+  /** A run that failed (service down or refusing, another window's lock) is tried again after this… */
+  firstRetryMs: 15_000,
+  /** …twice as long after each further failure, up to this; a Retry-After asking for longer is honoured up to this too. */
+  longestRetryMs: 10 * 60_000,
 } as const;
+
+/** What a run is told: how many runs in a row failed before it (0 for a first try), so a retry need not tell the user again. */
+export interface WatchRunContext {
+  failures: number;
+}
 
 export class WatchBatcher {
   private timer: unknown;
   /** The latest moment the pending changes wait for (WATCH_LIMITS.maxWaitMs). */
   private deadline: unknown;
+  /** Armed after a failed run: nothing starts before it fires, and then the changes held are tried again. */
+  private backoff: unknown;
+  private failures = 0;
   private pending = new Set<string>();
   private running: Promise<void> | undefined;
   private disposed = false;
 
   constructor(
-    private readonly run: (changed: string[]) => Promise<void>,
-    private readonly options: { quietMs: number; clock?: Clock; isRelevant?: (path: string) => Promise<boolean> | boolean },
+    private readonly run: (changed: string[], context: WatchRunContext) => Promise<void>,
+    private readonly options: {
+      quietMs: number;
+      clock?: Clock;
+      isRelevant?: (path: string) => Promise<boolean> | boolean;
+      /** A run failed (it rejected): the next try is in `delayMs`. */
+      onRetry?: (delayMs: number, error: unknown) => void;
+    },
   ) {}
 
   /** A file under the folder was created, changed or deleted. */
@@ -61,8 +80,8 @@ export class WatchBatcher {
 
   dispose(): void {
     this.disposed = true;
-    for (const handle of [this.timer, this.deadline]) if (handle !== undefined) this.clock.clearTimeout(handle);
-    this.timer = this.deadline = undefined;
+    for (const handle of [this.timer, this.deadline, this.backoff]) if (handle !== undefined) this.clock.clearTimeout(handle);
+    this.timer = this.deadline = this.backoff = undefined;
   }
 
   private get clock(): Clock {
@@ -70,6 +89,7 @@ export class WatchBatcher {
   }
 
   private arm(): void {
+    if (this.backoff !== undefined) return; // a failed run's retry is due: it takes these changes too
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
@@ -85,20 +105,51 @@ export class WatchBatcher {
   }
 
   private async fire(): Promise<void> {
-    if (this.disposed || this.pending.size === 0) return;
+    if (this.disposed || this.pending.size === 0 || this.backoff !== undefined) return;
     if (this.running) return; // the run in progress re-arms when it ends
     for (const handle of [this.timer, this.deadline]) if (handle !== undefined) this.clock.clearTimeout(handle);
     this.timer = this.deadline = undefined;
     const changed = [...this.pending];
     this.pending.clear();
-    this.running = this.run(changed)
-      .catch(() => undefined) // the run reports its own errors
+    this.running = this.run(changed, { failures: this.failures })
+      .then(
+        () => {
+          this.failures = 0;
+        },
+        (error: unknown) => {
+          if (this.disposed) return;
+          // Nothing is lost: the changes wait for the retry, and every event meanwhile joins them instead of starting a run of its own.
+          for (const path of changed) this.pending.add(path);
+          this.failures++;
+          const delayMs = retryDelayMs(this.failures, error, this.options.quietMs);
+          this.options.onRetry?.(delayMs, error);
+          this.backoff = this.clock.setTimeout(() => {
+            this.backoff = undefined;
+            void this.fire();
+          }, delayMs);
+        },
+      )
       .finally(() => {
         this.running = undefined;
         if (this.pending.size && !this.disposed) this.arm();
       });
     await this.running;
   }
+}
+
+/** The wait before retry number `failures` (1 for the first): doubling from WATCH_LIMITS.firstRetryMs, longer when the service asked (Retry-After), never past WATCH_LIMITS.longestRetryMs. */
+function retryDelayMs(failures: number, error: unknown, quietMs: number): number {
+  const doubled = WATCH_LIMITS.firstRetryMs * 2 ** Math.min(failures - 1, 30);
+  return Math.min(WATCH_LIMITS.longestRetryMs, Math.max(quietMs, doubled, askedWait(error) ?? 0));
+}
+
+/** The Retry-After (ms) of an error or of its cause (a stopped run's), when it names a usable one. */
+function askedWait(error: unknown): number | undefined {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const ms = (e as { retryAfterMs?: unknown }).retryAfterMs;
+    if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return ms;
+  }
+  return undefined;
 }
 
 /**

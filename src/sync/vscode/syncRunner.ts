@@ -5,6 +5,7 @@
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { pairingFolderLabel } from '../core/pairingText';
+import { shown } from '../../common/core/untrustedText';
 import { isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { withAbortSignal } from '../../common/vscode/cancellation';
@@ -34,6 +35,8 @@ export interface SyncRunOptions {
   preview?: boolean;
   /** Same-name files the folder never recorded (chosen in the preview when there is no manifest). */
   ownership?: Ownership;
+  /** A watch run retrying after a failed one: its failures were told already, the status bar keeps saying so. */
+  retry?: boolean;
 }
 
 export class PairingRunner implements vscode.Disposable {
@@ -147,10 +150,16 @@ export class PairingRunner implements vscode.Disposable {
   private startWatching(): void {
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.folderPath), '**/*'));
     const batcher = new WatchBatcher(
-      async () => {
-        await this.sync({ background: true });
+      async (_changed, { failures }) => {
+        const summary = await this.sync({ background: true, retry: failures > 0 });
+        // Stopped by the service (down, refusing): the batcher tries again with backoff, and the changes wait for it.
+        if (summary?.stopped) throw summary.stopped;
       },
-      { quietMs: settings.syncWatchDelayMs() },
+      {
+        quietMs: settings.syncWatchDelayMs(),
+        onRetry: (delayMs, error) =>
+          this.services.log.warn(`[sync] ${this.label} → ${shown(this.pairing.volume)}: the watch sync failed (${shown(errorText(error))}); trying again in ${Math.round(delayMs / 1000)} s`),
+      },
     );
     this.batcher = batcher;
     const onEvent = async (uri: vscode.Uri) => {
@@ -318,7 +327,7 @@ export class PairingRunner implements vscode.Disposable {
       else if (summary.failed) this.setState({ kind: 'error', message: vscode.l10n.t('{0} file(s) failed', summary.failed) });
       else if (summary.wasCancelled) this.setState({ kind: 'pending', count: summary.cancelled });
       else this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
-      if (!options.background || summary.failed) this.hooks.showSummary(this, summary, ready);
+      if (!options.background || (summary.failed && !options.retry)) this.hooks.showSummary(this, summary, ready);
       return summary;
     } catch (error) {
       if (isCancellation(error)) {
@@ -334,6 +343,10 @@ export class PairingRunner implements vscode.Disposable {
     this.batcher?.dispose();
     this.watcher?.dispose();
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The first of these paths that exists, stat'ed (rejects when none does). */
