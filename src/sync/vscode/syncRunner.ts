@@ -47,6 +47,8 @@ export class PairingRunner implements vscode.Disposable {
   private batcher: WatchBatcher | undefined;
   private readonly isRelevant: (path: string) => Promise<boolean>;
   private syncedOnce = false;
+  /** Aborted by dispose (Stop Syncing, the pairing edited or removed, trust or excludes changed, the window closing): the run in progress stops, a lock wait ends. */
+  private readonly disposal = new AbortController();
 
   constructor(
     readonly pairing: Pairing,
@@ -176,6 +178,8 @@ export class PairingRunner implements vscode.Disposable {
   /** Plans, previews when needed, applies. Resolves with the summary, or undefined when nothing was applied. */
   sync(options: SyncRunOptions = {}): Promise<SyncSummary | undefined> {
     if (this.running) return this.running;
+    // A disposed runner's pairing is gone or rebuilt (a notification's Review or Retry Failed clicked after Stop Syncing): it never runs again.
+    if (this.disposal.signal.aborted) return Promise.resolve(undefined);
     this.running = this.runOnce(options).finally(() => {
       this.running = undefined;
     });
@@ -205,13 +209,23 @@ export class PairingRunner implements vscode.Disposable {
     }
     const store = this.store();
     // One run per pairing across windows: a second window waits for the first (the lock sits next to the manifest).
-    const release = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Waiting for another window's sync of {0}…", this.label) }, () =>
-      acquireSyncLock(store.location, {
-        what: `${this.folderPath} → ${this.pairing.volume}`,
-        waitMs: 10 * 60_000,
-        onWaiting: () => this.services.log.info(`[sync] ${this.label}: another window is syncing this pairing; waiting`),
-      }),
-    );
+    const release = await vscode.window
+      .withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Waiting for another window's sync of {0}…", this.label) }, () =>
+        acquireSyncLock(store.location, {
+          what: `${this.folderPath} → ${this.pairing.volume}`,
+          waitMs: 10 * 60_000,
+          signal: this.disposal.signal,
+          onWaiting: () => this.services.log.info(`[sync] ${this.label}: another window is syncing this pairing; waiting`),
+        }),
+      )
+      .then(
+        (release) => release,
+        (error: unknown) => {
+          if (isCancellation(error)) return undefined; // disposed while waiting: the pairing is gone, nothing runs
+          throw error;
+        },
+      );
+    if (!release) return undefined;
     try {
       await this.adoptLegacyManifest(store).catch((error: unknown) =>
         this.services.log.warn(`[sync] ${this.label}: the sync record in the workspace storage was not moved: ${(error as Error).message}`),
@@ -235,7 +249,7 @@ export class PairingRunner implements vscode.Disposable {
           cancellable: !options.background,
         },
         (_progress, token) =>
-          withAbortSignal(token, (signal) =>
+          withAbortSignal(token, (cancel) =>
             planSync({
               folder: this.folderPath,
               volume: this.pairing.volume,
@@ -244,7 +258,7 @@ export class PairingRunner implements vscode.Disposable {
               rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
               deleteRemoved: this.pairing.deleteRemoved,
               ownership: options.ownership,
-              signal,
+              signal: AbortSignal.any([cancel, this.disposal.signal]),
             }),
           ),
       );
@@ -302,13 +316,13 @@ export class PairingRunner implements vscode.Disposable {
         },
         (progress, token) => {
           let reported = 0;
-          return withAbortSignal(token, (signal) =>
+          return withAbortSignal(token, (cancel) =>
             applySync(ready, {
               service: this.services.getClient(),
               store,
               embedding,
               doChunking,
-              signal,
+              signal: AbortSignal.any([cancel, this.disposal.signal]),
               onProgress: (p) => {
                 const fraction = p.total ? p.done / p.total : 1;
                 progress.report({ message: vscode.l10n.t('{0} / {1} files', p.done, p.total), increment: Math.max(0, (fraction - reported) * 100) });
@@ -340,6 +354,7 @@ export class PairingRunner implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposal.abort();
     this.batcher?.dispose();
     this.watcher?.dispose();
   }
