@@ -47,6 +47,8 @@ export class PairingRunner implements vscode.Disposable {
   private batcher: WatchBatcher | undefined;
   private readonly isRelevant: (path: string) => Promise<boolean>;
   private syncedOnce = false;
+  /** Whether this pairing had a sync record when the runner was built (a reload, a rebuild after a settings change). */
+  private readonly syncedBefore: Promise<boolean>;
   /** Aborted by dispose (Stop Syncing, the pairing edited or removed, trust or excludes changed, the window closing): the run in progress stops, a lock wait ends. */
   private readonly disposal = new AbortController();
 
@@ -61,17 +63,23 @@ export class PairingRunner implements vscode.Disposable {
     },
   ) {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
-    this.startWatching();
     // After a reload: say when this folder was last synced (its manifest's or its journal's time, the newer), not a bare "sync".
     const store = this.store();
-    void Promise.all([stat(store.location).catch(() => undefined), stat(store.journalLocation).catch(() => undefined)])
-      .then(([manifest, journal]) => (manifest && journal ? (journal.mtimeMs > manifest.mtimeMs ? journal : manifest) : (manifest ?? journal ?? firstStat(this.earlierLocations()))))
-      .then(
-        (info) => {
-          if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
-        },
-        () => undefined,
-      );
+    const lastRecord = Promise.all([stat(store.location).catch(() => undefined), stat(store.journalLocation).catch(() => undefined)]).then(([manifest, journal]) =>
+      manifest && journal ? (journal.mtimeMs > manifest.mtimeMs ? journal : manifest) : (manifest ?? journal ?? firstStat(this.earlierLocations())),
+    );
+    // A pairing synced before (a record exists) watches from the start; only a first sync waits for the user's own run and its preview.
+    this.syncedBefore = lastRecord.then(
+      () => true,
+      () => false,
+    );
+    this.startWatching();
+    void lastRecord.then(
+      (info) => {
+        if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
+      },
+      () => undefined,
+    );
   }
 
   get state(): SyncState {
@@ -168,7 +176,8 @@ export class PairingRunner implements vscode.Disposable {
       if (!(await this.isRelevant(uri.fsPath))) return;
       this.changedPaths.add(uri.fsPath);
       if (this.stateValue.kind !== 'syncing') this.setState({ kind: 'pending', count: this.changedPaths.size });
-      if (this.pairing.watch && this.syncedOnce) void batcher.notify(uri.fsPath);
+      // Was `syncedOnce` alone: after every reload (or a rebuild on a settings change) watch did nothing until the user synced by hand.
+      if (this.pairing.watch && (this.syncedOnce || (await this.syncedBefore))) void batcher.notify(uri.fsPath);
     };
     this.watcher.onDidCreate(onEvent);
     this.watcher.onDidChange(onEvent);

@@ -1,0 +1,69 @@
+// The editor's PairingRunner (src/sync/vscode/syncRunner.ts) left watching, under a stub
+// `vscode` module (test/support/vscodeModuleStub.ts) against the emulator over real HTTP:
+// the watcher's events are fired by the test, the quiet period is the setting's shortest.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { installVscodeStub, type VscodeStub } from '../support/vscodeModuleStub';
+import { until } from '../support/until';
+import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import type { ExtensionServices } from '../../src/common/vscode/services';
+import type { PairingRunner as Runner } from '../../src/sync/vscode/syncRunner';
+
+describe('sync in the editor: a watched pairing left running', function () {
+  let fx: EmulatorFixture;
+  let vs: VscodeStub;
+  let PairingRunner: typeof Runner;
+  let storage: string;
+  before(async () => {
+    vs = installVscodeStub();
+    ({ PairingRunner } = await import('../../src/sync/vscode/syncRunner'));
+    fx = await startFixture(5);
+    storage = mkdtempSync(join(fx.workDir, 'global-storage-'));
+    vs.settings['ksm.baseUrl'] = fx.emulator.url;
+    vs.settings['ksm.upload.embeddingModel'] = 'emu-embed';
+    vs.settings['ksm.sync.watchDelayMs'] = 100;
+    vs.pick = (items) => items.find((item) => item.action === 'apply'); // the preview: Apply
+  });
+  after(async () => fx.close());
+
+  function runnerFor(folder: string, volume: string, deleteRemoved: boolean) {
+    const logged: string[] = [];
+    const summaries: number[] = [];
+    const services = {
+      context: { globalStorageUri: { fsPath: storage }, storageUri: undefined, subscriptions: [] },
+      log: { info: (line: string) => logged.push(line), warn: (line: string) => logged.push(line), error: (line: string) => logged.push(line) },
+      getClient: () => fx.client,
+    } as unknown as ExtensionServices;
+    vs.workspace.workspaceFolders = [{ uri: { scheme: 'file', fsPath: folder } }];
+    const runner = new PairingRunner({ folder: '.', volume, deleteRemoved, watch: true }, realpathSync(folder), services, {
+      onState: () => undefined,
+      onApplied: () => undefined,
+      showSummary: (_runner, summary) => void summaries.push(summary.failed),
+    });
+    return { runner, logged, summaries, watcher: vs.watchers[vs.watchers.length - 1], plans: () => logged.filter((l) => / unchanged \(manifest /.test(l)).length };
+  }
+
+  it('after a reload (a new runner for a pairing synced before), a save syncs by itself without a manual sync first', async () => {
+    const folder = mkdtempSync(join(fx.workDir, 'reload-'));
+    const volume = freshVolume('reload');
+    await writeTree(folder, { 'a.md': 'first', 'b.md': 'bee' });
+    const first = runnerFor(folder, volume, false);
+    await first.runner.sync();
+    assert.equal((await listedFiles(fx, volume)).length, 2);
+    first.runner.dispose(); // the window reloads
+
+    const again = runnerFor(folder, volume, false);
+    await writeFile(join(folder, 'a.md'), 'edited after the reload');
+    again.watcher.fire('change', join(folder, 'a.md'));
+    // Was: no run until the user synced by hand once in this window ("1 pending" all day).
+    await until(() => again.runner.state.kind === 'inSync');
+    const listed = await listedFiles(fx, volume);
+    assert.deepEqual(listed.map((f) => [f.filename, f.filesize]).sort(), [
+      ['a.md', 'edited after the reload'.length],
+      ['b.md', 3],
+    ]);
+    again.runner.dispose();
+  });
+});
