@@ -3,7 +3,7 @@
 // the watcher's events are fired by the test, the quiet period is the setting's shortest.
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, realpathSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { installVscodeStub, type VscodeStub } from '../support/vscodeModuleStub';
 import { until } from '../support/until';
@@ -65,5 +65,27 @@ describe('sync in the editor: a watched pairing left running', function () {
       ['b.md', 3],
     ]);
     again.runner.dispose();
+  });
+
+  it('a deletion waiting for review is offered once, not again at every later save', async () => {
+    const folder = mkdtempSync(join(fx.workDir, 'review-'));
+    const volume = freshVolume('review');
+    await writeTree(folder, Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}.md`, `file ${i}`])));
+    const { runner, watcher, plans } = runnerFor(folder, volume, true);
+    await runner.sync();
+    const offered = () => vs.messages.filter((m) => m.includes(' is ready: ')).length;
+    const before = offered();
+    await rm(join(folder, 'f0.md'));
+    watcher.fire('delete', join(folder, 'f0.md'));
+    await until(() => offered() === before + 1);
+    for (let i = 1; i <= 3; i++) {
+      const planned = plans();
+      await writeFile(join(folder, `f${i}.md`), `edited ${i}`);
+      watcher.fire('change', join(folder, `f${i}.md`));
+      await until(() => plans() > planned && runner.state.kind !== 'syncing');
+    }
+    assert.equal(offered(), before + 1, 'one offer for the waiting review (was one per save)');
+    assert.equal(runner.state.kind, 'pending');
+    runner.dispose();
   });
 });

@@ -49,6 +49,8 @@ export class PairingRunner implements vscode.Disposable {
   private syncedOnce = false;
   /** Whether this pairing had a sync record when the runner was built (a reload, a rebuild after a settings change). */
   private readonly syncedBefore: Promise<boolean>;
+  /** A watch run offered the review of its plan (a notification) and the user has not run a sync since: later watch runs do not offer it again. */
+  private reviewOffered = false;
   /** Aborted by dispose (Stop Syncing, the pairing edited or removed, trust or excludes changed, the window closing): the run in progress stops, a lock wait ends. */
   private readonly disposal = new AbortController();
 
@@ -247,6 +249,7 @@ export class PairingRunner implements vscode.Disposable {
 
   private async runLocked(options: SyncRunOptions, store: FileManifestStore): Promise<SyncSummary | undefined> {
     const before = this.stateValue;
+    if (!options.background) this.reviewOffered = false; // the user's own run: a later watch run may offer again
     this.setState({ kind: 'syncing' });
     this.changedPaths.clear();
     let plan: SyncPlan | undefined;
@@ -277,6 +280,7 @@ export class PairingRunner implements vscode.Disposable {
       );
       if (isInSync(plan) && !plan.baseChanged && !options.preview) {
         this.syncedOnce = true;
+        this.reviewOffered = false;
         this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
         return undefined;
       }
@@ -285,6 +289,9 @@ export class PairingRunner implements vscode.Disposable {
         if (options.background) {
           // A deletion is never applied behind the user's back: it waits for the preview.
           this.setState({ kind: 'pending', count: c.upload + c.replace + c.delete });
+          // Offered once: every later save made the same offer again (the status bar keeps the count).
+          if (this.reviewOffered) return undefined;
+          this.reviewOffered = true;
           void vscode.window
             .showInformationMessage(
               vscode.l10n.t('Sync of {0} → {1} is ready: {2} to upload, {3} to delete. Review it to apply.', this.label, shownVolume(this.pairing.volume), c.upload + c.replace, c.delete),
@@ -311,6 +318,7 @@ export class PairingRunner implements vscode.Disposable {
         }
       }
       if (needsPreview) this.setState({ kind: 'syncing' });
+      this.reviewOffered = false; // applied: a later plan that needs review is a new one
       const embedding = settings.embeddingModel();
       if (plan.uploads.length && !embedding) {
         throw new Error(vscode.l10n.t("No embedding model is set: set 'ksm.upload.embeddingModel' (the uploads' model) in Settings."));
