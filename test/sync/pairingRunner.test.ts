@@ -88,4 +88,21 @@ describe('sync in the editor: a watched pairing left running', function () {
     assert.equal(runner.state.kind, 'pending');
     runner.dispose();
   });
+
+  it('a file named with a newline and an escape sequence is logged on one line, escaped', async () => {
+    const folder = mkdtempSync(join(fx.workDir, 'names-'));
+    const volume = freshVolume('names');
+    const forged = 'a.md\n2026-11-27 09:00:00.000 [error] [sync] the API key is ksm-\u001b[2Jforged.md';
+    await writeTree(folder, { 'ok.md': 'fine', [forged]: 'hostile name' });
+    const { runner, logged } = runnerFor(folder, volume, false);
+    await runner.sync();
+    const lines = logged.filter((l) => l.includes('forged.md'));
+    assert.equal(lines.length, 1, 'the file has its line');
+    assert.ok(!/[\n\u001b]/.test(lines[0]), `no newline or escape reaches the log: ${JSON.stringify(lines[0])}`);
+    assert.ok(
+      logged.every((l) => !l.includes('\n')),
+      'no logged line holds a newline',
+    );
+    runner.dispose();
+  });
 });

@@ -213,7 +213,7 @@ export class PairingRunner implements vscode.Disposable {
   private async runOnce(options: SyncRunOptions): Promise<SyncSummary | undefined> {
     const refusal = this.refusal();
     if (refusal) {
-      this.services.log.warn(`[sync] refused to sync ${this.label} → ${this.pairing.volume}: ${refusal}.`);
+      this.services.log.warn(`[sync] refused to sync ${this.label} → ${shown(this.pairing.volume)}: ${shown(refusal)}.`);
       this.setState({ kind: 'error', message: vscode.l10n.t('refused: {0}', refusal) });
       if (options.background) return undefined;
       throw new Error(vscode.l10n.t('Sync of {0} refused: {1}.', this.label, refusal));
@@ -276,7 +276,7 @@ export class PairingRunner implements vscode.Disposable {
       );
       const c = planCounts(plan);
       this.services.log.info(
-        `[sync] ${this.label} → ${this.pairing.volume}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`,
+        `[sync] ${this.label} → ${shown(this.pairing.volume)}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`,
       );
       if (isInSync(plan) && !plan.baseChanged && !options.preview) {
         this.syncedOnce = true;
@@ -351,7 +351,8 @@ export class PairingRunner implements vscode.Disposable {
       );
       this.syncedOnce = true;
       if (summary.stopped) this.services.log.warn(`[sync] ${this.label}: stopped: ${summary.stopped.message}`);
-      for (const r of summary.results) this.services.log.info(`[sync] ${this.pairing.volume}: ${r.rel} ${r.action}${'reason' in r ? ` — ${r.reason}` : ''}`);
+      // One line per file: a name's newline (a file in the folder, a volume from the repository's settings) or a service's reason would forge lines of the log.
+      for (const r of summary.results) this.services.log.info(`[sync] ${shown(this.pairing.volume)}: ${shown(r.rel)} ${r.action}${'reason' in r ? ` — ${shown(r.reason)}` : ''}`);
       const uuids = summary.results.flatMap((r) => (r.action === 'uploaded' || r.action === 'replaced' ? [r.uuid] : []));
       this.hooks.onApplied(this.pairing.volume, { uuids, doChunking });
       if (summary.stopped) this.setState({ kind: 'error', message: summary.stopped.message });
