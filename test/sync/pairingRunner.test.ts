@@ -105,4 +105,28 @@ describe('sync in the editor: a watched pairing left running', function () {
     );
     runner.dispose();
   });
+
+  it('Stop Syncing (the runner disposed) mid-upload cancels the run: no batch is sent after it, and the next run ends with one copy of each file', async () => {
+    const folder = mkdtempSync(join(fx.workDir, 'stop-'));
+    const volume = freshVolume('stop');
+    await writeTree(folder, { 'seed.md': 'seed' });
+    const first = runnerFor(folder, volume, false);
+    await first.runner.sync();
+    await writeTree(folder, Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`n${i}.md`, `new ${i}`])));
+    fx.emulator.faults.add({ kind: 'hold', path: '/ksm/rag/v5/files', method: 'POST', times: 3 });
+    const running = first.runner.sync();
+    await until(() => fx.emulator.faults.held === 3); // three batches of 20 on the wire
+    first.runner.dispose(); // Stop Syncing
+    fx.emulator.faults.release();
+    await running;
+    fx.emulator.faults.clear();
+    const stored = (await listedFiles(fx, volume)).length;
+    assert.ok(stored <= 61, `no batch sent after the stop (${stored - 1} of 100 stored)`);
+    const next = runnerFor(folder, volume, false);
+    await next.runner.sync();
+    const names = (await listedFiles(fx, volume)).map((f) => f.filename);
+    assert.equal(names.length, 101);
+    assert.equal(new Set(names).size, 101, 'one copy of each');
+    next.runner.dispose();
+  });
 });
