@@ -10,6 +10,7 @@ import { until } from '../support/until';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import type { ExtensionServices } from '../../src/common/vscode/services';
 import type { PairingRunner as Runner } from '../../src/sync/vscode/syncRunner';
+import { WATCH_LIMITS } from '../../src/sync/core/watchBatcher';
 
 describe('sync in the editor: a watched pairing left running', function () {
   let fx: EmulatorFixture;
@@ -128,5 +129,30 @@ describe('sync in the editor: a watched pairing left running', function () {
     assert.equal(names.length, 101);
     assert.equal(new Set(names).size, 101, 'one copy of each');
     next.runner.dispose();
+  });
+
+  it('the service failing for a while: the watch run is retried by itself (no new save), the failure told once, the edit synced when it is back', async () => {
+    const limits = WATCH_LIMITS as { firstRetryMs: number };
+    const firstRetryMs = limits.firstRetryMs;
+    limits.firstRetryMs = 100; // the backoff's shape is test/sync/watch.test.ts's; here only that the runner retries
+    try {
+      const folder = mkdtempSync(join(fx.workDir, 'outage-'));
+      const volume = freshVolume('outage');
+      await writeTree(folder, { 'a.md': 'first' });
+      const { runner, watcher, summaries } = runnerFor(folder, volume, false);
+      await runner.sync();
+      summaries.length = 0;
+      // Two runs' worth of 503s: each run's batch and its one retry.
+      fx.emulator.faults.add({ kind: 'status', status: 503, path: '/ksm/rag/v5/files', method: 'POST', times: 4 });
+      await writeFile(join(folder, 'a.md'), 'edited during the outage');
+      watcher.fire('change', join(folder, 'a.md'));
+      while (!(await listedFiles(fx, volume)).some((f) => f.filesize === 'edited during the outage'.length)) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(() => runner.state.kind === 'inSync');
+      assert.deepEqual(summaries, [1], `one failure summary for the outage, none for the retry that failed again (${JSON.stringify(summaries)})`);
+      runner.dispose();
+    } finally {
+      limits.firstRetryMs = firstRetryMs;
+      fx.emulator.faults.clear();
+    }
   });
 });
