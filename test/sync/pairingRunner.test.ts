@@ -3,7 +3,7 @@
 // the watcher's events are fired by the test, the quiet period is the setting's shortest.
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, realpathSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { installVscodeStub, type VscodeStub } from '../support/vscodeModuleStub';
 import { until } from '../support/until';
@@ -11,6 +11,8 @@ import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture
 import type { ExtensionServices } from '../../src/common/vscode/services';
 import type { PairingRunner as Runner } from '../../src/sync/vscode/syncRunner';
 import { WATCH_LIMITS } from '../../src/sync/core/watchBatcher';
+import { editorRecordName } from '../../src/sync/core/folderManifest';
+import { acquireSyncLock } from '../../src/sync/core/lock';
 
 describe('sync in the editor: a watched pairing left running', function () {
   let fx: EmulatorFixture;
@@ -29,7 +31,7 @@ describe('sync in the editor: a watched pairing left running', function () {
   });
   after(async () => fx.close());
 
-  function runnerFor(folder: string, volume: string, deleteRemoved: boolean) {
+  function runnerFor(folder: string, volume: string, deleteRemoved: boolean, workspace = { root: folder, paired: '.' }) {
     const logged: string[] = [];
     const summaries: number[] = [];
     const services = {
@@ -37,8 +39,8 @@ describe('sync in the editor: a watched pairing left running', function () {
       log: { info: (line: string) => logged.push(line), warn: (line: string) => logged.push(line), error: (line: string) => logged.push(line) },
       getClient: () => fx.client,
     } as unknown as ExtensionServices;
-    vs.workspace.workspaceFolders = [{ uri: { scheme: 'file', fsPath: folder } }];
-    const runner = new PairingRunner({ folder: '.', volume, deleteRemoved, watch: true }, realpathSync(folder), services, {
+    vs.workspace.workspaceFolders = [{ uri: { scheme: 'file', fsPath: workspace.root } }];
+    const runner = new PairingRunner({ folder: workspace.paired, volume, deleteRemoved, watch: true }, realpathSync(folder), services, {
       onState: () => undefined,
       onApplied: () => undefined,
       showSummary: (_runner, summary) => void summaries.push(summary.failed),
@@ -154,5 +156,31 @@ describe('sync in the editor: a watched pairing left running', function () {
       limits.firstRetryMs = firstRetryMs;
       fx.emulator.faults.clear();
     }
+  });
+
+  it("a paired folder swapped for a link to a folder outside while the run waits for another window's lock: nothing outside is read or sent", async () => {
+    const root = mkdtempSync(join(fx.workDir, 'swap-'));
+    const docs = join(root, 'docs');
+    const outside = mkdtempSync(join(fx.workDir, 'outside-'));
+    const volume = freshVolume('swap');
+    await writeTree(docs, { 'guide.md': 'the guide' });
+    await writeTree(outside, { 'credentials.md': 'aws_secret_access_key = outside-the-workspace' });
+    const { runner, logged } = runnerFor(docs, volume, false, { root, paired: 'docs' });
+    await runner.sync();
+    // Another window holds this pairing's lock (the same record in the global storage).
+    const record = join(storage, 'sync', editorRecordName(realpathSync(docs), volume, fx.emulator.url));
+    const release = await acquireSyncLock(record, { what: 'the other window', waitMs: 0 });
+    await writeFile(join(docs, 'guide.md'), 'the guide, edited');
+    const running = runner.sync().catch((error: unknown) => error);
+    await until(() => logged.some((l) => l.includes('another window is syncing')));
+    // Meanwhile a checkout (or anyone who can write the workspace) puts a link in the folder's place.
+    await rm(docs, { recursive: true });
+    await symlink(outside, docs);
+    await release();
+    await running;
+    const names = (await listedFiles(fx, volume)).map((f) => f.filename);
+    assert.deepEqual(names, ['guide.md'], 'nothing from outside the workspace was sent');
+    assert.equal(runner.state.kind, 'error');
+    runner.dispose();
   });
 });

@@ -210,14 +210,18 @@ export class PairingRunner implements vscode.Disposable {
     return undefined;
   }
 
-  private async runOnce(options: SyncRunOptions): Promise<SyncSummary | undefined> {
+  /** Says why the run is refused (state, log; an error for the user's own run), or does nothing when it may go. */
+  private refuse(options: SyncRunOptions): { refused: true } | undefined {
     const refusal = this.refusal();
-    if (refusal) {
-      this.services.log.warn(`[sync] refused to sync ${this.label} → ${shown(this.pairing.volume)}: ${shown(refusal)}.`);
-      this.setState({ kind: 'error', message: vscode.l10n.t('refused: {0}', refusal) });
-      if (options.background) return undefined;
-      throw new Error(vscode.l10n.t('Sync of {0} refused: {1}.', this.label, refusal));
-    }
+    if (!refusal) return undefined;
+    this.services.log.warn(`[sync] refused to sync ${this.label} → ${shown(this.pairing.volume)}: ${shown(refusal)}.`);
+    this.setState({ kind: 'error', message: vscode.l10n.t('refused: {0}', refusal) });
+    if (options.background) return { refused: true };
+    throw new Error(vscode.l10n.t('Sync of {0} refused: {1}.', this.label, refusal));
+  }
+
+  private async runOnce(options: SyncRunOptions): Promise<SyncSummary | undefined> {
+    if (this.refuse(options)) return undefined;
     const store = this.store();
     // One run per pairing across windows: a second window waits for the first (the lock sits next to the manifest).
     const release = await vscode.window
@@ -238,6 +242,9 @@ export class PairingRunner implements vscode.Disposable {
       );
     if (!release) return undefined;
     try {
+      // Again once the lock is held: the wait for another window lasts up to 10 minutes, and a folder swapped for a link
+      // to one outside the workspace meanwhile was read through (the scan starts at the folder's path) and its files sent.
+      if (this.refuse(options)) return undefined;
       await this.adoptLegacyManifest(store).catch((error: unknown) =>
         this.services.log.warn(`[sync] ${this.label}: the sync record in the workspace storage was not moved: ${(error as Error).message}`),
       );
