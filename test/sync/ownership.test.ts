@@ -6,6 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isCancellation } from '../../src/api/errors';
 import { applySync, SyncStoppedError } from '../../src/sync/core/apply';
 import { acquireSyncLock, SyncBusyError } from '../../src/sync/core/lock';
 import { FileManifestStore, ManifestRefusedError } from '../../src/sync/core/manifest';
@@ -136,6 +137,26 @@ describe('sync ownership: the listing is the truth, the manifest a hint', functi
     const second = await acquireSyncLock(store.location, { what: 'again', waitMs: 0 });
     await second();
     assert.equal((await listed(volume)).length, 30);
+  });
+
+  it('a run waiting for the lock stops when its signal aborts (its pairing removed, the window closing) and never takes the lock after', async () => {
+    const { store } = setup('lockAbort');
+    const release = await acquireSyncLock(store.location, { what: 'the other window', waitMs: 0 });
+    const stop = new AbortController();
+    let waiting!: () => void;
+    const started = new Promise<void>((resolve) => (waiting = resolve));
+    const second = acquireSyncLock(store.location, { what: 'a removed pairing', waitMs: 10 * 60_000, signal: stop.signal, onWaiting: () => waiting() }).then(
+      (releaseSecond) => releaseSecond,
+      (error: unknown) => error,
+    );
+    await started;
+    stop.abort();
+    await release(); // the other window is done
+    const outcome = await second;
+    if (typeof outcome === 'function') await outcome(); // the old code took the lock and would have synced
+    assert.ok(isCancellation(outcome), `the wait ended as cancelled, the lock not taken (got ${typeof outcome === 'function' ? 'the lock' : String(outcome)})`);
+    const next = await acquireSyncLock(store.location, { what: 'the next run', waitMs: 0 });
+    await next();
   });
 
   it('a wrong embedding model stops the run after the first request (config), files not sent are not counted as failed uploads one by one', async () => {

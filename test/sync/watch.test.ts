@@ -2,9 +2,12 @@
 // a run make exactly one more, and excluded paths (globs, .gitignore, the manifest) never start one.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventFilter, WatchBatcher, type Clock } from '../../src/sync/core/watchBatcher';
+import { RateLimitedError, ServerError } from '../../src/api/errors';
+import { SyncStoppedError } from '../../src/sync/core/apply';
+import { eventFilter, WATCH_LIMITS, WatchBatcher, type Clock } from '../../src/sync/core/watchBatcher';
 
 class ManualClock implements Clock {
   now = 0;
@@ -114,5 +117,145 @@ describe('sync watch batcher', () => {
     await batcher.settled();
     assert.deepEqual(runs, [[join(dir, 'docs/guide.md')]]);
     batcher.dispose();
+  });
+
+  it('a storm of events in an ignored folder shares one read of each .gitignore, and an edited .gitignore still applies at once', async () => {
+    // The module object every `import { readFile } from 'node:fs/promises'` reads its function from.
+    const fsp = createRequire(__filename)('node:fs/promises') as { readFile: (...args: unknown[]) => Promise<unknown> };
+    const original = fsp.readFile;
+    let open = 0;
+    let peak = 0;
+    fsp.readFile = async (...args: unknown[]) => {
+      const counted = String(args[0]).endsWith('.gitignore');
+      if (counted) peak = Math.max(peak, ++open);
+      try {
+        return await original(...args);
+      } finally {
+        if (counted) open--;
+      }
+    };
+    const folder = join(dir, 'docs');
+    const isRelevant = eventFilter(folder, { excludeGlobs: [], root: dir });
+    try {
+      // `npm run build` writing 3,000 files into the ignored docs/build/ at once.
+      const verdicts = await Promise.all(Array.from({ length: 3000 }, (_, i) => isRelevant(join(dir, `docs/build/chunk/${i % 7}/f${i}.js`))));
+      assert.equal(verdicts.filter(Boolean).length, 0, 'no file of the ignored folder counts as a change');
+      // One read per folder at a time (was one per event and level: 3,000 × 5 files open at once).
+      assert.ok(peak <= 5, `at most one read of each folder's .gitignore at once (peak ${peak})`);
+    } finally {
+      fsp.readFile = original;
+    }
+    assert.equal(await isRelevant(join(dir, 'docs/notes.md')), true);
+    writeFileSync(join(folder, '.gitignore'), '*.md\n');
+    assert.equal(await isRelevant(join(dir, 'docs/notes.md')), false, 'an edited .gitignore applies to the next event');
+    rmSync(join(folder, '.gitignore'));
+    assert.equal(await isRelevant(join(dir, 'docs/notes.md')), true, 'and a removed one stops applying');
+  });
+
+  it('changes that never stop (a log appended every 100 ms) still start a run within the longest wait, and then one per longest wait', async () => {
+    const clock = new ManualClock();
+    const runs: number[] = [];
+    const batcher = new WatchBatcher(async () => void runs.push(clock.now), { quietMs: 500, clock });
+    const until = 2 * WATCH_LIMITS.maxWaitMs + 1000;
+    while (clock.now < until) {
+      await batcher.notify(join(dir, 'docs/server.txt'));
+      clock.advance(100);
+      await batcher.settled();
+    }
+    assert.ok(runs.length >= 2, `a run at least once per longest wait (${runs.length} runs)`);
+    assert.ok(runs[0] <= WATCH_LIMITS.maxWaitMs, `the first run ${runs[0]} ms after the first change`);
+    assert.ok(runs.length <= Math.ceil(until / WATCH_LIMITS.maxWaitMs), 'no more than one per longest wait');
+    batcher.dispose();
+  });
+
+  it('a failed run is tried again with doubling backoff, events meanwhile wait for that try, and each run is told how many failed before it', async () => {
+    const clock = new ManualClock();
+    const runs: Array<{ changed: string[]; failures: number; at: number }> = [];
+    const retries: number[] = [];
+    let failing = 3;
+    const batcher = new WatchBatcher(
+      async (changed, context) => {
+        runs.push({ changed: [...changed].sort(), failures: context.failures, at: clock.now });
+        if (failing-- > 0) throw new ServerError('503', { status: 503 });
+      },
+      { quietMs: 500, clock, onRetry: (ms) => retries.push(ms) },
+    );
+    const step = async (ms: number) => {
+      clock.advance(ms);
+      await batcher.settled();
+    };
+    await batcher.notify(join(dir, 'docs/a.md'));
+    await step(500);
+    assert.equal(runs.length, 1);
+    // The service is down: saves during the wait start no run of their own (was one request per save).
+    for (let i = 0; i < 20; i++) {
+      await batcher.notify(join(dir, `docs/b${i % 2}.md`));
+      await step(600);
+    }
+    assert.equal(runs.length, 1, 'no run before the retry is due');
+    await step(WATCH_LIMITS.firstRetryMs);
+    assert.equal(runs.length, 2, 'tried again by itself, no new save needed');
+    assert.deepEqual(
+      runs[1].changed,
+      ['a.md', 'b0.md', 'b1.md'].map((f) => join(dir, 'docs', f)),
+      "the failed run's changes and those made meanwhile",
+    );
+    for (let i = 0; i < 12 && runs.length < 4; i++) await step(WATCH_LIMITS.firstRetryMs);
+    assert.equal(runs.length, 4);
+    assert.deepEqual(
+      runs.map((r) => r.failures),
+      [0, 1, 2, 3],
+    );
+    assert.deepEqual(
+      retries,
+      [1, 2, 4].map((n) => n * WATCH_LIMITS.firstRetryMs),
+    );
+    assert.equal(runs[3].at - runs[2].at, 4 * WATCH_LIMITS.firstRetryMs);
+    // Back: the next change is a first try again, after the quiet period only.
+    await batcher.notify(join(dir, 'docs/c.md'));
+    await step(500);
+    assert.equal(runs.length, 5);
+    assert.equal(runs[4].failures, 0);
+    batcher.dispose();
+  });
+
+  it('a retry waits what the service asked (Retry-After, also behind a stopped run), never longer than the longest retry, and a disposed batcher never retries', async () => {
+    const clock = new ManualClock();
+    const errors: unknown[] = [
+      new SyncStoppedError('stopped', 'service', { cause: new RateLimitedError('429', { status: 429, retryAfterMs: 5 * WATCH_LIMITS.firstRetryMs }) }),
+      new ServerError('503', { status: 503, retryAfterMs: 10 * 365 * 24 * 3600_000 }),
+      ...Array.from({ length: 20 }, () => new Error('refused')),
+    ];
+    const retries: number[] = [];
+    let runs = 0;
+    const batcher = new WatchBatcher(
+      async () => {
+        runs++;
+        const error = errors.shift();
+        if (error) throw error;
+      },
+      { quietMs: 500, clock, onRetry: (ms) => retries.push(ms) },
+    );
+    await batcher.notify(join(dir, 'docs/a.md'));
+    clock.advance(500);
+    await batcher.settled();
+    for (let i = 0; i < 30; i++) {
+      clock.advance(WATCH_LIMITS.longestRetryMs);
+      await batcher.settled();
+    }
+    assert.equal(retries[0], 5 * WATCH_LIMITS.firstRetryMs, "the Retry-After of the stopped run's cause");
+    assert.equal(retries[1], WATCH_LIMITS.longestRetryMs, 'a Retry-After of ten years waits the longest retry');
+    assert.ok(
+      retries.every((ms) => ms <= WATCH_LIMITS.longestRetryMs),
+      'never past the longest retry',
+    );
+    assert.equal(retries[retries.length - 1], WATCH_LIMITS.longestRetryMs);
+    const before = runs;
+    await batcher.notify(join(dir, 'docs/b.md'));
+    batcher.dispose();
+    clock.advance(10 * WATCH_LIMITS.longestRetryMs);
+    await batcher.settled();
+    assert.equal(runs, before, 'no run after dispose');
+    assert.equal(clock.armed, 0, 'no timer left');
   });
 });

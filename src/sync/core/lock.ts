@@ -1,11 +1,12 @@
 // One sync per folder and volume at a time: a lock next to the manifest (proper-lockfile, the
 // library the conversation store uses: an atomic mkdir of `<manifest>.lock`, refreshed while
 // held, taken over when stale after a crash, removed on exit). A second run waits up to
-// `waitMs`, then stops with SyncBusyError; nothing was changed. No `vscode` import.
+// `waitMs`, then stops with SyncBusyError; nothing was changed; its signal ends the wait. No `vscode` import.
 import * as l10n from '@vscode/l10n';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { KsmError } from '../../api/errors';
+import { CancelledError, KsmError } from '../../api/errors';
+import { sleep } from '../../api/retry';
 
 /** Another run holds the lock. */
 export class SyncBusyError extends KsmError {
@@ -24,6 +25,12 @@ export interface SyncLockOptions {
   onWaiting?: () => void;
   /** What to say when the wait ends (folder → volume). */
   what: string;
+  /**
+   * Ends the wait (CancelledError) and never takes the lock after: a run cancelled, or its
+   * pairing removed, while another window held the lock (for up to the editor's 10 minutes)
+   * went on to sync once that window was done.
+   */
+  signal?: AbortSignal;
 }
 
 /** Takes the lock for the manifest at `manifestPath`; resolves with its release. */
@@ -32,6 +39,7 @@ export async function acquireSyncLock(manifestPath: string, options: SyncLockOpt
   const { lock } = await import('proper-lockfile');
   const lockfilePath = lockPathFor(manifestPath);
   const base = { realpath: false, lockfilePath, stale: 10_000, update: 2_000, onCompromised: () => undefined };
+  if (options.signal?.aborted) throw new CancelledError(l10n.t('The sync was cancelled.'));
   try {
     return await lock(manifestPath, base);
   } catch (error) {
@@ -40,12 +48,15 @@ export async function acquireSyncLock(manifestPath: string, options: SyncLockOpt
   options.onWaiting?.();
   const waitMs = options.waitMs ?? 5_000;
   const step = 100;
-  try {
-    return await lock(manifestPath, { ...base, retries: { retries: Math.max(1, Math.ceil(waitMs / step)), factor: 1, minTimeout: step, maxTimeout: step } });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    throw new SyncBusyError(
-      l10n.t('Another sync of {0} is running (lock {1}); nothing was changed. Run again when it has finished (a lock left by a crash expires within 10 seconds).', options.what, lockfilePath),
-    );
+  for (let attempt = Math.max(1, Math.ceil(waitMs / step)); attempt > 0; attempt--) {
+    await sleep(step, options.signal); // rejects with CancelledError once the signal aborts
+    try {
+      return await lock(manifestPath, base);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    }
   }
+  throw new SyncBusyError(
+    l10n.t('Another sync of {0} is running (lock {1}); nothing was changed. Run again when it has finished (a lock left by a crash expires within 10 seconds).', options.what, lockfilePath),
+  );
 }

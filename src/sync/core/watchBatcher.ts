@@ -1,11 +1,13 @@
 // Watch mode's core: file events in, one sync run out per quiet period. Events for paths
 // the exclude rules drop (.gitignore, globs, the manifest itself) never start a run; a
 // burst of saves (format on save, git checkout) becomes one run after `quietMs` without
-// events; events during a run start one more run after it, never two at once. The clock is
-// injected so tests drive time instead of waiting. No `vscode` import.
+// events, and changes that never stop still start one within WATCH_LIMITS.maxWaitMs; events
+// during a run start one more run after it, never two at once; a failed run is tried again
+// with backoff (events meanwhile wait for that try). The clock is injected so tests drive
+// time instead of waiting. No `vscode` import.
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import ignore from 'ignore';
+import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { isManifestPath, toPosix } from './scan';
 
@@ -19,15 +21,48 @@ export const realClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/**
+ * Watch mode's timing limits (their one home; docs/sync.md "Editor flow" states them). The
+ * quiet period itself is the setting `ksm.sync.watchDelayMs`.
+ */
+export const WATCH_LIMITS = {
+  /**
+   * However often changes come, a run starts at most this long after the first change it
+   * takes (never sooner than the quiet period): a log appended every second in the folder
+   * re-armed the quiet period forever, and nothing in the folder was synced at all.
+   */
+  maxWaitMs: 60_000,
+  /** A run that failed (service down or refusing, another window's lock) is tried again after this… */
+  firstRetryMs: 15_000,
+  /** …twice as long after each further failure, up to this; a Retry-After asking for longer is honoured up to this too. */
+  longestRetryMs: 10 * 60_000,
+} as const;
+
+/** What a run is told: how many runs in a row failed before it (0 for a first try), so a retry need not tell the user again. */
+export interface WatchRunContext {
+  failures: number;
+}
+
 export class WatchBatcher {
   private timer: unknown;
+  /** The latest moment the pending changes wait for (WATCH_LIMITS.maxWaitMs). */
+  private deadline: unknown;
+  /** Armed after a failed run: nothing starts before it fires, and then the changes held are tried again. */
+  private backoff: unknown;
+  private failures = 0;
   private pending = new Set<string>();
   private running: Promise<void> | undefined;
   private disposed = false;
 
   constructor(
-    private readonly run: (changed: string[]) => Promise<void>,
-    private readonly options: { quietMs: number; clock?: Clock; isRelevant?: (path: string) => Promise<boolean> | boolean },
+    private readonly run: (changed: string[], context: WatchRunContext) => Promise<void>,
+    private readonly options: {
+      quietMs: number;
+      clock?: Clock;
+      isRelevant?: (path: string) => Promise<boolean> | boolean;
+      /** A run failed (it rejected): the next try is in `delayMs`. */
+      onRetry?: (delayMs: number, error: unknown) => void;
+    },
   ) {}
 
   /** A file under the folder was created, changed or deleted. */
@@ -45,8 +80,8 @@ export class WatchBatcher {
 
   dispose(): void {
     this.disposed = true;
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    this.timer = undefined;
+    for (const handle of [this.timer, this.deadline, this.backoff]) if (handle !== undefined) this.clock.clearTimeout(handle);
+    this.timer = this.deadline = this.backoff = undefined;
   }
 
   private get clock(): Clock {
@@ -54,20 +89,46 @@ export class WatchBatcher {
   }
 
   private arm(): void {
+    if (this.backoff !== undefined) return; // a failed run's retry is due: it takes these changes too
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       void this.fire();
     }, this.options.quietMs);
+    this.deadline ??= this.clock.setTimeout(
+      () => {
+        this.deadline = undefined;
+        void this.fire();
+      },
+      Math.max(WATCH_LIMITS.maxWaitMs, this.options.quietMs),
+    );
   }
 
   private async fire(): Promise<void> {
-    if (this.disposed || this.pending.size === 0) return;
+    if (this.disposed || this.pending.size === 0 || this.backoff !== undefined) return;
     if (this.running) return; // the run in progress re-arms when it ends
+    for (const handle of [this.timer, this.deadline]) if (handle !== undefined) this.clock.clearTimeout(handle);
+    this.timer = this.deadline = undefined;
     const changed = [...this.pending];
     this.pending.clear();
-    this.running = this.run(changed)
-      .catch(() => undefined) // the run reports its own errors
+    this.running = this.run(changed, { failures: this.failures })
+      .then(
+        () => {
+          this.failures = 0;
+        },
+        (error: unknown) => {
+          if (this.disposed) return;
+          // Nothing is lost: the changes wait for the retry, and every event meanwhile joins them instead of starting a run of its own.
+          for (const path of changed) this.pending.add(path);
+          this.failures++;
+          const delayMs = retryDelayMs(this.failures, error, this.options.quietMs);
+          this.options.onRetry?.(delayMs, error);
+          this.backoff = this.clock.setTimeout(() => {
+            this.backoff = undefined;
+            void this.fire();
+          }, delayMs);
+        },
+      )
       .finally(() => {
         this.running = undefined;
         if (this.pending.size && !this.disposed) this.arm();
@@ -76,15 +137,60 @@ export class WatchBatcher {
   }
 }
 
+/** The wait before retry number `failures` (1 for the first): doubling from WATCH_LIMITS.firstRetryMs, longer when the service asked (Retry-After), never past WATCH_LIMITS.longestRetryMs. */
+function retryDelayMs(failures: number, error: unknown, quietMs: number): number {
+  const doubled = WATCH_LIMITS.firstRetryMs * 2 ** Math.min(failures - 1, 30);
+  return Math.min(WATCH_LIMITS.longestRetryMs, Math.max(quietMs, doubled, askedWait(error) ?? 0));
+}
+
+/** The Retry-After (ms) of an error or of its cause (a stopped run's), when it names a usable one. */
+function askedWait(error: unknown): number | undefined {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const ms = (e as { retryAfterMs?: unknown }).retryAfterMs;
+    if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return ms;
+  }
+  return undefined;
+}
+
 /**
  * Whether an event path matters to a sync of `folder`: inside it, not the manifest, not
- * excluded by a glob or by a `.gitignore` between the root and the file (read per event:
- * an edited `.gitignore` applies at once). The same rules as the scan, applied to one path.
+ * excluded by a glob or by a `.gitignore` between the root and the file. The same rules as
+ * the scan, applied to one path. The `.gitignore` files are read from the root down, and the
+ * first that ignores the path ends the check; each folder's file is read once at a time,
+ * events arriving meanwhile share that read (a storm of events, a generated folder of
+ * 20,000 files, opened the same `.gitignore` once per event and level: out of file
+ * descriptors, the rules read as absent let ignored files through as changes, ~400 MB);
+ * a read that starts after an edit sees it, so an edited `.gitignore` applies at once.
  */
 export function eventFilter(folder: string, rules: { excludeGlobs: string[]; root?: string }): (path: string) => Promise<boolean> {
   const base = resolve(folder);
   const root = rules.root ? resolve(rules.root) : base;
   const isExcluded = picomatch(rules.excludeGlobs.length ? rules.excludeGlobs : ['\0'], { dot: true });
+  const reading = new Map<string, Promise<Ignore | undefined>>();
+  /** Each folder's rules as last parsed, reused while its text is the same. */
+  const parsed = new Map<string, { text: string; rules: Ignore }>();
+  const rulesIn = (dir: string): Promise<Ignore | undefined> => {
+    let read = reading.get(dir);
+    if (!read) {
+      read = readFile(join(dir, '.gitignore'), 'utf8')
+        .then(
+          (text) => {
+            const known = parsed.get(dir);
+            if (known?.text === text) return known.rules;
+            const fresh = { text, rules: ignore().add(text) };
+            parsed.set(dir, fresh);
+            return fresh.rules;
+          },
+          () => {
+            parsed.delete(dir);
+            return undefined;
+          },
+        )
+        .finally(() => reading.delete(dir));
+      reading.set(dir, read);
+    }
+    return read;
+  };
   return async (path) => {
     const full = resolve(path);
     if (!full.startsWith(base + sep)) return false;
@@ -92,17 +198,12 @@ export function eventFilter(folder: string, rules: { excludeGlobs: string[]; roo
     const fromRoot = toPosix(relative(root, full));
     const parts = fromRoot.split('/');
     for (let i = 1; i <= parts.length; i++) if (isExcluded(parts.slice(0, i).join('/'))) return false;
+    const dirs: string[] = [];
     for (let dir = dirname(full); dir === root || dir.startsWith(root + sep); dir = dirname(dir)) {
-      const text = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => undefined);
-      if (
-        text !== undefined &&
-        ignore()
-          .add(text)
-          .ignores(toPosix(relative(dir, full)))
-      )
-        return false;
+      dirs.unshift(dir);
       if (dir === root) break;
     }
+    for (const dir of dirs) if ((await rulesIn(dir))?.ignores(toPosix(relative(dir, full)))) return false;
     return true;
   };
 }

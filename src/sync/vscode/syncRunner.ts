@@ -5,6 +5,7 @@
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { pairingFolderLabel } from '../core/pairingText';
+import { shown } from '../../common/core/untrustedText';
 import { isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { withAbortSignal } from '../../common/vscode/cancellation';
@@ -34,6 +35,8 @@ export interface SyncRunOptions {
   preview?: boolean;
   /** Same-name files the folder never recorded (chosen in the preview when there is no manifest). */
   ownership?: Ownership;
+  /** A watch run retrying after a failed one: its failures were told already, the status bar keeps saying so. */
+  retry?: boolean;
 }
 
 export class PairingRunner implements vscode.Disposable {
@@ -44,6 +47,12 @@ export class PairingRunner implements vscode.Disposable {
   private batcher: WatchBatcher | undefined;
   private readonly isRelevant: (path: string) => Promise<boolean>;
   private syncedOnce = false;
+  /** Whether this pairing had a sync record when the runner was built (a reload, a rebuild after a settings change). */
+  private readonly syncedBefore: Promise<boolean>;
+  /** A watch run offered the review of its plan (a notification) and the user has not run a sync since: later watch runs do not offer it again. */
+  private reviewOffered = false;
+  /** Aborted by dispose (Stop Syncing, the pairing edited or removed, trust or excludes changed, the window closing): the run in progress stops, a lock wait ends. */
+  private readonly disposal = new AbortController();
 
   constructor(
     readonly pairing: Pairing,
@@ -56,17 +65,23 @@ export class PairingRunner implements vscode.Disposable {
     },
   ) {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
-    this.startWatching();
     // After a reload: say when this folder was last synced (its manifest's or its journal's time, the newer), not a bare "sync".
     const store = this.store();
-    void Promise.all([stat(store.location).catch(() => undefined), stat(store.journalLocation).catch(() => undefined)])
-      .then(([manifest, journal]) => (manifest && journal ? (journal.mtimeMs > manifest.mtimeMs ? journal : manifest) : (manifest ?? journal ?? firstStat(this.earlierLocations()))))
-      .then(
-        (info) => {
-          if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
-        },
-        () => undefined,
-      );
+    const lastRecord = Promise.all([stat(store.location).catch(() => undefined), stat(store.journalLocation).catch(() => undefined)]).then(([manifest, journal]) =>
+      manifest && journal ? (journal.mtimeMs > manifest.mtimeMs ? journal : manifest) : (manifest ?? journal ?? firstStat(this.earlierLocations())),
+    );
+    // A pairing synced before (a record exists) watches from the start; only a first sync waits for the user's own run and its preview.
+    this.syncedBefore = lastRecord.then(
+      () => true,
+      () => false,
+    );
+    this.startWatching();
+    void lastRecord.then(
+      (info) => {
+        if (this.stateValue.kind === 'idle') this.setState({ kind: 'idle', lastSynced: info.mtimeMs });
+      },
+      () => undefined,
+    );
   }
 
   get state(): SyncState {
@@ -147,17 +162,24 @@ export class PairingRunner implements vscode.Disposable {
   private startWatching(): void {
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.folderPath), '**/*'));
     const batcher = new WatchBatcher(
-      async () => {
-        await this.sync({ background: true });
+      async (_changed, { failures }) => {
+        const summary = await this.sync({ background: true, retry: failures > 0 });
+        // Stopped by the service (down, refusing): the batcher tries again with backoff, and the changes wait for it.
+        if (summary?.stopped) throw summary.stopped;
       },
-      { quietMs: settings.syncWatchDelayMs() },
+      {
+        quietMs: settings.syncWatchDelayMs(),
+        onRetry: (delayMs, error) =>
+          this.services.log.warn(`[sync] ${this.label} → ${shown(this.pairing.volume)}: the watch sync failed (${shown(errorText(error))}); trying again in ${Math.round(delayMs / 1000)} s`),
+      },
     );
     this.batcher = batcher;
     const onEvent = async (uri: vscode.Uri) => {
       if (!(await this.isRelevant(uri.fsPath))) return;
       this.changedPaths.add(uri.fsPath);
       if (this.stateValue.kind !== 'syncing') this.setState({ kind: 'pending', count: this.changedPaths.size });
-      if (this.pairing.watch && this.syncedOnce) void batcher.notify(uri.fsPath);
+      // Was `syncedOnce` alone: after every reload (or a rebuild on a settings change) watch did nothing until the user synced by hand.
+      if (this.pairing.watch && (this.syncedOnce || (await this.syncedBefore))) void batcher.notify(uri.fsPath);
     };
     this.watcher.onDidCreate(onEvent);
     this.watcher.onDidChange(onEvent);
@@ -167,6 +189,8 @@ export class PairingRunner implements vscode.Disposable {
   /** Plans, previews when needed, applies. Resolves with the summary, or undefined when nothing was applied. */
   sync(options: SyncRunOptions = {}): Promise<SyncSummary | undefined> {
     if (this.running) return this.running;
+    // A disposed runner's pairing is gone or rebuilt (a notification's Review or Retry Failed clicked after Stop Syncing): it never runs again.
+    if (this.disposal.signal.aborted) return Promise.resolve(undefined);
     this.running = this.runOnce(options).finally(() => {
       this.running = undefined;
     });
@@ -186,24 +210,41 @@ export class PairingRunner implements vscode.Disposable {
     return undefined;
   }
 
-  private async runOnce(options: SyncRunOptions): Promise<SyncSummary | undefined> {
+  /** Says why the run is refused (state, log; an error for the user's own run), or does nothing when it may go. */
+  private refuse(options: SyncRunOptions): { refused: true } | undefined {
     const refusal = this.refusal();
-    if (refusal) {
-      this.services.log.warn(`[sync] refused to sync ${this.label} → ${this.pairing.volume}: ${refusal}.`);
-      this.setState({ kind: 'error', message: vscode.l10n.t('refused: {0}', refusal) });
-      if (options.background) return undefined;
-      throw new Error(vscode.l10n.t('Sync of {0} refused: {1}.', this.label, refusal));
-    }
+    if (!refusal) return undefined;
+    this.services.log.warn(`[sync] refused to sync ${this.label} → ${shown(this.pairing.volume)}: ${shown(refusal)}.`);
+    this.setState({ kind: 'error', message: vscode.l10n.t('refused: {0}', refusal) });
+    if (options.background) return { refused: true };
+    throw new Error(vscode.l10n.t('Sync of {0} refused: {1}.', this.label, refusal));
+  }
+
+  private async runOnce(options: SyncRunOptions): Promise<SyncSummary | undefined> {
+    if (this.refuse(options)) return undefined;
     const store = this.store();
     // One run per pairing across windows: a second window waits for the first (the lock sits next to the manifest).
-    const release = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Waiting for another window's sync of {0}…", this.label) }, () =>
-      acquireSyncLock(store.location, {
-        what: `${this.folderPath} → ${this.pairing.volume}`,
-        waitMs: 10 * 60_000,
-        onWaiting: () => this.services.log.info(`[sync] ${this.label}: another window is syncing this pairing; waiting`),
-      }),
-    );
+    const release = await vscode.window
+      .withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Waiting for another window's sync of {0}…", this.label) }, () =>
+        acquireSyncLock(store.location, {
+          what: `${this.folderPath} → ${this.pairing.volume}`,
+          waitMs: 10 * 60_000,
+          signal: this.disposal.signal,
+          onWaiting: () => this.services.log.info(`[sync] ${this.label}: another window is syncing this pairing; waiting`),
+        }),
+      )
+      .then(
+        (release) => release,
+        (error: unknown) => {
+          if (isCancellation(error)) return undefined; // disposed while waiting: the pairing is gone, nothing runs
+          throw error;
+        },
+      );
+    if (!release) return undefined;
     try {
+      // Again once the lock is held: the wait for another window lasts up to 10 minutes, and a folder swapped for a link
+      // to one outside the workspace meanwhile was read through (the scan starts at the folder's path) and its files sent.
+      if (this.refuse(options)) return undefined;
       await this.adoptLegacyManifest(store).catch((error: unknown) =>
         this.services.log.warn(`[sync] ${this.label}: the sync record in the workspace storage was not moved: ${(error as Error).message}`),
       );
@@ -215,6 +256,7 @@ export class PairingRunner implements vscode.Disposable {
 
   private async runLocked(options: SyncRunOptions, store: FileManifestStore): Promise<SyncSummary | undefined> {
     const before = this.stateValue;
+    if (!options.background) this.reviewOffered = false; // the user's own run: a later watch run may offer again
     this.setState({ kind: 'syncing' });
     this.changedPaths.clear();
     let plan: SyncPlan | undefined;
@@ -226,7 +268,7 @@ export class PairingRunner implements vscode.Disposable {
           cancellable: !options.background,
         },
         (_progress, token) =>
-          withAbortSignal(token, (signal) =>
+          withAbortSignal(token, (cancel) =>
             planSync({
               folder: this.folderPath,
               volume: this.pairing.volume,
@@ -235,16 +277,17 @@ export class PairingRunner implements vscode.Disposable {
               rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
               deleteRemoved: this.pairing.deleteRemoved,
               ownership: options.ownership,
-              signal,
+              signal: AbortSignal.any([cancel, this.disposal.signal]),
             }),
           ),
       );
       const c = planCounts(plan);
       this.services.log.info(
-        `[sync] ${this.label} → ${this.pairing.volume}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`,
+        `[sync] ${this.label} → ${shown(this.pairing.volume)}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`,
       );
       if (isInSync(plan) && !plan.baseChanged && !options.preview) {
         this.syncedOnce = true;
+        this.reviewOffered = false;
         this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
         return undefined;
       }
@@ -253,6 +296,9 @@ export class PairingRunner implements vscode.Disposable {
         if (options.background) {
           // A deletion is never applied behind the user's back: it waits for the preview.
           this.setState({ kind: 'pending', count: c.upload + c.replace + c.delete });
+          // Offered once: every later save made the same offer again (the status bar keeps the count).
+          if (this.reviewOffered) return undefined;
+          this.reviewOffered = true;
           void vscode.window
             .showInformationMessage(
               vscode.l10n.t('Sync of {0} → {1} is ready: {2} to upload, {3} to delete. Review it to apply.', this.label, shownVolume(this.pairing.volume), c.upload + c.replace, c.delete),
@@ -279,6 +325,7 @@ export class PairingRunner implements vscode.Disposable {
         }
       }
       if (needsPreview) this.setState({ kind: 'syncing' });
+      this.reviewOffered = false; // applied: a later plan that needs review is a new one
       const embedding = settings.embeddingModel();
       if (plan.uploads.length && !embedding) {
         throw new Error(vscode.l10n.t("No embedding model is set: set 'ksm.upload.embeddingModel' (the uploads' model) in Settings."));
@@ -293,13 +340,13 @@ export class PairingRunner implements vscode.Disposable {
         },
         (progress, token) => {
           let reported = 0;
-          return withAbortSignal(token, (signal) =>
+          return withAbortSignal(token, (cancel) =>
             applySync(ready, {
               service: this.services.getClient(),
               store,
               embedding,
               doChunking,
-              signal,
+              signal: AbortSignal.any([cancel, this.disposal.signal]),
               onProgress: (p) => {
                 const fraction = p.total ? p.done / p.total : 1;
                 progress.report({ message: vscode.l10n.t('{0} / {1} files', p.done, p.total), increment: Math.max(0, (fraction - reported) * 100) });
@@ -311,14 +358,15 @@ export class PairingRunner implements vscode.Disposable {
       );
       this.syncedOnce = true;
       if (summary.stopped) this.services.log.warn(`[sync] ${this.label}: stopped: ${summary.stopped.message}`);
-      for (const r of summary.results) this.services.log.info(`[sync] ${this.pairing.volume}: ${r.rel} ${r.action}${'reason' in r ? ` — ${r.reason}` : ''}`);
+      // One line per file: a name's newline (a file in the folder, a volume from the repository's settings) or a service's reason would forge lines of the log.
+      for (const r of summary.results) this.services.log.info(`[sync] ${shown(this.pairing.volume)}: ${shown(r.rel)} ${r.action}${'reason' in r ? ` — ${shown(r.reason)}` : ''}`);
       const uuids = summary.results.flatMap((r) => (r.action === 'uploaded' || r.action === 'replaced' ? [r.uuid] : []));
       this.hooks.onApplied(this.pairing.volume, { uuids, doChunking });
       if (summary.stopped) this.setState({ kind: 'error', message: summary.stopped.message });
       else if (summary.failed) this.setState({ kind: 'error', message: vscode.l10n.t('{0} file(s) failed', summary.failed) });
       else if (summary.wasCancelled) this.setState({ kind: 'pending', count: summary.cancelled });
       else this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
-      if (!options.background || summary.failed) this.hooks.showSummary(this, summary, ready);
+      if (!options.background || (summary.failed && !options.retry)) this.hooks.showSummary(this, summary, ready);
       return summary;
     } catch (error) {
       if (isCancellation(error)) {
@@ -331,9 +379,14 @@ export class PairingRunner implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposal.abort();
     this.batcher?.dispose();
     this.watcher?.dispose();
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The first of these paths that exists, stat'ed (rejects when none does). */
