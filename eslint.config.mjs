@@ -240,7 +240,8 @@ export default tseslint.config(
     rules: {
       'import/no-restricted-paths': ['error', { zones }],
       // Files that import each other load half-made: each module a reader can follow, bottom up (type-only imports aside).
-      'import/no-cycle': 'error',
+      // disableScc: the faster path crashes on a file not yet on disk (the layer tests lint such probes).
+      'import/no-cycle': ['error', { disableScc: true }],
     },
   },
   {
