@@ -205,6 +205,38 @@ describe('sync in the editor: a watched pairing left running', function () {
     }
   });
 
+  for (const status of [503, 401]) {
+    it(`a watch run whose listing is refused (${status}) tells the user once, not per retry, and syncs the edit once the service answers`, async () => {
+      const limits = WATCH_LIMITS as { firstRetryMs: number };
+      const firstRetryMs = limits.firstRetryMs;
+      limits.firstRetryMs = 100;
+      try {
+        const folder = mkdtempSync(join(fx.workDir, `plan-${status}-`));
+        const volume = freshVolume(`plan${status}`);
+        await writeTree(folder, { 'a.md': 'first' });
+        const { runner, watcher, logged } = runnerFor(folder, volume, false);
+        await runner.sync();
+        const told = () => vs.messages.filter((m) => m.startsWith('Sync of ') && m.includes(' failed (it is tried again by itself): ')).length;
+        const before = told();
+        fx.emulator.faults.add({ kind: 'status', status, path: '/ksm/rag/v5/files', method: 'GET', times: 1000 });
+        await writeFile(join(folder, 'a.md'), 'edited while refused');
+        watcher.fire('change', join(folder, 'a.md'));
+        const failed = () => logged.filter((l) => typeof l === 'string' && l.includes('the watch sync failed (')).length; // reportError logs the Error itself too
+        await until(() => failed() >= 3); // the first run and two retries
+        assert.equal(runner.state.kind, 'error');
+        assert.equal(told() - before, 1, `told once (${told() - before} notifications)`);
+        fx.emulator.faults.clear();
+        while (!(await listedFiles(fx, volume)).some((f) => f.filesize === 'edited while refused'.length)) await new Promise((resolve) => setTimeout(resolve, 20));
+        await until(() => runner.state.kind === 'inSync');
+        assert.equal(told() - before, 1);
+        runner.dispose();
+      } finally {
+        limits.firstRetryMs = firstRetryMs;
+        fx.emulator.faults.clear();
+      }
+    });
+  }
+
   it("a paired folder swapped for a link to a folder outside while the run waits for another window's lock: nothing outside is read or sent", async () => {
     const root = mkdtempSync(join(fx.workDir, 'swap-'));
     const docs = join(root, 'docs');

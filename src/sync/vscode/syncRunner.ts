@@ -9,6 +9,7 @@ import { shown } from '../../common/core/untrustedText';
 import { isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { withAbortSignal } from '../../common/vscode/cancellation';
+import { reportError } from '../../common/vscode/commands';
 import { settings, shownVolume } from '../../common/vscode/settings';
 import { excludeGlobs } from '../../common/vscode/excludeGlobs';
 import { applySync, type SyncSummary } from '../core/apply';
@@ -168,7 +169,18 @@ export class PairingRunner implements vscode.Disposable {
     const batcher = new WatchBatcher(
       async (_changed, { failures }) => {
         this.sendAgainInMs = undefined;
-        const summary = await this.sync({ background: true, retry: failures > 0 });
+        const summary = await this.sync({ background: true, retry: failures > 0 }).catch((error: unknown) => {
+          // Failed before anything was sent (the listing refused: 503, 401; the lock held past its wait): told once, as a failed
+          // apply's summary is, not again for each retry (the status bar and the log said it alone, and the user never knew).
+          if (failures === 0)
+            void reportError(
+              this.services.log,
+              error,
+              `[sync] ${this.label} → ${shown(this.pairing.volume)}: the watch sync failed`,
+              vscode.l10n.t('Sync of {0} → {1} failed (it is tried again by itself): ', this.label, shownVolume(this.pairing.volume)),
+            );
+          throw error;
+        });
         // Stopped by the service (down, refusing): the batcher tries again with backoff, and the changes wait for it.
         if (summary?.stopped) throw summary.stopped;
         // Files sent a moment ago were left out: the batcher runs again when they may be sent.
