@@ -14,6 +14,7 @@ import { settings, shownVolume } from '../../common/vscode/settings';
 import { excludeGlobs } from '../../common/vscode/excludeGlobs';
 import { applySync, type SyncSummary } from '../core/apply';
 import { FileManifestStore } from '../core/manifest';
+import { folderIdentity, type FolderIdentity } from '../core/scan';
 import type { SyncedFolder } from '../core/citedSource';
 import { acquireSyncLock } from '../core/lock';
 import { isInSync, needsOwnershipChoice, planCounts, planSync, type Ownership, type SyncPlan } from '../core/plan';
@@ -56,6 +57,8 @@ export class PairingRunner implements vscode.Disposable {
   private readonly disposal = new AbortController();
   /** When a watch run last sent each file's copy (a watch run sends it again only WATCH_LIMITS.fileIntervalMs later). */
   private readonly lastSent = new Map<string, number>();
+  /** The folder's device and inode, taken under the lock once its real path was checked: the run's scan reads that directory or nothing. */
+  private checkedFolder: FolderIdentity | undefined;
   /** Set by a watch run that left files out: when the first of them may be sent. */
   private sendAgainInMs: number | undefined;
 
@@ -264,6 +267,10 @@ export class PairingRunner implements vscode.Disposable {
       // Again once the lock is held: the wait for another window lasts up to 10 minutes, and a folder swapped for a link
       // to one outside the workspace meanwhile was read through (the scan starts at the folder's path) and its files sent.
       if (this.refuse(options)) return undefined;
+      // And the scan is held to that very directory (device and inode, a link at its path not followed): a link put in its
+      // place in the milliseconds between this check and the scan was followed. Checked again after it is read, so it is the checked folder's.
+      this.checkedFolder = await folderIdentity(this.folderPath).catch(() => undefined);
+      if (this.refuse(options)) return undefined;
       await this.adoptLegacyManifest(store).catch((error: unknown) =>
         this.services.log.warn(`[sync] ${this.label}: the sync record in the workspace storage was not moved: ${(error as Error).message}`),
       );
@@ -293,7 +300,7 @@ export class PairingRunner implements vscode.Disposable {
               volume: this.pairing.volume,
               service: this.services.getClient(),
               store,
-              rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
+              rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root, expectFolder: this.checkedFolder ?? { dev: -1, ino: -1 } },
               deleteRemoved: this.pairing.deleteRemoved,
               ownership: options.ownership,
               resend: options.background ? { nowMs: Date.now(), lastSent: this.lastSent } : undefined,
