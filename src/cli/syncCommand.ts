@@ -86,6 +86,7 @@ async function syncWithLock(env: CliEnvironment, out: Output, folder: string, vo
         what: `${folder} → ${volume}`,
         waitMs: (flags.lockWaitSeconds ?? 5) * 1000,
         onWaiting: () => process.stderr.write(`ksm sync: another sync of this folder to this volume is running; waiting up to ${flags.lockWaitSeconds ?? 5} s…\n`),
+        signal, // Ctrl-C ends the wait (exit 130, nothing changed): it waited out --lock-wait (up to an hour) first
       });
   try {
     // One run per process: nothing to remember. A single-pairing .ksm-sync.json of this volume moves to its file (under the lock; a dry run reads it where it is).
@@ -97,6 +98,7 @@ async function syncWithLock(env: CliEnvironment, out: Output, folder: string, vo
         what: `${folder} (${SYNC_MANIFEST_NAME})`,
         waitMs: (flags.lockWaitSeconds ?? 5) * 1000,
         onWaiting: () => process.stderr.write(`ksm sync: an earlier ksm is syncing this folder with ${SYNC_MANIFEST_NAME}; waiting up to ${flags.lockWaitSeconds ?? 5} s…\n`),
+        signal,
       },
     });
     if (legacy === 'migrated' && !out.json) out.notice(`Moved this volume's record from ${SYNC_MANIFEST_NAME} to ${basename(store.location)} (one manifest per volume; commit it in its place).`);

@@ -143,6 +143,40 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
     );
   });
 
+  it("Ctrl-C while waiting for another run's lock ends the wait: exit 130, nothing changed", async () => {
+    const folder = join(fx.workDir, 'interrupt-wait');
+    await writeTree(folder, { 'a.md': 'a' });
+    const a = freshVolume('interrupt-wait');
+    assert.equal((await ksm(['sync', folder, a])).code, 0);
+    await writeTree(folder, { 'new.md': 'n' });
+    const manifestText = await readFile(manifestOf(folder, a), 'utf8');
+    const before = (await listed(a)).map((f) => f.uuid);
+    const { acquireSyncLock } = await import('../../src/sync/core/lock');
+    const releaseOther = await acquireSyncLock(manifestOf(folder, a), { what: 'the other run', waitMs: 0 });
+    try {
+      // --lock-wait 30: the old code waited it out after Ctrl-C, then exited 6 (busy).
+      const child = spawn(process.execPath, [LAUNCHER, 'sync', folder, a, '--lock-wait', '30'], {
+        env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+      while (!stderr.includes('is running; waiting up to') && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGINT');
+      const code = await exited;
+      assert.equal(code, 130, stderr);
+      assert.deepEqual(
+        (await listed(a)).map((f) => f.uuid),
+        before,
+        'nothing uploaded',
+      );
+      assert.equal(await readFile(manifestOf(folder, a), 'utf8'), manifestText, 'the record untouched');
+    } finally {
+      await releaseOther();
+    }
+  });
+
   it("a crafted record of another volume (in B's file, or B's file naming A's copies) deletes nothing, with --delete", async () => {
     const folder = join(fx.workDir, 'crafted-other');
     await writeTree(folder, { 'notes.md': 'ours' });

@@ -71,6 +71,7 @@ function makeStub(): { state: VscodeStub; module: Record<string, unknown> } {
       ) {}
     },
     ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+    CancellationError: class CancellationError extends Error {},
     QuickPickItemKind: { Separator: -1, Default: 0 },
     ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
   };

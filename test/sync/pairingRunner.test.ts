@@ -92,6 +92,60 @@ describe('sync in the editor: a watched pairing left running', function () {
     runner.dispose();
   });
 
+  it("a log appended every few seconds is sent by watch at most once per WATCH_LIMITS.fileIntervalMs, not replaced at every append; the user's own run takes it", async () => {
+    const limits = WATCH_LIMITS as { fileIntervalMs: number };
+    const fileIntervalMs = limits.fileIntervalMs;
+    limits.fileIntervalMs = 60 * 60_000; // however slow the machine, the appends below come within it
+    try {
+      const folder = mkdtempSync(join(fx.workDir, 'log-'));
+      const volume = freshVolume('log');
+      await writeTree(folder, { 'server.log': 'line 0\n', 'notes.md': 'notes' });
+      const { runner, watcher, logged, plans } = runnerFor(folder, volume, false);
+      await runner.sync();
+      let text = 'line 0\n';
+      const append = async (i: number) => {
+        const planned = plans();
+        text += `line ${i}\n`;
+        await writeFile(join(folder, 'server.log'), text);
+        watcher.fire('change', join(folder, 'server.log'));
+        await until(() => plans() > planned && runner.state.kind !== 'syncing');
+      };
+      await append(1); // the first change after the user's run: sent after the quiet period, as before
+      const sentSize = text.length;
+      assert.deepEqual((await listedFiles(fx, volume)).find((f) => f.filename === 'server.log')?.filesize, sentSize);
+      const replaced = () => logged.filter((l) => l.includes('server.log replaced')).length;
+      const before = replaced();
+      for (let i = 2; i <= 4; i++) await append(i);
+      assert.equal(replaced(), before, `no copy sent for each append (${replaced() - before} sent)`);
+      const listed = await listedFiles(fx, volume);
+      assert.deepEqual(
+        listed.map((f) => [f.filename, f.filesize]).sort(),
+        [
+          ['notes.md', 5],
+          ['server.log', sentSize],
+        ],
+        'the copy sent stays, one copy of each file',
+      );
+      assert.deepEqual(runner.state, { kind: 'pending', count: 1, waiting: 1 });
+      assert.ok(
+        logged.some((l) => l.includes('1 changed file(s) wait') && l.includes('server.log')),
+        'the log says why it waits',
+      );
+      // A save of another file is not held by the log's wait.
+      await writeFile(join(folder, 'notes.md'), 'notes, edited');
+      const planned = plans();
+      watcher.fire('change', join(folder, 'notes.md'));
+      await until(() => plans() > planned && runner.state.kind !== 'syncing');
+      assert.equal((await listedFiles(fx, volume)).find((f) => f.filename === 'notes.md')?.filesize, 'notes, edited'.length);
+      await runner.sync(); // the user's own run takes everything
+      assert.equal((await listedFiles(fx, volume)).find((f) => f.filename === 'server.log')?.filesize, text.length);
+      assert.equal(runner.state.kind, 'inSync');
+      runner.dispose();
+    } finally {
+      limits.fileIntervalMs = fileIntervalMs;
+    }
+  });
+
   it('a file named with a newline and an escape sequence is logged on one line, escaped', async () => {
     const folder = mkdtempSync(join(fx.workDir, 'names-'));
     const volume = freshVolume('names');
@@ -157,6 +211,38 @@ describe('sync in the editor: a watched pairing left running', function () {
       fx.emulator.faults.clear();
     }
   });
+
+  for (const status of [503, 401]) {
+    it(`a watch run whose listing is refused (${status}) tells the user once, not per retry, and syncs the edit once the service answers`, async () => {
+      const limits = WATCH_LIMITS as { firstRetryMs: number };
+      const firstRetryMs = limits.firstRetryMs;
+      limits.firstRetryMs = 100;
+      try {
+        const folder = mkdtempSync(join(fx.workDir, `plan-${status}-`));
+        const volume = freshVolume(`plan${status}`);
+        await writeTree(folder, { 'a.md': 'first' });
+        const { runner, watcher, logged } = runnerFor(folder, volume, false);
+        await runner.sync();
+        const told = () => vs.messages.filter((m) => m.startsWith('Sync of ') && m.includes(' failed (it is tried again by itself): ')).length;
+        const before = told();
+        fx.emulator.faults.add({ kind: 'status', status, path: '/ksm/rag/v5/files', method: 'GET', times: 1000 });
+        await writeFile(join(folder, 'a.md'), 'edited while refused');
+        watcher.fire('change', join(folder, 'a.md'));
+        const failed = () => logged.filter((l) => typeof l === 'string' && l.includes('the watch sync failed (')).length; // reportError logs the Error itself too
+        await until(() => failed() >= 3); // the first run and two retries
+        assert.equal(runner.state.kind, 'error');
+        assert.equal(told() - before, 1, `told once (${told() - before} notifications)`);
+        fx.emulator.faults.clear();
+        while (!(await listedFiles(fx, volume)).some((f) => f.filesize === 'edited while refused'.length)) await new Promise((resolve) => setTimeout(resolve, 20));
+        await until(() => runner.state.kind === 'inSync');
+        assert.equal(told() - before, 1);
+        runner.dispose();
+      } finally {
+        limits.firstRetryMs = firstRetryMs;
+        fx.emulator.faults.clear();
+      }
+    });
+  }
 
   it("a paired folder swapped for a link to a folder outside while the run waits for another window's lock: nothing outside is read or sent", async () => {
     const root = mkdtempSync(join(fx.workDir, 'swap-'));

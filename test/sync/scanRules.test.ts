@@ -6,11 +6,11 @@
 // else changed.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expandSelection, isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
-import { scanFolder, type KnownFiles } from '../../src/sync/core/scan';
+import { folderIdentity, FolderReplacedError, scanFolder, type KnownFiles } from '../../src/sync/core/scan';
 
 describe('sync scan: the upload rules on every entry of a walked folder', () => {
   let base: string;
@@ -156,5 +156,59 @@ describe('sync scan: the upload rules on every entry of a walked folder', () => 
     assert.equal(new Set(names.map((n) => n.toLowerCase())).size, hostile.length, 'no two collide, even on a case-insensitive file system');
     assert.notEqual(syncManifestName('https://staging.example.com', 'docs'), syncManifestName('https://prod.example.com', 'docs'));
     assert.equal(syncManifestName('https://KSM.example.com/', 'docs'), syncManifestName('https://ksm.example.com', 'docs'), 'one spelling per address');
+  });
+});
+
+describe('sync scan: held to the folder its caller checked (expectFolder)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ksm-scan-identity-'));
+    mkdirSync(join(dir, 'docs/sub'), { recursive: true });
+    writeFileSync(join(dir, 'docs/guide.md'), 'the guide');
+    writeFileSync(join(dir, 'docs/sub/a.md'), 'a');
+    mkdirSync(join(dir, 'outside/sub'), { recursive: true });
+    writeFileSync(join(dir, 'outside/credentials.md'), 'aws_secret_access_key = outside');
+    writeFileSync(join(dir, 'outside/sub/secret.md'), 'secret');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const rules = { excludeGlobs: [], maxFileSizeBytes: 0 };
+  const swap = (folder: string) => {
+    renameSync(folder, `${folder}.moved`);
+    symlinkSync(join(dir, 'outside'), folder);
+  };
+
+  it('refuses a folder swapped for a link after it was checked (the gap before the scan): nothing where the link points is returned', async () => {
+    const folder = join(dir, 'docs');
+    const checked = await folderIdentity(folder);
+    swap(folder);
+    const result = await scanFolder(folder, { ...rules, expectFolder: checked }).catch((error: unknown) => error);
+    assert.ok(result instanceof FolderReplacedError, `refused, not read through the link: ${JSON.stringify(result)}`);
+  });
+
+  it('refuses a folder swapped during the walk (a subfolder then read through the link)', async () => {
+    const folder = join(dir, 'docs');
+    const checked = await folderIdentity(folder);
+    let swapped = false;
+    // The moment the scan checks its first file (the top folder read, its subfolder not yet): the folder becomes a link.
+    const known: KnownFiles = {
+      get: () => {
+        if (!swapped) swap(folder);
+        swapped = true;
+        return undefined;
+      },
+    };
+    const result = await scanFolder(folder, { ...rules, expectFolder: checked }, undefined, known).catch((error: unknown) => error);
+    assert.ok(swapped, 'the swap happened during the scan');
+    assert.ok(result instanceof FolderReplacedError, `refused: ${JSON.stringify(result)}`);
+  });
+
+  it('the checked folder itself is scanned as before, and a folder recreated at the same path is refused', async () => {
+    const folder = join(dir, 'docs');
+    const checked = await folderIdentity(folder);
+    const scan = await scanFolder(folder, { ...rules, expectFolder: checked });
+    assert.deepEqual(scan.files.map((f) => f.rel).sort(), ['guide.md', 'sub/a.md']);
+    renameSync(folder, `${folder}.moved`);
+    mkdirSync(folder);
+    await assert.rejects(scanFolder(folder, { ...rules, expectFolder: checked }), FolderReplacedError);
   });
 });

@@ -37,6 +37,11 @@ describe('sync status bar text', () => {
     assert.match(describeSyncState({ kind: 'idle', lastSynced: 9 }, time), /^last synced t9; not compared since this window opened$/);
   });
 
+  it('says why a pending file waits: it changed again soon after watch sent it (WATCH_LIMITS.fileIntervalMs)', () => {
+    assert.equal(describeSyncState({ kind: 'pending', count: 2, waiting: 1 }), '2 pending; 1 changed again soon after being sent: watch sends a file at most once every 60 s');
+    assert.equal(describeSyncState({ kind: 'pending', count: 2 }), '2 pending');
+  });
+
   it('keeps the worst-first order: error, pending, in sync', () => {
     assert.deepEqual(
       syncStatusText(

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RateLimitedError, ServerError } from '../../src/api/errors';
 import { SyncStoppedError } from '../../src/sync/core/apply';
-import { eventFilter, WATCH_LIMITS, WatchBatcher, type Clock } from '../../src/sync/core/watchBatcher';
+import { eventFilter, noteSent, resendWaitMs, WATCH_LIMITS, WatchBatcher, type Clock } from '../../src/sync/core/watchBatcher';
 
 class ManualClock implements Clock {
   now = 0;
@@ -166,6 +166,59 @@ describe('sync watch batcher', () => {
     assert.ok(runs[0] <= WATCH_LIMITS.maxWaitMs, `the first run ${runs[0]} ms after the first change`);
     assert.ok(runs.length <= Math.ceil(until / WATCH_LIMITS.maxWaitMs), 'no more than one per longest wait');
     batcher.dispose();
+  });
+
+  it('a run that left files out (sent a moment ago) is followed by one run when they may be sent, with no new event and none per quiet period meanwhile', async () => {
+    const clock = new ManualClock();
+    const runs: Array<{ changed: string[]; at: number }> = [];
+    let answer: { againInMs?: number } | undefined = { againInMs: 40_000 };
+    const batcher = new WatchBatcher(
+      async (changed) => {
+        runs.push({ changed, at: clock.now });
+        const given = answer;
+        answer = undefined;
+        return given;
+      },
+      { quietMs: 500, clock },
+    );
+    await batcher.notify(join(dir, 'docs/server.txt'));
+    clock.advance(500);
+    await batcher.settled();
+    assert.equal(runs.length, 1);
+    for (let t = 0; t < 39_000; t += 1000) {
+      clock.advance(1000);
+      await batcher.settled();
+    }
+    assert.equal(runs.length, 1, 'no run before the files may be sent');
+    clock.advance(1000);
+    await batcher.settled();
+    assert.equal(runs.length, 2, 'one run when they may be sent, with no new event');
+    assert.deepEqual(runs[1].changed, [join(dir, 'docs/server.txt')]);
+    clock.advance(10 * WATCH_LIMITS.fileIntervalMs);
+    await batcher.settled();
+    assert.equal(runs.length, 2, 'and none after a run that left nothing out');
+    batcher.dispose();
+  });
+
+  it('a file a watch run sent waits WATCH_LIMITS.fileIntervalMs before it is sent again; other files and a clock set back do not wait', () => {
+    const lastSent = new Map<string, number>();
+    noteSent(
+      lastSent,
+      [
+        { rel: 'server.log', action: 'replaced' },
+        { rel: 'gone.md', action: 'deleted' },
+        { rel: 'bad.md', action: 'failed' },
+      ],
+      1_000_000,
+    );
+    assert.deepEqual([...lastSent.keys()], ['server.log'], 'only copies sent are noted');
+    assert.equal(resendWaitMs('server.log', { nowMs: 1_000_000 + 3_000, lastSent }), WATCH_LIMITS.fileIntervalMs - 3_000);
+    assert.equal(resendWaitMs('other.md', { nowMs: 1_000_000 + 3_000, lastSent }), undefined);
+    assert.equal(resendWaitMs('server.log', { nowMs: 1_000_000 - 5_000, lastSent }), undefined, 'a clock set back never holds a file longer than the interval');
+    noteSent(lastSent, [{ rel: 'server.log', action: 'replaced' }], 2_000_000);
+    assert.equal(resendWaitMs('server.log', { nowMs: 2_000_000 + WATCH_LIMITS.fileIntervalMs, lastSent }), undefined, 'due once the interval is over');
+    noteSent(lastSent, [{ rel: 'a.md', action: 'uploaded' }], 3_000_000);
+    assert.deepEqual([...lastSent.keys()], ['a.md'], 'entries past the interval are forgotten');
   });
 
   it('a failed run is tried again with doubling backoff, events meanwhile wait for that try, and each run is told how many failed before it', async () => {

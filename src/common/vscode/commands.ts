@@ -26,12 +26,12 @@ export function registerCommand<Args extends unknown[]>(log: Log, id: CommandId,
   });
 }
 
-/** Logs the detail and shows a short message; shared by commands and background work. */
-export async function reportError(log: Log, error: unknown, context: string): Promise<void> {
+/** Logs the detail and shows a short message (after `lead`, which says what failed, when given); shared by commands and background work. */
+export async function reportError(log: Log, error: unknown, context: string, lead = ''): Promise<void> {
   if (isCancellation(error) || error instanceof vscode.CancellationError) return;
   log.error(`${context}: ${error instanceof Error ? '' : String(error)}`);
   if (error instanceof Error) log.error(error);
-  const short = redactSecrets(shortMessage(error));
+  const short = redactSecrets(lead + shortMessage(error));
   const fixes = fixActions(error);
   const showLog = vscode.l10n.t('Show Log');
   const choice = await vscode.window.showErrorMessage(short, ...fixes.map((f) => f.title), showLog);

@@ -25,6 +25,7 @@ import type { SkippedFile } from '../../common/core/folderExpansion';
 import { contentHash, hashFailureReason, knownHash, scannedHash, type HashStats } from './hashing';
 import { emptyManifest, type Manifest, type ManifestEntry, type ManifestStore } from './manifest';
 import { remoteNameFor, scanFolder, unreadMatcher, type ScanRules } from './scan';
+import { resendWaitMs, type ResendRule } from './watchBatcher';
 
 export interface PlannedUpload {
   rel: string;
@@ -85,6 +86,12 @@ export interface SyncPlan {
   /** Extra listed copies under the name of one of the folder's own files (an earlier accident); deleted with `dedupe`. */
   duplicates: Array<{ rel: string; file: FileInfo; sameSize: boolean }>;
   skipped: SkippedFile[];
+  /**
+   * A watch run's changed files whose last copy was sent a moment ago (PlanOptions.resend,
+   * WATCH_LIMITS.fileIntervalMs): not replaced in this run, that copy kept and still recorded
+   * (the file is local: never deleted as removed); each may be sent in `readyInMs`.
+   */
+  waiting?: Array<{ rel: string; readyInMs: number }>;
   /** Files the volume listed (for the delete guard). */
   remoteCount: number;
   hashing: HashStats;
@@ -103,6 +110,8 @@ export interface PlanOptions {
   ownership?: Ownership;
   /** Delete extra copies of the folder's own files (same name and size as the recorded copy). */
   dedupe?: boolean;
+  /** A watch run: a changed file sent less than WATCH_LIMITS.fileIntervalMs ago is left out (`SyncPlan.waiting`). Absent (a run the user starts): every file is taken. */
+  resend?: ResendRule;
   signal?: AbortSignal;
   hashConcurrency?: number;
 }
@@ -284,6 +293,7 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
     conflicts: [],
     duplicates: [],
     skipped: [...scan.skipped],
+    waiting: options.resend ? [] : undefined,
     remoteCount: remote.length,
     hashing,
     timings,
@@ -320,7 +330,10 @@ export async function planSync(options: PlanOptions): Promise<SyncPlan> {
           plan.baseChanged = true;
         }
       } else {
-        plan.uploads.push({ ...file, sha256, remoteName, replaces: [{ uuid: known.uuid, remoteName }] });
+        const readyInMs = options.resend && resendWaitMs(file.rel, options.resend);
+        // Changed again a moment after its last copy was sent (a log appended every few seconds): that copy stays until the interval is over.
+        if (readyInMs !== undefined) plan.waiting!.push({ rel: file.rel, readyInMs });
+        else plan.uploads.push({ ...file, sha256, remoteName, replaces: [{ uuid: known.uuid, remoteName }] });
       }
       return;
     }

@@ -2,7 +2,10 @@
 // (.gitignore applied and never synced itself, exclude globs, size limit, readable-files rule,
 // symlinks skipped: the same code as uploads, src/common/core/folderExpansion.ts), keyed by its path relative to the folder, with size and
 // mtime for the hash skip. No `vscode` import.
+import * as l10n from '@vscode/l10n';
+import { lstat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
+import { KsmError } from '../../api/errors';
 import { expandSelection, isSyncStateName, volumeNameFor, type KnownReadable, type SelectedFile, type SkippedFile } from '../../common/core/folderExpansion';
 
 /** A manifest (any pairing's, or the single-pairing one), its journal and its lock, at the folder's top or in a subfolder synced on its own: never synced, never a reason to sync. */
@@ -30,6 +33,38 @@ export interface ScanRules {
    * while files are edited: it reads them again when it applies.
    */
   keepSmallContent?: boolean;
+  /**
+   * Not a rule: the folder the caller checked (its real path's device and inode, e.g. with
+   * `folderIdentity`). The scan refuses (FolderReplacedError) a folder that is not that very
+   * directory when the walk starts or when it ends: a link put in its place after the check
+   * (a few milliseconds in the editor, between the check under the lock and the scan) was
+   * followed, and the files where it points were read and sent. (With `onFiles`, the files
+   * told during the walk were told already: the end check only stops the run there.)
+   */
+  expectFolder?: FolderIdentity;
+}
+
+export interface FolderIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** The synced folder is not the directory its caller checked (swapped for a link or another folder): nothing of it was used. */
+export class FolderReplacedError extends KsmError {
+  readonly kind = 'config' as const;
+}
+
+/** The device and inode of the directory at `path` itself (a link there is not followed: it has its own). */
+export async function folderIdentity(path: string): Promise<FolderIdentity> {
+  const info = await lstat(path);
+  return { dev: info.dev, ino: info.ino };
+}
+
+/** Throws FolderReplacedError unless `path` is, without following a link at it, the directory `expected`. */
+async function checkFolder(path: string, expected: FolderIdentity): Promise<void> {
+  const info = await lstat(path).catch(() => undefined);
+  if (info?.isDirectory() && info.dev === expected.dev && info.ino === expected.ino) return;
+  throw new FolderReplacedError(l10n.t('The folder {0} is no longer the folder that was checked (a symbolic link or another folder was put in its place): nothing of it was synced.', path));
 }
 
 /** What the last sync recorded per relative path, so unchanged files skip the readable-files sniff. */
@@ -62,6 +97,7 @@ export interface Scan {
  */
 export async function scanFolder(folder: string, rules: ScanRules, signal?: AbortSignal, known?: KnownFiles | Promise<KnownFiles | undefined>, onFiles?: (files: LocalFile[]) => void): Promise<Scan> {
   const base = resolve(folder);
+  if (rules.expectFolder) await checkFolder(base, rules.expectFolder);
   const local = (file: SelectedFile): LocalFile => {
     const rel = file.rel ?? toPosix(relative(base, file.path));
     return { rel, path: file.path, size: file.size, mtimeMs: file.mtimeMs ?? 0, sha256: file.sha256, content: file.sha256 ? file.content : undefined, identity: file.identity };
@@ -80,6 +116,8 @@ export async function scanFolder(folder: string, rules: ScanRules, signal?: Abor
     knownReadable: known instanceof Promise ? known.then(readableFrom) : readableFrom(known),
     onFiles: onFiles && ((found) => onFiles(found.map(local))),
   });
+  // Once more at the end: the folder swapped during the walk (a subfolder then read through the link) leaves nothing used.
+  if (rules.expectFolder) await checkFolder(base, rules.expectFolder);
   return { files: expansion.files.map(local), skipped: expansion.skipped };
 }
 

@@ -36,11 +36,53 @@ export const WATCH_LIMITS = {
   firstRetryMs: 15_000,
   /** …twice as long after each further failure, up to this; a Retry-After asking for longer is honoured up to this too. */
   longestRetryMs: 10 * 60_000,
+  /**
+   * A watch run sends a file again at most this long after a watch run of this pairing (in
+   * this window) sent its last copy; sooner, the file waits, what the volume holds of it
+   * is kept, and a run comes by itself when the wait is over. A log appended every 3 s (slower
+   * than the quiet period) was uploaded again, and its older copy deleted, at every append.
+   * A first change is sent after the quiet period as before; a run the user starts takes
+   * every file.
+   */
+  fileIntervalMs: 60_000,
 } as const;
+
+/**
+ * A watch run's rule for files sent a moment ago (WATCH_LIMITS.fileIntervalMs), given to
+ * the plan: `lastSent` is the pairing's memory across runs, when each path's copy was last
+ * sent (`noteSent`).
+ */
+export interface ResendRule {
+  nowMs: number;
+  lastSent: Map<string, number>;
+}
+
+/** Undefined when a watch run may send `rel` now; else how long until it may. */
+export function resendWaitMs(rel: string, rule: ResendRule): number | undefined {
+  const last = rule.lastSent.get(rel);
+  if (last === undefined) return undefined;
+  const wait = last + WATCH_LIMITS.fileIntervalMs - rule.nowMs;
+  if (wait <= 0 || wait > WATCH_LIMITS.fileIntervalMs) {
+    rule.lastSent.delete(rel); // due (or a clock set back): forgotten
+    return undefined;
+  }
+  return wait;
+}
+
+/** Records the paths a run sent (uploaded or replaced) at `nowMs`, and forgets entries past the interval (the map stays the size of a minute's sends). */
+export function noteSent(lastSent: Map<string, number>, results: ReadonlyArray<{ rel: string; action: string }>, nowMs: number): void {
+  for (const [rel, at] of lastSent) if (nowMs - at >= WATCH_LIMITS.fileIntervalMs) lastSent.delete(rel);
+  for (const r of results) if (r.action === 'uploaded' || r.action === 'replaced') lastSent.set(r.rel, nowMs);
+}
 
 /** What a run is told: how many runs in a row failed before it (0 for a first try), so a retry need not tell the user again. */
 export interface WatchRunContext {
   failures: number;
+}
+
+/** What a run may answer: it left files out (sent a moment ago, WATCH_LIMITS.fileIntervalMs); the batcher runs again in `againInMs` with no new event. */
+export interface WatchRunResult {
+  againInMs?: number;
 }
 
 export class WatchBatcher {
@@ -49,13 +91,17 @@ export class WatchBatcher {
   private deadline: unknown;
   /** Armed after a failed run: nothing starts before it fires, and then the changes held are tried again. */
   private backoff: unknown;
+  /** Armed after a run that left files out (sent a moment ago): a run when they may be sent, with no event needed. */
+  private recheck: unknown;
+  /** The paths of the run that left files out, taken again by the next run. */
+  private held: string[] = [];
   private failures = 0;
   private pending = new Set<string>();
   private running: Promise<void> | undefined;
   private disposed = false;
 
   constructor(
-    private readonly run: (changed: string[], context: WatchRunContext) => Promise<void>,
+    private readonly run: (changed: string[], context: WatchRunContext) => Promise<WatchRunResult | void>,
     private readonly options: {
       quietMs: number;
       clock?: Clock;
@@ -80,8 +126,8 @@ export class WatchBatcher {
 
   dispose(): void {
     this.disposed = true;
-    for (const handle of [this.timer, this.deadline, this.backoff]) if (handle !== undefined) this.clock.clearTimeout(handle);
-    this.timer = this.deadline = this.backoff = undefined;
+    for (const handle of [this.timer, this.deadline, this.backoff, this.recheck]) if (handle !== undefined) this.clock.clearTimeout(handle);
+    this.timer = this.deadline = this.backoff = this.recheck = undefined;
   }
 
   private get clock(): Clock {
@@ -107,14 +153,28 @@ export class WatchBatcher {
   private async fire(): Promise<void> {
     if (this.disposed || this.pending.size === 0 || this.backoff !== undefined) return;
     if (this.running) return; // the run in progress re-arms when it ends
-    for (const handle of [this.timer, this.deadline]) if (handle !== undefined) this.clock.clearTimeout(handle);
-    this.timer = this.deadline = undefined;
-    const changed = [...this.pending];
+    for (const handle of [this.timer, this.deadline, this.recheck]) if (handle !== undefined) this.clock.clearTimeout(handle);
+    this.timer = this.deadline = this.recheck = undefined;
+    const changed = [...new Set([...this.held, ...this.pending])];
     this.pending.clear();
+    this.held = [];
     this.running = this.run(changed, { failures: this.failures })
       .then(
-        () => {
+        (result) => {
           this.failures = 0;
+          const againInMs = result ? result.againInMs : undefined;
+          if (againInMs === undefined || this.disposed) return;
+          // Files sent a moment ago were left out: one run when they may be sent again (not one per quiet period meanwhile).
+          this.held = changed;
+          this.recheck = this.clock.setTimeout(
+            () => {
+              this.recheck = undefined;
+              for (const path of this.held) this.pending.add(path);
+              this.held = [];
+              void this.fire();
+            },
+            Math.max(this.options.quietMs, againInMs),
+          );
         },
         (error: unknown) => {
           if (this.disposed) return;

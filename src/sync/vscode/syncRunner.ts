@@ -9,14 +9,16 @@ import { shown } from '../../common/core/untrustedText';
 import { isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { withAbortSignal } from '../../common/vscode/cancellation';
+import { reportError } from '../../common/vscode/commands';
 import { settings, shownVolume } from '../../common/vscode/settings';
 import { excludeGlobs } from '../../common/vscode/excludeGlobs';
 import { applySync, type SyncSummary } from '../core/apply';
 import { FileManifestStore } from '../core/manifest';
+import { folderIdentity, type FolderIdentity } from '../core/scan';
 import type { SyncedFolder } from '../core/citedSource';
 import { acquireSyncLock } from '../core/lock';
 import { isInSync, needsOwnershipChoice, planCounts, planSync, type Ownership, type SyncPlan } from '../core/plan';
-import { eventFilter, WatchBatcher } from '../core/watchBatcher';
+import { eventFilter, noteSent, WATCH_LIMITS, WatchBatcher } from '../core/watchBatcher';
 import { confirmDeletions, showPreview } from './syncPreview';
 import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
 import type { DoChunking } from '../../api/types';
@@ -53,6 +55,12 @@ export class PairingRunner implements vscode.Disposable {
   private reviewOffered = false;
   /** Aborted by dispose (Stop Syncing, the pairing edited or removed, trust or excludes changed, the window closing): the run in progress stops, a lock wait ends. */
   private readonly disposal = new AbortController();
+  /** When a watch run last sent each file's copy (a watch run sends it again only WATCH_LIMITS.fileIntervalMs later). */
+  private readonly lastSent = new Map<string, number>();
+  /** The folder's device and inode, taken under the lock once its real path was checked: the run's scan reads that directory or nothing. */
+  private checkedFolder: FolderIdentity | undefined;
+  /** Set by a watch run that left files out: when the first of them may be sent. */
+  private sendAgainInMs: number | undefined;
 
   constructor(
     readonly pairing: Pairing,
@@ -163,9 +171,23 @@ export class PairingRunner implements vscode.Disposable {
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.folderPath), '**/*'));
     const batcher = new WatchBatcher(
       async (_changed, { failures }) => {
-        const summary = await this.sync({ background: true, retry: failures > 0 });
+        this.sendAgainInMs = undefined;
+        const summary = await this.sync({ background: true, retry: failures > 0 }).catch((error: unknown) => {
+          // Failed before anything was sent (the listing refused: 503, 401; the lock held past its wait): told once, as a failed
+          // apply's summary is, not again for each retry (the status bar and the log said it alone, and the user never knew).
+          if (failures === 0)
+            void reportError(
+              this.services.log,
+              error,
+              `[sync] ${this.label} → ${shown(this.pairing.volume)}: the watch sync failed`,
+              vscode.l10n.t('Sync of {0} → {1} failed (it is tried again by itself): ', this.label, shownVolume(this.pairing.volume)),
+            );
+          throw error;
+        });
         // Stopped by the service (down, refusing): the batcher tries again with backoff, and the changes wait for it.
         if (summary?.stopped) throw summary.stopped;
+        // Files sent a moment ago were left out: the batcher runs again when they may be sent.
+        return { againInMs: this.sendAgainInMs };
       },
       {
         quietMs: settings.syncWatchDelayMs(),
@@ -245,6 +267,10 @@ export class PairingRunner implements vscode.Disposable {
       // Again once the lock is held: the wait for another window lasts up to 10 minutes, and a folder swapped for a link
       // to one outside the workspace meanwhile was read through (the scan starts at the folder's path) and its files sent.
       if (this.refuse(options)) return undefined;
+      // And the scan is held to that very directory (device and inode, a link at its path not followed): a link put in its
+      // place in the milliseconds between this check and the scan was followed. Checked again after it is read, so it is the checked folder's.
+      this.checkedFolder = await folderIdentity(this.folderPath).catch(() => undefined);
+      if (this.refuse(options)) return undefined;
       await this.adoptLegacyManifest(store).catch((error: unknown) =>
         this.services.log.warn(`[sync] ${this.label}: the sync record in the workspace storage was not moved: ${(error as Error).message}`),
       );
@@ -274,21 +300,33 @@ export class PairingRunner implements vscode.Disposable {
               volume: this.pairing.volume,
               service: this.services.getClient(),
               store,
-              rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root },
+              rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root, expectFolder: this.checkedFolder ?? { dev: -1, ino: -1 } },
               deleteRemoved: this.pairing.deleteRemoved,
               ownership: options.ownership,
+              resend: options.background ? { nowMs: Date.now(), lastSent: this.lastSent } : undefined,
               signal: AbortSignal.any([cancel, this.disposal.signal]),
             }),
           ),
       );
       const c = planCounts(plan);
+      const waiting = plan.waiting ?? [];
+      if (waiting.length) {
+        this.sendAgainInMs = Math.min(...waiting.map((f) => f.readyInMs));
+        const names = waiting.slice(0, 5).map((f) => shown(f.rel));
+        this.services.log.info(
+          `[sync] ${this.label} → ${shown(this.pairing.volume)}: ${waiting.length} changed file(s) wait, each sent at most once every ${WATCH_LIMITS.fileIntervalMs / 1000} s by watch (next in ${Math.ceil(this.sendAgainInMs / 1000)} s): ${names.join(', ')}${waiting.length > names.length ? ', …' : ''}`,
+        );
+      }
+      /** The state once applied: in sync, or files waiting for their interval. */
+      const settled = (): SyncState =>
+        this.changedPaths.size || waiting.length ? { kind: 'pending', count: Math.max(this.changedPaths.size, waiting.length), waiting: waiting.length || undefined } : { kind: 'inSync' };
       this.services.log.info(
         `[sync] ${this.label} → ${shown(this.pairing.volume)}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`,
       );
       if (isInSync(plan) && !plan.baseChanged && !options.preview) {
         this.syncedOnce = true;
         this.reviewOffered = false;
-        this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
+        this.setState(settled());
         return undefined;
       }
       const needsPreview = options.preview || plan.manifest.state !== 'ok' || plan.deletes.length > 0 || needsOwnershipChoice(plan);
@@ -357,6 +395,7 @@ export class PairingRunner implements vscode.Disposable {
         },
       );
       this.syncedOnce = true;
+      if (options.background) noteSent(this.lastSent, summary.results, Date.now()); // the interval is between watch runs' copies: a save after the user's own run is sent as usual
       if (summary.stopped) this.services.log.warn(`[sync] ${this.label}: stopped: ${summary.stopped.message}`);
       // One line per file: a name's newline (a file in the folder, a volume from the repository's settings) or a service's reason would forge lines of the log.
       for (const r of summary.results) this.services.log.info(`[sync] ${shown(this.pairing.volume)}: ${shown(r.rel)} ${r.action}${'reason' in r ? ` — ${shown(r.reason)}` : ''}`);
@@ -365,7 +404,7 @@ export class PairingRunner implements vscode.Disposable {
       if (summary.stopped) this.setState({ kind: 'error', message: summary.stopped.message });
       else if (summary.failed) this.setState({ kind: 'error', message: vscode.l10n.t('{0} file(s) failed', summary.failed) });
       else if (summary.wasCancelled) this.setState({ kind: 'pending', count: summary.cancelled });
-      else this.setState(this.changedPaths.size ? { kind: 'pending', count: this.changedPaths.size } : { kind: 'inSync' });
+      else this.setState(settled());
       if (!options.background || (summary.failed && !options.retry)) this.hooks.showSummary(this, summary, ready);
       return summary;
     } catch (error) {
