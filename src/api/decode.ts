@@ -109,14 +109,22 @@ export function decodeUploadInfos(body: unknown, redact: Redactor): FileInfo[] {
 
 export function decodeDeleteResult(body: unknown, requested: string[]): DeleteResult {
   if (!isObject(body)) return { deleted: [...requested], notFound: [] };
-  // Only ids this request named count: an answer claiming others (deleted or missing) is not believed.
+  // Only ids this request named count, each once: an answer claiming others (deleted or
+  // missing) is not believed, and one naming an id a million times (its callers look each
+  // up in the volume's listing, and print it) says it once.
   const asked = new Set(requested);
-  const notFound = stringArray(body.not_found ?? body.notFound).filter((id) => asked.has(id));
+  const notFound = askedOnce(stringArray(body.not_found ?? body.notFound), asked);
   const deletedField = body.deleted;
   // An answer without `deleted` (the reference's bare {code, message}) means every
   // requested id not listed as missing was deleted.
-  const deleted = Array.isArray(deletedField) ? stringArray(deletedField).filter((id) => asked.has(id)) : requested.filter((id) => !notFound.includes(id));
+  const missing = new Set(notFound);
+  const deleted = Array.isArray(deletedField) ? askedOnce(stringArray(deletedField), asked) : requested.filter((id) => !missing.has(id));
   return { deleted, notFound };
+}
+
+function askedOnce(ids: string[], asked: ReadonlySet<string>): string[] {
+  const seen = new Set<string>();
+  return ids.filter((id) => asked.has(id) && !seen.has(id) && seen.add(id));
 }
 
 function stringArray(value: unknown): string[] {

@@ -35,6 +35,16 @@ describe('api decoding and helpers', () => {
     assert.deepEqual(decodeDeleteResult({ deleted: ['a', 'zz\u001b[2J'], not_found: ['b', 'yy'] }, ['a', 'b']), { deleted: ['a'], notFound: ['b'] });
   });
 
+  it('says each id of a delete answer once, however often the service repeats it', () => {
+    // `ksm rm` looked each deleted id up in the volume's listing and printed it: a million
+    // repeats against a listing of a million files was quadratic.
+    const requested = Array.from({ length: 100_000 }, (_, i) => `id${i}`);
+    const repeated = Array.from({ length: 1_000_000 }, (_, i) => `id${i % 3}`);
+    assert.deepEqual(decodeDeleteResult({ deleted: repeated, not_found: repeated }, ['id0', 'id1', 'id2']), { deleted: ['id0', 'id1', 'id2'], notFound: ['id0', 'id1', 'id2'] });
+    const { deleted, notFound } = decodeDeleteResult({ not_found: repeated }, requested);
+    assert.deepEqual([deleted.length, notFound], [99_997, ['id0', 'id1', 'id2']]);
+  });
+
   it('decodes an agent answer (D20) and refuses one without thread_id', () => {
     const message = decodeAgentMessage(
       { id: 'msg_1', thread_id: 't', agent_id: 'a', content: 'hi', citations: [{ file_id: 'f', filename: 'x', score: '0.5', chunk_index: 2 }, 'junk'], status: 'stop' },

@@ -80,6 +80,14 @@ describe('SSE decoding', () => {
     assert.deepEqual(await decode(Buffer.from('data:  two spaces\ndata:\n\n')), [{ event: undefined, data: ' two spaces\n', id: undefined }]);
   });
 
+  it('reads a read of one CR and a million LF lines in time linear in its length', async () => {
+    // The parser looked for the next CR from each line of a read holding one: to the read's
+    // end every time, as none followed (quadratic in the read's length).
+    let count = 0;
+    for await (const e of readServerSentEvents(pieces(Buffer.from(`: a CR line end\r${'data: x\n\n'.repeat(1_000_000)}`), []))) if (e.data === 'x') count++;
+    assert.equal(count, 1_000_000);
+  });
+
   it('propagates a broken byte stream to the caller', async () => {
     async function* broken(): AsyncGenerator<Uint8Array> {
       yield Buffer.from('data: one\n\n');

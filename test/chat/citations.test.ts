@@ -1,7 +1,7 @@
 // Sources numbered to match the answer's markers [1]..[n] (D19: the n-th citation of the
 // stream), each passage once with every number that points at it.
 import { strict as assert } from 'node:assert';
-import { CitationNumbering, citationByMarker, citationKey, citationVolumeLabel, markerNumbers, mergeCitations } from '../../src/chat/core/citations';
+import { CitationMerge, CitationNumbering, citationByMarker, citationKey, citationVolumeLabel, markerNumbers, mergeCitations } from '../../src/chat/core/citations';
 import type { SourceCitation } from '../../src/chat/core/conversationModel';
 import { passageDocument, planCitationReveal } from '../../src/chat/core/citationReveal';
 
@@ -65,6 +65,27 @@ describe('chat: citation numbering and deduplication', () => {
       merged.map((c) => c.markers),
       [[1], [2], [3]],
     );
+  });
+
+  it('a hostile stream of citations is merged in linear time: one event of 200,000 copies of a passage, 200,000 unnumbered ones, 100,000 events of one each', () => {
+    // Each repeat copied the passage's markers, each unnumbered one looked through all before
+    // it for the highest number, and each event copied every citation before it: quadratic.
+    const copies = new CitationNumbering().add(Array.from({ length: 200_000 }, () => cite('a', 0)));
+    assert.equal(copies.length, 1);
+    assert.deepEqual(copies[0].markers!.slice(-2), [199_999, 200_000]);
+    const unnumbered = mergeCitations(
+      [],
+      Array.from({ length: 200_000 }, (_, i) => cite(`f${i}`, 0)),
+    );
+    assert.deepEqual(unnumbered.at(-1)!.markers, [200_000]);
+    const numbering = new CitationNumbering();
+    const merge = new CitationMerge([cite('earlier', 0, { markers: [1] })]);
+    numbering.add([cite('earlier', 0)]);
+    let merged: SourceCitation[] = [];
+    for (let i = 0; i < 100_000; i++) merged = merge.add(numbering.add([i % 2 ? cite('same', 0) : cite(`f${i}`, 0)]));
+    assert.equal(merged.length, 50_002);
+    assert.deepEqual(merged.find((c) => c.fileId === 'same')!.markers!.slice(0, 3), [3, 5, 7]);
+    assert.deepEqual(merge.add([cite('earlier', 0, { markers: [1, 100_003] })])[0].markers, [1, 100_003], 'a number it had is not repeated, a new one is added in order');
   });
 
   it('labels the personal volume "My files" and named volumes by name', () => {

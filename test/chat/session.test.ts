@@ -12,6 +12,7 @@ import { AuthenticationError } from '../../src/api/errors';
 import { ChatSession, CONTINUE_PROMPT, type ChatSessionHost } from '../../src/chat/panel/chatSession';
 import { ConversationStore } from '../../src/chat/core/conversationStore';
 import type { HostToWebview, ModelOptions } from '../../src/chat/protocol';
+import { sseHead, startRawServer } from '../api/rawServer';
 
 const options: ModelOptions = { models: ['emu-chat', 'emu-reasoner'], reasoningModels: ['emu-reasoner'], defaultModel: 'emu-chat', agentId: 'rag-agent', agentModel: 'emu-chat' };
 
@@ -278,5 +279,41 @@ describe('chat session against the emulator', () => {
     const stored = await new ConversationStore(storeDir).load(id);
     assert.equal(stored?.turns[1].state, 'stopped');
     assert.ok((stored?.turns[1].content.length ?? 0) > 0, 'the partial text reached the disk');
+  });
+});
+
+describe('chat session: a hostile stream of citations', () => {
+  it('posts the citations of 5,000 one-citation events as one list, not one growing list per event', async () => {
+    // Each event posted (and cloned) every citation so far: quadratic in the events.
+    const events = 5_000;
+    const server = await startRawServer((_req, res) => {
+      sseHead(res);
+      for (let i = 0; i < events; i++) res.write(`event: retrieval\ndata: ${JSON.stringify({ thread_id: 't-1', citations: [{ file_id: `f${i}`, filename: `f${i}.md`, chunk_index: 0 }] })}\n\n`);
+      res.write(`event: message\ndata: ${JSON.stringify({ thread_id: 't-1', delta: 'Sources.' })}\n\n`);
+      res.end(`event: done\ndata: ${JSON.stringify({ thread_id: 't-1', status: 'stop' })}\n\n`);
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'ksm-chat-citations-'));
+    try {
+      const posted: HostToWebview[] = [];
+      const host: ChatSessionHost = {
+        getService: () => new KsmClient({ baseUrl: server.url, apiKey: async () => 'ksm-test-key-0123456789' }),
+        getOptions: () => options,
+        getVolumes: () => [],
+        post: (m) => posted.push(m),
+        log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+      };
+      // Batches far apart: only the answer's end posts its citations.
+      const session = new ChatSession(new ConversationStore(join(dir, 'store')), host, { flushIntervalMs: 600_000, checkpointMs: 600_000 });
+      await session.newConversation('agent');
+      assert.equal((await session.send('q'))?.state, 'done');
+      await session.idle();
+      const lists = posted.flatMap((m) => (m.type === 'answerUpdate' && m.patch.citations ? [m.patch.citations] : []));
+      assert.equal(lists.length, 1, `${lists.length} citation lists were posted`);
+      assert.equal(lists[0]!.length, events);
+      assert.equal((await session.current()).turns[1].citations?.length, events);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { passageDocument } from '../../src/chat/core/citationReveal';
-import { AnswerCitations, MarkerLinker, askAgent, citedFiles } from '../../src/nativeChat/core/participant';
+import { AnswerCitations, MarkerLinker, askAgent, citedFiles, citedFilesWithMarkers } from '../../src/nativeChat/core/participant';
 import { useEmulator } from '../api/harness';
 
 const link = (n: number) => `command:open?${n}`;
@@ -17,6 +17,22 @@ const linkAll = (chunks: string[]): string => {
 };
 
 describe('@ksm sources: markers as links, a source opens its cited passage', () => {
+  it('lists the sources of an answer citing 200,000 files, each with its first marker, in linear time', () => {
+    // The first marker of each file was searched for in all citations: quadratic.
+    const citations = Array.from({ length: 200_000 }, (_, i) => ({ fileId: `f${i % 100_000}`, filename: `f${i}.md`, volume: 'docs', chunkIndex: i, markers: [i + 1] }));
+    const sources = citedFilesWithMarkers(citations);
+    assert.equal(sources.length, 100_000);
+    assert.deepEqual(sources.at(-1), { file: citedFiles(citations).at(-1), marker: 100_000 });
+    assert.deepEqual(
+      citedFilesWithMarkers([
+        { fileId: 'a', filename: 'a.md' },
+        { fileId: 'b', filename: 'b.md', volume: 'v' },
+      ]).map((s) => s.marker),
+      [1, 2],
+      'unnumbered: by position',
+    );
+  });
+
   it('links each [n], also when a chunk boundary splits it, and leaves code and existing links alone', () => {
     assert.equal(linkAll(['See [1] and [2].']), 'See [\\[1\\]](command:open?1) and [\\[2\\]](command:open?2).');
     assert.equal(linkAll(['See [', '1', '2] end']), 'See [\\[12\\]](command:open?12) end');

@@ -74,6 +74,17 @@ describe('sync: a cited file back to the workspace file and passage', () => {
     assert.deepEqual(findPassage('a (b) [c] * d', '(b) [c] *'), { startLine: 0, endLine: 0 }, 'regex characters in the snippet are text');
   });
 
+  it('a hostile snippet: a hundred thousand lines, or a near match at every word of a large file, is read in linear time', () => {
+    // The snippet's words joined by `\\s+` into a regex overflowed the stack past a few
+    // thousand words, and every line of the snippet was then tried against the whole file.
+    const file = `${'aaaa '.repeat(100_000)}\nThe longest line of the cited passage is this one, kept.\n`;
+    const lines = Array.from({ length: 100_000 }, (_, i) => `aaaa aaaa aaaa aaaa ${i} bbbb`);
+    lines.push('The longest line of the cited passage is this one, kept.');
+    assert.deepEqual(findPassage(file, lines.join('\n')), { startLine: 1, endLine: 1 });
+    assert.equal(findPassage(file, `${'aaaa '.repeat(3000)}bbbb`), undefined);
+    assert.deepEqual(findPassage(file, `${'aaaa\n'.repeat(3000)}aaaa`), { startLine: 0, endLine: 0 });
+  });
+
   describe('over HTTP: a real sync, a real agent answer', function () {
     let fx: EmulatorFixture;
     before(async () => {

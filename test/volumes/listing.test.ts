@@ -9,7 +9,9 @@ import { AuthenticationError } from '../../src/api/errors';
 import { deleteSelectedFiles } from '../../src/volumes/core/fileDeletion';
 import { VolumeSearch } from '../../src/volumes/core/fileSearch';
 import { StatusPoller } from '../../src/volumes/core/statusPoller';
-import type { ListingChange } from '../../src/volumes/core/volumeListing';
+import { VolumeListing, type ListingChange } from '../../src/volumes/core/volumeListing';
+import type { FileInfo } from '../../src/api/types';
+import type { KsmService } from '../../src/api/service';
 import { openListing, seedVolume } from '../support/volumeFixtures';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from './volumesEmulator';
 
@@ -324,5 +326,35 @@ describe('volumes: listing model against the emulator', function () {
     const cancelled = new VolumeSearch(fx.client, volume, 'f01', 50);
     await assert.rejects(cancelled.findMore(10, aborted.signal));
     assert.equal((await cancelled.findMore(200)).length, 100, 'a cancelled search can run again');
+  });
+});
+
+describe('volumes: a hostile listing', () => {
+  it('a page of 200,000 files still processing is polled in time linear in its length', async () => {
+    // Each pending file's offset was searched for in all loaded files, and the offsets
+    // spread into Math.min: a listing page of a million files hung the status poll.
+    const count = 200_000;
+    const files = (status: string): FileInfo[] => Array.from({ length: count }, (_, i) => ({ uuid: `u${i}`, filename: `f${i}.md`, status, filesize: 1, date: '20260101000000', isdir: 0 }));
+    const asked: Array<{ offset?: number; limit?: number }> = [];
+    let status = 'chunking';
+    const service = {
+      listFiles: async (request: { offset?: number; limit?: number }) => {
+        asked.push(request);
+        // Far more than asked for: the server decides.
+        return { total: count, offset: request.offset ?? 0, files: files(status) };
+      },
+    } as unknown as KsmService;
+    const listing = new VolumeListing(
+      () => service,
+      'team',
+      () => 100,
+    );
+    await listing.ensureLoaded();
+    assert.equal(listing.pendingFiles.length, count);
+    status = 'done';
+    const outcome = await listing.pollPending();
+    assert.deepEqual(asked.at(-1), { volume: 'team', offset: 0, limit: 1000 });
+    assert.equal(outcome.pending, 0);
+    assert.equal(outcome.changed, count);
   });
 });

@@ -4,7 +4,7 @@
 // more however the stream ended before reporting `finished`. Partial text is never thrown
 // away: stopped, cut-off and error answers keep what arrived.
 import * as l10n from '@vscode/l10n';
-import { mergeCitations } from './citations';
+import { CitationMerge } from './citations';
 import type { KsmService } from '../../api/service';
 import type { ClientLogger } from '../../api/types';
 import { NotConnectedError } from '../../common/core/errorFixes';
@@ -69,6 +69,8 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
   else delete answer.maxTokens;
   conversation.updatedAt = Date.now();
   const controller = new AbortController();
+  // Grown in place, event by event: a copy of all citations so far per event was quadratic.
+  const citations = new CitationMerge(answer.citations ?? []);
   const checkpoint = new Checkpoint(() => store.save(conversation), options.checkpointMs, log);
 
   const stream = async (): Promise<Extract<AnswerEvent, { type: 'finished' }>> => {
@@ -85,7 +87,7 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
     }
     for await (const event of ask(options.service(), request, controller.signal)) {
       if (event.type === 'finished') return event;
-      applyEvent(conversation, answer, event, earlierUsage);
+      applyEvent(conversation, answer, event, citations, earlierUsage);
       options.onEvent(event, answer);
       checkpoint.schedule();
     }
@@ -115,7 +117,7 @@ export function launchAnswer(options: LaunchOptions): RunningAnswer {
 }
 
 /** Folds one streamed event into the answer turn and the conversation (thread continuity). */
-function applyEvent(conversation: StoredConversation, answer: Turn, event: Exclude<AnswerEvent, { type: 'finished' }>, earlierUsage?: TokenUsage): void {
+function applyEvent(conversation: StoredConversation, answer: Turn, event: Exclude<AnswerEvent, { type: 'finished' }>, citations: CitationMerge, earlierUsage?: TokenUsage): void {
   switch (event.type) {
     case 'text':
       answer.content += event.text;
@@ -124,7 +126,7 @@ function applyEvent(conversation: StoredConversation, answer: Turn, event: Exclu
       answer.reasoning = (answer.reasoning ?? '') + event.text;
       return;
     case 'citations':
-      answer.citations = mergeCitations(answer.citations ?? [], event.citations);
+      answer.citations = citations.add(event.citations);
       return;
     case 'thread':
       conversation.threadId ||= event.threadId;

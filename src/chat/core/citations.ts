@@ -38,7 +38,8 @@ export class CitationNumbering {
       const number = ++this.count;
       const key = citationKey(citation);
       const pending = out.get(key);
-      if (pending) pending.markers = [...(pending.markers ?? []), number];
+      // In place: a copy per repeat made an event of 100,000 copies of one passage quadratic.
+      if (pending) pending.markers!.push(number);
       else out.set(key, { ...citation, ...(citation.volume ? { volumeLabel: citationVolumeLabel(citation.volume) } : {}), markers: [number] });
     }
     return [...out.values()];
@@ -47,20 +48,57 @@ export class CitationNumbering {
 
 /** `existing` plus `incoming`, one entry per passage, marker numbers merged in order. */
 export function mergeCitations(existing: readonly SourceCitation[], incoming: readonly SourceCitation[]): SourceCitation[] {
-  const merged = existing.map((c, i) => ({ ...c, markers: markerNumbers(c, i) }));
-  const byKey = new Map(merged.map((c) => [citationKey(c), c]));
-  for (const citation of incoming) {
-    const known = byKey.get(citationKey(citation));
-    const numbers = citation.markers?.length ? citation.markers : [merged.reduce((max, c) => Math.max(max, ...c.markers), 0) + 1];
-    if (known) {
-      known.markers = [...new Set([...known.markers, ...numbers])].sort((a, b) => a - b);
-    } else {
-      const entry = { ...citation, markers: numbers };
-      merged.push(entry);
-      byKey.set(citationKey(entry), entry);
+  return new CitationMerge(existing).add(incoming);
+}
+
+type NumberedCitation = SourceCitation & { markers: number[] };
+
+/**
+ * `mergeCitations` for a stream: each `add` costs what it adds, not what came before. An
+ * answer's citations arrive an event at a time (the service may send 100,000 events of one
+ * citation each); merging each into a fresh copy of all before it was quadratic (minutes).
+ * `add` returns the merged list, the same array each time, grown in place.
+ */
+export class CitationMerge {
+  private readonly merged: NumberedCitation[];
+  private readonly byKey = new Map<string, NumberedCitation>();
+  private highest = 0;
+
+  constructor(existing: readonly SourceCitation[]) {
+    this.merged = existing.map((c, i) => ({ ...c, markers: [...markerNumbers(c, i)] }));
+    for (const c of this.merged) {
+      this.byKey.set(citationKey(c), c);
+      for (const n of c.markers) if (n > this.highest) this.highest = n;
     }
   }
-  return merged;
+
+  add(incoming: readonly SourceCitation[]): SourceCitation[] {
+    for (const citation of incoming) {
+      const known = this.byKey.get(citationKey(citation));
+      const numbers = citation.markers?.length ? citation.markers : [this.highest + 1];
+      for (const n of numbers) if (n > this.highest) this.highest = n;
+      if (known) {
+        const last = known.markers[known.markers.length - 1] ?? 0;
+        // Numbered as they stream, a repeat's numbers come after all before them: appended.
+        if (isAscendingAfter(numbers, last)) known.markers.push(...numbers);
+        else known.markers = [...new Set([...known.markers, ...numbers])].sort((a, b) => a - b);
+      } else {
+        const entry = { ...citation, markers: [...numbers] };
+        this.merged.push(entry);
+        this.byKey.set(citationKey(entry), entry);
+      }
+    }
+    return this.merged;
+  }
+}
+
+function isAscendingAfter(numbers: readonly number[], after: number): boolean {
+  let previous = after;
+  for (const n of numbers) {
+    if (!(n > previous)) return false;
+    previous = n;
+  }
+  return true;
 }
 
 /** The citation a marker number points at, if any. */

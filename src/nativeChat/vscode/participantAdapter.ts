@@ -11,11 +11,10 @@ import type { ExtensionServices } from '../../common/vscode/services';
 import { personalVolume, settings } from '../../common/vscode/settings';
 import {
   askAgent,
-  citedFiles,
+  citedFilesWithMarkers,
   MarkerLinker,
   parseCommand,
   type AnswerCitations,
-  type SourceCitation,
   PARTICIPANT_ID,
   participantQuestion,
   isImplicitReference,
@@ -110,11 +109,10 @@ async function ask(
     },
   });
   show(linker.flush());
-  const files = citedFiles(outcome.citations);
+  const files = citedFilesWithMarkers(outcome.citations);
   if (files.length > 0) {
     // Trusted for this one command only: a source opens the passage it cited (as in the panel).
-    const lines = files.map((file, i) => {
-      const marker = firstMarkerOf(outcome.citations, file);
+    const lines = files.map(({ file, marker }, i) => {
       return `${i + 1}. [${markdownText(shownInput(file.filename, 200))}](${citationLink(answerId, marker)} "${vscode.l10n.t('Open the cited passage')}") — ${markdownText(shownInput(file.volumeLabel, 200))}`;
     });
     stream.markdown(trusted(`\n\n**Sources**\n\n${lines.join('\n')}\n`));
@@ -203,10 +201,4 @@ function pendingReferences(references: readonly vscode.ChatPromptReference[]): P
     // `vscode.customizations.index`), not the user's context: the agent gets none of it.
   }
   return out;
-}
-
-/** The marker of a file's first passage in an answer (markers count passages, 1-based, unless the engine numbered them). */
-function firstMarkerOf(citations: readonly SourceCitation[], file: { fileId: string; volume?: string }): number {
-  const index = citations.findIndex((c) => c.fileId === file.fileId && (c.volume ?? '') === (file.volume ?? ''));
-  return citations[index]?.markers?.[0] ?? index + 1;
 }

@@ -85,36 +85,74 @@ export interface PassageRange {
 export function findPassage(text: string, snippet: string | undefined): PassageRange | undefined {
   const wanted = (snippet ?? '').trim();
   if (!wanted) return undefined;
-  const whole = locate(text, wanted);
+  const flat = collapsed(text);
+  const whole = locate(text, flat, wanted);
   if (whole) return whole;
   // The service may quote a chunk with its markup stripped ("# Title" → "Title") and lines
   // joined: try its lines and sentences, longest first, each also without a few leading words.
+  // Only the longest few: each try reads the whole file, and a hostile snippet can have
+  // a hundred thousand lines.
   const parts = wanted
     .split(/\r?\n|(?<=[.!?])\s+/)
     .map((l) => l.trim())
     .filter((l) => l.length >= 12)
-    .sort((a, b) => b.length - a.length);
+    .sort((a, b) => b.length - a.length)
+    .slice(0, MAX_PASSAGE_PARTS);
   for (const part of parts) {
     const words = part.split(/\s+/);
     for (let drop = 0; drop <= Math.min(6, words.length - 3); drop++) {
       const candidate = words.slice(drop).join(' ');
       if (candidate.length < 12) break;
-      const at = locate(text, candidate);
+      const at = locate(text, flat, candidate);
       if (at) return at;
     }
   }
   return undefined;
 }
 
-/** Matches `needle` in `text` with any run of whitespace equal to any other; the lines it spans. */
-function locate(text: string, needle: string): PassageRange | undefined {
-  const words = needle
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+/** How many of a snippet's lines and sentences are looked for, longest first. */
+const MAX_PASSAGE_PARTS = 16;
+
+/** The text with each run of whitespace as one space, and where each of its characters came from. */
+interface Collapsed {
+  text: string;
+  from: Uint32Array;
+}
+
+function collapsed(text: string): Collapsed {
+  const from = new Uint32Array(text.length);
+  let out = '';
+  let n = 0;
+  const run = /\s+/g;
+  let copied = 0;
+  const copy = (end: number) => {
+    out += text.slice(copied, end);
+    for (let i = copied; i < end; i++) from[n++] = i;
+  };
+  for (let m = run.exec(text); m; m = run.exec(text)) {
+    copy(m.index);
+    out += ' ';
+    from[n++] = m.index;
+    copied = run.lastIndex;
+  }
+  copy(text.length);
+  return { text: out, from: from.subarray(0, n) };
+}
+
+/**
+ * Finds `needle` in `text` with any run of whitespace equal to any other; the lines it spans.
+ * A plain substring search in the collapsed text: the regex it replaces (the needle's words
+ * joined by `\s+`) overflowed the stack on a long snippet and re-read a near match from every
+ * place it started.
+ */
+function locate(text: string, flat: Collapsed, needle: string): PassageRange | undefined {
+  const words = needle.split(/\s+/).filter(Boolean);
   if (words.length === 0) return undefined;
-  const match = new RegExp(words.join('\\s+')).exec(text);
-  if (!match) return undefined;
+  const wanted = words.join(' ');
+  const at = flat.text.indexOf(wanted);
+  if (at < 0) return undefined;
+  const start = flat.from[at]!;
+  const end = flat.from[at + wanted.length - 1]! + 1;
   const lineAt = (offset: number) => text.slice(0, offset).split('\n').length - 1;
-  return { startLine: lineAt(match.index), endLine: lineAt(match.index + match[0].length) };
+  return { startLine: lineAt(start), endLine: lineAt(end) };
 }

@@ -181,9 +181,16 @@ export class VolumeListing {
   async pollPending(signal?: AbortSignal): Promise<{ pending: number; changed: number }> {
     const pending = this.pendingFiles;
     if (pending.length === 0 || this.state.kind !== 'loaded') return { pending: 0, changed: 0 };
-    const offsets = pending.map((f) => this.offsetOf(f));
-    const first = Math.min(...offsets);
-    const last = Math.max(...offsets);
+    // Offsets from one index of the loaded files: a search of them per pending file (and
+    // the offsets spread into Math.min) hung the poll when a page listed a million files.
+    const offsetOf = this.offsets();
+    let first = Infinity;
+    let last = -Infinity;
+    for (const file of pending) {
+      const offset = offsetOf(file);
+      if (offset < first) first = offset;
+      if (offset > last) last = offset;
+    }
     const generation = this.generation;
     const page = await this.service().listFiles({ volume: this.volume, offset: first, limit: Math.min(MAX_LIMIT, last - first + 1) }, { signal });
     if (generation !== this.generation) return { pending: this.pendingFiles.length, changed: 0 };
@@ -211,11 +218,12 @@ export class VolumeListing {
     return { pending: this.pendingFiles.length, changed: updated.length };
   }
 
-  private offsetOf(file: FileInfo): number {
-    const index = this.files.indexOf(file);
-    if (index >= 0) return index;
+  /** Where each visible file lies in the volume's listing. */
+  private offsets(): (file: FileInfo) => number {
+    const loaded = new Map(this.files.map((f, i) => [f, i]));
+    const recent = new Map(this.recent.map((f, i) => [f, i]));
     // Uploads append at the end (D10), so this session's uploads are the volume's tail.
-    return Math.max(0, this.total - this.recent.length + this.recent.indexOf(file));
+    return (file) => loaded.get(file) ?? Math.max(0, this.total - this.recent.length + (recent.get(file) ?? -1));
   }
 
   /**
