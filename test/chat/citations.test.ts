@@ -88,6 +88,17 @@ describe('chat: citation numbering and deduplication', () => {
     assert.deepEqual(merge.add([cite('earlier', 0, { markers: [1, 100_003] })])[0].markers, [1, 100_003], 'a number it had is not repeated, a new one is added in order');
   });
 
+  it("merges one event's 500,000 repeats of a passage already cited (a 16 MiB event holds that many) without a spread that overflows the stack", () => {
+    const numbering = new CitationNumbering();
+    const merge = new CitationMerge([]);
+    merge.add(numbering.add([cite('same', 0)]));
+    const [repeated] = numbering.add(Array.from({ length: 500_000 }, () => cite('same', 0)));
+    assert.equal(repeated.markers!.length, 500_000);
+    const [merged] = merge.add([repeated]);
+    assert.equal(merged.markers!.length, 500_001);
+    assert.deepEqual(merged.markers!.slice(-2), [500_000, 500_001]);
+  });
+
   it('labels the personal volume "My files" and named volumes by name', () => {
     assert.equal(citationVolumeLabel('{dev}'), 'My files');
     assert.equal(citationVolumeLabel('lamps'), 'lamps');

@@ -80,7 +80,8 @@ export class CitationMerge {
       if (known) {
         const last = known.markers[known.markers.length - 1] ?? 0;
         // Numbered as they stream, a repeat's numbers come after all before them: appended.
-        if (isAscendingAfter(numbers, last)) known.markers.push(...numbers);
+        // One push each: a spread of one event's repeats (hundreds of thousands in a 16 MiB event) overflowed the stack.
+        if (isAscendingAfter(numbers, last)) for (const n of numbers) known.markers.push(n);
         else known.markers = [...new Set([...known.markers, ...numbers])].sort((a, b) => a - b);
       } else {
         const entry = { ...citation, markers: [...numbers] };

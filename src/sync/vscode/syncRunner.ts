@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { pairingFolderLabel } from '../core/pairingText';
 import { shown } from '../../common/core/untrustedText';
-import { isCancellation } from '../../api/errors';
+import { errorMessage, isCancellation } from '../../api/errors';
 import type { ExtensionServices } from '../../common/vscode/services';
 import { withAbortSignal } from '../../common/vscode/cancellation';
 import { reportError } from '../../common/vscode/commands';
@@ -192,7 +192,7 @@ export class PairingRunner implements vscode.Disposable {
       {
         quietMs: settings.syncWatchDelayMs(),
         onRetry: (delayMs, error) =>
-          this.services.log.warn(`[sync] ${this.label} → ${shown(this.pairing.volume)}: the watch sync failed (${shown(errorText(error))}); trying again in ${Math.round(delayMs / 1000)} s`),
+          this.services.log.warn(`[sync] ${this.label} → ${shown(this.pairing.volume)}: the watch sync failed (${shown(errorMessage(error))}); trying again in ${Math.round(delayMs / 1000)} s`),
       },
     );
     this.batcher = batcher;
@@ -311,7 +311,7 @@ export class PairingRunner implements vscode.Disposable {
       const c = planCounts(plan);
       const waiting = plan.waiting ?? [];
       if (waiting.length) {
-        this.sendAgainInMs = Math.min(...waiting.map((f) => f.readyInMs));
+        this.sendAgainInMs = waiting.reduce((soonest, f) => Math.min(soonest, f.readyInMs), Infinity); // no spread: a mass change can leave many thousands waiting
         const names = waiting.slice(0, 5).map((f) => shown(f.rel));
         this.services.log.info(
           `[sync] ${this.label} → ${shown(this.pairing.volume)}: ${waiting.length} changed file(s) wait, each sent at most once every ${WATCH_LIMITS.fileIntervalMs / 1000} s by watch (next in ${Math.ceil(this.sendAgainInMs / 1000)} s): ${names.join(', ')}${waiting.length > names.length ? ', …' : ''}`,
@@ -422,10 +422,6 @@ export class PairingRunner implements vscode.Disposable {
     this.batcher?.dispose();
     this.watcher?.dispose();
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The first of these paths that exists, stat'ed (rejects when none does). */
