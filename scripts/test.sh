@@ -30,6 +30,14 @@ if [ -f test/webview/.mocharc.json ]; then
   npx mocha --config test/webview/.mocharc.json 2>&1 | tee test-results/webview.log
 fi
 
+# Users run `ksm` under whatever Node they have; the machine has Node 20. The command-line and
+# MCP suites run again with `ksm` (and only `ksm`) under the newest Node line: mocha and the
+# emulator stay on Node 20, whose build of the emulator's native store they need.
+stage "command line and MCP server again, ksm under Node 26 (scripts/setup-node.sh)"
+cli_node="$(bash scripts/setup-node.sh 26 | tail -1)"
+echo "ksm runs under Node $("$cli_node" --version) from $cli_node"
+KSM_TEST_CLI_NODE="$cli_node" npx mocha --config test/cli/.mocharc.newest-node.json 2>&1 | tee test-results/cli-node26.log
+
 # The key hunt (scripts/key-hunt.mjs): the e2e run uses this distinctive key and keeps its
 # VS Code user data and workspace for the hunt, which must find the key nowhere.
 export KSM_E2E_API_KEY="ksm-hunt-$(node -e 'process.stdout.write(require("crypto").randomBytes(9).toString("hex"))')"

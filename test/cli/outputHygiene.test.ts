@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { freshVolume, listedFiles, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import { until } from '../support/until';
 import { startRawServer } from '../api/rawServer';
-import { runKsm, LAUNCHER, startKsmFixture } from './runKsm';
+import { CLI_NODE, runKsm, LAUNCHER, startKsmFixture } from './runKsm';
 import { syncManifestName } from '../../src/common/core/folderExpansion';
 
 const FILES_PATH = '/ksm/rag/v5/files';
@@ -146,7 +146,7 @@ describe('ksm output against hostile answers and closed pipes (built, as a child
     await writeTree(folder, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${String(i).padStart(2, '0')}.md`, `file ${i}`])));
     // Three upload batches of 20, one at a time: the first two are held, so the reader is gone before the second answers.
     fx.emulator.faults.add({ kind: 'hold', path: FILES_PATH, method: 'POST', times: 2 });
-    const child = spawn(process.execPath, [LAUNCHER, 'sync', folder, volume, '--json-lines', '--concurrency', '1'], {
+    const child = spawn(CLI_NODE, [LAUNCHER, 'sync', folder, volume, '--json-lines', '--concurrency', '1'], {
       env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -175,7 +175,7 @@ describe('ksm output against hostile answers and closed pipes (built, as a child
     const volume = freshVolume('cli-upload-lines');
     await writeTree(folder, Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`u${String(i).padStart(2, '0')}.md`, `file ${i}`])));
     fx.emulator.faults.add({ kind: 'hold', path: FILES_PATH, method: 'POST', times: 2 }); // two batches of 20, one at a time
-    const child = spawn(process.execPath, [LAUNCHER, 'upload', volume, folder, '--json-lines', '--concurrency', '1'], {
+    const child = spawn(CLI_NODE, [LAUNCHER, 'upload', volume, folder, '--json-lines', '--concurrency', '1'], {
       env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

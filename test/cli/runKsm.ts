@@ -7,6 +7,13 @@ import { startFixture, type EmulatorFixture } from '../volumes/volumesEmulator';
 
 export const LAUNCHER = resolve('bin/ksm.js');
 
+/**
+ * The Node that runs `ksm` in the command-line and MCP suites: this one, or the one named by
+ * KSM_TEST_CLI_NODE (`npm test` runs those suites again under the newest LTS Node, while the
+ * emulator and mocha stay on the project's Node: its native store is built for that one).
+ */
+export const CLI_NODE = process.env.KSM_TEST_CLI_NODE || process.execPath;
+
 export interface KsmRun {
   code: number;
   stdout: string;
@@ -16,7 +23,7 @@ export interface KsmRun {
 /** Runs `ksm args…` to its end; `stdin` is written and closed (no input by default). */
 export function runKsm(args: string[], env: Record<string, string | undefined>, options: { cwd?: string; stdin?: string } = {}): Promise<KsmRun> {
   return new Promise((done) => {
-    const child = execFile(process.execPath, [LAUNCHER, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH, ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+    const child = execFile(CLI_NODE, [LAUNCHER, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH, ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
       done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(options.stdin ?? '');

@@ -9,13 +9,12 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lstat, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { NotFoundError } from '../../src/api/errors';
 import type { FileInfo } from '../../src/api/types';
 import { freshVolume, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
+import { CLI_NODE, LAUNCHER } from './runKsm';
 import { syncManifestName } from '../../src/common/core/folderExpansion';
-
-const LAUNCHER = resolve('bin/ksm.js');
 
 describe('ksm sync killed between sending and recording (built, a child process)', function () {
   this.timeout(120_000);
@@ -51,7 +50,7 @@ describe('ksm sync killed between sending and recording (built, a child process)
     });
     await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
     proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${new URL(fx.emulator.url).pathname.replace(/\/$/, '')}`;
-    await new Promise((done) => execFile(process.execPath, [LAUNCHER, '--version'], done)); // builds dist/cli.js once if it is stale
+    await new Promise((done) => execFile(CLI_NODE, [LAUNCHER, '--version'], done)); // builds dist/cli.js once if it is stale
   });
   after(async () => {
     await new Promise((done) => proxy.close(done));
@@ -62,7 +61,7 @@ describe('ksm sync killed between sending and recording (built, a child process)
 
   function ksm(args: string[], kill = false): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
     return new Promise((done) => {
-      const child = spawn(process.execPath, [LAUNCHER, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(CLI_NODE, [LAUNCHER, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
       if (kill) victim = child;
       let stdout = '';
       let stderr = '';

@@ -16,7 +16,7 @@ import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { isSyncStateName, syncManifestName } from '../../src/common/core/folderExpansion';
 import { freshVolume, listedFiles, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
-import { runKsm, LAUNCHER, type KsmRun, startKsmFixture } from './runKsm';
+import { CLI_NODE, runKsm, LAUNCHER, type KsmRun, startKsmFixture } from './runKsm';
 
 describe('ksm sync of one folder to several volumes (built, a child process)', function () {
   this.timeout(120_000);
@@ -155,7 +155,7 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
     const releaseOther = await acquireSyncLock(manifestOf(folder, a), { what: 'the other run', waitMs: 0 });
     try {
       // --lock-wait 30: the old code waited it out after Ctrl-C, then exited 6 (busy).
-      const child = spawn(process.execPath, [LAUNCHER, 'sync', folder, a, '--lock-wait', '30'], {
+      const child = spawn(CLI_NODE, [LAUNCHER, 'sync', folder, a, '--lock-wait', '30'], {
         env: { PATH: process.env.PATH, KSM_EMBEDDING_MODEL: 'emu-embed', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -278,7 +278,7 @@ describe('ksm sync of one folder to several volumes (built, a child process)', f
       // Spawned with the proxy's address (the manifests are named by the service's address: the same for all three runs).
       const viaProxy = (args: string[]) =>
         new Promise<KsmRun>((done) => {
-          const child = spawn(process.execPath, [LAUNCHER, ...args], {
+          const child = spawn(CLI_NODE, [LAUNCHER, ...args], {
             env: { PATH: process.env.PATH, KSM_BASE_URL: proxyUrl, KSM_API_KEY: fx.emulator.apiKey, KSM_EMBEDDING_MODEL: 'emu-embed' },
             stdio: ['ignore', 'pipe', 'pipe'],
           });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { syncManifestName } from '../../src/common/core/folderExpansion';
 import type { FileInfo } from '../../src/api/types';
 import { freshVolume, listedFiles, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
-import { runKsm, LAUNCHER, type KsmRun, startKsmFixture } from './runKsm';
+import { CLI_NODE, runKsm, LAUNCHER, type KsmRun, startKsmFixture } from './runKsm';
 
 const ksm = (args: string[], env: Record<string, string | undefined>) => runKsm(args, { KSM_EMBEDDING_MODEL: 'emu-embed', ...env });
 
@@ -149,7 +149,7 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     const [weird] = await writeTree(join(fx.workDir, 'weird'), { 'w.md': 'w' });
     await fx.client.uploadFiles({ volume, embedding: 'emu-embed', files: [{ path: weird, filename: 'evil\u001b[2Jname\nforged line.md' }] });
     const piped = await new Promise<KsmRun>((done) => {
-      const child = spawn('/bin/sh', ['-c', `"${process.execPath}" "${LAUNCHER}" ls ${volume} | head -1`], { env: { PATH: process.env.PATH, ...env } });
+      const child = spawn('/bin/sh', ['-c', `"${CLI_NODE}" "${LAUNCHER}" ls ${volume} | head -1`], { env: { PATH: process.env.PATH, ...env } });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));

@@ -2,24 +2,28 @@
 // tuneV8ForShortRuns; the gain is measured by bench/sync-small-files.ts). V8 prints
 // "unrecognized flag" on stderr for a flag it does not know and ignores it, so a typo or
 // a Node that dropped one would show only as noise on every run: checked here against the
-// running Node, and the built command line must start with nothing on stderr. That the
+// Node that runs ksm (CLI_NODE), and the built command line must start with nothing on stderr. That the
 // built `ksm` really runs with them is seen from outside: on Node 20 its first request no
 // longer has a background thread compile undici's parser with TurboFan (read from /proc).
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SHORT_RUN_V8_FLAGS, tuneV8ForShortRuns } from '../../src/cli/environment';
 import { parseProcStat } from '../../bench/support/processCpu';
 import { freshVolume, startFixture } from '../volumes/volumesEmulator';
+import { CLI_NODE, LAUNCHER } from './runKsm';
 
 const run = promisify(execFile);
 
+/** The V8 of the Node that runs `ksm` here (CLI_NODE), which is what tuneV8ForShortRuns reads. */
+const cliV8 = execFileSync(CLI_NODE, ['-p', 'process.versions.v8'], { encoding: 'utf8' }).trim();
+
 /** What V8 says on stderr when the flag is set from inside a fresh Node process. */
 async function stderrOfSetting(flag: string): Promise<string> {
-  const { stderr } = await run(process.execPath, ['-e', `require('node:v8').setFlagsFromString(${JSON.stringify(flag)})`]);
+  const { stderr } = await run(CLI_NODE, ['-e', `require('node:v8').setFlagsFromString(${JSON.stringify(flag)})`]);
   return stderr;
 }
 
@@ -46,19 +50,19 @@ describe('ksm tunes V8 for a short run (tuneV8ForShortRuns)', function () {
 
   it('every flag it sets on this Node is one this V8 accepts (the check itself catches an unknown flag)', async () => {
     assert.match(await stderrOfSetting('--no-such-v8-flag-for-ksm'), /unrecognized flag/);
-    const flags = tuneV8ForShortRuns(process.versions.v8, () => undefined);
-    if (Number.parseInt(process.versions.v8, 10) <= 11) assert.deepEqual(flags, SHORT_RUN_V8_FLAGS);
+    const flags = tuneV8ForShortRuns(cliV8, () => undefined);
+    if (Number.parseInt(cliV8, 10) <= 11) assert.deepEqual(flags, SHORT_RUN_V8_FLAGS);
     for (const flag of flags) assert.equal(await stderrOfSetting(flag), '', flag);
   });
 
   it('the built `ksm` starts with nothing on stderr (an unknown flag would print there)', async () => {
-    const { stdout, stderr } = await run(process.execPath, [resolve('bin/ksm.js'), '--version']);
+    const { stdout, stderr } = await run(CLI_NODE, [LAUNCHER, '--version']);
     assert.match(stdout, /^\d+\.\d+\.\d+/);
     assert.equal(stderr, '');
   });
 
   it("the built `ksm` runs with them: its first request has no background thread compile undici's parser (the same request without them does)", async function () {
-    if (Number.parseInt(process.versions.v8, 10) > 11 || !existsSync('/proc/self/task')) this.skip(); // nothing is set there, or no /proc to read threads from
+    if (Number.parseInt(cliV8, 10) > 11 || !existsSync('/proc/self/task')) this.skip(); // nothing is set there, or no /proc to read threads from
     const fx = await startFixture();
     try {
       // Preloaded into the child: at exit, the /proc stat line of every thread but the main one, read here by the benches' own parser.
@@ -80,9 +84,9 @@ process.on('exit', () => {
       };
       const env = { PATH: process.env.PATH, KSM_BASE_URL: fx.emulator.url, KSM_API_KEY: fx.emulator.apiKey };
       // Without the flags, one request through undici: V8 11 compiles its WebAssembly parser with TurboFan in the background (~0.1 s here).
-      const plain = await run(process.execPath, ['-r', preload, '-e', `require('undici').request(${JSON.stringify(fx.emulator.url + '/')}).then((r) => r.body.dump())`], { env });
+      const plain = await run(CLI_NODE, ['-r', preload, '-e', `require('undici').request(${JSON.stringify(fx.emulator.url + '/')}).then((r) => r.body.dump())`], { env });
       assert.ok(busiest(plain.stderr) >= 50, `without the flags the busiest background thread used ${busiest(plain.stderr)} ms (the check could not see the compile)`);
-      const tuned = await run(process.execPath, ['-r', preload, resolve('bin/ksm.js'), 'ls', freshVolume('v8-tuning')], { env }).catch((error: { stderr?: string }) => ({
+      const tuned = await run(CLI_NODE, ['-r', preload, LAUNCHER, 'ls', freshVolume('v8-tuning')], { env }).catch((error: { stderr?: string }) => ({
         stderr: error.stderr ?? '',
       }));
       assert.ok(busiest(tuned.stderr) < 50, `ksm's busiest background thread used ${busiest(tuned.stderr)} ms: ${tuned.stderr}`);

@@ -1,12 +1,13 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance) against
 // `ksm mcp --http`: the scenarios that suit any server whatever its tools. The suite needs
-// Node 22 or later; scripts/setup-node24.sh installs Node 24 from the npm registry once per
+// Node 22 or later; scripts/setup-node.sh installs Node 24 from the npm registry once per
 // machine (the native e2e profile uses the same one). A control run against a server
 // without the Host check proves the suite's failure reaches this test.
 import { strict as assert } from 'node:assert';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { CLI_NODE } from '../cli/runKsm';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { useEmulator } from '../api/harness';
@@ -31,11 +32,11 @@ describe('ksm mcp --http passes the official MCP conformance suite', function ()
   let url: string;
 
   before(async () => {
-    node = execFileSync('bash', [join(ROOT, 'scripts', 'setup-node24.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    node = execFileSync('bash', [join(ROOT, 'scripts', 'setup-node.sh'), '24'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
       .trim()
       .split('\n')
       .pop()!;
-    child = spawn(process.execPath, [join(ROOT, 'bin', 'ksm.js'), 'mcp', '--http', '--port', '0', '--volume', 'team-docs'], {
+    child = spawn(CLI_NODE, [join(ROOT, 'bin', 'ksm.js'), 'mcp', '--http', '--port', '0', '--volume', 'team-docs'], {
       env: { PATH: process.env.PATH ?? '', KSM_BASE_URL: h.emulator.url, KSM_API_KEY: h.emulator.apiKey, KSM_USER_ID: h.emulator.userId, KSM_MODEL: 'emu-chat' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -8,6 +8,7 @@ import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { CLI_NODE } from '../cli/runKsm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -28,7 +29,7 @@ interface Connected {
 
 async function connect(env: Record<string, string>, args: string[] = []): Promise<Connected> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: CLI_NODE,
     args: [KSM, 'mcp', ...args],
     env: { PATH: process.env.PATH ?? '', ...env },
     stderr: 'pipe',
@@ -394,7 +395,7 @@ describe('ksm mcp --http: loopback only, Host/Origin checks, the bearer token', 
   const TOKEN = 'mcp-token-for-tests-0123456789';
 
   before(async () => {
-    child = spawn(process.execPath, [KSM, 'mcp', '--http', '--port', '0'], {
+    child = spawn(CLI_NODE, [KSM, 'mcp', '--http', '--port', '0'], {
       env: { PATH: process.env.PATH ?? '', KSM_BASE_URL: h.emulator.url, KSM_API_KEY: h.emulator.apiKey, KSM_USER_ID: h.emulator.userId, KSM_MODEL: 'emu-chat', KSM_MCP_TOKEN: TOKEN },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -482,7 +483,7 @@ describe('ksm mcp --http: SIGTERM or Ctrl-C stops the server at once, even while
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal}: exits 0 and the waiting call ends, its request to the service cancelled`, async () => {
-      const child = spawn(process.execPath, [KSM, 'mcp', '--http', '--port', '0'], {
+      const child = spawn(CLI_NODE, [KSM, 'mcp', '--http', '--port', '0'], {
         env: { PATH: process.env.PATH ?? '', KSM_BASE_URL: h.emulator.url, KSM_API_KEY: h.emulator.apiKey, KSM_USER_ID: h.emulator.userId, KSM_MODEL: 'emu-chat' },
         stdio: ['ignore', 'ignore', 'pipe'],
       });

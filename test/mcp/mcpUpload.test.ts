@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLI_NODE } from '../cli/runKsm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -24,7 +25,7 @@ describe('ksm mcp --allow-upload: one folder, the private-file rules', function 
     const client = new Client({ name: 'ksm-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({
-        command: process.execPath,
+        command: CLI_NODE,
         args: [KSM, 'mcp', '--volume', TEAM, ...args],
         env: { PATH: process.env.PATH ?? '', KSM_BASE_URL: h.emulator.url, KSM_API_KEY: h.emulator.apiKey, KSM_USER_ID: h.emulator.userId, KSM_MODEL: 'emu-chat', KSM_EMBEDDING_MODEL: 'emu-embed' },
         stderr: 'pipe',
@@ -120,7 +121,7 @@ describe('ksm mcp --allow-upload: one folder, the private-file rules', function 
       [join(h.dir, 'nope'), /no such folder/],
       [join(folder, 'docs', 'guide.md'), /not a folder/],
     ] as const) {
-      const result = spawnSync(process.execPath, [KSM, 'mcp', '--allow-upload', arg], { encoding: 'utf8', input: '' });
+      const result = spawnSync(CLI_NODE, [KSM, 'mcp', '--allow-upload', arg], { encoding: 'utf8', input: '' });
       assert.equal(result.status, 2, result.stderr);
       assert.match(result.stderr, reason);
     }
@@ -131,17 +132,17 @@ describe('ksm mcp --allow-upload: one folder, the private-file rules', function 
     mkdirSync(join(home, 'project'), { recursive: true });
     const env = { PATH: process.env.PATH ?? '', HOME: home, USERPROFILE: home };
     for (const arg of [home, join(h.dir, 'home'), h.dir]) {
-      const result = spawnSync(process.execPath, [KSM, 'mcp', '--allow-upload', arg], { encoding: 'utf8', input: '', env });
+      const result = spawnSync(CLI_NODE, [KSM, 'mcp', '--allow-upload', arg], { encoding: 'utf8', input: '', env });
       assert.equal(result.status, 2, `${arg}: ${result.stderr}`);
       assert.match(result.stderr, /holds your home folder/);
     }
-    const project = spawnSync(process.execPath, [KSM, 'mcp', '--allow-upload', join(home, 'project')], { encoding: 'utf8', input: '', env });
+    const project = spawnSync(CLI_NODE, [KSM, 'mcp', '--allow-upload', join(home, 'project')], { encoding: 'utf8', input: '', env });
     assert.equal(project.status, 0, `a project folder inside the home folder is fine: ${project.stderr}`);
   });
 
   it('over HTTP, uploading needs KSM_MCP_TOKEN: without it any program on the machine could upload from the folder', () => {
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
-    const result = spawnSync(process.execPath, [KSM, 'mcp', '--http', '--port', '0', '--allow-upload', folder], { encoding: 'utf8', input: '', env, timeout: 60_000 });
+    const result = spawnSync(CLI_NODE, [KSM, 'mcp', '--http', '--port', '0', '--allow-upload', folder], { encoding: 'utf8', input: '', env, timeout: 60_000 });
     assert.equal(result.status, 2, result.stderr);
     assert.match(result.stderr, /--http with --allow-upload needs KSM_MCP_TOKEN/);
   });
