@@ -5,10 +5,9 @@
 // during a run start one more run after it, never two at once; a failed run is tried again
 // with backoff (events meanwhile wait for that try). The clock is injected so tests drive
 // time instead of waiting. No `vscode` import.
-import { readFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import { relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
+import { GitignoreCache } from '../../common/core/gitignore';
 import { isManifestPath, toPosix } from './scan';
 
 export interface Clock {
@@ -215,42 +214,15 @@ function askedWait(error: unknown): number | undefined {
 /**
  * Whether an event path matters to a sync of `folder`: inside it, not the manifest, not
  * excluded by a glob or by a `.gitignore` between the root and the file. The same rules as
- * the scan, applied to one path. The `.gitignore` files are read from the root down, and the
- * first that ignores the path ends the check; each folder's file is read once at a time,
- * events arriving meanwhile share that read (a storm of events, a generated folder of
- * 20,000 files, opened the same `.gitignore` once per event and level: out of file
- * descriptors, the rules read as absent let ignored files through as changes, ~400 MB);
- * a read that starts after an edit sees it, so an edited `.gitignore` applies at once.
+ * the scan, applied to one path. The `.gitignore` files are read through one `GitignoreCache`
+ * (common/core/gitignore.ts, the reader the scan uses too): from the root down, one read of
+ * each folder's file at a time shared by the events meanwhile, and an edit applies at once.
  */
 export function eventFilter(folder: string, rules: { excludeGlobs: string[]; root?: string }): (path: string) => Promise<boolean> {
   const base = resolve(folder);
   const root = rules.root ? resolve(rules.root) : base;
   const isExcluded = picomatch(rules.excludeGlobs.length ? rules.excludeGlobs : ['\0'], { dot: true });
-  const reading = new Map<string, Promise<Ignore | undefined>>();
-  /** Each folder's rules as last parsed, reused while its text is the same. */
-  const parsed = new Map<string, { text: string; rules: Ignore }>();
-  const rulesIn = (dir: string): Promise<Ignore | undefined> => {
-    let read = reading.get(dir);
-    if (!read) {
-      read = readFile(join(dir, '.gitignore'), 'utf8')
-        .then(
-          (text) => {
-            const known = parsed.get(dir);
-            if (known?.text === text) return known.rules;
-            const fresh = { text, rules: ignore().add(text) };
-            parsed.set(dir, fresh);
-            return fresh.rules;
-          },
-          () => {
-            parsed.delete(dir);
-            return undefined;
-          },
-        )
-        .finally(() => reading.delete(dir));
-      reading.set(dir, read);
-    }
-    return read;
-  };
+  const gitignores = new GitignoreCache();
   return async (path) => {
     const full = resolve(path);
     if (!full.startsWith(base + sep)) return false;
@@ -258,12 +230,7 @@ export function eventFilter(folder: string, rules: { excludeGlobs: string[]; roo
     const fromRoot = toPosix(relative(root, full));
     const parts = fromRoot.split('/');
     for (let i = 1; i <= parts.length; i++) if (isExcluded(parts.slice(0, i).join('/'))) return false;
-    const dirs: string[] = [];
-    for (let dir = dirname(full); dir === root || dir.startsWith(root + sep); dir = dirname(dir)) {
-      dirs.unshift(dir);
-      if (dir === root) break;
-    }
-    for (const dir of dirs) if ((await rulesIn(dir))?.ignores(toPosix(relative(dir, full)))) return false;
+    if (await gitignores.ignores(full, root)) return false;
     return true;
   };
 }
