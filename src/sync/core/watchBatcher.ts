@@ -20,11 +20,20 @@ export const realClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/** Watch mode's timing limits: WATCH_LIMITS, or a test's own (given to the batcher, the resend rule and the runner). */
+export interface WatchLimits {
+  readonly maxWaitMs: number;
+  readonly firstRetryMs: number;
+  readonly longestRetryMs: number;
+  readonly fileIntervalMs: number;
+}
+
 /**
  * Watch mode's timing limits (their one home; docs/sync.md "Editor flow" states them). The
- * quiet period itself is the setting `ksm.sync.watchDelayMs`.
+ * quiet period itself is the setting `ksm.sync.watchDelayMs`. Frozen: a test that wants
+ * others passes its own `WatchLimits` instead of changing these for every test after it.
  */
-export const WATCH_LIMITS = {
+export const WATCH_LIMITS: WatchLimits = Object.freeze({
   /**
    * However often changes come, a run starts at most this long after the first change it
    * takes (never sooner than the quiet period): a log appended every second in the folder
@@ -44,7 +53,7 @@ export const WATCH_LIMITS = {
    * every file.
    */
   fileIntervalMs: 60_000,
-} as const;
+} as const);
 
 /**
  * A watch run's rule for files sent a moment ago (WATCH_LIMITS.fileIntervalMs), given to
@@ -54,14 +63,17 @@ export const WATCH_LIMITS = {
 export interface ResendRule {
   nowMs: number;
   lastSent: Map<string, number>;
+  /** WATCH_LIMITS.fileIntervalMs unless given. */
+  intervalMs?: number;
 }
 
 /** Undefined when a watch run may send `rel` now; else how long until it may. */
 export function resendWaitMs(rel: string, rule: ResendRule): number | undefined {
   const last = rule.lastSent.get(rel);
   if (last === undefined) return undefined;
-  const wait = last + WATCH_LIMITS.fileIntervalMs - rule.nowMs;
-  if (wait <= 0 || wait > WATCH_LIMITS.fileIntervalMs) {
+  const intervalMs = rule.intervalMs ?? WATCH_LIMITS.fileIntervalMs;
+  const wait = last + intervalMs - rule.nowMs;
+  if (wait <= 0 || wait > intervalMs) {
     rule.lastSent.delete(rel); // due (or a clock set back): forgotten
     return undefined;
   }
@@ -69,8 +81,8 @@ export function resendWaitMs(rel: string, rule: ResendRule): number | undefined 
 }
 
 /** Records the paths a run sent (uploaded or replaced) at `nowMs`, and forgets entries past the interval (the map stays the size of a minute's sends). */
-export function noteSent(lastSent: Map<string, number>, results: ReadonlyArray<{ rel: string; action: string }>, nowMs: number): void {
-  for (const [rel, at] of lastSent) if (nowMs - at >= WATCH_LIMITS.fileIntervalMs) lastSent.delete(rel);
+export function noteSent(lastSent: Map<string, number>, results: ReadonlyArray<{ rel: string; action: string }>, nowMs: number, intervalMs = WATCH_LIMITS.fileIntervalMs): void {
+  for (const [rel, at] of lastSent) if (nowMs - at >= intervalMs) lastSent.delete(rel);
   for (const r of results) if (r.action === 'uploaded' || r.action === 'replaced') lastSent.set(r.rel, nowMs);
 }
 
@@ -107,6 +119,8 @@ export class WatchBatcher {
       isRelevant?: (path: string) => Promise<boolean> | boolean;
       /** A run failed (it rejected): the next try is in `delayMs`. */
       onRetry?: (delayMs: number, error: unknown) => void;
+      /** WATCH_LIMITS unless given (tests pass their own). */
+      limits?: WatchLimits;
     },
   ) {}
 
@@ -133,6 +147,10 @@ export class WatchBatcher {
     return this.options.clock ?? realClock;
   }
 
+  private get limits(): WatchLimits {
+    return this.options.limits ?? WATCH_LIMITS;
+  }
+
   private arm(): void {
     if (this.backoff !== undefined) return; // a failed run's retry is due: it takes these changes too
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
@@ -145,7 +163,7 @@ export class WatchBatcher {
         this.deadline = undefined;
         void this.fire();
       },
-      Math.max(WATCH_LIMITS.maxWaitMs, this.options.quietMs),
+      Math.max(this.limits.maxWaitMs, this.options.quietMs),
     );
   }
 
@@ -180,7 +198,7 @@ export class WatchBatcher {
           // Nothing is lost: the changes wait for the retry, and every event meanwhile joins them instead of starting a run of its own.
           for (const path of changed) this.pending.add(path);
           this.failures++;
-          const delayMs = retryDelayMs(this.failures, error, this.options.quietMs);
+          const delayMs = retryDelayMs(this.failures, error, this.options.quietMs, this.limits);
           this.options.onRetry?.(delayMs, error);
           this.backoff = this.clock.setTimeout(() => {
             this.backoff = undefined;
@@ -196,10 +214,10 @@ export class WatchBatcher {
   }
 }
 
-/** The wait before retry number `failures` (1 for the first): doubling from WATCH_LIMITS.firstRetryMs, longer when the service asked (Retry-After), never past WATCH_LIMITS.longestRetryMs. */
-function retryDelayMs(failures: number, error: unknown, quietMs: number): number {
-  const doubled = WATCH_LIMITS.firstRetryMs * 2 ** Math.min(failures - 1, 30);
-  return Math.min(WATCH_LIMITS.longestRetryMs, Math.max(quietMs, doubled, askedWait(error) ?? 0));
+/** The wait before retry number `failures` (1 for the first): doubling from `firstRetryMs`, longer when the service asked (Retry-After), never past `longestRetryMs`. */
+function retryDelayMs(failures: number, error: unknown, quietMs: number, limits: WatchLimits): number {
+  const doubled = limits.firstRetryMs * 2 ** Math.min(failures - 1, 30);
+  return Math.min(limits.longestRetryMs, Math.max(quietMs, doubled, askedWait(error) ?? 0));
 }
 
 /** The Retry-After (ms) of an error or of its cause (a stopped run's), when it names a usable one. */
