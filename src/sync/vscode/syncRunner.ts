@@ -57,8 +57,8 @@ export class PairingRunner implements vscode.Disposable {
   private readonly disposal = new AbortController();
   /** When a watch run last sent each file's copy (a watch run sends it again only `limits.fileIntervalMs` later). */
   private readonly lastSent = new Map<string, number>();
-  /** The folder's device and inode, taken under the lock once its real path was checked: the run's scan reads that directory or nothing. */
-  private checkedFolder: FolderIdentity | undefined;
+  /** The folder's device and inode, taken under the lock once its real path was checked: the run's scan reads that directory or nothing ('not-found' until then, or when it could not be taken). */
+  private checkedFolder: FolderIdentity | 'not-found' = 'not-found';
   /** Set by a watch run that left files out: when the first of them may be sent. */
   private sendAgainInMs: number | undefined;
 
@@ -272,7 +272,7 @@ export class PairingRunner implements vscode.Disposable {
       if (this.refuse(options)) return undefined;
       // And the scan is held to that very directory (device and inode, a link at its path not followed): a link put in its
       // place in the milliseconds between this check and the scan was followed. Checked again after it is read, so it is the checked folder's.
-      this.checkedFolder = await folderIdentity(this.folderPath).catch(() => undefined);
+      this.checkedFolder = await folderIdentity(this.folderPath).catch(() => 'not-found' as const);
       if (this.refuse(options)) return undefined;
       await this.adoptLegacyManifest(store).catch((error: unknown) =>
         this.services.log.warn(`[sync] ${this.label}: the sync record in the workspace storage was not moved: ${(error as Error).message}`),
@@ -303,7 +303,7 @@ export class PairingRunner implements vscode.Disposable {
               volume: this.pairing.volume,
               service: this.services.getClient(),
               store,
-              rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root, expectFolder: this.checkedFolder ?? { dev: -1, ino: -1 } },
+              rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root, expectFolder: this.checkedFolder },
               deleteRemoved: this.pairing.deleteRemoved,
               ownership: options.ownership,
               resend: options.background ? { nowMs: Date.now(), lastSent: this.lastSent, intervalMs: this.limits.fileIntervalMs } : undefined,
