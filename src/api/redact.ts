@@ -42,7 +42,8 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
   return redactorFor(secrets)(text);
 }
 
-function secretPattern(secret: string): RegExp {
+/** The matcher of one secret in all its encodings (exported for test/architecture/regexSafety.test.ts, which checks what it builds). */
+export function secretPattern(secret: string): RegExp {
   let pattern = compiled.get(secret);
   if (!pattern) {
     // `(?<!\\)`: a match starts at a run of backslashes' first, never inside it. Without it each
