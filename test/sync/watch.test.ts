@@ -119,6 +119,14 @@ describe('sync watch batcher', () => {
     batcher.dispose();
   });
 
+  it("an exclude glob too costly to match (a workspace's files.exclude) is not applied to events: each is answered at once, and the run refuses the glob", async () => {
+    // `**/*a*a*a*a*b` against a 255-character name took minutes per event in picomatch; the scan refuses it (globCost.ts).
+    const isRelevant = eventFilter(dir, { excludeGlobs: ['**/*a*a*a*a*b', 'x+(a*)b', '**/*.tmp'], root: dir });
+    assert.equal(await isRelevant(join(dir, 'docs', 'a'.repeat(250))), true);
+    assert.equal(await isRelevant(join(dir, `x${'a'.repeat(60)}`)), true, 'x+(a*)b: 2^60 steps in picomatch');
+    assert.equal(await isRelevant(join(dir, 'docs', 'draft.tmp')), false, 'the usable globs still apply');
+  });
+
   it('a storm of events in an ignored folder shares one read of each .gitignore, and an edited .gitignore still applies at once', async () => {
     // The module object every `import { readFile } from 'node:fs/promises'` reads its function from.
     const fsp = createRequire(__filename)('node:fs/promises') as { readFile: (...args: unknown[]) => Promise<unknown> };

@@ -6,8 +6,9 @@
 // with backoff (events meanwhile wait for that try). The clock is injected so tests drive
 // time instead of waiting. No `vscode` import.
 import { relative, resolve, sep } from 'node:path';
-import picomatch from 'picomatch';
+import { globsMatcher } from '../../common/core/folderExpansion';
 import { GitignoreCache } from '../../common/core/gitignore';
+import { globCostProblem } from '../../common/core/globCost';
 import { isManifestPath, toPosix } from './scan';
 
 export interface Clock {
@@ -239,7 +240,11 @@ function askedWait(error: unknown): number | undefined {
 export function eventFilter(folder: string, rules: { excludeGlobs: string[]; root?: string }): (path: string) => Promise<boolean> {
   const base = resolve(folder);
   const root = rules.root ? resolve(rules.root) : base;
-  const isExcluded = picomatch(rules.excludeGlobs.length ? rules.excludeGlobs : ['\0'], { dot: true });
+  // The scan's matcher, on the globs the budget (globCost.ts) lets through: one it refuses
+  // held the extension host for minutes on each event of a long name (the watch filter
+  // compiled every exclude with picomatch); the run it lets start refuses it by name.
+  const usable = rules.excludeGlobs.filter((glob) => globCostProblem(glob) === undefined);
+  const isExcluded = usable.length ? globsMatcher(usable) : () => false;
   const gitignores = new GitignoreCache();
   return async (path) => {
     const full = resolve(path);
