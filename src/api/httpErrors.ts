@@ -116,6 +116,9 @@ function shorten(text: string): string {
   return plain;
 }
 
+/** Each hidden element's closing tag (`lastIndex` set before each search). */
+const CLOSING_TAGS: Readonly<Record<string, RegExp>> = { script: /<\/script\s*>/gi, style: /<\/style\s*>/gi, head: /<\/head\s*>/gi };
+
 /**
  * The page without its `<script>`, `<style>` and `<head>` elements (the head leaves its
  * title), in one pass: each closing tag is looked for once, and a tag found unclosed is not
@@ -131,7 +134,7 @@ function withoutHiddenElements(html: string): string {
   for (let open = opening.exec(html); open; open = opening.exec(html)) {
     const tag = open[1]!.toLowerCase();
     if (unclosed.has(tag)) continue;
-    const closing = new RegExp(`</${tag}\\s*>`, 'gi');
+    const closing = CLOSING_TAGS[tag]!;
     closing.lastIndex = opening.lastIndex;
     const close = closing.exec(html);
     if (!close) {

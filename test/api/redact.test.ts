@@ -59,4 +59,27 @@ describe('redaction of the API key', () => {
     assert.equal(redact(`${run}${key}`), '***');
     assert.equal(redact(`a\\\\${[...key].join('\\')} b`), 'a*** b');
   });
+
+  it('a key holding backslashes reads a long run after its first characters once, and still catches every run it may be escaped with', () => {
+    // `\\*\\` beside the next character's `\\*` split the run every way: n² steps (a megabyte, half an hour).
+    const run = '\\'.repeat(1024 * 1024);
+    for (const key of [KEYS[0], 'ab\\cd', 'ab\\\\cd', 'ab\\\\\\']) {
+      const redact = redactorFor([key]);
+      const head = key.slice(0, key.indexOf('\\'));
+      // The key's first characters, then the run: no match (or, for a key that ends in backslashes, the key), read once.
+      const endsInBackslashes = /\\$/.test(key);
+      assert.ok(redact(`${head}${run}x`) === (endsInBackslashes ? '***x' : `${head}${run}x`), JSON.stringify(key));
+      const tail = key.slice(key.indexOf('\\'));
+      const backslashes = tail.length - tail.replace(/^\\+/, '').length;
+      // The key as sent, JSON-escaped once and twice, and behind extra escapes: every run of at least its own backslashes.
+      for (const extra of [0, 1, 2, 3, 7]) {
+        const escaped = head + '\\'.repeat(backslashes + extra) + tail.slice(backslashes);
+        assert.equal(redact(`<${escaped}>`), '<***>', `${JSON.stringify(key)} behind ${extra} more backslashes`);
+      }
+      if (backslashes > 1) assert.equal(redact(`<${head}${'\\'.repeat(backslashes - 1)}${tail.slice(backslashes)}>`).includes('***'), false, 'fewer backslashes than the key holds is not the key');
+      // A backslash of the key as \u005c, the next one as it is.
+      const mixed = head + '\\u005c' + '\\'.repeat(backslashes - 1) + tail.slice(backslashes);
+      assert.equal(redact(`<${mixed}>`), '<***>', `${JSON.stringify(key)} mixed forms`);
+    }
+  });
 });

@@ -11,6 +11,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { checkSync } from 'recheck';
 import ts from 'typescript';
+import { secretPattern } from '../../src/api/redact';
+import { globsPattern, SYNC_STATE_NAME } from '../../src/common/core/folderExpansion';
+import { globCostProblem, MAX_GLOB_CHARS, MAX_GLOB_WILDCARDS } from '../../src/common/core/globCost';
+import { ANY_CREDENTIAL_NAME } from '../../src/common/core/privateFiles';
+import { SETTINGS } from '../../src/common/core/settingsTable';
+import { DEFAULT_EXCLUDES } from '../../src/sync/core/scan';
 
 const root = join(__dirname, '../..');
 
@@ -79,4 +85,93 @@ describe('architecture: every regex in src/ reads its input in linear time', fun
     assert.equal(checkSync('(?<!\\/)\\/+$', '', { randomSeed: 0, timeout: null }).status, 'safe');
     assert.equal(checkSync('<[^<>]*>', 'g', { randomSeed: 0, timeout: null }).status, 'safe');
   });
+});
+
+/** Where each `new RegExp(…)` / `RegExp(…)` of src/ is: `file: the function or constant building it`. */
+function regexBuilders(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const owner = (node: ts.Node): string => {
+    let constant: string | undefined;
+    for (let up: ts.Node | undefined = node.parent; up; up = up.parent) {
+      if ((ts.isFunctionDeclaration(up) || ts.isMethodDeclaration(up)) && up.name) return up.name.getText(source);
+      if (ts.isVariableDeclaration(up)) constant = up.name.getText(source);
+    }
+    return constant ?? '(module)';
+  };
+  const visit = (node: ts.Node): void => {
+    if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'RegExp') found.push(owner(node));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** A hostile key: every character the matcher treats specially, runs of backslashes, encodings' own characters. */
+const KEYS = ['ksm-0a1B2c3D4e5F', 'a.b*c+?^${}()|[]\\/-', 'ab\\cd', 'ab\\\\\\cd', 'key\\', '%25%2525%', '&#39;&amp;', 'u0041\\u0041', '€😀 "&<>\'+'];
+
+/** Globs the budget (globCost.ts) lets through, at its limits, and the defaults. */
+const GLOBS = [
+  ['**/*a*a*b'],
+  ['**/a/**/*a*b'],
+  ['*a*a*a'],
+  ['**/a/**/b'],
+  ['**/*.+(png|jpg)', 'x+(ab)abc'],
+  ['{a,b,c}/**/*.{ts,js}', '[[:alpha:]]?*'],
+  [`*${'a'.repeat(MAX_GLOB_CHARS - 2)}*`],
+  [...DEFAULT_EXCLUDES, ...(SETTINGS.uploadExclude.default as string[])],
+];
+
+/** Every builder of src/ and what it can build; a new one must be added here. */
+const BUILDERS: Record<string, { patterns: () => RegExp[]; maxDegree?: number } | { copies: string }> = {
+  'src/api/redact.ts: secretPattern': { patterns: () => KEYS.map(secretPattern) },
+  'src/common/core/folderExpansion.ts: SYNC_STATE_NAME': { patterns: () => [SYNC_STATE_NAME] },
+  // A glob compiles to a pattern that backtracks per wildcard by nature; globCost.ts bounds how many, and names are at most 255 characters.
+  'src/common/core/folderExpansion.ts: globsPattern': { patterns: () => GLOBS.map(globsPattern), maxDegree: MAX_GLOB_WILDCARDS },
+  'src/common/core/privateFiles.ts: ANY_CREDENTIAL_NAME': { patterns: () => [ANY_CREDENTIAL_NAME] },
+  'src/common/core/privateFiles.ts: privateKeysRemoved': { copies: 'PRIVATE_KEY_BLOCK, a literal the test above checks (a fresh lastIndex)' },
+};
+
+describe('architecture: every regex built at run time in src/ reads its input in linear time', function () {
+  this.timeout(600_000); // recheck's fuzzer takes about a second on a glob
+
+  it('knows every builder of src/ (new RegExp, RegExp), and no builder it lists is gone', () => {
+    const sites = new Set<string>();
+    for (const file of sourceFiles(join(root, 'src'))) {
+      const rel = relative(root, file).split('\\').join('/');
+      for (const owner of regexBuilders(file)) sites.add(`${rel}: ${owner}`);
+    }
+    assert.deepEqual(
+      [...sites].filter((site) => !(site in BUILDERS)),
+      [],
+      'check what these build below (hostile and representative inputs), or build them as literals',
+    );
+    assert.deepEqual(
+      Object.keys(BUILDERS).filter((site) => !sites.has(site)),
+      [],
+      'listed builders that no longer exist',
+    );
+  });
+
+  it('the globs it checks are ones the budget lets through, and the extglob that hung is not', () => {
+    for (const glob of GLOBS.flat()) assert.equal(globCostProblem(glob), undefined, glob);
+    assert.ok(globCostProblem('x+(a*)b'), 'x+(a*)b compiles to x(?:a[^/]*?)+b: exponential');
+  });
+
+  for (const [site, builder] of Object.entries(BUILDERS)) {
+    if ('copies' in builder) continue;
+    it(`${site}: what it builds from hostile and representative inputs is linear${builder.maxDegree ? ` (globs: at most degree ${builder.maxDegree}, never exponential)` : ''}`, () => {
+      const problems: string[] = [];
+      for (const pattern of builder.patterns()) {
+        const diagnostics = checkSync(pattern.source, pattern.flags, { randomSeed: 0, timeout: null });
+        if (diagnostics.status === 'safe') continue;
+        const complexity = diagnostics.status === 'vulnerable' ? diagnostics.complexity : undefined;
+        if (builder.maxDegree && complexity?.type === 'polynomial' && complexity.degree <= builder.maxDegree) continue;
+        problems.push(
+          `/${pattern.source.slice(0, 200)}/${pattern.flags}: ${complexity ? `${complexity.summary}, e.g. ${diagnostics.status === 'vulnerable' ? diagnostics.attack.pattern.slice(0, 120) : ''}` : diagnostics.status}`,
+        );
+      }
+      assert.deepEqual(problems, []);
+    });
+  }
 });

@@ -317,3 +317,102 @@ describe('chat session: a hostile stream of citations', () => {
     }
   });
 });
+
+describe('chat session: text and citations through one batch', () => {
+  const event = (name: string, data: object) => `event: ${name}\ndata: ${JSON.stringify({ thread_id: 't-1', ...data })}\n\n`;
+  const cite = (i: number) => event('retrieval', { citations: [{ file_id: `f${i}`, filename: `f${i}.md`, chunk_index: 0 }] });
+  const text = (delta: string) => event('message', { delta });
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'ksm-chat-batch-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const sessionOn = (url: string, posted: HostToWebview[], flushIntervalMs: number) => {
+    const host: ChatSessionHost = {
+      getService: () => new KsmClient({ baseUrl: url, apiKey: async () => 'ksm-test-key-0123456789' }),
+      getOptions: () => options,
+      getVolumes: () => [],
+      post: (m) => posted.push(m),
+      log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    };
+    return new ChatSession(new ConversationStore(join(dir, 'store')), host, { flushIntervalMs, checkpointMs: 600_000 });
+  };
+  const textOf = (posted: HostToWebview[]) => posted.map((m) => (m.type === 'delta' ? (m.content ?? '') : '')).join('');
+  const listsOf = (posted: HostToWebview[]) => posted.flatMap((m) => (m.type === 'answerUpdate' && m.patch.citations ? [m.patch] : []));
+  const until = async (condition: () => Promise<boolean> | boolean) => {
+    while (!(await condition())) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('a citation list never reaches the view before text that came ahead of a citation in it', async () => {
+    // Each list posted is checked against the text the view had then: all text that came before its last citation.
+    const before = ['', 'A', 'AB'];
+    let sent: () => void = () => undefined;
+    const second = new Promise<void>((resolve) => (sent = resolve));
+    const server = await startRawServer(async (_req, res) => {
+      sseHead(res);
+      res.write(cite(0) + text('A') + cite(1)); // one chunk: citation, text, citation
+      await second;
+      res.write(text('B') + cite(2));
+      res.end(event('done', { status: 'stop' }));
+    });
+    try {
+      const posted: HostToWebview[] = [];
+      const seen: Array<{ citations: number; text: string }> = [];
+      posted.push = (...items: HostToWebview[]) => {
+        for (const m of items) {
+          if (m.type === 'answerUpdate' && m.patch.citations && m.patch.state === undefined) seen.push({ citations: m.patch.citations.length, text: textOf(posted) });
+          Array.prototype.push.call(posted, m);
+          if (m.type === 'answerUpdate' && m.patch.citations?.length === 2) sent();
+        }
+        return posted.length;
+      };
+      const session = sessionOn(server.url, posted, 1);
+      await session.newConversation('agent');
+      assert.equal((await session.send('q'))?.state, 'done');
+      await session.idle();
+      assert.ok(seen.length > 0, 'citations were posted while the answer streamed');
+      for (const { citations, text: shown } of seen) assert.ok(shown.startsWith(before[citations - 1]!), `a list of ${citations} citations came with "${shown}" shown`);
+      assert.equal(textOf(posted), 'AB');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stopped, cut off or failed mid-answer: the text still waiting is posted before the final patch, which carries the citations once', async () => {
+    for (const ending of ['stopped', 'cut-off', 'error'] as const) {
+      let hangUp: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (hangUp = resolve));
+      const server = await startRawServer(async (_req, res) => {
+        sseHead(res);
+        res.write(text('partial') + cite(0) + cite(1));
+        await held;
+        if (ending === 'error') res.end(event('error', { code: 500, message: 'the agent failed' }) + event('done', { status: 'error' }));
+        else res.destroy();
+      });
+      try {
+        const posted: HostToWebview[] = [];
+        // Batches far apart: only the answer's end posts anything.
+        const session = sessionOn(server.url, posted, 600_000);
+        await session.newConversation('agent');
+        const running = session.send('q');
+        await until(async () => (await session.current()).turns[1]?.citations?.length === 2);
+        assert.equal(textOf(posted), '', 'nothing posted yet');
+        if (ending === 'stopped') session.stop();
+        else hangUp(); // the connection dropped (cut-off), or the service's error event
+        assert.equal((await running)?.state, ending);
+        await session.idle();
+        const delta = posted.findIndex((m) => m.type === 'delta');
+        const final = posted.findIndex((m) => m.type === 'answerUpdate' && m.patch.state === ending);
+        assert.equal(textOf(posted), 'partial', ending);
+        assert.ok(delta >= 0 && delta < final, `${ending}: the text is posted before the final patch`);
+        assert.deepEqual(
+          listsOf(posted).map((p) => p.citations?.length),
+          [2],
+          `${ending}: one list, in the final patch`,
+        );
+      } finally {
+        hangUp();
+        await server.close();
+      }
+    }
+  });
+});

@@ -43,6 +43,18 @@ describe('common: exclude globs too costly to match', () => {
     );
   });
 
+  it("refuses a repeated extglob around a wildcard, a group or choices starting alike (picomatch reads a name of 40 a's in 2^40 steps), keeps plain ones", async () => {
+    // `x+(a*)b` was one star run, within the budget, and compiled to `x(?:a[^/]*?)+b`.
+    for (const glob of ['x+(a*)b', '**/x*(a*)b', 'x+(@(a|aa))b', 'y/x+(a|aa)c', 'x+(a?)b', 'x+(a|)b'])
+      assert.match(globCostProblem(glob) ?? '', /repeats a pattern that can be read more than one way/, glob);
+    for (const glob of ['**/*.+(png|jpg)', '*.+(js|ts)', 'x+(ab)c', 'a\\+(b*)', '**/[Tt]emp/**', 'src/**/*.{ts,js}']) assert.equal(globCostProblem(glob), undefined, glob);
+    writeFileSync(join(root, 'docs', `x${'a'.repeat(40)}`), 'x');
+    await assert.rejects(
+      expandSelection([join(root, 'docs')], { excludeGlobs: ['x+(a*)b'], maxFileSizeBytes: 0, workspaceRoots: [root] }),
+      (error: unknown) => error instanceof ConfigurationError && /The exclude pattern 'x\+\(a\*\)b'.*cannot be used/.test(error.message),
+    );
+  });
+
   it('the upload tool refuses a file it cannot check against such a glob', async () => {
     const check = await checkPrivateFile(`docs/${'a'.repeat(200)}`, { workspaceRoots: [root], filesExclude: [HOSTILE], uploadExclude: [] });
     assert.equal(check.ok, false);

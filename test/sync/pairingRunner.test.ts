@@ -10,7 +10,7 @@ import { until } from '../support/until';
 import { freshVolume, listedFiles, startFixture, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
 import type { ExtensionServices } from '../../src/common/vscode/services';
 import type { PairingRunner as Runner } from '../../src/sync/vscode/syncRunner';
-import { WATCH_LIMITS } from '../../src/sync/core/watchBatcher';
+import { WATCH_LIMITS, type WatchLimits } from '../../src/sync/core/watchBatcher';
 import { editorRecordName } from '../../src/sync/core/folderManifest';
 import { acquireSyncLock } from '../../src/sync/core/lock';
 
@@ -31,7 +31,7 @@ describe('sync in the editor: a watched pairing left running', function () {
   });
   after(async () => fx.close());
 
-  function runnerFor(folder: string, volume: string, deleteRemoved: boolean, workspace = { root: folder, paired: '.' }) {
+  function runnerFor(folder: string, volume: string, deleteRemoved: boolean, workspace = { root: folder, paired: '.' }, limits: WatchLimits = WATCH_LIMITS) {
     const logged: string[] = [];
     const summaries: number[] = [];
     const services = {
@@ -40,11 +40,17 @@ describe('sync in the editor: a watched pairing left running', function () {
       getClient: () => fx.client,
     } as unknown as ExtensionServices;
     vs.workspace.workspaceFolders = [{ uri: { scheme: 'file', fsPath: workspace.root } }];
-    const runner = new PairingRunner({ folder: workspace.paired, volume, deleteRemoved, watch: true }, realpathSync(folder), services, {
-      onState: () => undefined,
-      onApplied: () => undefined,
-      showSummary: (_runner, summary) => void summaries.push(summary.failed),
-    });
+    const runner = new PairingRunner(
+      { folder: workspace.paired, volume, deleteRemoved, watch: true },
+      realpathSync(folder),
+      services,
+      {
+        onState: () => undefined,
+        onApplied: () => undefined,
+        showSummary: (_runner, summary) => void summaries.push(summary.failed),
+      },
+      limits,
+    );
     return { runner, logged, summaries, watcher: vs.watchers[vs.watchers.length - 1], plans: () => logged.filter((l) => / unchanged \(manifest /.test(l)).length };
   }
 
@@ -93,57 +99,51 @@ describe('sync in the editor: a watched pairing left running', function () {
   });
 
   it("a log appended every few seconds is sent by watch at most once per WATCH_LIMITS.fileIntervalMs, not replaced at every append; the user's own run takes it", async () => {
-    const limits = WATCH_LIMITS as { fileIntervalMs: number };
-    const fileIntervalMs = limits.fileIntervalMs;
-    limits.fileIntervalMs = 60 * 60_000; // however slow the machine, the appends below come within it
-    try {
-      const folder = mkdtempSync(join(fx.workDir, 'log-'));
-      const volume = freshVolume('log');
-      await writeTree(folder, { 'server.log': 'line 0\n', 'notes.md': 'notes' });
-      const { runner, watcher, logged, plans } = runnerFor(folder, volume, false);
-      await runner.sync();
-      let text = 'line 0\n';
-      const append = async (i: number) => {
-        const planned = plans();
-        text += `line ${i}\n`;
-        await writeFile(join(folder, 'server.log'), text);
-        watcher.fire('change', join(folder, 'server.log'));
-        await until(() => plans() > planned && runner.state.kind !== 'syncing');
-      };
-      await append(1); // the first change after the user's run: sent after the quiet period, as before
-      const sentSize = text.length;
-      assert.deepEqual((await listedFiles(fx, volume)).find((f) => f.filename === 'server.log')?.filesize, sentSize);
-      const replaced = () => logged.filter((l) => l.includes('server.log replaced')).length;
-      const before = replaced();
-      for (let i = 2; i <= 4; i++) await append(i);
-      assert.equal(replaced(), before, `no copy sent for each append (${replaced() - before} sent)`);
-      const listed = await listedFiles(fx, volume);
-      assert.deepEqual(
-        listed.map((f) => [f.filename, f.filesize]).sort(),
-        [
-          ['notes.md', 5],
-          ['server.log', sentSize],
-        ],
-        'the copy sent stays, one copy of each file',
-      );
-      assert.deepEqual(runner.state, { kind: 'pending', count: 1, waiting: 1 });
-      assert.ok(
-        logged.some((l) => l.includes('1 changed file(s) wait') && l.includes('server.log')),
-        'the log says why it waits',
-      );
-      // A save of another file is not held by the log's wait.
-      await writeFile(join(folder, 'notes.md'), 'notes, edited');
+    const limits = { ...WATCH_LIMITS, fileIntervalMs: 60 * 60_000 }; // however slow the machine, the appends below come within it
+    const folder = mkdtempSync(join(fx.workDir, 'log-'));
+    const volume = freshVolume('log');
+    await writeTree(folder, { 'server.log': 'line 0\n', 'notes.md': 'notes' });
+    const { runner, watcher, logged, plans } = runnerFor(folder, volume, false, undefined, limits);
+    await runner.sync();
+    let text = 'line 0\n';
+    const append = async (i: number) => {
       const planned = plans();
-      watcher.fire('change', join(folder, 'notes.md'));
+      text += `line ${i}\n`;
+      await writeFile(join(folder, 'server.log'), text);
+      watcher.fire('change', join(folder, 'server.log'));
       await until(() => plans() > planned && runner.state.kind !== 'syncing');
-      assert.equal((await listedFiles(fx, volume)).find((f) => f.filename === 'notes.md')?.filesize, 'notes, edited'.length);
-      await runner.sync(); // the user's own run takes everything
-      assert.equal((await listedFiles(fx, volume)).find((f) => f.filename === 'server.log')?.filesize, text.length);
-      assert.equal(runner.state.kind, 'inSync');
-      runner.dispose();
-    } finally {
-      limits.fileIntervalMs = fileIntervalMs;
-    }
+    };
+    await append(1); // the first change after the user's run: sent after the quiet period, as before
+    const sentSize = text.length;
+    assert.deepEqual((await listedFiles(fx, volume)).find((f) => f.filename === 'server.log')?.filesize, sentSize);
+    const replaced = () => logged.filter((l) => l.includes('server.log replaced')).length;
+    const before = replaced();
+    for (let i = 2; i <= 4; i++) await append(i);
+    assert.equal(replaced(), before, `no copy sent for each append (${replaced() - before} sent)`);
+    const listed = await listedFiles(fx, volume);
+    assert.deepEqual(
+      listed.map((f) => [f.filename, f.filesize]).sort(),
+      [
+        ['notes.md', 5],
+        ['server.log', sentSize],
+      ],
+      'the copy sent stays, one copy of each file',
+    );
+    assert.deepEqual(runner.state, { kind: 'pending', count: 1, waiting: 1 });
+    assert.ok(
+      logged.some((l) => l.includes('1 changed file(s) wait') && l.includes('server.log')),
+      'the log says why it waits',
+    );
+    // A save of another file is not held by the log's wait.
+    await writeFile(join(folder, 'notes.md'), 'notes, edited');
+    const planned = plans();
+    watcher.fire('change', join(folder, 'notes.md'));
+    await until(() => plans() > planned && runner.state.kind !== 'syncing');
+    assert.equal((await listedFiles(fx, volume)).find((f) => f.filename === 'notes.md')?.filesize, 'notes, edited'.length);
+    await runner.sync(); // the user's own run takes everything
+    assert.equal((await listedFiles(fx, volume)).find((f) => f.filename === 'server.log')?.filesize, text.length);
+    assert.equal(runner.state.kind, 'inSync');
+    runner.dispose();
   });
 
   it('a file named with a newline and an escape sequence is logged on one line, escaped', async () => {
@@ -188,14 +188,12 @@ describe('sync in the editor: a watched pairing left running', function () {
   });
 
   it('the service failing for a while: the watch run is retried by itself (no new save), the failure told once, the edit synced when it is back', async () => {
-    const limits = WATCH_LIMITS as { firstRetryMs: number };
-    const firstRetryMs = limits.firstRetryMs;
-    limits.firstRetryMs = 100; // the backoff's shape is test/sync/watch.test.ts's; here only that the runner retries
+    const limits = { ...WATCH_LIMITS, firstRetryMs: 100 }; // the backoff's shape is test/sync/watch.test.ts's; here only that the runner retries
     try {
       const folder = mkdtempSync(join(fx.workDir, 'outage-'));
       const volume = freshVolume('outage');
       await writeTree(folder, { 'a.md': 'first' });
-      const { runner, watcher, summaries } = runnerFor(folder, volume, false);
+      const { runner, watcher, summaries } = runnerFor(folder, volume, false, undefined, limits);
       await runner.sync();
       summaries.length = 0;
       // Two runs' worth of 503s: each run's batch and its one retry.
@@ -207,21 +205,18 @@ describe('sync in the editor: a watched pairing left running', function () {
       assert.deepEqual(summaries, [1], `one failure summary for the outage, none for the retry that failed again (${JSON.stringify(summaries)})`);
       runner.dispose();
     } finally {
-      limits.firstRetryMs = firstRetryMs;
       fx.emulator.faults.clear();
     }
   });
 
   for (const status of [503, 401]) {
     it(`a watch run whose listing is refused (${status}) tells the user once, not per retry, and syncs the edit once the service answers`, async () => {
-      const limits = WATCH_LIMITS as { firstRetryMs: number };
-      const firstRetryMs = limits.firstRetryMs;
-      limits.firstRetryMs = 100;
+      const limits = { ...WATCH_LIMITS, firstRetryMs: 100 };
       try {
         const folder = mkdtempSync(join(fx.workDir, `plan-${status}-`));
         const volume = freshVolume(`plan${status}`);
         await writeTree(folder, { 'a.md': 'first' });
-        const { runner, watcher, logged } = runnerFor(folder, volume, false);
+        const { runner, watcher, logged } = runnerFor(folder, volume, false, undefined, limits);
         await runner.sync();
         const told = () => vs.messages.filter((m) => m.startsWith('Sync of ') && m.includes(' failed (it is tried again by itself): ')).length;
         const before = told();
@@ -238,7 +233,6 @@ describe('sync in the editor: a watched pairing left running', function () {
         assert.equal(told() - before, 1);
         runner.dispose();
       } finally {
-        limits.firstRetryMs = firstRetryMs;
         fx.emulator.faults.clear();
       }
     });

@@ -211,4 +211,11 @@ describe('sync scan: held to the folder its caller checked (expectFolder)', () =
     mkdirSync(folder);
     await assert.rejects(scanFolder(folder, { ...rules, expectFolder: checked }), FolderReplacedError);
   });
+
+  it("a check that found no folder ('not-found', was a made-up device and inode) refuses whatever is there at scan time", async () => {
+    const folder = join(dir, 'docs');
+    await assert.rejects(scanFolder(folder, { ...rules, expectFolder: 'not-found' }), FolderReplacedError);
+    swap(folder);
+    await assert.rejects(scanFolder(folder, { ...rules, expectFolder: 'not-found' }), FolderReplacedError);
+  });
 });

@@ -119,6 +119,14 @@ describe('sync watch batcher', () => {
     batcher.dispose();
   });
 
+  it("an exclude glob too costly to match (a workspace's files.exclude) is not applied to events: each is answered at once, and the run refuses the glob", async () => {
+    // `**/*a*a*a*a*b` against a 255-character name took minutes per event in picomatch; the scan refuses it (globCost.ts).
+    const isRelevant = eventFilter(dir, { excludeGlobs: ['**/*a*a*a*a*b', 'x+(a*)b', '**/*.tmp'], root: dir });
+    assert.equal(await isRelevant(join(dir, 'docs', 'a'.repeat(250))), true);
+    assert.equal(await isRelevant(join(dir, `x${'a'.repeat(60)}`)), true, 'x+(a*)b: 2^60 steps in picomatch');
+    assert.equal(await isRelevant(join(dir, 'docs', 'draft.tmp')), false, 'the usable globs still apply');
+  });
+
   it('a storm of events in an ignored folder shares one read of each .gitignore, and an edited .gitignore still applies at once', async () => {
     // The module object every `import { readFile } from 'node:fs/promises'` reads its function from.
     const fsp = createRequire(__filename)('node:fs/promises') as { readFile: (...args: unknown[]) => Promise<unknown> };
@@ -310,5 +318,45 @@ describe('sync watch batcher', () => {
     await batcher.settled();
     assert.equal(runs, before, 'no run after dispose');
     assert.equal(clock.armed, 0, 'no timer left');
+  });
+
+  it('WATCH_LIMITS cannot be changed: a test passes its own limits to the batcher and the resend rule instead', async () => {
+    assert.ok(Object.isFrozen(WATCH_LIMITS));
+    assert.throws(() => {
+      (WATCH_LIMITS as { firstRetryMs: number }).firstRetryMs = 1;
+    }, TypeError);
+    assert.equal(WATCH_LIMITS.firstRetryMs, 15_000);
+    const limits = { maxWaitMs: 700, firstRetryMs: 40, longestRetryMs: 100, fileIntervalMs: 300 };
+    const clock = new ManualClock();
+    const runs: number[] = [];
+    const retries: number[] = [];
+    const batcher = new WatchBatcher(
+      async () => {
+        runs.push(clock.now);
+        throw new ServerError('down', { status: 503 });
+      },
+      { quietMs: 10, clock, limits, onRetry: (ms) => retries.push(ms) },
+    );
+    await batcher.notify(join(dir, 'docs/a.md'));
+    for (let i = 0; i < 100 && retries.length < 4; i++) {
+      clock.advance(10);
+      await batcher.settled();
+    }
+    assert.deepEqual(retries, [40, 80, 100, 100], 'doubling from its firstRetryMs up to its longestRetryMs');
+    batcher.dispose();
+    // Changes that never stop: a run within its maxWaitMs.
+    const steady = new WatchBatcher(async () => void runs.push(-clock.now), { quietMs: 50, clock, limits });
+    const start = clock.now;
+    while (!runs.some((at) => at < 0)) {
+      await steady.notify(join(dir, 'docs/log.md'));
+      clock.advance(20);
+      await steady.settled();
+    }
+    assert.ok(-runs.find((at) => at < 0)! - start <= 700, 'the first run within its maxWaitMs');
+    steady.dispose();
+    const lastSent = new Map([['a.md', 1_000]]);
+    assert.equal(resendWaitMs('a.md', { nowMs: 1_100, lastSent, intervalMs: 300 }), 200);
+    noteSent(lastSent, [], 1_300, 300);
+    assert.equal(lastSent.size, 0, 'forgotten once its interval is over');
   });
 });

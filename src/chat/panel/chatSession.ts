@@ -1,14 +1,15 @@
 // The Chat view's host side without `vscode`: the chat engine plus what the webview needs.
 // Webview messages the session owns go through a handler map typed over the protocol; the
-// engine's events become view messages: streamed text batched into `delta`s, everything
-// else as `answerUpdate` patches and whole `conversation` snapshots, posted in order and
+// engine's events become view messages: streamed text batched into `delta`s and citation
+// changes batched with it (one DeltaBatcher, one flush, text first), everything else as
+// `answerUpdate` patches and whole `conversation` snapshots, posted in order and
 // only while the answer's conversation is the one shown.
 import { ChatEngine, type ChatEngineEvent, type ChatEngineHost, type ChatEngineTuning } from '../core/chatEngine';
 import type { AnswerEvent } from '../core/answerStream';
 import type { ConversationStore } from '../core/conversationStore';
 import { summarize, type Turn } from '../core/conversationModel';
 import type { HandlerMap, HostToWebview, WebviewMessageType, WebviewToHost } from '../protocol';
-import { DELTA_BATCH_INTERVAL_MS, DeltaBatcher, type DeltaBatch } from './deltaBatcher';
+import { DeltaBatcher, type DeltaBatch } from './deltaBatcher';
 import { conversationView } from './viewMapping';
 import { errorMessage } from '../../api/errors';
 
@@ -49,9 +50,6 @@ export function isViewMessage(message: WebviewToHost): message is ViewMessage {
 
 export class ChatSession extends ChatEngine {
   private readonly batcher: DeltaBatcher;
-  private readonly citationsIntervalMs: number;
-  private citationsFor: Turn | undefined;
-  private citationsTimer: ReturnType<typeof setTimeout> | undefined;
   /** The answer streaming now, whose events the view may be shown. */
   private streaming: Turn | undefined;
   /** Posts wait behind a conversation snapshot still gathering its list, so the view sees them in order. */
@@ -98,15 +96,17 @@ export class ChatSession extends ChatEngine {
   private readonly answerEventViews = {
     text: (e, _answer, shown) => shown && this.batcher.add({ content: e.text }),
     reasoning: (e, _answer, shown) => shown && this.batcher.add({ reasoning: e.text }),
-    citations: (_e, answer, shown) => shown && this.postCitationsSoon(answer),
+    // Each patch carries the whole list: one per citation event (a service may send 100,000 of
+    // one citation each) cloned and posted a list as long as the answer's so far every time.
+    citations: (_e, _answer, shown) => shown && this.batcher.add({ citations: true }),
     usage: (_e, answer, shown) => shown && this.postAnswerPatch(answer, { usage: answer.usage }),
     // The view shows neither: the thread id lives in the conversation, tools are not offered.
     thread: () => undefined,
     toolCall: () => undefined,
     finished: (e, answer, shown) => {
-      this.dropCitationsSoon();
       if (shown) {
-        this.batcher.flush();
+        // The text still waiting goes first; the final patch carries the citations.
+        this.batcher.flush({ dropCitations: true });
         this.postAnswerPatch(answer, {
           state: answer.state,
           error: answer.error,
@@ -129,7 +129,6 @@ export class ChatSession extends ChatEngine {
   ) {
     super(store, host, tuning);
     this.batcher = new DeltaBatcher((batch) => this.postDelta(batch), tuning.flushIntervalMs);
-    this.citationsIntervalMs = tuning.flushIntervalMs ?? DELTA_BATCH_INTERVAL_MS;
     this.subscribe((event) => (this.engineEventViews[event.type] as (e: ChatEngineEvent) => void)(event));
   }
 
@@ -160,32 +159,15 @@ export class ChatSession extends ChatEngine {
     return this.currentIfLoaded?.id === conversationId;
   }
 
+  /** One flush: the text waiting, then (when they changed) the answer's citations, whole. */
   private postDelta(batch: DeltaBatch): void {
-    if (!this.streaming) return;
-    const text = { ...(batch.content ? { content: batch.content } : {}), ...(batch.reasoning ? { reasoning: batch.reasoning } : {}) };
-    this.postInOrder({ type: 'delta', turnId: this.streaming.id, ...text });
-  }
-
-  /**
-   * An answer's citations go to the view at most once per batch interval, all of them: each
-   * patch carries the whole list, so one per citation event (a service may send 100,000 of
-   * one citation each) cloned and posted a list as long as the answer's so far every time.
-   */
-  private postCitationsSoon(answer: Turn): void {
-    this.citationsFor = answer;
-    this.citationsTimer ??= setTimeout(() => {
-      this.citationsTimer = undefined;
-      const waiting = this.citationsFor;
-      this.citationsFor = undefined;
-      if (waiting && waiting === this.streaming) this.postAnswerPatch(waiting, { citations: waiting.citations });
-    }, this.citationsIntervalMs);
-  }
-
-  /** The answer ended: its final patch carries the citations. */
-  private dropCitationsSoon(): void {
-    if (this.citationsTimer) clearTimeout(this.citationsTimer);
-    this.citationsTimer = undefined;
-    this.citationsFor = undefined;
+    const answer = this.streaming;
+    if (!answer) return;
+    if (batch.content || batch.reasoning) {
+      const text = { ...(batch.content ? { content: batch.content } : {}), ...(batch.reasoning ? { reasoning: batch.reasoning } : {}) };
+      this.postInOrder({ type: 'delta', turnId: answer.id, ...text });
+    }
+    if (batch.citations) this.postAnswerPatch(answer, { citations: answer.citations });
   }
 
   private postAnswerPatch(answer: Turn, patch: Extract<HostToWebview, { type: 'answerUpdate' }>['patch']): void {

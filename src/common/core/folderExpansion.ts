@@ -176,7 +176,7 @@ export function syncServiceKey(service: string): string {
 }
 
 /** A pairing's manifest (`syncManifestName`) or the single-pairing one, alone or followed by `.` and anything (its journal, its lock, a temp file of its atomic write). */
-const SYNC_STATE_NAME = new RegExp(`^\\.ksm-sync(?:\\.[a-z0-9_-]{1,${SYNC_NAME_VOLUME_CHARS}}\\.[0-9a-f]{16})?\\.json(?:\\..*)?$`, 's');
+export const SYNC_STATE_NAME = new RegExp(`^\\.ksm-sync(?:\\.[a-z0-9_-]{1,${SYNC_NAME_VOLUME_CHARS}}\\.[0-9a-f]{16})?\\.json(?:\\..*)?$`, 's');
 
 /**
  * The manifests, their journals and their locks (`.ksm-sync.json`, `.ksm-sync.<volume>.<key>.json`,
@@ -199,14 +199,19 @@ const ON_WINDOWS = process.platform === 'win32';
  * Windows `\` reads as `/`.
  */
 export function globsMatcher(globs: readonly string[]): (path: string) => boolean {
-  const options = { dot: true, windows: ON_WINDOWS };
-  const either = new RegExp(globs.map((glob) => `(?:${picomatch.makeRe(glob, options).source})`).join('|'));
+  const either = globsPattern(globs);
   const literal = new Set(globs);
   return (path) => {
     if (path === '') return false;
     const posixPath = ON_WINDOWS ? path.replace(/\\/g, '/') : path;
     return literal.has(path) || literal.has(posixPath) || either.test(posixPath);
   };
+}
+
+/** The globs' picomatch expressions joined into one (test/architecture/regexSafety.test.ts checks what it builds). */
+export function globsPattern(globs: readonly string[]): RegExp {
+  const options = { dot: true, windows: ON_WINDOWS };
+  return new RegExp(globs.map((glob) => `(?:${picomatch.makeRe(glob, options).source})`).join('|'));
 }
 
 export async function expandSelection(paths: string[], options: ExpansionOptions): Promise<Expansion> {

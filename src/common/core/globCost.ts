@@ -25,6 +25,7 @@ export const MAX_GLOB_CHARS = 1000;
 /** Why `glob` is too costly to match, or undefined. */
 export function globCostProblem(glob: string): string | undefined {
   if (glob.length > MAX_GLOB_CHARS) return l10n.t('it is longer than {0} characters', MAX_GLOB_CHARS);
+  if (repeatsAPattern(glob)) return l10n.t('it repeats a pattern that can be read more than one way (+(…) or *(…) around a wildcard, a group or choices starting alike)');
   const segments = glob.split('/');
   const globstars = segments.filter((segment) => segment === '**').length;
   const runs = segments.reduce((sum, segment) => sum + (segment === '**' ? 0 : (segment.match(/\*+/g)?.length ?? 0)), 0);
@@ -49,4 +50,31 @@ export function checkExcludeGlobs(globs: readonly string[]): void {
         l10n.t("The exclude pattern '{0}' (files.exclude or ksm.upload.exclude) cannot be used: {1}. Simplify it; nothing was uploaded or synced.", shownInput(glob, 120), problem),
       );
   }
+}
+
+/**
+ * Whether the glob has a repeated extglob, `+(…)` or `*(…)`, around anything but plain text:
+ * picomatch compiles `x+(a*)b` to `x(?:a[^/]*?)+b` and `x+(@(a|aa))b` to `x(?:(a|aa))+b`,
+ * which try every way of cutting a name into repeats (2^n: a name of 40 a's, hours), and a
+ * star inside counted as one run let them through. Plain text is let through, and plain
+ * choices each starting with its own character (`*.+(png|jpg)`). VS Code's own globs have
+ * no extglobs.
+ */
+function repeatsAPattern(glob: string): boolean {
+  for (let i = glob.indexOf('('); i > 0; i = glob.indexOf('(', i + 1)) {
+    if ((glob[i - 1] !== '+' && glob[i - 1] !== '*') || glob[i - 2] === '\\') continue;
+    let depth = 1;
+    let j = i + 1;
+    for (; j < glob.length && depth > 0; j++) {
+      if (glob[j] === '\\') j++;
+      else if (glob[j] === '(') depth++;
+      else if (glob[j] === ')') depth--;
+    }
+    const body = glob.slice(i + 1, j - 1);
+    if (/[*?[({\\]/.test(body)) return true;
+    // Plain choices are read one way when each starts with its own character (`*.+(png|jpg)`); `+(a|aa)` is not.
+    const choices = body.split('|');
+    if (choices.some((choice) => choice === '') || new Set(choices.map((choice) => choice[0])).size < choices.length) return true;
+  }
+  return false;
 }

@@ -52,7 +52,7 @@ const CREDENTIAL_NAMES: ReadonlyArray<{ pattern: RegExp; what: () => string }> =
   { pattern: /^\.git$/i, what: () => l10n.t("a '.git' file (a worktree's or submodule's pointer into the repository's own data)") },
 ];
 /** Any of them, as one expression: the common case (no credential) costs one test (a folder sync asks for every file). */
-const ANY_CREDENTIAL_NAME = new RegExp(CREDENTIAL_NAMES.map((c) => `(?:${c.pattern.source})`).join('|'), 'i');
+export const ANY_CREDENTIAL_NAME = new RegExp(CREDENTIAL_NAMES.map((c) => `(?:${c.pattern.source})`).join('|'), 'i');
 
 /** Folders whose content is private whatever the file is called. */
 const PRIVATE_FOLDERS = new Map<string, () => string>([

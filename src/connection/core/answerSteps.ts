@@ -97,8 +97,8 @@ function summarizeKinds(kinds: string[]): string {
   const out: string[] = [];
   for (const kind of kinds) {
     const last = out[out.length - 1];
-    const match = last && new RegExp(`^${kind.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( ×(\\d+))?$`).exec(last);
-    if (match) out[out.length - 1] = `${kind} ×${Number(match[2] ?? 1) + 1}`;
+    const count = !last ? undefined : last === kind ? '1' : last.startsWith(`${kind} ×`) ? last.slice(kind.length + 2) : undefined;
+    if (count !== undefined && /^\d+$/.test(count)) out[out.length - 1] = `${kind} ×${Number(count) + 1}`;
     else out.push(kind);
   }
   return out.join(', ') || 'none';

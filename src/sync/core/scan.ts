@@ -40,8 +40,10 @@ export interface ScanRules {
    * (a few milliseconds in the editor, between the check under the lock and the scan) was
    * followed, and the files where it points were read and sent. (With `onFiles`, the files
    * told during the walk were told already: the end check only stops the run there.)
+   * `'not-found'`: the caller's check found no directory it could identify there, so the
+   * scan refuses whatever is there now.
    */
-  expectFolder?: FolderIdentity;
+  expectFolder?: FolderIdentity | 'not-found';
 }
 
 export interface FolderIdentity {
@@ -60,10 +62,10 @@ export async function folderIdentity(path: string): Promise<FolderIdentity> {
   return { dev: info.dev, ino: info.ino };
 }
 
-/** Throws FolderReplacedError unless `path` is, without following a link at it, the directory `expected`. */
-async function checkFolder(path: string, expected: FolderIdentity): Promise<void> {
-  const info = await lstat(path).catch(() => undefined);
-  if (info?.isDirectory() && info.dev === expected.dev && info.ino === expected.ino) return;
+/** Throws FolderReplacedError unless `path` is, without following a link at it, the directory `expected` (never when the check found none). */
+async function checkFolder(path: string, expected: FolderIdentity | 'not-found'): Promise<void> {
+  const info = expected === 'not-found' ? undefined : await lstat(path).catch(() => undefined);
+  if (expected !== 'not-found' && info?.isDirectory() && info.dev === expected.dev && info.ino === expected.ino) return;
   throw new FolderReplacedError(l10n.t('The folder {0} is no longer the folder that was checked (a symbolic link or another folder was put in its place): nothing of it was synced.', path));
 }
 

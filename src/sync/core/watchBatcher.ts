@@ -5,10 +5,10 @@
 // during a run start one more run after it, never two at once; a failed run is tried again
 // with backoff (events meanwhile wait for that try). The clock is injected so tests drive
 // time instead of waiting. No `vscode` import.
-import { readFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
-import picomatch from 'picomatch';
+import { relative, resolve, sep } from 'node:path';
+import { globsMatcher } from '../../common/core/folderExpansion';
+import { GitignoreCache } from '../../common/core/gitignore';
+import { globCostProblem } from '../../common/core/globCost';
 import { isManifestPath, toPosix } from './scan';
 
 export interface Clock {
@@ -21,11 +21,20 @@ export const realClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/** Watch mode's timing limits: WATCH_LIMITS, or a test's own (given to the batcher, the resend rule and the runner). */
+export interface WatchLimits {
+  readonly maxWaitMs: number;
+  readonly firstRetryMs: number;
+  readonly longestRetryMs: number;
+  readonly fileIntervalMs: number;
+}
+
 /**
  * Watch mode's timing limits (their one home; docs/sync.md "Editor flow" states them). The
- * quiet period itself is the setting `ksm.sync.watchDelayMs`.
+ * quiet period itself is the setting `ksm.sync.watchDelayMs`. Frozen: a test that wants
+ * others passes its own `WatchLimits` instead of changing these for every test after it.
  */
-export const WATCH_LIMITS = {
+export const WATCH_LIMITS: WatchLimits = Object.freeze({
   /**
    * However often changes come, a run starts at most this long after the first change it
    * takes (never sooner than the quiet period): a log appended every second in the folder
@@ -45,7 +54,7 @@ export const WATCH_LIMITS = {
    * every file.
    */
   fileIntervalMs: 60_000,
-} as const;
+} as const);
 
 /**
  * A watch run's rule for files sent a moment ago (WATCH_LIMITS.fileIntervalMs), given to
@@ -55,14 +64,17 @@ export const WATCH_LIMITS = {
 export interface ResendRule {
   nowMs: number;
   lastSent: Map<string, number>;
+  /** WATCH_LIMITS.fileIntervalMs unless given. */
+  intervalMs?: number;
 }
 
 /** Undefined when a watch run may send `rel` now; else how long until it may. */
 export function resendWaitMs(rel: string, rule: ResendRule): number | undefined {
   const last = rule.lastSent.get(rel);
   if (last === undefined) return undefined;
-  const wait = last + WATCH_LIMITS.fileIntervalMs - rule.nowMs;
-  if (wait <= 0 || wait > WATCH_LIMITS.fileIntervalMs) {
+  const intervalMs = rule.intervalMs ?? WATCH_LIMITS.fileIntervalMs;
+  const wait = last + intervalMs - rule.nowMs;
+  if (wait <= 0 || wait > intervalMs) {
     rule.lastSent.delete(rel); // due (or a clock set back): forgotten
     return undefined;
   }
@@ -70,8 +82,8 @@ export function resendWaitMs(rel: string, rule: ResendRule): number | undefined 
 }
 
 /** Records the paths a run sent (uploaded or replaced) at `nowMs`, and forgets entries past the interval (the map stays the size of a minute's sends). */
-export function noteSent(lastSent: Map<string, number>, results: ReadonlyArray<{ rel: string; action: string }>, nowMs: number): void {
-  for (const [rel, at] of lastSent) if (nowMs - at >= WATCH_LIMITS.fileIntervalMs) lastSent.delete(rel);
+export function noteSent(lastSent: Map<string, number>, results: ReadonlyArray<{ rel: string; action: string }>, nowMs: number, intervalMs = WATCH_LIMITS.fileIntervalMs): void {
+  for (const [rel, at] of lastSent) if (nowMs - at >= intervalMs) lastSent.delete(rel);
   for (const r of results) if (r.action === 'uploaded' || r.action === 'replaced') lastSent.set(r.rel, nowMs);
 }
 
@@ -108,6 +120,8 @@ export class WatchBatcher {
       isRelevant?: (path: string) => Promise<boolean> | boolean;
       /** A run failed (it rejected): the next try is in `delayMs`. */
       onRetry?: (delayMs: number, error: unknown) => void;
+      /** WATCH_LIMITS unless given (tests pass their own). */
+      limits?: WatchLimits;
     },
   ) {}
 
@@ -134,6 +148,10 @@ export class WatchBatcher {
     return this.options.clock ?? realClock;
   }
 
+  private get limits(): WatchLimits {
+    return this.options.limits ?? WATCH_LIMITS;
+  }
+
   private arm(): void {
     if (this.backoff !== undefined) return; // a failed run's retry is due: it takes these changes too
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
@@ -146,7 +164,7 @@ export class WatchBatcher {
         this.deadline = undefined;
         void this.fire();
       },
-      Math.max(WATCH_LIMITS.maxWaitMs, this.options.quietMs),
+      Math.max(this.limits.maxWaitMs, this.options.quietMs),
     );
   }
 
@@ -181,7 +199,7 @@ export class WatchBatcher {
           // Nothing is lost: the changes wait for the retry, and every event meanwhile joins them instead of starting a run of its own.
           for (const path of changed) this.pending.add(path);
           this.failures++;
-          const delayMs = retryDelayMs(this.failures, error, this.options.quietMs);
+          const delayMs = retryDelayMs(this.failures, error, this.options.quietMs, this.limits);
           this.options.onRetry?.(delayMs, error);
           this.backoff = this.clock.setTimeout(() => {
             this.backoff = undefined;
@@ -197,10 +215,10 @@ export class WatchBatcher {
   }
 }
 
-/** The wait before retry number `failures` (1 for the first): doubling from WATCH_LIMITS.firstRetryMs, longer when the service asked (Retry-After), never past WATCH_LIMITS.longestRetryMs. */
-function retryDelayMs(failures: number, error: unknown, quietMs: number): number {
-  const doubled = WATCH_LIMITS.firstRetryMs * 2 ** Math.min(failures - 1, 30);
-  return Math.min(WATCH_LIMITS.longestRetryMs, Math.max(quietMs, doubled, askedWait(error) ?? 0));
+/** The wait before retry number `failures` (1 for the first): doubling from `firstRetryMs`, longer when the service asked (Retry-After), never past `longestRetryMs`. */
+function retryDelayMs(failures: number, error: unknown, quietMs: number, limits: WatchLimits): number {
+  const doubled = limits.firstRetryMs * 2 ** Math.min(failures - 1, 30);
+  return Math.min(limits.longestRetryMs, Math.max(quietMs, doubled, askedWait(error) ?? 0));
 }
 
 /** The Retry-After (ms) of an error or of its cause (a stopped run's), when it names a usable one. */
@@ -215,42 +233,19 @@ function askedWait(error: unknown): number | undefined {
 /**
  * Whether an event path matters to a sync of `folder`: inside it, not the manifest, not
  * excluded by a glob or by a `.gitignore` between the root and the file. The same rules as
- * the scan, applied to one path. The `.gitignore` files are read from the root down, and the
- * first that ignores the path ends the check; each folder's file is read once at a time,
- * events arriving meanwhile share that read (a storm of events, a generated folder of
- * 20,000 files, opened the same `.gitignore` once per event and level: out of file
- * descriptors, the rules read as absent let ignored files through as changes, ~400 MB);
- * a read that starts after an edit sees it, so an edited `.gitignore` applies at once.
+ * the scan, applied to one path. The `.gitignore` files are read through one `GitignoreCache`
+ * (common/core/gitignore.ts, the reader the scan uses too): from the root down, one read of
+ * each folder's file at a time shared by the events meanwhile, and an edit applies at once.
  */
 export function eventFilter(folder: string, rules: { excludeGlobs: string[]; root?: string }): (path: string) => Promise<boolean> {
   const base = resolve(folder);
   const root = rules.root ? resolve(rules.root) : base;
-  const isExcluded = picomatch(rules.excludeGlobs.length ? rules.excludeGlobs : ['\0'], { dot: true });
-  const reading = new Map<string, Promise<Ignore | undefined>>();
-  /** Each folder's rules as last parsed, reused while its text is the same. */
-  const parsed = new Map<string, { text: string; rules: Ignore }>();
-  const rulesIn = (dir: string): Promise<Ignore | undefined> => {
-    let read = reading.get(dir);
-    if (!read) {
-      read = readFile(join(dir, '.gitignore'), 'utf8')
-        .then(
-          (text) => {
-            const known = parsed.get(dir);
-            if (known?.text === text) return known.rules;
-            const fresh = { text, rules: ignore().add(text) };
-            parsed.set(dir, fresh);
-            return fresh.rules;
-          },
-          () => {
-            parsed.delete(dir);
-            return undefined;
-          },
-        )
-        .finally(() => reading.delete(dir));
-      reading.set(dir, read);
-    }
-    return read;
-  };
+  // The scan's matcher, on the globs the budget (globCost.ts) lets through: one it refuses
+  // held the extension host for minutes on each event of a long name (the watch filter
+  // compiled every exclude with picomatch); the run it lets start refuses it by name.
+  const usable = rules.excludeGlobs.filter((glob) => globCostProblem(glob) === undefined);
+  const isExcluded = usable.length ? globsMatcher(usable) : () => false;
+  const gitignores = new GitignoreCache();
   return async (path) => {
     const full = resolve(path);
     if (!full.startsWith(base + sep)) return false;
@@ -258,12 +253,7 @@ export function eventFilter(folder: string, rules: { excludeGlobs: string[]; roo
     const fromRoot = toPosix(relative(root, full));
     const parts = fromRoot.split('/');
     for (let i = 1; i <= parts.length; i++) if (isExcluded(parts.slice(0, i).join('/'))) return false;
-    const dirs: string[] = [];
-    for (let dir = dirname(full); dir === root || dir.startsWith(root + sep); dir = dirname(dir)) {
-      dirs.unshift(dir);
-      if (dir === root) break;
-    }
-    for (const dir of dirs) if ((await rulesIn(dir))?.ignores(toPosix(relative(dir, full)))) return false;
+    if (await gitignores.ignores(full, root)) return false;
     return true;
   };
 }

@@ -18,7 +18,7 @@ import { folderIdentity, type FolderIdentity } from '../core/scan';
 import type { SyncedFolder } from '../core/citedSource';
 import { acquireSyncLock } from '../core/lock';
 import { isInSync, needsOwnershipChoice, planCounts, planSync, type Ownership, type SyncPlan } from '../core/plan';
-import { eventFilter, noteSent, WATCH_LIMITS, WatchBatcher } from '../core/watchBatcher';
+import { eventFilter, noteSent, WATCH_LIMITS, WatchBatcher, type WatchLimits } from '../core/watchBatcher';
 import { confirmDeletions, showPreview } from './syncPreview';
 import { resolvePairingFolder, workspaceRootOf, type Pairing } from './syncSettings';
 import type { DoChunking } from '../../api/types';
@@ -55,10 +55,10 @@ export class PairingRunner implements vscode.Disposable {
   private reviewOffered = false;
   /** Aborted by dispose (Stop Syncing, the pairing edited or removed, trust or excludes changed, the window closing): the run in progress stops, a lock wait ends. */
   private readonly disposal = new AbortController();
-  /** When a watch run last sent each file's copy (a watch run sends it again only WATCH_LIMITS.fileIntervalMs later). */
+  /** When a watch run last sent each file's copy (a watch run sends it again only `limits.fileIntervalMs` later). */
   private readonly lastSent = new Map<string, number>();
-  /** The folder's device and inode, taken under the lock once its real path was checked: the run's scan reads that directory or nothing. */
-  private checkedFolder: FolderIdentity | undefined;
+  /** The folder's device and inode, taken under the lock once its real path was checked: the run's scan reads that directory or nothing ('not-found' until then, or when it could not be taken). */
+  private checkedFolder: FolderIdentity | 'not-found' = 'not-found';
   /** Set by a watch run that left files out: when the first of them may be sent. */
   private sendAgainInMs: number | undefined;
 
@@ -71,6 +71,8 @@ export class PairingRunner implements vscode.Disposable {
       onApplied(volume: string, uploaded?: { uuids: string[]; doChunking: DoChunking }): void;
       showSummary(runner: PairingRunner, summary: SyncSummary, plan: SyncPlan): void;
     },
+    /** Watch mode's timing: WATCH_LIMITS, their one home (tests pass their own). */
+    private readonly limits: WatchLimits = WATCH_LIMITS,
   ) {
     this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
     // After a reload: say when this folder was last synced (its manifest's or its journal's time, the newer), not a bare "sync".
@@ -191,6 +193,7 @@ export class PairingRunner implements vscode.Disposable {
       },
       {
         quietMs: settings.syncWatchDelayMs(),
+        limits: this.limits,
         onRetry: (delayMs, error) =>
           this.services.log.warn(`[sync] ${this.label} → ${shown(this.pairing.volume)}: the watch sync failed (${shown(errorMessage(error))}); trying again in ${Math.round(delayMs / 1000)} s`),
       },
@@ -269,7 +272,7 @@ export class PairingRunner implements vscode.Disposable {
       if (this.refuse(options)) return undefined;
       // And the scan is held to that very directory (device and inode, a link at its path not followed): a link put in its
       // place in the milliseconds between this check and the scan was followed. Checked again after it is read, so it is the checked folder's.
-      this.checkedFolder = await folderIdentity(this.folderPath).catch(() => undefined);
+      this.checkedFolder = await folderIdentity(this.folderPath).catch(() => 'not-found' as const);
       if (this.refuse(options)) return undefined;
       await this.adoptLegacyManifest(store).catch((error: unknown) =>
         this.services.log.warn(`[sync] ${this.label}: the sync record in the workspace storage was not moved: ${(error as Error).message}`),
@@ -300,10 +303,10 @@ export class PairingRunner implements vscode.Disposable {
               volume: this.pairing.volume,
               service: this.services.getClient(),
               store,
-              rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root, expectFolder: this.checkedFolder ?? { dev: -1, ino: -1 } },
+              rules: { excludeGlobs: excludeGlobs(), maxFileSizeBytes: settings.maxFileSizeBytes(), root: this.root, expectFolder: this.checkedFolder },
               deleteRemoved: this.pairing.deleteRemoved,
               ownership: options.ownership,
-              resend: options.background ? { nowMs: Date.now(), lastSent: this.lastSent } : undefined,
+              resend: options.background ? { nowMs: Date.now(), lastSent: this.lastSent, intervalMs: this.limits.fileIntervalMs } : undefined,
               signal: AbortSignal.any([cancel, this.disposal.signal]),
             }),
           ),
@@ -314,7 +317,7 @@ export class PairingRunner implements vscode.Disposable {
         this.sendAgainInMs = waiting.reduce((soonest, f) => Math.min(soonest, f.readyInMs), Infinity); // no spread: a mass change can leave many thousands waiting
         const names = waiting.slice(0, 5).map((f) => shown(f.rel));
         this.services.log.info(
-          `[sync] ${this.label} → ${shown(this.pairing.volume)}: ${waiting.length} changed file(s) wait, each sent at most once every ${WATCH_LIMITS.fileIntervalMs / 1000} s by watch (next in ${Math.ceil(this.sendAgainInMs / 1000)} s): ${names.join(', ')}${waiting.length > names.length ? ', …' : ''}`,
+          `[sync] ${this.label} → ${shown(this.pairing.volume)}: ${waiting.length} changed file(s) wait, each sent at most once every ${this.limits.fileIntervalMs / 1000} s by watch (next in ${Math.ceil(this.sendAgainInMs / 1000)} s): ${names.join(', ')}${waiting.length > names.length ? ', …' : ''}`,
         );
       }
       /** The state once applied: in sync, or files waiting for their interval. */
@@ -395,7 +398,7 @@ export class PairingRunner implements vscode.Disposable {
         },
       );
       this.syncedOnce = true;
-      if (options.background) noteSent(this.lastSent, summary.results, Date.now()); // the interval is between watch runs' copies: a save after the user's own run is sent as usual
+      if (options.background) noteSent(this.lastSent, summary.results, Date.now(), this.limits.fileIntervalMs); // the interval is between watch runs' copies: a save after the user's own run is sent as usual
       if (summary.stopped) this.services.log.warn(`[sync] ${this.label}: stopped: ${summary.stopped.message}`);
       // One line per file: a name's newline (a file in the folder, a volume from the repository's settings) or a service's reason would forge lines of the log.
       for (const r of summary.results) this.services.log.info(`[sync] ${shown(this.pairing.volume)}: ${shown(r.rel)} ${r.action}${'reason' in r ? ` — ${shown(r.reason)}` : ''}`);

@@ -1,0 +1,79 @@
+// One home for `.gitignore` rules (src/common/core/gitignore.ts): the folder walk (a sync's
+// scan), watch mode's event filter and the private-file rules answer the same for every file,
+// whatever the rules use: negation, directory patterns, anchored patterns, comments, escaped
+// hashes, CRLF line ends, a BOM, trailing spaces, `**`, nested `.gitignore` files.
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { GitignoreCache, isGitignored } from '../../src/common/core/gitignore';
+import { scanFolder } from '../../src/sync/core/scan';
+import { eventFilter } from '../../src/sync/core/watchBatcher';
+
+/** Each case: the files of a folder, and which of them git ignores. */
+const cases: Array<{ name: string; files: Record<string, string>; ignored: string[] }> = [
+  { name: 'negation', files: { '.gitignore': '*.log\n!keep.log\n', 'a.log': '', 'keep.log': '', 'sub/b.log': '', 'sub/keep.log': '' }, ignored: ['a.log', 'sub/b.log'] },
+  { name: 'directory pattern', files: { '.gitignore': 'build/\n', 'build/x.md': '', 'sub/build/y.md': '', 'buildx/z.md': '' }, ignored: ['build/x.md', 'sub/build/y.md'] },
+  { name: 'no re-include below an ignored folder', files: { '.gitignore': 'build/\n!build/keep.md\n', 'build/keep.md': '', 'build/x.md': '' }, ignored: ['build/keep.md', 'build/x.md'] },
+  { name: 're-include below folder/*', files: { '.gitignore': 'build/*\n!build/keep.md\n', 'build/keep.md': '', 'build/x.md': '', 'build/deep/y.md': '' }, ignored: ['build/x.md', 'build/deep/y.md'] },
+  { name: 'anchored patterns', files: { '.gitignore': '/top.md\ndoc/frag.md\n', 'top.md': '', 'sub/top.md': '', 'doc/frag.md': '', 'sub/doc/frag.md': '' }, ignored: ['top.md', 'doc/frag.md'] },
+  { name: 'comments and an escaped hash', files: { '.gitignore': '# c.md\n\\#hash.md\n', 'c.md': '', '#hash.md': '' }, ignored: ['#hash.md'] },
+  { name: 'CRLF line ends', files: { '.gitignore': 'a.md\r\nb/\r\n', 'a.md': '', 'b/c.md': '', 'd.md': '' }, ignored: ['a.md', 'b/c.md'] },
+  { name: 'a leading BOM', files: { '.gitignore': '\uFEFFa.md\n', 'a.md': '', 'd.md': '' }, ignored: ['a.md'] },
+  { name: 'trailing spaces, one escaped', files: { '.gitignore': 'sp.md   \nesc.md\\ \n', 'sp.md': '', 'esc.md ': '', 'esc.md': '' }, ignored: ['sp.md', 'esc.md '] },
+  {
+    name: 'nested .gitignore files',
+    files: { 'sub/.gitignore': 'gen/\n/anch.md\n', 'sub/gen/a.md': '', 'sub/anch.md': '', 'sub/deep/anch.md': '', 'gen/b.md': '' },
+    ignored: ['sub/gen/a.md', 'sub/anch.md'],
+  },
+  {
+    name: '** patterns',
+    files: { '.gitignore': '**/tmp/**\na/**/b.md\n', 'tmp/x.md': '', 'q/tmp/y.md': '', 'a/b.md': '', 'a/x/y/b.md': '', 'a/c.md': '' },
+    ignored: ['tmp/x.md', 'q/tmp/y.md', 'a/b.md', 'a/x/y/b.md'],
+  },
+  { name: 'a folder by name at any depth', files: { '.gitignore': 'logs\n', 'logs/a.md': '', 'x/logs/b.md': '', 'x/logs.md': '' }, ignored: ['logs/a.md', 'x/logs/b.md'] },
+];
+
+describe('gitignore: one reader for the walk, the watch filter and the private-file rules', () => {
+  let base: string;
+  before(() => (base = mkdtempSync(join(tmpdir(), 'ksm-gitignore-'))));
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  for (const { name, files, ignored } of cases) {
+    it(`${name}: every reader ignores exactly what git does`, async () => {
+      const root = mkdtempSync(join(base, 'case-'));
+      for (const [rel, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(root, rel)), { recursive: true });
+        writeFileSync(join(root, rel), text);
+      }
+      const rels = Object.keys(files).filter((rel) => !rel.endsWith('.gitignore'));
+      const expected = rels.filter((rel) => !ignored.includes(rel));
+      const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
+      assert.deepEqual(scan.files.map((f) => f.rel).sort(), [...expected].sort(), 'the walk');
+      const isRelevant = eventFilter(root, { excludeGlobs: [] });
+      const cache = new GitignoreCache();
+      for (const rel of rels) {
+        const path = join(root, rel);
+        const kept = expected.includes(rel);
+        assert.equal(await isRelevant(path), kept, `the watch filter on ${rel}`);
+        assert.equal(!(await isGitignored(path, root)), kept, `the private-file rules on ${rel}`);
+        assert.equal(!(await cache.ignores(path, root)), kept, `the cache on ${rel}`);
+      }
+    });
+  }
+
+  it('the cache reads an edited .gitignore again, and parses a text it has seen once', async () => {
+    const root = mkdtempSync(join(base, 'edit-'));
+    writeFileSync(join(root, 'a.md'), '');
+    const cache = new GitignoreCache();
+    assert.equal(await cache.ignores(join(root, 'a.md'), root), false, 'no .gitignore');
+    writeFileSync(join(root, '.gitignore'), 'a.md\n');
+    const first = await cache.rulesIn(root);
+    assert.equal(await cache.ignores(join(root, 'a.md'), root), true, 'a new .gitignore applies at once');
+    assert.equal(await cache.rulesIn(root), first, 'the same text is not parsed again');
+    writeFileSync(join(root, '.gitignore'), '# nothing\n');
+    assert.equal(await cache.ignores(join(root, 'a.md'), root), false, 'an edit applies at once');
+    rmSync(join(root, '.gitignore'));
+    assert.equal(await cache.rulesIn(root), undefined, 'a removed one stops applying');
+  });
+});
