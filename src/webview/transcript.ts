@@ -264,13 +264,18 @@ export class Transcript {
       return;
     }
     this.lastTextFrame = frameTime;
+    let heldBack = false;
     for (const entry of this.dirty) {
       const index = this.indexById.get(entry.turn.id);
       // A detached answer keeps its text queued until it is mounted again: nobody sees it.
       if (!entry.answer || index === undefined || !this.window.isMounted(index)) continue;
       entry.answer.render();
-      this.dirty.delete(entry);
+      // The end of a long open block waits for more text before it is parsed again
+      // (streamingMarkdown.ts): if none comes by the next drawing, that one parses it.
+      if (entry.answer.hasPendingWork) heldBack = true;
+      else this.dirty.delete(entry);
     }
+    if (heldBack) this.requestTextFrame(STREAMED_TEXT_INTERVAL_MS);
   }
 
   private updateBusy(): void {

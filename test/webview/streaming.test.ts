@@ -269,6 +269,114 @@ describe('webview streaming render', function () {
     assert.ok(finishedElements > 6 * (largestBlock + 8), 'the answer is long enough for a whole-answer redraw to exceed that bound');
   });
 
+  /**
+   * Counts, in the page, the characters the stream writes into an answer's body (the text of
+   * every node added, as the DOM receives it): a re-parse of a block writes all its text again.
+   */
+  const countWrites = (turnId: string) => `(() => {
+    const body = document.querySelector('[data-turn-id="${turnId}"] .answer-body');
+    const log = { open: 0, all: 0 };
+    new MutationObserver((records) => {
+      // Records arrive after the writes: a node added and then filled in the same task is
+      // counted with what it holds now, once (not again for nodes added inside it).
+      const added = new Set(records.flatMap((record) => [...record.addedNodes]));
+      const insideAdded = (node) => { for (let up = node.parentNode; up && up !== body; up = up.parentNode) if (added.has(up)) return true; return false; };
+      for (const node of added) {
+        if (insideAdded(node)) continue;
+        const chars = (node.textContent ?? '').length;
+        log.all += chars;
+        if (node.parentNode?.closest?.('.md-open')) log.open += chars;
+      }
+    }).observe(body, { childList: true, subtree: true });
+    window.__chars = log;
+  })()`;
+
+  /** Waits until the answer body shows at least `length` characters. */
+  async function drawnLength(turnId: string, length: number): Promise<void> {
+    type Page = { document: { querySelector(selector: string): { textContent: string | null } | null } };
+    await webview.page.waitForFunction(
+      ({ turnId, length }) => ((globalThis as unknown as Page).document.querySelector(`[data-turn-id="${turnId}"] .answer-body`)?.textContent ?? '').length >= length,
+      { turnId, length },
+      { timeout: 30_000 },
+    );
+  }
+
+  it('keeps the work of a hostile answer with no blank line proportional to its length, and shows all of it', async () => {
+    // markdown-it takes ~2.5 µs a character on `a [`: re-parsing the whole open block at each
+    // drawing made a megabyte paragraph cost seconds per frame (the panel froze, Stop with it).
+    // Counted in characters written to the DOM, which a parse writes in full each time.
+    await webview.hostPost(init(conversation([userTurn('u1', 'explain'), assistantTurn('hostile', '', { state: 'streaming' })])));
+    await webview.settle();
+    await webview.page.evaluate(countWrites('hostile'));
+    const piece = 'a ['.repeat(1366);
+    const pieces = 40;
+    for (let index = 1; index <= pieces; index++) {
+      await webview.hostPost({ type: 'delta', turnId: 'hostile', content: piece });
+      // One drawing per piece, whatever the machine's speed: the worst case for re-parsing.
+      await drawnLength('hostile', index * piece.length);
+    }
+    const total = pieces * piece.length;
+    const streamed = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
+    assert.ok(streamed.open <= 2 * total, `the open block was written ${streamed.open} characters for ${total} received (at most twice that)`);
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'hostile', patch: { state: 'done' } });
+    await webview.settle();
+    const written = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
+    assert.ok(written.all <= 3 * total, `the answer was written ${written.all} characters for ${total} received (at most three times that)`);
+    const body = webview.page.locator('[data-turn-id="hostile"] .answer-body');
+    assert.equal(await body.locator('.md-open').count(), 0);
+    assert.ok(((await body.textContent()) ?? '').trim() === piece.repeat(pieces).trim(), 'all the text is shown, as text');
+    assert.deepEqual(await body.locator('*').evaluateAll((nodes) => [...new Set(nodes.map((node) => node.tagName.toLowerCase()))]), ['div', 'p']);
+  });
+
+  it('draws the held-back end of a long open block when the stream pauses', async () => {
+    // A long block is re-parsed only after it grew enough; text that stops short of that
+    // must still appear while the answer waits for more.
+    const items = Array.from({ length: 160 }, (_, i) => `- item ${i + 1} of the list`).join('\n');
+    await webview.hostPost(init(conversation([assistantTurn('paused', '', { state: 'streaming' })])));
+    await streamInto('paused', chunk(items, 3));
+    const answer = webview.page.locator('[data-turn-id="paused"]');
+    await webview.page.waitForFunction(
+      () => (globalThis as unknown as { document: { querySelectorAll(selector: string): { length: number } } }).document.querySelectorAll('[data-turn-id="paused"] .md-open li').length === 160,
+      undefined,
+      { timeout: 10_000 },
+    );
+    assert.equal(await answer.getAttribute('data-state'), 'streaming');
+    assert.equal(await answer.locator('.md-open li').last().textContent(), 'item 160 of the list');
+  });
+
+  it('streams a code block longer than the live limit into one code block, the same as a whole one', async () => {
+    const code = Array.from({ length: 1200 }, (_, i) => `const value${i} = compute(${i}, [${i}]); // line ${i}`).join('\n');
+    const answer = `Here:\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.`;
+    assert.ok(code.length > 40_000);
+    await webview.hostPost(init(conversation([assistantTurn('code', '', { state: 'streaming' })])));
+    const half = answer.indexOf('line 900');
+    for (let index = 0; index < half; index += 2000) await webview.hostPost({ type: 'delta', turnId: 'code', content: answer.slice(index, Math.min(half, index + 2000)) });
+    await drawnLength('code', half - 100);
+    const open = webview.page.locator('[data-turn-id="code"] .md-open');
+    assert.equal(await open.locator('pre code').count(), 1, 'the open block is one code block');
+    assert.ok(answer.includes((await open.locator('pre code').textContent()) ?? '-'), 'its code is the code received so far, without marks');
+    await webview.hostPost({ type: 'delta', turnId: 'code', content: answer.slice(half) }, { type: 'answerUpdate', turnId: 'code', patch: { state: 'done' } });
+    await webview.settle();
+    const streamed = await webview.page.locator('[data-turn-id="code"] .answer-body').innerHTML();
+    await webview.hostPost(init(conversation([assistantTurn('code', answer)])));
+    await webview.settle();
+    assert.equal(await webview.page.locator('[data-turn-id="code"] .answer-body').innerHTML(), streamed);
+  });
+
+  it('shows a finished block too long to parse whole as its parsed start and the rest as text: a huge code block stays one', async () => {
+    const code = Array.from({ length: 5000 }, (_, i) => `let v${i} = [${i}]; // a line of code number ${i}`).join('\n');
+    assert.ok(code.length > 200_000);
+    await webview.hostPost(init(conversation([assistantTurn('huge', `\`\`\`\n${code}\n\`\`\``)])));
+    await webview.settle();
+    const huge = webview.page.locator('[data-turn-id="huge"] .answer-body');
+    assert.equal(await huge.locator('pre code').count(), 1);
+    assert.equal(await huge.locator('pre code').textContent(), `${code}\n`, 'the code, without the closing fence');
+    await webview.hostPost(init(conversation([assistantTurn('prose', 'b ['.repeat(60_000))])));
+    await webview.settle();
+    const prose = webview.page.locator('[data-turn-id="prose"] .answer-body');
+    assert.ok(((await prose.textContent()) ?? '').trim() === 'b ['.repeat(60_000).trim(), 'all the text is shown, as text');
+  });
+
   it('uses no :has() selector, whose re-checks on every streamed frame grew with the answer (issue 26)', async () => {
     // `.chat-app:has(.welcome…)` made Chromium re-check the selector as each frame's blocks
     // were added anywhere in the app: style work of a 10,000-token stream was 3× that without it.
