@@ -318,6 +318,9 @@ describe('webview streaming render', function () {
     const total = pieces * piece.length;
     const streamed = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
     assert.ok(streamed.open <= 2 * total, `the open block was written ${streamed.open} characters for ${total} received (at most twice that)`);
+    // The browser lays out a growing paragraph whole at each frame: the text beyond the parse is in blocks of bounded size.
+    const chunks = await webview.page.locator('[data-turn-id="hostile"] .md-open .md-raw-chunk').evaluateAll((nodes) => nodes.map((node) => (node.textContent ?? '').length));
+    assert.ok(chunks.length >= 2 && Math.max(...chunks) <= 64_000, `the open block's text is in ${chunks.length} blocks of at most ${Math.max(...chunks)} characters`);
     await webview.hostPost({ type: 'answerUpdate', turnId: 'hostile', patch: { state: 'done' } });
     await webview.settle();
     const written = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
@@ -325,7 +328,13 @@ describe('webview streaming render', function () {
     const body = webview.page.locator('[data-turn-id="hostile"] .answer-body');
     assert.equal(await body.locator('.md-open').count(), 0);
     assert.ok(((await body.textContent()) ?? '').trim() === piece.repeat(pieces).trim(), 'all the text is shown, as text');
-    assert.deepEqual(await body.locator('*').evaluateAll((nodes) => [...new Set(nodes.map((node) => node.tagName.toLowerCase()))]), ['div', 'p']);
+    // Text only: paragraphs, and the blocks that split long text for layout (streamingMarkdown.ts).
+    assert.deepEqual(await body.locator('*').evaluateAll((nodes) => [...new Set(nodes.map((node) => `${node.tagName.toLowerCase()}.${node.className}`))].sort()), [
+      'div.finished-blocks',
+      'div.md-block',
+      'div.md-group',
+      'p.',
+    ]);
   });
 
   it('draws the held-back end of a long open block when the stream pauses', async () => {
