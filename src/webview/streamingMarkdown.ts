@@ -1,5 +1,5 @@
 import { BlockSplitter } from './blockSplitter';
-import { el } from './dom';
+import { ChunkedText, cutPoint, el } from './dom';
 import { type CitationMarkers, markCitations, renderMarkdown } from './markdown';
 
 /**
@@ -25,12 +25,6 @@ export const LIVE_MARKDOWN_MAX_CHARS = 16_000;
  * per frame. A block of normal size at a normal pace is still parsed every frame.
  */
 export const REPARSE_GROWTH = 32;
-/**
- * Text added as text goes into blocks of about this size, each started at a line break when
- * there is one: the browser lays out a growing paragraph whole at each frame, so one growing
- * to 2 MB cost it minutes over a stream, and 2 s in 16 KB blocks.
- */
-export const RAW_CHUNK_CHARS = 16_000;
 /** A finished block is parsed up to this many characters (about 0.3 s at the slowest); the rest is added as text. */
 export const FINISHED_MARKDOWN_MAX_CHARS = 131_072;
 
@@ -57,7 +51,7 @@ export class StreamingMarkdown {
   /** The splitter's fence count at the last parse (to tell whether new text is inside the same code fence). */
   private openParsedFences = 0;
   /** Where text of the open block beyond its last parse goes: the deepest last block of the parse (a paragraph, a list item, a code block's code). */
-  private openTail: RawText | undefined;
+  private openTail: ChunkedText | undefined;
   /** The parsed text ended in white space, which the parse dropped (outside code): the added text starts with a space. */
   private openParsedSpace = false;
   private group: HTMLElement | undefined;
@@ -111,7 +105,7 @@ export class StreamingMarkdown {
       this.openShown = this.openParsed = length;
       this.openParsedFences = this.splitter.fenceCount;
       const container = lastTextContainer(this.openBlock);
-      this.openTail = container && new RawText(container);
+      this.openTail = container && new ChunkedText(container);
       this.openParsedSpace = /\s/.test(source.slice(-1));
       return;
     }
@@ -123,7 +117,7 @@ export class StreamingMarkdown {
     const from = start + this.openShown;
     let fresh = from >= textStart ? text.slice(from - textStart) : this.splitter.openBlock().slice(this.openShown);
     if (this.openShown === this.openParsed && this.openParsedSpace && !this.openTail?.inCode) fresh = ` ${fresh}`;
-    this.openTail ??= new RawText(this.openBlock.appendChild(rawTextBlock()));
+    this.openTail ??= new ChunkedText(this.openBlock.appendChild(rawTextBlock()));
     this.openTail.append(fresh);
     this.openShown = length;
   }
@@ -178,7 +172,7 @@ function appendGiantBlock(wrapper: HTMLElement, block: string, render: (source: 
     while (cut > 0 && /\s/.test(block[cut - 1])) cut--;
   }
   wrapper.append(render(block.slice(0, cut)));
-  const tail = new RawText(lastTextContainer(wrapper) ?? wrapper.appendChild(rawTextBlock()));
+  const tail = new ChunkedText(lastTextContainer(wrapper) ?? wrapper.appendChild(rawTextBlock()));
   let rest = block.slice(cut);
   if (tail.inCode) {
     const end = rest.trimEnd();
@@ -195,54 +189,6 @@ function lastTextContainer(root: Element): Element | undefined {
   let container: Element | undefined;
   for (let child = root.lastElementChild; child?.matches(TEXT_CONTAINERS); child = child.lastElementChild) container = child;
   return container;
-}
-
-/**
- * Text added at the end of an element, as text (never markup): inline until RAW_CHUNK_CHARS,
- * then in block-level chunks (`display: block` spans, so they also fit in a paragraph or a
- * code element) that the browser lays out one at a time.
- */
-class RawText {
-  readonly inCode: boolean;
-  private chunk: Element;
-  private chunkChars = 0;
-
-  constructor(private readonly container: Element) {
-    this.chunk = container;
-    this.inCode = container.closest('pre') !== null;
-  }
-
-  append(text: string): void {
-    while (text) {
-      if (this.chunkChars < RAW_CHUNK_CHARS) {
-        const take = cutPoint(text, RAW_CHUNK_CHARS - this.chunkChars);
-        this.add(text.slice(0, take));
-        text = text.slice(take);
-        continue;
-      }
-      // The chunk is full: it takes the rest of its last line (within a hard limit), then a new one starts.
-      const room = 4 * RAW_CHUNK_CHARS - this.chunkChars;
-      const lineEnd = text.slice(0, room).indexOf('\n');
-      if (lineEnd === -1 && text.length < room) return this.add(text);
-      const take = lineEnd === -1 ? cutPoint(text, room) : lineEnd + 1;
-      this.add(text.slice(0, take));
-      text = text.slice(take);
-      this.chunk = this.container.appendChild(el('span', { class: 'md-raw-chunk' }));
-      this.chunkChars = 0;
-    }
-  }
-
-  private add(text: string): void {
-    if (!text) return;
-    // A new Text node each time: appending to one growing node would copy it each time.
-    this.chunk.append(document.createTextNode(text));
-    this.chunkChars += text.length;
-  }
-}
-
-/** Where to cut `text` to take at most `length` characters, never between the two halves of a surrogate pair. */
-function cutPoint(text: string, length: number): number {
-  return length > 1 && length < text.length && /[\uD800-\uDBFF]/.test(text[length - 1]) ? length - 1 : length;
 }
 
 /** Text of a block shown as written, line breaks kept, until it is parsed. */

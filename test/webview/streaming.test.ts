@@ -319,7 +319,7 @@ describe('webview streaming render', function () {
     const streamed = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
     assert.ok(streamed.open <= 2 * total, `the open block was written ${streamed.open} characters for ${total} received (at most twice that)`);
     // The browser lays out a growing paragraph whole at each frame: the text beyond the parse is in blocks of bounded size.
-    const chunks = await webview.page.locator('[data-turn-id="hostile"] .md-open .md-raw-chunk').evaluateAll((nodes) => nodes.map((node) => (node.textContent ?? '').length));
+    const chunks = await webview.page.locator('[data-turn-id="hostile"] .md-open .text-chunk').evaluateAll((nodes) => nodes.map((node) => (node.textContent ?? '').length));
     assert.ok(chunks.length >= 2 && Math.max(...chunks) <= 64_000, `the open block's text is in ${chunks.length} blocks of at most ${Math.max(...chunks)} characters`);
     await webview.hostPost({ type: 'answerUpdate', turnId: 'hostile', patch: { state: 'done' } });
     await webview.settle();
@@ -335,6 +335,28 @@ describe('webview streaming render', function () {
       'div.md-group',
       'p.',
     ]);
+  });
+
+  it('streams long reasoning into blocks of bounded size, which the browser lays out one at a time', async () => {
+    // One growing text block is laid out whole at each frame: 2 MB appended over 1,000 frames
+    // took Chromium 229 s of layout (dom.ts ChunkedText).
+    await webview.hostPost(init(conversation([assistantTurn('thinking', '', { state: 'streaming' })])));
+    await webview.settle();
+    const piece = 'why ['.repeat(800);
+    type Page = { document: { querySelector(selector: string): { textContent: string | null } | null } };
+    for (let index = 1; index <= 40; index++) {
+      await webview.hostPost({ type: 'delta', turnId: 'thinking', reasoning: piece });
+      await webview.page.waitForFunction(
+        (length) => ((globalThis as unknown as Page).document.querySelector('[data-turn-id="thinking"] .reasoning-text')?.textContent ?? '').length >= length,
+        index * piece.length,
+        { timeout: 30_000 },
+      );
+    }
+    const reasoning = webview.page.locator('[data-turn-id="thinking"] .reasoning-text');
+    assert.ok((await reasoning.textContent()) === piece.repeat(40), 'all the reasoning, as text');
+    const chunks = await reasoning.locator('.text-chunk').evaluateAll((nodes) => nodes.map((node) => (node.textContent ?? '').length));
+    assert.ok(chunks.length >= 2 && Math.max(...chunks) <= 64_000, `the reasoning is in ${chunks.length} blocks of at most ${Math.max(...chunks)} characters`);
+    assert.equal(await reasoning.locator('*:not(.text-chunk)').count(), 0, 'no markup from the text');
   });
 
   it('draws the held-back end of a long open block when the stream pauses', async () => {
