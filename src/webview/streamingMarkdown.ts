@@ -95,6 +95,7 @@ export class StreamingMarkdown {
       this.openStart = start;
       this.openShown = this.openParsed = 0;
       this.openTail = undefined;
+      this.openParsedSpace = false;
       this.openBlock.replaceChildren();
     }
     if (length === this.openShown) return;

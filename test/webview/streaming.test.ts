@@ -359,6 +359,20 @@ describe('webview streaming render', function () {
     assert.equal(await reasoning.locator('*:not(.text-chunk)').count(), 0, 'no markup from the text');
   });
 
+  it('shows a long block that arrives at once as text, exactly as written, until it is finished', async () => {
+    await webview.hostPost(init(conversation([assistantTurn('long', '', { state: 'streaming' })])));
+    await webview.hostPost({ type: 'delta', turnId: 'long', content: 'A short paragraph ending in a space. \n\n' });
+    await drawn('[data-turn-id="long"] .md-open', 'A short paragraph');
+    const long = `Long **not bold yet** ${'word '.repeat(4000)}end`;
+    await webview.hostPost({ type: 'delta', turnId: 'long', content: long });
+    await drawn('[data-turn-id="long"] .md-open', 'end');
+    const open = webview.page.locator('[data-turn-id="long"] .md-open .md-raw');
+    assert.ok((await open.textContent()) === long, 'the block as written, nothing added');
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'long', patch: { state: 'done' } });
+    await webview.settle();
+    assert.equal(await webview.page.locator('[data-turn-id="long"] .answer-body strong').textContent(), 'not bold yet', 'parsed once finished');
+  });
+
   it('draws the held-back end of a long open block when the stream pauses', async () => {
     // A long block is re-parsed only after it grew enough; text that stops short of that
     // must still appear while the answer waits for more.
