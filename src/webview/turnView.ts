@@ -138,8 +138,10 @@ export class AssistantTurnElement {
       const open = !this.answerStarted && this.turn.state === 'streaming';
       if (this.reasoning.open !== open) this.reasoning.open = open;
     }
-    this.body.render();
+    // An ended answer's text goes straight into finished blocks: drawing its open block
+    // first would parse that block twice.
     if (this.turn.state && this.turn.state !== 'streaming') this.body.finish();
+    else this.body.render();
   }
 
   applyPatch(patch: TurnPatch): void {

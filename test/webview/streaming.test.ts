@@ -373,6 +373,18 @@ describe('webview streaming render', function () {
     assert.equal(await webview.page.locator('[data-turn-id="long"] .answer-body strong').textContent(), 'not bold yet', 'parsed once finished');
   });
 
+  it('parses the open block once when the answer ends, as a finished block', async () => {
+    await webview.hostPost(init(conversation([assistantTurn('ending', '', { state: 'streaming' })])));
+    await webview.hostPost({ type: 'delta', turnId: 'ending', content: 'x ['.repeat(2000) });
+    await drawnLength('ending', 6000);
+    await webview.page.evaluate(countWrites('ending'));
+    await webview.hostPost({ type: 'delta', turnId: 'ending', content: 'y ['.repeat(2000) }, { type: 'answerUpdate', turnId: 'ending', patch: { state: 'done' } });
+    await webview.settle();
+    const written = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
+    assert.equal(written.open, 0, 'nothing was drawn into the open block after the end');
+    assert.ok(written.all <= 12_100, `the finished block was written once (${written.all} characters)`);
+  });
+
   it('draws the held-back end of a long open block when the stream pauses', async () => {
     // A long block is re-parsed only after it grew enough; text that stops short of that
     // must still appear while the answer waits for more.
