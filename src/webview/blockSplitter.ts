@@ -17,7 +17,12 @@ export class BlockSplitter {
   private scanned = 0;
   /** Start of the open block within `source`, until the next trim. */
   private openStart = 0;
+  /** Where `source` starts in the whole stream (text before it was finished and dropped). */
+  private dropped = 0;
+  /** `source` has no line break between `scanned` and this: a long unfinished line is searched once, not once per append. */
+  private searched = 0;
   private fence: { char: string; length: number } | null = null;
+  private fencesOpened = 0;
   private sawBlankLine = false;
 
   /** Appends text; returns the blocks it finished, in order. */
@@ -25,11 +30,12 @@ export class BlockSplitter {
     this.source += text;
     const finished: string[] = [];
     let lineEnd: number;
-    while ((lineEnd = this.source.indexOf('\n', this.scanned)) !== -1) {
+    while ((lineEnd = this.source.indexOf('\n', Math.max(this.scanned, this.searched))) !== -1) {
       const lineStart = this.scanned;
       this.scanLine(this.source.slice(lineStart, lineEnd), lineStart, finished);
       this.scanned = lineEnd + 1;
     }
+    this.searched = this.source.length;
     // The first character of a line after a blank line is enough to know a block ended;
     // waiting for the line's end would hold a finished block back for a whole line.
     const next = this.source[this.scanned];
@@ -42,6 +48,8 @@ export class BlockSplitter {
       // not to the whole answer.
       this.source = this.source.slice(this.openStart);
       this.scanned -= this.openStart;
+      this.searched -= this.openStart;
+      this.dropped += this.openStart;
       this.openStart = 0;
     }
     return finished;
@@ -52,17 +60,34 @@ export class BlockSplitter {
     return this.source.slice(this.openStart);
   }
 
+  /** Where the open block starts in the whole stream: it changes when a block is finished. */
+  openBlockStart(): number {
+    return this.dropped + this.openStart;
+  }
+
+  /** The open block's length, without copying it. */
+  openBlockLength(): number {
+    return this.source.length - this.openStart;
+  }
+
   /** Ends the stream: the open block, if any, is finished too. */
   finish(): string[] {
     const rest = this.source.slice(this.openStart);
+    this.dropped += this.source.length;
     this.source = '';
     this.openStart = 0;
     this.scanned = 0;
+    this.searched = 0;
     return rest.trim() ? [rest] : [];
   }
 
   isInsideFence(): boolean {
     return this.fence !== null;
+  }
+
+  /** How many code fences were opened so far: the same count and still inside one means the same fence. */
+  get fenceCount(): number {
+    return this.fencesOpened;
   }
 
   private cut(at: number, finished: string[]): void {
@@ -87,6 +112,7 @@ export class BlockSplitter {
     // A backtick fence's info string may not contain backticks (CommonMark 4.5).
     if (open && !(open[1][0] === '`' && open[2].includes('`'))) {
       this.fence = { char: open[1][0], length: open[1].length };
+      this.fencesOpened++;
     }
   }
 }

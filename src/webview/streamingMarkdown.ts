@@ -1,5 +1,5 @@
 import { BlockSplitter } from './blockSplitter';
-import { el } from './dom';
+import { ChunkedText, cutPoint, el } from './dom';
 import { type CitationMarkers, markCitations, renderMarkdown } from './markdown';
 
 /**
@@ -8,10 +8,31 @@ import { type CitationMarkers, markCitations, renderMarkdown } from './markdown'
  */
 const BLOCKS_PER_GROUP = 24;
 
+// The model's text is hostile input, and markdown-it, though linear, takes up to ~2.5 µs a
+// character on some shapes (a paragraph of `a [`, long lists and tables): a 1 MB block with
+// no blank line cost seconds per parse. So the open block's parses are rationed.
+
+/**
+ * The open block is parsed while it streams up to this size (one parse then costs at most
+ * ~40 ms at markdown-it's slowest); past it, its new text is added as text, and it is
+ * parsed once more when it is finished.
+ */
+export const LIVE_MARKDOWN_MAX_CHARS = 16_000;
+/**
+ * The open block is parsed again once it has grown by 1/REPARSE_GROWTH of its length since
+ * its last parse (or when the stream pauses): its parses together then cost at most
+ * REPARSE_GROWTH times its length, however small the pieces, instead of its length once
+ * per frame. A block of normal size at a normal pace is still parsed every frame.
+ */
+export const REPARSE_GROWTH = 32;
+/** A finished block is parsed up to this many characters (about 0.3 s at the slowest); the rest is added as text. */
+export const FINISHED_MARKDOWN_MAX_CHARS = 131_072;
+
 /**
  * The body of one answer. Text arrives in pieces; `render` (called at most once per
  * animation frame) renders each newly finished block once and keeps it as DOM, and
- * re-parses only the open last block, so an answer's cost grows linearly with its length.
+ * re-parses only the open last block, rationed as above, so an answer's cost grows
+ * linearly with its length whatever its shape.
  */
 export class StreamingMarkdown {
   readonly element = el('div', { class: 'answer-body' });
@@ -21,7 +42,18 @@ export class StreamingMarkdown {
   private pending = '';
   private finished = false;
   private anyText = false;
-  private openRendered = '';
+  /** Characters passed to the splitter so far. */
+  private streamed = 0;
+  /** The open block on screen: where it starts in the stream, how much of it is shown and how much of that was parsed. */
+  private openStart = 0;
+  private openShown = 0;
+  private openParsed = 0;
+  /** The splitter's fence count at the last parse (to tell whether new text is inside the same code fence). */
+  private openParsedFences = 0;
+  /** Where text of the open block beyond its last parse goes: the deepest last block of the parse (a paragraph, a list item, a code block's code). */
+  private openTail: ChunkedText | undefined;
+  /** The parsed text ended in white space, which the parse dropped (outside code): the added text starts with a space. */
+  private openParsedSpace = false;
   private group: HTMLElement | undefined;
   private citations: CitationMarkers = new Map();
 
@@ -40,20 +72,55 @@ export class StreamingMarkdown {
     return this.anyText;
   }
 
+  /** Text received but not on screen yet: new text, or the open block's end held back until it is parsed. */
   get hasPendingWork(): boolean {
-    return this.pending.length > 0;
+    if (this.finished) return false;
+    return this.pending.length > 0 || this.splitter.openBlockStart() !== this.openStart || this.splitter.openBlockLength() !== this.openShown;
   }
 
-  /** Applies pending text to the DOM. */
+  /**
+   * Applies pending text to the DOM. Called with no new text (the stream paused), it parses
+   * an open block whose end was held back, so nothing received stays hidden.
+   */
   render(): void {
     if (this.finished) return;
     const text = this.pending;
     this.pending = '';
+    const textStart = this.streamed;
+    this.streamed += text.length;
     for (const block of this.splitter.append(text)) this.appendFinished(block);
-    const open = this.splitter.openBlock();
-    if (open === this.openRendered) return;
-    this.openRendered = open;
-    this.openBlock.replaceChildren(this.rendered(open, { highlight: !this.splitter.isInsideFence() }));
+    const start = this.splitter.openBlockStart();
+    const length = this.splitter.openBlockLength();
+    if (start !== this.openStart) {
+      this.openStart = start;
+      this.openShown = this.openParsed = 0;
+      this.openTail = undefined;
+      this.openParsedSpace = false;
+      this.openBlock.replaceChildren();
+    }
+    if (length === this.openShown) return;
+    const live = length <= LIVE_MARKDOWN_MAX_CHARS;
+    if (live && (text === '' || (length - this.openParsed) * REPARSE_GROWTH >= length)) {
+      const source = this.splitter.openBlock();
+      this.openBlock.replaceChildren(this.rendered(source, { highlight: !this.splitter.isInsideFence() }));
+      this.openShown = this.openParsed = length;
+      this.openParsedFences = this.splitter.fenceCount;
+      const container = lastTextContainer(this.openBlock);
+      this.openTail = container && new ChunkedText(container);
+      this.openParsedSpace = /\s/.test(source.slice(-1));
+      return;
+    }
+    // Text inside the code fence that was open at the last parse is shown as it will be
+    // parsed: added to the code. Other text of a block of normal size waits for its parse
+    // (a list item or table row added as text would show its marks for a moment).
+    const sameFence = this.splitter.isInsideFence() && this.splitter.fenceCount === this.openParsedFences && this.openTail?.inCode;
+    if (live && !sameFence) return;
+    const from = start + this.openShown;
+    let fresh = from >= textStart ? text.slice(from - textStart) : this.splitter.openBlock().slice(this.openShown);
+    if (this.openShown === this.openParsed && this.openParsedSpace && !this.openTail?.inCode) fresh = ` ${fresh}`;
+    this.openTail ??= new ChunkedText(this.openBlock.appendChild(rawTextBlock()));
+    this.openTail.append(fresh);
+    this.openShown = length;
   }
 
   /** The answer's sources changed: its [n] markers link to the new ones (new text is marked as it is rendered). */
@@ -66,8 +133,9 @@ export class StreamingMarkdown {
   /** The stream ended: the open block becomes a finished one. */
   finish(): void {
     if (this.finished) return;
-    this.render();
-    for (const block of this.splitter.finish()) this.appendFinished(block);
+    // Straight to finished blocks: drawing the open block first would parse it twice.
+    for (const block of [...this.splitter.append(this.pending), ...this.splitter.finish()]) this.appendFinished(block);
+    this.pending = '';
     this.openBlock.replaceChildren();
     this.openBlock.remove();
     this.finished = true;
@@ -75,7 +143,8 @@ export class StreamingMarkdown {
 
   private appendFinished(block: string): void {
     const wrapper = el('div', { class: 'md-block' });
-    wrapper.append(this.rendered(block));
+    if (block.length <= FINISHED_MARKDOWN_MAX_CHARS) wrapper.append(this.rendered(block));
+    else appendGiantBlock(wrapper, block, (source) => this.rendered(source));
     if (!this.group || this.group.childElementCount >= BLOCKS_PER_GROUP) {
       this.group = el('div', { class: 'md-group' });
       this.finishedBlocks.append(this.group);
@@ -88,4 +157,42 @@ export class StreamingMarkdown {
     if (this.citations.size) markCitations(fragment, this.citations);
     return fragment;
   }
+}
+
+/**
+ * A block too long to parse whole: its first FINISHED_MARKDOWN_MAX_CHARS (to a line's end
+ * when there is one) are parsed, the rest is added as text where the parse ended, so a huge
+ * code block stays one code block (without its closing fence line).
+ */
+function appendGiantBlock(wrapper: HTMLElement, block: string, render: (source: string) => DocumentFragment): void {
+  let cut = block.lastIndexOf('\n', FINISHED_MARKDOWN_MAX_CHARS - 1) + 1;
+  if (cut === 0) {
+    // No line break: cut before white space (a parse drops it at a paragraph's end), never
+    // between the two halves of a surrogate pair.
+    cut = cutPoint(block, FINISHED_MARKDOWN_MAX_CHARS);
+    while (cut > 0 && /\s/.test(block[cut - 1])) cut--;
+  }
+  wrapper.append(render(block.slice(0, cut)));
+  const tail = new ChunkedText(lastTextContainer(wrapper) ?? wrapper.appendChild(rawTextBlock()));
+  let rest = block.slice(cut);
+  if (tail.inCode) {
+    const end = rest.trimEnd();
+    const lastLine = end.slice(end.lastIndexOf('\n') + 1);
+    if (/^ {0,3}(?:`{3,}|~{3,})$/.test(lastLine)) rest = end.slice(0, end.length - lastLine.length);
+  } else if (block[cut - 1] === '\n') rest = `\n${rest}`;
+  tail.append(rest);
+}
+
+/** Elements that hold a block's text, so more text can be added at their end; inline ones (a link) are not entered. */
+const TEXT_CONTAINERS = 'p, li, ul, ol, blockquote, h1, h2, h3, h4, h5, h6, .code-block, pre, code, .table-scroll, table, thead, tbody, tr, th, td';
+
+function lastTextContainer(root: Element): Element | undefined {
+  let container: Element | undefined;
+  for (let child = root.lastElementChild; child?.matches(TEXT_CONTAINERS); child = child.lastElementChild) container = child;
+  return container;
+}
+
+/** Text of a block shown as written, line breaks kept, until it is parsed. */
+function rawTextBlock(): HTMLElement {
+  return el('p', { class: 'md-raw' });
 }

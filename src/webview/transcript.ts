@@ -29,7 +29,16 @@ interface TurnEntry {
   answer?: AssistantTurnElement;
   /** The reader opened or closed the reasoning; kept when the element is rebuilt. */
   reasoningOpen?: boolean;
+  /** The answer's length when its height was last (re-)estimated. */
+  estimatedChars?: number;
 }
+
+/**
+ * While an answer streams out of view, its estimated height (which reads all its text) is
+ * redone only once it grew by this factor: its estimates together read it a few times, not
+ * once per frame.
+ */
+const REESTIMATE_GROWTH = 1.25;
 
 /**
  * The scrolling list of turns. Only the turns near the viewport are in the DOM
@@ -144,7 +153,7 @@ export class Transcript {
     if (content) entry.turn.content += content;
     if (reasoning) entry.turn.reasoning = (entry.turn.reasoning ?? '') + reasoning;
     entry.answer?.appendDelta(content, reasoning);
-    this.markDirty(entry, index);
+    this.markDirty(entry, index, true);
   }
 
   patch(turnId: string, patch: TurnPatch): void {
@@ -230,9 +239,13 @@ export class Transcript {
     this.dirty.delete(entry);
   }
 
-  private markDirty(entry: TurnEntry, index: number): void {
+  private markDirty(entry: TurnEntry, index: number, streamed = false): void {
     if (entry.answer) this.dirty.add(entry);
-    this.window.contentChanged(index);
+    const chars = entry.turn.content.length;
+    if (!streamed || chars >= (entry.estimatedChars ?? 0) * REESTIMATE_GROWTH) {
+      entry.estimatedChars = chars;
+      this.window.contentChanged(index);
+    }
     this.requestFrame();
   }
 
@@ -264,13 +277,18 @@ export class Transcript {
       return;
     }
     this.lastTextFrame = frameTime;
+    let heldBack = false;
     for (const entry of this.dirty) {
       const index = this.indexById.get(entry.turn.id);
       // A detached answer keeps its text queued until it is mounted again: nobody sees it.
       if (!entry.answer || index === undefined || !this.window.isMounted(index)) continue;
       entry.answer.render();
-      this.dirty.delete(entry);
+      // The end of a long open block waits for more text before it is parsed again
+      // (streamingMarkdown.ts): if none comes by the next drawing, that one parses it.
+      if (entry.answer.hasPendingWork) heldBack = true;
+      else this.dirty.delete(entry);
     }
+    if (heldBack) this.requestTextFrame(STREAMED_TEXT_INTERVAL_MS);
   }
 
   private updateBusy(): void {

@@ -1,6 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import type { AnswerState, AttachmentView, CitationView, TurnView, UsageView, WebviewToHost } from '../chat/protocol';
-import { button, el, userText, withUserText } from './dom';
+import { button, ChunkedText, el, userText, withUserText } from './dom';
 import { formatNumber } from './locale';
 import { citationChips, codeChips, markersOf } from './contextChips';
 import { StreamingMarkdown } from './streamingMarkdown';
@@ -59,6 +59,7 @@ export class AssistantTurnElement {
   private readonly reasoning = el('details', { class: 'reasoning', hidden: true });
   private readonly reasoningSummary = el('summary', {});
   private readonly reasoningText = userText('div', { class: 'reasoning-text' });
+  private readonly reasoningChunks = new ChunkedText(this.reasoningText);
   private readonly status = el('div', { class: 'turn-status' });
   private readonly citations = el('div', { class: 'citations', 'data-testid': 'citations', hidden: true });
   private readonly footer = el('div', { class: 'turn-footer' });
@@ -129,8 +130,7 @@ export class AssistantTurnElement {
   render(): void {
     if (this.pendingReasoning) {
       this.reasoning.hidden = false;
-      // A new Text node per frame: appending to one growing node would copy it each time.
-      this.reasoningText.append(document.createTextNode(this.pendingReasoning));
+      this.reasoningChunks.append(this.pendingReasoning);
       this.pendingReasoning = '';
     }
     if (this.reasoningFollowsStream && !this.reasoning.hidden) {
@@ -138,8 +138,10 @@ export class AssistantTurnElement {
       const open = !this.answerStarted && this.turn.state === 'streaming';
       if (this.reasoning.open !== open) this.reasoning.open = open;
     }
-    this.body.render();
+    // An ended answer's text goes straight into finished blocks: drawing its open block
+    // first would parse that block twice.
     if (this.turn.state && this.turn.state !== 'streaming') this.body.finish();
+    else this.body.render();
   }
 
   applyPatch(patch: TurnPatch): void {

@@ -57,7 +57,11 @@ export class TurnWindow {
   private start = 0;
   private end = 0;
   private prefix: number[] = [0];
-  private prefixValid = true;
+  /**
+   * prefix[0..validPrefix) are right: a changed row invalidates only the sums after it, so the
+   * streaming answer at the end, measured every frame, costs one sum, not one per turn.
+   */
+  private validPrefix = 1;
   private readonly rowOf = new WeakMap<Element, Row>();
   /** Detached-or-mounted elements in least-recently-mounted order, for eviction. */
   private readonly cached = new Set<Row>();
@@ -97,7 +101,7 @@ export class TurnWindow {
       const index = this.rows.length;
       this.rows.push({ index, height: this.source.estimate(index, this.currentWidth()), measured: false });
     }
-    this.prefixValid = false;
+    this.invalidatePrefix(keep);
     this.requestUpdate();
   }
 
@@ -211,13 +215,16 @@ export class TurnWindow {
     if (this.reestimate.size === 0) return;
     const width = this.currentWidth();
     this.keepAnchor(() => {
+      let first = Infinity;
       for (const row of this.reestimate) {
         if (this.rows[row.index] === row && !this.isMounted(row.index)) {
           row.height = this.source.estimate(row.index, width);
           row.measured = false;
+          first = Math.min(first, row.index);
         }
       }
       this.reestimate.clear();
+      return first;
     });
   }
 
@@ -320,10 +327,13 @@ export class TurnWindow {
     }
     if (measured.length > 0) {
       this.keepAnchor(() => {
+        let first = Infinity;
         for (const [row, height] of measured) {
           row.height = height;
           row.measured = true;
+          first = Math.min(first, row.index);
         }
+        return first;
       });
       this.sizeSpacers();
     }
@@ -335,14 +345,13 @@ export class TurnWindow {
    * Changes row heights without moving what the reader looks at: the row at the top of the
    * viewport keeps its offset, whatever changed above it. While following, the bottom wins.
    */
-  private keepAnchor(change: () => void): void {
+  private keepAnchor(change: () => number): void {
     this.ensurePrefix();
     const listTop = this.list.offsetTop;
     const viewTop = this.scroller.scrollTop - listTop;
     const anchor = this.indexAt(viewTop);
     const offset = viewTop - this.prefix[anchor];
-    change();
-    this.prefixValid = false;
+    this.invalidatePrefix(change());
     this.ensurePrefix();
     if (this.following || this.rows.length === 0) return;
     const top = listTop + this.prefix[anchor] + offset;
@@ -366,12 +375,16 @@ export class TurnWindow {
   }
 
   private ensurePrefix(): void {
-    if (this.prefixValid && this.prefix.length === this.rows.length + 1) return;
-    const prefix = new Array<number>(this.rows.length + 1);
-    prefix[0] = 0;
-    for (let i = 0; i < this.rows.length; i++) prefix[i + 1] = prefix[i] + this.rows[i].height;
-    this.prefix = prefix;
-    this.prefixValid = true;
+    const length = this.rows.length + 1;
+    if (this.validPrefix >= length && this.prefix.length === length) return;
+    this.prefix.length = length;
+    for (let i = Math.min(this.validPrefix, length) - 1; i < this.rows.length; i++) this.prefix[i + 1] = this.prefix[i] + this.rows[i].height;
+    this.validPrefix = length;
+  }
+
+  /** Rows from `index` on changed (height, or which rows there are): the sums after it are redone. */
+  private invalidatePrefix(index: number): void {
+    this.validPrefix = Math.min(this.validPrefix, index + 1);
   }
 
   /** The row whose slot contains `y` (list coordinates), clamped to the rows there are. */

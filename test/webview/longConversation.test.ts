@@ -115,6 +115,36 @@ describe('webview long conversation (1,000 turns)', function () {
     assert.match(((await webview.page.locator('[data-turn-id="live"] .answer-body').textContent()) ?? '').trim(), /More text while the reader reads above\.$/);
   });
 
+  it('estimates a streaming answer out of view again a few times, not at every drawing', async () => {
+    // Its estimated height reads all its text: redone at every frame, a long answer streaming
+    // below a reader who scrolled up cost work growing with the square of its length.
+    await webview.hostPost(init(conversation([...longConversationTurns(200), assistantTurn('live', '', { state: 'streaming' })])));
+    await settleFrames();
+    await transcript().evaluate((node) => node.scrollTo({ top: 0 }));
+    await settleFrames();
+    assert.equal(await webview.page.locator('[data-turn-id="live"]').count(), 0, 'the answer is out of the DOM');
+    const bottomSpacer = async () =>
+      (await webview.page.evaluate(`(() => {
+        for (const sheet of document.adoptedStyleSheets) for (const rule of sheet.cssRules) if (rule.selectorText === '.turn-spacer-bottom') return rule.style.height;
+        return '';
+      })()`)) as string;
+    const piece = 'A line of the answer that the reader does not see yet.\n'.repeat(10);
+    let height = await bottomSpacer();
+    let total = 0;
+    // Each new estimate (a new spacer height) read the answer as long as it was then.
+    let read = 0;
+    for (let index = 0; index < 150; index++) {
+      await webview.hostPost({ type: 'delta', turnId: 'live', content: piece });
+      total += piece.length;
+      await webview.settle();
+      const now = await bottomSpacer();
+      if (now !== height) read += total;
+      height = now;
+    }
+    assert.ok(read > 0, 'the estimate follows the answer');
+    assert.ok(read <= 6 * total, `the estimates read ${read} characters of a ${total}-character answer (at most six times that)`);
+  });
+
   it('reaches any turn by keyboard, rendering it on the way', async () => {
     await webview.hostPost(init(conversation(longConversationTurns(TURNS))));
     await settleFrames();

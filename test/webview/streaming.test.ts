@@ -269,6 +269,171 @@ describe('webview streaming render', function () {
     assert.ok(finishedElements > 6 * (largestBlock + 8), 'the answer is long enough for a whole-answer redraw to exceed that bound');
   });
 
+  /**
+   * Counts, in the page, the characters the stream writes into an answer's body (the text of
+   * every node added, as the DOM receives it): a re-parse of a block writes all its text again.
+   */
+  const countWrites = (turnId: string) => `(() => {
+    const body = document.querySelector('[data-turn-id="${turnId}"] .answer-body');
+    const log = { open: 0, all: 0 };
+    new MutationObserver((records) => {
+      // Records arrive after the writes: a node added and then filled in the same task is
+      // counted with what it holds now, once (not again for nodes added inside it).
+      const added = new Set(records.flatMap((record) => [...record.addedNodes]));
+      const insideAdded = (node) => { for (let up = node.parentNode; up && up !== body; up = up.parentNode) if (added.has(up)) return true; return false; };
+      for (const node of added) {
+        if (insideAdded(node)) continue;
+        const chars = (node.textContent ?? '').length;
+        log.all += chars;
+        if (node.parentNode?.closest?.('.md-open')) log.open += chars;
+      }
+    }).observe(body, { childList: true, subtree: true });
+    window.__chars = log;
+  })()`;
+
+  /** Waits until the answer body shows at least `length` characters. */
+  async function drawnLength(turnId: string, length: number): Promise<void> {
+    type Page = { document: { querySelector(selector: string): { textContent: string | null } | null } };
+    await webview.page.waitForFunction(
+      ({ turnId, length }) => ((globalThis as unknown as Page).document.querySelector(`[data-turn-id="${turnId}"] .answer-body`)?.textContent ?? '').length >= length,
+      { turnId, length },
+      { timeout: 30_000 },
+    );
+  }
+
+  it('keeps the work of a hostile answer with no blank line proportional to its length, and shows all of it', async () => {
+    // markdown-it takes ~2.5 µs a character on `a [`: re-parsing the whole open block at each
+    // drawing made a megabyte paragraph cost seconds per frame (the panel froze, Stop with it).
+    // Counted in characters written to the DOM, which a parse writes in full each time.
+    await webview.hostPost(init(conversation([userTurn('u1', 'explain'), assistantTurn('hostile', '', { state: 'streaming' })])));
+    await webview.settle();
+    await webview.page.evaluate(countWrites('hostile'));
+    const piece = 'a ['.repeat(1366);
+    const pieces = 40;
+    for (let index = 1; index <= pieces; index++) {
+      await webview.hostPost({ type: 'delta', turnId: 'hostile', content: piece });
+      // One drawing per piece, whatever the machine's speed: the worst case for re-parsing.
+      await drawnLength('hostile', index * piece.length);
+    }
+    const total = pieces * piece.length;
+    const streamed = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
+    assert.ok(streamed.open <= 2 * total, `the open block was written ${streamed.open} characters for ${total} received (at most twice that)`);
+    // The browser lays out a growing paragraph whole at each frame: the text beyond the parse is in blocks of bounded size.
+    const chunks = await webview.page.locator('[data-turn-id="hostile"] .md-open .text-chunk').evaluateAll((nodes) => nodes.map((node) => (node.textContent ?? '').length));
+    assert.ok(chunks.length >= 2 && Math.max(...chunks) <= 64_000, `the open block's text is in ${chunks.length} blocks of at most ${Math.max(...chunks)} characters`);
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'hostile', patch: { state: 'done' } });
+    await webview.settle();
+    const written = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
+    assert.ok(written.all <= 3 * total, `the answer was written ${written.all} characters for ${total} received (at most three times that)`);
+    const body = webview.page.locator('[data-turn-id="hostile"] .answer-body');
+    assert.equal(await body.locator('.md-open').count(), 0);
+    assert.ok(((await body.textContent()) ?? '').trim() === piece.repeat(pieces).trim(), 'all the text is shown, as text');
+    // Text only: paragraphs, and the blocks that split long text for layout (streamingMarkdown.ts).
+    assert.deepEqual(await body.locator('*').evaluateAll((nodes) => [...new Set(nodes.map((node) => `${node.tagName.toLowerCase()}.${node.className}`))].sort()), [
+      'div.finished-blocks',
+      'div.md-block',
+      'div.md-group',
+      'p.',
+    ]);
+  });
+
+  it('streams long reasoning into blocks of bounded size, which the browser lays out one at a time', async () => {
+    // One growing text block is laid out whole at each frame: 2 MB appended over 1,000 frames
+    // took Chromium 229 s of layout (dom.ts ChunkedText).
+    await webview.hostPost(init(conversation([assistantTurn('thinking', '', { state: 'streaming' })])));
+    await webview.settle();
+    const piece = 'why ['.repeat(800);
+    type Page = { document: { querySelector(selector: string): { textContent: string | null } | null } };
+    for (let index = 1; index <= 40; index++) {
+      await webview.hostPost({ type: 'delta', turnId: 'thinking', reasoning: piece });
+      await webview.page.waitForFunction(
+        (length) => ((globalThis as unknown as Page).document.querySelector('[data-turn-id="thinking"] .reasoning-text')?.textContent ?? '').length >= length,
+        index * piece.length,
+        { timeout: 30_000 },
+      );
+    }
+    const reasoning = webview.page.locator('[data-turn-id="thinking"] .reasoning-text');
+    assert.ok((await reasoning.textContent()) === piece.repeat(40), 'all the reasoning, as text');
+    const chunks = await reasoning.locator('.text-chunk').evaluateAll((nodes) => nodes.map((node) => (node.textContent ?? '').length));
+    assert.ok(chunks.length >= 2 && Math.max(...chunks) <= 64_000, `the reasoning is in ${chunks.length} blocks of at most ${Math.max(...chunks)} characters`);
+    assert.equal(await reasoning.locator('*:not(.text-chunk)').count(), 0, 'no markup from the text');
+  });
+
+  it('shows a long block that arrives at once as text, exactly as written, until it is finished', async () => {
+    await webview.hostPost(init(conversation([assistantTurn('long', '', { state: 'streaming' })])));
+    await webview.hostPost({ type: 'delta', turnId: 'long', content: 'A short paragraph ending in a space. \n\n' });
+    await drawn('[data-turn-id="long"] .md-open', 'A short paragraph');
+    const long = `Long **not bold yet** ${'word '.repeat(4000)}end`;
+    await webview.hostPost({ type: 'delta', turnId: 'long', content: long });
+    await drawn('[data-turn-id="long"] .md-open', 'end');
+    const open = webview.page.locator('[data-turn-id="long"] .md-open .md-raw');
+    assert.ok((await open.textContent()) === long, 'the block as written, nothing added');
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'long', patch: { state: 'done' } });
+    await webview.settle();
+    assert.equal(await webview.page.locator('[data-turn-id="long"] .answer-body strong').textContent(), 'not bold yet', 'parsed once finished');
+  });
+
+  it('parses the open block once when the answer ends, as a finished block', async () => {
+    await webview.hostPost(init(conversation([assistantTurn('ending', '', { state: 'streaming' })])));
+    await webview.hostPost({ type: 'delta', turnId: 'ending', content: 'x ['.repeat(2000) });
+    await drawnLength('ending', 6000);
+    await webview.page.evaluate(countWrites('ending'));
+    await webview.hostPost({ type: 'delta', turnId: 'ending', content: 'y ['.repeat(2000) }, { type: 'answerUpdate', turnId: 'ending', patch: { state: 'done' } });
+    await webview.settle();
+    const written = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
+    assert.equal(written.open, 0, 'nothing was drawn into the open block after the end');
+    assert.ok(written.all <= 12_100, `the finished block was written once (${written.all} characters)`);
+  });
+
+  it('draws the held-back end of a long open block when the stream pauses', async () => {
+    // A long block is re-parsed only after it grew enough; text that stops short of that
+    // must still appear while the answer waits for more.
+    const items = Array.from({ length: 160 }, (_, i) => `- item ${i + 1} of the list`).join('\n');
+    await webview.hostPost(init(conversation([assistantTurn('paused', '', { state: 'streaming' })])));
+    await streamInto('paused', chunk(items, 3));
+    const answer = webview.page.locator('[data-turn-id="paused"]');
+    await webview.page.waitForFunction(
+      () => (globalThis as unknown as { document: { querySelectorAll(selector: string): { length: number } } }).document.querySelectorAll('[data-turn-id="paused"] .md-open li').length === 160,
+      undefined,
+      { timeout: 10_000 },
+    );
+    assert.equal(await answer.getAttribute('data-state'), 'streaming');
+    assert.equal(await answer.locator('.md-open li').last().textContent(), 'item 160 of the list');
+  });
+
+  it('streams a code block longer than the live limit into one code block, the same as a whole one', async () => {
+    const code = Array.from({ length: 1200 }, (_, i) => `const value${i} = compute(${i}, [${i}]); // line ${i}`).join('\n');
+    const answer = `Here:\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.`;
+    assert.ok(code.length > 40_000);
+    await webview.hostPost(init(conversation([assistantTurn('code', '', { state: 'streaming' })])));
+    const half = answer.indexOf('line 900');
+    for (let index = 0; index < half; index += 2000) await webview.hostPost({ type: 'delta', turnId: 'code', content: answer.slice(index, Math.min(half, index + 2000)) });
+    await drawnLength('code', half - 100);
+    const open = webview.page.locator('[data-turn-id="code"] .md-open');
+    assert.equal(await open.locator('pre code').count(), 1, 'the open block is one code block');
+    assert.ok(answer.includes((await open.locator('pre code').textContent()) ?? '-'), 'its code is the code received so far, without marks');
+    await webview.hostPost({ type: 'delta', turnId: 'code', content: answer.slice(half) }, { type: 'answerUpdate', turnId: 'code', patch: { state: 'done' } });
+    await webview.settle();
+    const streamed = await webview.page.locator('[data-turn-id="code"] .answer-body').innerHTML();
+    await webview.hostPost(init(conversation([assistantTurn('code', answer)])));
+    await webview.settle();
+    assert.equal(await webview.page.locator('[data-turn-id="code"] .answer-body').innerHTML(), streamed);
+  });
+
+  it('shows a finished block too long to parse whole as its parsed start and the rest as text: a huge code block stays one', async () => {
+    const code = Array.from({ length: 5000 }, (_, i) => `let v${i} = [${i}]; // a line of code number ${i}`).join('\n');
+    assert.ok(code.length > 200_000);
+    await webview.hostPost(init(conversation([assistantTurn('huge', `\`\`\`\n${code}\n\`\`\``)])));
+    await webview.settle();
+    const huge = webview.page.locator('[data-turn-id="huge"] .answer-body');
+    assert.equal(await huge.locator('pre code').count(), 1);
+    assert.equal(await huge.locator('pre code').textContent(), `${code}\n`, 'the code, without the closing fence');
+    await webview.hostPost(init(conversation([assistantTurn('prose', 'b ['.repeat(60_000))])));
+    await webview.settle();
+    const prose = webview.page.locator('[data-turn-id="prose"] .answer-body');
+    assert.ok(((await prose.textContent()) ?? '').trim() === 'b ['.repeat(60_000).trim(), 'all the text is shown, as text');
+  });
+
   it('uses no :has() selector, whose re-checks on every streamed frame grew with the answer (issue 26)', async () => {
     // `.chat-app:has(.welcome…)` made Chromium re-check the selector as each frame's blocks
     // were added anywhere in the app: style work of a 10,000-token stream was 3× that without it.
