@@ -2,7 +2,7 @@
 // reload), unreadable files are kept aside and reported, and the index is only a cache.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConversation, newTurnId, summarize, type StoredConversation } from '../../src/chat/core/conversationModel';
@@ -17,6 +17,18 @@ function conversationWith(question: string, answer: string, updatedAt: number): 
   c.turns.push({ id: newTurnId(), role: 'user', content: question, createdAt: updatedAt });
   c.turns.push({ id: newTurnId(), role: 'assistant', content: answer, state: 'done', createdAt: updatedAt });
   return c;
+}
+
+/** Counts the conversation files `store` reads (its private reader, wrapped). */
+function countReads(store: ConversationStore): () => number {
+  const spied = store as unknown as { readConversation: (...args: unknown[]) => Promise<unknown> };
+  const read = spied.readConversation.bind(store);
+  let reads = 0;
+  spied.readConversation = (...args) => {
+    reads++;
+    return read(...args);
+  };
+  return () => reads;
 }
 
 describe('chat: conversation store', () => {
@@ -130,6 +142,80 @@ describe('chat: conversation store', () => {
     );
     await s.flush();
     assert.equal(JSON.parse(readFileSync(join(root, 'index.json'), 'utf8')).length, 2, 'the index was written again');
+  });
+
+  it('lists the new title and order of a conversation saved just before a crash, before its index entry was written', async () => {
+    const a = conversationWith('first title', 'a', 1000);
+    const b = conversationWith('b', 'b', 2000);
+    const c = conversationWith('c', 'c', 3000);
+    for (const conversation of [a, b, c]) await store().save(conversation);
+    // What save() writes, renamed into place as it does, and then the extension host died:
+    // the index still holds the old summaries.
+    const write = (conversation: StoredConversation) => {
+      const file = join(root, 'conversations', `${conversation.id}.json`);
+      writeFileSync(`${file}.tmp`, JSON.stringify(conversation));
+      renameSync(`${file}.tmp`, file);
+    };
+    const indexBefore = readFileSync(join(root, 'index.json'), 'utf8');
+    write({ ...a, title: 'renamed, then answered', updatedAt: 4000 });
+    write({ ...b, title: 'renamed only' }); // a rename keeps updatedAt
+    assert.equal(readFileSync(join(root, 'index.json'), 'utf8'), indexBefore);
+
+    const s = store();
+    const reads = countReads(s);
+    const listed = await s.list();
+    assert.deepEqual(
+      listed.map((summary) => [summary.id, summary.title]),
+      [
+        [a.id, 'renamed, then answered'],
+        [c.id, 'c'],
+        [b.id, 'renamed only'],
+      ],
+    );
+    assert.equal(reads(), 2, 'only the two changed files are read');
+    assert.deepEqual(listed[0], { id: a.id, title: 'renamed, then answered', mode: 'chat', updatedAt: 4000 }, 'a summary, nothing of the index entry');
+    // The index caught up: the next listing (any window) reads nothing.
+    const again = store();
+    const readsAgain = countReads(again);
+    assert.deepEqual(await again.list(), listed);
+    assert.equal(readsAgain(), 0);
+    assert.deepEqual(problems, []);
+  });
+
+  it('reads no conversation file to list an unchanged store; an index an earlier version wrote costs one read per file, once', async () => {
+    const conversations = [1000, 2000, 3000].map((t) => conversationWith(`q${t}`, 'a', t));
+    for (const conversation of conversations) await store().save(conversation);
+    const expected = conversations.map((c) => c.id).reverse();
+
+    const s = store();
+    const reads = countReads(s);
+    assert.deepEqual(
+      (await s.list()).map((summary) => summary.id),
+      expected,
+    );
+    assert.deepEqual(
+      (await s.list()).map((summary) => summary.id),
+      expected,
+    );
+    assert.equal(reads(), 0);
+
+    // Entries as versions before the file stamps wrote them.
+    const indexPath = join(root, 'index.json');
+    const old = (JSON.parse(readFileSync(indexPath, 'utf8')) as Record<string, unknown>[]).map(({ fileStamp: _stamp, ...entry }) => entry);
+    writeFileSync(indexPath, JSON.stringify(old));
+    const upgraded = store();
+    const upgradedReads = countReads(upgraded);
+    assert.deepEqual(
+      (await upgraded.list()).map((summary) => summary.id),
+      expected,
+    );
+    assert.equal(upgradedReads(), 3);
+    assert.deepEqual(
+      (await upgraded.list()).map((summary) => summary.id),
+      expected,
+    );
+    assert.equal(upgradedReads(), 3, 'the index got the stamps');
+    assert.deepEqual(problems, []);
   });
 
   it('never reads through a symbolic link planted at a conversation file or the index: kept aside as found, reported without its content', async () => {

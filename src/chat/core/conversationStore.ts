@@ -1,6 +1,9 @@
 // Conversations on disk: one JSON file per conversation under `<root>/conversations/`, plus
 // `index.json` listing them. The files are the truth; the index is a cache rebuilt from
-// them when it is missing, stale or unreadable. A conversation file that cannot be read is
+// them when it is missing, stale or unreadable. Each index entry holds the stamp (size, mtime,
+// inode) of the file it summarizes: a listing stats every file (no read) and re-reads only
+// those whose stamp differs, e.g. a file saved just before the extension host died, before
+// the index caught up (it kept the old title and order). A conversation file that cannot be read is
 // moved to `<root>/corrupt/` and reported, never silently dropped (users lose trust in a
 // chat that forgets). No `vscode` import: tested under plain mocha.
 //
@@ -13,7 +16,7 @@
 // answer is on disk as `streaming`, so another window shows that answer as "answering in
 // another window" rather than "interrupted"; an answer whose writer is gone is interrupted.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { NotARegularFileError, readFileNoFollow, writeFileAtomic } from '../../common/core/atomicWrite';
@@ -34,6 +37,14 @@ export interface StoreProblem {
   reason: string;
   /** The problem is the index's (a cache, rebuilt from the conversation files): nothing is lost, a log line is enough. */
   index?: true;
+}
+
+/**
+ * An index entry: the summary, and the stamp of the file it was made from (entries written by
+ * earlier versions have none: their files are read once, and the entry gets one).
+ */
+interface IndexEntry extends ConversationSummary {
+  fileStamp?: string;
 }
 
 export const INTERRUPTED_MESSAGE = 'Interrupted: VS Code closed while this answer was streaming.';
@@ -80,22 +91,25 @@ export class ConversationStore {
     const ids = await this.storedIds();
     const index = await this.readIndex();
     const known = new Map(index.map((entry) => [entry.id, entry]));
-    const summaries: ConversationSummary[] = [];
+    // Stamped before reading, so a file changed meanwhile is re-read at the next listing rather than trusted.
+    const stamps = await Promise.all(ids.map((id) => fileStamp(this.fileOf(id))));
+    const entries: IndexEntry[] = [];
     let stale = index.length !== ids.length;
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
       const cached = known.get(id);
-      if (cached) {
-        summaries.push(cached);
+      const stamp = stamps[i];
+      if (cached && stamp !== undefined && cached.fileStamp === stamp) {
+        entries.push(cached);
         continue;
       }
       stale = true;
       const conversation = await this.load(id);
-      if (conversation) summaries.push(summarize(conversation));
+      if (conversation) entries.push(indexEntry(conversation, stamp));
     }
-    summaries.sort((a, b) => b.updatedAt - a.updatedAt);
+    entries.sort((a, b) => b.updatedAt - a.updatedAt);
     // Awaited, and never creating the folder: a store deleted meanwhile stays deleted.
-    if (stale) await this.updateIndex((entries) => rebuiltIndex(entries, summaries), { createRoot: false }).catch(() => undefined);
-    return summaries;
+    if (stale) await this.updateIndex((current) => rebuiltIndex(current, entries, known), { createRoot: false }).catch(() => undefined);
+    return entries.map(summaryOf);
   }
 
   /** Every readable conversation in full (for searching by content), newest first. */
@@ -134,8 +148,8 @@ export class ConversationStore {
         if (disk === undefined && this.reported.has(`newer:${id}`)) throw new Error(`Conversation ${id} was saved by a newer version of KSM Assistant; this version leaves it unchanged.`);
         merged = mergeConversation(this.bases.get(id), local, disk);
         await writeFileAtomic(this.fileOf(id), JSON.stringify(merged));
-        const summary = summarize(merged);
-        await this.writeIndex((entries) => [summary, ...entries.filter((e) => e.id !== id)]);
+        const entry = indexEntry(merged, await fileStamp(this.fileOf(id)));
+        await this.writeIndex((entries) => [entry, ...entries.filter((e) => e.id !== id)]);
       });
       const written = merged!;
       await this.updateLiveMark(id, written, local);
@@ -312,13 +326,13 @@ export class ConversationStore {
     await rm(join(this.liveDir, `${id}.json`), { force: true }).catch(() => undefined);
   }
 
-  private async readIndex(): Promise<ConversationSummary[]> {
+  private async readIndex(): Promise<IndexEntry[]> {
     await this.indexWrite;
     return this.readIndexUnlocked();
   }
 
   /** Changes the index under the store lock (another window may change it at the same time). */
-  private async updateIndex(change: (entries: ConversationSummary[]) => ConversationSummary[], options: { createRoot: boolean }): Promise<void> {
+  private async updateIndex(change: (entries: IndexEntry[]) => IndexEntry[], options: { createRoot: boolean }): Promise<void> {
     const next = this.indexWrite.then(async () => {
       if (!options.createRoot && !(await exists(this.root))) return;
       await this.locked(() => this.writeIndex(change));
@@ -328,12 +342,12 @@ export class ConversationStore {
   }
 
   /** Only under the lock. */
-  private async writeIndex(change: (entries: ConversationSummary[]) => ConversationSummary[]): Promise<void> {
+  private async writeIndex(change: (entries: IndexEntry[]) => IndexEntry[]): Promise<void> {
     const entries = await this.readIndexUnlocked();
     await writeFileAtomic(this.indexPath, JSON.stringify(change(entries)));
   }
 
-  private async readIndexUnlocked(): Promise<ConversationSummary[]> {
+  private async readIndexUnlocked(): Promise<IndexEntry[]> {
     try {
       const parsed: unknown = JSON.parse(await readFileNoFollow(this.indexPath));
       return Array.isArray(parsed) ? parsed.filter(isSummary) : [];
@@ -423,13 +437,44 @@ function applyOthers(target: StoredConversation, local: StoredConversation, show
   applyInPlace(target, result);
 }
 
-function rebuiltIndex(current: ConversationSummary[], rebuilt: ConversationSummary[]): ConversationSummary[] {
-  // Entries another window wrote meanwhile are newer than this window's rebuild.
+/**
+ * The listing's entries, except those another window wrote since this listing read the index
+ * (`seen`): theirs are newer than this rebuild. An entry left behind by a crash (the index
+ * write after a save never happened) is unchanged since it was read, so the re-read one
+ * replaces it, even with the same `updatedAt` (a rename).
+ */
+function rebuiltIndex(current: IndexEntry[], rebuilt: IndexEntry[], seen: Map<string, IndexEntry>): IndexEntry[] {
   const fresh = new Map(current.map((entry) => [entry.id, entry]));
   return rebuilt.map((entry) => {
     const other = fresh.get(entry.id);
-    return other && other.updatedAt >= entry.updatedAt ? other : entry;
+    return other && JSON.stringify(other) !== JSON.stringify(seen.get(entry.id)) ? other : entry;
   });
+}
+
+/** An index entry as the views get it: the summary without the file stamp. */
+function summaryOf(entry: IndexEntry): ConversationSummary {
+  const summary = { ...entry };
+  delete summary.fileStamp;
+  return summary;
+}
+
+function indexEntry(conversation: StoredConversation, stamp: string | undefined): IndexEntry {
+  return stamp === undefined ? summarize(conversation) : { ...summarize(conversation), fileStamp: stamp };
+}
+
+/**
+ * What changes whenever a conversation file is written: a save replaces the file (a new inode
+ * while the old one still exists) with a new mtime and mostly a new size. lstat: a link is
+ * never followed (it has no stamp, so it is read, refused and kept aside); bigint so
+ * nanoseconds and a 64-bit inode survive.
+ */
+async function fileStamp(path: string): Promise<string | undefined> {
+  try {
+    const s = await lstat(path, { bigint: true });
+    return s.isFile() ? `${s.size}:${s.mtimeNs}:${s.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function exists(path: string): Promise<boolean> {
