@@ -2,9 +2,11 @@
 // so a streaming answer renders each finished block once and re-parses only the tail.
 // Hand-written because markdown-it has no incremental mode; the rule is deliberately
 // conservative: a block ends at a blank line (outside a fenced code block) that is
-// followed by a line starting in column 0. Indented lines after a blank line may belong
-// to a list item or indented code, so they stay in the open block. Cost: each character
-// is scanned once, and finished text is dropped.
+// followed by a line starting in column 0, and at the closing line of a fence opened in
+// column 0 (such a fence is in no list item or quote, so nothing after it can continue it;
+// models often write text right below a closing fence). Indented lines after a blank line
+// may belong to a list item or indented code, so they stay in the open block. Cost: each
+// character is scanned once, and finished text is dropped.
 
 // The info string runs to the line's end or a carriage return (CRLF text). No `$`: with one,
 // a line of backticks ending in '\r' failed after trying every fence length (quadratic).
@@ -21,7 +23,8 @@ export class BlockSplitter {
   private dropped = 0;
   /** `source` has no line break between `scanned` and this: a long unfinished line is searched once, not once per append. */
   private searched = 0;
-  private fence: { char: string; length: number } | null = null;
+  /** The fence the open block is inside; `atMargin`: it opened in column 0. */
+  private fence: { char: string; length: number; atMargin: boolean } | null = null;
   private fencesOpened = 0;
   private sawBlankLine = false;
 
@@ -99,7 +102,13 @@ export class BlockSplitter {
   private scanLine(line: string, lineStart: number, finished: string[]): void {
     if (this.fence) {
       const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
-      if (close && close[1][0] === this.fence.char && close[1].length >= this.fence.length) this.fence = null;
+      if (close && close[1][0] === this.fence.char && close[1].length >= this.fence.length) {
+        const atMargin = this.fence.atMargin;
+        this.fence = null;
+        // Finished now: the code is drawn as a finished block, and text written right below
+        // the fence starts a block of its own instead of waiting in the code's.
+        if (atMargin) this.cut(lineStart + line.length + 1, finished);
+      }
       return;
     }
     if (line.trim() === '') {
@@ -111,7 +120,7 @@ export class BlockSplitter {
     const open = FENCE_OPEN.exec(line);
     // A backtick fence's info string may not contain backticks (CommonMark 4.5).
     if (open && !(open[1][0] === '`' && open[2].includes('`'))) {
-      this.fence = { char: open[1][0], length: open[1].length };
+      this.fence = { char: open[1][0], length: open[1].length, atMargin: line[0] === open[1][0] };
       this.fencesOpened++;
     }
   }

@@ -35,13 +35,7 @@ describe('BlockSplitter', () => {
   ].join('\n');
 
   it('cuts at blank lines outside fences, before unindented lines only', () => {
-    assert.deepEqual(split([source]), [
-      'Intro paragraph\ncontinues here.\n\n',
-      '```py\ndef f():\n\n    return 1\n```\n\n',
-      '- item\n\n  still the item\n\n',
-      '~~~~\n```\n\nnot a close\n~~~~\n\n',
-      'End.',
-    ]);
+    assert.deepEqual(split([source]), ['Intro paragraph\ncontinues here.\n\n', '```py\ndef f():\n\n    return 1\n```\n', '- item\n\n  still the item\n\n', '~~~~\n```\n\nnot a close\n~~~~\n', 'End.']);
   });
 
   it('gives the same blocks however the text is chunked', () => {
@@ -59,12 +53,29 @@ describe('BlockSplitter', () => {
     assert.equal(splitter.openBlock(), '');
   });
 
+  it('finishes a fence opened in column 0 at its closing line: text right below it starts the next block', () => {
+    const text = 'Intro:\n```py\nx = 1\n```\nRight below the fence.\n~~~\ny\n~~~\n- a list';
+    const expected = ['Intro:\n```py\nx = 1\n```\n', 'Right below the fence.\n~~~\ny\n~~~\n', '- a list'];
+    assert.deepEqual(split([text]), expected);
+    for (const seed of [1, 2, 3]) assert.deepEqual(split(chunk(text, seed)), expected, `seed ${seed}`);
+    const splitter = new BlockSplitter();
+    assert.deepEqual(splitter.append('```\ncode\n```'), [], 'the closing line is not finished until its line break');
+    assert.deepEqual(splitter.append('\n'), ['```\ncode\n```\n']);
+  });
+
+  it('keeps a fence indented under a list item in its block after it closes', () => {
+    const item = '- item\n  ```\n  code\n  ```\n  more of the item\n';
+    assert.deepEqual(split([item]), [item]);
+    const numbered = '1. item\n   ```\n   code\n   ```\n   more\n';
+    assert.deepEqual(split([numbered]), [numbered]);
+  });
+
   it('treats a backtick line with backticks in its info string as text, not a fence', () => {
     assert.deepEqual(split(['``` a`b\n\nnext']), ['``` a`b\n\n', 'next']);
   });
 
   it('opens a fence on a CRLF line, so a blank line inside the code does not cut it', () => {
-    assert.deepEqual(split(['```py\r\ndef f():\r\n\r\nx = 1\r\n```\r\n\r\nnext']), ['```py\r\ndef f():\r\n\r\nx = 1\r\n```\r\n\r\n', 'next']);
+    assert.deepEqual(split(['```py\r\ndef f():\r\n\r\nx = 1\r\n```\r\n\r\nnext']), ['```py\r\ndef f():\r\n\r\nx = 1\r\n```\r\n', 'next']);
   });
 
   it('reads a line of a million backticks ending in a carriage return once (the fence pattern tried every length)', () => {

@@ -420,6 +420,25 @@ describe('webview streaming render', function () {
     assert.equal(await webview.page.locator('[data-turn-id="code"] .answer-body').innerHTML(), streamed);
   });
 
+  it('ends a long code block at its closing fence: text right below it is not drawn as code while it streams', async () => {
+    const code = Array.from({ length: 600 }, (_, i) => `const value${i} = compute(${i}); // line ${i}`).join('\n');
+    assert.ok(code.length > 16_000, 'longer than the live limit');
+    const answer = `\`\`\`ts\n${code}\n\`\`\`\nRight below the fence, with no blank line.`;
+    await webview.hostPost(init(conversation([assistantTurn('below', '', { state: 'streaming' })])));
+    for (let index = 0; index < answer.length; index += 2000) await webview.hostPost({ type: 'delta', turnId: 'below', content: answer.slice(index, index + 2000) });
+    await drawn('[data-turn-id="below"] .answer-body', 'Right below the fence');
+    const body = webview.page.locator('[data-turn-id="below"] .answer-body');
+    assert.equal(await body.locator('pre code').count(), 1);
+    assert.ok(!((await body.locator('pre code').textContent()) ?? '').includes('Right below'), 'the text below the fence is not in the code');
+    assert.equal(await body.locator('.md-open pre').count(), 0, 'the code block is a finished block');
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'below', patch: { state: 'done' } });
+    await webview.settle();
+    const streamed = await body.innerHTML();
+    await webview.hostPost(init(conversation([assistantTurn('below', answer)])));
+    await webview.settle();
+    assert.equal(await webview.page.locator('[data-turn-id="below"] .answer-body').innerHTML(), streamed, 'the same as the whole answer');
+  });
+
   it('shows a finished block too long to parse whole as its parsed start and the rest as text: a huge code block stays one', async () => {
     const code = Array.from({ length: 5000 }, (_, i) => `let v${i} = [${i}]; // a line of code number ${i}`).join('\n');
     assert.ok(code.length > 200_000);
