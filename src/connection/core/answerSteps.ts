@@ -94,12 +94,12 @@ export const agentStep: CheckStep = {
 
 /** "message ×3, end": runs of the same event kind counted. */
 function summarizeKinds(kinds: string[]): string {
-  const out: string[] = [];
+  // Counted as runs, never by reading the text written so far (an unknown event's name is the server's).
+  const runs: Array<{ kind: string; count: number }> = [];
   for (const kind of kinds) {
-    const last = out[out.length - 1];
-    const count = !last ? undefined : last === kind ? '1' : last.startsWith(`${kind} ×`) ? last.slice(kind.length + 2) : undefined;
-    if (count !== undefined && /^\d+$/.test(count)) out[out.length - 1] = `${kind} ×${Number(count) + 1}`;
-    else out.push(kind);
+    const last = runs[runs.length - 1];
+    if (last?.kind === kind) last.count++;
+    else runs.push({ kind, count: 1 });
   }
-  return out.join(', ') || 'none';
+  return runs.map(({ kind, count }) => (count > 1 ? `${kind} ×${count}` : kind)).join(', ') || 'none';
 }

@@ -10,7 +10,7 @@ import { ask, citationByMarker, type AnswerEvent, type AnswerRequest, type Sourc
 import { codePrefill, MAX_TEXT_CHARS } from '../../common/core/chatText';
 import { AnswerFailedError } from './modelResponse';
 import { volumeLabel } from './volumeTools';
-import { citedFiles, type CitedFileSource } from '../../volumes/core/retrieval';
+import { citedFiles, passageId, type CitedFileSource } from '../../volumes/core/retrieval';
 import { PARTICIPANT_ID } from '../../common/core/contributionIds';
 import { markdownCode, markdownText, shownInput } from '../../common/core/untrustedText';
 import { chatContextNote, chatContextPathDecision, privateKeysRemoved, privateKeyTextReason, type PrivateFileRules } from '../../common/core/privateFiles';
@@ -180,12 +180,13 @@ export { citedFiles } from '../../volumes/core/retrieval';
  * pass: a search of all citations per file was quadratic in an answer citing many files.
  */
 export function citedFilesWithMarkers(citations: readonly SourceCitation[]): Array<{ file: CitedFileSource; marker: number }> {
+  // Keyed by the file's own `ksm://` id, as citedFiles keys it.
   const first = new Map<string, number>();
   citations.forEach((c, index) => {
-    const key = JSON.stringify([c.volume ?? '', c.fileId]);
-    if (!first.has(key)) first.set(key, c.markers?.[0] ?? index + 1);
+    const id = passageId(c.volume ?? '', c.fileId);
+    if (!first.has(id)) first.set(id, c.markers?.[0] ?? index + 1);
   });
-  return citedFiles(citations).map((file) => ({ file, marker: first.get(JSON.stringify([file.volume ?? '', file.fileId])) ?? 0 }));
+  return citedFiles(citations).map((file) => ({ file, marker: first.get(file.id) ?? 0 }));
 }
 
 // ---- sources: [n] markers as links, a source opens its cited passage ----
