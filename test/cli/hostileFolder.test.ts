@@ -21,6 +21,7 @@ function ksmUnprivileged(args: string[], env: Record<string, string>): Promise<K
   return new Promise((done) => {
     execFile(
       'setpriv',
+      // The machine's Node, not CLI_NODE: `nobody` cannot reach a Node installed under root's cache (scripts/setup-node.sh).
       [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, LAUNCHER, ...args],
       { env: { PATH: process.env.PATH, HOME: tmpdir(), ...env }, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),

@@ -9,7 +9,7 @@ export const LAUNCHER = resolve('bin/ksm.js');
 
 /**
  * The Node that runs `ksm` in the command-line and MCP suites: this one, or the one named by
- * KSM_TEST_CLI_NODE (`npm test` runs those suites again under the newest LTS Node, while the
+ * KSM_TEST_CLI_NODE (`npm test` runs those suites again under the newest Node line, while the
  * emulator and mocha stay on the project's Node: its native store is built for that one).
  */
 export const CLI_NODE = process.env.KSM_TEST_CLI_NODE || process.execPath;
