@@ -4,7 +4,7 @@
 // commit's ConversationStore.save, run from a worktree of it; see its README.md), or, for
 // `newer/`, by hand in the shape a later version might write.
 import { strict as assert } from 'node:assert';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConversationStore, INTERRUPTED_MESSAGE, type StoreProblem } from '../../src/chat/core/conversationStore';
@@ -77,6 +77,38 @@ describe('chat: stores written by earlier and later versions', () => {
     const over = (await s.load('c-00000000000000f1'))!;
     await assert.rejects(s.save({ ...over, id: 'c-00000000000000f2' }), /newer version/);
     assert.equal(readFileSync(newerFile, 'utf8'), newerBytes);
+  });
+
+  it("a newer version's conversation is read once, not at every listing, and the index is not rewritten for it; read again once it changes", async () => {
+    copy('newer');
+    const s = store();
+    await s.list(); // the fixture's index may predate the stamps: this first listing settles it
+    const spied = s as unknown as { readConversation: (...args: unknown[]) => Promise<unknown> };
+    const read = spied.readConversation.bind(s);
+    const readIds: unknown[] = [];
+    spied.readConversation = (...args) => {
+      readIds.push(args[0]);
+      return read(...args);
+    };
+    const indexPath = join(root, 'index.json');
+    const indexBefore = statSync(indexPath, { bigint: true });
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(
+        (await s.list()).map((c) => c.id),
+        ['c-00000000000000f1'],
+      );
+    }
+    assert.deepEqual(readIds, [], 'the newer file is not read again while unchanged');
+    const indexAfter = statSync(indexPath, { bigint: true });
+    assert.equal(`${indexAfter.ino}:${indexAfter.mtimeNs}`, `${indexBefore.ino}:${indexBefore.mtimeNs}`, 'the index is not rewritten');
+
+    // The newer version writes it again: this store reads it once more (and still does not list it).
+    const newerFile = file('c-00000000000000f2');
+    writeFileSync(newerFile, readFileSync(newerFile, 'utf8') + ' ');
+    await s.list();
+    await s.list();
+    assert.deepEqual(readIds, ['c-00000000000000f2']);
+    assert.equal(problems.filter((p) => p.keptInPlace === 'newer').length, 1, 'still reported once');
   });
 
   it('fields a later version added, and a chip list in a shape this version does not know, stay on disk through a save (reported once)', async () => {

@@ -75,6 +75,12 @@ export class ConversationStore {
   private indexWrite: Promise<void> = Promise.resolve();
   /** Problems already reported by this store (a file kept in place is reported once, not at every read). */
   private readonly reported = new Set<string>();
+  /**
+   * Files a newer version wrote, by id, with the stamp they had when this store read them:
+   * they have no index entry (this version does not list them), so without this every
+   * listing read each one again and rewrote the index.
+   */
+  private readonly newerFiles = new Map<string, string>();
 
   constructor(
     readonly root: string,
@@ -94,7 +100,8 @@ export class ConversationStore {
     // Stamped before reading, so a file changed meanwhile is re-read at the next listing rather than trusted.
     const stamps = await Promise.all(ids.map((id) => fileStamp(this.fileOf(id))));
     const entries: IndexEntry[] = [];
-    let stale = index.length !== ids.length;
+    let unlisted = 0;
+    let stale = false;
     for (const [i, id] of ids.entries()) {
       const cached = known.get(id);
       const stamp = stamps[i];
@@ -102,10 +109,20 @@ export class ConversationStore {
         entries.push(cached);
         continue;
       }
+      if (!cached && stamp !== undefined && this.newerFiles.get(id) === stamp) {
+        unlisted++; // a newer version's file, unchanged since this store read it: not read again
+        continue;
+      }
       stale = true;
       const conversation = await this.load(id);
       if (conversation) entries.push(indexEntry(conversation, stamp));
+      else if (stamp !== undefined && this.reported.has(`newer:${id}`)) {
+        this.newerFiles.set(id, stamp);
+        unlisted++;
+      }
     }
+    // Entries for files gone (or no longer listed) make the index stale too; a newer version's file has none.
+    if (index.length !== ids.length - unlisted) stale = true;
     entries.sort((a, b) => b.updatedAt - a.updatedAt);
     // Awaited, and never creating the folder: a store deleted meanwhile stays deleted.
     if (stale) await this.updateIndex((current) => rebuiltIndex(current, entries, known), { createRoot: false }).catch(() => undefined);
