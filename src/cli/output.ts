@@ -20,11 +20,12 @@ export { shown };
 export interface FileRecord {
   /** The path as given to `ksm upload`, or relative to the synced folder. */
   path: string;
-  action: 'uploaded' | 'replaced' | 'deleted' | 'skipped' | 'failed' | 'cancelled';
+  /** `kept`: `ksm sync` without --delete, a file removed from the folder and left in the volume. */
+  action: 'uploaded' | 'replaced' | 'deleted' | 'skipped' | 'kept' | 'failed' | 'cancelled';
   /** The name the service stores it under, when the service has the file. */
   filename?: string;
   uuid?: string;
-  /** Why it was skipped, failed or cancelled. */
+  /** Why it was skipped, kept, failed or cancelled. */
   reason?: string;
 }
 

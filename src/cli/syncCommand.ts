@@ -5,7 +5,7 @@
 // manifest). Deletions need --delete; more than --max-delete-percent of the volume, or more
 // than --max-delete files, needs --allow-mass-delete too. With no manifest, same-name files the folder never recorded stop
 // the run before anything changes: --adopt or --keep-others chooses.
-import { basename, resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import { access, lstat, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { ConfigurationError } from '../api/errors';
@@ -211,9 +211,14 @@ async function syncLocked(env: CliEnvironment, out: Output, folder: string, volu
   return finishRun(out, plan, summary, volume);
 }
 
+/** Why a file removed from the folder is still in the volume (the plan and a run's record say it alike). */
+const KEPT_REASON = 'removed locally; pass --delete to delete it from the volume';
+
 function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: string): number {
   // Files (or folders) that are there but could not be read: not synced, and their copies kept (the plan deletes nothing for them); said even in a brief plan.
   const unread = plan.skipped.filter((s) => s.unread);
+  // What the folder holds but does not contribute (links, credentials, ignored, too large, binary), said as `ksm upload` says it: a run in CI said it only in a dry run.
+  const skipped = plan.skipped.filter((s) => !s.unread);
   const counts = {
     uploaded: summary.uploaded,
     replaced: summary.replaced,
@@ -222,19 +227,31 @@ function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: st
     cancelled: summary.cancelled,
     unchanged: plan.unchanged,
     ...(unread.length ? { unread: unread.length } : {}),
+    ...(skipped.length ? { skipped: skipped.length } : {}),
+    ...(plan.keptRemote.length ? { kept: plan.keptRemote.length } : {}),
   };
+  const notSent: FileRecord[] = [
+    // Relative to the folder, as the other records are.
+    ...skipped.map((s): FileRecord => ({ path: relative(plan.folder, s.path) || s.path, action: 'skipped', reason: s.reason })),
+    // Removed from the folder, still in the volume: without --delete the run said only "0 deleted".
+    ...plan.keptRemote.map((rel): FileRecord => ({ path: rel, action: 'kept', reason: KEPT_REASON })),
+  ];
+  for (const r of notSent) {
+    out.record(r);
+    out.line(`${r.action.padEnd(7)} ${shown(r.path)}: ${shown(r.reason ?? '')}`);
+  }
   if (!out.json) for (const s of unread) out.notice(`not read ${shown(s.path)}: ${shown(s.reason)} (not synced; its copy in the volume, if any, is kept)`);
   if (out.json)
     out.document({
       dryRun: false,
       plan: planJson(plan),
-      results: summary.results.map(syncRecord),
+      results: [...summary.results.map(syncRecord), ...notSent],
       summary: counts,
       stopped: summary.stopped ? { kind: summary.stopped.stopKind, message: summary.stopped.message } : undefined,
     });
   out.record({ summary: counts });
   out.notice(
-    `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.unread ? `, ${unread.length} not read` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
+    `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.unread ? `, ${unread.length} not read` : ''}${skipped.length ? `, ${skipped.length} skipped` : ''}${plan.keptRemote.length ? `, ${plan.keptRemote.length} kept (removed locally; --delete deletes them)` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
   );
   if (summary.stopped) {
     process.stderr.write(`ksm sync: stopped: ${shownText(summary.stopped.message)}\n`);
@@ -264,7 +281,7 @@ function printPlan(out: Output, plan: SyncPlan, brief = false, manifestNoticeSho
       `  same name ${shown(c.rel)}: ${c.remote.length} file(s) in the volume this folder never recorded (${plan.ownership === 'adopt' ? 'adopted: replaced' : plan.ownership === 'keepOthers' ? 'kept: uploaded alongside' : 'needs --adopt or --keep-others'})`,
     );
   for (const d of plan.duplicates) out.line(`  duplicate ${shown(d.file.filename)} (${shown(d.file.uuid)}) beside this folder's copy${d.sameSize ? ' (--dedupe deletes it)' : ''}`);
-  for (const rel of plan.keptRemote) out.line(`  keep    ${shown(rel)} (removed locally; pass --delete to delete it from the volume)`);
+  for (const rel of plan.keptRemote) out.line(`  keep    ${shown(rel)} (${KEPT_REASON})`);
   for (const f of plan.untracked) out.line(`  remote  ${shown(f.filename)} (not from this folder; left alone)`);
   for (const s of plan.skipped) out.line(`  skip    ${shown(s.path)}: ${s.reason}`);
 }

@@ -108,7 +108,10 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.deepEqual(lines(upload.stdout).at(-1), { summary: { uploaded: 2, replaced: 0, failed: 0, skipped: 1, cancelled: 0 } });
     assert.deepEqual(
       syncDoc.results.map((r) => [r.action, r.path, r.filename]),
-      [['replaced', 'a.md', 'a.md']],
+      [
+        ['replaced', 'a.md', 'a.md'],
+        ['skipped', 'c.bin', undefined], // relative to the folder, as the sync's other records
+      ],
     );
     // The same uuid and filename as the service's listing.
     const listed = JSON.parse((await ksm(['ls', synced, '--json'], env)).stdout) as { files: Array<{ uuid: string; filename: string }> };

@@ -185,9 +185,43 @@ describe('ksm unattended (built, as a child process) against the emulator', func
       ['a.md', 'notes/d.md'],
     );
     assert.deepEqual(records.at(-1).summary.uploaded, 2);
+    const skippedRecords = records.filter((r) => r.action === 'skipped');
+    assert.ok(
+      skippedRecords.some((r) => r.path === 'linked' && /symbolic link: not followed/.test(r.reason)),
+      JSON.stringify(skippedRecords),
+    );
+    assert.equal(records.at(-1).summary.skipped, skippedRecords.length);
     assert.deepEqual(await names(volume), ['a.md', 'notes__d.md']);
     const dry = await ksm(['sync', folder, volume, '--dry-run'], env);
     assert.match(dry.stdout, /skip {4}.*linked: symbolic link: not followed/);
+  });
+
+  it('a real ksm sync (not only the dry run) says what the folder holds but did not send, and what it kept in the volume without --delete', async () => {
+    const folder = join(fx.workDir, 'said');
+    const volume = freshVolume('cli-said');
+    await writeTree(folder, { 'notes.md': 'n', 'old.md': 'o', '.env': 'TOKEN=1' });
+    await writeTree(fx.workDir, { 'said-outside/key.md': 'never uploaded' });
+    await symlink(join(fx.workDir, 'said-outside', 'key.md'), join(folder, 'link.md'));
+    const first = await ksm(['sync', folder, volume], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^skipped \.env: .*secrets$/m);
+    assert.match(first.stdout, /^skipped link\.md: symbolic link: not followed/m);
+    assert.match(first.stdout + first.stderr, /2 uploaded, 0 replaced, 0 deleted, 0 unchanged, 2 skipped — /);
+
+    await rm(join(folder, 'old.md'));
+    const second = await ksm(['sync', folder, volume], env);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /^kept {4}old\.md: removed locally; pass --delete to delete it from the volume$/m);
+    assert.match(second.stdout + second.stderr, /0 uploaded, 0 replaced, 0 deleted, 1 unchanged, 2 skipped, 1 kept \(removed locally; --delete deletes them\) — /);
+    assert.deepEqual(await names(volume), ['notes.md', 'old.md']);
+
+    const quiet = await ksm(['sync', folder, volume, '--quiet'], env);
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.doesNotMatch(quiet.stdout + quiet.stderr, /^(skipped|kept) /m, '--quiet keeps only the summary');
+    assert.match(quiet.stderr, /2 skipped, 1 kept/);
+    const json = JSON.parse((await ksm(['sync', folder, volume, '--json'], env)).stdout) as { summary: Record<string, number>; results: Array<{ path: string; action: string }> };
+    assert.deepEqual(json.summary, { uploaded: 0, replaced: 0, deleted: 0, failed: 0, cancelled: 0, unchanged: 1, skipped: 2, kept: 1 });
+    assert.deepEqual(json.results.map((r) => `${r.action} ${r.path}`).sort(), ['kept old.md', 'skipped .env', 'skipped link.md']);
   });
 
   it("ksm upload of a shared folder's glob: a link named on the command line (to a file or a folder outside) is skipped, not followed", async () => {
