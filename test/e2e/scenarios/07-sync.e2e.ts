@@ -95,6 +95,13 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       60_000,
     );
     await waitForStatus(/KSM: in sync/);
+    // The summary counts what the folder holds but did not send (the .gitignore'd draft); Show Details names it.
+    await eventually(
+      () => workbench.findNotification(/5 uploaded, 0 replaced, 0 deleted, 0 unchanged, 1 skipped/),
+      async () => `no sync summary counting the skipped draft; notifications: ${JSON.stringify(await workbench.page.locator('.notification-list-item').allInnerTexts())}`,
+      30_000,
+      1_000,
+    );
     await workbench.openKsmSideBar();
     await waitForRowDescription(workbench, SYNC_VOLUME, /⇄ handbook/, 30_000);
   });
