@@ -29,7 +29,7 @@ export async function lsCommand(env: CliEnvironment, out: Output, volume: string
   return EXIT.ok;
 }
 
-export async function rmCommand(env: CliEnvironment, out: Output, volume: string, targets: string[], signal: AbortSignal): Promise<number> {
+export async function rmCommand(env: CliEnvironment, out: Output, volume: string, targets: string[], signal: AbortSignal, flags: { dryRun?: boolean } = {}): Promise<number> {
   checkVolumeArgument(volume);
   const files = await listVolume(env, volume, signal);
   const uuids = new Set<string>();
@@ -40,6 +40,16 @@ export async function rmCommand(env: CliEnvironment, out: Output, volume: string
     const matches = byId.length ? byId : files.filter((f) => f.filename === target);
     if (matches.length === 0) unknown.push(target);
     for (const m of matches) uuids.add(m.uuid);
+  }
+  if (flags.dryRun) {
+    // A name can match many files (every copy of it): what would go, by the same matching, nothing deleted.
+    const wouldDelete = files.filter((f) => uuids.has(f.uuid)).map((f) => ({ uuid: f.uuid, filename: f.filename }));
+    if (out.json) out.document({ volume, dryRun: true, wouldDelete, notFound: unknown });
+    else {
+      for (const f of wouldDelete) out.line(`would delete ${shown(f.filename)} (${shown(f.uuid)})`);
+      for (const t of unknown) out.notice(`not found ${shown(t)}`);
+    }
+    return unknown.length ? EXIT.partial : EXIT.ok;
   }
   const result = uuids.size ? await env.client.deleteFiles({ volume, uuids: [...uuids] }, { signal }) : { deleted: [], notFound: [] };
   if (out.json) out.document({ volume, deleted: result.deleted, notFound: [...result.notFound, ...unknown] });

@@ -245,9 +245,10 @@ export function buildProgram(): Command {
     .description('Delete files from <volume> by uuid, or by name (every file with that name) when no file has that uuid.')
     .argument('<volume>', 'volume name')
     .argument('<files...>', 'uuids or file names')
+    .option('--dry-run', 'print what would be deleted (every file each name matches); delete nothing')
     .option('--json', 'print one JSON document')
-    .action(async (volume: string, files: string[], flags: { json?: boolean }) => {
-      process.exitCode = await run(flags, (env, out, signal) => rmCommand(env, out, volume, files, signal), true);
+    .action(async (volume: string, files: string[], flags: { json?: boolean; dryRun?: boolean }) => {
+      process.exitCode = await run(flags, (env, out, signal) => rmCommand(env, out, volume, files, signal, { dryRun: flags.dryRun }), true);
     });
 
   program

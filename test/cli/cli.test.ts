@@ -139,7 +139,7 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.deepEqual(await names(volume), ['d.md']);
   });
 
-  it('upload, ls --json and rm by name work together', async () => {
+  it('upload, ls --json and rm by name work together; rm --dry-run deletes nothing and names what would go', async () => {
     const folder = join(fx.workDir, 'files');
     const volume = freshVolume('cli-files');
     await writeTree(folder, { 'one.md': '1', 'two.txt': '2', 'pic.bin': Buffer.from([0, 0, 1]) });
@@ -148,6 +148,13 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.match(up.stdout, /2 uploaded, 0 failed, 1 skipped/);
     const listed = JSON.parse((await ksm(['ls', volume, '--json'], env)).stdout);
     assert.deepEqual(listed.files.map((f: { filename: string }) => f.filename).sort(), ['one.md', 'two.txt']);
+    const dry = await ksm(['rm', volume, 'one.md', 'missing.md', '--dry-run'], env);
+    assert.equal(dry.code, 1, 'the dry run exits as the run would');
+    assert.match(dry.stdout, /^would delete one\.md \([0-9a-f-]+\)$/m);
+    assert.match(dry.stdout + dry.stderr, /not found missing\.md/);
+    const dryJson = JSON.parse((await ksm(['rm', volume, 'one.md', '--dry-run', '--json'], env)).stdout) as { dryRun: boolean; wouldDelete: Array<{ filename: string }> };
+    assert.deepEqual([dryJson.dryRun, dryJson.wouldDelete.map((f) => f.filename)], [true, ['one.md']]);
+    assert.deepEqual(await names(volume), ['one.md', 'two.txt'], 'the dry run deleted nothing');
     const removed = await ksm(['rm', volume, 'one.md', 'missing.md'], env);
     assert.equal(removed.code, 1, 'a name that matched nothing is a partial failure');
     assert.match(removed.stdout, /deleted one\.md/);
