@@ -439,6 +439,93 @@ describe('webview streaming render', function () {
     assert.equal(await webview.page.locator('[data-turn-id="below"] .answer-body').innerHTML(), streamed, 'the same as the whole answer');
   });
 
+  /** A list item whose code block is longer than the live limit, with text right below its closing fence, indented as the item's content. */
+  function listItemFence(head: string, indent: string, below: string, line = (i: number) => `const value${i} = compute(${i}); // line ${i}`): { answer: string; code: string } {
+    const code = Array.from({ length: 600 }, (_, i) => line(i)).join('\n');
+    assert.ok(code.length > 16_000, 'longer than the live limit');
+    const indented = code.replace(/^/gm, indent);
+    return { answer: `Intro.\n\n${head}\n${indent}\`\`\`ts\n${indented}\n${indent}\`\`\`\n${below}`, code };
+  }
+
+  /** Streams `answer` in pieces of 2,000 characters, first until its open block is drawn with the code block's start (parsed while live), then the rest. */
+  async function streamPastLiveLimit(turnId: string, answer: string, codeStart: string): Promise<void> {
+    await webview.hostPost(init(conversation([assistantTurn(turnId, '', { state: 'streaming' })])));
+    const first = answer.indexOf(codeStart) + codeStart.length;
+    await webview.hostPost({ type: 'delta', turnId, content: answer.slice(0, first) });
+    await drawn(`[data-turn-id="${turnId}"] .md-open pre code`, codeStart);
+    for (let index = first; index < answer.length; index += 2000) await webview.hostPost({ type: 'delta', turnId, content: answer.slice(index, index + 2000) });
+  }
+
+  for (const [name, head, indent, below] of [
+    ['a numbered item', '1. Install:', '   ', 'Then run it, right below the fence.\n2. Next step, still streaming.'],
+    ['an item of a nested list', '- Setup:\n  - Install:', '    ', '  Back in the outer item, below the fence.\n- Another item.'],
+  ]) {
+    it(`ends the long code block of ${name} at its closing fence while it streams: the text below it is drawn after the code, as text`, async () => {
+      const { answer, code } = listItemFence(head, indent, below);
+      await streamPastLiveLimit('item', answer, 'line 5\n');
+      const firstBelow = below.trimStart().split('\n')[0];
+      await drawn('[data-turn-id="item"] .answer-body', below.slice(-12));
+      const body = webview.page.locator('[data-turn-id="item"] .answer-body');
+      assert.equal(await body.locator('pre code').count(), 1);
+      assert.ok(!((await body.locator('pre code').textContent()) ?? '').includes(firstBelow), 'the text below the fence is not in the code');
+      // The code as its parse shows it: without the item's indentation, nothing below its fence.
+      assert.ok((await body.locator('.md-open pre code').textContent()) === `${code}\n`, 'the code block holds exactly the code');
+      const after = body.locator('.md-open .code-block + .md-raw');
+      assert.ok(((await after.textContent()) ?? '').includes(firstBelow), 'the text below the fence is right after the code block');
+      assert.equal(await after.locator('*:not(.text-chunk)').count(), 0, 'as text');
+      await webview.hostPost({ type: 'answerUpdate', turnId: 'item', patch: { state: 'done' } });
+      await webview.settle();
+      const streamed = await body.innerHTML();
+      assert.equal(await body.locator('.md-raw').count(), 0, 'parsed once finished');
+      await webview.hostPost(init(conversation([assistantTurn('item', answer)])));
+      await webview.settle();
+      assert.equal(await webview.page.locator('[data-turn-id="item"] .answer-body').innerHTML(), streamed, 'the same as the whole answer');
+    });
+  }
+
+  it('shows markup in a list item code block past the live limit, and below its fence, only as text', async () => {
+    const markup = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+    const { answer } = listItemFence('1. Run:', '   ', `Then ${markup} below the fence.\n${markup}`, (i) => `echo ${i} ${markup}`);
+    await streamPastLiveLimit('markup', answer, 'echo 3');
+    await drawn('[data-turn-id="markup"] .answer-body', 'below the fence.');
+    const body = webview.page.locator('[data-turn-id="markup"] .answer-body');
+    const check = async (when: string) => {
+      assert.equal(await body.locator('img, script').count(), 0, `${when}: no element from the text`);
+      assert.equal(await webview.page.evaluate('window.__pwned'), undefined, `${when}: nothing ran`);
+      assert.ok(((await body.locator('pre code').textContent()) ?? '').includes(`echo 599 ${markup}`), `${when}: the markup is the code's text`);
+      assert.ok(((await body.textContent()) ?? '').includes(`Then ${markup} below the fence.`), `${when}: and the text's below the fence`);
+    };
+    await check('while streaming');
+    assert.ok(((await body.locator('.md-open .code-block + .md-raw').textContent()) ?? '').includes(markup), 'below the fence, as text after the code');
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'markup', patch: { state: 'done' } });
+    await webview.settle();
+    await check('parsed once finished');
+  });
+
+  it('shows a list longer than the live limit as text while it streams, then parses it once, the same as the whole answer', async () => {
+    const list = Array.from({ length: 700 }, (_, i) => `- item ${i} with \`code\` and **bold** text`).join('\n');
+    assert.ok(list.length > 24_000);
+    const answer = `Items:\n\n${list}`;
+    await webview.hostPost(init(conversation([assistantTurn('list', '', { state: 'streaming' })])));
+    await webview.hostPost({ type: 'delta', turnId: 'list', content: answer.slice(0, 2000) });
+    await drawn('[data-turn-id="list"] .md-open ul', 'item 5 ');
+    for (let index = 2000; index < answer.length; index += 2000) await webview.hostPost({ type: 'delta', turnId: 'list', content: answer.slice(index, index + 2000) });
+    await drawn('[data-turn-id="list"] .md-open', 'item 699 with `code` and **bold** text');
+    await webview.page.evaluate(countWrites('list'));
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'list', patch: { state: 'done' } });
+    await webview.settle();
+    const body = webview.page.locator('[data-turn-id="list"] .answer-body');
+    assert.equal(await body.locator('li').count(), 700);
+    const written = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
+    const shown = ((await body.textContent()) ?? '').length;
+    assert.equal(written.open, 0, 'nothing was drawn into the open block after the end');
+    assert.ok(written.all <= shown, `the list was written once when finished (${written.all} characters of ${shown} shown)`);
+    const streamed = await body.innerHTML();
+    await webview.hostPost(init(conversation([assistantTurn('list', answer)])));
+    await webview.settle();
+    assert.equal(await webview.page.locator('[data-turn-id="list"] .answer-body').innerHTML(), streamed, 'the same as the whole answer');
+  });
+
   it('shows a finished block too long to parse whole as its parsed start and the rest as text: a huge code block stays one', async () => {
     const code = Array.from({ length: 5000 }, (_, i) => `let v${i} = [${i}]; // a line of code number ${i}`).join('\n');
     assert.ok(code.length > 200_000);
