@@ -526,6 +526,64 @@ describe('webview streaming render', function () {
     assert.equal(await webview.page.locator('[data-turn-id="list"] .answer-body').innerHTML(), streamed, 'the same as the whole answer');
   });
 
+  /**
+   * Records, in the page, the most characters one task drew into an answer through a Markdown
+   * parse (elements added, other than the blocks that hold text added as text). A click waits
+   * for the task in progress: this bounds that wait in work, as a test may not bound it in time.
+   */
+  const watchParses = (turnId: string) => `(() => {
+    const body = document.querySelector('[data-turn-id="${turnId}"] .answer-body');
+    const log = { largest: 0 };
+    new MutationObserver((records) => {
+      const added = new Set(records.flatMap((record) => [...record.addedNodes]));
+      const insideAdded = (node) => { for (let up = node.parentNode; up && up !== body; up = up.parentNode) if (added.has(up)) return true; return false; };
+      let parsed = 0;
+      for (const node of added) if (node.nodeType === 1 && !node.matches('.text-chunk, .md-raw') && !insideAdded(node)) parsed += (node.textContent ?? '').length;
+      log.largest = Math.max(log.largest, parsed);
+    }).observe(body, { childList: true, subtree: true });
+    window.__parses = log;
+  })()`;
+
+  for (const [name, hostile] of [
+    ['2 MB of `a [` with no blank line', 'a ['.repeat(700_000)],
+    ['a 2 MB single list', Array.from({ length: 150_000 }, (_, i) => `- item ${i} [`).join('\n')],
+  ]) {
+    it(`keeps Stop usable while ${name} streams: a real click posts stop within a few messages`, async () => {
+      assert.ok(hostile.length >= 2_000_000);
+      await webview.hostPost(init(conversation([userTurn('u1', 'explain'), assistantTurn('hostile', '', { state: 'streaming' })])), { type: 'busy', busy: true });
+      await webview.settle();
+      await webview.page.evaluate(watchParses('hostile'));
+      const stop = webview.page.getByLabel('Stop', { exact: true });
+      const piece = 8192;
+      let click: Promise<void> | undefined;
+      let deltasAfterClick = 0;
+      let stopped = false;
+      // As the host streams: one delta after another, without waiting for them to be drawn.
+      for (let index = 0; index < hostile.length && !stopped; index += piece) {
+        const delta = { type: 'delta' as const, turnId: 'hostile', content: hostile.slice(index, index + piece) };
+        const state = await webview.page.evaluate((message) => {
+          type Page = { postMessage(message: unknown, origin: string): void; __posted: { type: string }[]; __parses: { largest: number } };
+          const page = globalThis as unknown as Page;
+          page.postMessage(message, '*');
+          return { stopped: page.__posted.some((posted) => posted.type === 'stop'), largest: page.__parses.largest };
+        }, delta);
+        assert.ok(state.largest <= 65_536, `one drawing parsed ${state.largest} characters: a click waits behind it`);
+        stopped = state.stopped;
+        if (click) deltasAfterClick++;
+        // A real click (pointer events through the browser) once the answer is far past the live limit.
+        else if (index >= 256 * 1024) click = stop.click();
+      }
+      await click;
+      assert.ok(stopped || (await webview.posted()).some((message) => message.type === 'stop'), 'Stop posted before the stream ended');
+      assert.ok(deltasAfterClick <= 96, `stop was posted ${deltasAfterClick} deltas after the click`);
+      // The host stops the stream: the answer ends where it was, and its open block is parsed once.
+      await webview.hostPost({ type: 'answerUpdate', turnId: 'hostile', patch: { state: 'stopped' } }, { type: 'busy', busy: false });
+      await webview.settle();
+      assert.equal(await webview.page.locator('[data-turn-id="hostile"]').getAttribute('data-state'), 'stopped');
+      assert.equal(await stop.isVisible(), false);
+    });
+  }
+
   it('shows a finished block too long to parse whole as its parsed start and the rest as text: a huge code block stays one', async () => {
     const code = Array.from({ length: 5000 }, (_, i) => `let v${i} = [${i}]; // a line of code number ${i}`).join('\n');
     assert.ok(code.length > 200_000);
