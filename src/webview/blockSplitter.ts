@@ -69,6 +69,16 @@ export class BlockSplitter {
     // The first character of a line after a blank line is enough to know a block ended;
     // waiting for the line's end would hold a finished block back for a whole line.
     const next = this.source[this.scanned];
+    // The unfinished line's indentation is known once it has other text: if it ends a fence
+    // indented 4 or more (see scanLine), the code ends now, not at the line's end.
+    const fence = this.fence;
+    if (fence && fence.indent >= 4) {
+      const head = this.source.slice(this.scanned, this.scanned + fence.indent);
+      if (/\S/.test(head) && indentOf(head) < fence.indent - 3) {
+        this.fence = null;
+        this.closes.push({ codeEnd: this.dropped + this.scanned, after: this.dropped + this.scanned });
+      }
+    }
     // (A fence indented 4 or more ends there too: its list item ends, see scanLine.)
     if (this.sawBlankLine && (!this.fence || this.fence.indent >= 4) && next !== undefined && !/\s/.test(next)) {
       this.fence = null;

@@ -162,8 +162,9 @@ export class StreamingMarkdown {
 
   /**
    * How many characters at the end of [from, end) to hold back from the code: an unfinished
-   * last line of spaces and fence marks may be the closing fence, which is not code (looked
-   * for in the last 256 characters only, so a hostile line of backticks costs nothing per frame).
+   * last line of spaces and fence marks may be the closing fence (looked for in the last 256
+   * characters only, so a hostile long line costs nothing per frame). A line that ends the
+   * fence's list item ends it as soon as its indentation is known (blockSplitter.ts).
    */
   private heldBack(from: number, end: number): number {
     const match = /\n([ `~\r]+)$/.exec(this.splitter.slice(Math.max(this.openStart, end - 257), end));

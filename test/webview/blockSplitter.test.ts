@@ -109,6 +109,16 @@ describe('BlockSplitter', () => {
     assert.deepEqual(split([...text]), whole, 'one character at a time');
   });
 
+  it('ends a list item fence at the first character of a line indented less, before its line ends', () => {
+    const splitter = new BlockSplitter();
+    const text = '- a\n  - b\n    ```\n    x\n';
+    splitter.append(text);
+    assert.equal(splitter.isInsideFence(), true);
+    splitter.append('N');
+    assert.equal(splitter.isInsideFence(), false, 'a line at the margin');
+    assert.deepEqual(splitter.fenceClose(1), { codeEnd: text.length, after: text.length });
+  });
+
   it('does not take an indented fence outside any list item for a fence (it is indented code)', () => {
     const splitter = new BlockSplitter();
     splitter.append('Text.\n\n    ```\n');

@@ -444,7 +444,9 @@ describe('webview streaming render', function () {
     const code = Array.from({ length: 600 }, (_, i) => line(i)).join('\n');
     assert.ok(code.length > 16_000, 'longer than the live limit');
     const indented = code.replace(/^/gm, indent);
-    return { answer: `Intro.\n\n${head}\n${indent}\`\`\`ts\n${indented}\n${indent}\`\`\`\n${below}`, code };
+    // `below` may end the item, and the fence with it, without a closing fence (a line indented less).
+    const closing = below.startsWith('!') ? '' : `${indent}\`\`\`\n`;
+    return { answer: `Intro.\n\n${head}\n${indent}\`\`\`ts\n${indented}\n${closing}${below.replace(/^!/, '')}`, code };
   }
 
   /** Streams `answer` in pieces of 2,000 characters, first until its open block is drawn with the code block's start (parsed while live), then the rest. */
@@ -459,11 +461,12 @@ describe('webview streaming render', function () {
   for (const [name, head, indent, below] of [
     ['a numbered item', '1. Install:', '   ', 'Then run it, right below the fence.\n2. Next step, still streaming.'],
     ['an item of a nested list', '- Setup:\n  - Install:', '    ', '  Back in the outer item, below the fence.\n- Another item.'],
+    ['an item of a nested list, ended by a line at the margin', '- Setup:\n  - Install:', '    ', '!No closing fence: this line ends the list.\n- A new list.'],
   ]) {
-    it(`ends the long code block of ${name} at its closing fence while it streams: the text below it is drawn after the code, as text`, async () => {
+    it(`ends the long code block of ${name} where its fence ends while it streams: the text below it is drawn after the code, as text`, async () => {
       const { answer, code } = listItemFence(head, indent, below);
       await streamPastLiveLimit('item', answer, 'line 5\n');
-      const firstBelow = below.trimStart().split('\n')[0];
+      const firstBelow = below.replace(/^!/, '').trimStart().split('\n')[0];
       await drawn('[data-turn-id="item"] .answer-body', below.slice(-12));
       const body = webview.page.locator('[data-turn-id="item"] .answer-body');
       assert.equal(await body.locator('pre code').count(), 1);
@@ -482,6 +485,24 @@ describe('webview streaming render', function () {
       assert.equal(await webview.page.locator('[data-turn-id="item"] .answer-body').innerHTML(), streamed, 'the same as the whole answer');
     });
   }
+
+  it('holds back from the code an unfinished line that may end its fence, past the live limit', async () => {
+    for (const [below, cut] of [
+      ['Then run it.', '   ``'],
+      ['!No closing fence: this line ends the list.', '\nNo cl'],
+    ]) {
+      const { answer, code } = listItemFence(below.startsWith('!') ? '- Setup:\n  - Install:' : '1. Install:', below.startsWith('!') ? '    ' : '   ', below);
+      const at = answer.indexOf(cut, answer.indexOf('line 599')) + cut.length;
+      await streamPastLiveLimit('held', answer.slice(0, at), 'line 5\n');
+      await drawn('[data-turn-id="held"] .md-open pre code', 'line 599');
+      await webview.settle();
+      const codeText = webview.page.locator('[data-turn-id="held"] pre code');
+      assert.ok((await codeText.textContent()) === `${code}\n`, `the code without the start of the line after it (${JSON.stringify(cut)})`);
+      await webview.hostPost({ type: 'delta', turnId: 'held', content: answer.slice(at) });
+      await drawn('[data-turn-id="held"] .answer-body', below.slice(-10));
+      assert.ok((await codeText.textContent()) === `${code}\n`, 'nor its end');
+    }
+  });
 
   it('shows markup in a list item code block past the live limit, and below its fence, only as text', async () => {
     const markup = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
