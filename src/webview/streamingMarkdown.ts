@@ -122,7 +122,7 @@ export class StreamingMarkdown {
       if (this.openTail?.inCode && this.splitter.isInsideFence()) {
         const indent = this.splitter.fenceIndent();
         const lastLine = source.slice(source.lastIndexOf('\n', source.length - 1) + 1);
-        this.openCode = { fence: this.splitter.fenceCount, indent, lineIndent: /^ *$/.test(lastLine) ? indent - lastLine.length : 0 };
+        this.openCode = { fence: this.splitter.fenceCount, indent, lineIndent: /^ *$/.test(lastLine) ? Math.max(0, indent - lastLine.length) : 0 };
       }
       return;
     }
