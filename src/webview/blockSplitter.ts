@@ -7,10 +7,29 @@
 // models often write text right below a closing fence). Indented lines after a blank line
 // may belong to a list item or indented code, so they stay in the open block. Cost: each
 // character is scanned once, and finished text is dropped.
+//
+// A fence in a list item is indented to the item's content (CommonMark 5.2): the splitter
+// keeps the content columns of the list items of the open block, so such a fence is known to
+// be open and where it closes (its closing line is indented at most 3 spaces past the item's
+// content; a line indented less than the fence's own indentation minus 3 ends the item, and
+// the fence with it). The streaming render uses that to draw text below a closed fence
+// outside its code (streamingMarkdown.ts). The item columns are a heuristic (a lazy
+// continuation line can look like an item), so they never decide a cut on their own.
 
 // The info string runs to the line's end or a carriage return (CRLF text). No `$`: with one,
 // a line of backticks ending in '\r' failed after trying every fence length (quadratic).
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)/;
+const FENCE_OPEN = /^( *)(`{3,}|~{3,})(.*)/;
+const FENCE_CLOSE = /^( *)(`{3,}|~{3,})\s*$/;
+/** A list item's marker and the spaces after it (at most 5 are read: more mean indented code in the item). */
+const LIST_ITEM = /^( *)([-+*]|\d{1,9}[.)])( {1,5}|$)/;
+
+/** Where a code fence of the stream ended, as offsets in the whole stream. */
+export interface FenceClose {
+  /** The end of its code: the start of its closing line, or of the line that ended its list item. */
+  codeEnd: number;
+  /** Where the text after it starts. */
+  after: number;
+}
 
 export class BlockSplitter {
   /** The open block plus any unscanned text; finished blocks are dropped from it. */
@@ -23,9 +42,17 @@ export class BlockSplitter {
   private dropped = 0;
   /** `source` has no line break between `scanned` and this: a long unfinished line is searched once, not once per append. */
   private searched = 0;
-  /** The fence the open block is inside; `atMargin`: it opened in column 0. */
-  private fence: { char: string; length: number; atMargin: boolean } | null = null;
+  /**
+   * The fence the open block is inside; `atMargin`: it opened in column 0; `indent`: the
+   * spaces before it; `container`: the content column of the list item it is in (0: none).
+   */
+  private fence: { char: string; length: number; atMargin: boolean; indent: number; container: number } | null = null;
   private fencesOpened = 0;
+  /** The content columns of the open block's list items, outermost first (a heuristic, see above). */
+  private items: number[] = [];
+  /** Where the fences opened in the open block ended: fence number `closesBase + 1 + i` at `closes[i]`. */
+  private closes: FenceClose[] = [];
+  private closesBase = 0;
   private sawBlankLine = false;
 
   /** Appends text; returns the blocks it finished, in order. */
@@ -42,7 +69,19 @@ export class BlockSplitter {
     // The first character of a line after a blank line is enough to know a block ended;
     // waiting for the line's end would hold a finished block back for a whole line.
     const next = this.source[this.scanned];
-    if (this.sawBlankLine && !this.fence && next !== undefined && !/\s/.test(next)) {
+    // The unfinished line's indentation is known once it has other text: if it ends a fence
+    // indented 4 or more (see scanLine), the code ends now, not at the line's end.
+    const fence = this.fence;
+    if (fence && fence.indent >= 4) {
+      const head = this.source.slice(this.scanned, this.scanned + fence.indent);
+      if (/\S/.test(head) && indentOf(head) < fence.indent - 3) {
+        this.fence = null;
+        this.closes.push({ codeEnd: this.dropped + this.scanned, after: this.dropped + this.scanned });
+      }
+    }
+    // (A fence indented 4 or more ends there too: its list item ends, see scanLine.)
+    if (this.sawBlankLine && (!this.fence || this.fence.indent >= 4) && next !== undefined && !/\s/.test(next)) {
+      this.fence = null;
       this.cut(this.scanned, finished);
       this.sawBlankLine = false;
     }
@@ -73,6 +112,11 @@ export class BlockSplitter {
     return this.source.length - this.openStart;
   }
 
+  /** Text of the open block between two offsets in the whole stream. */
+  slice(from: number, to: number): string {
+    return this.source.slice(from - this.dropped, to - this.dropped);
+  }
+
   /** Ends the stream: the open block, if any, is finished too. */
   finish(): string[] {
     const rest = this.source.slice(this.openStart);
@@ -88,6 +132,16 @@ export class BlockSplitter {
     return this.fence !== null;
   }
 
+  /** The spaces before the open fence's marks, which its code lines lose (up to as many) when parsed. */
+  fenceIndent(): number {
+    return this.fence?.indent ?? 0;
+  }
+
+  /** Where fence number `fence` (see fenceCount) of the open block ended, if it did. */
+  fenceClose(fence: number): FenceClose | undefined {
+    return fence > this.closesBase ? this.closes[fence - this.closesBase - 1] : undefined;
+  }
+
   /** How many code fences were opened so far: the same count and still inside one means the same fence. */
   get fenceCount(): number {
     return this.fencesOpened;
@@ -97,31 +151,88 @@ export class BlockSplitter {
     const block = this.source.slice(this.openStart, at);
     if (block.trim()) finished.push(block);
     this.openStart = at;
+    this.items = [];
+    this.closes = [];
+    this.closesBase = this.fencesOpened;
   }
 
   private scanLine(line: string, lineStart: number, finished: string[]): void {
     if (this.fence) {
-      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
-      if (close && close[1][0] === this.fence.char && close[1].length >= this.fence.length) {
-        const atMargin = this.fence.atMargin;
+      const fence = this.fence;
+      const close = FENCE_CLOSE.exec(line);
+      if (close && close[2][0] === fence.char && close[2].length >= fence.length && close[1].length <= fence.container + 3) {
         this.fence = null;
+        const at = this.dropped + lineStart;
+        this.closes.push({ codeEnd: at, after: at + line.length + 1 });
         // Finished now: the code is drawn as a finished block, and text written right below
         // the fence starts a block of its own instead of waiting in the code's.
-        if (atMargin) this.cut(lineStart + line.length + 1, finished);
+        if (fence.atMargin) this.cut(lineStart + line.length + 1, finished);
+        this.sawBlankLine = false;
+        return;
       }
-      return;
+      // A fence indented 4 or more is in a list item whose content starts at most 3 columns
+      // before it; a line indented less than that ends the item and its fence (no lazy lines
+      // in code). Whether the line before it was blank decides a cut there, as outside a fence.
+      const blank = line.trim() === '';
+      if (fence.indent < 4 || blank || indentOf(line) >= fence.indent - 3) {
+        this.sawBlankLine = blank;
+        return;
+      }
+      this.fence = null;
+      this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
     }
     if (line.trim() === '') {
       this.sawBlankLine = true;
       return;
     }
+    const indent = indentOf(line);
     if (this.sawBlankLine && !/^[ \t]/.test(line)) this.cut(lineStart, finished);
+    // After a blank line, a line indented less than an item's content ends that item.
+    if (this.sawBlankLine) this.closeItems(indent);
     this.sawBlankLine = false;
+    if (this.openFence(line, 0)) return;
+    const item = LIST_ITEM.exec(line);
+    if (!item) return;
+    const markerEnd = item[1].length + item[2].length;
+    const content = item[3].length === 0 || item[3].length === 5 ? markerEnd + 1 : markerEnd + item[3].length;
+    this.closeItems(item[1].length);
+    this.items.push(content);
+    // A fence may start on the item's own line (`- ```bash`).
+    if (item[3].length > 0 && item[3].length < 5) this.openFence(line.slice(content), content);
+  }
+
+  /** Opens a fence if `line` (which starts at column `column`) is one. */
+  private openFence(line: string, column: number): boolean {
     const open = FENCE_OPEN.exec(line);
     // A backtick fence's info string may not contain backticks (CommonMark 4.5).
-    if (open && !(open[1][0] === '`' && open[2].includes('`'))) {
-      this.fence = { char: open[1][0], length: open[1].length, atMargin: line[0] === open[1][0] };
-      this.fencesOpened++;
+    if (!open || (open[2][0] === '`' && open[3].includes('`'))) return false;
+    const indent = column + open[1].length;
+    // Its container: the innermost list item whose content it is indented at most 3 past; indented 4 or more past all of them it is code.
+    let container = 0;
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      if (this.items[i] <= indent && indent <= this.items[i] + 3) {
+        container = this.items[i];
+        break;
+      }
     }
+    if (container === 0 && indent > 3) return false;
+    this.fence = { char: open[2][0], length: open[2].length, atMargin: indent === 0, indent, container };
+    this.fencesOpened++;
+    return true;
   }
+
+  private closeItems(indent: number): void {
+    while (this.items.length > 0 && this.items[this.items.length - 1] > indent) this.items.pop();
+  }
+}
+
+/** A line's indentation in columns (a tab goes to the next multiple of 4). */
+function indentOf(line: string): number {
+  let column = 0;
+  for (const char of line) {
+    if (char === ' ') column++;
+    else if (char === '\t') column += 4 - (column % 4);
+    else break;
+  }
+  return column;
 }

@@ -68,7 +68,7 @@ export class ChunkedText {
   private chunk: Element;
   private chunkChars = 0;
 
-  constructor(private readonly container: Element) {
+  constructor(readonly container: Element) {
     this.chunk = container;
     this.inCode = container.closest('pre') !== null;
   }

@@ -54,6 +54,14 @@ export class StreamingMarkdown {
   private openTail: ChunkedText | undefined;
   /** The parsed text ended in white space, which the parse dropped (outside code): the added text starts with a space. */
   private openParsedSpace = false;
+  /**
+   * The code fence `openTail` adds to, while it is open: its number (the splitter's fence
+   * count), the spaces its code lines lose when parsed, and how many of them the current
+   * line may still lose (its text so far is all spaces).
+   */
+  private openCode: { fence: number; indent: number; lineIndent: number } | undefined;
+  /** Characters of the open block held back from its code: a line that may become the closing fence. */
+  private openHeld = 0;
   private group: HTMLElement | undefined;
   private citations: CitationMarkers = new Map();
 
@@ -75,7 +83,7 @@ export class StreamingMarkdown {
   /** Text received but not on screen yet: new text, or the open block's end held back until it is parsed. */
   get hasPendingWork(): boolean {
     if (this.finished) return false;
-    return this.pending.length > 0 || this.splitter.openBlockStart() !== this.openStart || this.splitter.openBlockLength() !== this.openShown;
+    return this.pending.length > 0 || this.splitter.openBlockStart() !== this.openStart || this.splitter.openBlockLength() !== this.openShown + this.openHeld;
   }
 
   /**
@@ -96,8 +104,10 @@ export class StreamingMarkdown {
       this.openShown = this.openParsed = 0;
       this.openTail = undefined;
       this.openParsedSpace = false;
+      this.openCode = undefined;
       this.openBlock.replaceChildren();
     }
+    this.openHeld = 0;
     if (length === this.openShown) return;
     const live = length <= LIVE_MARKDOWN_MAX_CHARS;
     if (live && (text === '' || (length - this.openParsed) * REPARSE_GROWTH >= length)) {
@@ -108,6 +118,12 @@ export class StreamingMarkdown {
       const container = lastTextContainer(this.openBlock);
       this.openTail = container && new ChunkedText(container);
       this.openParsedSpace = /\s/.test(source.slice(-1));
+      this.openCode = undefined;
+      if (this.openTail?.inCode && this.splitter.isInsideFence()) {
+        const indent = this.splitter.fenceIndent();
+        const lastLine = source.slice(source.lastIndexOf('\n', source.length - 1) + 1);
+        this.openCode = { fence: this.splitter.fenceCount, indent, lineIndent: /^ *$/.test(lastLine) ? Math.max(0, indent - lastLine.length) : 0 };
+      }
       return;
     }
     // Text inside the code fence that was open at the last parse is shown as it will be
@@ -115,12 +131,63 @@ export class StreamingMarkdown {
     // (a list item or table row added as text would show its marks for a moment).
     const sameFence = this.splitter.isInsideFence() && this.splitter.fenceCount === this.openParsedFences && this.openTail?.inCode;
     if (live && !sameFence) return;
-    const from = start + this.openShown;
-    let fresh = from >= textStart ? text.slice(from - textStart) : this.splitter.openBlock().slice(this.openShown);
+    let from = start + this.openShown;
+    const end = start + length;
+    if (this.openCode && this.openTail) {
+      // Text of the fence open at the last parse goes into its code, up to where the fence
+      // ended; the text after it goes after the code element (a list item may go on), as text.
+      const close = this.splitter.fenceClose(this.openCode.fence);
+      const codeEnd = close?.codeEnd ?? end - this.heldBack(from, end);
+      if (from < codeEnd) this.openTail.append(this.codeText(this.splitter.slice(from, codeEnd)));
+      if (!close) {
+        this.openShown = codeEnd - start;
+        this.openHeld = end - codeEnd;
+        return;
+      }
+      from = Math.max(codeEnd, close.after);
+      const raw = rawTextBlock();
+      const code = this.openTail.container.closest('.code-block') ?? this.openTail.container.closest('pre');
+      if (code?.parentElement) code.after(raw);
+      else this.openBlock.append(raw);
+      this.openTail = new ChunkedText(raw);
+      this.openCode = undefined;
+      this.openParsedSpace = false;
+    }
+    let fresh = from >= textStart ? text.slice(from - textStart) : this.splitter.slice(from, end);
     if (this.openShown === this.openParsed && this.openParsedSpace && !this.openTail?.inCode) fresh = ` ${fresh}`;
     this.openTail ??= new ChunkedText(this.openBlock.appendChild(rawTextBlock()));
     this.openTail.append(fresh);
     this.openShown = length;
+  }
+
+  /**
+   * How many characters at the end of [from, end) to hold back from the code: an unfinished
+   * last line of spaces and fence marks may be the closing fence (looked for in the last 256
+   * characters only, so a hostile long line costs nothing per frame). A line that ends the
+   * fence's list item ends it as soon as its indentation is known (blockSplitter.ts).
+   */
+  private heldBack(from: number, end: number): number {
+    const match = /\n([ `~\r]+)$/.exec(this.splitter.slice(Math.max(this.openStart, end - 257), end));
+    return match ? Math.min(match[1].length, end - from) : 0;
+  }
+
+  /** Code text as its parse shows it: each line loses up to the fence's indentation in leading spaces. */
+  private codeText(text: string): string {
+    const code = this.openCode;
+    if (!code || code.indent === 0) return text;
+    let out = text;
+    if (code.lineIndent > 0) {
+      const spaces = /^ */.exec(out)?.[0].length ?? 0;
+      const strip = Math.min(spaces, code.lineIndent);
+      out = out.slice(strip);
+      code.lineIndent = spaces === text.length ? code.lineIndent - strip : 0;
+    }
+    const lastBreak = out.lastIndexOf('\n');
+    if (lastBreak === -1) return out;
+    const lastLine = out.slice(lastBreak + 1);
+    const leading = /^ */.exec(lastLine)?.[0].length ?? 0;
+    code.lineIndent = leading === lastLine.length ? code.indent - Math.min(leading, code.indent) : 0;
+    return out.replace(new RegExp(`\n {0,${code.indent}}`, 'g'), '\n');
   }
 
   /** The answer's sources changed: its [n] markers link to the new ones (new text is marked as it is rendered). */

@@ -70,6 +70,62 @@ describe('BlockSplitter', () => {
     assert.deepEqual(split([numbered]), [numbered]);
   });
 
+  it('knows where a fence in a list item closes, however deep the item, and keeps the cuts of the same text whatever its chunks', () => {
+    const text = [
+      '1. Install:',
+      '   ```bash',
+      '   npm i',
+      '',
+      '   ```',
+      'Then run it.',
+      '   - nested:',
+      '     ~~~~',
+      '     code',
+      '        ~~~~ (not a close: more marks and text)',
+      '       ~~~~~',
+      '     more of the item',
+      '- ```js',
+      '  x()',
+      '  ```',
+      '10. ten:',
+      '    ```',
+      '    a',
+      '',
+      'Back at the margin: the item and its fence ended.',
+    ].join('\n');
+    const splitter = new BlockSplitter();
+    const back = text.indexOf('Back at');
+    assert.deepEqual(splitter.append(text.slice(0, back)), []);
+    assert.equal(splitter.isInsideFence(), true, 'the 4-space fence of item 10');
+    const closing = (line: string) => ({ codeEnd: text.indexOf(`\n${line}\n`) + 1, after: text.indexOf(`\n${line}\n`) + line.length + 2 });
+    assert.deepEqual(splitter.fenceClose(1), closing('   ```'));
+    assert.deepEqual(splitter.fenceClose(2), closing('       ~~~~~'), 'a closing line up to 3 past the item content');
+    assert.deepEqual(splitter.fenceClose(3), closing('  ```'), 'a fence on the item line');
+    assert.equal(splitter.fenceClose(4), undefined);
+    assert.deepEqual(splitter.append(text.slice(back)), [text.slice(0, back)], 'a blank line and a line at the margin end the item, its fence and the block');
+    assert.equal(splitter.isInsideFence(), false);
+    const whole = split([text]);
+    for (const seed of [1, 2, 3, 5]) assert.deepEqual(split(chunk(text, seed)), whole, `seed ${seed}`);
+    assert.deepEqual(split([...text]), whole, 'one character at a time');
+  });
+
+  it('ends a list item fence at the first character of a line indented less, before its line ends', () => {
+    const splitter = new BlockSplitter();
+    const text = '- a\n  - b\n    ```\n    x\n';
+    splitter.append(text);
+    assert.equal(splitter.isInsideFence(), true);
+    splitter.append('N');
+    assert.equal(splitter.isInsideFence(), false, 'a line at the margin');
+    assert.deepEqual(splitter.fenceClose(1), { codeEnd: text.length, after: text.length });
+  });
+
+  it('does not take an indented fence outside any list item for a fence (it is indented code)', () => {
+    const splitter = new BlockSplitter();
+    splitter.append('Text.\n\n    ```\n');
+    assert.equal(splitter.isInsideFence(), false);
+    assert.equal(splitter.fenceCount, 0);
+  });
+
   it('treats a backtick line with backticks in its info string as text, not a fence', () => {
     assert.deepEqual(split(['``` a`b\n\nnext']), ['``` a`b\n\n', 'next']);
   });

@@ -439,6 +439,172 @@ describe('webview streaming render', function () {
     assert.equal(await webview.page.locator('[data-turn-id="below"] .answer-body').innerHTML(), streamed, 'the same as the whole answer');
   });
 
+  /** A list item whose code block is longer than the live limit, with text right below its closing fence, indented as the item's content. */
+  function listItemFence(head: string, indent: string, below: string, line = (i: number) => `const value${i} = compute(${i}); // line ${i}`): { answer: string; code: string } {
+    const code = Array.from({ length: 600 }, (_, i) => line(i)).join('\n');
+    assert.ok(code.length > 16_000, 'longer than the live limit');
+    const indented = code.replace(/^/gm, indent);
+    // `below` may end the item, and the fence with it, without a closing fence (a line indented less).
+    const closing = below.startsWith('!') ? '' : `${indent}\`\`\`\n`;
+    return { answer: `Intro.\n\n${head}\n${indent}\`\`\`ts\n${indented}\n${closing}${below.replace(/^!/, '')}`, code };
+  }
+
+  /** Streams `answer` in pieces of 2,000 characters, first until its open block is drawn with the code block's start (parsed while live), then the rest. */
+  async function streamPastLiveLimit(turnId: string, answer: string, codeStart: string): Promise<void> {
+    await webview.hostPost(init(conversation([assistantTurn(turnId, '', { state: 'streaming' })])));
+    const first = answer.indexOf(codeStart) + codeStart.length;
+    await webview.hostPost({ type: 'delta', turnId, content: answer.slice(0, first) });
+    await drawn(`[data-turn-id="${turnId}"] .md-open pre code`, codeStart);
+    for (let index = first; index < answer.length; index += 2000) await webview.hostPost({ type: 'delta', turnId, content: answer.slice(index, index + 2000) });
+  }
+
+  for (const [name, head, indent, below] of [
+    ['a numbered item', '1. Install:', '   ', 'Then run it, right below the fence.\n2. Next step, still streaming.'],
+    ['an item of a nested list', '- Setup:\n  - Install:', '    ', '  Back in the outer item, below the fence.\n- Another item.'],
+    ['an item of a nested list, ended by a line at the margin', '- Setup:\n  - Install:', '    ', '!No closing fence: this line ends the list.\n- A new list.'],
+  ]) {
+    it(`ends the long code block of ${name} where its fence ends while it streams: the text below it is drawn after the code, as text`, async () => {
+      const { answer, code } = listItemFence(head, indent, below);
+      await streamPastLiveLimit('item', answer, 'line 5\n');
+      const firstBelow = below.replace(/^!/, '').trimStart().split('\n')[0];
+      await drawn('[data-turn-id="item"] .answer-body', below.slice(-12));
+      const body = webview.page.locator('[data-turn-id="item"] .answer-body');
+      assert.equal(await body.locator('pre code').count(), 1);
+      assert.ok(!((await body.locator('pre code').textContent()) ?? '').includes(firstBelow), 'the text below the fence is not in the code');
+      // The code as its parse shows it: without the item's indentation, nothing below its fence.
+      assert.ok((await body.locator('.md-open pre code').textContent()) === `${code}\n`, 'the code block holds exactly the code');
+      const after = body.locator('.md-open .code-block + .md-raw');
+      assert.ok(((await after.textContent()) ?? '').includes(firstBelow), 'the text below the fence is right after the code block');
+      assert.equal(await after.locator('*:not(.text-chunk)').count(), 0, 'as text');
+      await webview.hostPost({ type: 'answerUpdate', turnId: 'item', patch: { state: 'done' } });
+      await webview.settle();
+      const streamed = await body.innerHTML();
+      assert.equal(await body.locator('.md-raw').count(), 0, 'parsed once finished');
+      await webview.hostPost(init(conversation([assistantTurn('item', answer)])));
+      await webview.settle();
+      assert.equal(await webview.page.locator('[data-turn-id="item"] .answer-body').innerHTML(), streamed, 'the same as the whole answer');
+    });
+  }
+
+  it('holds back from the code an unfinished line that may end its fence, past the live limit', async () => {
+    for (const [below, cut] of [
+      ['Then run it.', '   ``'],
+      ['!No closing fence: this line ends the list.', '\nNo cl'],
+    ]) {
+      const { answer, code } = listItemFence(below.startsWith('!') ? '- Setup:\n  - Install:' : '1. Install:', below.startsWith('!') ? '    ' : '   ', below);
+      const at = answer.indexOf(cut, answer.indexOf('line 599')) + cut.length;
+      await streamPastLiveLimit('held', answer.slice(0, at), 'line 5\n');
+      await drawn('[data-turn-id="held"] .md-open pre code', 'line 599');
+      await webview.settle();
+      const codeText = webview.page.locator('[data-turn-id="held"] pre code');
+      assert.ok((await codeText.textContent()) === `${code}\n`, `the code without the start of the line after it (${JSON.stringify(cut)})`);
+      await webview.hostPost({ type: 'delta', turnId: 'held', content: answer.slice(at) });
+      await drawn('[data-turn-id="held"] .answer-body', below.slice(-10));
+      assert.ok((await codeText.textContent()) === `${code}\n`, 'nor its end');
+    }
+  });
+
+  it('shows markup in a list item code block past the live limit, and below its fence, only as text', async () => {
+    const markup = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+    const { answer } = listItemFence('1. Run:', '   ', `Then ${markup} below the fence.\n${markup}`, (i) => `echo ${i} ${markup}`);
+    await streamPastLiveLimit('markup', answer, 'echo 3');
+    await drawn('[data-turn-id="markup"] .answer-body', 'below the fence.');
+    const body = webview.page.locator('[data-turn-id="markup"] .answer-body');
+    const check = async (when: string) => {
+      assert.equal(await body.locator('img, script').count(), 0, `${when}: no element from the text`);
+      assert.equal(await webview.page.evaluate('window.__pwned'), undefined, `${when}: nothing ran`);
+      assert.ok(((await body.locator('pre code').textContent()) ?? '').includes(`echo 599 ${markup}`), `${when}: the markup is the code's text`);
+      assert.ok(((await body.textContent()) ?? '').includes(`Then ${markup} below the fence.`), `${when}: and the text's below the fence`);
+    };
+    await check('while streaming');
+    assert.ok(((await body.locator('.md-open .code-block + .md-raw').textContent()) ?? '').includes(markup), 'below the fence, as text after the code');
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'markup', patch: { state: 'done' } });
+    await webview.settle();
+    await check('parsed once finished');
+  });
+
+  it('shows a list longer than the live limit as text while it streams, then parses it once, the same as the whole answer', async () => {
+    const list = Array.from({ length: 700 }, (_, i) => `- item ${i} with \`code\` and **bold** text`).join('\n');
+    assert.ok(list.length > 24_000);
+    const answer = `Items:\n\n${list}`;
+    await webview.hostPost(init(conversation([assistantTurn('list', '', { state: 'streaming' })])));
+    await webview.hostPost({ type: 'delta', turnId: 'list', content: answer.slice(0, 2000) });
+    await drawn('[data-turn-id="list"] .md-open ul', 'item 5 ');
+    for (let index = 2000; index < answer.length; index += 2000) await webview.hostPost({ type: 'delta', turnId: 'list', content: answer.slice(index, index + 2000) });
+    await drawn('[data-turn-id="list"] .md-open', 'item 699 with `code` and **bold** text');
+    await webview.page.evaluate(countWrites('list'));
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'list', patch: { state: 'done' } });
+    await webview.settle();
+    const body = webview.page.locator('[data-turn-id="list"] .answer-body');
+    assert.equal(await body.locator('li').count(), 700);
+    const written = (await webview.page.evaluate('window.__chars')) as { open: number; all: number };
+    const shown = ((await body.textContent()) ?? '').length;
+    assert.equal(written.open, 0, 'nothing was drawn into the open block after the end');
+    assert.ok(written.all <= shown, `the list was written once when finished (${written.all} characters of ${shown} shown)`);
+    const streamed = await body.innerHTML();
+    await webview.hostPost(init(conversation([assistantTurn('list', answer)])));
+    await webview.settle();
+    assert.equal(await webview.page.locator('[data-turn-id="list"] .answer-body').innerHTML(), streamed, 'the same as the whole answer');
+  });
+
+  /**
+   * Records, in the page, the most characters one task drew into an answer through a Markdown
+   * parse (elements added, other than the blocks that hold text added as text). A click waits
+   * for the task in progress: this bounds that wait in work, as a test may not bound it in time.
+   */
+  const watchParses = (turnId: string) => `(() => {
+    const body = document.querySelector('[data-turn-id="${turnId}"] .answer-body');
+    const log = { largest: 0 };
+    new MutationObserver((records) => {
+      const added = new Set(records.flatMap((record) => [...record.addedNodes]));
+      const insideAdded = (node) => { for (let up = node.parentNode; up && up !== body; up = up.parentNode) if (added.has(up)) return true; return false; };
+      let parsed = 0;
+      for (const node of added) if (node.nodeType === 1 && !node.matches('.text-chunk, .md-raw') && !insideAdded(node)) parsed += (node.textContent ?? '').length;
+      log.largest = Math.max(log.largest, parsed);
+    }).observe(body, { childList: true, subtree: true });
+    window.__parses = log;
+  })()`;
+
+  for (const [name, hostile] of [
+    ['2 MB of `a [` with no blank line', 'a ['.repeat(700_000)],
+    ['a 2 MB single list', Array.from({ length: 150_000 }, (_, i) => `- item ${i} [`).join('\n')],
+  ]) {
+    it(`keeps Stop usable while ${name} streams: a real click posts stop within a few messages`, async () => {
+      assert.ok(hostile.length >= 2_000_000);
+      await webview.hostPost(init(conversation([userTurn('u1', 'explain'), assistantTurn('hostile', '', { state: 'streaming' })])), { type: 'busy', busy: true });
+      await webview.settle();
+      await webview.page.evaluate(watchParses('hostile'));
+      const stop = webview.page.getByLabel('Stop', { exact: true });
+      const piece = 8192;
+      let click: Promise<void> | undefined;
+      let deltasAfterClick = 0;
+      let stopped = false;
+      // As the host streams: one delta after another, without waiting for them to be drawn.
+      for (let index = 0; index < hostile.length && !stopped; index += piece) {
+        const delta = { type: 'delta' as const, turnId: 'hostile', content: hostile.slice(index, index + piece) };
+        const state = await webview.page.evaluate((message) => {
+          type Page = { postMessage(message: unknown, origin: string): void; __posted: { type: string }[]; __parses: { largest: number } };
+          const page = globalThis as unknown as Page;
+          page.postMessage(message, '*');
+          return { stopped: page.__posted.some((posted) => posted.type === 'stop'), largest: page.__parses.largest };
+        }, delta);
+        assert.ok(state.largest <= 65_536, `one drawing parsed ${state.largest} characters: a click waits behind it`);
+        stopped = state.stopped;
+        if (click) deltasAfterClick++;
+        // A real click (pointer events through the browser) once the answer is far past the live limit.
+        else if (index >= 256 * 1024) click = stop.click();
+      }
+      await click;
+      assert.ok(stopped || (await webview.posted()).some((message) => message.type === 'stop'), 'Stop posted before the stream ended');
+      assert.ok(deltasAfterClick <= 96, `stop was posted ${deltasAfterClick} deltas after the click`);
+      // The host stops the stream: the answer ends where it was, and its open block is parsed once.
+      await webview.hostPost({ type: 'answerUpdate', turnId: 'hostile', patch: { state: 'stopped' } }, { type: 'busy', busy: false });
+      await webview.settle();
+      assert.equal(await webview.page.locator('[data-turn-id="hostile"]').getAttribute('data-state'), 'stopped');
+      assert.equal(await stop.isVisible(), false);
+    });
+  }
+
   it('shows a finished block too long to parse whole as its parsed start and the rest as text: a huge code block stays one', async () => {
     const code = Array.from({ length: 5000 }, (_, i) => `let v${i} = [${i}]; // a line of code number ${i}`).join('\n');
     assert.ok(code.length > 200_000);
