@@ -187,7 +187,7 @@ export class StreamingMarkdown {
     const lastLine = out.slice(lastBreak + 1);
     const leading = /^ */.exec(lastLine)?.[0].length ?? 0;
     code.lineIndent = leading === lastLine.length ? code.indent - Math.min(leading, code.indent) : 0;
-    return out.replace(new RegExp(`\n {0,${code.indent}}`, 'g'), '\n');
+    return stripLineIndents(out, code.indent);
   }
 
   /** The answer's sources changed: its [n] markers link to the new ones (new text is marked as it is rendered). */
@@ -262,4 +262,16 @@ function lastTextContainer(root: Element): Element | undefined {
 /** Text of a block shown as written, line breaks kept, until it is parsed. */
 function rawTextBlock(): HTMLElement {
   return el('p', { class: 'md-raw' });
+}
+
+/** Every line after the first loses up to `indent` leading spaces (a loop: a pattern built from a count would be one more regex to hold to linear time). */
+function stripLineIndents(text: string, indent: number): string {
+  const lines = text.split('\n');
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i];
+    let spaces = 0;
+    while (spaces < indent && line.charCodeAt(spaces) === 32) spaces++;
+    if (spaces) lines[i] = line.slice(spaces);
+  }
+  return lines.join('\n');
 }
