@@ -54,6 +54,8 @@ export class BlockSplitter {
   private closes: FenceClose[] = [];
   private closesBase = 0;
   private sawBlankLine = false;
+  /** The unfinished line's leading white space read so far (unfinishedLineEndsFence). */
+  private head = { lineStart: -1, read: 0, column: 0 };
 
   /** Appends text; returns the blocks it finished, in order. */
   append(text: string): string[] {
@@ -72,12 +74,9 @@ export class BlockSplitter {
     // The unfinished line's indentation is known once it has other text: if it ends a fence
     // indented 4 or more (see scanLine), the code ends now, not at the line's end.
     const fence = this.fence;
-    if (fence && fence.indent >= 4) {
-      const head = this.source.slice(this.scanned, this.scanned + fence.indent);
-      if (/\S/.test(head) && indentOf(head) < fence.indent - 3) {
-        this.fence = null;
-        this.closes.push({ codeEnd: this.dropped + this.scanned, after: this.dropped + this.scanned });
-      }
+    if (fence && fence.indent >= 4 && this.unfinishedLineEndsFence(fence.indent - 3)) {
+      this.fence = null;
+      this.closes.push({ codeEnd: this.dropped + this.scanned, after: this.dropped + this.scanned });
     }
     // (A fence indented 4 or more ends there too: its list item ends, see scanLine.)
     if (this.sawBlankLine && (!this.fence || this.fence.indent >= 4) && next !== undefined && !/\s/.test(next)) {
@@ -110,6 +109,29 @@ export class BlockSplitter {
   /** The open block's length, without copying it. */
   openBlockLength(): number {
     return this.source.length - this.openStart;
+  }
+
+  /**
+   * Whether the unfinished line has text before column `limit`. Reads only what arrived since
+   * the last call (its leading white space so far is remembered): a hostile line of spaces
+   * under a deeply indented fence costs each character once, not once per append.
+   */
+  private unfinishedLineEndsFence(limit: number): boolean {
+    const lineStart = this.dropped + this.scanned;
+    if (this.head.lineStart !== lineStart) this.head = { lineStart, read: 0, column: 0 };
+    let at = this.scanned + this.head.read;
+    let column = this.head.column;
+    while (at < this.source.length && column < limit) {
+      const char = this.source[at];
+      if (char === ' ') column++;
+      else if (char === '\t') column += 4 - (column % 4);
+      else break;
+      at++;
+    }
+    this.head.read = at - this.scanned;
+    this.head.column = column;
+    // Other white space (a carriage return, a no-break space) leaves it to the line's end, where scanLine decides as for a line that came whole.
+    return at < this.source.length && column < limit && !/\s/.test(this.source[at]);
   }
 
   /** Text of the open block between two offsets in the whole stream. */

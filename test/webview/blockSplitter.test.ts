@@ -119,6 +119,20 @@ describe('BlockSplitter', () => {
     assert.deepEqual(splitter.fenceClose(1), { codeEnd: text.length, after: text.length });
   });
 
+  it('ends a 4-space list fence at the same line however its lines arrive, with tabs, a no-break space or a carriage return at their start', () => {
+    const text = ['- a', '  - b', '    ```', '    x', '\u00a0', '\t  y', '   \r', '  z', 'w', ''].join('\n');
+    const state = (pieces: string[]) => {
+      const splitter = new BlockSplitter();
+      for (const piece of pieces) splitter.append(piece);
+      return { inside: splitter.isInsideFence(), close: splitter.fenceClose(1) };
+    };
+    const whole = state([text]);
+    const w = text.indexOf('\nw\n') + 1;
+    assert.deepEqual(whole, { inside: false, close: { codeEnd: w, after: w } }, 'only the line at the margin ends it');
+    assert.deepEqual(state([...text]), whole, 'one character at a time');
+    for (const seed of [1, 2, 3]) assert.deepEqual(state(chunk(text, seed)), whole, `seed ${seed}`);
+  });
+
   it('does not take an indented fence outside any list item for a fence (it is indented code)', () => {
     const splitter = new BlockSplitter();
     splitter.append('Text.\n\n    ```\n');
