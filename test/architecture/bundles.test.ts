@@ -145,7 +145,7 @@ describe('the bundles: the extension and the ksm CLI share their code', function
       'src/upload/vscode/uploadFlow.ts', // upload
       'src/volumes/vscode/commands.ts', // the Volumes view's commands
       'node_modules/picomatch/lib/picomatch.js',
-      'node_modules/ignore/index.js',
+      'src/common/core/gitignore.ts', // .gitignore rules
       'node_modules/jsonc-parser/lib/esm/main.js',
       'src/nativeChat/vscode/mcpServerProvider.ts', // the MCP server's definition, the launcher (node:crypto, node:child_process)
       'src/nativeChat/core/launcherInstall.ts',

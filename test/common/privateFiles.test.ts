@@ -87,6 +87,29 @@ describe('private-file rules (what a writing tool never sends)', () => {
     await refused('docs/build/out.txt', /\.gitignore/);
   });
 
+  it('a deeper .gitignore re-includes (`!`) as git does, but never a credential, a private folder or a file in a folder git leaves out', async () => {
+    mkdirSync(join(root, 'vault', '.ssh'), { recursive: true });
+    writeFileSync(join(root, 'vault', '.gitignore'), '!.env\n!*.pem\n!id_rsa\n!.ssh/\n!local-notes.md\n');
+    writeFileSync(join(root, 'vault', '.env'), 'TOKEN=s3cret\n');
+    writeFileSync(join(root, 'vault', 'server.pem'), 'x\n');
+    writeFileSync(join(root, 'vault', 'id_rsa'), 'x\n');
+    writeFileSync(join(root, 'vault', '.ssh', 'config'), 'Host *\n');
+    writeFileSync(join(root, 'vault', 'local-notes.md'), 'shared\n');
+    writeFileSync(join(root, 'docs', 'build', '.gitignore'), '!out.txt\n');
+    try {
+      await refused('vault/.env', /\.env/);
+      await refused('vault/server.pem', /\.pem/);
+      await refused('vault/id_rsa', /SSH keys/);
+      await refused('vault/.ssh/config', /\.ssh/);
+      await refused('docs/build/out.txt', /\.gitignore/);
+      const reincluded = await checkPrivateFile('vault/local-notes.md', rules);
+      assert.equal(reincluded.ok, true, 'the root ignores local-notes.md, vault/.gitignore takes it back for its folder: git sees it, so may a tool');
+    } finally {
+      rmSync(join(root, 'vault'), { recursive: true, force: true });
+      rmSync(join(root, 'docs', 'build', '.gitignore'));
+    }
+  });
+
   it('refuses files.exclude and ksm.upload.exclude matches, naming the setting and glob', async () => {
     await refused('docs/draft.tmp.md', /files\.exclude \('\*\*\/\*\.tmp\.md'\)/);
     const check = await checkPrivateFile('docs/guide.md', { ...rules, uploadExclude: ['docs/**'] });

@@ -42,6 +42,24 @@ describe('sync engine against the emulator', function () {
     return { folder, volume, store, options, sync };
   }
 
+  it("a deeper .gitignore's `!` brings back what a higher one leaves out, as git does; nothing below a folder git leaves out comes back", async () => {
+    const { folder, volume, sync } = setup('reinclude');
+    await writeTree(folder, {
+      '.gitignore': '*.log\nbuild/\n',
+      'a.log': 'left out\n',
+      'sub/.gitignore': '!keep.log\n',
+      'sub/keep.log': 'kept by sub/.gitignore\n',
+      'sub/other.log': 'still left out\n',
+      'build/.gitignore': '!out.md\n',
+      'build/out.md': 'in a folder git does not enter\n',
+      'notes.md': '# notes\n',
+    });
+    const { plan } = await sync();
+    assert.deepEqual(await names(volume), ['notes.md', 'sub__keep.log']);
+    const skipped = plan.skipped.map((s) => s.path.slice(folder.length + 1)).sort();
+    assert.deepEqual(skipped, ['.gitignore', 'a.log', 'build', 'sub/.gitignore', 'sub/other.log']);
+  });
+
   it('uploads new files, replaces changed ones, re-uploads a rename and deletes removed and newly excluded ones; an unchanged folder plans nothing', async () => {
     const { folder, volume, options, sync } = setup('lifecycle');
     await writeTree(folder, {

@@ -119,6 +119,24 @@ describe('sync watch batcher', () => {
     batcher.dispose();
   });
 
+  it('a folder a `dir/` line of .gitignore leaves out starts no run when it is made or deleted; a file of that name, and a folder re-included deeper, still do', async () => {
+    const root = join(dir, 'dirs');
+    mkdirSync(join(root, 'sub', 'cache'), { recursive: true });
+    mkdirSync(join(root, 'build'), { recursive: true });
+    mkdirSync(join(root, 'other'), { recursive: true });
+    writeFileSync(join(root, '.gitignore'), 'build/\ncache/\n');
+    writeFileSync(join(root, 'other', 'build'), 'a file, not a folder\n');
+    mkdirSync(join(root, 'keep', 'cache'), { recursive: true });
+    writeFileSync(join(root, 'keep', '.gitignore'), '!cache/\n');
+    const isRelevant = eventFilter(root, { excludeGlobs: [] });
+    assert.equal(await isRelevant(join(root, 'build')), false, 'a folder made: build/');
+    assert.equal(await isRelevant(join(root, 'sub', 'cache')), false, 'cache/ at any depth');
+    rmSync(join(root, 'build'), { recursive: true });
+    assert.equal(await isRelevant(join(root, 'build')), false, 'a folder deleted with its files: nothing of it was synced');
+    assert.equal(await isRelevant(join(root, 'other', 'build')), true, 'a file named build: `build/` is for folders only');
+    assert.equal(await isRelevant(join(root, 'keep', 'cache')), true, 'keep/.gitignore re-includes its cache/');
+  });
+
   it("an exclude glob too costly to match (a workspace's files.exclude) is not applied to events: each is answered at once, and the run refuses the glob", async () => {
     // `**/*a*a*a*a*b` against a 255-character name took minutes per event in picomatch; the scan refuses it (globCost.ts).
     const isRelevant = eventFilter(dir, { excludeGlobs: ['**/*a*a*a*a*b', 'x+(a*)b', '**/*.tmp'], root: dir });

@@ -1,6 +1,6 @@
 // What a folder contributes, one definition for uploads (editor and `ksm upload`) and folder
 // sync (editor and `ksm sync`): the files under it, each with a reason when skipped:
-// `.gitignore` (the `ignore` library, nested files honoured), exclude and include globs
+// `.gitignore` (as git applies them, nested files and `!` included: gitignore.ts), exclude and include globs
 // (`files.exclude` + `ksm.upload.exclude`, via picomatch), credentials and private folders
 // (`.env*`, keys, `.git/`: privateFiles.ts, whatever the excludes say), the
 // size limit, and files no filter can read. A file reached twice (selected and inside a selected
@@ -23,7 +23,7 @@ import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { withoutTrailingSlashes } from '../../api/baseUrl';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkExcludeGlobs } from './globCost';
-import { ancestorGitignores, gitignoreAt, type IgnoreScope } from './gitignore';
+import { ancestorGitignores, gitignoreAt, scopesIgnore, type IgnoreScope } from './gitignore';
 
 export interface ExpansionOptions {
   /**
@@ -390,7 +390,9 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         skipped.push({ path, reason: l10n.t('folder {0}', privateFolder) });
         continue;
       }
-      if (here.length && here.some((scope, i) => scope.rules.ignores(scopePrefixes[i] + name + (isDir ? '/' : '')))) {
+      // As git: the deepest .gitignore with a matching line decides (a `!` there re-includes);
+      // this folder is not excluded, or the walk would not be in it.
+      if (here.length && scopesIgnore(here, (_, i) => scopePrefixes[i] + name, isDir)) {
         skipped.push({ path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore') });
         continue;
       }
@@ -452,10 +454,15 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     }
     const root = options.workspaceRoots.map((r) => resolve(r)).find((r) => path === r || path.startsWith(r + sep));
     if (info.isDirectory()) {
-      const inherited = root && options.useGitignore !== false ? await ancestorGitignores(root, path) : [];
+      const inherited = root && options.useGitignore !== false && path !== root ? await ancestorGitignores(root, path) : { scopes: [], excluded: false };
+      // A folder git leaves out (itself or a folder above it): git does not look inside it, so nothing in it is taken.
+      if (inherited.excluded) {
+        skipped.push({ path, reason: l10n.t('folder ignored by .gitignore') });
+        continue;
+      }
       // Outside every workspace folder the folder is its own root (its parent was, for uploads
       // only: `ksm upload v docs --exclude 'drafts/**'` then kept what `ksm sync docs` left out).
-      await walk(path, root ?? path, inherited, path);
+      await walk(path, root ?? path, inherited.scopes, path);
     } else if (info.isFile()) {
       const anchor = root ?? dirname(path); // display only: no glob applies to a file picked by name
       // A file the user picked by name is uploaded even if a glob would exclude it.

@@ -1,34 +1,156 @@
 // Reading `.gitignore` files as git applies them: each folder's rules for the paths below it,
-// from the workspace folder down. The one reader and parser of ignore rules: uploads and folder
-// sync (the walk in folderExpansion.ts), the private-file rules (privateFiles.ts) and watch
-// mode's event filter (sync/core/watchBatcher.ts, through `GitignoreCache`) all import it, so
-// a rule means the same in each. No `vscode` import.
+// from the workspace folder down. The one reader, parser and matcher of ignore rules: uploads
+// and folder sync (the walk in folderExpansion.ts), the private-file rules (privateFiles.ts)
+// and watch mode's event filter (sync/core/watchBatcher.ts, through `GitignoreCache`) all
+// import it, so a rule means the same in each. No `vscode` import.
+//
+// The rules are git's own (dir.c and wildmatch.c), checked against the `git` binary by
+// test/common/gitignoreGit.test.ts:
+// - for a path, the deepest `.gitignore` with a matching line decides, and within a file the
+//   last matching line; a `!` line re-includes, so `sub/.gitignore` with `!keep.log` brings
+//   back the `sub/keep.log` a root `*.log` left out;
+// - a folder that is excluded is not entered: nothing below it can be re-included, and the
+//   `.gitignore` files inside it are not read;
+// - a pattern ending in `/` matches folders only.
+// A committed `.gitignore` is someone else's text: patterns are matched without regular
+// expressions, each (pattern position, name position) pair is worked out at most once, and a
+// line that would still take more than MATCH_BUDGET steps on a path makes the path count as
+// ignored (more is left out, never less).
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+
+/**
+ * Whether ignore rules match without regard to case. git does so when `core.ignorecase` is
+ * set, and `git init`/`git clone` set it when the file system does not tell case apart: the
+ * default file systems of macOS (APFS, HFS+) and Windows (NTFS) do not, Linux's do. So: on
+ * darwin and win32 `*.LOG` leaves out `a.log`, as git there does; elsewhere it does not.
+ */
+export const GITIGNORE_IGNORES_CASE = process.platform === 'darwin' || process.platform === 'win32';
+
+/**
+ * Steps one line may take on one path before the path counts as ignored (a few
+ * milliseconds): a file's cost grows with its lines, never faster. Usual lines take a handful
+ * of steps, at most one per character of the path and the line; `*a*a…*b` with 400 stars
+ * against a long name took git itself minutes, here a few hundred steps.
+ */
+export const MATCH_BUDGET = 250_000;
+
+interface Pattern {
+  /** The pattern's bytes, without `!`, a trailing `/` or (for a path pattern) a leading `/`. */
+  body: Buffer;
+  negative: boolean;
+  /** Ends in `/`: matches folders only. */
+  mustBeDir: boolean;
+  /** No `/` inside: matched against the name alone, at any depth. */
+  basenameOnly: boolean;
+}
+
+/** The rules of one `.gitignore`, in file order. */
+export interface GitignoreRules {
+  readonly patterns: readonly Pattern[];
+  readonly ignoreCase: boolean;
+}
 
 /** One `.gitignore`: its rules, for paths relative to its folder `base`. */
 export interface IgnoreScope {
   base: string;
-  rules: Ignore;
+  rules: GitignoreRules;
 }
 
 /**
- * The rules of one `.gitignore` text, parsed as git reads them (comments, negation, directory
- * and anchored patterns, CRLF line ends, a leading BOM, trailing spaces). Every reader parses
- * through here.
+ * The rules of one `.gitignore` text, parsed as git reads them: a leading BOM skipped, lines
+ * split at `\n` (a `\r` before it dropped), `#` lines and empty lines skipped, trailing spaces
+ * dropped unless escaped with `\`, a leading `!` negates (`\!` is a literal `!`), a trailing
+ * `/` means folders only. Every reader parses through here.
  */
-export function parseGitignore(text: string): Ignore {
-  return ignore().add(text);
+export function parseGitignore(text: string, ignoreCase = GITIGNORE_IGNORES_CASE): GitignoreRules {
+  const patterns: Pattern[] = [];
+  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (let from = start; from < text.length;) {
+    let end = text.indexOf('\n', from);
+    if (end < 0) end = text.length;
+    let line = text.slice(from, end);
+    from = end + 1;
+    if (line === '' || line[0] === '#') continue;
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    const pattern = parseLine(trimTrailingSpaces(line));
+    if (pattern) patterns.push(pattern);
+  }
+  return { patterns, ignoreCase };
+}
+
+/** git's trim_trailing_spaces: spaces at the end go, unless the first is escaped by `\`. */
+function trimTrailingSpaces(line: string): string {
+  let lastSpace = -1;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === ' ') {
+      if (lastSpace < 0) lastSpace = i;
+    } else if (c === '\\') {
+      i++;
+      if (i >= line.length) return line;
+      lastSpace = -1;
+    } else lastSpace = -1;
+  }
+  return lastSpace < 0 ? line : line.slice(0, lastSpace);
+}
+
+/** git's parse_path_pattern. */
+function parseLine(line: string): Pattern | undefined {
+  let p = line;
+  const negative = p[0] === '!';
+  if (negative) p = p.slice(1);
+  const mustBeDir = p.endsWith('/');
+  if (mustBeDir) p = p.slice(0, -1);
+  const basenameOnly = !p.includes('/');
+  if (!basenameOnly && p[0] === '/') p = p.slice(1);
+  // An empty pattern (`!`, `/`, spaces) matches no name.
+  if (p === '') return undefined;
+  return { body: Buffer.from(p, 'utf8'), negative, mustBeDir, basenameOnly };
 }
 
 /**
- * Whether the `.gitignore` files from `root` down to the file's own folder ignore `path` (a
- * file inside the workspace folder `root`), as the folder walk applies them.
+ * What the last matching line of one `.gitignore` says about `rel` (relative to the file's
+ * folder, `/`-separated): true ignored, false re-included (`!`), undefined no line matches.
+ * The caller knows the path's parent folders are not excluded.
  */
-export async function isGitignored(path: string, root: string): Promise<boolean> {
-  const scopes = await ancestorGitignores(resolve(root), resolve(path));
-  return scopes.some((scope) => scope.rules.ignores(toPosix(relative(scope.base, path))));
+export function ruleVerdict(rules: GitignoreRules, rel: string, isDir: boolean): boolean | undefined {
+  if (rules.patterns.length === 0) return undefined;
+  const path = Buffer.from(rel, 'utf8');
+  const slash = path.lastIndexOf(SLASH);
+  const name = slash < 0 ? path : path.subarray(slash + 1);
+  const fold = rules.ignoreCase ? FOLD : 0;
+  for (let i = rules.patterns.length - 1; i >= 0; i--) {
+    const pattern = rules.patterns[i]!;
+    if (pattern.mustBeDir && !isDir) continue;
+    const budget = { left: MATCH_BUDGET };
+    const result = pattern.basenameOnly ? wildmatch(pattern.body, name, fold, budget) : wildmatch(pattern.body, path, fold | PATHNAME, budget);
+    if (budget.left < 0) return true; // too costly to decide: left out
+    if (result === MATCH) return !pattern.negative;
+  }
+  return undefined;
+}
+
+/**
+ * git's answer for `rel` (relative to `base`, whose parent folders down from the root are known
+ * not to be excluded) under `scopes` (root first, each base at or above `base`): the deepest
+ * file with a matching line decides.
+ */
+export function scopesIgnore(scopes: readonly IgnoreScope[], relFromScope: (scope: IgnoreScope, index: number) => string, isDir: boolean): boolean {
+  for (let i = scopes.length - 1; i >= 0; i--) {
+    const verdict = ruleVerdict(scopes[i]!.rules, relFromScope(scopes[i]!, i), isDir);
+    if (verdict !== undefined) return verdict;
+  }
+  return false;
+}
+
+/**
+ * Whether the `.gitignore` files from `root` down ignore `path` (inside the workspace folder
+ * `root`), as git and the folder walk decide: each folder on the way is checked first, and an
+ * excluded one excludes everything below it. `path` is a file unless `isDir`.
+ */
+export async function isGitignored(path: string, root: string, isDir = false): Promise<boolean> {
+  return ignoredBelow(resolve(root), resolve(path), isDir, async (dir) => (await gitignoreAt(dir))[0]?.rules);
 }
 
 /** The `.gitignore` of `dir`, if it has one that can be read. */
@@ -37,9 +159,20 @@ export async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {
   return text === undefined ? [] : [{ base: dir, rules: parseGitignore(text) }];
 }
 
-/** `.gitignore` files from the workspace folder down to (excluding) the selected folder. */
-export async function ancestorGitignores(root: string, folder: string): Promise<IgnoreScope[]> {
-  return (await Promise.all(foldersDownTo(root, folder).map(gitignoreAt))).flat();
+/**
+ * `.gitignore` files from the workspace folder down to (excluding) the selected folder, and
+ * whether the selected folder is excluded by them (itself or a folder above it): then nothing
+ * in it is taken, as git does not look inside it.
+ */
+export async function ancestorGitignores(root: string, folder: string): Promise<{ scopes: IgnoreScope[]; excluded: boolean }> {
+  const scopes: IgnoreScope[] = [];
+  const dirs = foldersDownTo(root, folder);
+  for (let i = 0; i < dirs.length; i++) {
+    scopes.push(...(await gitignoreAt(dirs[i]!)));
+    const next = i + 1 < dirs.length ? dirs[i + 1]! : folder;
+    if (scopesIgnore(scopes, (scope) => toPosix(relative(scope.base, next)), true)) return { scopes, excluded: true };
+  }
+  return { scopes, excluded: false };
 }
 
 /** The folders from `root` down to the folder holding `path` (both absolute and resolved); empty when `path` is not below `root`. */
@@ -53,6 +186,24 @@ function foldersDownTo(root: string, path: string): string[] {
 }
 
 /**
+ * git's walk for one path: from `root` down, each folder on the way is checked against the
+ * `.gitignore` files above it (read through `rulesIn`); an excluded one ends it (ignored, its
+ * own `.gitignore` unread), else the path itself is checked against them all.
+ */
+async function ignoredBelow(root: string, path: string, isDir: boolean, rulesIn: (dir: string) => Promise<GitignoreRules | undefined>): Promise<boolean> {
+  const dirs = foldersDownTo(root, path);
+  const scopes: IgnoreScope[] = [];
+  for (let i = 0; i < dirs.length; i++) {
+    const rules = await rulesIn(dirs[i]!);
+    if (rules) scopes.push({ base: dirs[i]!, rules });
+    const next = i + 1 < dirs.length ? dirs[i + 1]! : path;
+    const nextIsDir = i + 1 < dirs.length || isDir;
+    if (scopes.length && scopesIgnore(scopes, (scope) => toPosix(relative(scope.base, next)), nextIsDir)) return true;
+  }
+  return false;
+}
+
+/**
  * `.gitignore` rules read again for every question, for a caller asked about many paths in a
  * burst (watch mode's events). Each folder's file is read once at a time: questions arriving
  * meanwhile share that read (a storm of events, a generated folder of 20,000 files, opened
@@ -61,12 +212,15 @@ function foldersDownTo(root: string, path: string): string[] {
  * edited `.gitignore` applies at once; a text already parsed is not parsed again.
  */
 export class GitignoreCache {
-  private readonly reading = new Map<string, Promise<Ignore | undefined>>();
+  private readonly reading = new Map<string, Promise<GitignoreRules | undefined>>();
   /** Each folder's rules as last parsed, reused while its text is the same. */
-  private readonly parsed = new Map<string, { text: string; rules: Ignore }>();
+  private readonly parsed = new Map<string, { text: string; rules: GitignoreRules }>();
+
+  /** `ignoreCase`: GITIGNORE_IGNORES_CASE unless a test asks for the other platforms' rule. */
+  constructor(private readonly ignoreCase = GITIGNORE_IGNORES_CASE) {}
 
   /** The rules of `dir`'s `.gitignore`, undefined when it has none that can be read. */
-  rulesIn(dir: string): Promise<Ignore | undefined> {
+  rulesIn(dir: string): Promise<GitignoreRules | undefined> {
     let read = this.reading.get(dir);
     if (!read) {
       read = readFile(join(dir, '.gitignore'), 'utf8')
@@ -74,7 +228,7 @@ export class GitignoreCache {
           (text) => {
             const known = this.parsed.get(dir);
             if (known?.text === text) return known.rules;
-            const fresh = { text, rules: parseGitignore(text) };
+            const fresh = { text, rules: parseGitignore(text, this.ignoreCase) };
             this.parsed.set(dir, fresh);
             return fresh.rules;
           },
@@ -90,16 +244,232 @@ export class GitignoreCache {
   }
 
   /**
-   * Whether the `.gitignore` files from `root` down to the file's own folder ignore `path`
-   * (both absolute and resolved), the same answer as `isGitignored`. Read from the root down:
-   * the first file that ignores the path ends the check.
+   * Whether the `.gitignore` files from `root` down ignore `path` (both absolute and
+   * resolved; a folder when `isDir`), the same answer as `isGitignored`: read from the root
+   * down, an excluded folder on the way ends the check without reading below it.
    */
-  async ignores(path: string, root: string): Promise<boolean> {
-    for (const dir of foldersDownTo(root, path)) if ((await this.rulesIn(dir))?.ignores(toPosix(relative(dir, path)))) return true;
-    return false;
+  ignores(path: string, root: string, isDir = false): Promise<boolean> {
+    return ignoredBelow(root, path, isDir, (dir) => this.rulesIn(dir));
   }
 }
 
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
+}
+
+// ---------------------------------------------------------------------------------------
+// git's wildmatch (wildmatch.c), on UTF-8 bytes as git reads names: `?` and `*` stop at `/`
+// when matching a path, `**` between slashes crosses folders, `[…]` with `!`/`^`, ranges and
+// `[:class:]`, `\` escapes. Each (pattern, text) position pair is worked out once (memo), so
+// a pattern of many `*` cannot make it backtrack without bound; `budget` counts the steps.
+
+const MATCH = 0;
+const NOMATCH = 1;
+const ABORT_ALL = -1;
+const ABORT_TO_STARSTAR = -2;
+const FOLD = 1;
+const PATHNAME = 2;
+const SLASH = 0x2f;
+const BACKSLASH = 0x5c;
+
+interface Match {
+  pattern: Buffer;
+  text: Buffer;
+  flags: number;
+  budget: { left: number };
+  /** Results by (pattern position, text position), made at the first `*`. */
+  memo: Map<number, number> | undefined;
+  /** starFrom's answers by (pattern position, text position). */
+  loops: Map<number, number> | undefined;
+}
+
+function wildmatch(pattern: Buffer, text: Buffer, flags: number, budget: { left: number }): number {
+  return dowild({ pattern, text, flags, budget, memo: undefined, loops: undefined }, 0, 0);
+}
+
+function lower(c: number, flags: number): number {
+  return flags & FOLD && c >= 0x41 && c <= 0x5a ? c + 32 : c;
+}
+
+function isGlobSpecial(c: number | undefined): boolean {
+  return c === 0x2a || c === 0x3f || c === 0x5b || c === BACKSLASH;
+}
+
+/** dowild(p, t), worked out once. */
+function at(m: Match, p: number, t: number): number {
+  const memo = (m.memo ??= new Map());
+  const key = p * (m.text.length + 1) + t;
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const result = dowild(m, p, t);
+  memo.set(key, result);
+  return result;
+}
+
+/**
+ * A `*` (or `**` when `matchSlash`) followed by the pattern from `p`, tried at text `t`, then
+ * further on. What it answers from a text position depends on that position alone, so every
+ * position it passes is given the answer: later tries from there cost one lookup.
+ */
+function starFrom(m: Match, p: number, t: number, matchSlash: boolean): number {
+  const { pattern, text, flags, budget } = m;
+  const loops = (m.loops ??= new Map());
+  const width = text.length + 1;
+  const passed: number[] = [];
+  let result = ABORT_ALL;
+  for (;;) {
+    const known = loops.get(p * width + t);
+    if (known !== undefined) {
+      result = known;
+      break;
+    }
+    passed.push(t);
+    if (t >= text.length) break;
+    let tCh = lower(text[t]!, flags);
+    if (!isGlobSpecial(pattern[p])) {
+      // The text up to the next character the pattern names belongs to the `*`.
+      const want = lower(pattern[p]!, flags);
+      for (; t < text.length; t++) {
+        if (--budget.left < 0) return ABORT_ALL;
+        tCh = lower(text[t]!, flags);
+        if (tCh === want || (!matchSlash && tCh === SLASH)) break;
+      }
+      if (t >= text.length || tCh !== want) {
+        result = NOMATCH;
+        break;
+      }
+    }
+    const matched = at(m, p, t);
+    if (matched !== NOMATCH) {
+      if (!matchSlash || matched !== ABORT_TO_STARSTAR) {
+        result = matched;
+        break;
+      }
+    } else if (!matchSlash && tCh === SLASH) {
+      result = ABORT_TO_STARSTAR;
+      break;
+    }
+    t++;
+  }
+  for (const from of passed) loops.set(p * width + from, result);
+  return result;
+}
+
+function dowild(m: Match, p: number, t: number): number {
+  const { pattern, text, flags, budget } = m;
+  for (; p < pattern.length; t++, p++) {
+    if (--budget.left < 0) return ABORT_ALL;
+    let pCh = pattern[p]!;
+    let tCh = t < text.length ? text[t]! : -1;
+    if (tCh < 0 && pCh !== 0x2a) return ABORT_ALL;
+    tCh = lower(tCh, flags);
+    pCh = lower(pCh, flags);
+    switch (pCh) {
+      case BACKSLASH:
+        // A literal match with the next character, as written (none: no match).
+        p++;
+        if (p >= pattern.length || tCh !== pattern[p]) return NOMATCH;
+        continue;
+      case 0x3f: // ?
+        if (flags & PATHNAME && tCh === SLASH) return NOMATCH;
+        continue;
+      case 0x2a: {
+        // *
+        let matchSlash: boolean;
+        if (pattern[++p] === 0x2a) {
+          const prevP = p - 2;
+          while (pattern[++p] === 0x2a) {
+            /* one run of stars */
+          }
+          if (!(flags & PATHNAME)) matchSlash = true;
+          else if ((prevP < 0 || pattern[prevP] === SLASH) && (p >= pattern.length || pattern[p] === SLASH || (pattern[p] === BACKSLASH && pattern[p + 1] === SLASH))) {
+            // `**/` may match no folder at all: `a/**/b` matches `a/b`.
+            if (pattern[p] === SLASH && at(m, p + 1, t) === MATCH) return MATCH;
+            matchSlash = true;
+          } else matchSlash = false;
+        } else matchSlash = !(flags & PATHNAME);
+        if (p >= pattern.length) {
+          // A trailing `**` matches everything, a trailing `*` what has no more slashes.
+          if (!matchSlash && text.indexOf(SLASH, t) >= 0) return NOMATCH;
+          return MATCH;
+        }
+        if (!matchSlash && pattern[p] === SLASH) {
+          // One `*` then a slash: the rest of this name; the loop steps over both slashes.
+          const slash = text.indexOf(SLASH, t);
+          if (slash < 0) return NOMATCH;
+          t = slash;
+          continue;
+        }
+        return starFrom(m, p, t, matchSlash);
+      }
+      case 0x5b: {
+        // [
+        pCh = pattern[++p] ?? -1;
+        if (pCh === 0x5e) pCh = 0x21; // ^ as !
+        const negated = pCh === 0x21;
+        if (negated) pCh = pattern[++p] ?? -1;
+        let prevCh = 0;
+        let matched = false;
+        do {
+          if (pCh < 0) return ABORT_ALL;
+          if (pCh === BACKSLASH) {
+            pCh = pattern[++p] ?? -1;
+            if (pCh < 0) return ABORT_ALL;
+            if (tCh === pCh) matched = true;
+          } else if (pCh === 0x2d && prevCh && p + 1 < pattern.length && pattern[p + 1] !== 0x5d) {
+            pCh = pattern[++p]!;
+            if (pCh === BACKSLASH) {
+              pCh = pattern[++p] ?? -1;
+              if (pCh < 0) return ABORT_ALL;
+            }
+            if (tCh <= pCh && tCh >= prevCh) matched = true;
+            else if (flags & FOLD && tCh >= 0x61 && tCh <= 0x7a && tCh - 32 <= pCh && tCh - 32 >= prevCh) matched = true;
+            pCh = 0; // a range is not the start of another
+          } else if (pCh === 0x5b && pattern[p + 1] === 0x3a) {
+            const s = (p += 2);
+            while (p < pattern.length && pattern[p] !== 0x5d) p++;
+            if (p >= pattern.length) return ABORT_ALL;
+            const len = p - s - 1;
+            if (len < 0 || pattern[p - 1] !== 0x3a) {
+              // No ":]": a plain `[` in the set.
+              p = s - 2;
+              pCh = 0x5b;
+              if (tCh === pCh) matched = true;
+              continue;
+            }
+            const cls = classTest(pattern.toString('latin1', s, s + len));
+            if (!cls) return ABORT_ALL; // a malformed [:class:]
+            if (cls(tCh) || (flags & FOLD && cls === CLASSES.upper && tCh >= 0x61 && tCh <= 0x7a)) matched = true;
+            pCh = 0;
+          } else if (tCh === pCh) matched = true;
+        } while (((prevCh = pCh), (pCh = pattern[++p] ?? -1) !== 0x5d));
+        if (matched === negated || (flags & PATHNAME && tCh === SLASH)) return NOMATCH;
+        continue;
+      }
+      default:
+        if (tCh !== pCh) return NOMATCH;
+        continue;
+    }
+  }
+  return t < text.length ? NOMATCH : MATCH;
+}
+
+const between = (c: number, from: number, to: number) => c >= from && c <= to;
+const CLASSES = {
+  alnum: (c: number) => between(c, 0x30, 0x39) || between(c, 0x41, 0x5a) || between(c, 0x61, 0x7a),
+  alpha: (c: number) => between(c, 0x41, 0x5a) || between(c, 0x61, 0x7a),
+  blank: (c: number) => c === 0x20 || c === 0x09,
+  cntrl: (c: number) => between(c, 0, 0x1f) || c === 0x7f,
+  digit: (c: number) => between(c, 0x30, 0x39),
+  graph: (c: number) => between(c, 0x21, 0x7e),
+  lower: (c: number) => between(c, 0x61, 0x7a),
+  print: (c: number) => between(c, 0x20, 0x7e),
+  punct: (c: number) => between(c, 0x21, 0x2f) || between(c, 0x3a, 0x40) || between(c, 0x5b, 0x60) || between(c, 0x7b, 0x7e),
+  space: (c: number) => c === 0x20 || between(c, 0x09, 0x0d),
+  upper: (c: number) => between(c, 0x41, 0x5a),
+  xdigit: (c: number) => between(c, 0x30, 0x39) || between(c, 0x41, 0x46) || between(c, 0x61, 0x66),
+};
+
+function classTest(name: string): ((c: number) => boolean) | undefined {
+  return Object.hasOwn(CLASSES, name) ? CLASSES[name as keyof typeof CLASSES] : undefined;
 }

@@ -5,6 +5,7 @@
 // during a run start one more run after it, never two at once; a failed run is tried again
 // with backoff (events meanwhile wait for that try). The clock is injected so tests drive
 // time instead of waiting. No `vscode` import.
+import { lstat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { globsMatcher } from '../../common/core/folderExpansion';
 import { GitignoreCache } from '../../common/core/gitignore';
@@ -253,7 +254,15 @@ export function eventFilter(folder: string, rules: { excludeGlobs: string[]; roo
     const fromRoot = toPosix(relative(root, full));
     const parts = fromRoot.split('/');
     for (let i = 1; i <= parts.length; i++) if (isExcluded(parts.slice(0, i).join('/'))) return false;
-    if (await gitignores.ignores(full, root)) return false;
-    return true;
+    // A `dir/` line leaves out folders only, so the event's path is looked at: a folder made or
+    // removed that git leaves out starts no run. A path gone by now (a folder deleted with
+    // everything in it) is left out when git would leave it out as a file or as a folder: a
+    // removed file of an excluded folder's name is then noticed by the next run.
+    const kind = await lstat(full).then(
+      (info) => (info.isDirectory() ? 'dir' : 'file'),
+      () => 'gone',
+    );
+    if (kind === 'gone') return !((await gitignores.ignores(full, root, true)) || (await gitignores.ignores(full, root, false)));
+    return !(await gitignores.ignores(full, root, kind === 'dir'));
   };
 }
