@@ -10,7 +10,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GITIGNORE_IGNORES_CASE, GitignoreCache, isGitignored } from '../../src/common/core/gitignore';
+import {
+  GITIGNORE_IGNORES_CASE,
+  GitignoreCache,
+  isGitignored,
+  MATCH_BUDGET,
+  MAX_GITIGNORE_STAR_RUNS,
+  matcherSteps,
+  parseGitignore,
+  PATH_ALLOWANCE,
+  ruleVerdict,
+} from '../../src/common/core/gitignore';
 import { scanFolder } from '../../src/sync/core/scan';
 import { eventFilter } from '../../src/sync/core/watchBatcher';
 
@@ -198,7 +208,7 @@ describe('gitignore: every answer is git check-ignore’s', function () {
     });
   }
 
-  it('patterns built to backtrack (git itself took minutes on them) are decided, and one too costly to decide leaves the file out', async () => {
+  it('patterns built to backtrack (git itself took minutes on them) are decided; a line of too many `*` runs, or too costly on a path, leaves the file out', async () => {
     const root = join(base, 'hostile');
     const name = `${'a'.repeat(250)}.md`;
     const deep = Array.from({ length: 300 }, () => 'a').join('/');
@@ -206,11 +216,39 @@ describe('gitignore: every answer is git check-ignore’s', function () {
     writeFileSync(join(root, name), '');
     writeFileSync(join(root, deep, 'x.md'), '');
     // No name here holds a `b`: none of these lines can match.
-    writeFileSync(join(root, '.gitignore'), `${'*a'.repeat(400)}*b\n*a*a*a*a*a*a*a*a*b\n${'**/a/'.repeat(8)}**/b\n**/*a*a*a*b\n`);
+    writeFileSync(join(root, '.gitignore'), `${'*a'.repeat(MAX_GITIGNORE_STAR_RUNS - 1)}*b\n*a*a*a*a*a*a*a*a*b\n${'**/a/'.repeat(8)}**/b\n**/*a*a*a*b\n`);
     assert.equal(await isGitignored(join(root, name), root), false, 'a long name');
     assert.equal(await isGitignored(join(root, deep, 'x.md'), root), false, 'a deep path');
-    writeFileSync(join(root, '.gitignore'), `${'**/a*/'.repeat(200)}b\n`);
+    writeFileSync(join(root, '.gitignore'), `${'**/a*/'.repeat(MAX_GITIGNORE_STAR_RUNS / 2)}b\n`);
     assert.equal(await isGitignored(join(root, deep, 'x.md'), root), true, 'over MATCH_BUDGET: left out, never taken');
     assert.equal(await isGitignored(join(root, name), root), false, 'a name it decides within the budget');
+    // More runs than that: not matched at all, every file below left out (a line of 400 took ~2 ms a path; a few hundred such lines, an hour for a 5,000-file folder).
+    for (const line of [`${'*a'.repeat(400)}*b`, `!${'*a'.repeat(MAX_GITIGNORE_STAR_RUNS)}*b`]) {
+      writeFileSync(join(root, '.gitignore'), `${line}\n`);
+      assert.equal(await isGitignored(join(root, name), root), true, `too many runs: left out (${line.slice(0, 12)}…)`);
+    }
+  });
+
+  it('a committed .gitignore of hundreds of costly lines costs a scan work in proportion to its paths, not minutes; a usual one is never cut short', () => {
+    // Counted in matcher steps, not time. Each line is under the run limit and as costly as such a line gets on a long name (~75 ms a path for 200 of them before).
+    const rules = parseGitignore(Array.from({ length: 200 }, (_, i) => `${'*a'.repeat(3)}*b${i}`).join('\n'));
+    const paths = Array.from({ length: 300 }, (_, i) => `${'a'.repeat(200)}${i}.md`);
+    const before = matcherSteps();
+    const verdicts = paths.map((path) => ruleVerdict(rules, path, false));
+    const steps = matcherSteps() - before;
+    assert.ok(steps <= MATCH_BUDGET + paths.length * PATH_ALLOWANCE, `${steps} steps for ${paths.length} paths`);
+    assert.ok(
+      verdicts.every((v) => v !== false),
+      'a path decided is kept (no line matches), one the budget ran out on left out: never re-included',
+    );
+
+    // A usual file (GitHub's Node template's kind of lines) over 5,000 paths: every answer decided, none left out by the budget.
+    const usual = parseGitignore(
+      ['node_modules/', 'dist/', '*.log', 'npm-debug.log*', '.env*', 'coverage/', '/build', '**/tmp/**', '*.py[cod]', '!keep.log', '.DS_Store', '*.tgz', '.cache/', '**/*.map'].join('\n'),
+    );
+    for (let i = 0; i < 5000; i++) {
+      assert.equal(ruleVerdict(usual, `part-${i % 20}/note-${i}.md`, false), undefined);
+      assert.equal(ruleVerdict(usual, `part-${i % 20}/run-${i}.log`, false), true);
+    }
   });
 });

@@ -13,9 +13,11 @@
 //   `.gitignore` files inside it are not read;
 // - a pattern ending in `/` matches folders only.
 // A committed `.gitignore` is someone else's text: patterns are matched without regular
-// expressions, each (pattern position, name position) pair is worked out at most once, and a
-// line that would still take more than MATCH_BUDGET steps on a path makes the path count as
-// ignored (more is left out, never less).
+// expressions, each (pattern position, name position) pair is worked out at most once, a line
+// of more than MAX_GITIGNORE_STAR_RUNS runs of `*` is not matched, and each file's matching
+// draws on a budget of steps that grows by PATH_ALLOWANCE a path: a path it runs out on counts
+// as ignored (more is left out, never less), so a scan's cost grows with its paths, never
+// faster, whatever the file holds.
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
@@ -28,12 +30,28 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 export const GITIGNORE_IGNORES_CASE = process.platform === 'darwin' || process.platform === 'win32';
 
 /**
- * Steps one line may take on one path before the path counts as ignored (a few
- * milliseconds): a file's cost grows with its lines, never faster. Usual lines take a handful
- * of steps, at most one per character of the path and the line; `*a*a…*b` with 400 stars
- * against a long name took git itself minutes, here a few hundred steps.
+ * The most steps one `.gitignore` may take on one path (its lines together; ~75 ms at the
+ * slowest), and what its budget holds at most. Usual lines take a handful of steps, at most
+ * one per character of the path and the line; `*a*a…*b` against a long name took git itself
+ * minutes.
  */
 export const MATCH_BUDGET = 250_000;
+/**
+ * What each path asked about adds to a file's budget (~1.5 ms at the slowest): a usual file
+ * spends a few hundred steps a path, so it never runs dry. Without it, a committed file of a
+ * few hundred costly lines took ~75 ms on every file of the folder (minutes for 5,000 files):
+ * now a path it runs out on is left out after its share.
+ */
+export const PATH_ALLOWANCE = 5_000;
+
+/**
+ * Runs of `*` one line may hold and still be matched. The memo keeps a line's cost within
+ * about (its runs + 1) steps per character of the path; a line of more runs (400 took ~2 ms a
+ * path) is not matched at all and leaves out every path below its `.gitignore`'s folder: more
+ * is left out, never less, at once. Real `.gitignore` lines hold one or two
+ * (`**\/build/**\/*.map`: three).
+ */
+export const MAX_GITIGNORE_STAR_RUNS = 10;
 
 interface Pattern {
   /** The pattern's bytes, without `!`, a trailing `/` or (for a path pattern) a leading `/`. */
@@ -43,12 +61,16 @@ interface Pattern {
   mustBeDir: boolean;
   /** No `/` inside: matched against the name alone, at any depth. */
   basenameOnly: boolean;
+  /** More than MAX_GITIGNORE_STAR_RUNS runs of `*`: not matched, counts as matching every path (left out). */
+  tooComplex: boolean;
 }
 
 /** The rules of one `.gitignore`, in file order. */
 export interface GitignoreRules {
   readonly patterns: readonly Pattern[];
   readonly ignoreCase: boolean;
+  /** The steps this file may still take (MATCH_BUDGET at most, PATH_ALLOWANCE more a path). */
+  readonly budget: { left: number };
 }
 
 /** One `.gitignore`: its rules, for paths relative to its folder `base`. */
@@ -76,7 +98,7 @@ export function parseGitignore(text: string, ignoreCase = GITIGNORE_IGNORES_CASE
     const pattern = parseLine(trimTrailingSpaces(line));
     if (pattern) patterns.push(pattern);
   }
-  return { patterns, ignoreCase };
+  return { patterns, ignoreCase, budget: { left: MATCH_BUDGET } };
 }
 
 /** git's trim_trailing_spaces: spaces at the end go, unless the first is escaped by `\`. */
@@ -106,7 +128,20 @@ function parseLine(line: string): Pattern | undefined {
   if (!basenameOnly && p[0] === '/') p = p.slice(1);
   // An empty pattern (`!`, `/`, spaces) matches no name.
   if (p === '') return undefined;
-  return { body: Buffer.from(p, 'utf8'), negative, mustBeDir, basenameOnly };
+  return { body: Buffer.from(p, 'utf8'), negative, mustBeDir, basenameOnly, tooComplex: starRuns(p) > MAX_GITIGNORE_STAR_RUNS };
+}
+
+/** The runs of `*` in a pattern (`**` is one run; an escaped `\*` is none). */
+function starRuns(pattern: string): number {
+  let runs = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '\\') i++;
+    else if (pattern[i] === '*') {
+      runs++;
+      while (pattern[i + 1] === '*') i++;
+    }
+  }
+  return runs;
 }
 
 /**
@@ -116,6 +151,24 @@ function parseLine(line: string): Pattern | undefined {
  */
 export function ruleVerdict(rules: GitignoreRules, rel: string, isDir: boolean): boolean | undefined {
   if (rules.patterns.length === 0) return undefined;
+  const budget = rules.budget;
+  budget.left = Math.min(MATCH_BUDGET, Math.max(0, budget.left) + PATH_ALLOWANCE);
+  const before = budget.left;
+  try {
+    return verdictWithin(rules, rel, isDir, budget);
+  } finally {
+    stepsTaken += before - Math.max(0, budget.left);
+  }
+}
+
+let stepsTaken = 0;
+
+/** The matcher's steps so far, all files together: for tests that bound its work (they count steps, not time). */
+export function matcherSteps(): number {
+  return stepsTaken;
+}
+
+function verdictWithin(rules: GitignoreRules, rel: string, isDir: boolean, budget: { left: number }): boolean | undefined {
   const path = Buffer.from(rel, 'utf8');
   const slash = path.lastIndexOf(SLASH);
   const name = slash < 0 ? path : path.subarray(slash + 1);
@@ -123,9 +176,9 @@ export function ruleVerdict(rules: GitignoreRules, rel: string, isDir: boolean):
   for (let i = rules.patterns.length - 1; i >= 0; i--) {
     const pattern = rules.patterns[i]!;
     if (pattern.mustBeDir && !isDir) continue;
-    const budget = { left: MATCH_BUDGET };
+    if (pattern.tooComplex) return true; // left out, whatever its `!` says
     const result = pattern.basenameOnly ? wildmatch(pattern.body, name, fold, budget) : wildmatch(pattern.body, path, fold | PATHNAME, budget);
-    if (budget.left < 0) return true; // too costly to decide: left out
+    if (budget.left < 0) return true; // the file's budget ran out on this path: left out
     if (result === MATCH) return !pattern.negative;
   }
   return undefined;
