@@ -20,6 +20,8 @@
 // a line of backticks ending in '\r' failed after trying every fence length (quadratic).
 const FENCE_OPEN = /^( *)(`{3,}|~{3,})(.*)/;
 const FENCE_CLOSE = /^( *)(`{3,}|~{3,})\s*$/;
+/** List items the splitter follows inside one another (markdown-it's default maxNesting). */
+const MAX_ITEM_DEPTH = 100;
 /** A list item's marker and the spaces after it (at most 5 are read: more mean indented code in the item). */
 const LIST_ITEM = /^( *)([-+*]|\d{1,9}[.)])( {1,5}|$)/;
 
@@ -218,6 +220,9 @@ export class BlockSplitter {
     const markerEnd = item[1].length + item[2].length;
     const content = item[3].length === 0 || item[3].length === 5 ? markerEnd + 1 : markerEnd + item[3].length;
     this.closeItems(item[1].length);
+    // markdown-it nests blocks 100 deep at most (its default maxNesting); deeper item lines are
+    // text to it, and a bounded list keeps each fence line's search for its item bounded.
+    if (this.items.length >= MAX_ITEM_DEPTH) return;
     this.items.push(content);
     // A fence may start on the item's own line (`- ```bash`).
     if (item[3].length > 0 && item[3].length < 5) this.openFence(line.slice(content), content);

@@ -21,22 +21,11 @@ import {
   PATH_ALLOWANCE,
   ruleVerdict,
 } from '../../src/common/core/gitignore';
+import { mulberry32 } from '../../emulator/responder';
 import { scanFolder } from '../../src/sync/core/scan';
 import { eventFilter } from '../../src/sync/core/watchBatcher';
 
 const hasGit = spawnSync('git', ['--version']).status === 0;
-
-/** A seeded generator: the same scenarios on every run, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const DIRS = ['sub', 'build', 'Logs', 'logs', 'a', 'b', 'deep', 'tmp', 'x y'];
 const FILES = ['keep.log', 'a.log', 'B.LOG', 'notes.md', 'README.md', 'readme.md', 'x.txt', '!bang.md', '#hash.md', 'sp.md ', 'data1.csv', 'dataX.csv', 'build', 'tmp.md', 'é.md'];
@@ -97,7 +86,7 @@ interface Scenario {
 }
 
 function scenario(seed: number): Scenario {
-  const rand = random(seed);
+  const rand = mulberry32(seed); // seeded: the same scenarios on every run, so a failure can be replayed
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
   const dirs = new Set<string>();
   const files = new Set<string>();
