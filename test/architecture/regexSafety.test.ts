@@ -20,6 +20,15 @@ import { DEFAULT_EXCLUDES } from '../../src/sync/core/scan';
 
 const root = join(__dirname, '../..');
 
+/**
+ * A seeded fuzzer, and no limit in milliseconds on its incubation: recheck's default stops an
+ * incubating match at 250 ms and counts it as slow, so on a loaded machine a linear pattern was
+ * called quadratic (the key matcher, whose 240 KB "attack" takes V8 2 ms; recheck alone with
+ * a 5 ms limit says the same). Its step limit alone decides there. (Its attack limit in time
+ * stays: without it one check ran for minutes, and a slow attack is not what misleads it.)
+ */
+const RECHECK = { randomSeed: 0, timeout: null, incubationTimeout: null } as const;
+
 /** Patterns recheck cannot clear whose input is short and our own: `file: /pattern/flags` → why. */
 const BOUNDED_INPUT = new Map<string, string>([
   ['src/nativeChat/core/launcherInstall.ts: /-(\\d+)\\.(\\d+)\\.(\\d+)(?:-[A-Za-z0-9.-]+)?$/', "reads the name of the extension's own install folder (VS Code writes it; at most 255 bytes)"],
@@ -63,7 +72,7 @@ describe('architecture: every regex in src/ reads its input in linear time', fun
           listedSeen.add(key);
           continue;
         }
-        const diagnostics = checkSync(pattern, flags, { randomSeed: 0, timeout: null });
+        const diagnostics = checkSync(pattern, flags, RECHECK);
         if (diagnostics.status !== 'safe') {
           const how = diagnostics.status === 'vulnerable' ? `${diagnostics.complexity.summary}, e.g. ${diagnostics.attack.pattern}` : diagnostics.status;
           problems.push(`${rel}:${line} /${pattern}/${flags}: ${how}`);
@@ -80,10 +89,10 @@ describe('architecture: every regex in src/ reads its input in linear time', fun
   });
 
   it('tells a quadratic pattern from a linear one (the checker itself still works)', () => {
-    assert.equal(checkSync('^\\s*-----BEGIN', 'm', { randomSeed: 0, timeout: null }).status, 'vulnerable');
-    assert.equal(checkSync('\\/+$', '', { randomSeed: 0, timeout: null }).status, 'vulnerable');
-    assert.equal(checkSync('(?<!\\/)\\/+$', '', { randomSeed: 0, timeout: null }).status, 'safe');
-    assert.equal(checkSync('<[^<>]*>', 'g', { randomSeed: 0, timeout: null }).status, 'safe');
+    assert.equal(checkSync('^\\s*-----BEGIN', 'm', RECHECK).status, 'vulnerable');
+    assert.equal(checkSync('\\/+$', '', RECHECK).status, 'vulnerable');
+    assert.equal(checkSync('(?<!\\/)\\/+$', '', RECHECK).status, 'safe');
+    assert.equal(checkSync('<[^<>]*>', 'g', RECHECK).status, 'safe');
   });
 });
 
@@ -163,7 +172,7 @@ describe('architecture: every regex built at run time in src/ reads its input in
     it(`${site}: what it builds from hostile and representative inputs is linear${builder.maxDegree ? ` (globs: at most degree ${builder.maxDegree}, never exponential)` : ''}`, () => {
       const problems: string[] = [];
       for (const pattern of builder.patterns()) {
-        const diagnostics = checkSync(pattern.source, pattern.flags, { randomSeed: 0, timeout: null });
+        const diagnostics = checkSync(pattern.source, pattern.flags, RECHECK);
         if (diagnostics.status === 'safe') continue;
         const complexity = diagnostics.status === 'vulnerable' ? diagnostics.complexity : undefined;
         if (builder.maxDegree && complexity?.type === 'polynomial' && complexity.degree <= builder.maxDegree) continue;
