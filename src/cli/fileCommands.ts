@@ -103,8 +103,10 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
     said.add(r.path);
     out.record(uploadRecord(r));
     if (r.outcome === 'uploaded') out.line(`uploaded ${shown(r.filename)} (${shown(r.info.uuid)})`);
-    else if (r.outcome === 'skipped') out.line(`skipped ${shown(r.path)}: ${shown(r.reason)}`);
-    else out.notice(`${r.outcome} ${shown(r.path)}: ${shown(r.reason)}`);
+    else if (r.outcome === 'skipped') {
+      // What the folder's own rules left out (its .git, .gitignore, excluded files) is counted, not named: --json and --json-lines have it.
+      if (!r.excluded) out.line(`skipped ${shown(r.path)}: ${shown(r.reason)}`);
+    } else out.notice(`${r.outcome} ${shown(r.path)}: ${shown(r.reason)}`);
   };
   let summary;
   try {
@@ -125,7 +127,7 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
   for (const r of summary.results) if (!said.has(r.path)) say(r);
   const settled = summary.replacements.length && !summary.wasCancelled ? await finishReplacements(env, out, summary.replacements, flags.replaceWaitSeconds, signal) : [];
   const replaced = settled.filter((s) => s.outcome === 'replaced').length;
-  const counts = { uploaded: summary.uploaded, replaced, failed: summary.failed, skipped: summary.skipped, cancelled: summary.cancelled };
+  const counts = { uploaded: summary.uploaded, replaced, failed: summary.failed, skipped: summary.skipped, ...(summary.excluded ? { excluded: summary.excluded } : {}), cancelled: summary.cancelled };
   if (out.json)
     out.document({
       volume,
@@ -134,7 +136,9 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
       replacements: settled.map((s) => ({ uuid: s.pending.uuid, filename: s.pending.filename, replaces: s.pending.replaces, outcome: s.outcome, message: s.message })),
     });
   out.record({ summary: counts });
-  out.notice(`${summary.uploaded} uploaded${summary.replacements.length ? ` (${replaced} replaced)` : ''}, ${summary.failed} failed, ${summary.skipped} skipped — ${shown(volume)}`);
+  out.notice(
+    `${summary.uploaded} uploaded${summary.replacements.length ? ` (${replaced} replaced)` : ''}, ${summary.failed} failed, ${summary.skipped} skipped${summary.excluded ? `, ${summary.excluded} excluded` : ''} — ${shown(volume)}`,
+  );
   if (summary.wasCancelled) return EXIT.cancelled;
   // Every file failed with one configuration-class answer (a refused model, key or path): exit 3, as sync does.
   const failures = summary.results.filter((r) => r.outcome === 'failed');
@@ -148,7 +152,8 @@ export async function uploadCommand(env: CliEnvironment, out: Output, volume: st
 }
 
 function uploadRecord(r: FileOutcome): FileRecord {
-  return r.outcome === 'uploaded' ? { path: r.path, action: 'uploaded', filename: r.filename, uuid: r.info.uuid } : { path: r.path, action: r.outcome, reason: r.reason };
+  if (r.outcome === 'uploaded') return { path: r.path, action: 'uploaded', filename: r.filename, uuid: r.info.uuid };
+  return { path: r.path, action: r.outcome === 'skipped' && r.excluded ? 'excluded' : r.outcome, reason: r.reason };
 }
 
 /**

@@ -20,12 +20,17 @@ export { shown };
 export interface FileRecord {
   /** The path as given to `ksm upload`, or relative to the synced folder. */
   path: string;
-  /** `kept`: `ksm sync` without --delete, a file removed from the folder and left in the volume. */
-  action: 'uploaded' | 'replaced' | 'deleted' | 'skipped' | 'kept' | 'failed' | 'cancelled';
+  /**
+   * `kept`: `ksm sync` without --delete, a file removed from the folder and left in the volume.
+   * `excluded`: left out by the folder's own rules (exclude and include patterns, `.gitignore`,
+   * the ignore file itself; `SkippedFile.excluded`); `skipped`: held but not sent (a link, a
+   * credential, too large, binary, a name already there).
+   */
+  action: 'uploaded' | 'replaced' | 'deleted' | 'skipped' | 'excluded' | 'kept' | 'failed' | 'cancelled';
   /** The name the service stores it under, when the service has the file. */
   filename?: string;
   uuid?: string;
-  /** Why it was skipped, kept, failed or cancelled. */
+  /** Why it was skipped, excluded, kept, failed or cancelled. */
   reason?: string;
 }
 

@@ -217,8 +217,10 @@ const KEPT_REASON = 'removed locally; pass --delete to delete it from the volume
 function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: string): number {
   // Files (or folders) that are there but could not be read: not synced, and their copies kept (the plan deletes nothing for them); said even in a brief plan.
   const unread = plan.skipped.filter((s) => s.unread);
-  // What the folder holds but does not contribute (links, credentials, ignored, too large, binary), said as `ksm upload` says it: a run in CI said it only in a dry run.
-  const skipped = plan.skipped.filter((s) => !s.unread);
+  // What the folder holds but does not contribute (links, credentials, too large, binary), said as `ksm upload` says it: a run in CI said it only in a dry run.
+  // What its own rules left out (.git, .gitignore, excluded and ignored files) is counted; the dry run and --json name it (every repository's sync said "2 skipped").
+  const skipped = plan.skipped.filter((s) => !s.unread && !s.excluded);
+  const excluded = plan.skipped.filter((s) => s.excluded);
   const counts = {
     uploaded: summary.uploaded,
     replaced: summary.replaced,
@@ -228,6 +230,7 @@ function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: st
     unchanged: plan.unchanged,
     ...(unread.length ? { unread: unread.length } : {}),
     ...(skipped.length ? { skipped: skipped.length } : {}),
+    ...(excluded.length ? { excluded: excluded.length } : {}),
     ...(plan.keptRemote.length ? { kept: plan.keptRemote.length } : {}),
   };
   const notSent: FileRecord[] = [
@@ -236,22 +239,24 @@ function finishRun(out: Output, plan: SyncPlan, summary: SyncSummary, volume: st
     // Removed from the folder, still in the volume: without --delete the run said only "0 deleted".
     ...plan.keptRemote.map((rel): FileRecord => ({ path: rel, action: 'kept', reason: KEPT_REASON })),
   ];
+  const excludedRecords = excluded.map((s): FileRecord => ({ path: relative(plan.folder, s.path) || s.path, action: 'excluded', reason: s.reason }));
   for (const r of notSent) {
     out.record(r);
     out.line(`${r.action.padEnd(7)} ${shown(r.path)}: ${shown(r.reason ?? '')}`);
   }
+  for (const r of excludedRecords) out.record(r);
   if (!out.json) for (const s of unread) out.notice(`not read ${shown(s.path)}: ${shown(s.reason)} (not synced; its copy in the volume, if any, is kept)`);
   if (out.json)
     out.document({
       dryRun: false,
       plan: planJson(plan),
-      results: [...summary.results.map(syncRecord), ...notSent],
+      results: [...summary.results.map(syncRecord), ...notSent, ...excludedRecords],
       summary: counts,
       stopped: summary.stopped ? { kind: summary.stopped.stopKind, message: summary.stopped.message } : undefined,
     });
   out.record({ summary: counts });
   out.notice(
-    `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.unread ? `, ${unread.length} not read` : ''}${skipped.length ? `, ${skipped.length} skipped` : ''}${plan.keptRemote.length ? `, ${plan.keptRemote.length} kept (removed locally; --delete deletes them)` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
+    `${counts.uploaded} uploaded, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.unchanged} unchanged${counts.failed ? `, ${counts.failed} failed` : ''}${counts.unread ? `, ${unread.length} not read` : ''}${skipped.length ? `, ${skipped.length} skipped` : ''}${excluded.length ? `, ${excluded.length} excluded` : ''}${plan.keptRemote.length ? `, ${plan.keptRemote.length} kept (removed locally; --delete deletes them)` : ''}${counts.cancelled ? `, ${counts.cancelled} not confirmed (cancelled)` : ''} — ${shown(volume)}`,
   );
   if (summary.stopped) {
     process.stderr.write(`ksm sync: stopped: ${shownText(summary.stopped.message)}\n`);
@@ -283,7 +288,8 @@ function printPlan(out: Output, plan: SyncPlan, brief = false, manifestNoticeSho
   for (const d of plan.duplicates) out.line(`  duplicate ${shown(d.file.filename)} (${shown(d.file.uuid)}) beside this folder's copy${d.sameSize ? ' (--dedupe deletes it)' : ''}`);
   for (const rel of plan.keptRemote) out.line(`  keep    ${shown(rel)} (${KEPT_REASON})`);
   for (const f of plan.untracked) out.line(`  remote  ${shown(f.filename)} (not from this folder; left alone)`);
-  for (const s of plan.skipped) out.line(`  skip    ${shown(s.path)}: ${s.reason}`);
+  // A reason can quote a file name (a name clash): escaped as the names are.
+  for (const s of plan.skipped) out.line(`  ${s.excluded ? 'exclude' : 'skip   '} ${shown(s.path)}: ${shown(s.reason)}`);
 }
 
 function planJson(plan: SyncPlan) {

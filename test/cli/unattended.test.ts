@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { syncManifestName } from '../../src/common/core/folderExpansion';
 import type { FileInfo } from '../../src/api/types';
 import { freshVolume, listedFiles, writeTree, type EmulatorFixture } from '../volumes/volumesEmulator';
@@ -199,29 +199,60 @@ describe('ksm unattended (built, as a child process) against the emulator', func
   it('a real ksm sync (not only the dry run) says what the folder holds but did not send, and what it kept in the volume without --delete', async () => {
     const folder = join(fx.workDir, 'said');
     const volume = freshVolume('cli-said');
-    await writeTree(folder, { 'notes.md': 'n', 'old.md': 'o', '.env': 'TOKEN=1' });
+    // A repository: its .git, its .gitignore and what that ignores are the folder's own rules, counted apart and not named line by line.
+    await writeTree(folder, { 'notes.md': 'n', 'old.md': 'o', '.env': 'TOKEN=1', '.gitignore': '*.log\n', 'build.log': 'l', '.git/HEAD': 'ref: refs/heads/main\n' });
     await writeTree(fx.workDir, { 'said-outside/key.md': 'never uploaded' });
     await symlink(join(fx.workDir, 'said-outside', 'key.md'), join(folder, 'link.md'));
     const first = await ksm(['sync', folder, volume], env);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /^skipped \.env: .*secrets$/m);
     assert.match(first.stdout, /^skipped link\.md: symbolic link: not followed/m);
-    assert.match(first.stdout + first.stderr, /2 uploaded, 0 replaced, 0 deleted, 0 unchanged, 2 skipped — /);
+    assert.doesNotMatch(first.stdout + first.stderr, /\.git\b|\.gitignore|build\.log/, "what the folder's own rules leave out is not named");
+    assert.match(first.stdout + first.stderr, /2 uploaded, 0 replaced, 0 deleted, 0 unchanged, 2 skipped, 3 excluded — /);
+    const dryFirst = await ksm(['sync', folder, volume, '--dry-run'], env);
+    assert.match(dryFirst.stdout, /^ {2}exclude \S*\.git: folder matches an exclude pattern$/m, 'the dry run names them');
+    assert.match(dryFirst.stdout, /^ {2}exclude \S*build\.log: ignored by \.gitignore$/m);
+    assert.match(dryFirst.stdout, /^ {2}skip {4}\S*\.env: /m);
 
     await rm(join(folder, 'old.md'));
     const second = await ksm(['sync', folder, volume], env);
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /^kept {4}old\.md: removed locally; pass --delete to delete it from the volume$/m);
-    assert.match(second.stdout + second.stderr, /0 uploaded, 0 replaced, 0 deleted, 1 unchanged, 2 skipped, 1 kept \(removed locally; --delete deletes them\) — /);
+    assert.match(second.stdout + second.stderr, /0 uploaded, 0 replaced, 0 deleted, 1 unchanged, 2 skipped, 3 excluded, 1 kept \(removed locally; --delete deletes them\) — /);
     assert.deepEqual(await names(volume), ['notes.md', 'old.md']);
 
     const quiet = await ksm(['sync', folder, volume, '--quiet'], env);
     assert.equal(quiet.code, 0, quiet.stderr);
     assert.doesNotMatch(quiet.stdout + quiet.stderr, /^(skipped|kept) /m, '--quiet keeps only the summary');
-    assert.match(quiet.stderr, /2 skipped, 1 kept/);
+    assert.match(quiet.stderr, /2 skipped, 3 excluded, 1 kept/);
     const json = JSON.parse((await ksm(['sync', folder, volume, '--json'], env)).stdout) as { summary: Record<string, number>; results: Array<{ path: string; action: string }> };
-    assert.deepEqual(json.summary, { uploaded: 0, replaced: 0, deleted: 0, failed: 0, cancelled: 0, unchanged: 1, skipped: 2, kept: 1 });
-    assert.deepEqual(json.results.map((r) => `${r.action} ${r.path}`).sort(), ['kept old.md', 'skipped .env', 'skipped link.md']);
+    assert.deepEqual(json.summary, { uploaded: 0, replaced: 0, deleted: 0, failed: 0, cancelled: 0, unchanged: 1, skipped: 2, excluded: 3, kept: 1 });
+    assert.deepEqual(json.results.map((r) => `${r.action} ${r.path}`).sort(), ['excluded .git', 'excluded .gitignore', 'excluded build.log', 'kept old.md', 'skipped .env', 'skipped link.md']);
+  });
+
+  it('ksm upload of a repository folder counts what its own rules leave out (.git, .gitignore, ignored files) as excluded, names only what it could not send', async () => {
+    const folder = join(fx.workDir, 'upload-repo');
+    const volume = freshVolume('cli-upload-excluded');
+    await writeTree(folder, { 'a.md': 'a', '.gitignore': 'dist/\n', 'dist/out.js': 'x', '.git/HEAD': 'ref: refs/heads/main\n', id_rsa: 'PRIVATE' });
+    const run = await ksm(['upload', volume, folder], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await names(volume), ['a.md']);
+    assert.match(run.stdout, /^skipped \S*id_rsa: /m);
+    assert.doesNotMatch(run.stdout + run.stderr, /\.git\b|\.gitignore|dist/, 'excluded files are counted, not named');
+    assert.match(run.stdout + run.stderr, /1 uploaded, 0 failed, 1 skipped, 3 excluded — /);
+    const again = await ksm(['upload', volume, folder, '--json-lines'], env);
+    const records = again.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { path?: string; action?: string; summary?: Record<string, number> });
+    assert.deepEqual(
+      records
+        .filter((r) => r.action === 'excluded')
+        .map((r) => basename(r.path!))
+        .sort(),
+      ['.git', '.gitignore', 'dist'],
+    );
+    assert.deepEqual(records.at(-1)?.summary, { uploaded: 0, replaced: 0, failed: 0, skipped: 2, excluded: 3, cancelled: 0 }, 'a.md already there and id_rsa: skipped');
   });
 
   it("ksm upload of a shared folder's glob: a link named on the command line (to a file or a folder outside) is skipped, not followed", async () => {

@@ -2,7 +2,7 @@
 // folder expansion → duplicate planning → upload run → what the volume then lists.
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { FileInfo } from '../../src/api/types';
 import { planUploads, type DuplicateDecider, type DuplicateQuestion } from '../../src/upload/core/duplicatePlanning';
 import { expandSelection } from '../../src/common/core/folderExpansion';
@@ -202,6 +202,22 @@ describe('upload: folders, duplicates and cancel against the emulator', function
     });
     assert.equal(summaryLine(again, 'My files'), '"guide.md" is already in My files, identical: nothing to upload.');
     assert.equal(allIdentical(again), true);
+
+    // The folder again, with a .gitignore: what its own rules leave out (the ignore file, the ignored notes) is neither "skipped" nor a reason to warn.
+    await writeFile(join(dir, '.gitignore'), 'notes.md\n');
+    const expansion = await expandSelection([dir], { excludeGlobs: [], maxFileSizeBytes: 0, workspaceRoots: [] });
+    assert.deepEqual(
+      expansion.skipped.map((s) => [basename(s.path), s.excluded]),
+      [
+        ['.gitignore', true],
+        ['notes.md', true],
+      ],
+    );
+    const folderPlan = await planUploads(expansion.files, await listAll(fx, volume), never, identicalCheck);
+    folderPlan.skipped.unshift(...expansion.skipped);
+    const folderAgain = await runUpload({ service: fx.client, volume, embedding: 'emu-embed', doChunking: 0, plan: folderPlan });
+    assert.equal(summaryLine(folderAgain, 'My files'), '"guide.md" is already in My files, identical: nothing to upload.');
+    assert.deepEqual([folderAgain.skipped, folderAgain.excluded], [1, 2]);
   });
 
   it('cancel mid-upload: answered batches are listed whole, nothing else, and every file has an outcome', async () => {

@@ -170,7 +170,7 @@ describe('upload: remembered processing and volume names in messages', () => {
     assert.equal(volumeDisplayName('{dev}', '{dev}'), 'My files');
     assert.equal(volumeDisplayName('team', '{dev}'), 'team');
     assert.equal(volumeDisplayName('{other}', '{dev}'), '{other}', 'another user\'s volume is not "My files"');
-    const summary: UploadSummary = { volume: '{dev}', results: [], uploaded: 2, failed: 0, skipped: 1, cancelled: 0, wasCancelled: false, replacements: [] };
+    const summary: UploadSummary = { volume: '{dev}', results: [], uploaded: 2, failed: 0, skipped: 1, excluded: 0, cancelled: 0, wasCancelled: false, replacements: [] };
     assert.equal(summaryLine(summary, volumeDisplayName(summary.volume, '{dev}')), '2 uploaded, 1 skipped — My files');
   });
 });

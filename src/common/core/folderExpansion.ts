@@ -121,6 +121,15 @@ export interface SkippedFile {
    * for files it did read. Unset for every rule's skip (the file is then no longer synced).
    */
   unread?: boolean;
+  /**
+   * Left out by the folder's own rules: an exclude or include pattern (the defaults' `.git`
+   * among them), a `.gitignore` line, or the ignore file itself. Its owner chose that, so a
+   * run's report counts these apart and names them only where asked (a dry run, Show
+   * Details, `--json`): a repository's `.git` and `.gitignore` made every sync say
+   * "2 skipped". Unset for what the folder holds but cannot contribute (a link, a credential,
+   * a binary or too large file, one that cannot be read): those are always named.
+   */
+  excluded?: true;
 }
 
 export interface Expansion {
@@ -228,15 +237,17 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
   if (typeof options.knownReadable === 'function') knownReadable = options.knownReadable;
 
   /** The checks that need no disk read: the skip reason, 'sniff' when the readable-files rule must read the file, or undefined when taken. */
+  // Translated once, not per file; the two rule reasons are compared by identity below (`excluded`).
+  const excludedReason = l10n.t('matches an exclude pattern');
+  const notIncludedReason = l10n.t('matches no include pattern');
+  const sizeReason = l10n.t('larger than the {0} limit ({1})', formatBytes(options.maxFileSizeBytes), options.sizeLimitName ?? 'ksm.upload.maxFileSizeMB');
   const precheck = (path: string, size: number, mtimeMs: number, displayPath: string, explicit: boolean, rel: string, name: string): string | undefined => {
-    if (!explicit && isExcluded(displayPath)) return 'matches an exclude pattern';
+    if (!explicit && isExcluded(displayPath)) return excludedReason;
     // Credentials never go with a folder, whatever the exclude settings say (privateFiles.ts).
     const credential = explicit ? undefined : credentialNameReason(name);
     if (credential) return credential;
-    if (!explicit && !isIncluded(displayPath)) return 'matches no include pattern';
-    if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) {
-      return `larger than the ${formatBytes(options.maxFileSizeBytes)} limit (${options.sizeLimitName ?? 'ksm.upload.maxFileSizeMB'})`;
-    }
+    if (!explicit && !isIncluded(displayPath)) return notIncludedReason;
+    if (options.maxFileSizeBytes > 0 && size > options.maxFileSizeBytes) return sizeReason;
     return knownReadable?.(path, size, mtimeMs, rel) ? undefined : SNIFF;
   };
 
@@ -300,7 +311,11 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     for (let i = 0; i < fresh.length; i++) {
       const c = fresh[i];
       if (reasons[i] === GONE) continue; // removed since the listing
-      if (reasons[i]) skipped.push(unreadAt.has(i) ? { path: c.path, reason: reasons[i]!, unread: true } : { path: c.path, reason: reasons[i]! });
+      const reason = reasons[i];
+      if (reason)
+        skipped.push(
+          unreadAt.has(i) ? { path: c.path, reason, unread: true } : reason === excludedReason || reason === notIncludedReason ? { path: c.path, reason, excluded: true } : { path: c.path, reason },
+        );
       else {
         if (options.volumeNames !== false) c.volumeName = volumeNameFor(c.rel!);
         files.push(c);
@@ -377,12 +392,12 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
         continue;
       }
       if (!isDir && name === '.gitignore') {
-        skipped.push({ path, reason: l10n.t('git ignore rules (.gitignore) are applied, not uploaded') });
+        skipped.push({ path, reason: l10n.t('git ignore rules (.gitignore) are applied, not uploaded'), excluded: true });
         continue;
       }
       const rel = anchorPrefix + name;
       if (isDir && isExcluded(rel)) {
-        skipped.push({ path, reason: l10n.t('folder matches an exclude pattern') });
+        skipped.push({ path, reason: l10n.t('folder matches an exclude pattern'), excluded: true });
         continue;
       }
       const privateFolder = isDir ? privateFolderNameReason(name) : undefined;
@@ -393,7 +408,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       // As git: the deepest .gitignore with a matching line decides (a `!` there re-includes);
       // this folder is not excluded, or the walk would not be in it.
       if (here.length && scopesIgnore(here, (_, i) => scopePrefixes[i] + name, isDir)) {
-        skipped.push({ path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore') });
+        skipped.push({ path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore'), excluded: true });
         continue;
       }
       if (isDir) {

@@ -40,8 +40,10 @@ export function startSync(services: ExtensionServices, deps: SyncFeatureDeps): S
     ];
     if (summary.failed) parts.push(vscode.l10n.t('{0} failed', summary.failed));
     if (summary.cancelled) parts.push(vscode.l10n.t('{0} not done (cancelled)', summary.cancelled));
-    // Said in the toast too (Show Details names them): a link, a credential file or an ignored file is not synced, and a file removed here stays in the volume when the pairing keeps removed files.
-    if (plan.skipped.length) parts.push(vscode.l10n.t('{0} skipped', plan.skipped.length));
+    // Said in the toast too (Show Details names them): a link or a credential file is not synced, and a file removed here stays in the volume when the pairing keeps removed files.
+    // What the folder's own rules leave out (.git, .gitignore, ignored files) is not news: Show Details names it.
+    const skipped = plan.skipped.filter((s) => !s.excluded);
+    if (skipped.length) parts.push(vscode.l10n.t('{0} skipped', skipped.length));
     if (plan.keptRemote.length) parts.push(vscode.l10n.t('{0} removed here, kept in the volume', plan.keptRemote.length));
     const line = vscode.l10n.t('Sync {0} → {1}: {2}', runner.label, shownVolume(runner.pairing.volume), parts.join(', '));
     const showDetailsLabel = vscode.l10n.t('Show Details');
@@ -59,7 +61,7 @@ export function startSync(services: ExtensionServices, deps: SyncFeatureDeps): S
         // One line per file: a name's newline would forge lines of this report.
         for (const r of summary.results) details.appendLine(`${r.action.padEnd(9)} ${shown(r.rel)}${'reason' in r ? `  ${shown(r.reason)}` : `  as ${shown(r.uuid)}`}`);
         // A reason can quote a file name (a name clash): escaped like the names, so it cannot forge lines either.
-        for (const s of plan.skipped) details.appendLine(`${'skipped'.padEnd(9)} ${shown(s.path)}  ${shown(s.reason)}`);
+        for (const s of plan.skipped) details.appendLine(`${(s.excluded ? 'excluded' : 'skipped').padEnd(9)} ${shown(s.path)}  ${shown(s.reason)}`);
         for (const rel of plan.keptRemote) details.appendLine(`${'kept'.padEnd(9)} ${shown(rel)}  ${vscode.l10n.t('removed here, kept in the volume (the pairing keeps removed files)')}`);
         for (const f of plan.untracked) details.appendLine(`${'remote'.padEnd(9)} ${shown(f.filename)}  not from this folder, left alone`);
         details.show(true);

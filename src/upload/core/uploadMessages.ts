@@ -4,7 +4,7 @@
 import * as l10n from '@vscode/l10n';
 import type { SkippedFile } from '../../common/core/folderExpansion';
 import type { DuplicateChoice, DuplicateQuestion } from './duplicatePlanning';
-import type { UploadSummary } from './uploadRun';
+import type { FileOutcome, UploadSummary } from './uploadRun';
 import { shownInMessage, shownInput, shownWithIcons } from '../../common/core/untrustedText';
 
 /**
@@ -81,15 +81,21 @@ export const identicalReason = (): string => l10n.t('already there, identical');
 
 /** True when nothing was sent because every file was already there, identical (said as good news, not a warning). */
 export function allIdentical(summary: UploadSummary): boolean {
-  return summary.results.length > 0 && summary.results.every((r) => r.outcome === 'skipped' && r.reason.startsWith(identicalReason()));
+  const considered = notExcluded(summary);
+  return considered.length > 0 && considered.every((r) => r.outcome === 'skipped' && r.reason.startsWith(identicalReason()));
+}
+
+/** The outcomes of the files the selection contributes: not those its own rules left out (a folder's `.gitignore`, its excluded files). */
+function notExcluded(summary: UploadSummary): FileOutcome[] {
+  return summary.results.filter((r) => r.outcome === 'uploaded' || !r.excluded);
 }
 
 export function summaryLine(summary: UploadSummary, volume: string): string {
   if (allIdentical(summary)) {
-    const [only] = summary.results;
-    return summary.results.length === 1
-      ? l10n.t('"{0}" is already in {1}, identical: nothing to upload.', quotedName(only.filename), volume)
-      : l10n.t('All {0} files are already in {1}, identical: nothing to upload.', summary.results.length, volume);
+    const considered = notExcluded(summary);
+    return considered.length === 1
+      ? l10n.t('"{0}" is already in {1}, identical: nothing to upload.', quotedName(considered[0].filename), volume)
+      : l10n.t('All {0} files are already in {1}, identical: nothing to upload.', considered.length, volume);
   }
   const identical = summary.results.filter((r) => r.outcome === 'skipped' && r.reason.startsWith(identicalReason())).length;
   const parts = [l10n.t('{0} uploaded', summary.uploaded)];

@@ -17,6 +17,8 @@ export type FileOutcome =
       outcome: 'failed' | 'skipped' | 'cancelled';
       reason: string;
       /** The failure itself (front ends classify it: `ksm upload` exits 3 on a configuration-class answer). */ error?: unknown;
+      /** A skip by the folder's own rules (`SkippedFile.excluded`): counted as `excluded`, not `skipped`. */
+      excluded?: true;
     };
 
 export interface UploadSummary {
@@ -24,7 +26,10 @@ export interface UploadSummary {
   results: FileOutcome[];
   uploaded: number;
   failed: number;
+  /** Files the selection holds but could not send (a link, a credential, a name already there…); not those its own rules left out. */
   skipped: number;
+  /** Files left out by the folder's own rules (exclude and include patterns, `.gitignore`): `SkippedFile.excluded`. */
+  excluded: number;
   cancelled: number;
   /** True when the user cancelled before every batch was answered. */
   wasCancelled: boolean;
@@ -97,9 +102,10 @@ export async function runUpload(options: UploadRunOptions): Promise<UploadSummar
       },
     );
   }
-  for (const skip of plan.skipped) results.push({ path: skip.path, filename: baseName(skip.path), outcome: 'skipped', reason: skip.reason });
+  for (const skip of plan.skipped) results.push({ path: skip.path, filename: baseName(skip.path), outcome: 'skipped', reason: skip.reason, ...(skip.excluded ? { excluded: true as const } : {}) });
   const count = (kind: FileOutcome['outcome']) => results.filter((r) => r.outcome === kind).length;
-  return { volume, results, uploaded: count('uploaded'), failed: count('failed'), skipped: count('skipped'), cancelled: count('cancelled'), wasCancelled, replacements };
+  const excluded = results.filter((r) => r.outcome === 'skipped' && r.excluded).length;
+  return { volume, results, uploaded: count('uploaded'), failed: count('failed'), skipped: count('skipped') - excluded, excluded, cancelled: count('cancelled'), wasCancelled, replacements };
 }
 
 /**

@@ -45,6 +45,7 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       writeFileSync(join(root, rel), content);
     }
     writeFileSync(join(root, 'scratch.draft.md'), 'ignored by the workspace .gitignore (*.draft.md)\n');
+    writeFileSync(join(root, '.env'), 'TOKEN=never-synced\n');
   });
 
   it('pairs a folder from the Explorer, previews the plan and applies it', async () => {
@@ -95,10 +96,10 @@ describe('Scenario 7: keep a folder in sync with a volume from the Explorer', fu
       60_000,
     );
     await waitForStatus(/KSM: in sync/);
-    // The summary counts what the folder holds but did not send (the .gitignore'd draft); Show Details names it.
+    // The summary counts what the folder holds but did not send (the credential file), not what its own rules leave out (the .gitignore'd draft); Show Details names both.
     await eventually(
       () => workbench.findNotification(/5 uploaded, 0 replaced, 0 deleted, 0 unchanged, 1 skipped/),
-      async () => `no sync summary counting the skipped draft; notifications: ${JSON.stringify(await workbench.page.locator('.notification-list-item').allInnerTexts())}`,
+      async () => `no sync summary counting the skipped .env alone; notifications: ${JSON.stringify(await workbench.page.locator('.notification-list-item').allInnerTexts())}`,
       30_000,
       1_000,
     );
