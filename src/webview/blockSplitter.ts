@@ -33,6 +33,20 @@ export interface FenceClose {
   after: number;
 }
 
+/** Where a code fence of the stream opened, as offsets in the whole stream. */
+export interface FenceOpen {
+  /** The start of its opening line. */
+  lineStart: number;
+  /** Where its code starts: after its opening line. */
+  codeStart: number;
+  /** Its marks (three of them) and the start of its info string (at most 256 characters): rendered, an empty code block of its language. */
+  opening: string;
+  /** The spaces before its marks, which its code lines lose (up to as many) when parsed. */
+  indent: number;
+  /** Whether it is in a list item (else it is a block of its own at the open block's top level). */
+  inItem: boolean;
+}
+
 export class BlockSplitter {
   /** The open block plus any unscanned text; finished blocks are dropped from it. */
   private source = '';
@@ -54,6 +68,8 @@ export class BlockSplitter {
   private items: number[] = [];
   /** Where the fences opened in the open block ended: fence number `closesBase + 1 + i` at `closes[i]`. */
   private closes: FenceClose[] = [];
+  /** Where the fences opened in the open block opened, numbered as `closes`. */
+  private opens: FenceOpen[] = [];
   private closesBase = 0;
   private sawBlankLine = false;
   /** The unfinished line's leading white space read so far (unfinishedLineEndsFence). */
@@ -166,6 +182,11 @@ export class BlockSplitter {
     return fence > this.closesBase ? this.closes[fence - this.closesBase - 1] : undefined;
   }
 
+  /** Where fence number `fence` (see fenceCount) of the open block opened, if it did. */
+  fenceOpen(fence: number): FenceOpen | undefined {
+    return fence > this.closesBase ? this.opens[fence - this.closesBase - 1] : undefined;
+  }
+
   /** How many code fences were opened so far: the same count and still inside one means the same fence. */
   get fenceCount(): number {
     return this.fencesOpened;
@@ -177,6 +198,7 @@ export class BlockSplitter {
     this.openStart = at;
     this.items = [];
     this.closes = [];
+    this.opens = [];
     this.closesBase = this.fencesOpened;
   }
 
@@ -214,7 +236,7 @@ export class BlockSplitter {
     // After a blank line, a line indented less than an item's content ends that item.
     if (this.sawBlankLine) this.closeItems(indent);
     this.sawBlankLine = false;
-    if (this.openFence(line, 0)) return;
+    if (this.openFence(line, 0, lineStart)) return;
     const item = LIST_ITEM.exec(line);
     if (!item) return;
     const markerEnd = item[1].length + item[2].length;
@@ -225,11 +247,11 @@ export class BlockSplitter {
     if (this.items.length >= MAX_ITEM_DEPTH) return;
     this.items.push(content);
     // A fence may start on the item's own line (`- ```bash`).
-    if (item[3].length > 0 && item[3].length < 5) this.openFence(line.slice(content), content);
+    if (item[3].length > 0 && item[3].length < 5) this.openFence(line.slice(content), content, lineStart);
   }
 
-  /** Opens a fence if `line` (which starts at column `column`) is one. */
-  private openFence(line: string, column: number): boolean {
+  /** Opens a fence if `line` (which starts at column `column` of the line at `lineStart` in `source`) is one. */
+  private openFence(line: string, column: number, lineStart: number): boolean {
     const open = FENCE_OPEN.exec(line);
     // A backtick fence's info string may not contain backticks (CommonMark 4.5).
     if (!open || (open[2][0] === '`' && open[3].includes('`'))) return false;
@@ -245,6 +267,9 @@ export class BlockSplitter {
     if (container === 0 && indent > 3) return false;
     this.fence = { char: open[2][0], length: open[2].length, atMargin: indent === 0, indent, container };
     this.fencesOpened++;
+    // Column `column` is character `column` of the line: a list item's marker and indentation are spaces (LIST_ITEM).
+    const at = this.dropped + lineStart;
+    this.opens.push({ lineStart: at, codeStart: at + column + line.length + 1, opening: open[2].slice(0, 3) + open[3].slice(0, 256), indent, inItem: container > 0 });
     return true;
   }
 
