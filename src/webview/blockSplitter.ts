@@ -15,6 +15,11 @@
 // the fence with it). The streaming render uses that to draw text below a closed fence
 // outside its code (streamingMarkdown.ts). The item columns are a heuristic (a lazy
 // continuation line can look like an item), so they never decide a cut on their own.
+//
+// A fence in a block quote (`> ````) is followed too, for the render alone: its code lines
+// start with its quote marks, and any line without them (a blank one too) ends the quote and
+// the fence. It never changes a cut: a blank line ends every quote, and a fence line at the
+// margin is in none.
 
 // The info string runs to the line's end or a carriage return (CRLF text). No `$`: with one,
 // a line of backticks ending in '\r' failed after trying every fence length (quadratic).
@@ -43,8 +48,10 @@ export interface FenceOpen {
   opening: string;
   /** The spaces before its marks, which its code lines lose (up to as many) when parsed. */
   indent: number;
-  /** Whether it is in a list item (else it is a block of its own at the open block's top level). */
+  /** Whether it is in a list item (else it is a block of its own at the open block's top level, or in a quote). */
   inItem: boolean;
+  /** The block quotes it is in: each of its code lines starts with as many quote marks, which its parse strips. */
+  quote: number;
 }
 
 export class BlockSplitter {
@@ -60,9 +67,10 @@ export class BlockSplitter {
   private searched = 0;
   /**
    * The fence the open block is inside; `atMargin`: it opened in column 0; `indent`: the
-   * spaces before it; `container`: the content column of the list item it is in (0: none).
+   * spaces before it (after its quote marks); `container`: the content column of the list item
+   * it is in (0: none); `quote`: the block quotes it is in (their `>` marks start each of its lines).
    */
-  private fence: { char: string; length: number; atMargin: boolean; indent: number; container: number } | null = null;
+  private fence: { char: string; length: number; atMargin: boolean; indent: number; container: number; quote: number } | null = null;
   private fencesOpened = 0;
   /** The content columns of the open block's list items, outermost first (a heuristic, see above). */
   private items: number[] = [];
@@ -172,6 +180,16 @@ export class BlockSplitter {
     return this.fence !== null;
   }
 
+  /** The block quotes the open fence is in (0: none). */
+  fenceQuote(): number {
+    return this.fence?.quote ?? 0;
+  }
+
+  /** Where the unfinished last line starts in the whole stream. */
+  unfinishedLineStart(): number {
+    return this.dropped + this.scanned;
+  }
+
   /** The spaces before the open fence's marks, which its code lines lose (up to as many) when parsed. */
   fenceIndent(): number {
     return this.fence?.indent ?? 0;
@@ -202,31 +220,47 @@ export class BlockSplitter {
     this.closesBase = this.fencesOpened;
   }
 
-  private scanLine(line: string, lineStart: number, finished: string[]): void {
-    if (this.fence) {
-      const fence = this.fence;
-      const close = FENCE_CLOSE.exec(line);
-      if (close && close[2][0] === fence.char && close[2].length >= fence.length && close[1].length <= fence.container + 3) {
+  /** Reads a line inside the open fence; false: the line ended the fence (and its item or quote) and is read as a line outside it. */
+  private scanFenceLine(line: string, lineStart: number, finished: string[]): boolean {
+    const fence = this.fence!;
+    let body = line;
+    if (fence.quote > 0) {
+      // A fence in a block quote takes only lines with its quote marks (no lazy lines in code):
+      // any other line, a blank one too, ends the quote and its fence.
+      const prefix = quotePrefix(line, fence.quote);
+      if (prefix === -1) {
         this.fence = null;
-        const at = this.dropped + lineStart;
-        this.closes.push({ codeEnd: at, after: at + line.length + 1 });
-        // Finished now: the code is drawn as a finished block, and text written right below
-        // the fence starts a block of its own instead of waiting in the code's.
-        if (fence.atMargin) this.cut(lineStart + line.length + 1, finished);
-        this.sawBlankLine = false;
-        return;
+        this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+        return false;
       }
-      // A fence indented 4 or more is in a list item whose content starts at most 3 columns
-      // before it; a line indented less than that ends the item and its fence (no lazy lines
-      // in code). Whether the line before it was blank decides a cut there, as outside a fence.
-      const blank = line.trim() === '';
-      if (fence.indent < 4 || blank || indentOf(line) >= fence.indent - 3) {
-        this.sawBlankLine = blank;
-        return;
-      }
-      this.fence = null;
-      this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+      body = line.slice(prefix);
     }
+    const close = FENCE_CLOSE.exec(body);
+    if (close && close[2][0] === fence.char && close[2].length >= fence.length && close[1].length <= fence.container + 3) {
+      this.fence = null;
+      const at = this.dropped + lineStart;
+      this.closes.push({ codeEnd: at, after: at + line.length + 1 });
+      // Finished now: the code is drawn as a finished block, and text written right below
+      // the fence starts a block of its own instead of waiting in the code's.
+      if (fence.atMargin) this.cut(lineStart + line.length + 1, finished);
+      this.sawBlankLine = false;
+      return true;
+    }
+    // A fence indented 4 or more is in a list item whose content starts at most 3 columns
+    // before it; a line indented less than that ends the item and its fence (no lazy lines
+    // in code). Whether the line before it was blank decides a cut there, as outside a fence.
+    const blank = line.trim() === '';
+    if (fence.indent < 4 || blank || indentOf(line) >= fence.indent - 3) {
+      this.sawBlankLine = blank;
+      return true;
+    }
+    this.fence = null;
+    this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+    return false;
+  }
+
+  private scanLine(line: string, lineStart: number, finished: string[]): void {
+    if (this.fence && this.scanFenceLine(line, lineStart, finished)) return;
     if (line.trim() === '') {
       this.sawBlankLine = true;
       return;
@@ -236,6 +270,12 @@ export class BlockSplitter {
     // After a blank line, a line indented less than an item's content ends that item.
     if (this.sawBlankLine) this.closeItems(indent);
     this.sawBlankLine = false;
+    // A fence in a block quote (`> ````): its code lines keep the quote marks, which the render strips.
+    const quote = quoteDepth(line);
+    if (quote.levels > 0) {
+      this.openFence(line.slice(quote.prefix), quote.prefix, lineStart, quote.levels);
+      return;
+    }
     if (this.openFence(line, 0, lineStart)) return;
     const item = LIST_ITEM.exec(line);
     if (!item) return;
@@ -251,31 +291,58 @@ export class BlockSplitter {
   }
 
   /** Opens a fence if `line` (which starts at column `column` of the line at `lineStart` in `source`) is one. */
-  private openFence(line: string, column: number, lineStart: number): boolean {
+  private openFence(line: string, column: number, lineStart: number, quote = 0): boolean {
     const open = FENCE_OPEN.exec(line);
     // A backtick fence's info string may not contain backticks (CommonMark 4.5).
     if (!open || (open[2][0] === '`' && open[3].includes('`'))) return false;
-    const indent = column + open[1].length;
+    // In a block quote, its indentation counts from the quote marks; the splitter follows no list item inside a quote.
+    const indent = (quote > 0 ? 0 : column) + open[1].length;
     // Its container: the innermost list item whose content it is indented at most 3 past; indented 4 or more past all of them it is code.
     let container = 0;
-    for (let i = this.items.length - 1; i >= 0; i--) {
+    for (let i = quote > 0 ? -1 : this.items.length - 1; i >= 0; i--) {
       if (this.items[i] <= indent && indent <= this.items[i] + 3) {
         container = this.items[i];
         break;
       }
     }
     if (container === 0 && indent > 3) return false;
-    this.fence = { char: open[2][0], length: open[2].length, atMargin: indent === 0, indent, container };
+    this.fence = { char: open[2][0], length: open[2].length, atMargin: indent === 0 && quote === 0, indent, container, quote };
     this.fencesOpened++;
     // Column `column` is character `column` of the line: a list item's marker and indentation are spaces (LIST_ITEM).
     const at = this.dropped + lineStart;
-    this.opens.push({ lineStart: at, codeStart: at + column + line.length + 1, opening: open[2].slice(0, 3) + open[3].slice(0, 256), indent, inItem: container > 0 });
+    this.opens.push({ lineStart: at, codeStart: at + column + line.length + 1, opening: open[2].slice(0, 3) + open[3].slice(0, 256), indent, inItem: container > 0, quote });
     return true;
   }
 
   private closeItems(indent: number): void {
     while (this.items.length > 0 && this.items[this.items.length - 1] > indent) this.items.pop();
   }
+}
+
+/** Where `levels` block quote marks at `from` in `line` end (each: up to 3 spaces, `>` and a space), or -1 if it has fewer. */
+export function quotePrefix(line: string, levels: number, from = 0): number {
+  let at = from;
+  for (let level = 0; level < levels; level++) {
+    const start = at;
+    while (at - start < 3 && line[at] === ' ') at++;
+    if (line[at] !== '>') return -1;
+    at++;
+    if (line[at] === ' ') at++;
+  }
+  return at;
+}
+
+/** How many block quote marks start `line`, and the characters they take (at most 100 levels, markdown-it's nesting limit). */
+function quoteDepth(line: string): { levels: number; prefix: number } {
+  let levels = 0;
+  let prefix = 0;
+  while (levels < MAX_ITEM_DEPTH) {
+    const next = quotePrefix(line, 1, prefix);
+    if (next === -1) break;
+    prefix = next;
+    levels++;
+  }
+  return { levels, prefix };
 }
 
 /** A line's indentation in columns (a tab goes to the next multiple of 4). */

@@ -1,4 +1,4 @@
-import { BlockSplitter, type FenceOpen } from './blockSplitter';
+import { BlockSplitter, type FenceOpen, quotePrefix } from './blockSplitter';
 import { ChunkedText, cutPoint, el } from './dom';
 import { type CitationMarkers, markCitations, renderMarkdown } from './markdown';
 
@@ -67,7 +67,7 @@ export class StreamingMarkdown {
    * count), the spaces its code lines lose when parsed, and how many of them the current
    * line may still lose (its text so far is all spaces).
    */
-  private openCode: { fence: number; indent: number; lineIndent: number } | undefined;
+  private openCode: { fence: number; indent: number; lineIndent: number; quote: number; atLineStart: boolean } | undefined;
   /** Characters of the open block held back from its code: a line that may become the closing fence. */
   private openHeld = 0;
   private group: HTMLElement | undefined;
@@ -131,7 +131,8 @@ export class StreamingMarkdown {
       if (this.openTail?.inCode && this.splitter.isInsideFence()) {
         const indent = this.splitter.fenceIndent();
         const lastLine = source.slice(source.lastIndexOf('\n', source.length - 1) + 1);
-        this.openCode = { fence: this.splitter.fenceCount, indent, lineIndent: /^ *$/.test(lastLine) ? Math.max(0, indent - lastLine.length) : 0 };
+        const lineIndent = /^ *$/.test(lastLine) ? Math.max(0, indent - lastLine.length) : 0;
+        this.openCode = { fence: this.splitter.fenceCount, indent, lineIndent, quote: this.splitter.fenceQuote(), atLineStart: lastLine === '' };
       }
       return;
     }
@@ -147,7 +148,8 @@ export class StreamingMarkdown {
         // Text of the open fence goes into its code, up to where the fence ended; the text
         // after it goes after the code element (a list item may go on), as text.
         const close = this.splitter.fenceClose(this.openCode.fence);
-        const codeEnd = close?.codeEnd ?? end - this.heldBack(from, end);
+        // In a block quote, whole lines only: the next line may lack the quote marks and end the code.
+        const codeEnd = close?.codeEnd ?? (this.openCode.quote > 0 ? Math.max(from, this.splitter.unfinishedLineStart()) : end - this.heldBack(from, end));
         if (from < codeEnd) this.openTail.append(this.codeText(this.splitter.slice(from, codeEnd)));
         if (!close) {
           this.openShown = Math.max(from, codeEnd) - start;
@@ -196,14 +198,14 @@ export class StreamingMarkdown {
    * (in the list item it is in; at the top of the open block for a fence in no item).
    */
   private startCode(opened: FenceOpen, lineShown: boolean): void {
-    this.openCode = { fence: this.openParsedFences, indent: opened.indent, lineIndent: opened.indent };
+    this.openCode = { fence: this.openParsedFences, indent: opened.indent, lineIndent: opened.indent, quote: opened.quote, atLineStart: true };
     // The parse ended inside its opening line: it drew the (empty) code block already.
     if (lineShown && this.openTail?.inCode) return;
     const block = renderMarkdown(`${opened.opening}\n`, { highlight: false });
     const code = block.querySelector('pre code') ?? block.querySelector('pre');
     if (!code) return;
     const container = this.openTail?.container;
-    const item = opened.inItem ? container?.closest('li') : null;
+    const item = opened.inItem ? container?.closest('li') : opened.quote > 0 ? container?.closest('blockquote') : null;
     const inline = container?.closest('.code-block') ?? container?.closest('pre') ?? container?.closest('p, h1, h2, h3, h4, h5, h6');
     if (item && (!inline || !item.contains(inline))) item.append(block);
     else if (item && inline) inline.after(block);
@@ -236,9 +238,22 @@ export class StreamingMarkdown {
     return match ? Math.min(match[1].length, end - from) : 0;
   }
 
-  /** Code text as its parse shows it: each line loses up to the fence's indentation in leading spaces. */
+  /** Code text as its parse shows it: each line loses its quote marks, and up to the fence's indentation in leading spaces. */
   private codeText(text: string): string {
     const code = this.openCode;
+    if (code && code.quote > 0) {
+      // Whole lines (see render), but for the rest of the line the last parse ended in.
+      const lines = text.split('\n');
+      for (let i = code.atLineStart ? 0 : 1; i < lines.length; i++) {
+        const prefix = quotePrefix(lines[i], code.quote);
+        let at = Math.max(0, prefix);
+        const indentEnd = at + code.indent;
+        while (at < indentEnd && lines[i][at] === ' ') at++;
+        if (at > 0) lines[i] = lines[i].slice(at);
+      }
+      code.atLineStart = text.endsWith('\n');
+      return lines.join('\n');
+    }
     if (!code || code.indent === 0) return text;
     let out = text;
     if (code.lineIndent > 0) {
@@ -330,13 +345,13 @@ function rawTextBlock(): HTMLElement {
 }
 
 /**
- * Whether an unfinished line may still become a code fence's opening line: indentation, a
- * list item's marker, then nothing yet, or fewer than three marks, or a fence's marks and an
+ * Whether an unfinished line may still become a code fence's opening line: indentation and
+ * quote marks, a list item's marker, then nothing yet, or fewer than three marks, or a fence's marks and an
  * info string (with no backtick after backticks).
  */
 function mayOpenFence(line: string): boolean {
   let at = 0;
-  while (line[at] === ' ' || line[at] === '\t') at++;
+  while (line[at] === ' ' || line[at] === '\t' || line[at] === '>') at++;
   const marker = /^(?:[-+*]|\d{1,9}[.)]?)(?= |$)/.exec(line.slice(at));
   if (marker) {
     at += marker[0].length;

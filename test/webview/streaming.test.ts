@@ -531,8 +531,9 @@ describe('webview streaming render', function () {
   async function openCodeAndText(turnId: string): Promise<{ codes: string[]; text: string }> {
     const open = webview.page.locator(`[data-turn-id="${turnId}"] .md-open`);
     const codes = await open.locator('pre code').evaluateAll((nodes) => nodes.map((node) => node.textContent ?? ''));
+    type Node = { cloneNode(deep: boolean): Node; querySelectorAll(selector: string): Iterable<{ remove(): void }>; textContent: string | null };
     const text = await open.evaluate((node) => {
-      const copy = node.cloneNode(true) as Element;
+      const copy = (node as unknown as Node).cloneNode(true);
       for (const code of Array.from(copy.querySelectorAll('.code-block, pre'))) code.remove();
       return copy.textContent ?? '';
     });
@@ -559,8 +560,23 @@ describe('webview streaming render', function () {
     ],
     // A fence in no list item, after a long paragraph (a fence indented 1 to 3 does not end the block).
     ['a fence after a long paragraph', `${'A long paragraph line. '.repeat(900)}\n \`\`\`js\n x();\n y();\n \`\`\`\nText right below.\nMore.`, ' y();\n', 'x();\ny();\n', 'Text right below.'],
+    // Fences in a block quote: their code lines lose their quote marks, and a line without them ends the code.
+    [
+      'a fence in a block quote after a long quote',
+      `Quoted:\n\n${Array.from({ length: 700 }, (_, i) => `> quoted text ${i} of the line.`).join('\n')}\n> \`\`\`py\n> def f():\n>     return 1\n> \`\`\`\n> After the code, quoted.\n> End.`,
+      'return 1\n',
+      'def f():\n    return 1\n',
+      'After the code, quoted.',
+    ],
+    [
+      'a long fence in a block quote, open at the last parse',
+      `Quoted:\n\n> \`\`\`ts\n${Array.from({ length: 600 }, (_, i) => `> const value${i} = compute(${i}); // line ${i}`).join('\n')}\n> \`\`\`\n> After the quoted code.\n> End.`,
+      'line 599\n',
+      `${Array.from({ length: 600 }, (_, i) => `const value${i} = compute(${i}); // line ${i}`).join('\n')}\n`,
+      'After the quoted code.',
+    ],
   ]) {
-    it(`draws as code, while it streams, ${name} opened past the live limit, and the text after it outside the code`, async () => {
+    it(`draws as code, while it streams past the live limit, ${name}, and the text after its close outside the code`, async () => {
       const at = answer.lastIndexOf(before) + before.length;
       await streamPastLiveLimit('second', answer.slice(0, at), ...((answer.includes('line 5\n') ? ['line 5\n'] : ['line.', '']) as [string, string?]));
       await drawn('[data-turn-id="second"] .md-open', code.trimEnd().split('\n').pop() ?? '-');
