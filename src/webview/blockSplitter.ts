@@ -30,6 +30,95 @@ const MAX_ITEM_DEPTH = 100;
 /** A list item's marker and the spaces after it (at most 5 are read: more mean indented code in the item). */
 const LIST_ITEM = /^( *)([-+*]|\d{1,9}[.)])( {1,5}|$)/;
 
+/**
+ * Text kept as the pieces it arrived in, so that appending never copies what is already
+ * there: with one string, `+=` and then a search or a slice flattened the whole open block,
+ * a copy of it at every frame. Pieces are joined only for what is read (a line once it
+ * ends, a block once it is finished or parsed); positions count from the first character
+ * not dropped.
+ */
+class PieceText {
+  private parts: string[] = [];
+  /** Where each part starts, counted from the first character ever appended. */
+  private starts: number[] = [];
+  /** The first part not dropped (parts before it are cleared in bulk, not shifted out one by one). */
+  private first = 0;
+  /** Characters dropped from the start. */
+  private origin = 0;
+  private end = 0;
+
+  get length(): number {
+    return this.end - this.origin;
+  }
+
+  append(text: string): void {
+    if (!text) return;
+    this.parts.push(text);
+    this.starts.push(this.end);
+    this.end += text.length;
+  }
+
+  charAt(index: number): string | undefined {
+    const at = this.origin + index;
+    if (index < 0 || at >= this.end) return undefined;
+    const part = this.partAt(at);
+    return this.parts[part][at - this.starts[part]];
+  }
+
+  /** The position of the first `char` at or after `from`, or -1. */
+  indexOf(char: string, from: number): number {
+    const at = this.origin + Math.max(0, from);
+    if (at >= this.end) return -1;
+    for (let part = this.partAt(at); part < this.parts.length; part++) {
+      const found = this.parts[part].indexOf(char, Math.max(0, at - this.starts[part]));
+      if (found !== -1) return this.starts[part] + found - this.origin;
+    }
+    return -1;
+  }
+
+  slice(from: number, to: number): string {
+    const start = this.origin + Math.max(0, from);
+    const end = Math.min(this.end, this.origin + to);
+    if (start >= end) return '';
+    let part = this.partAt(start);
+    const last = this.partAt(end - 1);
+    if (part === last) return this.parts[part].slice(start - this.starts[part], end - this.starts[part]);
+    const out = [this.parts[part].slice(start - this.starts[part])];
+    for (part++; part < last; part++) out.push(this.parts[part]);
+    out.push(this.parts[last].slice(0, end - this.starts[last]));
+    return out.join('');
+  }
+
+  /** Drops the first `count` characters. */
+  drop(count: number): void {
+    const at = Math.min(this.end, this.origin + count);
+    while (this.first < this.parts.length && this.starts[this.first] + this.parts[this.first].length <= at) this.first++;
+    if (this.first < this.parts.length && this.starts[this.first] < at) {
+      this.parts[this.first] = this.parts[this.first].slice(at - this.starts[this.first]);
+      this.starts[this.first] = at;
+    }
+    this.origin = at;
+    // Compacted once half the parts are dropped: each part is moved a bounded number of times.
+    if (this.first > 32 && this.first * 2 > this.parts.length) {
+      this.parts = this.parts.slice(this.first);
+      this.starts = this.starts.slice(this.first);
+      this.first = 0;
+    }
+  }
+
+  /** The part holding position `at` (counted from the first character ever appended; origin <= at < end). */
+  private partAt(at: number): number {
+    let low = this.first;
+    let high = this.parts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.starts[middle] <= at) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+}
+
 /** Where a code fence of the stream ended, as offsets in the whole stream. */
 export interface FenceClose {
   /** The end of its code: the start of its closing line, or of the line that ended its list item. */
@@ -56,7 +145,7 @@ export interface FenceOpen {
 
 export class BlockSplitter {
   /** The open block plus any unscanned text; finished blocks are dropped from it. */
-  private source = '';
+  private readonly source = new PieceText();
   /** Start of the first line not yet scanned (always at a line start). */
   private scanned = 0;
   /** Start of the open block within `source`, until the next trim. */
@@ -85,7 +174,7 @@ export class BlockSplitter {
 
   /** Appends text; returns the blocks it finished, in order. */
   append(text: string): string[] {
-    this.source += text;
+    this.source.append(text);
     const finished: string[] = [];
     let lineEnd: number;
     while ((lineEnd = this.source.indexOf('\n', Math.max(this.scanned, this.searched))) !== -1) {
@@ -96,7 +185,7 @@ export class BlockSplitter {
     this.searched = this.source.length;
     // The first character of a line after a blank line is enough to know a block ended;
     // waiting for the line's end would hold a finished block back for a whole line.
-    const next = this.source[this.scanned];
+    const next = this.source.charAt(this.scanned);
     // The unfinished line's indentation is known once it has other text: if it ends a fence
     // indented 4 or more (see scanLine), the code ends now, not at the line's end.
     const fence = this.fence;
@@ -113,7 +202,7 @@ export class BlockSplitter {
     if (this.openStart > 0) {
       // Keeping only the open block keeps every later scan and slice proportional to it,
       // not to the whole answer.
-      this.source = this.source.slice(this.openStart);
+      this.source.drop(this.openStart);
       this.scanned -= this.openStart;
       this.searched -= this.openStart;
       this.dropped += this.openStart;
@@ -124,7 +213,7 @@ export class BlockSplitter {
 
   /** The text of the block still being written. */
   openBlock(): string {
-    return this.source.slice(this.openStart);
+    return this.source.slice(this.openStart, this.source.length);
   }
 
   /** Where the open block starts in the whole stream: it changes when a block is finished. */
@@ -148,7 +237,7 @@ export class BlockSplitter {
     let at = this.scanned + this.head.read;
     let column = this.head.column;
     while (at < this.source.length && column < limit) {
-      const char = this.source[at];
+      const char = this.source.charAt(at);
       if (char === ' ') column++;
       else if (char === '\t') column += 4 - (column % 4);
       else break;
@@ -157,7 +246,7 @@ export class BlockSplitter {
     this.head.read = at - this.scanned;
     this.head.column = column;
     // Other white space (a carriage return, a no-break space) leaves it to the line's end, where scanLine decides as for a line that came whole.
-    return at < this.source.length && column < limit && !/\s/.test(this.source[at]);
+    return at < this.source.length && column < limit && !/\s/.test(this.source.charAt(at) ?? '');
   }
 
   /** Text of the open block between two offsets in the whole stream. */
@@ -167,9 +256,9 @@ export class BlockSplitter {
 
   /** Ends the stream: the open block, if any, is finished too. */
   finish(): string[] {
-    const rest = this.source.slice(this.openStart);
+    const rest = this.source.slice(this.openStart, this.source.length);
     this.dropped += this.source.length;
-    this.source = '';
+    this.source.drop(this.source.length);
     this.openStart = 0;
     this.scanned = 0;
     this.searched = 0;

@@ -186,4 +186,28 @@ describe('BlockSplitter', () => {
     assert.deepEqual(splitter.fenceClose(2), { codeEnd: line('> not'), after: line('> not') });
     assert.equal(splitter.isInsideFence(), false);
   });
+
+  it('reads the open block, and any part of it, the same however its text arrived (it is kept as the pieces it came in)', () => {
+    const text = `${source}\n\n- a long list\n${'- item [x] `code`\n  ```\n  y\n  ```\n'.repeat(40)}\nEnd without a break`;
+    for (const pieces of [[text], [...text], chunk(text, 4), chunk(text, 11)]) {
+      const splitter = new BlockSplitter();
+      let received = 0;
+      for (const piece of pieces) {
+        splitter.append(piece);
+        received += piece.length;
+        const start = splitter.openBlockStart();
+        assert.equal(splitter.openBlock(), text.slice(start, received));
+        assert.equal(splitter.openBlockLength(), received - start);
+        for (const [from, to] of [
+          [start, received],
+          [start + 1, received - 1],
+          [Math.max(start, received - 7), received],
+        ])
+          assert.equal(splitter.slice(from, to), text.slice(from, Math.max(from, to)));
+      }
+      const open = splitter.openBlock();
+      assert.equal(open, text.slice(splitter.openBlockStart()));
+      assert.deepEqual(splitter.finish(), [open], 'nothing lost');
+    }
+  });
 });

@@ -660,6 +660,7 @@ describe('webview streaming render', function () {
     // Each fence opened past the live limit may start a code block (with its toolbar) while it streams.
     ['2 MB of code fences in one list item', `- item\n${'  ```\n  x [\n  ```\n'.repeat(120_000)}`],
     ['2 MB of list item fences ended by their items, never closed', '- a\n  - ```\n'.repeat(170_000)],
+    ['2 MB of code fences in one block quote', '> ```\n> x [\n> ```\n'.repeat(150_000)],
   ]) {
     it(`keeps Stop usable while ${name} streams: a real click posts stop within a few messages`, async () => {
       assert.ok(hostile.length >= 2_000_000);
