@@ -15,6 +15,11 @@
 // the fence with it). The streaming render uses that to draw text below a closed fence
 // outside its code (streamingMarkdown.ts). The item columns are a heuristic (a lazy
 // continuation line can look like an item), so they never decide a cut on their own.
+//
+// A fence in a block quote (`> ````) is followed too, for the render alone: its code lines
+// start with its quote marks, and any line without them (a blank one too) ends the quote and
+// the fence. It never changes a cut: a blank line ends every quote, and a fence line at the
+// margin is in none.
 
 // The info string runs to the line's end or a carriage return (CRLF text). No `$`: with one,
 // a line of backticks ending in '\r' failed after trying every fence length (quadratic).
@@ -25,6 +30,95 @@ const MAX_ITEM_DEPTH = 100;
 /** A list item's marker and the spaces after it (at most 5 are read: more mean indented code in the item). */
 const LIST_ITEM = /^( *)([-+*]|\d{1,9}[.)])( {1,5}|$)/;
 
+/**
+ * Text kept as the pieces it arrived in, so that appending never copies what is already
+ * there: with one string, `+=` and then a search or a slice flattened the whole open block,
+ * a copy of it at every frame. Pieces are joined only for what is read (a line once it
+ * ends, a block once it is finished or parsed); positions count from the first character
+ * not dropped.
+ */
+class PieceText {
+  private parts: string[] = [];
+  /** Where each part starts, counted from the first character ever appended. */
+  private starts: number[] = [];
+  /** The first part not dropped (parts before it are cleared in bulk, not shifted out one by one). */
+  private first = 0;
+  /** Characters dropped from the start. */
+  private origin = 0;
+  private end = 0;
+
+  get length(): number {
+    return this.end - this.origin;
+  }
+
+  append(text: string): void {
+    if (!text) return;
+    this.parts.push(text);
+    this.starts.push(this.end);
+    this.end += text.length;
+  }
+
+  charAt(index: number): string | undefined {
+    const at = this.origin + index;
+    if (index < 0 || at >= this.end) return undefined;
+    const part = this.partAt(at);
+    return this.parts[part][at - this.starts[part]];
+  }
+
+  /** The position of the first `char` at or after `from`, or -1. */
+  indexOf(char: string, from: number): number {
+    const at = this.origin + Math.max(0, from);
+    if (at >= this.end) return -1;
+    for (let part = this.partAt(at); part < this.parts.length; part++) {
+      const found = this.parts[part].indexOf(char, Math.max(0, at - this.starts[part]));
+      if (found !== -1) return this.starts[part] + found - this.origin;
+    }
+    return -1;
+  }
+
+  slice(from: number, to: number): string {
+    const start = this.origin + Math.max(0, from);
+    const end = Math.min(this.end, this.origin + to);
+    if (start >= end) return '';
+    let part = this.partAt(start);
+    const last = this.partAt(end - 1);
+    if (part === last) return this.parts[part].slice(start - this.starts[part], end - this.starts[part]);
+    const out = [this.parts[part].slice(start - this.starts[part])];
+    for (part++; part < last; part++) out.push(this.parts[part]);
+    out.push(this.parts[last].slice(0, end - this.starts[last]));
+    return out.join('');
+  }
+
+  /** Drops the first `count` characters. */
+  drop(count: number): void {
+    const at = Math.min(this.end, this.origin + count);
+    while (this.first < this.parts.length && this.starts[this.first] + this.parts[this.first].length <= at) this.first++;
+    if (this.first < this.parts.length && this.starts[this.first] < at) {
+      this.parts[this.first] = this.parts[this.first].slice(at - this.starts[this.first]);
+      this.starts[this.first] = at;
+    }
+    this.origin = at;
+    // Compacted once half the parts are dropped: each part is moved a bounded number of times.
+    if (this.first > 32 && this.first * 2 > this.parts.length) {
+      this.parts = this.parts.slice(this.first);
+      this.starts = this.starts.slice(this.first);
+      this.first = 0;
+    }
+  }
+
+  /** The part holding position `at` (counted from the first character ever appended; origin <= at < end). */
+  private partAt(at: number): number {
+    let low = this.first;
+    let high = this.parts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.starts[middle] <= at) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+}
+
 /** Where a code fence of the stream ended, as offsets in the whole stream. */
 export interface FenceClose {
   /** The end of its code: the start of its closing line, or of the line that ended its list item. */
@@ -33,9 +127,25 @@ export interface FenceClose {
   after: number;
 }
 
+/** Where a code fence of the stream opened, as offsets in the whole stream. */
+export interface FenceOpen {
+  /** The start of its opening line. */
+  lineStart: number;
+  /** Where its code starts: after its opening line. */
+  codeStart: number;
+  /** Its marks (three of them) and the start of its info string (at most 256 characters): rendered, an empty code block of its language. */
+  opening: string;
+  /** The spaces before its marks, which its code lines lose (up to as many) when parsed. */
+  indent: number;
+  /** Whether it is in a list item (else it is a block of its own at the open block's top level, or in a quote). */
+  inItem: boolean;
+  /** The block quotes it is in: each of its code lines starts with as many quote marks, which its parse strips. */
+  quote: number;
+}
+
 export class BlockSplitter {
   /** The open block plus any unscanned text; finished blocks are dropped from it. */
-  private source = '';
+  private readonly source = new PieceText();
   /** Start of the first line not yet scanned (always at a line start). */
   private scanned = 0;
   /** Start of the open block within `source`, until the next trim. */
@@ -46,14 +156,17 @@ export class BlockSplitter {
   private searched = 0;
   /**
    * The fence the open block is inside; `atMargin`: it opened in column 0; `indent`: the
-   * spaces before it; `container`: the content column of the list item it is in (0: none).
+   * spaces before it (after its quote marks); `container`: the content column of the list item
+   * it is in (0: none); `quote`: the block quotes it is in (their `>` marks start each of its lines).
    */
-  private fence: { char: string; length: number; atMargin: boolean; indent: number; container: number } | null = null;
+  private fence: { char: string; length: number; atMargin: boolean; indent: number; container: number; quote: number } | null = null;
   private fencesOpened = 0;
   /** The content columns of the open block's list items, outermost first (a heuristic, see above). */
   private items: number[] = [];
   /** Where the fences opened in the open block ended: fence number `closesBase + 1 + i` at `closes[i]`. */
   private closes: FenceClose[] = [];
+  /** Where the fences opened in the open block opened, numbered as `closes`. */
+  private opens: FenceOpen[] = [];
   private closesBase = 0;
   private sawBlankLine = false;
   /** The unfinished line's leading white space read so far (unfinishedLineEndsFence). */
@@ -61,7 +174,7 @@ export class BlockSplitter {
 
   /** Appends text; returns the blocks it finished, in order. */
   append(text: string): string[] {
-    this.source += text;
+    this.source.append(text);
     const finished: string[] = [];
     let lineEnd: number;
     while ((lineEnd = this.source.indexOf('\n', Math.max(this.scanned, this.searched))) !== -1) {
@@ -72,7 +185,7 @@ export class BlockSplitter {
     this.searched = this.source.length;
     // The first character of a line after a blank line is enough to know a block ended;
     // waiting for the line's end would hold a finished block back for a whole line.
-    const next = this.source[this.scanned];
+    const next = this.source.charAt(this.scanned);
     // The unfinished line's indentation is known once it has other text: if it ends a fence
     // indented 4 or more (see scanLine), the code ends now, not at the line's end.
     const fence = this.fence;
@@ -89,7 +202,7 @@ export class BlockSplitter {
     if (this.openStart > 0) {
       // Keeping only the open block keeps every later scan and slice proportional to it,
       // not to the whole answer.
-      this.source = this.source.slice(this.openStart);
+      this.source.drop(this.openStart);
       this.scanned -= this.openStart;
       this.searched -= this.openStart;
       this.dropped += this.openStart;
@@ -100,7 +213,7 @@ export class BlockSplitter {
 
   /** The text of the block still being written. */
   openBlock(): string {
-    return this.source.slice(this.openStart);
+    return this.source.slice(this.openStart, this.source.length);
   }
 
   /** Where the open block starts in the whole stream: it changes when a block is finished. */
@@ -124,7 +237,7 @@ export class BlockSplitter {
     let at = this.scanned + this.head.read;
     let column = this.head.column;
     while (at < this.source.length && column < limit) {
-      const char = this.source[at];
+      const char = this.source.charAt(at);
       if (char === ' ') column++;
       else if (char === '\t') column += 4 - (column % 4);
       else break;
@@ -133,7 +246,7 @@ export class BlockSplitter {
     this.head.read = at - this.scanned;
     this.head.column = column;
     // Other white space (a carriage return, a no-break space) leaves it to the line's end, where scanLine decides as for a line that came whole.
-    return at < this.source.length && column < limit && !/\s/.test(this.source[at]);
+    return at < this.source.length && column < limit && !/\s/.test(this.source.charAt(at) ?? '');
   }
 
   /** Text of the open block between two offsets in the whole stream. */
@@ -143,9 +256,9 @@ export class BlockSplitter {
 
   /** Ends the stream: the open block, if any, is finished too. */
   finish(): string[] {
-    const rest = this.source.slice(this.openStart);
+    const rest = this.source.slice(this.openStart, this.source.length);
     this.dropped += this.source.length;
-    this.source = '';
+    this.source.drop(this.source.length);
     this.openStart = 0;
     this.scanned = 0;
     this.searched = 0;
@@ -156,6 +269,16 @@ export class BlockSplitter {
     return this.fence !== null;
   }
 
+  /** The block quotes the open fence is in (0: none). */
+  fenceQuote(): number {
+    return this.fence?.quote ?? 0;
+  }
+
+  /** Where the unfinished last line starts in the whole stream. */
+  unfinishedLineStart(): number {
+    return this.dropped + this.scanned;
+  }
+
   /** The spaces before the open fence's marks, which its code lines lose (up to as many) when parsed. */
   fenceIndent(): number {
     return this.fence?.indent ?? 0;
@@ -164,6 +287,11 @@ export class BlockSplitter {
   /** Where fence number `fence` (see fenceCount) of the open block ended, if it did. */
   fenceClose(fence: number): FenceClose | undefined {
     return fence > this.closesBase ? this.closes[fence - this.closesBase - 1] : undefined;
+  }
+
+  /** Where fence number `fence` (see fenceCount) of the open block opened, if it did. */
+  fenceOpen(fence: number): FenceOpen | undefined {
+    return fence > this.closesBase ? this.opens[fence - this.closesBase - 1] : undefined;
   }
 
   /** How many code fences were opened so far: the same count and still inside one means the same fence. */
@@ -177,34 +305,51 @@ export class BlockSplitter {
     this.openStart = at;
     this.items = [];
     this.closes = [];
+    this.opens = [];
     this.closesBase = this.fencesOpened;
   }
 
-  private scanLine(line: string, lineStart: number, finished: string[]): void {
-    if (this.fence) {
-      const fence = this.fence;
-      const close = FENCE_CLOSE.exec(line);
-      if (close && close[2][0] === fence.char && close[2].length >= fence.length && close[1].length <= fence.container + 3) {
+  /** Reads a line inside the open fence; false: the line ended the fence (and its item or quote) and is read as a line outside it. */
+  private scanFenceLine(line: string, lineStart: number, finished: string[]): boolean {
+    const fence = this.fence!;
+    let body = line;
+    if (fence.quote > 0) {
+      // A fence in a block quote takes only lines with its quote marks (no lazy lines in code):
+      // any other line, a blank one too, ends the quote and its fence.
+      const prefix = quotePrefix(line, fence.quote);
+      if (prefix === -1) {
         this.fence = null;
-        const at = this.dropped + lineStart;
-        this.closes.push({ codeEnd: at, after: at + line.length + 1 });
-        // Finished now: the code is drawn as a finished block, and text written right below
-        // the fence starts a block of its own instead of waiting in the code's.
-        if (fence.atMargin) this.cut(lineStart + line.length + 1, finished);
-        this.sawBlankLine = false;
-        return;
+        this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+        return false;
       }
-      // A fence indented 4 or more is in a list item whose content starts at most 3 columns
-      // before it; a line indented less than that ends the item and its fence (no lazy lines
-      // in code). Whether the line before it was blank decides a cut there, as outside a fence.
-      const blank = line.trim() === '';
-      if (fence.indent < 4 || blank || indentOf(line) >= fence.indent - 3) {
-        this.sawBlankLine = blank;
-        return;
-      }
-      this.fence = null;
-      this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+      body = line.slice(prefix);
     }
+    const close = FENCE_CLOSE.exec(body);
+    if (close && close[2][0] === fence.char && close[2].length >= fence.length && close[1].length <= fence.container + 3) {
+      this.fence = null;
+      const at = this.dropped + lineStart;
+      this.closes.push({ codeEnd: at, after: at + line.length + 1 });
+      // Finished now: the code is drawn as a finished block, and text written right below
+      // the fence starts a block of its own instead of waiting in the code's.
+      if (fence.atMargin) this.cut(lineStart + line.length + 1, finished);
+      this.sawBlankLine = false;
+      return true;
+    }
+    // A fence indented 4 or more is in a list item whose content starts at most 3 columns
+    // before it; a line indented less than that ends the item and its fence (no lazy lines
+    // in code). Whether the line before it was blank decides a cut there, as outside a fence.
+    const blank = line.trim() === '';
+    if (fence.indent < 4 || blank || indentOf(line) >= fence.indent - 3) {
+      this.sawBlankLine = blank;
+      return true;
+    }
+    this.fence = null;
+    this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+    return false;
+  }
+
+  private scanLine(line: string, lineStart: number, finished: string[]): void {
+    if (this.fence && this.scanFenceLine(line, lineStart, finished)) return;
     if (line.trim() === '') {
       this.sawBlankLine = true;
       return;
@@ -214,7 +359,13 @@ export class BlockSplitter {
     // After a blank line, a line indented less than an item's content ends that item.
     if (this.sawBlankLine) this.closeItems(indent);
     this.sawBlankLine = false;
-    if (this.openFence(line, 0)) return;
+    // A fence in a block quote (`> ````): its code lines keep the quote marks, which the render strips.
+    const quote = quoteDepth(line);
+    if (quote.levels > 0) {
+      this.openFence(line.slice(quote.prefix), quote.prefix, lineStart, quote.levels);
+      return;
+    }
+    if (this.openFence(line, 0, lineStart)) return;
     const item = LIST_ITEM.exec(line);
     if (!item) return;
     const markerEnd = item[1].length + item[2].length;
@@ -225,32 +376,62 @@ export class BlockSplitter {
     if (this.items.length >= MAX_ITEM_DEPTH) return;
     this.items.push(content);
     // A fence may start on the item's own line (`- ```bash`).
-    if (item[3].length > 0 && item[3].length < 5) this.openFence(line.slice(content), content);
+    if (item[3].length > 0 && item[3].length < 5) this.openFence(line.slice(content), content, lineStart);
   }
 
-  /** Opens a fence if `line` (which starts at column `column`) is one. */
-  private openFence(line: string, column: number): boolean {
+  /** Opens a fence if `line` (which starts at column `column` of the line at `lineStart` in `source`) is one. */
+  private openFence(line: string, column: number, lineStart: number, quote = 0): boolean {
     const open = FENCE_OPEN.exec(line);
     // A backtick fence's info string may not contain backticks (CommonMark 4.5).
     if (!open || (open[2][0] === '`' && open[3].includes('`'))) return false;
-    const indent = column + open[1].length;
+    // In a block quote, its indentation counts from the quote marks; the splitter follows no list item inside a quote.
+    const indent = (quote > 0 ? 0 : column) + open[1].length;
     // Its container: the innermost list item whose content it is indented at most 3 past; indented 4 or more past all of them it is code.
     let container = 0;
-    for (let i = this.items.length - 1; i >= 0; i--) {
+    for (let i = quote > 0 ? -1 : this.items.length - 1; i >= 0; i--) {
       if (this.items[i] <= indent && indent <= this.items[i] + 3) {
         container = this.items[i];
         break;
       }
     }
     if (container === 0 && indent > 3) return false;
-    this.fence = { char: open[2][0], length: open[2].length, atMargin: indent === 0, indent, container };
+    this.fence = { char: open[2][0], length: open[2].length, atMargin: indent === 0 && quote === 0, indent, container, quote };
     this.fencesOpened++;
+    // Column `column` is character `column` of the line: a list item's marker and indentation are spaces (LIST_ITEM).
+    const at = this.dropped + lineStart;
+    this.opens.push({ lineStart: at, codeStart: at + column + line.length + 1, opening: open[2].slice(0, 3) + open[3].slice(0, 256), indent, inItem: container > 0, quote });
     return true;
   }
 
   private closeItems(indent: number): void {
     while (this.items.length > 0 && this.items[this.items.length - 1] > indent) this.items.pop();
   }
+}
+
+/** Where `levels` block quote marks at `from` in `line` end (each: up to 3 spaces, `>` and a space), or -1 if it has fewer. */
+export function quotePrefix(line: string, levels: number, from = 0): number {
+  let at = from;
+  for (let level = 0; level < levels; level++) {
+    const start = at;
+    while (at - start < 3 && line[at] === ' ') at++;
+    if (line[at] !== '>') return -1;
+    at++;
+    if (line[at] === ' ') at++;
+  }
+  return at;
+}
+
+/** How many block quote marks start `line`, and the characters they take (at most 100 levels, markdown-it's nesting limit). */
+function quoteDepth(line: string): { levels: number; prefix: number } {
+  let levels = 0;
+  let prefix = 0;
+  while (levels < MAX_ITEM_DEPTH) {
+    const next = quotePrefix(line, 1, prefix);
+    if (next === -1) break;
+    prefix = next;
+    levels++;
+  }
+  return { levels, prefix };
 }
 
 /** A line's indentation in columns (a tab goes to the next multiple of 4). */

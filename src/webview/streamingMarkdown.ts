@@ -1,4 +1,4 @@
-import { BlockSplitter } from './blockSplitter';
+import { BlockSplitter, type FenceOpen, quotePrefix } from './blockSplitter';
 import { ChunkedText, cutPoint, el } from './dom';
 import { type CitationMarkers, markCitations, renderMarkdown } from './markdown';
 
@@ -27,6 +27,12 @@ export const LIVE_MARKDOWN_MAX_CHARS = 16_000;
 export const REPARSE_GROWTH = 32;
 /** A finished block is parsed up to this many characters (about 0.3 s at the slowest); the rest is added as text. */
 export const FINISHED_MARKDOWN_MAX_CHARS = 131_072;
+/**
+ * Code fences opened in the open block past its last parse are drawn as code blocks while
+ * they stream, up to this many per block (each adds a toolbar); the others stay text until
+ * the block's parse.
+ */
+const MAX_STREAMED_FENCES = 64;
 
 /**
  * The body of one answer. Text arrives in pieces; `render` (called at most once per
@@ -50,6 +56,8 @@ export class StreamingMarkdown {
   private openParsed = 0;
   /** The splitter's fence count at the last parse (to tell whether new text is inside the same code fence). */
   private openParsedFences = 0;
+  /** Code blocks started for fences opened past the last parse (MAX_STREAMED_FENCES). */
+  private openFencesStarted = 0;
   /** Where text of the open block beyond its last parse goes: the deepest last block of the parse (a paragraph, a list item, a code block's code). */
   private openTail: ChunkedText | undefined;
   /** The parsed text ended in white space, which the parse dropped (outside code): the added text starts with a space. */
@@ -59,7 +67,7 @@ export class StreamingMarkdown {
    * count), the spaces its code lines lose when parsed, and how many of them the current
    * line may still lose (its text so far is all spaces).
    */
-  private openCode: { fence: number; indent: number; lineIndent: number } | undefined;
+  private openCode: { fence: number; indent: number; lineIndent: number; quote: number; atLineStart: boolean } | undefined;
   /** Characters of the open block held back from its code: a line that may become the closing fence. */
   private openHeld = 0;
   private group: HTMLElement | undefined;
@@ -105,6 +113,7 @@ export class StreamingMarkdown {
       this.openTail = undefined;
       this.openParsedSpace = false;
       this.openCode = undefined;
+      this.openFencesStarted = 0;
       this.openBlock.replaceChildren();
     }
     this.openHeld = 0;
@@ -122,7 +131,8 @@ export class StreamingMarkdown {
       if (this.openTail?.inCode && this.splitter.isInsideFence()) {
         const indent = this.splitter.fenceIndent();
         const lastLine = source.slice(source.lastIndexOf('\n', source.length - 1) + 1);
-        this.openCode = { fence: this.splitter.fenceCount, indent, lineIndent: /^ *$/.test(lastLine) ? Math.max(0, indent - lastLine.length) : 0 };
+        const lineIndent = /^ *$/.test(lastLine) ? Math.max(0, indent - lastLine.length) : 0;
+        this.openCode = { fence: this.splitter.fenceCount, indent, lineIndent, quote: this.splitter.fenceQuote(), atLineStart: lastLine === '' };
       }
       return;
     }
@@ -133,31 +143,88 @@ export class StreamingMarkdown {
     if (live && !sameFence) return;
     let from = start + this.openShown;
     const end = start + length;
-    if (this.openCode && this.openTail) {
-      // Text of the fence open at the last parse goes into its code, up to where the fence
-      // ended; the text after it goes after the code element (a list item may go on), as text.
-      const close = this.splitter.fenceClose(this.openCode.fence);
-      const codeEnd = close?.codeEnd ?? end - this.heldBack(from, end);
-      if (from < codeEnd) this.openTail.append(this.codeText(this.splitter.slice(from, codeEnd)));
-      if (!close) {
-        this.openShown = codeEnd - start;
-        this.openHeld = end - codeEnd;
-        return;
+    for (;;) {
+      if (this.openCode && this.openTail) {
+        // Text of the open fence goes into its code, up to where the fence ended; the text
+        // after it goes after the code element (a list item may go on), as text.
+        const close = this.splitter.fenceClose(this.openCode.fence);
+        // In a block quote, whole lines only: the next line may lack the quote marks and end the code.
+        const codeEnd = close?.codeEnd ?? (this.openCode.quote > 0 ? Math.max(from, this.splitter.unfinishedLineStart()) : end - this.heldBack(from, end));
+        if (from < codeEnd) this.openTail.append(this.codeText(this.splitter.slice(from, codeEnd)));
+        if (!close) {
+          this.openShown = Math.max(from, codeEnd) - start;
+          this.openHeld = length - this.openShown;
+          return;
+        }
+        from = Math.max(from, codeEnd, close.after);
+        const raw = rawTextBlock();
+        const code = this.openTail.container.closest('.code-block') ?? this.openTail.container.closest('pre');
+        if (code?.parentElement) code.after(raw);
+        else this.openBlock.append(raw);
+        this.openTail = new ChunkedText(raw);
+        this.openCode = undefined;
+        this.openParsedSpace = false;
       }
-      from = Math.max(codeEnd, close.after);
-      const raw = rawTextBlock();
-      const code = this.openTail.container.closest('.code-block') ?? this.openTail.container.closest('pre');
-      if (code?.parentElement) code.after(raw);
-      else this.openBlock.append(raw);
-      this.openTail = new ChunkedText(raw);
-      this.openCode = undefined;
-      this.openParsedSpace = false;
+      // A fence opened after the text shown (past the live limit, or after the fence of the
+      // last parse) starts a code block of its own, so its code is drawn as code while it streams.
+      // (At most MAX_STREAMED_FENCES of them: a hostile stream of fences would add a toolbar each; the others stay text until the parse.)
+      const opened = this.splitter.fenceOpen(this.openParsedFences + 1);
+      if (!opened) break;
+      this.openParsedFences++;
+      if (this.openFencesStarted >= MAX_STREAMED_FENCES) continue;
+      this.openFencesStarted++;
+      if (from < opened.lineStart) this.appendText(from, opened.lineStart, start, text, textStart);
+      this.startCode(opened, from > opened.lineStart);
+      from = Math.max(from, opened.codeStart);
     }
-    let fresh = from >= textStart ? text.slice(from - textStart) : this.splitter.slice(from, end);
-    if (this.openShown === this.openParsed && this.openParsedSpace && !this.openTail?.inCode) fresh = ` ${fresh}`;
+    // An unfinished line that may become a fence's opening line is held back, as the closing one is from the code.
+    const held = this.openTail?.inCode ? 0 : this.fenceOpeningHeld(from, end);
+    if (from < end - held) this.appendText(from, end - held, start, text, textStart);
+    this.openShown = Math.max(from, end - held) - start;
+    this.openHeld = length - this.openShown;
+  }
+
+  /** Adds the open block's text [from, to) as text, where the last parse ended (`text` is this render's new text, from `textStart`). */
+  private appendText(from: number, to: number, start: number, text: string, textStart: number): void {
+    let fresh = from >= textStart ? text.slice(from - textStart, to - textStart) : this.splitter.slice(from, to);
+    if (from === start + this.openParsed && this.openParsedSpace && !this.openTail?.inCode) fresh = ` ${fresh}`;
     this.openTail ??= new ChunkedText(this.openBlock.appendChild(rawTextBlock()));
     this.openTail.append(fresh);
-    this.openShown = length;
+  }
+
+  /**
+   * Starts the code block of a fence opened past the last parse: its opening line rendered
+   * alone (an empty code block of its language, as its parse starts), after the text shown
+   * (in the list item it is in; at the top of the open block for a fence in no item).
+   */
+  private startCode(opened: FenceOpen, lineShown: boolean): void {
+    this.openCode = { fence: this.openParsedFences, indent: opened.indent, lineIndent: opened.indent, quote: opened.quote, atLineStart: true };
+    // The parse ended inside its opening line: it drew the (empty) code block already.
+    if (lineShown && this.openTail?.inCode) return;
+    const block = renderMarkdown(`${opened.opening}\n`, { highlight: false });
+    const code = block.querySelector('pre code') ?? block.querySelector('pre');
+    if (!code) return;
+    const container = this.openTail?.container;
+    const item = opened.inItem ? container?.closest('li') : opened.quote > 0 ? container?.closest('blockquote') : null;
+    const inline = container?.closest('.code-block') ?? container?.closest('pre') ?? container?.closest('p, h1, h2, h3, h4, h5, h6');
+    if (item && (!inline || !item.contains(inline))) item.append(block);
+    else if (item && inline) inline.after(block);
+    else this.openBlock.append(block);
+    this.openTail = new ChunkedText(code);
+  }
+
+  /**
+   * How many characters at the end of [from, end) to hold back from the text: an unfinished
+   * last line that may become a fence's opening line (looked for in the last 256 characters
+   * only, so a hostile long line costs nothing per frame), so its marks are never drawn as text.
+   */
+  private fenceOpeningHeld(from: number, end: number): number {
+    const base = Math.max(from, end - 256);
+    const tail = base > this.openStart ? this.splitter.slice(base - 1, end) : `\n${this.splitter.slice(base, end)}`;
+    const lineStart = tail.lastIndexOf('\n');
+    if (lineStart === -1) return 0;
+    const line = tail.slice(lineStart + 1);
+    return mayOpenFence(line) ? line.length : 0;
   }
 
   /**
@@ -171,9 +238,22 @@ export class StreamingMarkdown {
     return match ? Math.min(match[1].length, end - from) : 0;
   }
 
-  /** Code text as its parse shows it: each line loses up to the fence's indentation in leading spaces. */
+  /** Code text as its parse shows it: each line loses its quote marks, and up to the fence's indentation in leading spaces. */
   private codeText(text: string): string {
     const code = this.openCode;
+    if (code && code.quote > 0) {
+      // Whole lines (see render), but for the rest of the line the last parse ended in.
+      const lines = text.split('\n');
+      for (let i = code.atLineStart ? 0 : 1; i < lines.length; i++) {
+        const prefix = quotePrefix(lines[i], code.quote);
+        let at = Math.max(0, prefix);
+        const indentEnd = at + code.indent;
+        while (at < indentEnd && lines[i][at] === ' ') at++;
+        if (at > 0) lines[i] = lines[i].slice(at);
+      }
+      code.atLineStart = text.endsWith('\n');
+      return lines.join('\n');
+    }
     if (!code || code.indent === 0) return text;
     let out = text;
     if (code.lineIndent > 0) {
@@ -262,6 +342,28 @@ function lastTextContainer(root: Element): Element | undefined {
 /** Text of a block shown as written, line breaks kept, until it is parsed. */
 function rawTextBlock(): HTMLElement {
   return el('p', { class: 'md-raw' });
+}
+
+/**
+ * Whether an unfinished line may still become a code fence's opening line: indentation and
+ * quote marks, a list item's marker, then nothing yet, or fewer than three marks, or a fence's marks and an
+ * info string (with no backtick after backticks).
+ */
+function mayOpenFence(line: string): boolean {
+  let at = 0;
+  while (line[at] === ' ' || line[at] === '\t' || line[at] === '>') at++;
+  const marker = /^(?:[-+*]|\d{1,9}[.)]?)(?= |$)/.exec(line.slice(at));
+  if (marker) {
+    at += marker[0].length;
+    while (line[at] === ' ') at++;
+  }
+  const mark = line[at];
+  if (mark === undefined) return true;
+  if (mark !== '`' && mark !== '~') return false;
+  let marks = at;
+  while (line[marks] === mark) marks++;
+  if (marks === line.length) return true;
+  return marks - at >= 3 && (mark === '~' || !line.includes('`', marks));
 }
 
 /** Every line after the first loses up to `indent` leading spaces (a loop: a pattern built from a count would be one more regex to hold to linear time). */

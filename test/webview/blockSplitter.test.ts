@@ -2,6 +2,7 @@
 // render a fence or a list item differently from the whole answer.
 import { strict as assert } from 'node:assert';
 import { BlockSplitter } from '../../src/webview/blockSplitter';
+import MarkdownIt from 'markdown-it';
 import { chunk } from './support/conversations';
 
 function split(pieces: string[]): string[] {
@@ -151,5 +152,62 @@ describe('BlockSplitter', () => {
   it('reads a line of a million backticks ending in a carriage return once (the fence pattern tried every length)', () => {
     const fence = `${'`'.repeat(1_000_000)}\r\n\r\nstill code`;
     assert.deepEqual(split([fence]), [fence], 'an open fence: nothing is cut inside it');
+  });
+
+  it('cuts text with fences in block quotes only where the parts render as the whole (a blank line ends a quote and its fence)', () => {
+    const markdown = new MarkdownIt();
+    const texts = [
+      '> ```\n> a\n>\n> b\n> ```\nafter\n\nnext',
+      '> ```\n> code\n\n```\nnot quoted code\n\nstill code\n```\nafter',
+      '> ```\n> a\n\nb\n\n> ~~~\n> x\n\n> y\n> ~~~\nz',
+      'Intro:\n> ```py\n> def f():\n>\n>     return 1\n> ```\n\nDone.',
+      '- item\n  > ```\n  > code\n\n  > more\n  ```\n  x\n\n  ```\nend',
+      '> - a\n>   ```\n>   code\n>\n>   ```\n\nafter',
+      '> ```\n```\ncode\n\n> ```\n\n```\nend',
+      '>```\n>a\n\n>b\n>```\n\nc',
+      '> > ```\n> > a\n> >\n> > b\n\nout',
+    ];
+    for (const text of texts) {
+      for (const pieces of [[text], [...text], chunk(text, 7)]) {
+        const blocks = split(pieces);
+        assert.equal(blocks.map((block) => markdown.render(block)).join(''), markdown.render(text), JSON.stringify(text));
+      }
+    }
+  });
+
+  it('knows where a fence in a block quote opens and closes: a line without its quote marks ends it', () => {
+    const text = 'Intro:\n> ```py\n> x = 1\n>\n> ```\n> quoted text\n> > ~~~\n> > y\n> not the inner quote: ends it\n';
+    const splitter = new BlockSplitter();
+    assert.deepEqual(splitter.append(text), []);
+    const line = (from: string) => text.indexOf(from);
+    assert.deepEqual(splitter.fenceOpen(1), { lineStart: line('> ```py'), codeStart: line('> x = 1'), opening: '```py', indent: 0, inItem: false, quote: 1 });
+    assert.deepEqual(splitter.fenceClose(1), { codeEnd: line('> ```\n'), after: line('> quoted') });
+    assert.equal(splitter.fenceOpen(2)?.quote, 2);
+    assert.deepEqual(splitter.fenceClose(2), { codeEnd: line('> not'), after: line('> not') });
+    assert.equal(splitter.isInsideFence(), false);
+  });
+
+  it('reads the open block, and any part of it, the same however its text arrived (it is kept as the pieces it came in)', () => {
+    const text = `${source}\n\n- a long list\n${'- item [x] `code`\n  ```\n  y\n  ```\n'.repeat(40)}\nEnd without a break`;
+    for (const pieces of [[text], [...text], chunk(text, 4), chunk(text, 11)]) {
+      const splitter = new BlockSplitter();
+      let received = 0;
+      for (const piece of pieces) {
+        splitter.append(piece);
+        received += piece.length;
+        const start = splitter.openBlockStart();
+        assert.equal(splitter.openBlock(), text.slice(start, received));
+        assert.equal(splitter.openBlockLength(), received - start);
+        for (const [from, to] of [
+          [start, received],
+          [start + 1, received - 1],
+          [Math.max(start, received - 7), received],
+        ])
+          assert.equal(splitter.slice(from, to), text.slice(from, Math.max(from, to)));
+      }
+      const open = splitter.openBlock();
+      assert.equal(open, text.slice(splitter.openBlockStart()));
+      assert.deepEqual(splitter.finish(), [open], 'nothing lost');
+    }
   });
 });

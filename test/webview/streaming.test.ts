@@ -454,11 +454,11 @@ describe('webview streaming render', function () {
   }
 
   /** Streams `answer` in pieces of 2,000 characters, first until its open block is drawn with the code block's start (parsed while live), then the rest. */
-  async function streamPastLiveLimit(turnId: string, answer: string, codeStart: string): Promise<void> {
+  async function streamPastLiveLimit(turnId: string, answer: string, codeStart: string, drawnIn = 'pre code'): Promise<void> {
     await webview.hostPost(init(conversation([assistantTurn(turnId, '', { state: 'streaming' })])));
     const first = answer.indexOf(codeStart) + codeStart.length;
     await webview.hostPost({ type: 'delta', turnId, content: answer.slice(0, first) });
-    await drawn(`[data-turn-id="${turnId}"] .md-open pre code`, codeStart);
+    await drawn(`[data-turn-id="${turnId}"] .md-open ${drawnIn}`, codeStart);
     for (let index = first; index < answer.length; index += 2000) await webview.hostPost({ type: 'delta', turnId, content: answer.slice(index, index + 2000) });
   }
 
@@ -527,6 +527,91 @@ describe('webview streaming render', function () {
     await check('parsed once finished');
   });
 
+  /** The text of every code block of the answer's open block, and its text outside code. */
+  async function openCodeAndText(turnId: string): Promise<{ codes: string[]; text: string }> {
+    const open = webview.page.locator(`[data-turn-id="${turnId}"] .md-open`);
+    const codes = await open.locator('pre code').evaluateAll((nodes) => nodes.map((node) => node.textContent ?? ''));
+    type Node = { cloneNode(deep: boolean): Node; querySelectorAll(selector: string): Iterable<{ remove(): void }>; textContent: string | null };
+    const text = await open.evaluate((node) => {
+      const copy = (node as unknown as Node).cloneNode(true);
+      for (const code of Array.from(copy.querySelectorAll('.code-block, pre'))) code.remove();
+      return copy.textContent ?? '';
+    });
+    return { codes, text };
+  }
+
+  const FIRST_FENCE_BELOW = 'Then run it.\n2. Build:\n   ```sh\n   make all\n   make check\n';
+  for (const [name, answer, before, code, after] of [
+    // The list item's first fence was open at the last parse (while live); the second opens past the limit.
+    [
+      'a second list item fence after a long one',
+      listItemFence('1. Install:', '   ', `${FIRST_FENCE_BELOW}   \`\`\`\n   After the second fence.\n3. Done.`).answer,
+      'make check\n',
+      'make all\nmake check\n',
+      'After the second fence.',
+    ],
+    // No fence at the last parse: a long list, then an item with a fence.
+    [
+      'a list item fence after a long list',
+      `Items:\n\n${Array.from({ length: 700 }, (_, i) => `- item ${i} of the list line.`).join('\n')}\n- Code:\n  ~~~py\n  def f():\n      return 1\n  ~~~\n  Below the code, in the item.\n- Last.`,
+      'return 1\n',
+      'def f():\n    return 1\n',
+      'Below the code, in the item.',
+    ],
+    // A fence in no list item, after a long paragraph (a fence indented 1 to 3 does not end the block).
+    ['a fence after a long paragraph', `${'A long paragraph line. '.repeat(900)}\n \`\`\`js\n x();\n y();\n \`\`\`\nText right below.\nMore.`, ' y();\n', 'x();\ny();\n', 'Text right below.'],
+    // Fences in a block quote: their code lines lose their quote marks, and a line without them ends the code.
+    [
+      'a fence in a block quote after a long quote',
+      `Quoted:\n\n${Array.from({ length: 700 }, (_, i) => `> quoted text ${i} of the line.`).join('\n')}\n> \`\`\`py\n> def f():\n>     return 1\n> \`\`\`\n> After the code, quoted.\n> End.`,
+      'return 1\n',
+      'def f():\n    return 1\n',
+      'After the code, quoted.',
+    ],
+    [
+      'a long fence in a block quote, open at the last parse',
+      `Quoted:\n\n> \`\`\`ts\n${Array.from({ length: 600 }, (_, i) => `> const value${i} = compute(${i}); // line ${i}`).join('\n')}\n> \`\`\`\n> After the quoted code.\n> End.`,
+      'line 599\n',
+      `${Array.from({ length: 600 }, (_, i) => `const value${i} = compute(${i}); // line ${i}`).join('\n')}\n`,
+      'After the quoted code.',
+    ],
+  ]) {
+    it(`draws as code, while it streams past the live limit, ${name}, and the text after its close outside the code`, async () => {
+      const at = answer.lastIndexOf(before) + before.length;
+      await streamPastLiveLimit('second', answer.slice(0, at), ...((answer.includes('line 5\n') ? ['line 5\n'] : ['line.', '']) as [string, string?]));
+      await drawn('[data-turn-id="second"] .md-open', code.trimEnd().split('\n').pop() ?? '-');
+      const streaming = await openCodeAndText('second');
+      assert.ok(streaming.codes.at(-1) === code, `the new fence's code is in a code block: ${JSON.stringify(streaming.codes.at(-1)?.slice(-60))}`);
+      assert.ok(!/[`~]{3}/.test(streaming.text), 'no fence marks drawn as text');
+      await webview.hostPost({ type: 'delta', turnId: 'second', content: answer.slice(at) });
+      await drawn('[data-turn-id="second"] .md-open', answer.slice(-5));
+      const closed = await openCodeAndText('second');
+      assert.ok(closed.codes.at(-1) === code, 'its code, and nothing after its close');
+      assert.ok(closed.text.includes(after), 'the text after its close is outside the code');
+      assert.ok(!/[`~]{3}/.test(closed.text), 'no fence marks drawn as text');
+      await webview.hostPost({ type: 'answerUpdate', turnId: 'second', patch: { state: 'done' } });
+      await webview.settle();
+      const body = webview.page.locator('[data-turn-id="second"] .answer-body');
+      const streamed = await body.innerHTML();
+      await webview.hostPost(init(conversation([assistantTurn('second', answer)])));
+      await webview.settle();
+      assert.equal(await webview.page.locator('[data-turn-id="second"] .answer-body').innerHTML(), streamed, 'the same as the whole answer once finished');
+    });
+  }
+
+  it('holds back an unfinished line that may open a fence, past the live limit: its marks are never drawn as text', async () => {
+    const { answer } = listItemFence('1. Install:', '   ', `${FIRST_FENCE_BELOW}   \`\`\`\n3. Done.`);
+    const at = answer.indexOf('   ```sh') + '   ``'.length;
+    await streamPastLiveLimit('held', answer.slice(0, at), 'line 5\n');
+    await drawn('[data-turn-id="held"] .md-open', '2. Build:');
+    await webview.settle();
+    assert.ok(!(await openCodeAndText('held')).text.includes('``'), 'the start of the opening line is not drawn');
+    await webview.hostPost({ type: 'delta', turnId: 'held', content: answer.slice(at, answer.indexOf('make all')) });
+    await webview.settle();
+    assert.ok(!(await openCodeAndText('held')).text.includes('``'), 'nor the whole line once it ends');
+    assert.equal(await webview.page.locator('[data-turn-id="held"] .md-open .code-block[data-language="sh"]').count(), 1, 'it opened a code block of its language');
+  });
+
   it('shows a list longer than the live limit as text while it streams, then parses it once, the same as the whole answer', async () => {
     const list = Array.from({ length: 700 }, (_, i) => `- item ${i} with \`code\` and **bold** text`).join('\n');
     assert.ok(list.length > 24_000);
@@ -572,6 +657,10 @@ describe('webview streaming render', function () {
   for (const [name, hostile] of [
     ['2 MB of `a [` with no blank line', 'a ['.repeat(700_000)],
     ['a 2 MB single list', Array.from({ length: 150_000 }, (_, i) => `- item ${i} [`).join('\n')],
+    // Each fence opened past the live limit may start a code block (with its toolbar) while it streams.
+    ['2 MB of code fences in one list item', `- item\n${'  ```\n  x [\n  ```\n'.repeat(120_000)}`],
+    ['2 MB of list item fences ended by their items, never closed', '- a\n  - ```\n'.repeat(170_000)],
+    ['2 MB of code fences in one block quote', '> ```\n> x [\n> ```\n'.repeat(150_000)],
   ]) {
     it(`keeps Stop usable while ${name} streams: a real click posts stop within a few messages`, async () => {
       assert.ok(hostile.length >= 2_000_000);
