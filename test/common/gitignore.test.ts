@@ -3,7 +3,8 @@
 // whatever the rules use: negation, directory patterns, anchored patterns, comments, escaped
 // hashes, CRLF line ends, a BOM, trailing spaces, `**`, nested `.gitignore` files.
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { GitignoreCache, isGitignored } from '../../src/common/core/gitignore';
@@ -75,5 +76,36 @@ describe('gitignore: one reader for the walk, the watch filter and the private-f
     assert.equal(await cache.ignores(join(root, 'a.md'), root), false, 'an edit applies at once');
     rmSync(join(root, '.gitignore'));
     assert.equal(await cache.rulesIn(root), undefined, 'a removed one stops applying');
+  });
+
+  it('a .gitignore that is a symbolic link is not followed (as git 2.32+): its rules apply nowhere, and what it points to is never opened', async () => {
+    const root = mkdtempSync(join(base, 'linked-'));
+    const outside = mkdtempSync(join(base, 'outside-'));
+    writeFileSync(join(outside, 'all'), '*\n');
+    writeFileSync(join(outside, 'locked'), '*\n');
+    if (process.platform !== 'win32') {
+      chmodSync(join(outside, 'locked'), 0);
+      execFileSync('mkfifo', [join(outside, 'pipe')]); // opened, it would wait for a writer forever
+    }
+    const files = ['a.md', 'sub/b.md', 'deep/c.md', 'fifo/d.md'];
+    for (const rel of files) {
+      mkdirSync(dirname(join(root, rel)), { recursive: true });
+      writeFileSync(join(root, rel), 'text\n');
+    }
+    symlinkSync(join(outside, 'all'), join(root, '.gitignore'));
+    symlinkSync(join(outside, 'locked'), join(root, 'sub', '.gitignore'));
+    symlinkSync(join(outside, process.platform === 'win32' ? 'all' : 'pipe'), join(root, 'deep', '.gitignore'));
+    if (process.platform !== 'win32') execFileSync('mkfifo', [join(root, 'fifo', '.gitignore')]); // not a link, but no regular file either
+    const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
+    assert.deepEqual(scan.files.map((f) => f.rel).sort(), [...files].sort(), 'the walk takes every file');
+    const isRelevant = eventFilter(root, { excludeGlobs: [] });
+    const cache = new GitignoreCache();
+    for (const rel of files) {
+      const path = join(root, rel);
+      assert.equal(await isRelevant(path), true, `the watch filter on ${rel}`);
+      assert.equal(await isGitignored(path, root), false, `the private-file rules on ${rel}`);
+      assert.equal(await cache.ignores(path, root), false, `the cache on ${rel}`);
+    }
+    assert.equal(await cache.rulesIn(root), undefined, 'no rules from a linked .gitignore');
   });
 });

@@ -18,7 +18,11 @@
 // draws on a budget of steps that grows by PATH_ALLOWANCE a path: a path it runs out on counts
 // as ignored (more is left out, never less), so a scan's cost grows with its paths, never
 // faster, whatever the file holds.
-import { readFile } from 'node:fs/promises';
+// A `.gitignore` that is a symbolic link is not followed (git 2.32+ warns and reads none): its
+// rules apply nowhere, and whatever it points to (a file outside the folder, a FIFO) is not
+// opened. Nor is anything but a regular file read.
+import { constants } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
@@ -208,8 +212,35 @@ export async function isGitignored(path: string, root: string, isDir = false): P
 
 /** The `.gitignore` of `dir`, if it has one that can be read. */
 export async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {
-  const text = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => undefined);
+  const text = await readGitignore(dir);
   return text === undefined ? [] : [{ base: dir, rules: parseGitignore(text) }];
+}
+
+/** Linux and macOS open without following a link at the last step; Windows has no such flag (0): there an lstat decides first. */
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+/** A FIFO opened for reading waits for a writer (the walk held forever, a thread-pool thread with it): not with this flag. */
+const NO_WAIT = constants.O_NONBLOCK ?? 0;
+
+/**
+ * The text of `dir`'s `.gitignore`, undefined when it has none git would read: none there, a
+ * symbolic link (not followed, as git 2.32+; opened with O_NOFOLLOW, so a link put there after
+ * a check is not followed either), not a regular file (a FIFO, a folder), or unreadable. The
+ * one place a `.gitignore` is opened.
+ */
+async function readGitignore(dir: string): Promise<string | undefined> {
+  const path = join(dir, '.gitignore');
+  try {
+    if (!NO_FOLLOW && (await lstat(path)).isSymbolicLink()) return undefined;
+    const handle = await open(path, constants.O_RDONLY | NO_FOLLOW | NO_WAIT);
+    try {
+      if (!(await handle.stat()).isFile()) return undefined;
+      return await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined; // none, a link (ELOOP), unreadable: no rules, as git
+  }
 }
 
 /**
@@ -276,20 +307,18 @@ export class GitignoreCache {
   rulesIn(dir: string): Promise<GitignoreRules | undefined> {
     let read = this.reading.get(dir);
     if (!read) {
-      read = readFile(join(dir, '.gitignore'), 'utf8')
-        .then(
-          (text) => {
-            const known = this.parsed.get(dir);
-            if (known?.text === text) return known.rules;
-            const fresh = { text, rules: parseGitignore(text, this.ignoreCase) };
-            this.parsed.set(dir, fresh);
-            return fresh.rules;
-          },
-          () => {
+      read = readGitignore(dir)
+        .then((text) => {
+          if (text === undefined) {
             this.parsed.delete(dir);
             return undefined;
-          },
-        )
+          }
+          const known = this.parsed.get(dir);
+          if (known?.text === text) return known.rules;
+          const fresh = { text, rules: parseGitignore(text, this.ignoreCase) };
+          this.parsed.set(dir, fresh);
+          return fresh.rules;
+        })
         .finally(() => this.reading.delete(dir));
       this.reading.set(dir, read);
     }
