@@ -283,7 +283,7 @@ function printPlan(out: Output, plan: SyncPlan, brief = false, manifestNoticeSho
   for (const d of plan.duplicates) out.line(`  duplicate ${shown(d.file.filename)} (${shown(d.file.uuid)}) beside this folder's copy${d.sameSize ? ' (--dedupe deletes it)' : ''}`);
   for (const rel of plan.keptRemote) out.line(`  keep    ${shown(rel)} (${KEPT_REASON})`);
   for (const f of plan.untracked) out.line(`  remote  ${shown(f.filename)} (not from this folder; left alone)`);
-  for (const s of plan.skipped) out.line(`  skip    ${shown(s.path)}: ${s.reason}`);
+  for (const s of plan.skipped) out.line(`  skip    ${shown(s.path)}: ${shown(s.reason)}`);
 }
 
 function planJson(plan: SyncPlan) {

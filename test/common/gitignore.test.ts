@@ -6,8 +6,8 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { GitignoreCache, isGitignored } from '../../src/common/core/gitignore';
+import { dirname, join, relative, sep } from 'node:path';
+import { GitignoreCache, isGitignored, MAX_GITIGNORE_STAR_RUNS } from '../../src/common/core/gitignore';
 import { scanFolder } from '../../src/sync/core/scan';
 import { eventFilter } from '../../src/sync/core/watchBatcher';
 
@@ -107,5 +107,35 @@ describe('gitignore: one reader for the walk, the watch filter and the private-f
       assert.equal(await cache.ignores(path, root), false, `the cache on ${rel}`);
     }
     assert.equal(await cache.rulesIn(root), undefined, 'no rules from a linked .gitignore');
+  });
+
+  it('a path a line too complex to apply left out says which .gitignore and which line, escaped, without the line itself', async () => {
+    const root = mkdtempSync(join(base, 'complex-'));
+    const line = `${'*a'.repeat(MAX_GITIGNORE_STAR_RUNS)}*\u001b[2J\n`; // 11 runs, and an escape sequence of its own
+    const weird = process.platform === 'win32' ? 'weird' : 'we\nird';
+    for (const rel of [`${weird}/x.md`, `${weird}/deep/y.md`, 'plain/z.md', 'kept.md']) {
+      mkdirSync(dirname(join(root, rel)), { recursive: true });
+      writeFileSync(join(root, rel), 'text\n');
+    }
+    writeFileSync(join(root, weird, '.gitignore'), `# built\n\nbuild/\n${line}`);
+    writeFileSync(join(root, 'plain', '.gitignore'), `${line}`);
+    const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
+    assert.deepEqual(
+      scan.files.map((f) => f.rel),
+      ['kept.md'],
+    );
+    const reasons = Object.fromEntries(scan.skipped.map((s) => [relative(root, s.path).split(sep).join('/'), s.reason]));
+    const shownWeird = weird.replace('\n', '\\n');
+    assert.equal(reasons[`${weird}/x.md`], `left out by line 4 of ${shownWeird}/.gitignore: more than ${MAX_GITIGNORE_STAR_RUNS} runs of * are too complex to apply (simplify or remove that line)`);
+    assert.equal(reasons[`${weird}/deep`], reasons[`${weird}/x.md`], 'a folder it leaves out says the same');
+    assert.match(reasons['plain/z.md']!, /^left out by line 1 of plain\/\.gitignore: /);
+    for (const reason of Object.values(reasons)) assert.doesNotMatch(reason, /[\u0000-\u001f]/, 'no control character of a name or a line gets into a reason');
+
+    // A selected folder below one the line leaves out: the same reason, its .gitignore named from the root.
+    mkdirSync(join(root, 'plain', 'deeper'));
+    writeFileSync(join(root, 'plain', 'deeper', 'w.md'), 'text\n');
+    const selected = await scanFolder(join(root, 'plain', 'deeper'), { excludeGlobs: [], maxFileSizeBytes: 0, root });
+    assert.deepEqual(selected.files, []);
+    assert.match(selected.skipped.map((s) => s.reason).join('|'), /left out by line 1 of plain\/\.gitignore: /);
   });
 });
