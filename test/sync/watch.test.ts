@@ -137,6 +137,27 @@ describe('sync watch batcher', () => {
     assert.equal(await isRelevant(join(root, 'keep', 'cache')), true, 'keep/.gitignore re-includes its cache/');
   });
 
+  it('a deleted file whose name a `dir/` line matches starts a run when the last sync recorded it as a file; an unknown gone path keeps the cautious answer', async () => {
+    const root = join(dir, 'gone-files');
+    mkdirSync(join(root, 'other'), { recursive: true });
+    writeFileSync(join(root, '.gitignore'), 'build/\n*.log\n');
+    writeFileSync(join(root, 'build'), 'a file, synced\n');
+    writeFileSync(join(root, 'other', 'build'), 'a file, synced\n');
+    const asked: string[] = [];
+    const recorded = new Set(['build', 'other/build', 'old.log']);
+    const isRelevant = eventFilter(root, { excludeGlobs: [], wasFile: (rel) => (asked.push(rel), recorded.has(rel)) });
+    const cautious = eventFilter(root, { excludeGlobs: [] });
+    assert.equal(await isRelevant(join(root, 'build')), true, 'made: a file, `build/` does not apply');
+    rmSync(join(root, 'build'));
+    rmSync(join(root, 'other', 'build'));
+    assert.equal(await isRelevant(join(root, 'build')), true, 'deleted: it was a synced file');
+    assert.equal(await isRelevant(join(root, 'other', 'build')), true, 'deleted deeper: it was a synced file');
+    assert.equal(await isRelevant(join(root, 'cache', 'build')), false, 'gone and never recorded: maybe a folder `build/` left out');
+    assert.equal(await isRelevant(join(root, 'old.log')), false, 'a path git leaves out as a file is left out whatever was recorded');
+    assert.equal(await cautious(join(root, 'build')), false, 'without a record: the cautious answer');
+    assert.deepEqual(asked, ['build', 'other/build', 'cache/build'], 'the record is asked only about a gone path a `dir/` line matches');
+  });
+
   it("an exclude glob too costly to match (a workspace's files.exclude) is not applied to events: each is answered at once, and the run refuses the glob", async () => {
     // `**/*a*a*a*a*b` against a 255-character name took minutes per event in picomatch; the scan refuses it (globCost.ts).
     const isRelevant = eventFilter(dir, { excludeGlobs: ['**/*a*a*a*a*b', 'x+(a*)b', '**/*.tmp'], root: dir });
