@@ -43,6 +43,16 @@ describe('ksm command line (built, as a child process) against the emulator', fu
     assert.deepEqual(readdirSync(folder).filter(isSyncStateName), [], 'a dry run writes no manifest');
   });
 
+  it('sync --dry-run names the .gitignore and line of a rule too complex to apply, for what it leaves out (not the usual "ignored by .gitignore")', async () => {
+    const folder = join(fx.workDir, 'dry-complex');
+    const volume = freshVolume('cli-dry-complex');
+    await writeTree(folder, { 'a.md': '# A', 'gen/.gitignore': `# generated\n${'*x'.repeat(11)}*\n`, 'gen/b.md': '# B' });
+    const run = await ksm(['sync', folder, volume, '--dry-run'], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /1 to upload/);
+    assert.match(run.stdout, /skip {4}.*gen\/b\.md: left out by line 2 of gen\/\.gitignore: more than 10 runs of \* are too complex to apply/);
+  });
+
   it('sync --json is one parseable document; a second run is incremental through its manifest in the folder', async () => {
     const folder = join(fx.workDir, 'json');
     const volume = freshVolume('cli-json');

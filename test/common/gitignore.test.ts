@@ -3,10 +3,11 @@
 // whatever the rules use: negation, directory patterns, anchored patterns, comments, escaped
 // hashes, CRLF line ends, a BOM, trailing spaces, `**`, nested `.gitignore` files.
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { GitignoreCache, isGitignored } from '../../src/common/core/gitignore';
+import { dirname, join, relative, sep } from 'node:path';
+import { GitignoreCache, isGitignored, MAX_GITIGNORE_STAR_RUNS } from '../../src/common/core/gitignore';
 import { scanFolder } from '../../src/sync/core/scan';
 import { eventFilter } from '../../src/sync/core/watchBatcher';
 
@@ -75,5 +76,66 @@ describe('gitignore: one reader for the walk, the watch filter and the private-f
     assert.equal(await cache.ignores(join(root, 'a.md'), root), false, 'an edit applies at once');
     rmSync(join(root, '.gitignore'));
     assert.equal(await cache.rulesIn(root), undefined, 'a removed one stops applying');
+  });
+
+  it('a .gitignore that is a symbolic link is not followed (as git 2.32+): its rules apply nowhere, and what it points to is never opened', async () => {
+    const root = mkdtempSync(join(base, 'linked-'));
+    const outside = mkdtempSync(join(base, 'outside-'));
+    writeFileSync(join(outside, 'all'), '*\n');
+    writeFileSync(join(outside, 'locked'), '*\n');
+    if (process.platform !== 'win32') {
+      chmodSync(join(outside, 'locked'), 0);
+      execFileSync('mkfifo', [join(outside, 'pipe')]); // opened, it would wait for a writer forever
+    }
+    const files = ['a.md', 'sub/b.md', 'deep/c.md', 'fifo/d.md'];
+    for (const rel of files) {
+      mkdirSync(dirname(join(root, rel)), { recursive: true });
+      writeFileSync(join(root, rel), 'text\n');
+    }
+    symlinkSync(join(outside, 'all'), join(root, '.gitignore'));
+    symlinkSync(join(outside, 'locked'), join(root, 'sub', '.gitignore'));
+    symlinkSync(join(outside, process.platform === 'win32' ? 'all' : 'pipe'), join(root, 'deep', '.gitignore'));
+    if (process.platform !== 'win32') execFileSync('mkfifo', [join(root, 'fifo', '.gitignore')]); // not a link, but no regular file either
+    const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
+    assert.deepEqual(scan.files.map((f) => f.rel).sort(), [...files].sort(), 'the walk takes every file');
+    const isRelevant = eventFilter(root, { excludeGlobs: [] });
+    const cache = new GitignoreCache();
+    for (const rel of files) {
+      const path = join(root, rel);
+      assert.equal(await isRelevant(path), true, `the watch filter on ${rel}`);
+      assert.equal(await isGitignored(path, root), false, `the private-file rules on ${rel}`);
+      assert.equal(await cache.ignores(path, root), false, `the cache on ${rel}`);
+    }
+    assert.equal(await cache.rulesIn(root), undefined, 'no rules from a linked .gitignore');
+  });
+
+  it('a path a line too complex to apply left out says which .gitignore and which line, escaped, without the line itself', async () => {
+    const root = mkdtempSync(join(base, 'complex-'));
+    const line = `${'*a'.repeat(MAX_GITIGNORE_STAR_RUNS)}*\u001b[2J\n`; // 11 runs, and an escape sequence of its own
+    const weird = process.platform === 'win32' ? 'weird' : 'we\nird';
+    for (const rel of [`${weird}/x.md`, `${weird}/deep/y.md`, 'plain/z.md', 'kept.md']) {
+      mkdirSync(dirname(join(root, rel)), { recursive: true });
+      writeFileSync(join(root, rel), 'text\n');
+    }
+    writeFileSync(join(root, weird, '.gitignore'), `# built\n\nbuild/\n${line}`);
+    writeFileSync(join(root, 'plain', '.gitignore'), `${line}`);
+    const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
+    assert.deepEqual(
+      scan.files.map((f) => f.rel),
+      ['kept.md'],
+    );
+    const reasons = Object.fromEntries(scan.skipped.map((s) => [relative(root, s.path).split(sep).join('/'), s.reason]));
+    const shownWeird = weird.replace('\n', '\\n');
+    assert.equal(reasons[`${weird}/x.md`], `left out by line 4 of ${shownWeird}/.gitignore: more than ${MAX_GITIGNORE_STAR_RUNS} runs of * are too complex to apply (simplify or remove that line)`);
+    assert.equal(reasons[`${weird}/deep`], reasons[`${weird}/x.md`], 'a folder it leaves out says the same');
+    assert.match(reasons['plain/z.md']!, /^left out by line 1 of plain\/\.gitignore: /);
+    for (const reason of Object.values(reasons)) assert.doesNotMatch(reason, /[\u0000-\u001f]/, 'no control character of a name or a line gets into a reason');
+
+    // A selected folder below one the line leaves out: the same reason, its .gitignore named from the root.
+    mkdirSync(join(root, 'plain', 'deeper'));
+    writeFileSync(join(root, 'plain', 'deeper', 'w.md'), 'text\n');
+    const selected = await scanFolder(join(root, 'plain', 'deeper'), { excludeGlobs: [], maxFileSizeBytes: 0, root });
+    assert.deepEqual(selected.files, []);
+    assert.match(selected.skipped.map((s) => s.reason).join('|'), /left out by line 1 of plain\/\.gitignore: /);
   });
 });

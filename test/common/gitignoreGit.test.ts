@@ -7,7 +7,7 @@
 // rule (macOS, Windows) is checked against git with `core.ignorecase=true`.
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -122,6 +122,7 @@ function gitIgnored(root: string, paths: string[], ignoreCase: boolean): Set<str
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: join(home, 'none') },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
+    stdio: ['pipe', 'pipe', 'pipe'], // its warnings (a linked .gitignore) not on the test's output
   });
   // Records of four fields: source, line, pattern, path; no source: no line matched.
   const fields = out.split('\0');
@@ -196,6 +197,42 @@ describe('gitignore: every answer is git check-ignore’s', function () {
       assert.ok(ignoredSeen > 200, `git ignored only ${ignoredSeen} paths: are the scenarios still written?`);
     });
   }
+
+  it('a .gitignore that is a symbolic link is read by none of ours, as git (2.32+) reads none: in the root, deeper, to a file inside or outside the folder', async function () {
+    if (process.platform === 'win32') this.skip(); // making links asks for rights there
+    const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(execFileSync('git', ['--version'], { encoding: 'utf8' })) ?? []).slice(1).map(Number);
+    if (major < 2 || (major === 2 && minor < 32)) this.skip(); // an older git follows the link
+    const root = join(base, 'linked');
+    const outside = join(base, 'linked-outside');
+    mkdirSync(join(root, 'sub', 'deep'), { recursive: true });
+    mkdirSync(outside);
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    writeFileSync(join(outside, 'rules'), '*\n');
+    writeFileSync(join(root, 'rules.txt'), '*.md\nsub/\n');
+    symlinkSync(join(outside, 'rules'), join(root, '.gitignore'));
+    symlinkSync('../rules.txt', join(root, 'sub', '.gitignore'));
+    writeFileSync(join(root, 'sub', 'deep', '.gitignore'), 'x.md\n'); // a regular one below still applies
+    const files = ['a.md', 'rules.txt', 'sub/b.md', 'sub/deep/x.md', 'sub/deep/y.md'];
+    for (const rel of files) writeFileSync(join(root, rel), 'text\n');
+    const paths = ['sub', 'sub/deep', ...files];
+    const expected = gitIgnored(root, paths, GITIGNORE_IGNORES_CASE);
+    assert.deepEqual([...expected], ['sub/deep/x.md'], 'git reads no linked .gitignore');
+    const cache = new GitignoreCache();
+    const filter = eventFilter(root, { excludeGlobs: [] });
+    for (const rel of paths) {
+      const isDir = !rel.includes('.');
+      const want = expected.has(rel);
+      assert.equal(await cache.ignores(join(root, rel), root, isDir), want, `GitignoreCache on ${rel}`);
+      assert.equal(await isGitignored(join(root, rel), root, isDir), want, `isGitignored on ${rel}`);
+      assert.equal(await filter(join(root, rel)), !want, `the watch filter on ${rel}`);
+    }
+    const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
+    assert.deepEqual(
+      scan.files.map((f) => f.rel).sort(),
+      files.filter((f) => !expected.has(f)),
+      'the walk',
+    );
+  });
 
   it('patterns built to backtrack (git itself took minutes on them) are decided; a line of too many `*` runs, or too costly on a path, leaves the file out', async () => {
     const root = join(base, 'hostile');

@@ -98,6 +98,23 @@ describe('sync in the editor: a watched pairing left running', function () {
     runner.dispose();
   });
 
+  it('a synced file named like a `dir/` line of .gitignore (a file `build` under `build/`): its deletion starts a watch run by itself', async () => {
+    const folder = mkdtempSync(join(fx.workDir, 'dirline-'));
+    const volume = freshVolume('dirline');
+    await writeTree(folder, { '.gitignore': 'build/\n', build: 'a file: git keeps it', 'a.md': 'kept' });
+    const { runner, watcher, plans } = runnerFor(folder, volume, true);
+    await runner.sync();
+    assert.deepEqual((await listedFiles(fx, volume)).map((f) => f.filename).sort(), ['a.md', 'build']);
+    const offered = () => vs.messages.filter((m) => m.includes(' is ready: ') && m.includes('1 to delete')).length;
+    const planned = plans();
+    const before = offered(); // earlier tests' offers stay in the stub's messages
+    await rm(join(folder, 'build'));
+    watcher.fire('delete', join(folder, 'build'));
+    // Was: no run (the gone path might have been a folder `build/`), the deletion unnoticed until some other change.
+    await until(() => plans() > planned && offered() === before + 1);
+    runner.dispose();
+  });
+
   it("a log appended every few seconds is sent by watch at most once per WATCH_LIMITS.fileIntervalMs, not replaced at every append; the user's own run takes it", async () => {
     const limits = { ...WATCH_LIMITS, fileIntervalMs: 60 * 60_000 }; // however slow the machine, the appends below come within it
     const folder = mkdtempSync(join(fx.workDir, 'log-'));

@@ -137,6 +137,27 @@ describe('sync watch batcher', () => {
     assert.equal(await isRelevant(join(root, 'keep', 'cache')), true, 'keep/.gitignore re-includes its cache/');
   });
 
+  it('a deleted file whose name a `dir/` line matches starts a run when the last sync recorded it as a file; an unknown gone path keeps the cautious answer', async () => {
+    const root = join(dir, 'gone-files');
+    mkdirSync(join(root, 'other'), { recursive: true });
+    writeFileSync(join(root, '.gitignore'), 'build/\n*.log\n');
+    writeFileSync(join(root, 'build'), 'a file, synced\n');
+    writeFileSync(join(root, 'other', 'build'), 'a file, synced\n');
+    const asked: string[] = [];
+    const recorded = new Set(['build', 'other/build', 'old.log']);
+    const isRelevant = eventFilter(root, { excludeGlobs: [], wasFile: (rel) => (asked.push(rel), recorded.has(rel)) });
+    const cautious = eventFilter(root, { excludeGlobs: [] });
+    assert.equal(await isRelevant(join(root, 'build')), true, 'made: a file, `build/` does not apply');
+    rmSync(join(root, 'build'));
+    rmSync(join(root, 'other', 'build'));
+    assert.equal(await isRelevant(join(root, 'build')), true, 'deleted: it was a synced file');
+    assert.equal(await isRelevant(join(root, 'other', 'build')), true, 'deleted deeper: it was a synced file');
+    assert.equal(await isRelevant(join(root, 'cache', 'build')), false, 'gone and never recorded: maybe a folder `build/` left out');
+    assert.equal(await isRelevant(join(root, 'old.log')), false, 'a path git leaves out as a file is left out whatever was recorded');
+    assert.equal(await cautious(join(root, 'build')), false, 'without a record: the cautious answer');
+    assert.deepEqual(asked, ['build', 'other/build', 'cache/build'], 'the record is asked only about a gone path a `dir/` line matches');
+  });
+
   it("an exclude glob too costly to match (a workspace's files.exclude) is not applied to events: each is answered at once, and the run refuses the glob", async () => {
     // `**/*a*a*a*a*b` against a 255-character name took minutes per event in picomatch; the scan refuses it (globCost.ts).
     const isRelevant = eventFilter(dir, { excludeGlobs: ['**/*a*a*a*a*b', 'x+(a*)b', '**/*.tmp'], root: dir });
@@ -146,19 +167,22 @@ describe('sync watch batcher', () => {
   });
 
   it('a storm of events in an ignored folder shares one read of each .gitignore, and an edited .gitignore still applies at once', async () => {
-    // The module object every `import { readFile } from 'node:fs/promises'` reads its function from.
-    const fsp = createRequire(__filename)('node:fs/promises') as { readFile: (...args: unknown[]) => Promise<unknown> };
-    const original = fsp.readFile;
+    // The module object every `import { open } from 'node:fs/promises'` reads its function from: a .gitignore counts as open until its handle is closed.
+    type Handle = { close: () => Promise<void> };
+    const fsp = createRequire(__filename)('node:fs/promises') as { open: (...args: unknown[]) => Promise<Handle> };
+    const original = fsp.open;
     let open = 0;
     let peak = 0;
-    fsp.readFile = async (...args: unknown[]) => {
-      const counted = String(args[0]).endsWith('.gitignore');
-      if (counted) peak = Math.max(peak, ++open);
-      try {
-        return await original(...args);
-      } finally {
-        if (counted) open--;
-      }
+    fsp.open = async (...args: unknown[]) => {
+      if (!String(args[0]).endsWith('.gitignore')) return original(...args);
+      peak = Math.max(peak, ++open);
+      const handle = await original(...args).catch((error: unknown) => {
+        open--;
+        throw error;
+      });
+      const close = handle.close.bind(handle);
+      handle.close = () => close().finally(() => open--);
+      return handle;
     };
     const folder = join(dir, 'docs');
     const isRelevant = eventFilter(folder, { excludeGlobs: [], root: dir });
@@ -167,9 +191,10 @@ describe('sync watch batcher', () => {
       const verdicts = await Promise.all(Array.from({ length: 3000 }, (_, i) => isRelevant(join(dir, `docs/build/chunk/${i % 7}/f${i}.js`))));
       assert.equal(verdicts.filter(Boolean).length, 0, 'no file of the ignored folder counts as a change');
       // One read per folder at a time (was one per event and level: 3,000 × 5 files open at once).
+      assert.ok(peak >= 1, 'the reads of .gitignore were counted');
       assert.ok(peak <= 5, `at most one read of each folder's .gitignore at once (peak ${peak})`);
     } finally {
-      fsp.readFile = original;
+      fsp.open = original;
     }
     assert.equal(await isRelevant(join(dir, 'docs/notes.md')), true);
     writeFileSync(join(folder, '.gitignore'), '*.md\n');

@@ -23,7 +23,8 @@ import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { withoutTrailingSlashes } from '../../api/baseUrl';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkExcludeGlobs } from './globCost';
-import { ancestorGitignores, gitignoreAt, scopesIgnore, type IgnoreScope } from './gitignore';
+import { ancestorGitignores, gitignoreAt, MAX_GITIGNORE_STAR_RUNS, scopesDecide, type IgnoreScope, type TooComplexLine } from './gitignore';
+import { shown } from './untrustedText';
 
 export interface ExpansionOptions {
   /**
@@ -407,8 +408,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       }
       // As git: the deepest .gitignore with a matching line decides (a `!` there re-includes);
       // this folder is not excluded, or the walk would not be in it.
-      if (here.length && scopesIgnore(here, (_, i) => scopePrefixes[i] + name, isDir)) {
-        skipped.push({ path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore'), excluded: true });
+      const decided = here.length ? scopesDecide(here, (_, i) => scopePrefixes[i] + name, isDir) : 'kept';
+      if (decided !== 'kept') {
+        // A line too complex to apply is named every run (someone's .gitignore left this out unread); a plain ignore is the folder's own rule.
+        skipped.push(decided === 'ignored' ? { path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore'), excluded: true } : { path, reason: tooComplexReason(decided, anchor) });
         continue;
       }
       if (isDir) {
@@ -472,7 +475,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       const inherited = root && options.useGitignore !== false && path !== root ? await ancestorGitignores(root, path) : { scopes: [], excluded: false };
       // A folder git leaves out (itself or a folder above it): git does not look inside it, so nothing in it is taken.
       if (inherited.excluded) {
-        skipped.push({ path, reason: l10n.t('folder ignored by .gitignore') });
+        skipped.push({ path, reason: inherited.tooComplex ? tooComplexReason(inherited.tooComplex, root ?? path) : l10n.t('folder ignored by .gitignore') });
         continue;
       }
       // Outside every workspace folder the folder is its own root (its parent was, for uploads
@@ -586,6 +589,16 @@ function readFolder(dir: string, dirPrefix: string, skipped: SkippedFile[]): Fol
  */
 export function volumeNameFor(rel: string): string {
   return rel.replaceAll('/', '__');
+}
+
+/**
+ * Why a line too complex to apply left a path out: which `.gitignore` (relative to `anchor`,
+ * escaped: its folders' names are someone else's) and the line's number, so the user can fix
+ * it. The line's text is not repeated.
+ */
+function tooComplexReason(hit: TooComplexLine, anchor: string): string {
+  const file = shown(toPosix(relative(anchor, resolve(hit.scope.base, '.gitignore'))));
+  return l10n.t('left out by line {0} of {1}: more than {2} runs of * are too complex to apply (simplify or remove that line)', hit.line, file, MAX_GITIGNORE_STAR_RUNS);
 }
 
 function toPosix(path: string): string {

@@ -18,7 +18,11 @@
 // draws on a budget of steps that grows by PATH_ALLOWANCE a path: a path it runs out on counts
 // as ignored (more is left out, never less), so a scan's cost grows with its paths, never
 // faster, whatever the file holds.
-import { readFile } from 'node:fs/promises';
+// A `.gitignore` that is a symbolic link is not followed (git 2.32+ warns and reads none): its
+// rules apply nowhere, and whatever it points to (a file outside the folder, a FIFO) is not
+// opened. Nor is anything but a regular file read.
+import { constants } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
@@ -63,6 +67,8 @@ interface Pattern {
   basenameOnly: boolean;
   /** More than MAX_GITIGNORE_STAR_RUNS runs of `*`: not matched, counts as matching every path (left out). */
   tooComplex: boolean;
+  /** Its line in the file (1 for the first), for the reason a too complex one gives. */
+  line: number;
 }
 
 /** The rules of one `.gitignore`, in file order. */
@@ -88,14 +94,14 @@ export interface IgnoreScope {
 export function parseGitignore(text: string, ignoreCase = GITIGNORE_IGNORES_CASE): GitignoreRules {
   const patterns: Pattern[] = [];
   const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  for (let from = start; from < text.length;) {
+  for (let from = start, number = 1; from < text.length; number++) {
     let end = text.indexOf('\n', from);
     if (end < 0) end = text.length;
     let line = text.slice(from, end);
     from = end + 1;
     if (line === '' || line[0] === '#') continue;
     if (line.endsWith('\r')) line = line.slice(0, -1);
-    const pattern = parseLine(trimTrailingSpaces(line));
+    const pattern = parseLine(trimTrailingSpaces(line), number);
     if (pattern) patterns.push(pattern);
   }
   return { patterns, ignoreCase, budget: { left: MATCH_BUDGET } };
@@ -118,7 +124,7 @@ function trimTrailingSpaces(line: string): string {
 }
 
 /** git's parse_path_pattern. */
-function parseLine(line: string): Pattern | undefined {
+function parseLine(line: string, number: number): Pattern | undefined {
   let p = line;
   const negative = p[0] === '!';
   if (negative) p = p.slice(1);
@@ -128,7 +134,7 @@ function parseLine(line: string): Pattern | undefined {
   if (!basenameOnly && p[0] === '/') p = p.slice(1);
   // An empty pattern (`!`, `/`, spaces) matches no name.
   if (p === '') return undefined;
-  return { body: Buffer.from(p, 'utf8'), negative, mustBeDir, basenameOnly, tooComplex: starRuns(p) > MAX_GITIGNORE_STAR_RUNS };
+  return { body: Buffer.from(p, 'utf8'), negative, mustBeDir, basenameOnly, tooComplex: starRuns(p) > MAX_GITIGNORE_STAR_RUNS, line: number };
 }
 
 /** The runs of `*` in a pattern (`**` is one run; an escaped `\*` is none). */
@@ -150,12 +156,23 @@ function starRuns(pattern: string): number {
  * The caller knows the path's parent folders are not excluded.
  */
 export function ruleVerdict(rules: GitignoreRules, rel: string, isDir: boolean): boolean | undefined {
-  if (rules.patterns.length === 0) return undefined;
+  const decided = decidingLine(rules, rel, isDir);
+  return decided === NO_LINE ? undefined : decided === OUT_OF_BUDGET || rules.patterns[decided]!.tooComplex || !rules.patterns[decided]!.negative;
+}
+
+/** No line of the file matches the path. */
+const NO_LINE = -1;
+/** The file's budget ran out on the path: left out. */
+const OUT_OF_BUDGET = -2;
+
+/** Which line of one `.gitignore` decides `rel`: its index in `rules.patterns`, NO_LINE or OUT_OF_BUDGET. */
+function decidingLine(rules: GitignoreRules, rel: string, isDir: boolean): number {
+  if (rules.patterns.length === 0) return NO_LINE;
   const budget = rules.budget;
   budget.left = Math.min(MATCH_BUDGET, Math.max(0, budget.left) + PATH_ALLOWANCE);
   const before = budget.left;
   try {
-    return verdictWithin(rules, rel, isDir, budget);
+    return lineWithin(rules, rel, isDir, budget);
   } finally {
     stepsTaken += before - Math.max(0, budget.left);
   }
@@ -168,7 +185,7 @@ export function matcherSteps(): number {
   return stepsTaken;
 }
 
-function verdictWithin(rules: GitignoreRules, rel: string, isDir: boolean, budget: { left: number }): boolean | undefined {
+function lineWithin(rules: GitignoreRules, rel: string, isDir: boolean, budget: { left: number }): number {
   const path = Buffer.from(rel, 'utf8');
   const slash = path.lastIndexOf(SLASH);
   const name = slash < 0 ? path : path.subarray(slash + 1);
@@ -176,12 +193,12 @@ function verdictWithin(rules: GitignoreRules, rel: string, isDir: boolean, budge
   for (let i = rules.patterns.length - 1; i >= 0; i--) {
     const pattern = rules.patterns[i]!;
     if (pattern.mustBeDir && !isDir) continue;
-    if (pattern.tooComplex) return true; // left out, whatever its `!` says
+    if (pattern.tooComplex) return i; // left out, whatever its `!` says
     const result = pattern.basenameOnly ? wildmatch(pattern.body, name, fold, budget) : wildmatch(pattern.body, path, fold | PATHNAME, budget);
-    if (budget.left < 0) return true; // the file's budget ran out on this path: left out
-    if (result === MATCH) return !pattern.negative;
+    if (budget.left < 0) return OUT_OF_BUDGET; // the file's budget ran out on this path: left out
+    if (result === MATCH) return i;
   }
-  return undefined;
+  return NO_LINE;
 }
 
 /**
@@ -190,11 +207,31 @@ function verdictWithin(rules: GitignoreRules, rel: string, isDir: boolean, budge
  * file with a matching line decides.
  */
 export function scopesIgnore(scopes: readonly IgnoreScope[], relFromScope: (scope: IgnoreScope, index: number) => string, isDir: boolean): boolean {
+  return scopesDecide(scopes, relFromScope, isDir) !== 'kept';
+}
+
+/**
+ * A line too complex to apply (more than MAX_GITIGNORE_STAR_RUNS runs of `*`) that left a
+ * path out: the file (its scope) and the line's number in it, so the reason can send the user
+ * to it. Only the number: the line's text is someone else's and is not repeated.
+ */
+export interface TooComplexLine {
+  scope: IgnoreScope;
+  line: number;
+}
+
+/** scopesIgnore's answer, saying when a line too complex to apply decided it. */
+export function scopesDecide(scopes: readonly IgnoreScope[], relFromScope: (scope: IgnoreScope, index: number) => string, isDir: boolean): 'kept' | 'ignored' | TooComplexLine {
   for (let i = scopes.length - 1; i >= 0; i--) {
-    const verdict = ruleVerdict(scopes[i]!.rules, relFromScope(scopes[i]!, i), isDir);
-    if (verdict !== undefined) return verdict;
+    const scope = scopes[i]!;
+    const decided = decidingLine(scope.rules, relFromScope(scope, i), isDir);
+    if (decided === NO_LINE) continue;
+    if (decided === OUT_OF_BUDGET) return 'ignored';
+    const pattern = scope.rules.patterns[decided]!;
+    if (pattern.tooComplex) return { scope, line: pattern.line };
+    return pattern.negative ? 'kept' : 'ignored';
   }
-  return false;
+  return 'kept';
 }
 
 /**
@@ -208,8 +245,35 @@ export async function isGitignored(path: string, root: string, isDir = false): P
 
 /** The `.gitignore` of `dir`, if it has one that can be read. */
 export async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {
-  const text = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => undefined);
+  const text = await readGitignore(dir);
   return text === undefined ? [] : [{ base: dir, rules: parseGitignore(text) }];
+}
+
+/** Linux and macOS open without following a link at the last step; Windows has no such flag (0): there an lstat decides first. */
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+/** A FIFO opened for reading waits for a writer (the walk held forever, a thread-pool thread with it): not with this flag. */
+const NO_WAIT = constants.O_NONBLOCK ?? 0;
+
+/**
+ * The text of `dir`'s `.gitignore`, undefined when it has none git would read: none there, a
+ * symbolic link (not followed, as git 2.32+; opened with O_NOFOLLOW, so a link put there after
+ * a check is not followed either), not a regular file (a FIFO, a folder), or unreadable. The
+ * one place a `.gitignore` is opened.
+ */
+async function readGitignore(dir: string): Promise<string | undefined> {
+  const path = join(dir, '.gitignore');
+  try {
+    if (!NO_FOLLOW && (await lstat(path)).isSymbolicLink()) return undefined;
+    const handle = await open(path, constants.O_RDONLY | NO_FOLLOW | NO_WAIT);
+    try {
+      if (!(await handle.stat()).isFile()) return undefined;
+      return await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined; // none, a link (ELOOP), unreadable: no rules, as git
+  }
 }
 
 /**
@@ -217,13 +281,14 @@ export async function gitignoreAt(dir: string): Promise<IgnoreScope[]> {
  * whether the selected folder is excluded by them (itself or a folder above it): then nothing
  * in it is taken, as git does not look inside it.
  */
-export async function ancestorGitignores(root: string, folder: string): Promise<{ scopes: IgnoreScope[]; excluded: boolean }> {
+export async function ancestorGitignores(root: string, folder: string): Promise<{ scopes: IgnoreScope[]; excluded: boolean; tooComplex?: TooComplexLine }> {
   const scopes: IgnoreScope[] = [];
   const dirs = foldersDownTo(root, folder);
   for (let i = 0; i < dirs.length; i++) {
     scopes.push(...(await gitignoreAt(dirs[i]!)));
     const next = i + 1 < dirs.length ? dirs[i + 1]! : folder;
-    if (scopesIgnore(scopes, (scope) => toPosix(relative(scope.base, next)), true)) return { scopes, excluded: true };
+    const decided = scopesDecide(scopes, (scope) => toPosix(relative(scope.base, next)), true);
+    if (decided !== 'kept') return { scopes, excluded: true, tooComplex: decided === 'ignored' ? undefined : decided };
   }
   return { scopes, excluded: false };
 }
@@ -276,20 +341,18 @@ export class GitignoreCache {
   rulesIn(dir: string): Promise<GitignoreRules | undefined> {
     let read = this.reading.get(dir);
     if (!read) {
-      read = readFile(join(dir, '.gitignore'), 'utf8')
-        .then(
-          (text) => {
-            const known = this.parsed.get(dir);
-            if (known?.text === text) return known.rules;
-            const fresh = { text, rules: parseGitignore(text, this.ignoreCase) };
-            this.parsed.set(dir, fresh);
-            return fresh.rules;
-          },
-          () => {
+      read = readGitignore(dir)
+        .then((text) => {
+          if (text === undefined) {
             this.parsed.delete(dir);
             return undefined;
-          },
-        )
+          }
+          const known = this.parsed.get(dir);
+          if (known?.text === text) return known.rules;
+          const fresh = { text, rules: parseGitignore(text, this.ignoreCase) };
+          this.parsed.set(dir, fresh);
+          return fresh.rules;
+        })
         .finally(() => this.reading.delete(dir));
       this.reading.set(dir, read);
     }

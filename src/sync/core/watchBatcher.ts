@@ -237,8 +237,10 @@ function askedWait(error: unknown): number | undefined {
  * the scan, applied to one path. The `.gitignore` files are read through one `GitignoreCache`
  * (common/core/gitignore.ts, the reader the scan uses too): from the root down, one read of
  * each folder's file at a time shared by the events meanwhile, and an edit applies at once.
+ * `wasFile` says whether a path (relative to `folder`, `/`-separated) was a file the last sync
+ * recorded: the one thing known of a path gone by the time its event is looked at.
  */
-export function eventFilter(folder: string, rules: { excludeGlobs: string[]; root?: string }): (path: string) => Promise<boolean> {
+export function eventFilter(folder: string, rules: { excludeGlobs: string[]; root?: string; wasFile?: (rel: string) => boolean | Promise<boolean> }): (path: string) => Promise<boolean> {
   const base = resolve(folder);
   const root = rules.root ? resolve(rules.root) : base;
   // The scan's matcher, on the globs the budget (globCost.ts) lets through: one it refuses
@@ -250,19 +252,23 @@ export function eventFilter(folder: string, rules: { excludeGlobs: string[]; roo
   return async (path) => {
     const full = resolve(path);
     if (!full.startsWith(base + sep)) return false;
-    if (isManifestPath(toPosix(relative(base, full)))) return false;
+    const rel = toPosix(relative(base, full));
+    if (isManifestPath(rel)) return false;
     const fromRoot = toPosix(relative(root, full));
     const parts = fromRoot.split('/');
     for (let i = 1; i <= parts.length; i++) if (isExcluded(parts.slice(0, i).join('/'))) return false;
     // A `dir/` line leaves out folders only, so the event's path is looked at: a folder made or
     // removed that git leaves out starts no run. A path gone by now (a folder deleted with
-    // everything in it) is left out when git would leave it out as a file or as a folder: a
-    // removed file of an excluded folder's name is then noticed by the next run.
+    // everything in it) is left out when git would leave it out as a file or as a folder,
+    // unless the last sync recorded it as a file: then `dir/` lines never applied to it, and
+    // its deletion starts a run (a file `build` under `build/` was synced, but its deletion
+    // waited for some other change).
     const kind = await lstat(full).then(
       (info) => (info.isDirectory() ? 'dir' : 'file'),
       () => 'gone',
     );
-    if (kind === 'gone') return !((await gitignores.ignores(full, root, true)) || (await gitignores.ignores(full, root, false)));
-    return !(await gitignores.ignores(full, root, kind === 'dir'));
+    if (kind !== 'gone') return !(await gitignores.ignores(full, root, kind === 'dir'));
+    if (await gitignores.ignores(full, root, false)) return false;
+    return !(await gitignores.ignores(full, root, true)) || (await (rules.wasFile?.(rel) ?? false));
   };
 }

@@ -61,6 +61,8 @@ export class PairingRunner implements vscode.Disposable {
   private checkedFolder: FolderIdentity | 'not-found' = 'not-found';
   /** Set by a watch run that left files out: when the first of them may be sent. */
   private sendAgainInMs: number | undefined;
+  /** The files the sync record holds (paths relative to the folder), read once when an event needs them and again after each run. */
+  private recorded: Promise<ReadonlySet<string>> | undefined;
 
   constructor(
     readonly pairing: Pairing,
@@ -74,7 +76,7 @@ export class PairingRunner implements vscode.Disposable {
     /** Watch mode's timing: WATCH_LIMITS, their one home (tests pass their own). */
     private readonly limits: WatchLimits = WATCH_LIMITS,
   ) {
-    this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root });
+    this.isRelevant = eventFilter(folderPath, { excludeGlobs: excludeGlobs(), root: this.root, wasFile: async (rel) => (await this.recordedFiles()).has(rel) });
     // After a reload: say when this folder was last synced (its manifest's or its journal's time, the newer), not a bare "sync".
     const store = this.store();
     const lastRecord = Promise.all([stat(store.location).catch(() => undefined), stat(store.journalLocation).catch(() => undefined)]).then(([manifest, journal]) =>
@@ -166,6 +168,20 @@ export class PairingRunner implements vscode.Disposable {
   private async adoptLegacyManifest(store: FileManifestStore): Promise<void> {
     const moved = await adoptEarlierRecord(store, this.pairing.volume, this.earlierLocations());
     if (moved) this.services.log.info(`[sync] ${this.label}: moved the sync record from ${moved} to ${store.location} (one per folder, volume and service, shared by every window)`);
+  }
+
+  /**
+   * The files the last sync recorded: a path deleted before its event is looked at was a file
+   * if it is one of them (watch mode's filter then applies no `dir/` line to it). Empty when
+   * there is no usable record: the filter keeps its cautious answer.
+   */
+  private recordedFiles(): Promise<ReadonlySet<string>> {
+    return (this.recorded ??= this.store()
+      .load(this.pairing.volume)
+      .then(
+        (loaded) => new Set(loaded.state === 'ok' ? Object.keys(loaded.manifest.files) : []),
+        () => new Set<string>(),
+      ));
   }
 
   /** Every save, create and delete under the folder (ignore rules applied) counts as pending; in watch mode it also schedules a sync. */
@@ -279,6 +295,7 @@ export class PairingRunner implements vscode.Disposable {
       );
       return await this.runLocked(options, store);
     } finally {
+      this.recorded = undefined; // the run may have recorded more: read again when an event asks
       await release().catch(() => undefined);
     }
   }
