@@ -137,5 +137,31 @@ describe('gitignore: one reader for the walk, the watch filter and the private-f
     const selected = await scanFolder(join(root, 'plain', 'deeper'), { excludeGlobs: [], maxFileSizeBytes: 0, root });
     assert.deepEqual(selected.files, []);
     assert.match(selected.skipped.map((s) => s.reason).join('|'), /left out by line 1 of plain\/\.gitignore: /);
+    assert.ok(
+      selected.skipped.every((s) => !s.excluded),
+      'said in every run, not counted away with what the folder excludes',
+    );
+  });
+
+  it('a path a .gitignore ran out of its matching budget on is left out naming that file, and named in every run (not counted as excluded)', async () => {
+    const root = mkdtempSync(join(base, 'budget-'));
+    const deep = Array.from({ length: 300 }, () => 'a').join('/');
+    mkdirSync(join(root, deep), { recursive: true });
+    writeFileSync(join(root, deep, 'x.md'), 'text\n');
+    writeFileSync(join(root, 'kept.md'), 'text\n');
+    // Under the run limit, but as costly as a line gets on a deep path (gitignoreGit.test.ts: over the budget there).
+    writeFileSync(join(root, '.gitignore'), `${'**/a*/'.repeat(MAX_GITIGNORE_STAR_RUNS / 2)}b\n`);
+    const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
+    assert.deepEqual(
+      scan.files.map((f) => f.rel),
+      ['kept.md'],
+    );
+    const costly = scan.skipped.filter((s) => /^left out by \.gitignore: its lines are too costly to match against this path/.test(s.reason));
+    assert.equal(costly.length, 1, JSON.stringify(scan.skipped.map((s) => [relative(root, s.path).length, s.reason, s.excluded])));
+    assert.equal(costly[0]!.excluded, undefined);
+    assert.deepEqual(
+      scan.skipped.filter((s) => s.excluded).map((s) => relative(root, s.path)),
+      ['.gitignore'],
+    );
   });
 });

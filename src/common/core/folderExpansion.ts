@@ -411,7 +411,11 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       const decided = here.length ? scopesDecide(here, (_, i) => scopePrefixes[i] + name, isDir) : 'kept';
       if (decided !== 'kept') {
         // A line too complex to apply is named every run (someone's .gitignore left this out unread); a plain ignore is the folder's own rule.
-        skipped.push(decided === 'ignored' ? { path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore'), excluded: true } : { path, reason: tooComplexReason(decided, anchor) });
+        skipped.push(
+          decided === 'ignored'
+            ? { path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore'), excluded: true }
+            : { path, reason: tooComplexReason(decided, anchor) },
+        );
         continue;
       }
       if (isDir) {
@@ -592,12 +596,13 @@ export function volumeNameFor(rel: string): string {
 }
 
 /**
- * Why a line too complex to apply left a path out: which `.gitignore` (relative to `anchor`,
+ * Why a `.gitignore` too costly to apply left a path out: which file (relative to `anchor`,
  * escaped: its folders' names are someone else's) and the line's number, so the user can fix
  * it. The line's text is not repeated.
  */
 function tooComplexReason(hit: TooComplexLine, anchor: string): string {
   const file = shown(toPosix(relative(anchor, resolve(hit.scope.base, '.gitignore'))));
+  if (hit.line === undefined) return l10n.t('left out by {0}: its lines are too costly to match against this path (simplify its * and ** patterns)', file);
   return l10n.t('left out by line {0} of {1}: more than {2} runs of * are too complex to apply (simplify or remove that line)', hit.line, file, MAX_GITIGNORE_STAR_RUNS);
 }
 

@@ -211,22 +211,23 @@ export function scopesIgnore(scopes: readonly IgnoreScope[], relFromScope: (scop
 }
 
 /**
- * A line too complex to apply (more than MAX_GITIGNORE_STAR_RUNS runs of `*`) that left a
- * path out: the file (its scope) and the line's number in it, so the reason can send the user
+ * A `.gitignore` too costly to apply that left a path out: the file (its scope) and, for a line
+ * of more than MAX_GITIGNORE_STAR_RUNS runs of `*`, the line's number in it; none when the
+ * file's lines together ran out of their budget on the path. So the reason can send the user
  * to it. Only the number: the line's text is someone else's and is not repeated.
  */
 export interface TooComplexLine {
   scope: IgnoreScope;
-  line: number;
+  line?: number;
 }
 
-/** scopesIgnore's answer, saying when a line too complex to apply decided it. */
+/** scopesIgnore's answer, saying when a file or line too costly to apply decided it. */
 export function scopesDecide(scopes: readonly IgnoreScope[], relFromScope: (scope: IgnoreScope, index: number) => string, isDir: boolean): 'kept' | 'ignored' | TooComplexLine {
   for (let i = scopes.length - 1; i >= 0; i--) {
     const scope = scopes[i]!;
     const decided = decidingLine(scope.rules, relFromScope(scope, i), isDir);
     if (decided === NO_LINE) continue;
-    if (decided === OUT_OF_BUDGET) return 'ignored';
+    if (decided === OUT_OF_BUDGET) return { scope };
     const pattern = scope.rules.patterns[decided]!;
     if (pattern.tooComplex) return { scope, line: pattern.line };
     return pattern.negative ? 'kept' : 'ignored';
