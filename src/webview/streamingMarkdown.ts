@@ -120,9 +120,14 @@ export class StreamingMarkdown {
     if (length === this.openShown) return;
     const live = length <= LIVE_MARKDOWN_MAX_CHARS;
     if (live && (text === '' || (length - this.openParsed) * REPARSE_GROWTH >= length)) {
-      const source = this.splitter.openBlock();
+      // An unfinished line that may close the open fence is left out of the parse, as it is
+      // held back from streamed code: markdown-it would close the fence at "```" of a
+      // "```js" still arriving, and the rest of that line, added to the code, lost its marks.
+      const closing = this.closingLineHeld(start + length);
+      const source = this.splitter.slice(start, start + length - closing);
       this.openBlock.replaceChildren(this.rendered(source, { highlight: !this.splitter.isInsideFence() }));
-      this.openShown = this.openParsed = length;
+      this.openShown = this.openParsed = length - closing;
+      this.openHeld = closing;
       this.openParsedFences = this.splitter.fenceCount;
       const container = lastTextContainer(this.openBlock);
       this.openTail = container && new ChunkedText(container);
@@ -236,6 +241,20 @@ export class StreamingMarkdown {
   private heldBack(from: number, end: number): number {
     const match = /\n([ `~\r]+)$/.exec(this.splitter.slice(Math.max(this.openStart, end - 257), end));
     return match ? Math.min(match[1].length, end - from) : 0;
+  }
+
+  /**
+   * The length of the unfinished last line, if the open block is inside a fence and that
+   * line is spaces, quote marks and fence marks only (at most 256 characters): it may be the
+   * fence's closing line.
+   */
+  private closingLineHeld(end: number): number {
+    if (!this.splitter.isInsideFence()) return 0;
+    const lineStart = this.splitter.unfinishedLineStart();
+    if (end - lineStart > 256) return 0;
+    const line = this.splitter.slice(lineStart, end);
+    for (const char of line) if (char !== ' ' && char !== '\t' && char !== '>' && char !== '`' && char !== '~' && char !== '\r') return 0;
+    return line.length;
   }
 
   /** Code text as its parse shows it: each line loses its quote marks, and up to the fence's indentation in leading spaces. */

@@ -1,0 +1,165 @@
+// Property test of the streaming render (streamingMarkdown.ts, blockSplitter.ts): seeded
+// answers from a small grammar of hostile-but-plausible markdown, fed in random chunkings
+// with a render after each append, checked at every render. The render is driven directly
+// (a bundle of StreamingMarkdown evaluated in the webview page), not through the 50 ms
+// drawing timer, so every render is seen.
+import * as esbuild from 'esbuild';
+import { strict as assert } from 'node:assert';
+import type { WebviewPage } from './support/chromium';
+import { useFreshPage, useWebviewSuite } from './support/suite';
+
+/** The most characters one drawing may add to the open block through a Markdown parse: the Stop-click tests' budget (streaming.test.ts). */
+const PARSE_BUDGET = 65_536;
+
+/**
+ * The driver, in the page. Words of the answers are unique tokens (`t<n>z`): at each render
+ * the tokens shown must be in the stream already, each once, in the stream's order; after a
+ * pause, every token of a finished line must be shown; each code element's text must be in
+ * the stream (indentation and quote marks aside); the characters one render adds through a
+ * parse (as the Stop tests count them) stay within the budget. Once finished, the answer must
+ * be the same DOM as the whole text rendered at once (as a loaded answer is).
+ */
+const DRIVER = `
+import { StreamingMarkdown } from './src/webview/streamingMarkdown';
+const TOKEN = /t\\d+z/g;
+const normalized = (text) => text.replace(/\\r/g, '').split('\\n').map((line) => line.replace(/^[ \\t>]*/, '')).join('\\n');
+const nonSpace = (text) => { let count = 0; for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 32) count++; return count; };
+function parsedChars(records, root) {
+  const added = new Set(records.flatMap((record) => [...record.addedNodes]));
+  const insideAdded = (node) => { for (let up = node.parentNode; up && up !== root; up = up.parentNode) if (added.has(up)) return true; return false; };
+  let parsed = 0;
+  for (const node of added) {
+    if (node.nodeType !== 1 || node.matches('.text-chunk, .md-raw') || insideAdded(node) || !node.parentNode?.closest?.('.md-open')) continue;
+    parsed += (node.textContent ?? '').length;
+    for (const chunk of node.querySelectorAll('.text-chunk')) parsed -= (chunk.textContent ?? '').length;
+  }
+  return parsed;
+}
+globalThis.__streamProperty = {
+  run(answer, cuts, pauses, options) {
+    const tokens = [...answer.matchAll(TOKEN)];
+    const index = new Map(tokens.map((match, i) => [match[0], i]));
+    const tokenEnd = tokens.map((match) => match.index + match[0].length);
+    const plain = options.checkText ? normalized(answer) : '';
+    const md = new StreamingMarkdown();
+    document.body.append(md.element);
+    const observer = new MutationObserver(() => {});
+    observer.observe(md.element, { childList: true, subtree: true, characterData: true });
+    const failures = [];
+    const fail = (message) => { if (failures.length < 5) failures.push(message); };
+    let renders = 0;
+    let maxParsed = 0;
+    let streamed = 0;
+    const check = (label, pause) => {
+      renders++;
+      const parsed = parsedChars(observer.takeRecords(), md.element);
+      maxParsed = Math.max(maxParsed, parsed);
+      if (parsed > ${PARSE_BUDGET}) fail(label + ': one render parsed ' + parsed + ' characters');
+      if (!options.checkText || (!pause && renders % options.checkEvery !== 0)) return;
+      const copy = md.element.cloneNode(true);
+      for (const toolbar of copy.querySelectorAll('.code-toolbar')) toolbar.remove();
+      const text = copy.textContent ?? '';
+      if (nonSpace(text) > nonSpace(answer.slice(0, streamed))) fail(label + ': more shown than streamed');
+      let previous = -1;
+      let shown = 0;
+      for (const match of text.matchAll(TOKEN)) {
+        const at = index.get(match[0]);
+        if (at === undefined) { fail(label + ': ' + match[0] + ' is not in the stream'); break; }
+        if (tokenEnd[at] > streamed) { fail(label + ': ' + match[0] + ' is shown before it was streamed'); break; }
+        if (at <= previous) { fail(label + ': ' + match[0] + (at === previous ? ' is shown twice' : ' is shown out of order')); break; }
+        previous = at;
+        shown++;
+      }
+      if (pause) {
+        // Whole lines are shown after a pause: only the unfinished last one may be held back.
+        const lineEnd = answer.lastIndexOf('\\n', streamed - 1);
+        let expected = 0;
+        while (expected < tokens.length && tokenEnd[expected] <= lineEnd) expected++;
+        if (shown < expected || (expected > 0 && previous < expected - 1)) fail(label + ': after a pause, ' + shown + ' tokens shown of the ' + expected + ' in finished lines');
+      }
+      for (const code of copy.querySelectorAll('pre code')) {
+        // A parse ends the code of an unfinished fence with a line break.
+        const body = normalized(code.textContent ?? '').replace(/\\n$/, '');
+        if (!plain.includes(body)) fail(label + ': code text not in the stream: ' + JSON.stringify(body.slice(-120)));
+      }
+    };
+    let at = 0;
+    for (let i = 0; i < cuts.length && failures.length === 0; i++) {
+      md.append(answer.slice(at, cuts[i]));
+      streamed = cuts[i];
+      at = cuts[i];
+      md.render();
+      check('render ' + (i + 1) + ' at ' + at, false);
+      if (pauses.includes(i)) {
+        md.render();
+        check('pause after render ' + (i + 1) + ' at ' + at, true);
+      }
+    }
+    md.finish();
+    observer.takeRecords();
+    observer.disconnect();
+    const whole = new StreamingMarkdown();
+    whole.append(answer);
+    whole.finish();
+    const streamedHtml = md.element.innerHTML;
+    const wholeHtml = whole.element.innerHTML;
+    if (failures.length === 0 && streamedHtml !== wholeHtml) {
+      let differ = 0;
+      while (streamedHtml[differ] === wholeHtml[differ]) differ++;
+      fail('finished: not the whole answer rendered at once, from character ' + differ + ': ' + JSON.stringify(streamedHtml.slice(Math.max(0, differ - 80), differ + 80)) + ' vs ' + JSON.stringify(wholeHtml.slice(Math.max(0, differ - 80), differ + 80)));
+    }
+    md.element.remove();
+    return { failures, renders, maxParsed };
+  },
+};
+`;
+
+interface RunResult {
+  failures: string[];
+  renders: number;
+  maxParsed: number;
+}
+
+describe('webview streaming render, property test', function () {
+  const suite = useWebviewSuite();
+  let webview: WebviewPage;
+  useFreshPage(suite, (page) => (webview = page));
+  let driver = '';
+
+  before(async () => {
+    const built = await esbuild.build({
+      stdin: { contents: DRIVER, resolveDir: process.cwd(), loader: 'js' },
+      bundle: true,
+      write: false,
+      platform: 'browser',
+      format: 'iife',
+      target: 'chrome120',
+      tsconfig: 'src/webview/tsconfig.json',
+      logLevel: 'silent',
+    });
+    driver = built.outputFiles[0].text;
+  });
+
+  async function run(answer: string, cuts: number[], pauses: number[], options: { checkText: boolean; checkEvery: number }): Promise<RunResult> {
+    await webview.page.evaluate(driver);
+    return webview.page.evaluate(
+      ({ answer, cuts, pauses, options }) => (globalThis as unknown as { __streamProperty: { run(...args: unknown[]): RunResult } }).__streamProperty.run(answer, cuts, pauses, options),
+      { answer, cuts, pauses, options },
+    );
+  }
+
+  it('keeps the marks of a line inside a fence that starts like its closing line, when a parse ends in it (a fence in a fence)', async () => {
+    // A parse that ended at "```" of a "```js" line still arriving: markdown-it closed the fence there, and the line's rest went to the code without its marks.
+    const code = (from: number) => Array.from({ length: 40 }, (_, i) => `t${from + i}z let x${i} = ${i};`).join('\n');
+    const answer = `Intro t0z.\n\n\`\`\`md\nt1z An example:\n${code(10)}\n\`\`\`js\n${code(100)}\n\`\`\`\nt2z after the example.\n~~~~sh\n${code(200)}\n~~~~~ x\n~~~~\nt3z the end.\n`;
+    for (const [line, marks] of [
+      ['```js', 3],
+      ['~~~~~ x', 4],
+    ] as const) {
+      const at = answer.indexOf(line) + marks;
+      const cuts = [at, ...Array.from({ length: answer.length - at }, (_, i) => at + i + 1)];
+      const result = await run(answer, cuts, [0], { checkText: true, checkEvery: 1 });
+      assert.deepEqual(result.failures, [], `a parse ending in ${JSON.stringify(answer.slice(at - 4, at))}`);
+    }
+  });
+});
