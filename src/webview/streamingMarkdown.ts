@@ -349,13 +349,23 @@ function appendGiantBlock(wrapper: HTMLElement, block: string, render: (source: 
   tail.append(rest);
 }
 
-/** Elements that hold a block's text, so more text can be added at their end; inline ones (a link) are not entered. */
-const TEXT_CONTAINERS = 'p, li, ul, ol, blockquote, h1, h2, h3, h4, h5, h6, .code-block, pre, code, .table-scroll, table, thead, tbody, tr, th, td';
+/**
+ * Elements that hold a block's text, so more text can be added at their end; inline ones (a
+ * link, an inline code span) are not entered: text added to a paragraph's `code` went in
+ * before the text after it, and as code.
+ */
+const TEXT_CONTAINERS = 'p, li, ul, ol, blockquote, h1, h2, h3, h4, h5, h6, .code-block, pre, pre > code, .table-scroll, table, thead, tbody, tr, th, td';
 
 function lastTextContainer(root: Element): Element | undefined {
   let container: Element | undefined;
-  for (let child = root.lastElementChild; child?.matches(TEXT_CONTAINERS); child = child.lastElementChild) container = child;
+  for (let child = root.lastElementChild; child?.matches(TEXT_CONTAINERS) && isLastContent(child); child = child.lastElementChild) container = child;
   return container;
+}
+
+/** Whether nothing but white space follows `element` in its parent (markdown-it writes a line break after each block). */
+function isLastContent(element: Element): boolean {
+  for (let next = element.nextSibling; next; next = next.nextSibling) if (next.nodeType !== 3 || next.textContent?.trim()) return false;
+  return true;
 }
 
 /** Text of a block shown as written, line breaks kept, until it is parsed. */

@@ -162,4 +162,12 @@ describe('webview streaming render, property test', function () {
       assert.deepEqual(result.failures, [], `a parse ending in ${JSON.stringify(answer.slice(at - 4, at))}`);
     }
   });
+
+  it('adds text past the live limit after the text of a paragraph that has inline code, not inside that code', async () => {
+    // The last parse's paragraph ended in text after an inline code span: new text went into the span, before that text.
+    const words = (from: number, count: number) => Array.from({ length: count }, (_, i) => `t${from + i}z`).join(' ');
+    const answer = `Intro t0z.\n\nA paragraph with \`t1z\` inline code and ${words(2, 2500)} ${words(3000, 1000)}.\n`;
+    const result = await run(answer, [answer.indexOf('t2400z'), answer.indexOf('t3500z'), answer.length], [0], { checkText: true, checkEvery: 1 });
+    assert.deepEqual(result.failures, []);
+  });
 });
