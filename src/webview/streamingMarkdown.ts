@@ -120,9 +120,14 @@ export class StreamingMarkdown {
     if (length === this.openShown) return;
     const live = length <= LIVE_MARKDOWN_MAX_CHARS;
     if (live && (text === '' || (length - this.openParsed) * REPARSE_GROWTH >= length)) {
-      const source = this.splitter.openBlock();
+      // An unfinished line that may close the open fence is left out of the parse, as it is
+      // held back from streamed code: markdown-it would close the fence at "```" of a
+      // "```js" still arriving, and the rest of that line, added to the code, lost its marks.
+      const closing = this.closingLineHeld(start + length);
+      const source = this.splitter.slice(start, start + length - closing);
       this.openBlock.replaceChildren(this.rendered(source, { highlight: !this.splitter.isInsideFence() }));
-      this.openShown = this.openParsed = length;
+      this.openShown = this.openParsed = length - closing;
+      this.openHeld = closing;
       this.openParsedFences = this.splitter.fenceCount;
       const container = lastTextContainer(this.openBlock);
       this.openTail = container && new ChunkedText(container);
@@ -238,6 +243,20 @@ export class StreamingMarkdown {
     return match ? Math.min(match[1].length, end - from) : 0;
   }
 
+  /**
+   * The length of the unfinished last line, if the open block is inside a fence and that
+   * line is spaces, quote marks and fence marks only (at most 256 characters): it may be the
+   * fence's closing line.
+   */
+  private closingLineHeld(end: number): number {
+    if (!this.splitter.isInsideFence()) return 0;
+    const lineStart = this.splitter.unfinishedLineStart();
+    if (end - lineStart > 256) return 0;
+    const line = this.splitter.slice(lineStart, end);
+    for (const char of line) if (char !== ' ' && char !== '\t' && char !== '>' && char !== '`' && char !== '~' && char !== '\r') return 0;
+    return line.length;
+  }
+
   /** Code text as its parse shows it: each line loses its quote marks, and up to the fence's indentation in leading spaces. */
   private codeText(text: string): string {
     const code = this.openCode;
@@ -330,13 +349,23 @@ function appendGiantBlock(wrapper: HTMLElement, block: string, render: (source: 
   tail.append(rest);
 }
 
-/** Elements that hold a block's text, so more text can be added at their end; inline ones (a link) are not entered. */
-const TEXT_CONTAINERS = 'p, li, ul, ol, blockquote, h1, h2, h3, h4, h5, h6, .code-block, pre, code, .table-scroll, table, thead, tbody, tr, th, td';
+/**
+ * Elements that hold a block's text, so more text can be added at their end; inline ones (a
+ * link, an inline code span) are not entered: text added to a paragraph's `code` went in
+ * before the text after it, and as code.
+ */
+const TEXT_CONTAINERS = 'p, li, ul, ol, blockquote, h1, h2, h3, h4, h5, h6, .code-block, pre, pre > code, .table-scroll, table, thead, tbody, tr, th, td';
 
 function lastTextContainer(root: Element): Element | undefined {
   let container: Element | undefined;
-  for (let child = root.lastElementChild; child?.matches(TEXT_CONTAINERS); child = child.lastElementChild) container = child;
+  for (let child = root.lastElementChild; child?.matches(TEXT_CONTAINERS) && isLastContent(child); child = child.lastElementChild) container = child;
   return container;
+}
+
+/** Whether nothing but white space follows `element` in its parent (markdown-it writes a line break after each block). */
+function isLastContent(element: Element): boolean {
+  for (let next = element.nextSibling; next; next = next.nextSibling) if (next.nodeType !== 3 || next.textContent?.trim()) return false;
+  return true;
 }
 
 /** Text of a block shown as written, line breaks kept, until it is parsed. */
