@@ -35,6 +35,21 @@ const cases: Array<{ name: string; files: Record<string, string>; ignored: strin
   { name: 'a folder by name at any depth', files: { '.gitignore': 'logs\n', 'logs/a.md': '', 'x/logs/b.md': '', 'x/logs.md': '' }, ignored: ['logs/a.md', 'x/logs/b.md'] },
 ];
 
+/** The walk takes exactly `kept` of `rels`, and the watch filter, the private-file rules and the cache each give that answer for every path. */
+async function assertEveryReaderKeeps(root: string, rels: readonly string[], kept: readonly string[]): Promise<void> {
+  const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
+  assert.deepEqual(scan.files.map((f) => f.rel).sort(), [...kept].sort(), 'the walk');
+  const isRelevant = eventFilter(root, { excludeGlobs: [] });
+  const cache = new GitignoreCache();
+  for (const rel of rels) {
+    const path = join(root, rel);
+    const isKept = kept.includes(rel);
+    assert.equal(await isRelevant(path), isKept, `the watch filter on ${rel}`);
+    assert.equal(!(await isGitignored(path, root)), isKept, `the private-file rules on ${rel}`);
+    assert.equal(!(await cache.ignores(path, root)), isKept, `the cache on ${rel}`);
+  }
+}
+
 describe('gitignore: one reader for the walk, the watch filter and the private-file rules', () => {
   let base: string;
   before(() => (base = mkdtempSync(join(tmpdir(), 'ksm-gitignore-'))));
@@ -49,17 +64,7 @@ describe('gitignore: one reader for the walk, the watch filter and the private-f
       }
       const rels = Object.keys(files).filter((rel) => !rel.endsWith('.gitignore'));
       const expected = rels.filter((rel) => !ignored.includes(rel));
-      const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
-      assert.deepEqual(scan.files.map((f) => f.rel).sort(), [...expected].sort(), 'the walk');
-      const isRelevant = eventFilter(root, { excludeGlobs: [] });
-      const cache = new GitignoreCache();
-      for (const rel of rels) {
-        const path = join(root, rel);
-        const kept = expected.includes(rel);
-        assert.equal(await isRelevant(path), kept, `the watch filter on ${rel}`);
-        assert.equal(!(await isGitignored(path, root)), kept, `the private-file rules on ${rel}`);
-        assert.equal(!(await cache.ignores(path, root)), kept, `the cache on ${rel}`);
-      }
+      await assertEveryReaderKeeps(root, rels, expected);
     });
   }
 
@@ -96,17 +101,8 @@ describe('gitignore: one reader for the walk, the watch filter and the private-f
     symlinkSync(join(outside, 'locked'), join(root, 'sub', '.gitignore'));
     symlinkSync(join(outside, process.platform === 'win32' ? 'all' : 'pipe'), join(root, 'deep', '.gitignore'));
     if (process.platform !== 'win32') execFileSync('mkfifo', [join(root, 'fifo', '.gitignore')]); // not a link, but no regular file either
-    const scan = await scanFolder(root, { excludeGlobs: [], maxFileSizeBytes: 0 });
-    assert.deepEqual(scan.files.map((f) => f.rel).sort(), [...files].sort(), 'the walk takes every file');
-    const isRelevant = eventFilter(root, { excludeGlobs: [] });
-    const cache = new GitignoreCache();
-    for (const rel of files) {
-      const path = join(root, rel);
-      assert.equal(await isRelevant(path), true, `the watch filter on ${rel}`);
-      assert.equal(await isGitignored(path, root), false, `the private-file rules on ${rel}`);
-      assert.equal(await cache.ignores(path, root), false, `the cache on ${rel}`);
-    }
-    assert.equal(await cache.rulesIn(root), undefined, 'no rules from a linked .gitignore');
+    await assertEveryReaderKeeps(root, files, files);
+    assert.equal(await new GitignoreCache().rulesIn(root), undefined, 'no rules from a linked .gitignore');
   });
 
   it('a path a line too complex to apply left out says which .gitignore and which line, escaped, without the line itself', async () => {
