@@ -211,7 +211,7 @@ describe('ksm unattended (built, as a child process) against the emulator', func
     assert.match(first.stdout + first.stderr, /2 uploaded, 0 replaced, 0 deleted, 0 unchanged, 2 skipped, 3 excluded — /);
     const dryFirst = await ksm(['sync', folder, volume, '--dry-run'], env);
     assert.match(dryFirst.stdout, /^ {2}exclude \S*\.git: folder matches an exclude pattern$/m, 'the dry run names them');
-    assert.match(dryFirst.stdout, /^ {2}exclude \S*build\.log: ignored by \.gitignore$/m);
+    assert.match(dryFirst.stdout, /^ {2}exclude \S*build\.log: ignored by line 1 of \.gitignore$/m);
     assert.match(dryFirst.stdout, /^ {2}skip {4}\S*\.env: /m);
 
     await rm(join(folder, 'old.md'));

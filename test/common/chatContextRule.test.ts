@@ -84,7 +84,7 @@ describe('chat context: the one rule for a local file sent with a question', () 
   });
 
   it('leaves out an implicit reference to a gitignored or files.exclude file, which the user may still attach explicitly', async () => {
-    await leftOut(join(root, 'local.md'), 'mine\n', true, /ignored by \.gitignore/, true);
+    await leftOut(join(root, 'local.md'), 'mine\n', true, /^is ignored by line 1 of \.gitignore \(/, true);
     await leftOut(join(root, 'draft.tmp.md'), 'draft\n', true, /excluded by files\.exclude \('\*\*\/\*\.tmp\.md'\)/, true);
     assert.deepEqual(await decide(join(root, 'local.md'), 'mine\n', false), { send: true });
     assert.deepEqual(await decide(join(root, 'draft.tmp.md'), 'draft\n', false), { send: true });
@@ -105,7 +105,7 @@ describe('chat context: the one rule for a local file sent with a question', () 
     const env = await leftOut(join(root, '.env'), 'x', true, /credential/);
     assert.equal(chatContextNote('.env', env), "Left out: '.env' looks like a credential: '.env*' files hold secrets. Private files are never sent as chat context.");
     const ignored = await leftOut(join(root, 'local.md'), 'x', true, /gitignore/, true);
-    assert.match(chatContextNote('local.md', ignored), /^Left out: 'local\.md' is ignored by \.gitignore .*VS Code attached it by itself; attach it with #file to send it\.$/);
+    assert.match(chatContextNote('local.md', ignored), /^Left out: 'local\.md' is ignored by line 1 of \.gitignore .*VS Code attached it by itself; attach it with #file to send it\.$/);
     const hostile = chatContextNote('x', { send: false, reason: 'r', attachToSend: false, display: 'a\n# Heading\u202e.md' });
     assert.equal(hostile.split('\n').length, 1, hostile);
     assert.ok(!hostile.includes('\u202e'), 'a bidi control is escaped');

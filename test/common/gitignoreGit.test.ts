@@ -9,11 +9,13 @@ import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import {
   GITIGNORE_IGNORES_CASE,
   GitignoreCache,
+  gitignoreLineFor,
   isGitignored,
+  type IgnoringLine,
   MATCH_BUDGET,
   MAX_GITIGNORE_STAR_RUNS,
   matcherSteps,
@@ -114,7 +116,8 @@ function scenario(seed: number): Scenario {
 }
 
 /** git's answer for each path: one `git check-ignore` for them all. */
-function gitIgnored(root: string, paths: string[], ignoreCase: boolean): Set<string> {
+/** The paths git ignores, each with the line that decided, as git names it: `<.gitignore from the root>:<line>`. */
+function gitIgnored(root: string, paths: string[], ignoreCase: boolean): Map<string, string> {
   const home = join(root, '..', 'home');
   const out = execFileSync('git', ['-c', `core.ignorecase=${ignoreCase}`, '-c', 'core.excludesFile=', 'check-ignore', '--no-index', '-v', '-n', '-z', '--stdin'], {
     cwd: root,
@@ -126,12 +129,17 @@ function gitIgnored(root: string, paths: string[], ignoreCase: boolean): Set<str
   });
   // Records of four fields: source, line, pattern, path; no source: no line matched.
   const fields = out.split('\0');
-  const ignored = new Set<string>();
+  const ignored = new Map<string, string>();
   for (let i = 0; i + 3 < fields.length; i += 4) {
-    const [source, , pattern, path] = fields.slice(i, i + 4) as [string, string, string, string];
-    if (source !== '' && !pattern.startsWith('!')) ignored.add(path);
+    const [source, line, pattern, path] = fields.slice(i, i + 4) as [string, string, string, string];
+    if (source !== '' && !pattern.startsWith('!')) ignored.set(path, `${source}:${line}`);
   }
   return ignored;
+}
+
+/** A named line as git's `check-ignore -v` writes it: the `.gitignore` from the root, `:`, its line. */
+function lineNamed(root: string, hit: IgnoringLine): string {
+  return `${relative(root, join(hit.scope.base, '.gitignore')).split(sep).join('/')}:${hit.line}`;
 }
 
 function writeScenario(root: string, s: Scenario): void {
@@ -182,6 +190,9 @@ describe('gitignore: every answer is git check-ignore’s', function () {
           if ((await cache.ignores(join(root, rel), root, isDir)) !== want) problems.push(`GitignoreCache, ${where}`);
           if (platformRule) {
             if ((await isGitignored(join(root, rel), root, isDir)) !== want) problems.push(`isGitignored, ${where}`);
+            // The line a refusal names (the private-file rules, chat context) is the one git names.
+            const hit = await gitignoreLineFor(join(root, rel), root, isDir);
+            if (want && hit && !hit.tooComplex && lineNamed(root, hit) !== expected.get(rel)) problems.push(`gitignoreLineFor named ${lineNamed(root, hit)}, git ${expected.get(rel)}, ${where}`);
             if ((await filter(join(root, rel))) === want) problems.push(`the watch filter, ${where}`);
           }
         }
@@ -190,6 +201,14 @@ describe('gitignore: every answer is git check-ignore’s', function () {
           const taken = scan.files.map((f) => f.rel).sort();
           const keep = s.files.filter((f) => !expected.has(f) && !s.dirs.some((d) => expected.has(d) && f.startsWith(`${d}/`))).sort();
           if (JSON.stringify(taken) !== JSON.stringify(keep)) problems.push(`the walk, seed ${seed}: took ${JSON.stringify(taken)}, git keeps ${JSON.stringify(keep)}`);
+          // What the walk leaves out names git's line: "ignored by line 3 of sub/.gitignore" where git says sub/.gitignore:3.
+          for (const skip of scan.skipped) {
+            const rel = relative(root, skip.path).split(sep).join('/');
+            if (rel === '.git' || rel.endsWith('.gitignore')) continue; // the repository's data, and the rules themselves (applied, not uploaded)
+            const named = /^(?:folder )?ignored by line (\d+) of (.+)$/.exec(skip.reason);
+            if (!named || !skip.excluded || `${named[2]}:${named[1]}` !== expected.get(rel))
+              problems.push(`the walk's reason for ${JSON.stringify(rel)}: ${JSON.stringify(skip.reason)}, git ${expected.get(rel) ?? 'keeps it'}, seed ${seed}`);
+          }
         }
         if (problems.length > 20) break;
       }
@@ -216,7 +235,7 @@ describe('gitignore: every answer is git check-ignore’s', function () {
     for (const rel of files) writeFileSync(join(root, rel), 'text\n');
     const paths = ['sub', 'sub/deep', ...files];
     const expected = gitIgnored(root, paths, GITIGNORE_IGNORES_CASE);
-    assert.deepEqual([...expected], ['sub/deep/x.md'], 'git reads no linked .gitignore');
+    assert.deepEqual([...expected.keys()], ['sub/deep/x.md'], 'git reads no linked .gitignore');
     const cache = new GitignoreCache();
     const filter = eventFilter(root, { excludeGlobs: [] });
     for (const rel of paths) {

@@ -4,6 +4,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MAX_GITIGNORE_STAR_RUNS } from '../../src/common/core/gitignore';
 import { checkPrivateFile, credentialNameReason, type PrivateFileRules } from '../../src/common/core/privateFiles';
 
 describe('private-file rules (what a writing tool never sends)', () => {
@@ -82,9 +83,25 @@ describe('private-file rules (what a writing tool never sends)', () => {
     assert.equal((await checkPrivateFile('docs/keys.md', rules)).ok, true);
   });
 
-  it('refuses gitignored files and files in gitignored folders', async () => {
-    await refused('local-notes.md', /\.gitignore/);
-    await refused('docs/build/out.txt', /\.gitignore/);
+  it('refuses gitignored files and files in gitignored folders, naming the .gitignore and line that decided (as git check-ignore -v)', async () => {
+    await refused('local-notes.md', /^is ignored by line 1 of \.gitignore \(/);
+    await refused('docs/build/out.txt', /^is ignored by line 2 of \.gitignore \(/); // the folder's line: git does not look inside it
+  });
+
+  it('names a deeper .gitignore from the workspace folder, escaped, and a line too complex to apply by its number, never its text', async () => {
+    const odd = 'odd\u202e\ndir';
+    mkdirSync(join(root, odd), { recursive: true });
+    writeFileSync(join(root, odd, '.gitignore'), `# mine\n\n${'*a'.repeat(MAX_GITIGNORE_STAR_RUNS)}*.md\nlocal.txt\n`);
+    writeFileSync(join(root, odd, 'local.txt'), 'mine\n');
+    writeFileSync(join(root, odd, 'plan.md'), 'plan\n');
+    try {
+      const local = await checkPrivateFile(join(root, odd, 'local.txt'), rules);
+      assert.equal(local.ok ? '' : local.reason, 'is ignored by line 4 of odd\\u202e\\ndir/.gitignore (ignored files are often local secrets or build output)');
+      const plan = await checkPrivateFile(join(root, odd, 'plan.md'), rules);
+      assert.equal(plan.ok ? '' : plan.reason, 'cannot be checked against line 3 of odd\\u202e\\ndir/.gitignore: that line is too complex to apply, so it is left out');
+    } finally {
+      rmSync(join(root, odd), { recursive: true, force: true });
+    }
   });
 
   it('a deeper .gitignore re-includes (`!`) as git does, but never a credential, a private folder or a file in a folder git leaves out', async () => {

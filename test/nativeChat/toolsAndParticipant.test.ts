@@ -145,7 +145,7 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
       ['private/.git/config', /inside '\.git\/'/],
       ['private/id_ed25519', /SSH keys/],
       ['private/deploy-notes.txt', /contains a private key/],
-      ['private/scratch.md', /ignored by \.gitignore/],
+      ['private/scratch.md', /is ignored by line 1 of \.gitignore \(/],
       ['link-to-secret.txt', /symbolic link leading outside the workspace folders/],
     ] as const) {
       const line = refused.text.split('\n').find((l) => l.startsWith(`- '${path}'`));
@@ -391,7 +391,7 @@ describe('vscode chat core: volume tools and the @ksm participant over HTTP', ()
     assert.match(leftOut[2]!, /^Left out: 'context\/\.git\/config' inside '\.git\/'/);
     assert.match(leftOut[3]!, /^Left out: 'context\/id_rsa' looks like a credential: SSH keys/);
     assert.match(leftOut[4]!, /^Left out: 'notes\.txt' contains a private key/);
-    assert.match(leftOut[5]!, /^Left out: 'context\/local\.md' is ignored by \.gitignore .*attach it with #file to send it\.$/);
+    assert.match(leftOut[5]!, /^Left out: 'context\/local\.md' is ignored by line 1 of context\/\.gitignore .*attach it with #file to send it\.$/);
     assert.ok(
       leftOut.every((line) => !line.includes('\n')),
       'one line each',

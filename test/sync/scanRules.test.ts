@@ -78,9 +78,9 @@ describe('sync scan: the upload rules on every entry of a walked folder', () => 
     const expect: Array<[string, RegExp]> = [
       ['.gitignore', /git ignore rules/],
       ['b-sub/.gitignore', /git ignore rules/],
-      ['local.md', /ignored by \.gitignore/],
-      ['build', /folder ignored by \.gitignore/],
-      ['b-sub/nested-ignored.md', /ignored by \.gitignore/],
+      ['local.md', /^ignored by line 1 of \.gitignore$/],
+      ['build', /^folder ignored by line 2 of \.gitignore$/],
+      ['b-sub/nested-ignored.md', /^ignored by line 1 of b-sub\/\.gitignore$/],
       ['.git', /folder inside '\.git\/'/],
       ['skipme', /folder matches an exclude pattern/],
       ['b-sub/draft.tmp.md', /matches an exclude pattern/],

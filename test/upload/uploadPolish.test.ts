@@ -50,8 +50,8 @@ describe('upload: folder selection and names (D24)', () => {
     assert.deepEqual(expansion.files.map((f) => f.volumeName).sort(), ['guide.md', 'guides__deep__faq.md', 'guides__setup.md']);
     const reasons = new Map(expansion.skipped.map((s) => [s.path.slice(root.length + 1), s.reason]));
     assert.match(reasons.get('ws/docs/.gitignore')!, /not uploaded/);
-    assert.match(reasons.get('ws/docs/plan.draft.md')!, /ignored by \.gitignore/);
-    assert.match(reasons.get('ws/docs/private')!, /ignored by \.gitignore/);
+    assert.equal(reasons.get('ws/docs/plan.draft.md'), 'ignored by line 1 of .gitignore', 'the workspace .gitignore, named from the workspace folder');
+    assert.equal(reasons.get('ws/docs/private'), 'folder ignored by line 1 of docs/.gitignore');
     assert.match(reasons.get('ws/docs/logo.bin')!, /binary/);
   });
 

@@ -23,7 +23,7 @@ import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { withoutTrailingSlashes } from '../../api/baseUrl';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkExcludeGlobs } from './globCost';
-import { ancestorGitignores, gitignoreAt, MAX_GITIGNORE_STAR_RUNS, scopesDecide, type IgnoreScope, type TooComplexLine } from './gitignore';
+import { ancestorGitignores, gitignoreAt, MAX_GITIGNORE_STAR_RUNS, scopesDecide, type IgnoreScope, type IgnoringLine } from './gitignore';
 import { shown } from './untrustedText';
 
 export interface ExpansionOptions {
@@ -411,11 +411,7 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
       const decided = here.length ? scopesDecide(here, (_, i) => scopePrefixes[i] + name, isDir) : 'kept';
       if (decided !== 'kept') {
         // A line too complex to apply is named every run (someone's .gitignore left this out unread); a plain ignore is the folder's own rule.
-        skipped.push(
-          decided === 'ignored'
-            ? { path, reason: isDir ? l10n.t('folder ignored by .gitignore') : l10n.t('ignored by .gitignore'), excluded: true }
-            : { path, reason: tooComplexReason(decided, anchor) },
-        );
+        skipped.push(decided.tooComplex ? { path, reason: gitignoreReason(decided, anchor, isDir) } : { path, reason: gitignoreReason(decided, anchor, isDir), excluded: true });
         continue;
       }
       if (isDir) {
@@ -476,10 +472,10 @@ export async function expandSelection(paths: string[], options: ExpansionOptions
     }
     const root = options.workspaceRoots.map((r) => resolve(r)).find((r) => path === r || path.startsWith(r + sep));
     if (info.isDirectory()) {
-      const inherited = root && options.useGitignore !== false && path !== root ? await ancestorGitignores(root, path) : { scopes: [], excluded: false };
+      const inherited = root && options.useGitignore !== false && path !== root ? await ancestorGitignores(root, path) : { scopes: [] };
       // A folder git leaves out (itself or a folder above it): git does not look inside it, so nothing in it is taken.
-      if (inherited.excluded) {
-        skipped.push({ path, reason: inherited.tooComplex ? tooComplexReason(inherited.tooComplex, root ?? path) : l10n.t('folder ignored by .gitignore') });
+      if (inherited.excludedBy) {
+        skipped.push({ path, reason: gitignoreReason(inherited.excludedBy, root ?? path, true) });
         continue;
       }
       // Outside every workspace folder the folder is its own root (its parent was, for uploads
@@ -600,10 +596,12 @@ export function volumeNameFor(rel: string): string {
  * escaped: its folders' names are someone else's) and the line's number, so the user can fix
  * it. The line's text is not repeated.
  */
-function tooComplexReason(hit: TooComplexLine, anchor: string): string {
+/** Why a `.gitignore` left a path out, naming its file (from `anchor`) and line as `git check-ignore -v` does. */
+function gitignoreReason(hit: IgnoringLine, anchor: string, isDir: boolean): string {
   const file = shown(toPosix(relative(anchor, resolve(hit.scope.base, '.gitignore'))));
   if (hit.line === undefined) return l10n.t('left out by {0}: its lines are too costly to match against this path (simplify its * and ** patterns)', file);
-  return l10n.t('left out by line {0} of {1}: more than {2} runs of * are too complex to apply (simplify or remove that line)', hit.line, file, MAX_GITIGNORE_STAR_RUNS);
+  if (hit.tooComplex) return l10n.t('left out by line {0} of {1}: more than {2} runs of * are too complex to apply (simplify or remove that line)', hit.line, file, MAX_GITIGNORE_STAR_RUNS);
+  return isDir ? l10n.t('folder ignored by line {0} of {1}', hit.line, file) : l10n.t('ignored by line {0} of {1}', hit.line, file);
 }
 
 function toPosix(path: string): string {

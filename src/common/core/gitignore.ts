@@ -202,35 +202,33 @@ function lineWithin(rules: GitignoreRules, rel: string, isDir: boolean, budget: 
 }
 
 /**
- * git's answer for `rel` (relative to `base`, whose parent folders down from the root are known
- * not to be excluded) under `scopes` (root first, each base at or above `base`): the deepest
- * file with a matching line decides.
+ * The `.gitignore` line that left a path out, as `git check-ignore -v` names it: the file (its
+ * scope) and the line's number in it, so a reason can send the user there. `tooComplex` when
+ * git's answer could not be worked out and the path was left out to be safe: that line has
+ * more than MAX_GITIGNORE_STAR_RUNS runs of `*`, or (no `line`) the file's lines together ran
+ * out of their budget on the path. Only the number: the line's text is someone else's and is
+ * not repeated.
  */
-export function scopesIgnore(scopes: readonly IgnoreScope[], relFromScope: (scope: IgnoreScope, index: number) => string, isDir: boolean): boolean {
-  return scopesDecide(scopes, relFromScope, isDir) !== 'kept';
+export interface IgnoringLine {
+  scope: IgnoreScope;
+  line?: number;
+  tooComplex: boolean;
 }
 
 /**
- * A `.gitignore` too costly to apply that left a path out: the file (its scope) and, for a line
- * of more than MAX_GITIGNORE_STAR_RUNS runs of `*`, the line's number in it; none when the
- * file's lines together ran out of their budget on the path. So the reason can send the user
- * to it. Only the number: the line's text is someone else's and is not repeated.
+ * git's answer for `rel` (relative to `base`, whose parent folders down from the root are known
+ * not to be excluded) under `scopes` (root first, each base at or above `base`): the deepest
+ * file with a matching line decides; the line that left the path out, or 'kept'.
  */
-export interface TooComplexLine {
-  scope: IgnoreScope;
-  line?: number;
-}
-
-/** scopesIgnore's answer, saying when a file or line too costly to apply decided it. */
-export function scopesDecide(scopes: readonly IgnoreScope[], relFromScope: (scope: IgnoreScope, index: number) => string, isDir: boolean): 'kept' | 'ignored' | TooComplexLine {
+export function scopesDecide(scopes: readonly IgnoreScope[], relFromScope: (scope: IgnoreScope, index: number) => string, isDir: boolean): 'kept' | IgnoringLine {
   for (let i = scopes.length - 1; i >= 0; i--) {
     const scope = scopes[i]!;
     const decided = decidingLine(scope.rules, relFromScope(scope, i), isDir);
     if (decided === NO_LINE) continue;
-    if (decided === OUT_OF_BUDGET) return { scope };
+    if (decided === OUT_OF_BUDGET) return { scope, tooComplex: true };
     const pattern = scope.rules.patterns[decided]!;
-    if (pattern.tooComplex) return { scope, line: pattern.line };
-    return pattern.negative ? 'kept' : 'ignored';
+    if (pattern.tooComplex) return { scope, line: pattern.line, tooComplex: true };
+    return pattern.negative ? 'kept' : { scope, line: pattern.line, tooComplex: false };
   }
   return 'kept';
 }
@@ -241,6 +239,11 @@ export function scopesDecide(scopes: readonly IgnoreScope[], relFromScope: (scop
  * excluded one excludes everything below it. `path` is a file unless `isDir`.
  */
 export async function isGitignored(path: string, root: string, isDir = false): Promise<boolean> {
+  return (await gitignoreLineFor(path, root, isDir)) !== undefined;
+}
+
+/** isGitignored's answer naming the line that decided (for a path in an excluded folder, the folder's line, as git names it); undefined when kept. */
+export function gitignoreLineFor(path: string, root: string, isDir = false): Promise<IgnoringLine | undefined> {
   return ignoredBelow(resolve(root), resolve(path), isDir, async (dir) => (await gitignoreAt(dir))[0]?.rules);
 }
 
@@ -282,16 +285,16 @@ async function readGitignore(dir: string): Promise<string | undefined> {
  * whether the selected folder is excluded by them (itself or a folder above it): then nothing
  * in it is taken, as git does not look inside it.
  */
-export async function ancestorGitignores(root: string, folder: string): Promise<{ scopes: IgnoreScope[]; excluded: boolean; tooComplex?: TooComplexLine }> {
+export async function ancestorGitignores(root: string, folder: string): Promise<{ scopes: IgnoreScope[]; excludedBy?: IgnoringLine }> {
   const scopes: IgnoreScope[] = [];
   const dirs = foldersDownTo(root, folder);
   for (let i = 0; i < dirs.length; i++) {
     scopes.push(...(await gitignoreAt(dirs[i]!)));
     const next = i + 1 < dirs.length ? dirs[i + 1]! : folder;
     const decided = scopesDecide(scopes, (scope) => toPosix(relative(scope.base, next)), true);
-    if (decided !== 'kept') return { scopes, excluded: true, tooComplex: decided === 'ignored' ? undefined : decided };
+    if (decided !== 'kept') return { scopes, excludedBy: decided };
   }
-  return { scopes, excluded: false };
+  return { scopes };
 }
 
 /** The folders from `root` down to the folder holding `path` (both absolute and resolved); empty when `path` is not below `root`. */
@@ -309,7 +312,7 @@ function foldersDownTo(root: string, path: string): string[] {
  * `.gitignore` files above it (read through `rulesIn`); an excluded one ends it (ignored, its
  * own `.gitignore` unread), else the path itself is checked against them all.
  */
-async function ignoredBelow(root: string, path: string, isDir: boolean, rulesIn: (dir: string) => Promise<GitignoreRules | undefined>): Promise<boolean> {
+async function ignoredBelow(root: string, path: string, isDir: boolean, rulesIn: (dir: string) => Promise<GitignoreRules | undefined>): Promise<IgnoringLine | undefined> {
   const dirs = foldersDownTo(root, path);
   const scopes: IgnoreScope[] = [];
   for (let i = 0; i < dirs.length; i++) {
@@ -317,9 +320,10 @@ async function ignoredBelow(root: string, path: string, isDir: boolean, rulesIn:
     if (rules) scopes.push({ base: dirs[i]!, rules });
     const next = i + 1 < dirs.length ? dirs[i + 1]! : path;
     const nextIsDir = i + 1 < dirs.length || isDir;
-    if (scopes.length && scopesIgnore(scopes, (scope) => toPosix(relative(scope.base, next)), nextIsDir)) return true;
+    const decided = scopes.length ? scopesDecide(scopes, (scope) => toPosix(relative(scope.base, next)), nextIsDir) : 'kept';
+    if (decided !== 'kept') return decided;
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -365,8 +369,8 @@ export class GitignoreCache {
    * resolved; a folder when `isDir`), the same answer as `isGitignored`: read from the root
    * down, an excluded folder on the way ends the check without reading below it.
    */
-  ignores(path: string, root: string, isDir = false): Promise<boolean> {
-    return ignoredBelow(root, path, isDir, (dir) => this.rulesIn(dir));
+  async ignores(path: string, root: string, isDir = false): Promise<boolean> {
+    return (await ignoredBelow(root, path, isDir, (dir) => this.rulesIn(dir))) !== undefined;
   }
 }
 

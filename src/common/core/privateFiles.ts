@@ -11,7 +11,7 @@ import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { globCostProblem } from './globCost';
 import { shownInput } from './untrustedText';
-import { isGitignored } from './gitignore';
+import { gitignoreLineFor, type IgnoringLine } from './gitignore';
 
 export interface PrivateFileRules {
   /** The workspace folders (as configured; their real paths are taken here). */
@@ -159,9 +159,8 @@ async function check(given: string, rules: PrivateFileRules): Promise<PrivateFil
     const glob = globs.find((g) => picomatch(g, { dot: true })(lexicalRel) || picomatch(g, { dot: true })(realRel));
     if (glob) return { ok: false, reason: l10n.t("is excluded by {0} ('{1}')", setting, shownInput(glob, 120)) };
   }
-  if ((await isGitignored(real, realRoot.real)) || (lexicalRoot && (await isGitignored(lexical, lexicalRoot.lexical)))) {
-    return { ok: false, reason: l10n.t('is ignored by .gitignore (ignored files are often local secrets or build output)') };
-  }
+  const ignored = (await ignoredBy(real, realRoot.real)) ?? (lexicalRoot ? await ignoredBy(lexical, lexicalRoot.lexical) : undefined);
+  if (ignored) return { ok: false, reason: ignored };
   const head = await readHead(real, info);
   if (!head) return { ok: false, reason: l10n.t('was replaced while it was being checked, so it is not sent') };
   const content = privateKeyContentReason(head.bytes);
@@ -186,6 +185,19 @@ async function readHead(path: string, checked: { dev: number; ino: number }): Pr
   } finally {
     await handle.close();
   }
+}
+
+/** Why the `.gitignore` files of the workspace folder `root` leave `path` out (naming the file and line, as `git check-ignore -v`), or undefined. */
+async function ignoredBy(path: string, root: string): Promise<string | undefined> {
+  const hit = await gitignoreLineFor(path, root);
+  return hit && gitignoredReason(hit, root);
+}
+
+function gitignoredReason(hit: IgnoringLine, root: string): string {
+  const file = shownInput(toPosix(relative(root, resolve(hit.scope.base, '.gitignore'))), 120);
+  if (hit.line === undefined) return l10n.t('cannot be checked against {0}: its lines are too costly to match against this path, so it is left out', file);
+  if (hit.tooComplex) return l10n.t('cannot be checked against line {0} of {1}: that line is too complex to apply, so it is left out', hit.line, file);
+  return l10n.t('is ignored by line {0} of {1} (ignored files are often local secrets or build output)', hit.line, file);
 }
 
 function isInside(path: string, root: string): boolean {
@@ -296,7 +308,8 @@ async function pathDecision(path: string, implicit: boolean, rules: PrivateFileR
   }
   if (implicit) {
     for (const view of inside) {
-      if (await isGitignored(view.path, view.root!)) return leftOut(l10n.t('is ignored by .gitignore (ignored files are often local secrets or build output)'), true);
+      const ignored = await ignoredBy(view.path, view.root!);
+      if (ignored) return leftOut(ignored, true);
     }
   }
   return { send: true };
