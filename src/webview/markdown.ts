@@ -8,15 +8,18 @@ import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
 import { el, userText } from './dom';
 import { highlightCode } from './highlight';
+import { highlightBudget, type HighlightBudget } from './highlightBudget';
 
 const markdown = new MarkdownIt({
   html: false,
   linkify: true,
   typographer: false,
-  highlight: (code, language) => (highlighting ? highlightCode(code, language.toLowerCase()) : ''),
+  highlight: (code, language) => (highlighting ? highlightCode(code, language.toLowerCase(), budget) : ''),
 });
 /** Off while a code fence is still streaming: re-highlighting it every frame would make its cost quadratic. */
 let highlighting = true;
+/** The answer's highlighting budget while one of its parts is rendered. */
+let budget: HighlightBudget = highlightBudget();
 
 // Images are never loaded (the CSP would block remote ones anyway, and tracking pixels are
 // how an answer could leak a conversation): an image becomes a link-looking placeholder
@@ -76,8 +79,13 @@ DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
   }
 });
 
-export function renderMarkdown(source: string, options: { highlight?: boolean } = {}): DocumentFragment {
+/**
+ * `budget`: the answer's, when it is drawn in parts (each finished block once, in order), so the
+ * whole answer gets HIGHLIGHT_LIMITS and no more; without one, this source alone gets them.
+ */
+export function renderMarkdown(source: string, options: { highlight?: boolean; budget?: HighlightBudget } = {}): DocumentFragment {
   highlighting = options.highlight ?? true;
+  budget = options.budget ?? highlightBudget();
   const html = markdown.render(source);
   highlighting = true;
   const fragment = DOMPurify.sanitize(html, {

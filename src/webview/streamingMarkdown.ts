@@ -1,5 +1,6 @@
 import { BlockSplitter, type FenceOpen, quotePrefix } from './blockSplitter';
 import { ChunkedText, cutPoint, el } from './dom';
+import { highlightBudget, type HighlightBudget } from './highlightBudget';
 import { type CitationMarkers, markCitations, renderMarkdown } from './markdown';
 
 /**
@@ -56,6 +57,8 @@ export class StreamingMarkdown {
   private openParsed = 0;
   /** The splitter's fence count at the last parse (to tell whether new text is inside the same code fence). */
   private openParsedFences = 0;
+  /** What is left of the answer's highlighting (HIGHLIGHT_LIMITS), spent by its finished blocks in order. */
+  private readonly highlightBudget = highlightBudget();
   /** Code blocks started for fences opened past the last parse (MAX_STREAMED_FENCES). */
   private openFencesStarted = 0;
   /** Where text of the open block beyond its last parse goes: the deepest last block of the parse (a paragraph, a list item, a code block's code). */
@@ -125,7 +128,8 @@ export class StreamingMarkdown {
       // "```js" still arriving, and the rest of that line, added to the code, lost its marks.
       const closing = this.closingLineHeld(start + length);
       const source = this.splitter.slice(start, start + length - closing);
-      this.openBlock.replaceChildren(this.rendered(source, { highlight: !this.splitter.isInsideFence() }));
+      // Parsed again next frame: highlighted against a copy of the answer's budget, which only a finished block spends.
+      this.openBlock.replaceChildren(this.rendered(source, { highlight: !this.splitter.isInsideFence(), budget: { ...this.highlightBudget } }));
       this.openShown = this.openParsed = length - closing;
       this.openHeld = closing;
       this.openParsedFences = this.splitter.fenceCount;
@@ -318,8 +322,8 @@ export class StreamingMarkdown {
     this.group.append(wrapper);
   }
 
-  private rendered(source: string, options?: { highlight?: boolean }): DocumentFragment {
-    const fragment = renderMarkdown(source, options);
+  private rendered(source: string, options: { highlight?: boolean; budget?: HighlightBudget } = {}): DocumentFragment {
+    const fragment = renderMarkdown(source, { budget: this.highlightBudget, ...options });
     if (this.citations.size) markCitations(fragment, this.citations);
     return fragment;
   }

@@ -2,6 +2,7 @@
 // the whole text at once, finished blocks must be rendered once and kept, and the view
 // follows the stream only while the reader is at the bottom.
 import { strict as assert } from 'node:assert';
+import { HIGHLIGHT_LIMITS } from '../../src/webview/highlightBudget';
 import type { WebviewPage } from './support/chromium';
 import { assistantTurn, chunk, conversation, init, userTurn } from './support/conversations';
 import { useFreshPage, useWebviewSuite } from './support/suite';
@@ -100,6 +101,33 @@ describe('webview streaming render', function () {
     await webview.hostPost({ type: 'answerUpdate', turnId: 'streamed', patch: { state: 'done' } });
     await webview.settle();
     assert.equal(await webview.page.locator('[data-turn-id="streamed"] .answer-body').innerHTML(), whole);
+  });
+
+  it("highlights an answer's code within its budget: of many unlabelled blocks (auto-detection runs every grammar) the first are highlighted, the rest shown plain with their actions; streamed it ends the same, and each answer has its own budget", async () => {
+    const blocks = HIGHLIGHT_LIMITS.autoDetectedBlocks + 40;
+    // One list: its items' fences are parsed again and again (highlighted) while the list is the open block.
+    const answer = Array.from({ length: blocks }, (_, i) => `- Step ${i}:\n\n  \`\`\`\n  let x${i} = ${i};\n  \`\`\``).join('\n');
+    const highlightedIn = async (turnId: string) => {
+      const highlighted = await webview.page.locator(`[data-turn-id="${turnId}"] .code-block`).evaluateAll((nodes) => nodes.map((node) => node.querySelector('[class^="hljs-"]') !== null));
+      assert.equal(highlighted.length, blocks, `${turnId}: every fence is a code block`);
+      const expected = highlighted.map((_, i) => i < HIGHLIGHT_LIMITS.autoDetectedBlocks);
+      assert.deepEqual(highlighted, expected, `${turnId}: the first ${HIGHLIGHT_LIMITS.autoDetectedBlocks} highlighted, in order, the rest plain`);
+    };
+    // Two answers in one conversation: the second has a budget of its own.
+    await webview.hostPost(init(conversation([assistantTurn('first', answer), assistantTurn('whole', answer)])));
+    await webview.settle();
+    await highlightedIn('whole');
+    const whole = await webview.page.locator('[data-turn-id="whole"] .answer-body').innerHTML();
+    const last = webview.page.locator('[data-turn-id="whole"] .code-block').last();
+    await last.getByLabel('Copy code').click();
+    assert.deepEqual((await webview.posted()).slice(-1), [{ type: 'copyCode', code: `let x${blocks - 1} = ${blocks - 1};` }], 'a plain block keeps its actions');
+
+    await webview.hostPost(init(conversation([assistantTurn('streamed', '', { state: 'streaming' })])));
+    await streamInto('streamed', chunk(answer), 7);
+    await webview.hostPost({ type: 'answerUpdate', turnId: 'streamed', patch: { state: 'done' } });
+    await webview.settle();
+    await highlightedIn('streamed');
+    assert.equal(await webview.page.locator('[data-turn-id="streamed"] .answer-body').innerHTML(), whole, 'the live parses of the open block spent none of the budget');
   });
 
   it('streams reasoning as text above the answer with its token count', async () => {
