@@ -13,6 +13,7 @@ import type { PairingRunner as Runner } from '../../src/sync/vscode/syncRunner';
 import { WATCH_LIMITS, type WatchLimits } from '../../src/sync/core/watchBatcher';
 import { editorRecordName } from '../../src/sync/core/folderManifest';
 import { acquireSyncLock } from '../../src/sync/core/lock';
+import { describeSyncState } from '../../src/sync/vscode/syncStatusText';
 
 describe('sync in the editor: a watched pairing left running', function () {
   let fx: EmulatorFixture;
@@ -146,7 +147,8 @@ describe('sync in the editor: a watched pairing left running', function () {
       ],
       'the copy sent stays, one copy of each file',
     );
-    assert.deepEqual(runner.state, { kind: 'pending', count: 1, waiting: 1 });
+    assert.deepEqual(runner.state, { kind: 'pending', count: 1, waiting: { files: 1, intervalMs: limits.fileIntervalMs } });
+    assert.match(describeSyncState(runner.state), /at most once every 3600 s$/, "the status names this runner's interval, not the default's");
     assert.ok(
       logged.some((l) => l.includes('1 changed file(s) wait') && l.includes('server.log')),
       'the log says why it waits',

@@ -38,7 +38,15 @@ describe('sync status bar text', () => {
   });
 
   it('says why a pending file waits: it changed again soon after watch sent it (WATCH_LIMITS.fileIntervalMs)', () => {
-    assert.equal(describeSyncState({ kind: 'pending', count: 2, waiting: 1 }), '2 pending; 1 changed again soon after being sent: watch sends a file at most once every 60 s');
+    assert.equal(
+      describeSyncState({ kind: 'pending', count: 2, waiting: { files: 1, intervalMs: 60_000 } }),
+      '2 pending; 1 changed again soon after being sent: watch sends a file at most once every 60 s',
+    );
+    assert.match(
+      describeSyncState({ kind: 'pending', count: 3, waiting: { files: 2, intervalMs: 5_000 } }),
+      /2 changed again .* at most once every 5 s$/,
+      "the runner's own interval, not the default",
+    );
     assert.equal(describeSyncState({ kind: 'pending', count: 2 }), '2 pending');
   });
 

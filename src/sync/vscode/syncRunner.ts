@@ -339,7 +339,9 @@ export class PairingRunner implements vscode.Disposable {
       }
       /** The state once applied: in sync, or files waiting for their interval. */
       const settled = (): SyncState =>
-        this.changedPaths.size || waiting.length ? { kind: 'pending', count: Math.max(this.changedPaths.size, waiting.length), waiting: waiting.length || undefined } : { kind: 'inSync' };
+        this.changedPaths.size || waiting.length
+          ? { kind: 'pending', count: Math.max(this.changedPaths.size, waiting.length), waiting: waiting.length ? { files: waiting.length, intervalMs: this.limits.fileIntervalMs } : undefined }
+          : { kind: 'inSync' };
       this.services.log.info(
         `[sync] ${this.label} → ${shown(this.pairing.volume)}: ${c.upload} new, ${c.replace} changed, ${c.delete} to delete, ${c.unchanged} unchanged (manifest ${plan.manifest.state}; hashed ${plan.hashing.hashed}, skipped ${plan.hashing.skipped})`,
       );

@@ -4,14 +4,13 @@
 // import, so it is tested under plain mocha.
 
 import * as l10n from '@vscode/l10n';
-import { WATCH_LIMITS } from '../core/watchBatcher';
 
 export type SyncState =
   /** Not compared in this window yet; `lastSynced`: when this folder was last applied (its manifest), if ever. */
   | { kind: 'idle'; lastSynced?: number }
   | { kind: 'inSync' }
-  /** `waiting`: how many of them a watch run left out, their last copy sent a moment ago (WATCH_LIMITS.fileIntervalMs). */
-  | { kind: 'pending'; count: number; waiting?: number }
+  /** `waiting`: how many of them a watch run left out, their last copy sent less than `intervalMs` ago (the runner's WatchLimits.fileIntervalMs). */
+  | { kind: 'pending'; count: number; waiting?: { files: number; intervalMs: number } }
   /** The preview is open and waits for Apply: nothing is sent until then. */
   | { kind: 'review'; count: number }
   | { kind: 'syncing' }
@@ -43,7 +42,7 @@ export function describeSyncState(state: SyncState, formatTime: (epochMs: number
       return l10n.t('in sync');
     case 'pending':
       return state.waiting
-        ? l10n.t('{0} pending; {1} changed again soon after being sent: watch sends a file at most once every {2} s', state.count, state.waiting, WATCH_LIMITS.fileIntervalMs / 1000)
+        ? l10n.t('{0} pending; {1} changed again soon after being sent: watch sends a file at most once every {2} s', state.count, state.waiting.files, state.waiting.intervalMs / 1000)
         : l10n.t('{0} pending', state.count);
     case 'review':
       return state.count === 1 ? l10n.t('1 change waiting in the preview for Apply') : l10n.t('{0} changes waiting in the preview for Apply', state.count);
