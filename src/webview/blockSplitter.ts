@@ -161,6 +161,12 @@ export class BlockSplitter {
    */
   private fence: { char: string; length: number; atMargin: boolean; indent: number; container: number; quote: number } | null = null;
   private fencesOpened = 0;
+  /**
+   * A fence indented 1 to 3 spaces that the item columns ended (endItemFence): if the item was
+   * not one (a lazy line that looks like an item), it is still open at the top level, so the
+   * open block is not cut until a line that would close it there.
+   */
+  private uncertainFence: { char: string; length: number } | null = null;
   /** The content columns of the open block's list items, outermost first (a heuristic, see above). */
   private items: number[] = [];
   /** Where the fences opened in the open block ended: fence number `closesBase + 1 + i` at `closes[i]`. */
@@ -189,12 +195,11 @@ export class BlockSplitter {
     // The unfinished line's indentation is known once it has other text: if it ends a fence
     // indented 4 or more (see scanLine), the code ends now, not at the line's end.
     const fence = this.fence;
-    if (fence && fence.indent >= 4 && this.unfinishedLineEndsFence(fence.indent - 3)) {
-      this.fence = null;
-      this.closes.push({ codeEnd: this.dropped + this.scanned, after: this.dropped + this.scanned });
+    if (fence && fence.quote === 0 && (fence.indent >= 4 || fence.container > 0) && this.unfinishedLineEndsFence(Math.max(fence.indent - 3, fence.container))) {
+      this.endItemFence(fence, this.scanned, this.head.column);
     }
     // (A fence indented 4 or more ends there too: its list item ends, see scanLine.)
-    if (this.sawBlankLine && (!this.fence || this.fence.indent >= 4) && next !== undefined && !/\s/.test(next)) {
+    if (this.sawBlankLine && !this.uncertainFence && (!this.fence || this.fence.indent >= 4) && next !== undefined && !/\s/.test(next)) {
       this.fence = null;
       this.cut(this.scanned, finished);
       this.sawBlankLine = false;
@@ -331,7 +336,7 @@ export class BlockSplitter {
       this.closes.push({ codeEnd: at, after: at + line.length + 1 });
       // Finished now: the code is drawn as a finished block, and text written right below
       // the fence starts a block of its own instead of waiting in the code's.
-      if (fence.atMargin) this.cut(lineStart + line.length + 1, finished);
+      if (fence.atMargin && !this.uncertainFence) this.cut(lineStart + line.length + 1, finished);
       this.sawBlankLine = false;
       return true;
     }
@@ -339,23 +344,41 @@ export class BlockSplitter {
     // before it; a line indented less than that ends the item and its fence (no lazy lines
     // in code). Whether the line before it was blank decides a cut there, as outside a fence.
     const blank = line.trim() === '';
-    if (fence.indent < 4 || blank || indentOf(line) >= fence.indent - 3) {
+    const indent = blank ? 0 : indentOf(line);
+    if (fence.quote > 0 || blank || (indent >= fence.indent - 3 && indent >= fence.container)) {
       this.sawBlankLine = blank;
       return true;
     }
-    this.fence = null;
-    this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+    this.endItemFence(fence, lineStart, indent);
     return false;
   }
 
+  /**
+   * Ends a fence in a list item at a line (starting at `lineStart`, its text at column
+   * `indent`) indented less than the item's content: no lazy lines in code. Below the fence's
+   * own indentation minus 3 that is certain; between that and the item's content column it
+   * rests on the item columns (a heuristic), so a fence that may be at the top level (indented
+   * 3 or less) is kept as `uncertainFence`: no cut until a line that would close it there.
+   */
+  private endItemFence(fence: NonNullable<BlockSplitter['fence']>, lineStart: number, indent: number): void {
+    this.fence = null;
+    this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+    if (indent >= fence.indent - 3 && fence.indent <= 3) this.uncertainFence = { char: fence.char, length: fence.length };
+  }
+
   private scanLine(line: string, lineStart: number, finished: string[]): void {
+    const uncertain = this.uncertainFence;
+    if (uncertain) {
+      const close = FENCE_CLOSE.exec(line);
+      if (close && close[2][0] === uncertain.char && close[2].length >= uncertain.length && close[1].length <= 3) this.uncertainFence = null;
+    }
     if (this.fence && this.scanFenceLine(line, lineStart, finished)) return;
     if (line.trim() === '') {
       this.sawBlankLine = true;
       return;
     }
     const indent = indentOf(line);
-    if (this.sawBlankLine && !/^[ \t]/.test(line)) this.cut(lineStart, finished);
+    if (this.sawBlankLine && !/^[ \t]/.test(line) && !this.uncertainFence) this.cut(lineStart, finished);
     // After a blank line, a line indented less than an item's content ends that item.
     if (this.sawBlankLine) this.closeItems(indent);
     this.sawBlankLine = false;

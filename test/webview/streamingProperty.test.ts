@@ -255,6 +255,14 @@ describe('webview streaming render, property test', function () {
     }
   });
 
+  it('draws text below a list item as text, not as code, once a line at the margin ends the item and its fence (indented 3)', async () => {
+    // Seed 34: the splitter kept the fence of "- " indented 3 open past a line at the margin, so
+    // the indented code further down, parsed, was taken for that fence's code and added to as it streamed.
+    const answer = `- t0z\n   \`\`\`\n   t1z\nt2z\n\n    t3z ${Array.from({ length: 40 }, (_, i) => `t${i + 4}z`).join(' ')}\n`;
+    const result = await run(answer, Array.from({ length: answer.length }, (_, i) => i + 1), [], { checkText: true, checkEvery: 1 });
+    assert.deepEqual(result.failures, []);
+  });
+
   it('adds text past the live limit after the text of a paragraph that has inline code, not inside that code', async () => {
     // The last parse's paragraph ended in text after an inline code span: new text went into the span, before that text.
     const words = (from: number, count: number) => Array.from({ length: count }, (_, i) => `t${from + i}z`).join(' ');
