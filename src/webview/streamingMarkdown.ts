@@ -123,7 +123,9 @@ export class StreamingMarkdown {
       // An unfinished line that may close the open fence is left out of the parse, as it is
       // held back from streamed code: markdown-it would close the fence at "```" of a
       // "```js" still arriving, and the rest of that line, added to the code, lost its marks.
-      const closing = this.closingLineHeld(start + length);
+      // So is a carriage return at the end (a CRLF line break cut in two): markdown-it reads a
+      // lone "\r" as a line break, and the "\n" after it, added as code, made a second one.
+      const closing = this.closingLineHeld(start + length) || (this.splitter.slice(start + length - 1, start + length) === '\r' ? 1 : 0);
       const source = this.splitter.slice(start, start + length - closing);
       this.openBlock.replaceChildren(this.rendered(source, { highlight: !this.splitter.isInsideFence() }));
       this.openShown = this.openParsed = length - closing;

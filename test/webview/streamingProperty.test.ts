@@ -263,6 +263,17 @@ describe('webview streaming render, property test', function () {
     assert.deepEqual(result.failures, []);
   });
 
+  it('leaves a carriage return at the end of a parse out of it: the line feed after it makes one line break in the code, not two', async () => {
+    // Seeds 49, 73, 83, 142, 149 (CRLF answers): a parse that ended between "\r" and "\n" drew
+    // the "\r" as a line break, and the "\n", added to the code as it streamed, a second one.
+    const lines = Array.from({ length: 40 }, (_, i) => `t${i}z let x${i} = ${i};\r\n`).join('');
+    const answer = `\`\`\`js\r\n${lines}\`\`\`\r\nt99z after.\r\n`;
+    const at = answer.indexOf('t20z') - 1;
+    const cuts = [at, ...Array.from({ length: answer.length - at }, (_, i) => at + i + 1)];
+    const result = await run(answer, cuts, [0], { checkText: true, checkEvery: 1 });
+    assert.deepEqual(result.failures, []);
+  });
+
   it('adds text past the live limit after the text of a paragraph that has inline code, not inside that code', async () => {
     // The last parse's paragraph ended in text after an inline code span: new text went into the span, before that text.
     const words = (from: number, count: number) => Array.from({ length: count }, (_, i) => `t${from + i}z`).join(' ');
