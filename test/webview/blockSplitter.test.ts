@@ -147,6 +147,22 @@ describe('BlockSplitter', () => {
     }
   });
 
+  it('knows where a fence in a list item in a block quote closes: its closing line and the lines that end its item count from the quote marks', () => {
+    // The splitter followed no list item in a quote: a closing line indented 2 past the item's
+    // content (4 past the quote marks) was code, so past the live limit the text after it streamed into the code.
+    const text = '> - item\n>   ```\n>   code\n>     ```\n>   more\n> 1. item\n>    ~~~\n>    code\n> after\n> ~~~\n';
+    const line = (start: string) => text.indexOf(start);
+    for (const pieces of [[text], [...text], chunk(text, 1), chunk(text, 2)]) {
+      const splitter = new BlockSplitter();
+      for (const piece of pieces) splitter.append(piece);
+      assert.deepEqual(splitter.fenceOpen(1), { lineStart: line('>   ```'), codeStart: line('>   code'), opening: '```', indent: 2, inItem: true, quote: 1 });
+      assert.deepEqual(splitter.fenceClose(1), { codeEnd: line('>     ```'), after: line('>   more') });
+      assert.deepEqual(splitter.fenceClose(2), { codeEnd: line('> after'), after: line('> after') }, 'a line indented less than the item ends it');
+      assert.equal(splitter.fenceOpen(3)?.quote, 1, '"> ~~~" opens a fence of its own');
+      assert.equal(splitter.isInsideFence(), true);
+    }
+  });
+
   it('ends a 4-space list fence at the same line however its lines arrive, with tabs, a no-break space or a carriage return at their start', () => {
     const text = ['- a', '  - b', '    ```', '    x', '\u00a0', '\t  y', '   \r', '  z', 'w', ''].join('\n');
     const state = (pieces: string[]) => {
