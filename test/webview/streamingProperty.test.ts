@@ -224,7 +224,9 @@ describe('webview streaming render, property test', function () {
     );
   }
 
-  for (const seed of [1, 2, 3, 5]) {
+  // Seeds 0–200 pass; 34, 49, 73, 83, 89, 142 and 149 found the causes fixed with them (a list
+  // fence left open past a line at the margin, a parse ending between "\r" and "\n"). About 1 s each: this file stays under a minute.
+  for (const seed of [1, 2, 3, 5, 7, 8, 34, 49, 73, 83, 89, 142, 149]) {
     it(`seed ${seed}: every render shows only streamed text, once and in order, parses within the budget, and ends as the whole answer`, async () => {
       const random = mulberry32(seed);
       const size = [6_000, 17_000, 40_000][seed % 3];
