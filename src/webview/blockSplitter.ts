@@ -450,7 +450,6 @@ export class BlockSplitter {
     this.opens.push({ lineStart: at, codeStart: at + offset + text.length + 1, opening: open[2].slice(0, 3) + open[3].slice(0, 256), indent, inItem: container > 0, quote });
     return true;
   }
-
 }
 
 /** Ends the list items (content columns, outermost first) that a line indented `indent` is not in. */

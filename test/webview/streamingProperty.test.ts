@@ -261,7 +261,12 @@ describe('webview streaming render, property test', function () {
     // Seed 34: the splitter kept the fence of "- " indented 3 open past a line at the margin, so
     // the indented code further down, parsed, was taken for that fence's code and added to as it streamed.
     const answer = `- t0z\n   \`\`\`\n   t1z\nt2z\n\n    t3z ${Array.from({ length: 40 }, (_, i) => `t${i + 4}z`).join(' ')}\n`;
-    const result = await run(answer, Array.from({ length: answer.length }, (_, i) => i + 1), [], { checkText: true, checkEvery: 1 });
+    const result = await run(
+      answer,
+      Array.from({ length: answer.length }, (_, i) => i + 1),
+      [],
+      { checkText: true, checkEvery: 1 },
+    );
     assert.deepEqual(result.failures, []);
   });
 
