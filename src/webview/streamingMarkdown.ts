@@ -70,6 +70,8 @@ export class StreamingMarkdown {
   private openCode: { fence: number; indent: number; lineIndent: number; quote: number; atLineStart: boolean } | undefined;
   /** Characters of the open block held back from its code: a line that may become the closing fence. */
   private openHeld = 0;
+  /** The long unfinished line held as a backtick fence's opening line: read up to `read`, a backtick found (fenceOpeningHeld). */
+  private openingLine = { lineStart: -1, read: 0, backtick: false };
   private group: HTMLElement | undefined;
   private citations: CitationMarkers = new Map();
 
@@ -222,16 +224,28 @@ export class StreamingMarkdown {
 
   /**
    * How many characters at the end of [from, end) to hold back from the text: an unfinished
-   * last line that may become a fence's opening line (looked for in the last 256 characters
-   * only, so a hostile long line costs nothing per frame), so its marks are never drawn as text.
+   * last line that may become a fence's opening line, so its marks are never drawn as text.
+   * Its first 256 characters are read; a longer line is held once its info string began, and,
+   * for a backtick fence, while that has no backtick: only what arrived since the last render
+   * is read for one, so a hostile long line costs each character once.
    */
   private fenceOpeningHeld(from: number, end: number): number {
-    const base = Math.max(from, end - 256);
-    const tail = base > this.openStart ? this.splitter.slice(base - 1, end) : `\n${this.splitter.slice(base, end)}`;
-    const lineStart = tail.lastIndexOf('\n');
-    if (lineStart === -1) return 0;
-    const line = tail.slice(lineStart + 1);
-    return mayOpenFence(line) ? line.length : 0;
+    const lineStart = this.splitter.unfinishedLineStart();
+    if (lineStart < from) return 0;
+    const length = end - lineStart;
+    const opening = fenceOpening(this.splitter.slice(lineStart, lineStart + Math.min(length, 256)));
+    if (opening === undefined) return 0;
+    if (length <= 256) return length;
+    // (A long line of spaces or quote marks is not held.)
+    if (opening === '') return 0;
+    if (opening === '`') {
+      const seen = this.openingLine.lineStart === lineStart;
+      if (seen && this.openingLine.backtick) return 0;
+      const backtick = this.splitter.slice(seen ? this.openingLine.read : lineStart + 256, end).includes('`');
+      this.openingLine = { lineStart, read: end, backtick };
+      if (backtick) return 0;
+    }
+    return length;
   }
 
   /**
@@ -377,10 +391,10 @@ function rawTextBlock(): HTMLElement {
 
 /**
  * Whether an unfinished line may still become a code fence's opening line: indentation and
- * quote marks, a list item's marker, then nothing yet, or fewer than three marks, or a fence's marks and an
- * info string (with no backtick after backticks).
+ * quote marks, a list item's marker, then nothing yet, or fewer than three marks (''), or a
+ * fence's marks and an info string with no backtick after backticks (the mark); else undefined.
  */
-function mayOpenFence(line: string): boolean {
+function fenceOpening(line: string): string | undefined {
   let at = 0;
   while (line[at] === ' ' || line[at] === '\t' || line[at] === '>') at++;
   const marker = /^(?:[-+*]|\d{1,9}[.)]?)(?= |$)/.exec(line.slice(at));
@@ -389,12 +403,12 @@ function mayOpenFence(line: string): boolean {
     while (line[at] === ' ') at++;
   }
   const mark = line[at];
-  if (mark === undefined) return true;
-  if (mark !== '`' && mark !== '~') return false;
+  if (mark === undefined) return '';
+  if (mark !== '`' && mark !== '~') return undefined;
   let marks = at;
   while (line[marks] === mark) marks++;
-  if (marks === line.length) return true;
-  return marks - at >= 3 && (mark === '~' || !line.includes('`', marks));
+  if (marks === line.length) return '';
+  return marks - at >= 3 && (mark === '~' || !line.includes('`', marks)) ? mark : undefined;
 }
 
 /** Every line after the first loses up to `indent` leading spaces (a loop: a pattern built from a count would be one more regex to hold to linear time). */

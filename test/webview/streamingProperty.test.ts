@@ -57,6 +57,11 @@ globalThis.__streamProperty = {
       maxParsed = Math.max(maxParsed, parsed);
       if (parsed > ${PARSE_BUDGET}) fail(label + ': one render parsed ' + parsed + ' characters');
       if (!options.checkText || (!pause && renders % options.checkEvery !== 0)) return;
+      if (options.rawMarks) {
+        const open = md.element.querySelector('.md-open')?.cloneNode(true);
+        for (const code of open?.querySelectorAll('pre, .code-toolbar') ?? []) code.remove();
+        if (/(^|\\n)[ >]*(\`\`\`|~~~)/.test(open?.textContent ?? '')) fail(label + ': fence marks shown as text');
+      }
       const copy = md.element.cloneNode(true);
       for (const toolbar of copy.querySelectorAll('.code-toolbar')) toolbar.remove();
       const text = copy.textContent ?? '';
@@ -216,7 +221,8 @@ describe('webview streaming render, property test', function () {
     driver = built.outputFiles[0].text;
   });
 
-  async function run(answer: string, cuts: number[], pauses: number[], options: { checkText: boolean; checkEvery: number }): Promise<RunResult> {
+  /** `rawMarks`: also fail when a line of the open block's text (not code) starts with a fence's marks. */
+  async function run(answer: string, cuts: number[], pauses: number[], options: { checkText: boolean; checkEvery: number; rawMarks?: boolean }): Promise<RunResult> {
     await webview.page.evaluate(driver);
     return webview.page.evaluate(
       ({ answer, cuts, pauses, options }) => (globalThis as unknown as { __streamProperty: { run(...args: unknown[]): RunResult } }).__streamProperty.run(answer, cuts, pauses, options),
@@ -279,6 +285,24 @@ describe('webview streaming render, property test', function () {
     const cuts = [at, ...Array.from({ length: answer.length - at }, (_, i) => at + i + 1)];
     const result = await run(answer, cuts, [0], { checkText: true, checkEvery: 1 });
     assert.deepEqual(result.failures, []);
+  });
+
+  it('holds back a fence opening line longer than 256 characters past the live limit until it ends, instead of showing its marks as text', async () => {
+    // Only the last 256 characters were looked at: once the line was longer, its start was added as text, marks and all.
+    const words = Array.from({ length: 3000 }, (_, i) => `t${i + 10}z`).join(' ');
+    for (const info of ['x'.repeat(400), `sh ${'~'.repeat(400)}`]) {
+      for (const mark of ['```', '~~~~']) {
+        const answer = `${words}\n${mark}${info}\nt1z code\n${mark}\nt2z after.\n`;
+        const at = answer.indexOf(mark);
+        const cuts = [...Array.from({ length: Math.floor(at / 1000) }, (_, i) => (i + 1) * 1000), ...Array.from({ length: answer.length - at }, (_, i) => at + i + 1)];
+        const result = await run(answer, cuts, [], { checkText: true, checkEvery: 1, rawMarks: true });
+        assert.deepEqual(result.failures, [], `${mark} and an info string of ${info.length}`);
+      }
+    }
+    // A backtick in a backtick fence's info string past its first 256 characters: no fence, the line is text.
+    const text = `${words}\n\`\`\`${'x'.repeat(400)}\`t1z\nt2z\n`;
+    const cuts = Array.from({ length: Math.ceil(text.length / 50) }, (_, i) => Math.min(text.length, (i + 1) * 50));
+    assert.deepEqual((await run(text, cuts, [cuts.length - 1], { checkText: true, checkEvery: 1 })).failures, []);
   });
 
   it('adds text past the live limit after the text of a paragraph that has inline code, not inside that code', async () => {
