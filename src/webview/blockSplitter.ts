@@ -137,8 +137,8 @@ export interface FenceOpen {
   opening: string;
   /** The spaces before its marks, which its code lines lose (up to as many) when parsed. */
   indent: number;
-  /** Whether it is in a list item (else it is a block of its own at the open block's top level, or in a quote). */
-  inItem: boolean;
+  /** The list item it is in, as its depth among the list items open around it (1: the outermost; 0: none, it is a block of its own at the open block's top level, or in a quote). */
+  item: number;
   /** The block quotes it is in: each of its code lines starts with as many quote marks, which its parse strips. */
   quote: number;
 }
@@ -436,9 +436,11 @@ export class BlockSplitter {
     const indent = column + open[1].length;
     // Its container: the innermost list item whose content it is indented at most 3 past; indented 4 or more past all of them it is code.
     let container = 0;
+    let depth = 0;
     for (let i = items.length - 1; i >= 0; i--) {
       if (items[i] <= indent && indent <= items[i] + 3) {
         container = items[i];
+        depth = i + 1;
         break;
       }
     }
@@ -447,7 +449,7 @@ export class BlockSplitter {
     this.fencesOpened++;
     // A list item's marker and indentation are spaces (LIST_ITEM): one character a column.
     const at = this.dropped + lineStart;
-    this.opens.push({ lineStart: at, codeStart: at + offset + text.length + 1, opening: open[2].slice(0, 3) + open[3].slice(0, 256), indent, inItem: container > 0, quote });
+    this.opens.push({ lineStart: at, codeStart: at + offset + text.length + 1, opening: open[2].slice(0, 3) + open[3].slice(0, 256), indent, item: depth, quote });
     return true;
   }
 }

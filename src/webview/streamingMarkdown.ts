@@ -214,9 +214,14 @@ export class StreamingMarkdown {
     const code = block.querySelector('pre code') ?? block.querySelector('pre');
     if (!code) return;
     const container = this.openTail?.container;
-    const item = opened.inItem ? container?.closest('li') : opened.quote > 0 ? container?.closest('blockquote') : null;
+    let item: Element | null | undefined = opened.item > 0 ? container?.closest('li') : opened.quote > 0 ? container?.closest('blockquote') : null;
+    // A fence in an outer list item goes into that item, not into the innermost one the text
+    // shown ends in: the item at its depth among the parse's list items (when the parse has as
+    // many; outside quotes, whose items the splitter counts apart).
+    const outer = item && opened.quote === 0 && opened.item > 0 ? outerItem(item, opened.item, this.openBlock) : undefined;
+    if (outer) item = outer;
     const inline = container?.closest('.code-block') ?? container?.closest('pre') ?? container?.closest('p, h1, h2, h3, h4, h5, h6');
-    if (item && (!inline || !item.contains(inline))) item.append(block);
+    if (item && (outer || !inline || !item.contains(inline))) item.append(block);
     else if (item && inline) inline.after(block);
     else this.openBlock.append(block);
     this.openTail = new ChunkedText(code);
@@ -382,6 +387,19 @@ function lastTextContainer(root: Element): Element | undefined {
 function isLastContent(element: Element): boolean {
   for (let next = element.nextSibling; next; next = next.nextSibling) if (next.nodeType !== 3 || next.textContent?.trim()) return false;
   return true;
+}
+
+/**
+ * The list item at `depth` (1: the outermost) among `innermost` and the items around it in
+ * `root`, if it is not `innermost` itself and no block quote is between them; else undefined.
+ */
+function outerItem(innermost: Element, depth: number, root: Element): Element | undefined {
+  const items: Element[] = [];
+  for (let item: Element | null | undefined = innermost; item && root.contains(item); item = item.parentElement?.closest('li, blockquote')) {
+    if (item.matches('blockquote')) return undefined;
+    items.push(item);
+  }
+  return depth < items.length ? items[items.length - depth] : undefined;
 }
 
 /** Text of a block shown as written, line breaks kept, until it is parsed. */

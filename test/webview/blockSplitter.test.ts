@@ -155,7 +155,7 @@ describe('BlockSplitter', () => {
     for (const pieces of [[text], [...text], chunk(text, 1), chunk(text, 2)]) {
       const splitter = new BlockSplitter();
       for (const piece of pieces) splitter.append(piece);
-      assert.deepEqual(splitter.fenceOpen(1), { lineStart: line('>   ```'), codeStart: line('>   code'), opening: '```', indent: 2, inItem: true, quote: 1 });
+      assert.deepEqual(splitter.fenceOpen(1), { lineStart: line('>   ```'), codeStart: line('>   code'), opening: '```', indent: 2, item: 1, quote: 1 });
       assert.deepEqual(splitter.fenceClose(1), { codeEnd: line('>     ```'), after: line('>   more') });
       assert.deepEqual(splitter.fenceClose(2), { codeEnd: line('> after'), after: line('> after') }, 'a line indented less than the item ends it');
       assert.equal(splitter.fenceOpen(3)?.quote, 1, '"> ~~~" opens a fence of its own');
@@ -224,7 +224,7 @@ describe('BlockSplitter', () => {
     const splitter = new BlockSplitter();
     assert.deepEqual(splitter.append(text), []);
     const line = (from: string) => text.indexOf(from);
-    assert.deepEqual(splitter.fenceOpen(1), { lineStart: line('> ```py'), codeStart: line('> x = 1'), opening: '```py', indent: 0, inItem: false, quote: 1 });
+    assert.deepEqual(splitter.fenceOpen(1), { lineStart: line('> ```py'), codeStart: line('> x = 1'), opening: '```py', indent: 0, item: 0, quote: 1 });
     assert.deepEqual(splitter.fenceClose(1), { codeEnd: line('> ```\n'), after: line('> quoted') });
     assert.equal(splitter.fenceOpen(2)?.quote, 2);
     assert.deepEqual(splitter.fenceClose(2), { codeEnd: line('> not'), after: line('> not') });

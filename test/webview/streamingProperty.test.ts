@@ -62,6 +62,13 @@ globalThis.__streamProperty = {
         for (const code of open?.querySelectorAll('pre, .code-toolbar') ?? []) code.remove();
         if (/(^|\\n)[ >]*(\`\`\`|~~~)/.test(open?.textContent ?? '')) fail(label + ': fence marks shown as text');
       }
+      if (options.codeItems !== undefined) {
+        for (const pre of md.element.querySelectorAll('.md-open pre')) {
+          let items = 0;
+          for (let item = pre.closest('li'); item; item = item.parentElement?.closest('li')) items++;
+          if (items !== options.codeItems) fail(label + ': a code block in ' + items + ' list items, not ' + options.codeItems);
+        }
+      }
       const copy = md.element.cloneNode(true);
       for (const toolbar of copy.querySelectorAll('.code-toolbar')) toolbar.remove();
       const text = copy.textContent ?? '';
@@ -221,8 +228,11 @@ describe('webview streaming render, property test', function () {
     driver = built.outputFiles[0].text;
   });
 
-  /** `rawMarks`: also fail when a line of the open block's text (not code) starts with a fence's marks. */
-  async function run(answer: string, cuts: number[], pauses: number[], options: { checkText: boolean; checkEvery: number; rawMarks?: boolean }): Promise<RunResult> {
+  /**
+   * `rawMarks`: also fail when a line of the open block's text (not code) starts with a fence's marks;
+   * `codeItems`: when a code block of the open block is in another number of list items.
+   */
+  async function run(answer: string, cuts: number[], pauses: number[], options: { checkText: boolean; checkEvery: number; rawMarks?: boolean; codeItems?: number }): Promise<RunResult> {
     await webview.page.evaluate(driver);
     return webview.page.evaluate(
       ({ answer, cuts, pauses, options }) => (globalThis as unknown as { __streamProperty: { run(...args: unknown[]): RunResult } }).__streamProperty.run(answer, cuts, pauses, options),
@@ -303,6 +313,16 @@ describe('webview streaming render, property test', function () {
     const text = `${words}\n\`\`\`${'x'.repeat(400)}\`t1z\nt2z\n`;
     const cuts = Array.from({ length: Math.ceil(text.length / 50) }, (_, i) => Math.min(text.length, (i + 1) * 50));
     assert.deepEqual((await run(text, cuts, [cuts.length - 1], { checkText: true, checkEvery: 1 })).failures, []);
+  });
+
+  it('draws a fence of an outer list item in that item past the live limit, not in the nested item the text shown ends in', async () => {
+    // The code block went into the innermost list item of the last parse (the closest 'li').
+    const words = Array.from({ length: 3000 }, (_, i) => `t${i + 10}z`).join(' ');
+    const answer = `- t0z\n  - ${words}\n  \`\`\`\n  t1z code\n  \`\`\`\n  t2z after.\n`;
+    const at = answer.indexOf('\n  ```');
+    const cuts = [...Array.from({ length: Math.floor(at / 1000) }, (_, i) => (i + 1) * 1000), ...Array.from({ length: answer.length - at }, (_, i) => at + i + 1)];
+    const result = await run(answer, cuts, [], { checkText: true, checkEvery: 1, codeItems: 1 });
+    assert.deepEqual(result.failures, []);
   });
 
   it('adds text past the live limit after the text of a paragraph that has inline code, not inside that code', async () => {
