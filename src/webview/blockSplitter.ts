@@ -18,7 +18,7 @@
 //
 // A fence in a block quote (`> ````) is followed too, for the render alone: its code lines
 // start with its quote marks, and any line without them (a blank one too) ends the quote and
-// the fence. It never changes a cut: a blank line ends every quote, and a fence line at the
+// the fence; list items in quoted lines are followed as outside quotes. It never changes a cut: a blank line ends every quote, and a fence line at the
 // margin is in none.
 
 // The info string runs to the line's end or a carriage return (CRLF text). No `$`: with one,
@@ -137,8 +137,8 @@ export interface FenceOpen {
   opening: string;
   /** The spaces before its marks, which its code lines lose (up to as many) when parsed. */
   indent: number;
-  /** Whether it is in a list item (else it is a block of its own at the open block's top level, or in a quote). */
-  inItem: boolean;
+  /** The list item it is in, as its depth among the list items open around it (1: the outermost; 0: none, it is a block of its own at the open block's top level, or in a quote). */
+  item: number;
   /** The block quotes it is in: each of its code lines starts with as many quote marks, which its parse strips. */
   quote: number;
 }
@@ -161,6 +161,14 @@ export class BlockSplitter {
    */
   private fence: { char: string; length: number; atMargin: boolean; indent: number; container: number; quote: number } | null = null;
   private fencesOpened = 0;
+  /**
+   * A fence indented 1 to 3 spaces that the item columns ended (endItemFence): if the item was
+   * not one (a lazy line that looks like an item), it is still open at the top level, so the
+   * open block is not cut until a line that would close it there.
+   */
+  private uncertainFence: { char: string; length: number } | null = null;
+  /** The list items of the open block's last quoted lines, counted from their `levels` quote marks (a heuristic, as `items`). */
+  private quoteItems: { levels: number; items: number[]; blank: boolean } = { levels: 0, items: [], blank: false };
   /** The content columns of the open block's list items, outermost first (a heuristic, see above). */
   private items: number[] = [];
   /** Where the fences opened in the open block ended: fence number `closesBase + 1 + i` at `closes[i]`. */
@@ -189,12 +197,11 @@ export class BlockSplitter {
     // The unfinished line's indentation is known once it has other text: if it ends a fence
     // indented 4 or more (see scanLine), the code ends now, not at the line's end.
     const fence = this.fence;
-    if (fence && fence.indent >= 4 && this.unfinishedLineEndsFence(fence.indent - 3)) {
-      this.fence = null;
-      this.closes.push({ codeEnd: this.dropped + this.scanned, after: this.dropped + this.scanned });
+    if (fence && fence.quote === 0 && (fence.indent >= 4 || fence.container > 0) && this.unfinishedLineEndsFence(Math.max(fence.indent - 3, fence.container))) {
+      this.endItemFence(fence, this.scanned, this.head.column);
     }
     // (A fence indented 4 or more ends there too: its list item ends, see scanLine.)
-    if (this.sawBlankLine && (!this.fence || this.fence.indent >= 4) && next !== undefined && !/\s/.test(next)) {
+    if (this.sawBlankLine && !this.uncertainFence && (!this.fence || this.fence.indent >= 4) && next !== undefined && !/\s/.test(next)) {
       this.fence = null;
       this.cut(this.scanned, finished);
       this.sawBlankLine = false;
@@ -304,6 +311,7 @@ export class BlockSplitter {
     if (block.trim()) finished.push(block);
     this.openStart = at;
     this.items = [];
+    this.quoteItems = { levels: 0, items: [], blank: false };
     this.closes = [];
     this.opens = [];
     this.closesBase = this.fencesOpened;
@@ -331,81 +339,124 @@ export class BlockSplitter {
       this.closes.push({ codeEnd: at, after: at + line.length + 1 });
       // Finished now: the code is drawn as a finished block, and text written right below
       // the fence starts a block of its own instead of waiting in the code's.
-      if (fence.atMargin) this.cut(lineStart + line.length + 1, finished);
+      if (fence.atMargin && !this.uncertainFence) this.cut(lineStart + line.length + 1, finished);
       this.sawBlankLine = false;
       return true;
     }
     // A fence indented 4 or more is in a list item whose content starts at most 3 columns
     // before it; a line indented less than that ends the item and its fence (no lazy lines
     // in code). Whether the line before it was blank decides a cut there, as outside a fence.
-    const blank = line.trim() === '';
-    if (fence.indent < 4 || blank || indentOf(line) >= fence.indent - 3) {
+    // (In a block quote, the same from its quote marks.)
+    const blank = body.trim() === '';
+    const indent = blank ? 0 : indentOf(body);
+    if (blank || (indent >= fence.indent - 3 && indent >= fence.container)) {
       this.sawBlankLine = blank;
       return true;
     }
-    this.fence = null;
-    this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+    this.endItemFence(fence, lineStart, indent);
     return false;
   }
 
+  /**
+   * Ends a fence in a list item at a line (starting at `lineStart`, its text at column
+   * `indent`) indented less than the item's content: no lazy lines in code. Below the fence's
+   * own indentation minus 3 that is certain; between that and the item's content column it
+   * rests on the item columns (a heuristic), so a fence that may be at the top level (indented
+   * 3 or less) is kept as `uncertainFence`: no cut until a line that would close it there.
+   */
+  private endItemFence(fence: NonNullable<BlockSplitter['fence']>, lineStart: number, indent: number): void {
+    this.fence = null;
+    this.closes.push({ codeEnd: this.dropped + lineStart, after: this.dropped + lineStart });
+    // (A fence in a quote never decides a cut: a blank line ends every quote.)
+    if (indent >= fence.indent - 3 && fence.indent <= 3 && fence.quote === 0) this.uncertainFence = { char: fence.char, length: fence.length };
+  }
+
   private scanLine(line: string, lineStart: number, finished: string[]): void {
+    const uncertain = this.uncertainFence;
+    if (uncertain) {
+      const close = FENCE_CLOSE.exec(line);
+      if (close && close[2][0] === uncertain.char && close[2].length >= uncertain.length && close[1].length <= 3) this.uncertainFence = null;
+    }
     if (this.fence && this.scanFenceLine(line, lineStart, finished)) return;
     if (line.trim() === '') {
       this.sawBlankLine = true;
       return;
     }
     const indent = indentOf(line);
-    if (this.sawBlankLine && !/^[ \t]/.test(line)) this.cut(lineStart, finished);
+    if (this.sawBlankLine && !/^[ \t]/.test(line) && !this.uncertainFence) this.cut(lineStart, finished);
     // After a blank line, a line indented less than an item's content ends that item.
-    if (this.sawBlankLine) this.closeItems(indent);
+    if (this.sawBlankLine) closeItems(this.items, indent);
     this.sawBlankLine = false;
-    // A fence in a block quote (`> ````): its code lines keep the quote marks, which the render strips.
+    // A fence in a block quote (`> ````): its code lines keep the quote marks, which the render
+    // strips. The list items of quoted lines are followed as outside quotes, counted from the
+    // quote marks, while the lines keep as many of them.
     const quote = quoteDepth(line);
+    const quoted = this.quoteItems;
     if (quote.levels > 0) {
-      this.openFence(line.slice(quote.prefix), quote.prefix, lineStart, quote.levels);
+      const body = line.slice(quote.prefix);
+      if (quoted.levels !== quote.levels) this.quoteItems = { levels: quote.levels, items: [], blank: false };
+      if (body.trim() === '') {
+        this.quoteItems.blank = true;
+        return;
+      }
+      if (this.quoteItems.blank) closeItems(this.quoteItems.items, indentOf(body));
+      this.quoteItems.blank = false;
+      this.itemLine(body, quote.prefix, lineStart, this.quoteItems.items, quote.levels);
       return;
     }
-    if (this.openFence(line, 0, lineStart)) return;
-    const item = LIST_ITEM.exec(line);
+    if (quoted.levels > 0) this.quoteItems = { levels: 0, items: [], blank: false };
+    this.itemLine(line, 0, lineStart, this.items, 0);
+  }
+
+  /** Reads a line (`text`, from character `offset` of the line, after `quote` quote marks) for a fence or a list item of `items`. */
+  private itemLine(text: string, offset: number, lineStart: number, items: number[], quote: number): void {
+    if (this.openFence(text, offset, 0, lineStart, items, quote)) return;
+    const item = LIST_ITEM.exec(text);
     if (!item) return;
     const markerEnd = item[1].length + item[2].length;
     const content = item[3].length === 0 || item[3].length === 5 ? markerEnd + 1 : markerEnd + item[3].length;
-    this.closeItems(item[1].length);
+    closeItems(items, item[1].length);
     // markdown-it nests blocks 100 deep at most (its default maxNesting); deeper item lines are
     // text to it, and a bounded list keeps each fence line's search for its item bounded.
-    if (this.items.length >= MAX_ITEM_DEPTH) return;
-    this.items.push(content);
+    if (items.length >= MAX_ITEM_DEPTH) return;
+    items.push(content);
     // A fence may start on the item's own line (`- ```bash`).
-    if (item[3].length > 0 && item[3].length < 5) this.openFence(line.slice(content), content, lineStart);
+    if (item[3].length > 0 && item[3].length < 5) this.openFence(text.slice(content), offset + content, content, lineStart, items, quote);
   }
 
-  /** Opens a fence if `line` (which starts at column `column` of the line at `lineStart` in `source`) is one. */
-  private openFence(line: string, column: number, lineStart: number, quote = 0): boolean {
-    const open = FENCE_OPEN.exec(line);
+  /**
+   * Opens a fence if `text` (from character `offset` of the line at `lineStart` in `source`,
+   * at column `column` after its `quote` quote marks) is one, in a list item of `items`.
+   */
+  private openFence(text: string, offset: number, column: number, lineStart: number, items: number[], quote: number): boolean {
+    const open = FENCE_OPEN.exec(text);
     // A backtick fence's info string may not contain backticks (CommonMark 4.5).
     if (!open || (open[2][0] === '`' && open[3].includes('`'))) return false;
-    // In a block quote, its indentation counts from the quote marks; the splitter follows no list item inside a quote.
-    const indent = (quote > 0 ? 0 : column) + open[1].length;
+    // In a block quote, its indentation counts from the quote marks.
+    const indent = column + open[1].length;
     // Its container: the innermost list item whose content it is indented at most 3 past; indented 4 or more past all of them it is code.
     let container = 0;
-    for (let i = quote > 0 ? -1 : this.items.length - 1; i >= 0; i--) {
-      if (this.items[i] <= indent && indent <= this.items[i] + 3) {
-        container = this.items[i];
+    let depth = 0;
+    for (let i = items.length - 1; i >= 0; i--) {
+      if (items[i] <= indent && indent <= items[i] + 3) {
+        container = items[i];
+        depth = i + 1;
         break;
       }
     }
     if (container === 0 && indent > 3) return false;
     this.fence = { char: open[2][0], length: open[2].length, atMargin: indent === 0 && quote === 0, indent, container, quote };
     this.fencesOpened++;
-    // Column `column` is character `column` of the line: a list item's marker and indentation are spaces (LIST_ITEM).
+    // A list item's marker and indentation are spaces (LIST_ITEM): one character a column.
     const at = this.dropped + lineStart;
-    this.opens.push({ lineStart: at, codeStart: at + column + line.length + 1, opening: open[2].slice(0, 3) + open[3].slice(0, 256), indent, inItem: container > 0, quote });
+    this.opens.push({ lineStart: at, codeStart: at + offset + text.length + 1, opening: open[2].slice(0, 3) + open[3].slice(0, 256), indent, item: depth, quote });
     return true;
   }
+}
 
-  private closeItems(indent: number): void {
-    while (this.items.length > 0 && this.items[this.items.length - 1] > indent) this.items.pop();
-  }
+/** Ends the list items (content columns, outermost first) that a line indented `indent` is not in. */
+function closeItems(items: number[], indent: number): void {
+  while (items.length > 0 && items[items.length - 1] > indent) items.pop();
 }
 
 /** Where `levels` block quote marks at `from` in `line` end (each: up to 3 spaces, `>` and a space), or -1 if it has fewer. */

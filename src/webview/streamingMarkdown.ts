@@ -73,6 +73,8 @@ export class StreamingMarkdown {
   private openCode: { fence: number; indent: number; lineIndent: number; quote: number; atLineStart: boolean } | undefined;
   /** Characters of the open block held back from its code: a line that may become the closing fence. */
   private openHeld = 0;
+  /** The long unfinished line held as a backtick fence's opening line: read up to `read`, a backtick found (fenceOpeningHeld). */
+  private openingLine = { lineStart: -1, read: 0, backtick: false };
   private group: HTMLElement | undefined;
   private citations: CitationMarkers = new Map();
 
@@ -126,7 +128,9 @@ export class StreamingMarkdown {
       // An unfinished line that may close the open fence is left out of the parse, as it is
       // held back from streamed code: markdown-it would close the fence at "```" of a
       // "```js" still arriving, and the rest of that line, added to the code, lost its marks.
-      const closing = this.closingLineHeld(start + length);
+      // So is a carriage return at the end (a CRLF line break cut in two): markdown-it reads a
+      // lone "\r" as a line break, and the "\n" after it, added as code, made a second one.
+      const closing = this.closingLineHeld(start + length) || (this.splitter.slice(start + length - 1, start + length) === '\r' ? 1 : 0);
       const source = this.splitter.slice(start, start + length - closing);
       // Parsed again next frame: highlighted against a copy of the answer's budget, which only a finished block spends.
       this.openBlock.replaceChildren(this.rendered(source, { highlight: !this.splitter.isInsideFence(), budget: { ...this.highlightBudget } }));
@@ -214,9 +218,14 @@ export class StreamingMarkdown {
     const code = block.querySelector('pre code') ?? block.querySelector('pre');
     if (!code) return;
     const container = this.openTail?.container;
-    const item = opened.inItem ? container?.closest('li') : opened.quote > 0 ? container?.closest('blockquote') : null;
+    let item: Element | null | undefined = opened.item > 0 ? container?.closest('li') : opened.quote > 0 ? container?.closest('blockquote') : null;
+    // A fence in an outer list item goes into that item, not into the innermost one the text
+    // shown ends in: the item at its depth among the parse's list items (when the parse has as
+    // many; outside quotes, whose items the splitter counts apart).
+    const outer = item && opened.quote === 0 && opened.item > 0 ? outerItem(item, opened.item, this.openBlock) : undefined;
+    if (outer) item = outer;
     const inline = container?.closest('.code-block') ?? container?.closest('pre') ?? container?.closest('p, h1, h2, h3, h4, h5, h6');
-    if (item && (!inline || !item.contains(inline))) item.append(block);
+    if (item && (outer || !inline || !item.contains(inline))) item.append(block);
     else if (item && inline) inline.after(block);
     else this.openBlock.append(block);
     this.openTail = new ChunkedText(code);
@@ -224,16 +233,28 @@ export class StreamingMarkdown {
 
   /**
    * How many characters at the end of [from, end) to hold back from the text: an unfinished
-   * last line that may become a fence's opening line (looked for in the last 256 characters
-   * only, so a hostile long line costs nothing per frame), so its marks are never drawn as text.
+   * last line that may become a fence's opening line, so its marks are never drawn as text.
+   * Its first 256 characters are read; a longer line is held once its info string began, and,
+   * for a backtick fence, while that has no backtick: only what arrived since the last render
+   * is read for one, so a hostile long line costs each character once.
    */
   private fenceOpeningHeld(from: number, end: number): number {
-    const base = Math.max(from, end - 256);
-    const tail = base > this.openStart ? this.splitter.slice(base - 1, end) : `\n${this.splitter.slice(base, end)}`;
-    const lineStart = tail.lastIndexOf('\n');
-    if (lineStart === -1) return 0;
-    const line = tail.slice(lineStart + 1);
-    return mayOpenFence(line) ? line.length : 0;
+    const lineStart = this.splitter.unfinishedLineStart();
+    if (lineStart < from) return 0;
+    const length = end - lineStart;
+    const opening = fenceOpening(this.splitter.slice(lineStart, lineStart + Math.min(length, 256)));
+    if (opening === undefined) return 0;
+    if (length <= 256) return length;
+    // (A long line of spaces or quote marks is not held.)
+    if (opening === '') return 0;
+    if (opening === '`') {
+      const seen = this.openingLine.lineStart === lineStart;
+      if (seen && this.openingLine.backtick) return 0;
+      const backtick = this.splitter.slice(seen ? this.openingLine.read : lineStart + 256, end).includes('`');
+      this.openingLine = { lineStart, read: end, backtick };
+      if (backtick) return 0;
+    }
+    return length;
   }
 
   /**
@@ -372,6 +393,19 @@ function isLastContent(element: Element): boolean {
   return true;
 }
 
+/**
+ * The list item at `depth` (1: the outermost) among `innermost` and the items around it in
+ * `root`, if it is not `innermost` itself and no block quote is between them; else undefined.
+ */
+function outerItem(innermost: Element, depth: number, root: Element): Element | undefined {
+  const items: Element[] = [];
+  for (let item: Element | null | undefined = innermost; item && root.contains(item); item = item.parentElement?.closest('li, blockquote')) {
+    if (item.matches('blockquote')) return undefined;
+    items.push(item);
+  }
+  return depth < items.length ? items[items.length - depth] : undefined;
+}
+
 /** Text of a block shown as written, line breaks kept, until it is parsed. */
 function rawTextBlock(): HTMLElement {
   return el('p', { class: 'md-raw' });
@@ -379,10 +413,10 @@ function rawTextBlock(): HTMLElement {
 
 /**
  * Whether an unfinished line may still become a code fence's opening line: indentation and
- * quote marks, a list item's marker, then nothing yet, or fewer than three marks, or a fence's marks and an
- * info string (with no backtick after backticks).
+ * quote marks, a list item's marker, then nothing yet, or fewer than three marks (''), or a
+ * fence's marks and an info string with no backtick after backticks (the mark); else undefined.
  */
-function mayOpenFence(line: string): boolean {
+function fenceOpening(line: string): string | undefined {
   let at = 0;
   while (line[at] === ' ' || line[at] === '\t' || line[at] === '>') at++;
   const marker = /^(?:[-+*]|\d{1,9}[.)]?)(?= |$)/.exec(line.slice(at));
@@ -391,12 +425,12 @@ function mayOpenFence(line: string): boolean {
     while (line[at] === ' ') at++;
   }
   const mark = line[at];
-  if (mark === undefined) return true;
-  if (mark !== '`' && mark !== '~') return false;
+  if (mark === undefined) return '';
+  if (mark !== '`' && mark !== '~') return undefined;
   let marks = at;
   while (line[marks] === mark) marks++;
-  if (marks === line.length) return true;
-  return marks - at >= 3 && (mark === '~' || !line.includes('`', marks));
+  if (marks === line.length) return '';
+  return marks - at >= 3 && (mark === '~' || !line.includes('`', marks)) ? mark : undefined;
 }
 
 /** Every line after the first loses up to `indent` leading spaces (a loop: a pattern built from a count would be one more regex to hold to linear time). */

@@ -120,6 +120,49 @@ describe('BlockSplitter', () => {
     assert.deepEqual(splitter.fenceClose(1), { codeEnd: text.length, after: text.length });
   });
 
+  it('ends a list item fence indented 3 or less at a line indented less than the item, but cuts nothing until a line that would close it at the top level', () => {
+    // Seed 34 of the property test: a fence in "- " indented 3 stayed open past "1. …" at the
+    // margin (only fences indented 4 or more were ended), so text far below went into its code.
+    const text = '- item\n   ```py\n   x\n  y\n1. next item\n';
+    const splitter = new BlockSplitter();
+    splitter.append(text.slice(0, text.indexOf('1.')));
+    assert.equal(splitter.isInsideFence(), true, 'a line at the item content is code');
+    splitter.append('1');
+    assert.equal(splitter.isInsideFence(), false, 'a line at the margin ends the item and its fence');
+    assert.deepEqual(splitter.fenceClose(1), { codeEnd: text.indexOf('1.'), after: text.indexOf('1.') });
+    const state = (pieces: string[]) => {
+      const splitter = new BlockSplitter();
+      for (const piece of pieces) splitter.append(piece);
+      return { inside: splitter.isInsideFence(), close: splitter.fenceClose(1) };
+    };
+    for (const pieces of [[text], [...text], chunk(text, 1), chunk(text, 2)]) assert.deepEqual(state(pieces), { inside: false, close: { codeEnd: text.indexOf('1.'), after: text.indexOf('1.') } });
+    // "2." cannot interrupt a paragraph: it is no item, the fence is at the top level and the
+    // blank line is code: the parts must render as the whole.
+    const lazy = 'Text\n2. not an item\n   ```\n   code\nstill code\n\nstill code\n```\n\nAfter.\n\nMore.\n';
+    const md = new MarkdownIt();
+    for (const pieces of [[lazy], [...lazy], chunk(lazy, 1), chunk(lazy, 2)]) {
+      const blocks = split(pieces);
+      assert.equal(blocks.join(''), lazy);
+      assert.equal(blocks.map((block) => md.render(block)).join(''), md.render(lazy));
+    }
+  });
+
+  it('knows where a fence in a list item in a block quote closes: its closing line and the lines that end its item count from the quote marks', () => {
+    // The splitter followed no list item in a quote: a closing line indented 2 past the item's
+    // content (4 past the quote marks) was code, so past the live limit the text after it streamed into the code.
+    const text = '> - item\n>   ```\n>   code\n>     ```\n>   more\n> 1. item\n>    ~~~\n>    code\n> after\n> ~~~\n';
+    const line = (start: string) => text.indexOf(start);
+    for (const pieces of [[text], [...text], chunk(text, 1), chunk(text, 2)]) {
+      const splitter = new BlockSplitter();
+      for (const piece of pieces) splitter.append(piece);
+      assert.deepEqual(splitter.fenceOpen(1), { lineStart: line('>   ```'), codeStart: line('>   code'), opening: '```', indent: 2, item: 1, quote: 1 });
+      assert.deepEqual(splitter.fenceClose(1), { codeEnd: line('>     ```'), after: line('>   more') });
+      assert.deepEqual(splitter.fenceClose(2), { codeEnd: line('> after'), after: line('> after') }, 'a line indented less than the item ends it');
+      assert.equal(splitter.fenceOpen(3)?.quote, 1, '"> ~~~" opens a fence of its own');
+      assert.equal(splitter.isInsideFence(), true);
+    }
+  });
+
   it('ends a 4-space list fence at the same line however its lines arrive, with tabs, a no-break space or a carriage return at their start', () => {
     const text = ['- a', '  - b', '    ```', '    x', '\u00a0', '\t  y', '   \r', '  z', 'w', ''].join('\n');
     const state = (pieces: string[]) => {
@@ -128,8 +171,9 @@ describe('BlockSplitter', () => {
       return { inside: splitter.isInsideFence(), close: splitter.fenceClose(1) };
     };
     const whole = state([text]);
-    const w = text.indexOf('\nw\n') + 1;
-    assert.deepEqual(whole, { inside: false, close: { codeEnd: w, after: w } }, 'only the line at the margin ends it');
+    // "  z" is indented less than item b's content (column 4): it ends that item and its fence (it is text in item a).
+    const w = text.indexOf('\n  z\n') + 1;
+    assert.deepEqual(whole, { inside: false, close: { codeEnd: w, after: w } }, 'only the line indented less than the item ends it');
     assert.deepEqual(state([...text]), whole, 'one character at a time');
     for (const seed of [1, 2, 3]) assert.deepEqual(state(chunk(text, seed)), whole, `seed ${seed}`);
   });
@@ -180,7 +224,7 @@ describe('BlockSplitter', () => {
     const splitter = new BlockSplitter();
     assert.deepEqual(splitter.append(text), []);
     const line = (from: string) => text.indexOf(from);
-    assert.deepEqual(splitter.fenceOpen(1), { lineStart: line('> ```py'), codeStart: line('> x = 1'), opening: '```py', indent: 0, inItem: false, quote: 1 });
+    assert.deepEqual(splitter.fenceOpen(1), { lineStart: line('> ```py'), codeStart: line('> x = 1'), opening: '```py', indent: 0, item: 0, quote: 1 });
     assert.deepEqual(splitter.fenceClose(1), { codeEnd: line('> ```\n'), after: line('> quoted') });
     assert.equal(splitter.fenceOpen(2)?.quote, 2);
     assert.deepEqual(splitter.fenceClose(2), { codeEnd: line('> not'), after: line('> not') });
