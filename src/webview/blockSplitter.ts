@@ -269,7 +269,7 @@ export class BlockSplitter {
     this.openStart = 0;
     this.scanned = 0;
     this.searched = 0;
-    return rest.trim() ? [rest] : [];
+    return isBlank(rest) ? [] : [rest];
   }
 
   isInsideFence(): boolean {
@@ -308,7 +308,7 @@ export class BlockSplitter {
 
   private cut(at: number, finished: string[]): void {
     const block = this.source.slice(this.openStart, at);
-    if (block.trim()) finished.push(block);
+    if (!isBlank(block)) finished.push(block);
     this.openStart = at;
     this.items = [];
     this.quoteItems = { levels: 0, items: [], blank: false };
@@ -347,7 +347,7 @@ export class BlockSplitter {
     // before it; a line indented less than that ends the item and its fence (no lazy lines
     // in code). Whether the line before it was blank decides a cut there, as outside a fence.
     // (In a block quote, the same from its quote marks.)
-    const blank = body.trim() === '';
+    const blank = isBlank(body);
     const indent = blank ? 0 : indentOf(body);
     if (blank || (indent >= fence.indent - 3 && indent >= fence.container)) {
       this.sawBlankLine = blank;
@@ -378,7 +378,7 @@ export class BlockSplitter {
       if (close && close[2][0] === uncertain.char && close[2].length >= uncertain.length && close[1].length <= 3) this.uncertainFence = null;
     }
     if (this.fence && this.scanFenceLine(line, lineStart, finished)) return;
-    if (line.trim() === '') {
+    if (isBlank(line)) {
       this.sawBlankLine = true;
       return;
     }
@@ -395,7 +395,7 @@ export class BlockSplitter {
     if (quote.levels > 0) {
       const body = line.slice(quote.prefix);
       if (quoted.levels !== quote.levels) this.quoteItems = { levels: quote.levels, items: [], blank: false };
-      if (body.trim() === '') {
+      if (isBlank(body)) {
         this.quoteItems.blank = true;
         return;
       }
@@ -486,6 +486,19 @@ function quoteDepth(line: string): { levels: number; prefix: number } {
 }
 
 /** A line's indentation in columns (a tab goes to the next multiple of 4). */
+/**
+ * A blank line as markdown-it reads one: spaces and tabs only (a carriage return before the
+ * line break aside). Not `trim()`: a line of no-break spaces is text to markdown-it, and
+ * taking it for blank cut a paragraph in two that the whole answer renders as one.
+ */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return false;
+  }
+  return true;
+}
+
 function indentOf(line: string): number {
   let column = 0;
   for (const char of line) {

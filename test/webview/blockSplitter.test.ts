@@ -171,9 +171,10 @@ describe('BlockSplitter', () => {
       return { inside: splitter.isInsideFence(), close: splitter.fenceClose(1) };
     };
     const whole = state([text]);
-    // "  z" is indented less than item b's content (column 4): it ends that item and its fence (it is text in item a).
-    const w = text.indexOf('\n  z\n') + 1;
-    assert.deepEqual(whole, { inside: false, close: { codeEnd: w, after: w } }, 'only the line indented less than the item ends it');
+    // The no-break-space line is text to markdown-it, not a blank line, and at the margin: it ends both items and the fence (the code is "x").
+    const nbsp = text.indexOf('\n\u00a0\n') + 1;
+    assert.deepEqual(whole, { inside: false, close: { codeEnd: nbsp, after: nbsp } }, 'the first line indented less than the item ends it');
+    assert.match(new MarkdownIt().render(text), /<pre><code>x\n<\/code><\/pre>/, 'as markdown-it reads it');
     assert.deepEqual(state([...text]), whole, 'one character at a time');
     for (const seed of [1, 2, 3]) assert.deepEqual(state(chunk(text, seed)), whole, `seed ${seed}`);
   });
@@ -191,6 +192,18 @@ describe('BlockSplitter', () => {
 
   it('opens a fence on a CRLF line, so a blank line inside the code does not cut it', () => {
     assert.deepEqual(split(['```py\r\ndef f():\r\n\r\nx = 1\r\n```\r\n\r\nnext']), ['```py\r\ndef f():\r\n\r\nx = 1\r\n```\r\n', 'next']);
+  });
+
+  it('takes a line of no-break spaces for text, not a blank line, as markdown-it does: the parts render as the whole', () => {
+    const markdown = new MarkdownIt();
+    const texts = ['First line\n\u00a0\nstill the same paragraph\n\nNext.', '- item\n\u00a0\n- item two\n\nEnd.', '\u00a0', 'A\n\n\u00a0\n\nB'];
+    for (const text of texts) {
+      for (const pieces of [[text], [...text], chunk(text, 3)]) {
+        const blocks = split(pieces);
+        assert.equal(blocks.join(''), text, 'no text lost');
+        assert.equal(blocks.map((block) => markdown.render(block)).join(''), markdown.render(text), JSON.stringify(text));
+      }
+    }
   });
 
   it('reads a line of a million backticks ending in a carriage return once (the fence pattern tried every length)', () => {
