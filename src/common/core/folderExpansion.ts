@@ -592,11 +592,10 @@ export function volumeNameFor(rel: string): string {
 }
 
 /**
- * Why a `.gitignore` too costly to apply left a path out: which file (relative to `anchor`,
- * escaped: its folders' names are someone else's) and the line's number, so the user can fix
- * it. The line's text is not repeated.
+ * Why a `.gitignore` left a path out: which file (relative to `anchor`, escaped: its folders'
+ * names are someone else's) and which line, as `git check-ignore -v` names them, so the user
+ * can find it; or that it was too costly to apply. The line's text is not repeated.
  */
-/** Why a `.gitignore` left a path out, naming its file (from `anchor`) and line as `git check-ignore -v` does. */
 function gitignoreReason(hit: IgnoringLine, anchor: string, isDir: boolean): string {
   const file = shown(toPosix(relative(anchor, resolve(hit.scope.base, '.gitignore'))));
   if (hit.line === undefined) return l10n.t('left out by {0}: its lines are too costly to match against this path (simplify its * and ** patterns)', file);
