@@ -23,7 +23,7 @@ import { credentialNameReason, privateFolderNameReason } from './privateFiles';
 import { withoutTrailingSlashes } from '../../api/baseUrl';
 import { formatBytes } from '../../common/core/byteSize';
 import { checkExcludeGlobs } from './globCost';
-import { ancestorGitignores, gitignoreAt, MAX_GITIGNORE_STAR_RUNS, scopesDecide, type IgnoreScope, type IgnoringLine } from './gitignore';
+import { ancestorGitignores, gitignoreAt, ignoringFileFrom, MAX_GITIGNORE_STAR_RUNS, scopesDecide, type IgnoreScope, type IgnoringLine } from './gitignore';
 import { shown } from './untrustedText';
 
 export interface ExpansionOptions {
@@ -597,7 +597,7 @@ export function volumeNameFor(rel: string): string {
  * can find it; or that it was too costly to apply. The line's text is not repeated.
  */
 function gitignoreReason(hit: IgnoringLine, anchor: string, isDir: boolean): string {
-  const file = shown(toPosix(relative(anchor, resolve(hit.scope.base, '.gitignore'))));
+  const file = shown(ignoringFileFrom(anchor, hit));
   if (hit.line === undefined) return l10n.t('left out by {0}: its lines are too costly to match against this path (simplify its * and ** patterns)', file);
   if (hit.tooComplex) return l10n.t('left out by line {0} of {1}: more than {2} runs of * are too complex to apply (simplify or remove that line)', hit.line, file, MAX_GITIGNORE_STAR_RUNS);
   return isDir ? l10n.t('folder ignored by line {0} of {1}', hit.line, file) : l10n.t('ignored by line {0} of {1}', hit.line, file);

@@ -216,6 +216,14 @@ export interface IgnoringLine {
 }
 
 /**
+ * The `.gitignore` that decided, `/`-separated from `root`, as `git check-ignore -v` names it
+ * from the repository's root. Its folders' names are someone else's: escape it to show it.
+ */
+export function ignoringFileFrom(root: string, hit: IgnoringLine): string {
+  return toPosix(relative(root, join(hit.scope.base, '.gitignore')));
+}
+
+/**
  * git's answer for `rel` (relative to `base`, whose parent folders down from the root are known
  * not to be excluded) under `scopes` (root first, each base at or above `base`): the deepest
  * file with a matching line decides; the line that left the path out, or 'kept'.

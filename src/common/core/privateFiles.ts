@@ -11,7 +11,7 @@ import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { globCostProblem } from './globCost';
 import { shownInput } from './untrustedText';
-import { gitignoreLineFor, type IgnoringLine } from './gitignore';
+import { gitignoreLineFor, ignoringFileFrom, type IgnoringLine } from './gitignore';
 
 export interface PrivateFileRules {
   /** The workspace folders (as configured; their real paths are taken here). */
@@ -194,7 +194,7 @@ async function ignoredBy(path: string, root: string): Promise<string | undefined
 }
 
 function gitignoredReason(hit: IgnoringLine, root: string): string {
-  const file = shownInput(toPosix(relative(root, resolve(hit.scope.base, '.gitignore'))), 120);
+  const file = shownInput(ignoringFileFrom(root, hit), 120);
   if (hit.line === undefined) return l10n.t('cannot be checked against {0}: its lines are too costly to match against this path, so it is left out', file);
   if (hit.tooComplex) return l10n.t('cannot be checked against line {0} of {1}: that line is too complex to apply, so it is left out', hit.line, file);
   return l10n.t('is ignored by line {0} of {1} (ignored files are often local secrets or build output)', hit.line, file);
